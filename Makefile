@@ -1,0 +1,75 @@
+# vfs — make demo | make test | make bench | make install
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+DESTDIR ?=
+SWIFT ?= swift
+CONFIG ?= release
+
+TOOLS := $(shell sed -n 's/^ *"\(vfs-[a-z-]*\)",.*/\1/p' Package.swift)
+APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd
+BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
+
+.PHONY: all deps build test demo bench install uninstall man completions clean
+
+all: build
+
+# Installs what is missing, only if it is missing.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+test: deps
+	$(SWIFT) build --build-tests
+	VFS_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test --skip-build
+
+demo: build
+	@VFS_BIN="$(BIN)" bash scripts/demo.sh
+
+bench: build
+	@BIN="$(BIN)" bash bench/run.sh
+
+man: build
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --multi-page --output-directory man/tmp
+	@for t in $(TOOLS); do mv man/tmp/$$t.1 man/$$t.1; done; rm -rf man/tmp
+
+completions: build
+	@mkdir -p completions/bash completions/zsh completions/fish
+	@for t in $(TOOLS); do \
+	  "$(BIN)/$$t" --generate-completion-script bash > completions/bash/$$t; \
+	  "$(BIN)/$$t" --generate-completion-script zsh > completions/zsh/_$$t; \
+	  "$(BIN)/$$t" --generate-completion-script fish > completions/fish/$$t.fish; \
+	done
+
+install: build
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
+	@for t in $(TOOLS); do \
+	  install -m 0755 "$(BIN)/$$t" "$(DESTDIR)$(BINDIR)/$$t"; \
+	  install -m 0644 man/$$t.1 "$(DESTDIR)$(MANDIR)/man1/$$t.1"; \
+	  install -m 0644 completions/bash/$$t "$(DESTDIR)$(BASHCOMPDIR)/$$t"; \
+	  install -m 0644 completions/zsh/_$$t "$(DESTDIR)$(ZSHCOMPDIR)/_$$t"; \
+	  install -m 0644 completions/fish/$$t.fish "$(DESTDIR)$(FISHCOMPDIR)/$$t.fish"; \
+	done
+	@echo "installed $(TOOLS) under $(DESTDIR)$(PREFIX)"
+
+uninstall:
+	@for t in $(TOOLS); do \
+	  rm -f "$(DESTDIR)$(BINDIR)/$$t" "$(DESTDIR)$(MANDIR)/man1/$$t.1" "$(DESTDIR)$(BASHCOMPDIR)/$$t" \
+	        "$(DESTDIR)$(ZSHCOMPDIR)/_$$t" "$(DESTDIR)$(FISHCOMPDIR)/$$t.fish"; \
+	done
+	@echo "removed $(TOOLS) from $(DESTDIR)$(PREFIX)"
+
+clean:
+	rm -rf .build

@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Every tool is one executable product with exactly one target of the same name.
+let tools = [
+    "vfs-encrypt",
+    "vfs-decrypt",
+    "vfs-keygen",
+]
+
+let package = Package(
+    name: "vfs",
+    platforms: [.macOS(.v13)],
+    products: tools.map { .executable(name: $0, targets: [$0]) },
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive",
+                       providers: [.apt(["libarchive-dev"])]),
+        .target(name: "VFSCore", dependencies: ["COpenSSL", "CArchive"]),
+        .target(name: "VFSCommandLine", dependencies: [
+            "VFSCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Tests only: inflates the zlib-compressed conformance vectors.
+        .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+        .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "CZlib"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore"]),
+    ] + tools.map {
+        .executableTarget(name: $0, dependencies: ["VFSCommandLine", "VFSCore"])
+    }
+)

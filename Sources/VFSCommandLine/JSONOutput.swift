@@ -1,0 +1,12 @@
+import Foundation
+
+/// `--json` output: one JSON document on stdout, keys sorted, dates in ISO 8601.
+public enum JSONOutput {
+    public static func print<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}

@@ -1,0 +1,85 @@
+import VFSCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Input and output the way every tool treats them: no path or `-` is stdin/stdout;
+/// `-o FILE` appears only when `commit()` is reached.
+public enum ToolIO {
+    /// Opens the input; a missing file is exit 66.
+    public static func openInput(_ path: String?) throws -> FileDescriptorSource {
+        guard let path, path != "-" else { return .standardInput() }
+        do {
+            return try FileDescriptorSource(path: path)
+        } catch let error as IOError {
+            throw ToolError(error.description, exit: error.code == ENOENT ? .noInput : error.exitStatus)
+        }
+    }
+
+    /// Opens the output. Binary output is refused on a terminal unless `-o -` asked for it.
+    public static func openOutput(_ path: String?, binary: Bool, terminalHints: [String] = [],
+                                  mode: mode_t? = nil, exclusive: Bool = false) throws -> Output {
+        if let path, path != "-" {
+            do {
+                return Output(file: try AtomicOutputFile(path: path, mode: mode, exclusive: exclusive))
+            } catch let error as IOError {
+                throw ToolError(error.description, exit: .cannotCreate,
+                                hints: error.code == EEXIST ? ["remove it first, or choose another name"] : [])
+            }
+        }
+        if binary && path == nil && Terminal.stdoutIsTerminal {
+            throw ToolError("refusing to write binary output to a terminal", exit: .usage,
+                            hints: terminalHints + ["use -o FILE, or force it with -o -"])
+        }
+        return Output(file: nil)
+    }
+
+    /// An output: a pending atomic file or stdout.
+    public final class Output {
+        let file: AtomicOutputFile?
+        public let sink: ByteSink
+
+        init(file: AtomicOutputFile?) {
+            self.file = file
+            self.sink = file ?? FileDescriptorSink.standardOutput()
+        }
+
+        /// The output path, or nil for stdout.
+        public var path: String? { file?.path }
+
+        /// Makes the output file appear (no-op for stdout).
+        public func commit(exclusive: Bool = false) throws {
+            do { try file?.commit(exclusive: exclusive) } catch let error as IOError {
+                throw ToolError(error.description, exit: .cannotCreate)
+            }
+        }
+
+        /// Removes the pending file; used on failure (also happens on deinit).
+        public func abandon() { file?.abandon() }
+    }
+}
+
+/// Where the toolkit keeps its state: `VFS_HOME`, else `$XDG_DATA_HOME/vfs`, else
+/// `~/.local/share/vfs`.
+public enum ToolPaths {
+    public static var home: String {
+        if let value = environment("VFS_HOME"), !value.isEmpty { return value }
+        if let xdg = environment("XDG_DATA_HOME"), !xdg.isEmpty { return xdg + "/vfs" }
+        return (environment("HOME") ?? ".") + "/.local/share/vfs"
+    }
+
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// Creates `path` and missing parents with mode 0700.
+    public static func makePrivateFolder(_ path: String) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+                throw ToolError(IOError("cannot create folder", path: current).description, exit: .cannotCreate)
+            }
+        }
+    }
+}

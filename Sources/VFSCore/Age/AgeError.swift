@@ -1,0 +1,48 @@
+/// What can go wrong reading or writing an age file. The cases follow the failure
+/// classes of the conformance suite, so a lower-level error is never masked by a
+/// higher-level one.
+public enum AgeError: ReportableError, Equatable {
+    /// The header does not parse (or a stanza an identity recognises is malformed).
+    case header(String)
+    /// The header parses but no identity unwraps the file key.
+    case noMatch(String)
+    /// The file key unwraps but the header MAC does not match.
+    case headerMAC
+    /// The STREAM payload fails before the end.
+    case payload(String)
+    /// The ASCII armor does not parse.
+    case armor(String)
+    /// A key or recipient string is not valid.
+    case invalidKey(String)
+    /// The passphrase-file work factor is above the allowed maximum.
+    case workFactorTooLarge(Int, maximum: Int)
+
+    public var description: String {
+        switch self {
+        case .header(let why): return "invalid header: \(why)"
+        case .noMatch(let why): return why
+        case .headerMAC: return "bad header MAC: the file was modified or the key is wrong"
+        case .payload(let why): return "corrupt payload: \(why)"
+        case .armor(let why): return "invalid armor: \(why)"
+        case .invalidKey(let why): return why
+        case .workFactorTooLarge(let n, let maximum):
+            return "passphrase work factor \(n) is above the maximum \(maximum)"
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .noMatch: return .permissionDenied
+        case .invalidKey: return .usage
+        default: return .dataError
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .workFactorTooLarge(let n, _):
+            return ["if you trust the file, raise the limit with --max-work-factor \(n) (scrypt needs \(Scrypt.memoryNeeded(logN: n) >> 20) MiB for it)"]
+        default: return []
+        }
+    }
+}

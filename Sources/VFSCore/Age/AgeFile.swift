@@ -1,0 +1,76 @@
+/// Writes age v1 files.
+public enum AgeEncryptor {
+    /// Encrypts `source` to `recipients`, writing the whole file to `sink`.
+    public static func encrypt(to recipients: [Recipient], from source: ByteSource, to sink: ByteSink,
+                               armor: Bool = false, progress: (@Sendable (Int) -> Void)? = nil) throws {
+        precondition(!recipients.isEmpty, "at least one recipient")
+        let output: ByteSink = armor ? ArmorEncodingSink(sink) : sink
+        let fileKey = try SecureRandom.secret(WrappedFileKey.fileKeyCount)
+        var stanzas = [Stanza]()
+        for recipient in recipients { stanzas += try recipient.wrap(fileKey: fileKey) }
+        if stanzas.contains(where: { $0.type == "scrypt" }) && stanzas.count != 1 {
+            throw AgeError.invalidKey("a passphrase can't be combined with other recipients")
+        }
+        let macKey = try HKDF.deriveKey(inputKey: fileKey, salt: [], info: "header")
+        let mac = try HMACSHA256.authenticate(key: macKey, message: Header.macInput(for: stanzas))
+        try output.write(Header.encode(stanzas: stanzas, mac: mac))
+        let nonce = try SecureRandom.bytes(PayloadStream.nonceCount)
+        try output.write(nonce)
+        let payloadKey = try PayloadStream.payloadKey(fileKey: fileKey, nonce: nonce)
+        try PayloadStream.encrypt(payloadKey: payloadKey, from: source, to: output, progress: progress)
+        try output.finish()
+    }
+}
+
+/// Reads age v1 files in steps: the header first (so a caller can see whether a
+/// passphrase is needed), then the file key, then the payload.
+public final class AgeDecryptor {
+    private let input: BufferedSource
+    public let header: Header
+    public let isArmored: Bool
+
+    /// Parses the header; detects armor unless `armored` says.
+    public init(source: ByteSource, armored: Bool? = nil) throws {
+        let buffered = BufferedSource(source)
+        let armor = try armored ?? Armor.looksArmored(buffered)
+        isArmored = armor
+        input = armor ? BufferedSource(ArmorDecodingSource(buffered)) : buffered
+        header = try Header.parse(from: input)
+        if header.stanzas.contains(where: { $0.type == "scrypt" }) && header.stanzas.count != 1 {
+            throw AgeError.header("an scrypt stanza must be the only stanza in the header")
+        }
+    }
+
+    /// True when the file was encrypted with a passphrase.
+    public var isPassphraseEncrypted: Bool { header.stanzas.first?.type == "scrypt" }
+
+    /// The types of the header's stanzas, for messages.
+    public var stanzaTypes: [String] { header.stanzas.map(\.type) }
+
+    /// Unwraps the file key with the first identity that can, and checks the header MAC.
+    public func fileKey(identities: [Identity]) throws -> SecretBytes {
+        for identity in identities {
+            guard let fileKey = try identity.unwrap(stanzas: header.stanzas) else { continue }
+            let macKey = try HKDF.deriveKey(inputKey: fileKey, salt: [], info: "header")
+            let mac = try HMACSHA256.authenticate(key: macKey, message: header.macInput)
+            guard HMACSHA256.equal(mac, header.mac) else { throw AgeError.headerMAC }
+            return fileKey
+        }
+        let types = Set(stanzaTypes).sorted().joined(separator: ", ")
+        throw AgeError.noMatch("no identity matched any of the file's recipients (\(types))")
+    }
+
+    /// Decrypts the payload to `sink`; plaintext is written only after its chunk authenticates.
+    public func decrypt(fileKey: SecretBytes, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil) throws {
+        var nonce = [UInt8](repeating: 0, count: PayloadStream.nonceCount)
+        let n = try nonce.withUnsafeMutableBytes { try input.readFully(into: $0) }
+        guard n == PayloadStream.nonceCount else { throw AgeError.header("file is truncated before the payload nonce") }
+        let payloadKey = try PayloadStream.payloadKey(fileKey: fileKey, nonce: nonce)
+        try PayloadStream.decrypt(payloadKey: payloadKey, from: input, to: sink, progress: progress)
+    }
+
+    /// All steps at once.
+    public func decrypt(identities: [Identity], to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil) throws {
+        try decrypt(fileKey: fileKey(identities: identities), to: sink, progress: progress)
+    }
+}

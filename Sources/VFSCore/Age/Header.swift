@@ -1,0 +1,86 @@
+/// The age v1 header: version line, stanzas, and the MAC line.
+public struct Header: Sendable {
+    public static let versionLine = "age-encryption.org/v1"
+
+    public var stanzas: [Stanza]
+    public var mac: [UInt8]
+    /// The header bytes the MAC covers: everything up to and including `---`.
+    public var macInput: [UInt8]
+
+    /// Everything up to and including "---" for the given stanzas.
+    static func macInput(for stanzas: [Stanza]) -> [UInt8] {
+        var out = Array((versionLine + "\n").utf8)
+        for stanza in stanzas { out += stanza.encoded }
+        out += Array("---".utf8)
+        return out
+    }
+
+    /// Serialises a header with its MAC.
+    static func encode(stanzas: [Stanza], mac: [UInt8]) -> [UInt8] {
+        macInput(for: stanzas) + Array(" \(Base64.encode(mac))\n".utf8)
+    }
+
+    /// Parses a header strictly from `source`, leaving it at the first payload byte.
+    static func parse(from source: BufferedSource) throws -> Header {
+        var raw = [UInt8]()
+        func line() throws -> [UInt8] {
+            let line = try source.readLine()
+            guard line.last == 0x0A else {
+                throw AgeError.header(line.isEmpty ? "unexpected end of file" : "unexpected end of file in a header line")
+            }
+            raw += line
+            return Array(line.dropLast())
+        }
+        let version = try line()
+        guard version.starts(with: Array("age-encryption.org/".utf8)) else {
+            throw AgeError.header("not an age file (no \"age-encryption.org/v1\" line)")
+        }
+        guard version == Array(versionLine.utf8) else {
+            throw AgeError.header("unsupported version \"\(String(decoding: version.dropFirst(19), as: UTF8.self))\"")
+        }
+        var stanzas = [Stanza]()
+        var current = try line()
+        while true {
+            if current.starts(with: Array("---".utf8)) {
+                guard current.count == 4 + 43, current[3] == 0x20 else { throw AgeError.header("malformed MAC line") }
+                guard let mac = Base64.decode(current[4...]), mac.count == 32 else {
+                    throw AgeError.header("malformed MAC")
+                }
+                guard !stanzas.isEmpty else { throw AgeError.header("no recipient stanzas") }
+                let macInput = Array(raw.dropLast(current.count + 1 - 3))
+                return Header(stanzas: stanzas, mac: mac, macInput: macInput)
+            }
+            guard current.starts(with: Array("-> ".utf8)) else {
+                throw AgeError.header("unexpected line \(quoted(current))")
+            }
+            let fields = current.dropFirst(3).split(separator: 0x20, omittingEmptySubsequences: false)
+            for field in fields {
+                guard !field.isEmpty, field.allSatisfy({ $0 >= 33 && $0 <= 126 }) else {
+                    throw AgeError.header("malformed stanza line \(quoted(current))")
+                }
+            }
+            var body = [UInt8]()
+            while true {
+                let bodyLine = try line()
+                guard bodyLine.count <= 64 else { throw AgeError.header("stanza body line longer than 64 columns") }
+                guard let decoded = Base64.decode(bodyLine) else {
+                    if bodyLine.starts(with: Array("-> ".utf8)) || bodyLine.starts(with: Array("---".utf8)) {
+                        throw AgeError.header("stanza body is missing its final short line")
+                    }
+                    throw AgeError.header("stanza body is not canonical base64")
+                }
+                body += decoded
+                if bodyLine.count < 64 { break }
+            }
+            let strings = fields.map { String(decoding: $0, as: UTF8.self) }
+            stanzas.append(Stanza(type: strings[0], arguments: Array(strings.dropFirst()), body: body))
+            current = try line()
+        }
+    }
+}
+
+func quoted<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    let text = String(decoding: bytes.prefix(60), as: UTF8.self)
+    let escaped = text.unicodeScalars.map { $0.value < 32 || $0.value == 127 ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+    return "\"\(escaped)\(bytes.count > 60 ? "…" : "")\""
+}

@@ -1,0 +1,64 @@
+/// Identity files (`age-keygen` format) and recipients files: one key a line, blank
+/// lines and `#` comments allowed.
+public enum KeyFile {
+    /// The key lines of a file, with their line numbers.
+    static func keyLines(_ text: String) -> [(number: Int, text: String)] {
+        var out: [(Int, String)] = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(rawLine)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            let trimmed = line.trimmingWhitespace()
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            out.append((index + 1, String(trimmed)))
+        }
+        return out
+    }
+
+    /// Parses every identity in an identity file's text.
+    public static func identities(in text: String, source: String) throws -> [X25519Identity] {
+        var out = [X25519Identity]()
+        for line in keyLines(text) {
+            guard line.text.hasPrefix("AGE-SECRET-KEY-1") else {
+                if line.text.hasPrefix("age1") {
+                    throw AgeError.invalidKey("\(source) line \(line.number) is a recipient, not an identity")
+                }
+                if line.text.hasPrefix("AGE-PLUGIN-") || line.text.hasPrefix("AGE-SECRET-KEY-PQ-") {
+                    throw AgeError.invalidKey("\(source) line \(line.number): this identity type is not supported")
+                }
+                throw AgeError.invalidKey("\(source) line \(line.number) is not an age identity")
+            }
+            do { out.append(try X25519Identity(line.text)) } catch {
+                throw AgeError.invalidKey("\(source) line \(line.number) is not a valid identity (bad checksum or length)")
+            }
+        }
+        guard !out.isEmpty else { throw AgeError.invalidKey("no identities found in \(source)") }
+        return out
+    }
+
+    /// Parses every recipient in a recipients file's text.
+    public static func recipients(in text: String, source: String) throws -> [X25519Recipient] {
+        var out = [X25519Recipient]()
+        for line in keyLines(text) {
+            do { out.append(try X25519Recipient(line.text)) } catch {
+                let hint = line.text.hasPrefix("AGE-SECRET-KEY-") ? " (it is an identity; use -i, or vfs-keygen -y to get its recipient)" : ""
+                throw AgeError.invalidKey("\(source) line \(line.number) is not a valid recipient\(hint)")
+            }
+        }
+        guard !out.isEmpty else { throw AgeError.invalidKey("no recipients found in \(source)") }
+        return out
+    }
+
+    /// A new identity file's text, as age-keygen writes it.
+    public static func identityFileText(_ identity: X25519Identity, created: String) -> String {
+        "# created: \(created)\n# public key: \(identity.recipient.string)\n\(identity.string)\n"
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> SubSequence {
+        var s = self[...]
+        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
+        return s
+    }
+}

@@ -1,0 +1,293 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+
+/// The STREAM payload: 64 KiB chunks sealed with ChaCha20-Poly1305 under a nonce of an
+/// 11-byte big-endian counter and a final-chunk flag.
+///
+/// Chunks are independent, so both directions run as a three-stage pipeline: a reader
+/// thread fills batches, the calling thread seals or opens a batch's chunks on every
+/// core, and a writer thread writes the batch out. A fixed pool of batches bounds memory
+/// whatever the input size. On decryption a batch's plaintext is written only up to the
+/// first chunk that fails to authenticate.
+public enum PayloadStream {
+    public static let chunkSize = 64 * 1024
+    public static let sealedChunkSize = chunkSize + ChaChaPoly.tagCount
+    public static let nonceCount = 16
+    static let label = "payload"
+
+    /// Chunks per batch and batches in flight: 3 × 32 × 64 KiB ≈ 6 MiB each way.
+    static let chunksPerBatch = 32
+    static let batchesInFlight = 3
+
+    static var workerCount: Int {
+        max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 16))
+    }
+
+    static func payloadKey(fileKey: SecretBytes, nonce: [UInt8]) throws -> SecretBytes {
+        try HKDF.deriveKey(inputKey: fileKey, salt: nonce, info: label)
+    }
+
+    static func chunkNonce(_ counter: UInt64, final: Bool) -> [UInt8] {
+        var nonce = [UInt8](repeating: 0, count: ChaChaPoly.nonceCount)
+        for i in 0..<8 { nonce[10 - i] = UInt8(truncatingIfNeeded: counter >> UInt64(8 * i)) }
+        nonce[11] = final ? 1 : 0
+        return nonce
+    }
+
+    /// Encrypts everything `source` yields to `sink` (after the caller wrote the header
+    /// and nonce). `progress` gets the count of plaintext bytes read so far.
+    static func encrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
+                        progress: (@Sendable (Int) -> Void)? = nil) throws {
+        let pipeline = try Pipeline(key: payloadKey, encrypting: true)
+        try pipeline.run(source: source, sink: sink, progress: progress)
+    }
+
+    /// Decrypts the payload after the nonce. Throws `AgeError.payload` at the first chunk
+    /// that fails, after writing every chunk before it.
+    static func decrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
+                        progress: (@Sendable (Int) -> Void)? = nil) throws {
+        let pipeline = try Pipeline(key: payloadKey, encrypting: false)
+        try pipeline.run(source: source, sink: sink, progress: progress)
+    }
+}
+
+/// One batch of chunks moving through the pipeline.
+private final class Batch: @unchecked Sendable {
+    // Sendable: a batch is owned by one stage at a time, handed on through queues.
+    let input: UnsafeMutableRawBufferPointer
+    let output: UnsafeMutableRawBufferPointer
+    var inputCount = 0
+    var firstChunk: UInt64 = 0
+    var chunkCount = 0
+    /// True when the input ended inside this batch: its last chunk is the stream's last.
+    var isLast = false
+    /// Bytes of `output` to write, and the error to report after writing them.
+    var outputCount = 0
+    var error: Error?
+    /// Per-chunk results filled in by the workers.
+    var chunkOutputCount: [Int]
+    var chunkFinal: [Bool]
+    var chunkAuthentic: [Bool]
+
+    init(inputCapacity: Int, outputCapacity: Int, chunks: Int) {
+        input = .allocate(byteCount: inputCapacity, alignment: 64)
+        output = .allocate(byteCount: outputCapacity, alignment: 64)
+        chunkOutputCount = Array(repeating: 0, count: chunks)
+        chunkFinal = Array(repeating: false, count: chunks)
+        chunkAuthentic = Array(repeating: false, count: chunks)
+    }
+
+    deinit {
+        // Plaintext may be in either buffer.
+        input.initializeMemory(as: UInt8.self, repeating: 0)
+        output.initializeMemory(as: UInt8.self, repeating: 0)
+        input.deallocate()
+        output.deallocate()
+    }
+}
+
+private final class Pipeline: @unchecked Sendable {
+    // Sendable: the ciphers are used by one worker each (index = worker), the batches
+    // are handed between threads through queues, and `failure` is guarded by `lock`.
+    let encrypting: Bool
+    let inChunk: Int
+    let outChunk: Int
+    let ciphers: [ChaChaPoly]
+    let free = BlockingQueue<Batch>()
+    let ready = BlockingQueue<Batch>()
+    let done = BlockingQueue<Batch>()
+    let lock = Mutex()
+    var failure: Error?
+
+    init(key: SecretBytes, encrypting: Bool) throws {
+        self.encrypting = encrypting
+        inChunk = encrypting ? PayloadStream.chunkSize : PayloadStream.sealedChunkSize
+        outChunk = encrypting ? PayloadStream.sealedChunkSize : PayloadStream.chunkSize
+        ciphers = try (0..<PayloadStream.workerCount).map { _ in try ChaChaPoly(key: key, encrypting: encrypting) }
+        for _ in 0..<PayloadStream.batchesInFlight {
+            free.put(Batch(inputCapacity: PayloadStream.chunksPerBatch * inChunk + 1,
+                           outputCapacity: PayloadStream.chunksPerBatch * outChunk,
+                           chunks: PayloadStream.chunksPerBatch))
+        }
+    }
+
+    func fail(_ error: Error) {
+        lock.withLock { if failure == nil { failure = error } }
+        free.cancel(); ready.cancel(); done.cancel()
+    }
+
+    func run(source: ByteSource, sink: ByteSink, progress: (@Sendable (Int) -> Void)?) throws {
+        let sourceBox = HandOff(value: source), sinkBox = HandOff(value: sink)
+        let reader = JoinableThread { [self] in read(from: sourceBox.value, progress: progress) }
+        let writer = JoinableThread { [self] in write(to: sinkBox.value) }
+        while let batch = ready.take() {
+            if batch.error == nil { process(batch) }
+            done.put(batch)
+            if batch.isLast { break }
+        }
+        reader.join()
+        writer.join()
+        if let failure = lock.withLock({ failure }) { throw failure }
+    }
+
+    // MARK: reader
+
+    private func read(from source: ByteSource, progress: (@Sendable (Int) -> Void)?) {
+        var carry: UInt8? = nil
+        var nextChunk: UInt64 = 0
+        var total = 0
+        let full = PayloadStream.chunksPerBatch * inChunk
+        while let batch = free.take() {
+            batch.error = nil
+            batch.outputCount = 0
+            var count = 0
+            if let byte = carry { batch.input.storeBytes(of: byte, as: UInt8.self); count = 1; carry = nil }
+            do {
+                count += try source.readFully(into: UnsafeMutableRawBufferPointer(rebasing: batch.input[count...]))
+            } catch {
+                batch.error = error
+                batch.isLast = true
+                batch.chunkCount = 0
+                ready.put(batch)
+                return
+            }
+            total += min(count, full)
+            progress?(total)
+            batch.firstChunk = nextChunk
+            if count > full {
+                carry = batch.input.load(fromByteOffset: full, as: UInt8.self)
+                batch.inputCount = full
+                batch.chunkCount = PayloadStream.chunksPerBatch
+                batch.isLast = false
+            } else {
+                batch.inputCount = count
+                batch.chunkCount = count == 0 ? (encrypting && nextChunk == 0 ? 1 : 0) : (count + inChunk - 1) / inChunk
+                batch.isLast = true
+                if !encrypting && count == 0 {
+                    batch.error = AgeError.payload(nextChunk == 0 ? "no chunks after the nonce" : "unexpected end of file")
+                }
+            }
+            nextChunk += UInt64(batch.chunkCount)
+            ready.put(batch)
+            if batch.isLast { return }
+        }
+    }
+
+    // MARK: workers
+
+    private func process(_ batch: Batch) {
+        let workers = min(ciphers.count, batch.chunkCount)
+        if workers > 1 {
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var chunk = worker
+                while chunk < batch.chunkCount { processChunk(chunk, of: batch, cipher: ciphers[worker]); chunk += workers }
+            }
+        } else if workers == 1 {
+            for chunk in 0..<batch.chunkCount { processChunk(chunk, of: batch, cipher: ciphers[0]) }
+        }
+        encrypting ? finishEncryptedBatch(batch) : finishDecryptedBatch(batch)
+    }
+
+    private func processChunk(_ index: Int, of batch: Batch, cipher: ChaChaPoly) {
+        let start = index * inChunk
+        let count = min(inChunk, batch.inputCount - start)
+        let input = UnsafeRawBufferPointer(rebasing: batch.input[start..<(start + count)])
+        let output = UnsafeMutableRawBufferPointer(rebasing: batch.output[(index * outChunk)...])
+        let counter = batch.firstChunk + UInt64(index)
+        let isLastChunk = batch.isLast && index == batch.chunkCount - 1
+        do {
+            if encrypting {
+                try PayloadStream.chunkNonce(counter, final: isLastChunk).withUnsafeBytes { nonce in
+                    try cipher.seal(nonce: nonce, plaintext: input, into: output)
+                }
+                batch.chunkOutputCount[index] = count + ChaChaPoly.tagCount
+                batch.chunkAuthentic[index] = true
+            } else {
+                // A chunk at the end of the input should be final, any other should not;
+                // a full-size chunk is also tried the other way, so the error can say
+                // whether the end is missing or data follows the end.
+                var final = isLastChunk
+                var ok = try open(cipher, counter, final, input, output)
+                if !ok && count == inChunk {
+                    final.toggle()
+                    ok = try open(cipher, counter, final, input, output)
+                }
+                batch.chunkAuthentic[index] = ok
+                batch.chunkFinal[index] = final
+                batch.chunkOutputCount[index] = ok ? count - ChaChaPoly.tagCount : 0
+            }
+        } catch {
+            batch.chunkAuthentic[index] = false
+            batch.chunkOutputCount[index] = 0
+        }
+    }
+
+    private func open(_ cipher: ChaChaPoly, _ counter: UInt64, _ final: Bool,
+                      _ input: UnsafeRawBufferPointer, _ output: UnsafeMutableRawBufferPointer) throws -> Bool {
+        try PayloadStream.chunkNonce(counter, final: final).withUnsafeBytes { nonce in
+            try cipher.open(nonce: nonce, ciphertext: input, into: output)
+        }
+    }
+
+    private func finishEncryptedBatch(_ batch: Batch) {
+        // Sealed chunks are contiguous: every chunk but the stream's last is full.
+        batch.outputCount = (0..<batch.chunkCount).reduce(0) { $0 + batch.chunkOutputCount[$1] }
+    }
+
+    /// Decides what a decrypted batch may release: chunks in order up to the first
+    /// failure, and the error to report after them.
+    private func finishDecryptedBatch(_ batch: Batch) {
+        var released = 0
+        for index in 0..<batch.chunkCount {
+            let counter = batch.firstChunk + UInt64(index)
+            let isLastChunk = batch.isLast && index == batch.chunkCount - 1
+            guard batch.chunkAuthentic[index] else {
+                let start = index * inChunk
+                let count = min(inChunk, batch.inputCount - start)
+                batch.error = AgeError.payload(count < ChaChaPoly.tagCount
+                    ? "chunk \(counter) is truncated"
+                    : "chunk \(counter) failed to authenticate")
+                break
+            }
+            let plain = batch.chunkOutputCount[index]
+            if batch.chunkFinal[index] && plain == 0 && counter != 0 {
+                batch.error = AgeError.payload("last chunk is empty")
+                break
+            }
+            // Plaintext is contiguous in `output` because only the last chunk is short.
+            if released != index * outChunk {
+                batch.output.baseAddress!.advanced(by: released)
+                    .copyMemory(from: batch.output.baseAddress! + index * outChunk, byteCount: plain)
+            }
+            released += plain
+            if batch.chunkFinal[index] && !isLastChunk {
+                batch.error = AgeError.payload("trailing data after the final chunk")
+                break
+            }
+            if !batch.chunkFinal[index] && isLastChunk {
+                batch.error = AgeError.payload("unexpected end of file: the final chunk is missing")
+                break
+            }
+        }
+        batch.outputCount = released
+        if batch.error != nil { batch.isLast = true }
+    }
+
+    // MARK: writer
+
+    private func write(to sink: ByteSink) {
+        while let batch = done.take() {
+            do {
+                try sink.write(UnsafeRawBufferPointer(rebasing: batch.output[0..<batch.outputCount]))
+            } catch {
+                fail(error)
+                return
+            }
+            if let error = batch.error { fail(error); return }
+            if batch.isLast { return }
+            free.put(batch)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed system call, with the path or stream it was about.
+public struct IOError: ReportableError {
+    public let operation: String
+    public let path: String?
+    public let code: Int32
+
+    public init(_ operation: String, path: String? = nil, code: Int32 = errno) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+    }
+
+    public var description: String {
+        let reason = String(cString: strerror(code)).lowercased()
+        if let path { return "\(operation) \"\(path)\": \(reason)" }
+        return "\(operation): \(reason)"
+    }
+
+    public var exitStatus: ExitStatus {
+        switch code {
+        case ENOENT, ENOTDIR: return .noInput
+        case EACCES, EPERM: return .permissionDenied
+        case EAGAIN, EINTR: return .temporaryFailure
+        default: return .ioError
+        }
+    }
+}

@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Something bytes are read from.
+public protocol ByteSource: AnyObject {
+    /// Reads up to `buffer.count` bytes; 0 means end of input.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+/// Something bytes are written to.
+public protocol ByteSink: AnyObject {
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+    /// Called once when all data has been written (armor writes its footer here).
+    func finish() throws
+}
+
+extension ByteSink {
+    public func finish() throws {}
+    public func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
+}
+
+extension ByteSource {
+    /// Reads until `buffer` is full or the input ends; returns the count read.
+    public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var total = 0
+        while total < buffer.count {
+            let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
+            if n == 0 { break }
+            total += n
+        }
+        return total
+    }
+
+    /// Reads the whole input (for small inputs: identity files, policies).
+    public func readAll() throws -> [UInt8] {
+        var out = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { try read(into: $0) }
+            if n == 0 { return out }
+            out.append(contentsOf: chunk[0..<n])
+        }
+    }
+}
+
+/// Reads a file descriptor; owns it when asked to.
+public final class FileDescriptorSource: ByteSource {
+    public let fd: Int32
+    public let name: String
+    private let owned: Bool
+
+    public init(fd: Int32, name: String, owned: Bool = false) {
+        self.fd = fd
+        self.name = name
+        self.owned = owned
+    }
+
+    /// Opens `path` for reading.
+    public convenience init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw IOError("cannot open", path: path) }
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw IOError("cannot read", path: path, code: EISDIR)
+        }
+        self.init(fd: fd, name: path, owned: true)
+    }
+
+    public static func standardInput() -> FileDescriptorSource {
+        FileDescriptorSource(fd: STDIN_FILENO, name: "standard input")
+    }
+
+    deinit { if owned { close(fd) } }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            throw IOError("cannot read", path: name)
+        }
+    }
+
+    /// The size of a regular file, for progress; nil for pipes and terminals.
+    public var regularFileSize: Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+}
+
+/// Writes to a file descriptor, retrying short writes.
+public final class FileDescriptorSink: ByteSink {
+    public let fd: Int32
+    public let name: String
+
+    public init(fd: Int32, name: String) {
+        self.fd = fd
+        self.name = name
+    }
+
+    public static func standardOutput() -> FileDescriptorSink {
+        FileDescriptorSink(fd: STDOUT_FILENO, name: "standard output")
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw IOError("cannot write", path: name)
+            }
+            offset += n
+        }
+    }
+}
+
+/// Collects everything written, for tests and small in-memory outputs.
+public final class MemorySink: ByteSink {
+    public private(set) var bytes: [UInt8] = []
+    public init() {}
+    public func write(_ data: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: data) }
+}
+
+/// Serves a byte array, for tests and in-memory inputs.
+public final class MemorySource: ByteSource {
+    private let data: [UInt8]
+    private var offset = 0
+    public init<Bytes: Sequence>(_ data: Bytes) where Bytes.Element == UInt8 { self.data = Array(data) }
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let n = min(buffer.count, data.count - offset)
+        guard n > 0 else { return 0 }
+        data.withUnsafeBytes { src in
+            buffer.baseAddress!.copyMemory(from: src.baseAddress! + offset, byteCount: n)
+        }
+        offset += n
+        return n
+    }
+}
+
+/// A source with a read-ahead buffer: lines for the age header, peeking for format
+/// detection, then plain reads that drain the buffer before reading on.
+public final class BufferedSource: ByteSource {
+    private let base: ByteSource
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+
+    public init(_ base: ByteSource) { self.base = base }
+
+    private var available: Int { buffer.count - start }
+
+    /// Makes at least `count` bytes available unless the input ends first.
+    @discardableResult
+    private func fill(atLeast count: Int) throws -> Bool {
+        while available < count && !atEnd {
+            if start > 0 && (start == buffer.count || start >= 65536) {
+                buffer.removeSubrange(0..<start)
+                start = 0
+            }
+            var chunk = [UInt8](repeating: 0, count: max(4096, count - available))
+            let n = try chunk.withUnsafeMutableBytes { try base.read(into: $0) }
+            if n == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[0..<n]) }
+        }
+        return available >= count
+    }
+
+    /// Up to `count` bytes from the current position, not consumed.
+    public func peek(_ count: Int) throws -> ArraySlice<UInt8> {
+        try fill(atLeast: count)
+        return buffer[start..<(start + min(count, available))]
+    }
+
+    /// The next line including its LF, or what is left before the end of input (no LF).
+    /// Empty at end of input.
+    public func readLine() throws -> [UInt8] {
+        var searchFrom = start
+        while true {
+            if let lf = buffer[searchFrom...].firstIndex(of: 0x0A) {
+                let line = Array(buffer[start...lf])
+                start = lf + 1
+                return line
+            }
+            searchFrom = buffer.count
+            let before = available
+            try fill(atLeast: available + 1)
+            if available == before {
+                let rest = Array(buffer[start...])
+                start = buffer.count
+                return rest
+            }
+            searchFrom = start + before
+        }
+    }
+
+    public func read(into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        if available > 0 {
+            let n = min(out.count, available)
+            buffer.withUnsafeBytes { src in out.baseAddress!.copyMemory(from: src.baseAddress! + start, byteCount: n) }
+            start += n
+            return n
+        }
+        if atEnd { return 0 }
+        return try base.read(into: out)
+    }
+}

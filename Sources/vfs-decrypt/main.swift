@@ -1,0 +1,80 @@
+import ArgumentParser
+import VFSCommandLine
+import VFSCore
+
+@main
+struct Decrypt: VFSCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-decrypt",
+        abstract: "Decrypt an age v1 file (binary or armored) with identities or a passphrase.",
+        discussion: """
+        Reads INPUT (or stdin) and writes the plaintext to -o OUT (or stdout). Armor is \
+        detected by itself. Each 64 KiB chunk is released only after it authenticates; \
+        with -o, OUT appears only if the whole file decrypted, so a failed run leaves \
+        no output file.
+
+        A passphrase-encrypted file asks for its passphrase from --passphrase-file, \
+        --passphrase-fd, VFS_PASSPHRASE (least safe) or the terminal. \
+        --max-work-factor bounds the scrypt cost an attacker-supplied file can make \
+        you pay: 2^N iterations and 2^N KiB of memory (22, the default as in age, \
+        means about 4 GiB and tens of seconds).
+
+        Examples:
+          vfs-decrypt -i key.txt -o doc.pdf doc.pdf.age
+          vfs-decrypt -i key.txt < docs.tar.age | tar -x
+          vfs-decrypt --passphrase-fd 3 -o secrets.txt secrets.age 3< pass.txt
+
+        Exit status: 0 success; 64 usage; 65 the file is not valid age, was modified, \
+        or failed to authenticate; 66 INPUT does not exist; 73 OUT cannot be created; \
+        74 read or write error; 77 no identity matched (or wrong passphrase).
+        """,
+        version: vfsVersion)
+
+    @OptionGroup var identityOptions: IdentityOptions
+
+    @OptionGroup var passphraseOptions: PassphraseOptions
+
+    @Option(name: .customLong("max-work-factor"), help: ArgumentHelp("Refuse scrypt work factors above N (default 22; 1-30).", valueName: "n"))
+    var maxWorkFactor: Int = ScryptIdentity.defaultMaxWorkFactor
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the plaintext to OUT.", valueName: "out"))
+    var output: String?
+
+    @Flag(name: .shortAndLong, help: "No progress bar.")
+    var quiet = false
+
+    @Flag(name: .customShort("d"), help: ArgumentHelp("Accepted and ignored, for age's vfs-decrypt -d habit.", visibility: .hidden))
+    var decryptFlag = false
+
+    @Argument(help: ArgumentHelp("The file to decrypt ('-' or none for stdin).", valueName: "input"))
+    var input: String?
+
+    func validate() throws {
+        guard (1...30).contains(maxWorkFactor) else { throw ToolError.usage("--max-work-factor must be from 1 to 30") }
+    }
+
+    func run() throws {
+        var identities: [Identity] = try identityOptions.resolve()
+        let source = try ToolIO.openInput(input)
+        let decryptor = try AgeDecryptor(source: source)
+        if decryptor.isPassphraseEncrypted {
+            let secret = try passphraseOptions.source.read(prompt: "Enter passphrase: ")
+            identities = [ScryptIdentity(passphrase: secret, maxWorkFactor: maxWorkFactor)]
+        } else if identities.isEmpty {
+            throw ToolError("no identity given, and the file is encrypted to recipients, not a passphrase", exit: .permissionDenied,
+                            hints: ["use -i FILE with the identity the file was encrypted to"])
+        }
+        let fileKey: SecretBytes
+        do {
+            fileKey = try decryptor.fileKey(identities: identities)
+        } catch AgeError.noMatch(let why) where decryptor.isPassphraseEncrypted {
+            _ = why
+            throw ToolError("incorrect passphrase", exit: .permissionDenied)
+        }
+        let out = try ToolIO.openOutput(output, binary: false)
+        let progress = ProgressBar.make(label: "decrypting", total: source.regularFileSize, quiet: quiet)
+        defer { progress?.finish() }
+        try decryptor.decrypt(fileKey: fileKey, to: out.sink, progress: progress?.callback)
+        try out.commit()
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import VFSCommandLine
+import VFSCore
+
+@main
+struct Encrypt: VFSCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-encrypt",
+        abstract: "Encrypt a file to age recipients or with a passphrase (age v1, read by age -d).",
+        discussion: """
+        Reads INPUT (or stdin) and writes an age v1 file to -o OUT (or stdout). The \
+        payload is sealed in 64 KiB chunks on every core with bounded memory. With -o, \
+        OUT appears only if encryption succeeded. Binary output is not written to a \
+        terminal unless -o - asks for it; -a writes PEM armor instead.
+
+        A passphrase (-p) is read from --passphrase-file, --passphrase-fd, the \
+        VFS_PASSPHRASE environment variable (least safe: other processes of the user \
+        may read it), or a no-echo prompt on the terminal; without any of these and \
+        without a terminal the command fails at once.
+
+        Examples:
+          vfs-encrypt -r age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o doc.age doc.pdf
+          tar -c docs | vfs-encrypt -R team.txt -a > docs.tar.age
+          vfs-encrypt -p --passphrase-file pass.txt -o secrets.age secrets.txt
+
+        Exit status: 0 success; 64 usage (bad recipient, binary output to a terminal); \
+        65 a recipients file is not valid; 66 INPUT does not exist; 73 OUT cannot be \
+        created; 74 read or write error.
+        """,
+        version: vfsVersion)
+
+    @OptionGroup var recipientOptions: RecipientOptions
+
+    @Option(name: [.customShort("i"), .customLong("identity")],
+            help: ArgumentHelp("Encrypt to the recipients of the identities in PATH. Repeatable.", valueName: "path"))
+    var identityFiles: [String] = []
+
+    @Flag(name: .shortAndLong, help: "Encrypt with a passphrase (scrypt) instead of recipients.")
+    var passphrase = false
+
+    @OptionGroup var passphraseOptions: PassphraseOptions
+
+    @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for -p (default 18, as age; 1-30).", valueName: "n"))
+    var workFactor: Int = ScryptRecipient.defaultWorkFactor
+
+    @Flag(name: .shortAndLong, help: "Write PEM-armored (ASCII) output.")
+    var armor = false
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to OUT ('-' forces stdout, even a terminal).", valueName: "out"))
+    var output: String?
+
+    @Flag(name: .shortAndLong, help: "No progress bar.")
+    var quiet = false
+
+    @Argument(help: ArgumentHelp("The file to encrypt ('-' or none for stdin).", valueName: "input"))
+    var input: String?
+
+    func validate() throws {
+        let hasRecipients = !recipientOptions.isEmpty || !identityFiles.isEmpty
+        if passphrase && hasRecipients {
+            throw ToolError.usage("-p can't be combined with -r, -R or -i", hints: ["a passphrase-encrypted file has exactly one stanza, as age requires"])
+        }
+        if !passphrase && !hasRecipients {
+            throw ToolError.usage("missing recipients", hints: ["name at least one with -r age1…, -R FILE or -i FILE, or use -p for a passphrase"])
+        }
+        if !passphrase && (passphraseOptions.passphraseFile != nil || passphraseOptions.passphraseFD != nil) {
+            throw ToolError.usage("--passphrase-file and --passphrase-fd go with -p")
+        }
+        guard (1...30).contains(workFactor) else { throw ToolError.usage("--work-factor must be from 1 to 30") }
+    }
+
+    func run() throws {
+        var recipients: [Recipient] = try recipientOptions.resolve()
+        recipients += try IdentityOptions.load(identityFiles).map(\.recipient)
+        let source = try ToolIO.openInput(input)
+        let out = try ToolIO.openOutput(output, binary: !armor, terminalHints: ["did you mean -a/--armor?"])
+        if passphrase {
+            let secret = try passphraseOptions.source.read(prompt: "Enter passphrase: ", confirm: true)
+            recipients = [ScryptRecipient(passphrase: secret, workFactor: workFactor)]
+        }
+        let progress = ProgressBar.make(label: "encrypting", total: source.regularFileSize, quiet: quiet)
+        defer { progress?.finish() }
+        try AgeEncryptor.encrypt(to: recipients, from: source, to: out.sink, armor: armor,
+                                 progress: progress?.callback)
+        try out.commit()
+    }
+}
