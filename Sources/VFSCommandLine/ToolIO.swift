@@ -20,6 +20,14 @@ public enum ToolIO {
     public static func openOutput(_ path: String?, binary: Bool, terminalHints: [String] = [],
                                   mode: mode_t? = nil, exclusive: Bool = false) throws -> Output {
         if let path, path != "-" {
+            // A device, FIFO or socket (/dev/null, a named pipe) is written in place:
+            // renaming over it would replace it with a regular file.
+            var info = stat()
+            if !exclusive, stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFDIR {
+                let fd = open(path, O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw ToolError(IOError("cannot open", path: path).description, exit: .cannotCreate) }
+                return Output(file: nil, sink: FileDescriptorSink(fd: fd, name: path, owned: true))
+            }
             do {
                 return Output(file: try AtomicOutputFile(path: path, mode: mode, exclusive: exclusive))
             } catch let error as IOError {
@@ -39,9 +47,9 @@ public enum ToolIO {
         let file: AtomicOutputFile?
         public let sink: ByteSink
 
-        init(file: AtomicOutputFile?) {
+        init(file: AtomicOutputFile?, sink: ByteSink? = nil) {
             self.file = file
-            self.sink = file ?? FileDescriptorSink.standardOutput()
+            self.sink = file ?? sink ?? FileDescriptorSink.standardOutput()
         }
 
         /// The output path, or nil for stdout.

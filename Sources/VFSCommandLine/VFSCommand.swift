@@ -18,6 +18,10 @@ extension VFSCommand {
             Diagnostics.report(error, tool: tool)
             Glibc.exit(error.exitStatus.rawValue)
         } catch {
+            if let reportable = Self.underlyingReportable(error) {
+                Diagnostics.report(reportable, tool: tool)
+                Glibc.exit(reportable.exitStatus.rawValue)
+            }
             let code = exitCode(for: error)
             if code == .success {
                 // --help, --version: ArgumentParser's text on stdout.
@@ -28,6 +32,22 @@ extension VFSCommand {
             Diagnostics.reportParserMessage(message, tool: tool)
             Glibc.exit(code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue)
         }
+    }
+}
+
+extension VFSCommand {
+    /// A ReportableError thrown from `validate()` reaches us wrapped in ArgumentParser's
+    /// internal error type; find it so its exit status and hints survive.
+    static func underlyingReportable(_ error: Error, depth: Int = 0) -> ReportableError? {
+        if let reportable = error as? ReportableError { return reportable }
+        guard depth < 4 else { return nil }
+        for child in Mirror(reflecting: error).children {
+            if let inner = child.value as? Error, let found = underlyingReportable(inner, depth: depth + 1) { return found }
+            for grandchild in Mirror(reflecting: child.value).children {
+                if let inner = grandchild.value as? Error, let found = underlyingReportable(inner, depth: depth + 1) { return found }
+            }
+        }
+        return nil
     }
 }
 

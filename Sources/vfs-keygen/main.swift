@@ -43,9 +43,7 @@ struct KeyGen: VFSCommand {
 
     func run() throws {
         if convert {
-            let source = try ToolIO.openInput(input)
-            let text = String(decoding: try source.readAll(), as: UTF8.self)
-            let identities = try KeyFile.identities(in: text, source: input.map { "\"\($0)\"" } ?? "standard input")
+            let identities = try IdentityOptions.load([input ?? "-"])
             let out = try ToolIO.openOutput(output, binary: false)
             try out.sink.write(Array(identities.map { $0.recipient.string + "\n" }.joined().utf8))
             try out.commit()

@@ -22,6 +22,9 @@ enum Tools {
         return dir
     }()
 
+    /// A child that exits without reading its stdin must not kill the test runner.
+    static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     static let sharedFolder: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("shared")
@@ -30,6 +33,7 @@ enum Tools {
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], stdin: Data? = nil, cwd: URL? = nil,
                     environment: [String: String] = [:], removing: [String] = []) throws -> Run {
+        _ = ignoreSIGPIPE
         let process = Process()
         if tool.hasPrefix("vfs-") {
             process.executableURL = binDir.appendingPathComponent(tool)

@@ -17,10 +17,23 @@ public final class AtomicOutputFile: ByteSink {
     /// - Parameters:
     ///   - mode: the final file's permission bits; nil means 0666 less the umask.
     ///   - exclusive: fail if `path` already exists (and at commit, never replace one).
-    public init(path: String, mode: mode_t? = nil, exclusive: Bool = false) throws {
-        self.path = path
-        if exclusive, access(path, F_OK) == 0 {
-            throw IOError("cannot create", path: path, code: EEXIST)
+    public init(path requested: String, mode: mode_t? = nil, exclusive: Bool = false) throws {
+        var info = stat()
+        if lstat(requested, &info) == 0 {
+            if exclusive { throw IOError("cannot create", path: requested, code: EEXIST) }
+            if (info.st_mode & S_IFMT) == S_IFLNK {
+                // Write the file the link points to, keeping the link.
+                path = AtomicOutputFile.linkTarget(requested)
+                if stat(path, &info) != 0 { info.st_mode = S_IFREG }
+            } else {
+                path = requested
+            }
+            // Renaming over a device or FIFO would replace it with a regular file.
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw IOError("cannot replace", path: requested, code: (info.st_mode & S_IFMT) == S_IFDIR ? EISDIR : EINVAL)
+            }
+        } else {
+            path = requested
         }
         let folder = AtomicOutputFile.folder(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
@@ -78,6 +91,19 @@ public final class AtomicOutputFile: ByteSink {
         close(fd)
         unlink(temporaryPath)
         TemporaryFiles.unregister(temporaryPath)
+    }
+
+    /// Where a symbolic link points, resolved against the link's folder.
+    static func linkTarget(_ link: String) -> String {
+        if let resolved = realpath(link, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(link, &buffer, buffer.count - 1)
+        guard n > 0 else { return link }
+        let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return target.hasPrefix("/") ? target : folder(of: link) + "/" + target
     }
 
     static func folder(of path: String) -> String {

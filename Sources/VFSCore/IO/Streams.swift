@@ -97,11 +97,15 @@ public final class FileDescriptorSource: ByteSource {
 public final class FileDescriptorSink: ByteSink {
     public let fd: Int32
     public let name: String
+    private let owned: Bool
 
-    public init(fd: Int32, name: String) {
+    public init(fd: Int32, name: String, owned: Bool = false) {
         self.fd = fd
         self.name = name
+        self.owned = owned
     }
+
+    deinit { if owned { close(fd) } }
 
     public static func standardOutput() -> FileDescriptorSink {
         FileDescriptorSink(fd: STDOUT_FILENO, name: "standard output")

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Run a command on a pseudo-terminal, answering each prompt that matches a word.
+
+usage: with-tty.py WORD ANSWER -- COMMAND...   (WORD matched case-insensitively)
+Prints everything the command wrote to the terminal; exits with its status.
+"""
+import os, pty, sys, select, time
+
+def main():
+    word, answer = sys.argv[1].lower().encode(), sys.argv[2].encode() + b"\n"
+    command = sys.argv[sys.argv.index("--") + 1:]
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp(command[0], command)
+    seen, answered, deadline = b"", 0, time.time() + 120
+    while time.time() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            seen += data
+            # Answer each new prompt once.
+            if seen.lower().count(word) > answered:
+                answered = seen.lower().count(word)
+                time.sleep(0.05)
+                os.write(fd, answer)
+    _, status = os.waitpid(pid, 0)
+    sys.stdout.buffer.write(seen)
+    sys.exit(os.waitstatus_to_exitcode(status))
+
+main()
