@@ -39,16 +39,16 @@ public enum PayloadStream {
     /// Encrypts everything `source` yields to `sink` (after the caller wrote the header
     /// and nonce). `progress` gets the count of plaintext bytes read so far.
     static func encrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
-                        progress: (@Sendable (Int) -> Void)? = nil) throws {
-        let pipeline = try Pipeline(key: payloadKey, encrypting: true)
+                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch) throws {
+        let pipeline = try Pipeline(key: payloadKey, encrypting: true, chunksPerBatch: chunksPerBatch)
         try pipeline.run(source: source, sink: sink, progress: progress)
     }
 
     /// Decrypts the payload after the nonce. Throws `AgeError.payload` at the first chunk
     /// that fails, after writing every chunk before it.
     static func decrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
-                        progress: (@Sendable (Int) -> Void)? = nil) throws {
-        let pipeline = try Pipeline(key: payloadKey, encrypting: false)
+                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch) throws {
+        let pipeline = try Pipeline(key: payloadKey, encrypting: false, chunksPerBatch: chunksPerBatch)
         try pipeline.run(source: source, sink: sink, progress: progress)
     }
 }
@@ -101,15 +101,18 @@ private final class Pipeline: @unchecked Sendable {
     let lock = Mutex()
     var failure: Error?
 
-    init(key: SecretBytes, encrypting: Bool) throws {
+    let chunksPerBatch: Int
+
+    init(key: SecretBytes, encrypting: Bool, chunksPerBatch: Int) throws {
         self.encrypting = encrypting
+        self.chunksPerBatch = chunksPerBatch
         inChunk = encrypting ? PayloadStream.chunkSize : PayloadStream.sealedChunkSize
         outChunk = encrypting ? PayloadStream.sealedChunkSize : PayloadStream.chunkSize
         ciphers = try (0..<PayloadStream.workerCount).map { _ in try ChaChaPoly(key: key, encrypting: encrypting) }
         for _ in 0..<PayloadStream.batchesInFlight {
-            free.put(Batch(inputCapacity: PayloadStream.chunksPerBatch * inChunk + 1,
-                           outputCapacity: PayloadStream.chunksPerBatch * outChunk,
-                           chunks: PayloadStream.chunksPerBatch))
+            free.put(Batch(inputCapacity: chunksPerBatch * inChunk + 1,
+                           outputCapacity: chunksPerBatch * outChunk,
+                           chunks: chunksPerBatch))
         }
     }
 
@@ -124,8 +127,10 @@ private final class Pipeline: @unchecked Sendable {
         let writer = JoinableThread { [self] in write(to: sinkBox.value) }
         while let batch = ready.take() {
             if batch.error == nil { process(batch) }
+            // Read before handing on: once put, the batch may come back refilled.
+            let last = batch.isLast
             done.put(batch)
-            if batch.isLast { break }
+            if last { break }
         }
         reader.join()
         writer.join()
@@ -138,7 +143,7 @@ private final class Pipeline: @unchecked Sendable {
         var carry: UInt8? = nil
         var nextChunk: UInt64 = 0
         var total = 0
-        let full = PayloadStream.chunksPerBatch * inChunk
+        let full = chunksPerBatch * inChunk
         while let batch = free.take() {
             batch.error = nil
             batch.outputCount = 0
@@ -159,7 +164,7 @@ private final class Pipeline: @unchecked Sendable {
             if count > full {
                 carry = batch.input.load(fromByteOffset: full, as: UInt8.self)
                 batch.inputCount = full
-                batch.chunkCount = PayloadStream.chunksPerBatch
+                batch.chunkCount = chunksPerBatch
                 batch.isLast = false
             } else {
                 batch.inputCount = count
@@ -170,8 +175,9 @@ private final class Pipeline: @unchecked Sendable {
                 }
             }
             nextChunk += UInt64(batch.chunkCount)
+            let last = batch.isLast
             ready.put(batch)
-            if batch.isLast { return }
+            if last { return }
         }
     }
 
