@@ -42,7 +42,8 @@ bench: build
 	@BIN="$(BIN)" bash bench/run.sh
 
 man: build
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --multi-page --output-directory man/tmp
+	@mkdir -p man/tmp
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 --output-directory man/tmp
 	@for t in $(TOOLS); do mv man/tmp/$$t.1 man/$$t.1; done; rm -rf man/tmp
 
 completions: build
