@@ -12,20 +12,25 @@ CONFIG ?= release
 
 TOOLS := $(shell sed -n 's/^ *"\(vfs-[a-z-]*\)",.*/\1/p' Package.swift)
 APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd
+# What make bench times us against, and the timers.
+BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
-.PHONY: all deps build test demo bench install uninstall man completions clean
+# make deps PACKAGES=… installs another list the same way (make bench does).
+PACKAGES ?= $(APT_PACKAGES)
+
+.PHONY: all deps bench-deps build test demo bench install uninstall man completions clean
 
 all: build
 
 # Installs what is missing, only if it is missing.
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
 build: deps
@@ -38,7 +43,10 @@ test: deps
 demo: build
 	@VFS_BIN="$(BIN)" bash scripts/demo.sh
 
-bench: build
+bench-deps:
+	@$(MAKE) --no-print-directory deps PACKAGES="$(BENCH_PACKAGES)"
+
+bench: build bench-deps
 	@BIN="$(BIN)" bash bench/run.sh
 
 man: build

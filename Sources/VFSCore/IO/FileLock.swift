@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An advisory lock (flock) on a sidecar file `PATH.lock` beside a data file.
+///
+/// The lock lives on its own file because every save replaces the data file by
+/// rename: a lock held on the old inode would not exclude a writer that opened the
+/// new one. Readers take it shared, writers exclusive; it is released by `unlock()`,
+/// on deinit, or by the kernel when the process dies (so a killed writer never
+/// leaves a stale lock behind).
+public final class FileLock {
+    public let path: String
+    private var fd: Int32
+
+    /// Takes the lock for the data file at `dataPath`, waiting for it unless `wait` is false
+    /// (then a lock held elsewhere throws an `IOError` with code EWOULDBLOCK).
+    /// - Parameter mode: the lock file's permission bits when it has to be created.
+    public init(for dataPath: String, exclusive: Bool, wait: Bool = true, mode: mode_t = 0o600) throws {
+        path = dataPath + ".lock"
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw IOError("cannot open lock file", path: path) }
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
+        while flock(fd, operation) != 0 {
+            if errno == EINTR { continue }
+            let error = IOError(errno == EWOULDBLOCK ? "locked by another process:" : "cannot lock", path: path)
+            close(fd)
+            fd = -1
+            throw error
+        }
+    }
+
+    /// Runs `body` while holding the lock for `dataPath`.
+    public static func withLock<R>(for dataPath: String, exclusive: Bool, _ body: () throws -> R) throws -> R {
+        let lock = try FileLock(for: dataPath, exclusive: exclusive)
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    public func unlock() {
+        guard fd >= 0 else { return }
+        flock(fd, LOCK_UN)
+        close(fd)
+        fd = -1
+    }
+
+    deinit { unlock() }
+}
