@@ -6,6 +6,8 @@ let tools = [
     "vfs-encrypt",
     "vfs-decrypt",
     "vfs-keygen",
+    "vfs-wrap",
+    "vfs-unwrap",
 ]
 
 let package = Package(

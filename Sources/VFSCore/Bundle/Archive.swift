@@ -1,0 +1,192 @@
+import CArchive
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The libarchive boundary: each handle has one owner that frees it, and every return
+// code becomes a Swift error in `ArchiveHandle.check`, keeping archive_error_string.
+
+/// One archive entry's header, copied out of libarchive.
+struct ArchiveEntryHeader {
+    enum Kind: Equatable { case file, directory, symlink, hardlink, other(mode_t) }
+    var path: String
+    var kind: Kind
+    var size: Int
+    /// Permission bits with setuid, setgid and sticky (07777).
+    var permissions: mode_t
+    var mtime: Int
+    var mtimeNanoseconds: Int
+    /// Symbolic or hard link target.
+    var linkTarget: String?
+}
+
+/// Shared by the reader and the writer: the handle and the error checkpoint.
+class ArchiveHandle {
+    let handle: OpaquePointer
+    let writing: Bool
+    /// An error from our own callback (the sink or source), reported instead of
+    /// libarchive's generic "write callback failed".
+    var callbackError: Error?
+
+    init(handle: OpaquePointer, writing: Bool) {
+        self.handle = handle
+        self.writing = writing
+    }
+
+    /// The one place libarchive return codes become errors.
+    @discardableResult
+    func check(_ rc: Int32, _ action: String) throws -> Int32 {
+        if rc >= ARCHIVE_WARN { return rc }
+        if let callbackError {
+            self.callbackError = nil
+            throw callbackError
+        }
+        let message = archive_error_string(handle).map { String(cString: $0) } ?? "failed to \(action)"
+        throw BundleError.archive(message.prefix(1).lowercased() + message.dropFirst(), writing: writing)
+    }
+
+    func check(count: Int, _ action: String) throws -> Int {
+        if count >= 0 { return count }
+        try check(Int32(truncatingIfNeeded: count), action)
+        throw BundleError.archive("failed to \(action)", writing: writing)
+    }
+}
+
+/// Writes a pax archive (zstd-compressed unless told not to) to a `ByteSink`.
+final class ArchiveWriter: ArchiveHandle {
+    private let sink: ByteSink
+    private var closed = false
+
+    init(sink: ByteSink, compress: Bool) throws {
+        guard let a = archive_write_new() else { fatalError("archive_write_new: out of memory") }
+        self.sink = sink
+        super.init(handle: a, writing: true)
+        try check(archive_write_set_format_pax(a), "select the pax format")
+        if compress {
+            try check(archive_write_add_filter_zstd(a), "add the zstd filter")
+        }
+        // Blocks of 64 KiB, and the last one not padded: the stream ends where its data
+        // does, so a zstd frame is clean (zstd -t accepts it).
+        try check(archive_write_set_bytes_per_block(a, 65536), "set the block size")
+        try check(archive_write_set_bytes_in_last_block(a, 1), "set the last block size")
+        let client = Unmanaged.passUnretained(self).toOpaque()
+        try check(archive_write_open(a, client, nil, { _, client, buffer, length in
+            let me = Unmanaged<ArchiveWriter>.fromOpaque(client!).takeUnretainedValue()
+            do {
+                try me.sink.write(UnsafeRawBufferPointer(start: buffer, count: length))
+                return length
+            } catch {
+                me.callbackError = error
+                return -1
+            }
+        }, nil), "open the archive for writing")
+    }
+
+    deinit {
+        // Not closed: a failed write; don't let free() flush a partial archive.
+        if !closed { archive_write_fail(handle) }
+        archive_write_free(handle)
+    }
+
+    func writeHeader(path: String, kind: ArchiveEntryHeader.Kind, size: Int, permissions: mode_t,
+                     mtime: Int, mtimeNanoseconds: Int, linkTarget: String? = nil) throws {
+        guard let entry = archive_entry_new() else { fatalError("archive_entry_new: out of memory") }
+        defer { archive_entry_free(entry) }
+        archive_entry_set_pathname_utf8(entry, path)
+        switch kind {
+        case .file: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG)); archive_entry_set_size(entry, Int64(size))
+        case .directory: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFDIR)); archive_entry_set_size(entry, 0)
+        case .symlink:
+            archive_entry_set_filetype(entry, UInt32(Glibc.S_IFLNK)); archive_entry_set_size(entry, 0)
+            archive_entry_set_symlink_utf8(entry, linkTarget ?? "")
+        case .hardlink, .other: preconditionFailure("bundles hold files, folders and symbolic links only")
+        }
+        archive_entry_set_perm(entry, permissions)
+        archive_entry_set_mtime(entry, time_t(mtime), mtimeNanoseconds)
+        archive_entry_set_uid(entry, 0)
+        archive_entry_set_gid(entry, 0)
+        try check(archive_write_header(handle, entry), "write the header of \"\(path)\"")
+    }
+
+    func writeData(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = try check(count: archive_write_data(handle, bytes.baseAddress! + offset, bytes.count - offset), "write data")
+            offset += n
+        }
+    }
+
+    /// Writes the end of the archive and flushes the compressor.
+    func close() throws {
+        closed = true
+        try check(archive_write_close(handle), "close the archive")
+    }
+}
+
+/// Reads a tar/pax archive, plain or zstd-compressed, from a `ByteSource`.
+final class ArchiveReader: ArchiveHandle {
+    private let source: ByteSource
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+
+    init(source: ByteSource) throws {
+        guard let a = archive_read_new() else { fatalError("archive_read_new: out of memory") }
+        self.source = source
+        super.init(handle: a, writing: false)
+        try check(archive_read_support_filter_zstd(a), "enable zstd")
+        try check(archive_read_support_format_tar(a), "enable tar")
+        let client = Unmanaged.passUnretained(self).toOpaque()
+        try check(archive_read_open(a, client, nil, { _, client, out in
+            let me = Unmanaged<ArchiveReader>.fromOpaque(client!).takeUnretainedValue()
+            do {
+                let n = try me.source.read(into: me.buffer)
+                out?.pointee = UnsafeRawPointer(me.buffer.baseAddress)
+                return n
+            } catch {
+                me.callbackError = error
+                return -1
+            }
+        }, nil), "open the archive")
+    }
+
+    deinit {
+        archive_read_free(handle)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        buffer.deallocate()
+    }
+
+    /// The next entry's header; nil at the end of the archive.
+    func nextHeader() throws -> ArchiveEntryHeader? {
+        var entry: OpaquePointer?
+        let rc = archive_read_next_header(handle, &entry)
+        if rc == ARCHIVE_EOF { return nil }
+        try check(rc, "read an entry header")
+        guard let entry else { throw BundleError.archive("no entry", writing: false) }
+        let path = archive_entry_pathname_utf8(entry).map { String(cString: $0) }
+            ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+        let type = archive_entry_filetype(entry)
+        let kind: ArchiveEntryHeader.Kind
+        var target: String?
+        if let hard = archive_entry_hardlink_utf8(entry) ?? archive_entry_hardlink(entry) {
+            kind = .hardlink
+            target = String(cString: hard)
+        } else {
+            switch mode_t(type) {
+            case Glibc.S_IFREG: kind = .file
+            case Glibc.S_IFDIR: kind = .directory
+            case Glibc.S_IFLNK:
+                kind = .symlink
+                target = (archive_entry_symlink_utf8(entry) ?? archive_entry_symlink(entry)).map { String(cString: $0) }
+            default: kind = .other(mode_t(type))
+            }
+        }
+        return ArchiveEntryHeader(path: path, kind: kind, size: Int(archive_entry_size(entry)),
+                                  permissions: mode_t(archive_entry_perm(entry)) & 0o7777,
+                                  mtime: Int(archive_entry_mtime(entry)), mtimeNanoseconds: Int(archive_entry_mtime_nsec(entry)),
+                                  linkTarget: target)
+    }
+
+    /// Reads the current entry's data; 0 at its end.
+    func readData(into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        try check(count: archive_read_data(handle, out.baseAddress, out.count), "read data")
+    }
+}

