@@ -57,7 +57,8 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         self.group = group
         self.accessID = accessID
         self.sender = sender
-        self.created = created
+        // Whole seconds: what the stored ISO 8601 text keeps.
+        self.created = Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded(.down))
         self.entries = entries
     }
 
