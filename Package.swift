@@ -31,7 +31,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
         .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "CZlib"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore"]),
+        // CArchive: the wrap tests build hostile bundles with libarchive directly.
+        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "CArchive"]),
     ] + tools.map {
         .executableTarget(name: $0, dependencies: ["VFSCommandLine", "VFSCore"])
     }

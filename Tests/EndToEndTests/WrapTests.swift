@@ -1,0 +1,331 @@
+import CArchive
+import Foundation
+import Testing
+import VFSCore
+
+/// A bundle written with libarchive directly, entry by entry, so it can lie: each entry
+/// is stored as given, whatever the manifest says.
+struct RawEntry {
+    enum Kind { case file, directory, symlink, hardlink, characterDevice }
+    var path: String
+    var kind: Kind = .file
+    var content = ""
+    var mode: mode_t = 0o644
+    var target: String? = nil
+}
+
+func writeRawBundle(to path: String, manifest: BundleManifest?, entries: [RawEntry]) throws {
+    let a = archive_write_new()!
+    defer { archive_write_free(a) }
+    #expect(archive_write_set_format_pax(a) == ARCHIVE_OK)
+    #expect(archive_write_add_filter_zstd(a) == ARCHIVE_OK)
+    #expect(archive_write_open_filename(a, path) == ARCHIVE_OK)
+    var all = entries
+    if let manifest {
+        let bytes = try manifest.encoded()
+        all.insert(RawEntry(path: BundleManifest.entryName, content: String(decoding: bytes, as: UTF8.self)), at: 0)
+    }
+    for item in all {
+        let entry = archive_entry_new()!
+        defer { archive_entry_free(entry) }
+        archive_entry_set_pathname(entry, item.path)
+        archive_entry_set_perm(entry, item.mode)
+        archive_entry_set_mtime(entry, 1_700_000_000, 0)
+        switch item.kind {
+        case .file: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG)); archive_entry_set_size(entry, Int64(item.content.utf8.count))
+        case .directory: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFDIR))
+        case .symlink: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFLNK)); archive_entry_set_symlink(entry, item.target)
+        case .hardlink: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG)); archive_entry_set_hardlink(entry, item.target)
+        case .characterDevice: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFCHR)); archive_entry_set_rdevmajor(entry, 1); archive_entry_set_rdevminor(entry, 3)
+        }
+        #expect(archive_write_header(a, entry) == ARCHIVE_OK, "\(String(cString: archive_error_string(a)))")
+        if item.kind == .file && !item.content.isEmpty {
+            let bytes = Array(item.content.utf8)
+            #expect(archive_write_data(a, bytes, bytes.count) == bytes.count)
+        }
+    }
+    #expect(archive_write_close(a) == ARCHIVE_OK)
+}
+
+func manifestEntry(_ path: String, _ type: BundleManifest.Entry.Kind = .file, content: String = "", mode: UInt32 = 0o644,
+                   target: String? = nil) -> BundleManifest.Entry {
+    .init(path: path, type: type, size: type == .file ? content.utf8.count : 0, permissions: mode, mtime: 1_700_000_000,
+          sha256: type == .file ? SHA256.hash(Array(content.utf8)).hexString : nil, target: target)
+}
+
+/// vfs-wrap and vfs-unwrap as a user runs them, with the standard tools beside them.
+@Suite("vfs-wrap / vfs-unwrap end to end")
+struct WrapTests {
+    func keypair(_ scratch: Scratch, _ name: String = "key.txt") throws -> (path: String, recipient: String) {
+        try AgeToolsTests().keypair(scratch, name)
+    }
+
+    /// A small tree: a file, a folder with a private mode, a larger file, a relative link.
+    func makeTree(_ scratch: Scratch) throws -> String {
+        let root = scratch.path("docs")
+        try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
+        try Data("quarterly numbers\n".utf8).write(to: URL(fileURLWithPath: root + "/report.txt"))
+        try testBytes(200_000, seed: 3).write(to: URL(fileURLWithPath: root + "/sub/data.bin"))
+        try FileManager.default.createSymbolicLink(atPath: root + "/sub/latest", withDestinationPath: "../report.txt")
+        chmod(root + "/sub", 0o750)
+        chmod(root + "/report.txt", 0o600)
+        return root
+    }
+
+    func sh(_ script: String) throws -> Run { try Tools.run("bash", ["-c", "set -o pipefail; " + script]) }
+
+    @Test("a tree round-trips; age | bsdtar opens it; zstd -t accepts the stream; bsdtar lists it from a pipe")
+    func roundTripAndStandardTools() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let tree = try makeTree(scratch)
+        let wrap = try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("docs.vfs"), tree])
+        #expect(wrap.status == 0, "\(wrap.stderr)")
+        #expect(wrap.stderr.isEmpty)
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: false)
+        let unwrap = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", scratch.path("out"), scratch.path("docs.vfs")])
+        #expect(unwrap.status == 0, "\(unwrap.stderr)")
+        #expect(unwrap.stdout.isEmpty)
+        #expect(try sh("diff -r '\(tree)' '\(scratch.path("out/docs"))'").status == 0)
+        #expect(try scratch.listing().contains("out") && FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["docs"])
+        let mode = try FileManager.default.attributesOfItem(atPath: scratch.path("out/docs/sub"))[.posixPermissions] as? Int
+        #expect(mode == 0o750)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path("out/docs/sub/latest")) == "../report.txt")
+
+        // Standard tools: age decrypts, zstd checks, bsdtar reads from a pipe and extracts.
+        let bundle = scratch.path("docs.vfs")
+        #expect(try sh("age -d -i '\(key.path)' '\(bundle)' | zstd -t -q").status == 0)
+        let listing = try sh("age -d -i '\(key.path)' '\(bundle)' | bsdtar -tf -")
+        #expect(listing.status == 0, "\(listing.stderr)")
+        #expect(listing.out.split(separator: "\n").first == ".vfs-manifest.json")
+        #expect(listing.out.contains("docs/sub/data.bin"))
+        try FileManager.default.createDirectory(atPath: scratch.path("bsd"), withIntermediateDirectories: false)
+        let bsd = try sh("cd '\(scratch.path("bsd"))' && age -d -i '\(key.path)' '\(bundle)' | bsdtar -xf -")
+        #expect(bsd.status == 0, "\(bsd.stderr)")
+        #expect(try sh("diff -r '\(tree)' '\(scratch.path("bsd/docs"))'").status == 0)
+        let manifest = try JSONSerialization.jsonObject(with: scratch.read("bsd/.vfs-manifest.json")) as? [String: Any]
+        #expect(manifest?["version"] as? Int == 1)
+    }
+
+    @Test("--no-compress stores a plain pax archive")
+    func noCompress() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let file = try scratch.write("a.txt", Data("hello\n".utf8))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "--no-compress", "-o", scratch.path("a.vfs"), file]).status == 0)
+        let plain = try Tools.run("age", ["-d", "-i", key.path, scratch.path("a.vfs")])
+        // A tar header: the pax "ustar" magic at offset 257, no zstd magic at the start.
+        #expect(plain.stdout.count % 512 == 0 && plain.stdout.count >= 1024)
+        #expect(String(decoding: plain.stdout[257..<262], as: UTF8.self) == "ustar")
+        #expect(try Tools.run("vfs-unwrap", ["-i", key.path, "--stdout", scratch.path("a.vfs")]).out == "hello\n")
+    }
+
+    @Test("-g GROUP encrypts to the group's recipients file and records the group; --access-id is recorded")
+    func groups() throws {
+        let scratch = try Scratch()
+        let a = try keypair(scratch, "a.txt"), b = try keypair(scratch, "b.txt")
+        let home = scratch.path("home")
+        try FileManager.default.createDirectory(atPath: home + "/groups", withIntermediateDirectories: true)
+        try Data("# the team\n\(a.recipient)\n\(b.recipient)\n".utf8).write(to: URL(fileURLWithPath: home + "/groups/team"))
+        let env = ["VFS_HOME": home]
+        let file = try scratch.write("note.md", Data("# note\n".utf8))
+        let wrap = try Tools.run("vfs-wrap", ["-g", "team", "--access-id", "viewer-1", "-o", scratch.path("n.vfs"), file], environment: env)
+        #expect(wrap.status == 0, "\(wrap.stderr)")
+        for key in [a, b] {
+            let list = try Tools.run("vfs-unwrap", ["-i", key.path, "--list", "--json", scratch.path("n.vfs")])
+            #expect(list.status == 0, "\(list.stderr)")
+            let json = try JSONSerialization.jsonObject(with: list.stdout) as? [String: Any]
+            #expect(json?["group"] as? String == "team")
+            #expect(json?["access_id"] as? String == "viewer-1")
+            let entries = json?["entries"] as? [[String: Any]]
+            #expect(entries?.count == 1 && entries?[0]["path"] as? String == "note.md" && entries?[0]["type"] as? String == "file")
+            #expect(entries?[0]["sha256"] as? String == SHA256.hash(Array("# note\n".utf8)).hexString)
+            #expect(entries?[0]["mode"] as? String != nil && entries?[0]["mtime"] as? Int != nil && entries?[0]["size"] as? Int == 7)
+        }
+        let text = try Tools.run("vfs-unwrap", ["-i", a.path, "--list", scratch.path("n.vfs")])
+        #expect(text.out.contains("# group: team\n") && text.out.contains("# access id: viewer-1\n"))
+        #expect(text.out.contains(" 7 ") && text.out.hasSuffix(" note.md\n"))
+
+        let unknown = try Tools.run("vfs-wrap", ["-g", "nobody", "-o", scratch.path("x.vfs"), file], environment: env)
+        #expect(unknown.status == 66)
+        #expect(unknown.stderr.contains("unknown group \"nobody\"") && unknown.stderr.contains("hint: create"))
+        #expect(try Tools.run("vfs-wrap", ["-g", "../etc", "-o", scratch.path("x.vfs"), file], environment: env).status == 64)
+        #expect(try Tools.run("vfs-wrap", ["-g", "team", "-g", "team", "-o", scratch.path("x.vfs"), file], environment: env).status == 64)
+        #expect(!scratch.exists("x.vfs"))
+    }
+
+    @Test("standard input with --name; --stdout streams a one-file bundle")
+    func standardInput() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let data = testBytes(300_000, seed: 9)
+        let wrap = try Tools.run("vfs-wrap", ["-r", key.recipient, "--name", "dump.sql", "-"], stdin: data)
+        #expect(wrap.status == 0, "\(wrap.stderr)")
+        let bundle = try scratch.write("dump.vfs", wrap.stdout)
+        let out = try Tools.run("vfs-unwrap", ["-i", key.path, "--stdout", bundle])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout == data)
+        // From stdin too, and extracted under its name.
+        let extracted = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", scratch.url.path], stdin: wrap.stdout)
+        #expect(extracted.status == 0, "\(extracted.stderr)")
+        #expect(try scratch.read("dump.sql") == data)
+
+        let noName = try Tools.run("vfs-wrap", ["-r", key.recipient, "-"], stdin: data)
+        #expect(noName.status == 64 && noName.stderr.contains("--name"))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient]).status == 64)
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "--name", "a/b", "-"], stdin: data).status == 64)
+    }
+
+    @Test("--stdout refuses a bundle of several entries")
+    func stdoutNeedsOneFile() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let tree = try makeTree(scratch)
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree]).status == 0)
+        let run = try Tools.run("vfs-unwrap", ["-i", key.path, "--stdout", scratch.path("t.vfs")])
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("exactly one file"))
+    }
+
+    @Test("existing files are kept without --force and replaced with it")
+    func force() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        try FileManager.default.createDirectory(atPath: scratch.path("in"), withIntermediateDirectories: true)
+        try Data("new\n".utf8).write(to: URL(fileURLWithPath: scratch.path("in/a.txt")))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("a.vfs"), scratch.path("in/a.txt")]).status == 0)
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: scratch.path("out/a.txt")))
+        let refused = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", scratch.path("out"), scratch.path("a.vfs")])
+        #expect(refused.status == 73)
+        #expect(refused.stderr.contains("already exists") && refused.stderr.contains("--force"))
+        #expect(try scratch.read("out/a.txt") == Data("mine\n".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["a.txt"])
+        let forced = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", scratch.path("out"), "--force", scratch.path("a.vfs")])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try scratch.read("out/a.txt") == Data("new\n".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["a.txt"])
+    }
+
+    @Test("input that is not age: exit 65 with a hint, or copied out unchanged with --passthrough")
+    func passthrough() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let plain = try scratch.write("plain.pdf", Data("%PDF-1.7 not wrapped".utf8))
+        let refused = try Tools.run("vfs-unwrap", ["-i", key.path, "--stdout", plain])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("not an age file") && refused.stderr.contains("--passthrough"))
+        #expect(refused.stdout.isEmpty)
+        let out = try Tools.run("vfs-unwrap", ["--passthrough", "--stdout", plain])
+        #expect(out.status == 0 && out.stdout == Data("%PDF-1.7 not wrapped".utf8))
+        try FileManager.default.createDirectory(atPath: scratch.path("inbox"), withIntermediateDirectories: true)
+        let copied = try Tools.run("vfs-unwrap", ["--passthrough", "-C", scratch.path("inbox"), plain])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(try scratch.read("inbox/plain.pdf") == Data("%PDF-1.7 not wrapped".utf8))
+        #expect(try Tools.run("vfs-unwrap", ["--passthrough", "-C", scratch.path("inbox"), plain]).status == 73)
+        #expect(try Tools.run("vfs-unwrap", ["--passthrough", "--stdout"], stdin: Data("x".utf8)).out == "x")
+        // An age file that is not a bundle is not passed through.
+        let age = try Tools.run("vfs-encrypt", ["-r", key.recipient, "-o", scratch.path("p.age"), plain])
+        #expect(age.status == 0)
+        let notBundle = try Tools.run("vfs-unwrap", ["-i", key.path, "--passthrough", "--stdout", scratch.path("p.age")])
+        #expect(notBundle.status == 65 && notBundle.stderr.contains("not a vfs bundle") && notBundle.stdout.isEmpty)
+    }
+
+    @Test("no identity or the wrong one is 77; a tampered bundle is 65; a failed wrap leaves no output")
+    func failures() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch), other = try keypair(scratch, "other.txt")
+        let tree = try makeTree(scratch)
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree]).status == 0)
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        let noKey = try Tools.run("vfs-unwrap", ["-C", scratch.path("out"), scratch.path("t.vfs")])
+        #expect(noKey.status == 77 && noKey.stderr.contains("hint: use -i FILE"))
+        #expect(try Tools.run("vfs-unwrap", ["-i", other.path, "-C", scratch.path("out"), scratch.path("t.vfs")]).status == 77)
+        var bytes = try scratch.read("t.vfs")
+        bytes[bytes.count - 300] ^= 0x01
+        try scratch.write("bad.vfs", bytes)
+        let tampered = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", scratch.path("out"), scratch.path("bad.vfs")])
+        #expect(tampered.status == 65, "\(tampered.stderr)")
+        let truncated = try scratch.write("cut.vfs", try scratch.read("t.vfs").dropLast(20))
+        #expect(try Tools.run("vfs-unwrap", ["-i", key.path, "-C", scratch.path("out"), truncated]).status == 65)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == [])
+
+        let missing = try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("m.vfs"), tree, scratch.path("nope")])
+        #expect(missing.status == 66 && missing.stderr.contains("nope"))
+        #expect(!scratch.exists("m.vfs"))
+        #expect(try Tools.run("vfs-unwrap", ["-i", key.path, scratch.path("nope")]).status == 66)
+        #expect(try Tools.run("vfs-unwrap", ["-i", key.path, "--stdout", "--list", scratch.path("t.vfs")]).status == 64)
+        #expect(try Tools.run("vfs-wrap", [tree]).status == 64)
+    }
+
+    /// Each hostile bundle: what the manifest says, what the archive holds, and a word of the refusal.
+    static let hostile: [(name: String, manifest: [BundleManifest.Entry], entries: [RawEntry], why: String)] = [
+        ("absolute path", [manifestEntry("/tmp/vfs-evil-abs", content: "x")], [RawEntry(path: "/tmp/vfs-evil-abs", content: "x")], "absolute"),
+        ("absolute path not in the manifest", [manifestEntry("a", content: "x")], [RawEntry(path: "/tmp/vfs-evil-abs", content: "x")], "absolute"),
+        ("dot-dot", [manifestEntry("../evil.txt", content: "x")], [RawEntry(path: "../evil.txt", content: "x")], "\"..\""),
+        ("dot-dot not in the manifest", [manifestEntry("a", content: "x")], [RawEntry(path: "../evil.txt", content: "x")], "\"..\""),
+        ("symlink out", [manifestEntry("l", .symlink, mode: 0o777, target: "../outside")],
+         [RawEntry(path: "l", kind: .symlink, mode: 0o777, target: "../outside")], "outside"),
+        ("symlink to an absolute path", [manifestEntry("l", .symlink, mode: 0o777, target: "/etc")],
+         [RawEntry(path: "l", kind: .symlink, mode: 0o777, target: "/etc")], "outside"),
+        ("write through a symlink", [manifestEntry("l", .symlink, mode: 0o777, target: "."), manifestEntry("l/evil", content: "x")],
+         [RawEntry(path: "l", kind: .symlink, mode: 0o777, target: "."), RawEntry(path: "l/evil", content: "x")], "below the symbolic link"),
+        ("hard link out", [manifestEntry("h", content: "")], [RawEntry(path: "h", kind: .hardlink, target: "../../etc/passwd")], "hard link"),
+        ("hard link inside", [manifestEntry("a", content: "x"), manifestEntry("h", content: "")],
+         [RawEntry(path: "a", content: "x"), RawEntry(path: "h", kind: .hardlink, target: "a")], "hard link"),
+        ("device node", [manifestEntry("null", content: "")], [RawEntry(path: "null", kind: .characterDevice, mode: 0o666)], "character device"),
+        ("setuid in the archive", [manifestEntry("run", content: "#!/bin/sh\n", mode: 0o755)],
+         [RawEntry(path: "run", content: "#!/bin/sh\n", mode: 0o4755)], "setuid"),
+        ("setgid in the manifest", [manifestEntry("run", content: "#!/bin/sh\n", mode: 0o2755)],
+         [RawEntry(path: "run", content: "#!/bin/sh\n", mode: 0o2755)], "setuid or setgid"),
+        ("entry not in the manifest", [manifestEntry("a", content: "x")],
+         [RawEntry(path: "a", content: "x"), RawEntry(path: "extra", content: "y")], "not in the manifest"),
+        ("digest mismatch", [manifestEntry("a", content: "honest")], [RawEntry(path: "a", content: "forged")], "SHA-256"),
+        ("no manifest", [], [RawEntry(path: "a", content: "x")], "not a vfs bundle"),
+    ]
+
+    @Test("hostile bundles are refused with 65, nothing written in or outside DIR", arguments: WrapTests.hostile.indices)
+    func hostileBundles(index: Int) throws {
+        let (name, manifest, entries, why) = Self.hostile[index]
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        try writeRawBundle(to: scratch.path("plain.tar.zst"),
+                           manifest: name == "no manifest" ? nil : BundleManifest(group: nil, accessID: nil, sender: nil, entries: manifest),
+                           entries: entries)
+        #expect(try Tools.run("age", ["-r", key.recipient, "-o", scratch.path("evil.vfs"), scratch.path("plain.tar.zst")]).status == 0)
+        let target = scratch.path("dir/inner")
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        let before = try scratch.listing()
+        let run = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", target, scratch.path("evil.vfs")])
+        #expect(run.status == 65, "\(name): \(run.stderr)")
+        #expect(run.stderr.contains(why), "\(name): \(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target) == [], "\(name)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("dir")) == ["inner"], "\(name)")
+        #expect(try scratch.listing() == before, "\(name)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/vfs-evil-abs"))
+    }
+
+    @Test("on a terminal: a progress bar while wrapping, and no binary output to the screen")
+    func terminal() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let big = try scratch.write("big.bin", testBytes(17 << 20, seed: 5))
+        let tool = Tools.binDir.appendingPathComponent("vfs-wrap").path
+        let shown = try Tools.run("python3", [AgeToolsTests.withTTY, "never-asked", "", "--", tool, "-r", key.recipient, "-o", scratch.path("big.vfs"), big])
+        #expect(shown.status == 0)
+        #expect(shown.out.contains("wrapping"))
+        let quiet = try Tools.run("python3", [AgeToolsTests.withTTY, "never-asked", "", "--", tool, "-q", "-r", key.recipient, "-o", scratch.path("big2.vfs"), big])
+        #expect(quiet.status == 0 && !quiet.out.contains("wrapping"))
+        let refused = try Tools.run("python3", [AgeToolsTests.withTTY, "never-asked", "", "--", tool, "-r", key.recipient, big])
+        #expect(refused.status == 64 && refused.out.contains("refusing to write binary output to a terminal"))
+    }
+
+    @Test("--help has a synopsis, an example and the exit statuses", arguments: ["vfs-wrap", "vfs-unwrap"])
+    func help(tool: String) throws {
+        let help = try Tools.run(tool, ["--help"])
+        #expect(help.status == 0)
+        #expect(help.out.contains("USAGE: \(tool)") && help.out.contains("Examples:") && help.out.contains("Exit status:"))
+        #expect(try Tools.run(tool, ["--version"]).status == 0)
+    }
+}
