@@ -65,9 +65,9 @@ final class ArchiveWriter: ArchiveHandle {
         if compress {
             try check(archive_write_add_filter_zstd(a), "add the zstd filter")
         }
-        // Blocks of 64 KiB, and the last one not padded: the stream ends where its data
+        // Blocks of 1 MiB (few hand-offs to the encryptor), and the last one not padded: the stream ends where its data
         // does, so a zstd frame is clean (zstd -t accepts it).
-        try check(archive_write_set_bytes_per_block(a, 65536), "set the block size")
+        try check(archive_write_set_bytes_per_block(a, 1 << 20), "set the block size")
         try check(archive_write_set_bytes_in_last_block(a, 1), "set the last block size")
         let client = Unmanaged.passUnretained(self).toOpaque()
         try check(archive_write_open(a, client, nil, { _, client, buffer, length in

@@ -165,7 +165,6 @@ public final class BundleReader {
         try moveIntoPlace(from: staging, to: folder, placement: placement)
         succeeded = true
         StagingFolder.remove(staging)
-        AtomicOutputFile.syncFolder(folder)
         return manifest.entries.count
     }
 

@@ -90,6 +90,7 @@ final class BytePipe: @unchecked Sendable {
                 copied += n
                 offsetInHead += n
                 if offsetInHead == chunks[head].count {
+                    chunks[head] = []  // zeroed above; free it now
                     head += 1
                     offsetInHead = 0
                 }
