@@ -1,0 +1,92 @@
+function __vfs-unwrap_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __vfs-unwrap_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __vfs-unwrap_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __vfs-unwrap_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __vfs-unwrap_parse_tokens -S
+    set -l unparsed_tokens (__vfs-unwrap_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'vfs-unwrap'
+        __vfs-unwrap_parse_subcommand 1 'i/identity=+' 'for=' 'C/directory=' 'stdout' 't/list' 'json' 'f/force' 'passthrough' 'q/quiet' 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'help'
+            __vfs-unwrap_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __vfs-unwrap_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __vfs-unwrap_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __vfs-unwrap_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __vfs-unwrap_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__vfs-unwrap_tokens -p)
+    if test -z "$(__vfs-unwrap_tokens -t)"
+        set -l index (count (__vfs-unwrap_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'vfs-unwrap' -f
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap"' -s 'i' -l 'identity' -d 'Use the identities in PATH (\'-\' for stdin). Repeatable.' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" for' -l 'for' -d 'Release the content only if the policy approves APP.' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" C directory' -s 'C' -l 'directory' -d 'Extract into DIR (default: the current folder).' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" stdout' -l 'stdout' -d 'Write the content of a one-file bundle to stdout.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" list t' -s 't' -l 'list' -d 'Print the manifest instead of extracting.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" json' -l 'json' -d 'With --list, print the whole manifest as JSON.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" f force' -l 'force' -s 'f' -d 'Replace existing files and links.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passthrough' -l 'passthrough' -d 'Copy input that is not age out unchanged instead of failing.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_positional "vfs-unwrap" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap help" version' -l 'version' -d 'Show the version.'

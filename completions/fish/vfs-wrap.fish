@@ -1,0 +1,91 @@
+function __vfs-wrap_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __vfs-wrap_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __vfs-wrap_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __vfs-wrap_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __vfs-wrap_parse_tokens -S
+    set -l unparsed_tokens (__vfs-wrap_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'vfs-wrap'
+        __vfs-wrap_parse_subcommand -r 1 'r/recipient=+' 'R/recipients-file=+' 'g/group=+' 'access-id=' 'name=' 'no-compress' 'o/output=' 'q/quiet' 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'help'
+            __vfs-wrap_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __vfs-wrap_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __vfs-wrap_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __vfs-wrap_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __vfs-wrap_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__vfs-wrap_tokens -p)
+    if test -z "$(__vfs-wrap_tokens -t)"
+        set -l index (count (__vfs-wrap_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'vfs-wrap' -f
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…). Repeatable.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'R' -l 'recipients-file' -d 'Encrypt to the recipients listed in PATH (\'-\' for stdin). Repeatable.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'g' -l 'group' -d 'Encrypt to the recipients of GROUP ($VFS_HOME/groups/GROUP) and record it as the group id.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" access-id' -l 'access-id' -d 'Record ID as the bundle\'s access control id.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" name' -l 'name' -d 'Store standard input under NAME.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" no-compress' -l 'no-compress' -d 'Store the archive without zstd compression.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" o output' -l 'output' -s 'o' -d 'Write the bundle to OUT (\'-\' forces stdout, even a terminal).' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_positional "vfs-wrap" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap help" version' -l 'version' -d 'Show the version.'
