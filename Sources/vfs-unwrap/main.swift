@@ -16,8 +16,8 @@ struct Unwrap: VFSCommand {
         entry into -C DIR (default: the current folder). Entries are written to a staging \
         folder inside DIR and moved into place only after every SHA-256 matched and the \
         whole file authenticated; if anything fails, nothing is left behind. Existing files \
-        are not replaced without --force (a folder is never replaced by a file; existing \
-        folders are merged into).
+        are not replaced without --force but a folder is never replaced by a file; existing \
+        folders are merged into.
 
         Extraction is safe against hostile bundles: absolute paths, '..', symbolic or hard \
         links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, and entries \
@@ -33,7 +33,7 @@ struct Unwrap: VFSCommand {
         it) without extracting.
 
         Input that is not age at all (a file that was never wrapped) is refused with exit \
-        65 unless --passthrough: then it is copied out unchanged, to stdout with --stdout, \
+        65; with --passthrough it is copied out unchanged, to stdout with --stdout, \
         else into DIR under IN's name.
 
         Examples:
@@ -43,8 +43,8 @@ struct Unwrap: VFSCommand {
           vfs-unwrap -i key.txt --passthrough -C inbox maybe-wrapped.pdf
 
         Exit status: 0 success; 64 usage; 65 not a bundle, corrupt or tampered, a digest \
-        mismatch, or an unsafe entry (and IN not age without --passthrough); 66 IN does not \
-        exist; 73 an entry exists (without --force) or DIR can't be written; 74 read or \
+        mismatch, or an unsafe entry, and IN not age unless --passthrough is given; 66 IN does not \
+        exist; 73 an entry exists and --force was not given, or DIR can't be written; 74 read or \
         write error; 77 no identity matched, or the policy denies APP.
         """,
         version: vfsVersion)

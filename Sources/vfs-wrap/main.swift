@@ -24,12 +24,12 @@ struct Wrap: VFSCommand {
 
         -g GROUP encrypts to the recipients listed in $VFS_HOME/groups/GROUP (an age \
         recipients file, one age1… per line) and records GROUP as the bundle's group id, \
-        which vfs-unwrap --for APP checks against the policy.
+        which vfs-unwrap checks against the policy when it opens the bundle for an app.
 
         The manifest comes first, so every file is hashed before it is archived; while it \
         is archived its size, mtime and ctime are checked again, and a file that changed in \
         between fails the run (exit 75) rather than disagree with its digest. Standard \
-        input (PATH '-', or no PATH with --name) is stored as one file named by --name. It \
+        input (PATH '-', or no PATH but a name) is stored as one file named by --name NAME. It \
         must be hashed before the archive is written, so it is first spooled to an unlinked \
         temporary file in $TMPDIR (else /tmp); the spool is age-encrypted to a one-time key \
         that exists only in this process's memory, so the plaintext never reaches the disk \
@@ -70,7 +70,7 @@ struct Wrap: VFSCommand {
     @Flag(name: .shortAndLong, help: "No progress bar.")
     var quiet = false
 
-    @Argument(help: ArgumentHelp("Files and folders to wrap ('-' for standard input, with --name).", valueName: "path"))
+    @Argument(help: ArgumentHelp("Files and folders to wrap ('-' for standard input, named by --name NAME).", valueName: "path"))
     var paths: [String] = []
 
     var readsStandardInput: Bool { paths.contains("-") || (paths.isEmpty && name != nil) }
