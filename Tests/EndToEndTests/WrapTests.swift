@@ -306,6 +306,49 @@ struct WrapTests {
         #expect(!FileManager.default.fileExists(atPath: "/tmp/vfs-evil-abs"))
     }
 
+    @Test("killed mid-extraction (input stalled), vfs-unwrap removes its staging folder and dies of the signal")
+    func interrupted() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let tree = scratch.path("t")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        try Data("first\n".utf8).write(to: URL(fileURLWithPath: tree + "/a.txt"))
+        try testBytes(8 << 20, seed: 4).write(to: URL(fileURLWithPath: tree + "/b.bin"))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree]).status == 0)
+        let bundle = try scratch.read("t.vfs")
+        let out = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        _ = Tools.ignoreSIGPIPE
+        let process = Process()
+        // Through python, which gives the child default signal handling (the test runner
+        // may ignore or block SIGTERM, and a signal ignored on entry rightly stays ignored).
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import os, signal, sys; signal.signal(signal.SIGTERM, signal.SIG_DFL); signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM]); os.execv(sys.argv[1], sys.argv[1:])",
+                             Tools.binDir.appendingPathComponent("vfs-unwrap").path, "-i", key.path, "-C", out]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // All but the last MiB, then nothing: the extraction has begun and waits for more.
+        try input.fileHandleForWriting.write(contentsOf: bundle.prefix(bundle.count - (1 << 20)))
+        var staged = false
+        for _ in 0..<3000 where !staged {
+            staged = (try? FileManager.default.contentsOfDirectory(atPath: out))?.contains { $0.hasPrefix(".vfs-unwrap-") } ?? false
+            if !staged { usleep(10_000) }
+        }
+        #expect(staged)
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<1000 where process.isRunning { usleep(10_000) }
+        if process.isRunning {
+            Issue.record("vfs-unwrap ignored SIGTERM")
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == [])
+    }
+
     @Test("on a terminal: a progress bar while wrapping, and no binary output to the screen")
     func terminal() throws {
         let scratch = try Scratch()

@@ -12,6 +12,8 @@ public final class BundleReader {
     private let archive: ArchiveReader
     private let source: ByteSource
     private var nextIndex = 0
+    /// Set while extracting to a staging folder.
+    private var interrupt: ExtractionInterrupt?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
 
     /// Reads and validates the manifest.
@@ -88,6 +90,7 @@ public final class BundleReader {
             if n == 0 { break }
             total += n
             guard total <= entry.size else { throw BundleError.digestMismatch(path: entry.path) }
+            try interrupt?.check()
             let part = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             hasher.update(part)
             try body(part)
@@ -130,9 +133,16 @@ public final class BundleReader {
         }
         let staging = String(cString: template)
         var succeeded = false
-        defer { if !succeeded { StagingFolder.remove(staging) } }
+        let interrupt = ExtractionInterrupt()
+        self.interrupt = interrupt
+        defer {
+            if !succeeded { StagingFolder.remove(staging) }
+            self.interrupt = nil
+            interrupt.finish()
+        }
 
         while let entry = try nextEntry() {
+            try interrupt.check()
             let path = staging + "/" + entry.path
             switch entry.type {
             case .directory:

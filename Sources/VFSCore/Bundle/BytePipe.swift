@@ -75,7 +75,16 @@ final class BytePipe: @unchecked Sendable {
 
     func read(into out: UnsafeMutableRawBufferPointer) throws -> Int {
         try locked {
-            while head == chunks.count && !writerDone { pthread_cond_wait(&changed, &mutex) }
+            while head == chunks.count && !writerDone {
+                // Wake now and then: an extraction interrupted by a signal must get to
+                // clean up even while its input is stalled.
+                var deadline = timespec()
+                clock_gettime(CLOCK_REALTIME, &deadline)
+                deadline.tv_nsec += 100_000_000
+                if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+                pthread_cond_timedwait(&changed, &mutex, &deadline)
+                try ExtractionInterrupt.checkPending()
+            }
             if head == chunks.count {
                 if let writerError { throw writerError }
                 return 0
