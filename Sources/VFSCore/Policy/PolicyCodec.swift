@@ -9,7 +9,33 @@ public enum PolicyCodec {
         sorted.sort()
         // Encoding plain strings, bools, ints and dates cannot fail.
         let data = try! encoder(pretty: true).encode(sorted)
-        return Array(data) + [0x0A]
+        return compactingEmptyLists(Array(data)) + [0x0A]
+    }
+
+    /// The pretty printer writes an empty list over three lines; `[]` reads better.
+    /// (A newline inside a JSON string is always escaped, so "[", a line break, blanks,
+    /// a line break, blanks, "]" is structure.)
+    static func compactingEmptyLists(_ bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 0x5B {
+                var j = i + 1, newlines = 0
+                while j < bytes.count, bytes[j] == 0x0A || bytes[j] == 0x20 {
+                    if bytes[j] == 0x0A { newlines += 1 }
+                    j += 1
+                }
+                if newlines > 0, j < bytes.count, bytes[j] == 0x5D {
+                    out += [0x5B, 0x5D]
+                    i = j + 1
+                    continue
+                }
+            }
+            out.append(bytes[i])
+            i += 1
+        }
+        return out
     }
 
     /// Parses and checks a policy. A file of nothing but white space is an empty policy.
