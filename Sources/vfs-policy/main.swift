@@ -23,11 +23,12 @@ struct Policy: VFSCommand {
         items sorted by app, times in ISO 8601 UTC, and a format "version". Every change \
         takes an exclusive lock on PATH.lock, re-reads the file, writes the whole new \
         file to a temporary file that is synced and renamed over it, and appends one \
-        line per changed item to the log PATH.log (JSON lines: time, user, uid, action, \
-        id, app, the fields set); changes that race run one after the other and none is \
-        lost. Reads take the lock shared. A policy file that does not parse, or breaks \
-        a rule (an unknown key, a duplicate app), is an error naming the file and the \
-        line (exit 65), for reads and changes alike: it is never replaced.
+        line per changed item to the log PATH.log (policy.json.log by default; JSON \
+        lines: time, user, uid, action, id, app, the fields set); changes that race \
+        run one after the other and none is lost. Reads take the lock shared. A \
+        policy file that does not parse, or breaks a rule (an unknown key, a duplicate \
+        app), is an error naming the file and the line (exit 65), for reads and \
+        changes alike: it is never replaced.
 
         Expiry: an item is expired at and after its expiry instant. --expires takes a \
         date (2027-01-31: valid through that whole day in UTC, expiring at \
@@ -90,6 +91,13 @@ struct ItemOptions: ParsableArguments {
     @Option(help: ArgumentHelp("When the approval ends: a date (valid through that day, UTC), an ISO 8601 time, or a duration from now (90d).", valueName: "when"))
     var expires: String?
 
+    /// An expiry given in the past is kept (it may be meant), but said.
+    func warnIfExpired(_ item: PolicyItem, now: Date) {
+        if expires != nil, let at = item.expires, item.isExpired(at: now) {
+            Diagnostics.warn("\"\(item.app)\" expired at \(PolicyDates.format(at)), so it denies from now on", tool: "vfs-policy")
+        }
+    }
+
     func edit(now: Date) throws -> PolicyEdit {
         PolicyEdit(name: name,
                    groups: groups.isEmpty ? nil : groups,
@@ -151,8 +159,10 @@ extension Policy {
         var app: String
 
         func run() throws {
-            let added = try policy.storeForChange().add(app: app, try item.edit(now: Date()))
+            let now = Date()
+            let added = try policy.storeForChange().add(app: app, try item.edit(now: now))
             print(added.id)
+            item.warnIfExpired(added, now: now)
         }
     }
 
@@ -206,7 +216,8 @@ extension Policy {
             guard !edit.isEmpty else {
                 throw ToolError.usage("nothing to change", hints: ["give --name, --group, --type, --expires, --enable, --disable, --clear-groups, --clear-types or --no-expiry"])
             }
-            try policy.storeForChange().update(reference, edit)
+            let (updated, _) = try policy.storeForChange().update(reference, edit)
+            item.warnIfExpired(updated, now: Date())
         }
     }
 

@@ -179,7 +179,10 @@ struct PolicyStoreTests {
 
         let after = try folder.text(folder.policy)
         let clash = PolicyDocument(items: [PolicyItem(id: "abcdef12", app: theirs.id, created: Self.t0, updated: Self.t0)])
-        #expect(throws: PolicyError.self) { try folder.store.importDocument(clash, replace: false, source: "y", by: alice) }
+        #expect(throws: PolicyError.conflict("cannot import y: after merging, app \"\(theirs.id)\" is also the id of item 1, so it would be ambiguous",
+                                             hint: "rename or remove the clashing item, or import with --replace")) {
+            try folder.store.importDocument(clash, replace: false, source: "y", by: alice)
+        }
         #expect(try folder.text(folder.policy) == after)
         #expect(before != after)
     }

@@ -8,6 +8,8 @@ public enum PolicyError: ReportableError, Equatable {
     case alreadyApproved(app: String, id: String)
     /// A bad app, group or type on the command line: exit 64.
     case invalidValue(String, hint: String)
+    /// An import that parses but clashes with the policy: exit 65.
+    case conflict(String, hint: String)
 
     public var description: String {
         switch self {
@@ -19,14 +21,14 @@ public enum PolicyError: ReportableError, Equatable {
             return "no policy item has the app or id \"\(reference)\""
         case let .alreadyApproved(app, id):
             return "\"\(app)\" is already approved (item \(id))"
-        case let .invalidValue(message, _):
+        case let .invalidValue(message, _), let .conflict(message, _):
             return message
         }
     }
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .corrupt: return .dataError
+        case .corrupt, .conflict: return .dataError
         case .noSuchItem, .alreadyApproved: return .no
         case .invalidValue: return .usage
         }
@@ -40,7 +42,7 @@ public enum PolicyError: ReportableError, Equatable {
             return ["vfs-policy list shows the apps and ids"]
         case let .alreadyApproved(app, _):
             return ["change it with vfs-policy update \(app) …"]
-        case let .invalidValue(_, hint):
+        case let .invalidValue(_, hint), let .conflict(_, hint):
             return [hint]
         }
     }

@@ -204,8 +204,8 @@ public final class PolicyStore: PolicySource {
             do {
                 try PolicyRules.check(merged)
             } catch let error as PolicyRuleViolation {
-                throw PolicyError.invalidValue("cannot import \(source): \(error.reason) after merging",
-                                               hint: "rename or remove the clashing item, or import with --replace")
+                throw PolicyError.conflict("cannot import \(source): after merging, \(error.reason)",
+                                           hint: "rename or remove the clashing item, or import with --replace")
             }
             document = merged
             return (summary, entries)
