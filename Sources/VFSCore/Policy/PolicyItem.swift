@@ -42,11 +42,7 @@ public struct PolicyItem: Codable, Sendable, Equatable {
     /// Strict: unknown keys are rejected (a typo such as "group" would otherwise widen
     /// what the item approves); name, groups, types and enabled may be left out.
     public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyKey.self)
-        let known = Set(CodingKeys.allCases.map(\.rawValue))
-        if let unknown = c.allKeys.first(where: { !known.contains($0.stringValue) }) {
-            throw DecodingError.dataCorruptedError(forKey: unknown, in: c, debugDescription: "unknown key \"\(unknown.stringValue)\"")
-        }
+        try AnyKey.rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let k = try decoder.container(keyedBy: CodingKeys.self)
         id = try k.decode(String.self, forKey: .id)
         app = try k.decode(String.self, forKey: .app)
@@ -88,11 +84,7 @@ public struct PolicyDocument: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable { case version, items }
 
     public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyKey.self)
-        let known = Set(CodingKeys.allCases.map(\.rawValue))
-        if let unknown = c.allKeys.first(where: { !known.contains($0.stringValue) }) {
-            throw DecodingError.dataCorruptedError(forKey: unknown, in: c, debugDescription: "unknown key \"\(unknown.stringValue)\"")
-        }
+        try AnyKey.rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let k = try decoder.container(keyedBy: CodingKeys.self)
         version = try k.decode(Int.self, forKey: .version)
         guard version == Self.currentVersion else {
@@ -125,4 +117,13 @@ struct AnyKey: CodingKey {
     var intValue: Int? { nil }
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { return nil }
+
+    /// Throws for a key of the object being decoded that `known` does not list.
+    static func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(in decoder: Decoder, known: Keys.Type) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        let names = Set(Keys.allCases.map(\.stringValue))
+        if let unknown = c.allKeys.first(where: { !names.contains($0.stringValue) }) {
+            throw DecodingError.dataCorruptedError(forKey: unknown, in: c, debugDescription: "unknown key \"\(unknown.stringValue)\"")
+        }
+    }
 }
