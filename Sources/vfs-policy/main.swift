@@ -13,7 +13,7 @@ struct Policy: VFSCommand {
         such as com.example.viewer) to receive files. It may restrict the groups whose \
         files the app receives and the file types (extensions); an empty list means any. \
         It may expire, and it may be disabled. `check` is the decision that scripts, \
-        vfs-unwrap --for APP and vfs-fetch use: exit 0 allowed, 1 denied. The default \
+        vfs-unwrap (for an app) and vfs-fetch use: exit 0 allowed, 1 denied. The default \
         is deny: an app without an item, an empty policy and a missing policy file \
         approve nothing.
 
@@ -37,7 +37,7 @@ struct Policy: VFSCommand {
         Times are kept to the second.
 
         Threat model: the policy governs what this toolkit releases, and to whom, in \
-        automated flows (vfs-unwrap --for APP, vfs-fetch, scripts that ask check). It \
+        automated flows (vfs-unwrap for an app, vfs-fetch, scripts that ask check). It \
         does not stop a person who holds the keys from decrypting files with other \
         tools (age, vfs-decrypt), and anyone who can write the policy file can change \
         it: protect the file and its folder like the keys, and review its log.

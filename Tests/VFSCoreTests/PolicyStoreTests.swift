@@ -63,6 +63,10 @@ struct PolicyStoreTests {
         let (noExpiry, fields) = try store.update("com.example.viewer", PolicyEdit(expires: .some(nil)), by: alice)
         #expect(noExpiry.expires == nil && fields == ["expires"])
 
+        let loaded = try store.load()
+        #expect(loaded.item(matching: viewer.id)?.app == "com.example.viewer")
+        #expect(loaded.item(matching: "evince")?.app == "evince")
+        #expect(loaded.item(matching: "evinc") == nil)
         #expect(try store.remove("evince", by: alice).app == "evince")
         #expect(throws: PolicyError.noSuchItem("evince")) { try store.remove("evince", by: alice) }
         #expect(throws: PolicyError.noSuchItem("nope")) { try store.update("nope", PolicyEdit(name: "x"), by: alice) }

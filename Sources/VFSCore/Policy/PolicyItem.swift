@@ -102,7 +102,11 @@ public struct PolicyDocument: Codable, Sendable, Equatable {
     /// The item whose app or id is `reference`. Apps and ids never collide (add, import
     /// and validation keep it so), so at most one item matches.
     public func item(matching reference: String) -> PolicyItem? {
-        items.first { $0.app == reference } ?? items.first { $0.id == reference }
+        index(matching: reference).map { items[$0] }
+    }
+
+    func index(matching reference: String) -> Int? {
+        items.firstIndex { $0.app == reference } ?? items.firstIndex { $0.id == reference }
     }
 
     /// Items in the stored order: by app, then id.

@@ -125,8 +125,7 @@ public final class PolicyStore: PolicySource {
                        now: Date = Date()) throws -> (item: PolicyItem, changed: [String]) {
         try edit.validate()
         return try change { document in
-            guard let index = document.items.firstIndex(where: { $0.app == reference })
-                    ?? document.items.firstIndex(where: { $0.id == reference }) else {
+            guard let index = document.index(matching: reference) else {
                 throw PolicyError.noSuchItem(reference)
             }
             var item = document.items[index]
@@ -143,8 +142,7 @@ public final class PolicyStore: PolicySource {
     @discardableResult
     public func remove(_ reference: String, by actor: PolicyActor = .current, now: Date = Date()) throws -> PolicyItem {
         try change { document in
-            guard let index = document.items.firstIndex(where: { $0.app == reference })
-                    ?? document.items.firstIndex(where: { $0.id == reference }) else {
+            guard let index = document.index(matching: reference) else {
                 throw PolicyError.noSuchItem(reference)
             }
             let item = document.items.remove(at: index)
