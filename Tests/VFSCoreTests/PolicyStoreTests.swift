@@ -246,6 +246,11 @@ struct PolicyCodecTests {
         #expect(Self.line("{\n\"items\": [],\n\"version\": 1,\n}") == 4)
         #expect(Self.line("[1, 2]\n[3]") == 2)
         #expect(Self.line("{\"a\": \"x\ny\"}") == 1)
+        // Escapes: a key spelled with \u escapes is the same key; escaped quotes stay inside the string.
+        #expect(Self.corruption("{\"version\": 1,\n\"items\": [],\n\"\\u0069tems\": []}") ==
+                .corrupt(file: "p.json", line: 3, column: 1, reason: "not valid JSON: duplicate key \"items\""))
+        #expect(Self.line("{\"version\": 1, \"items\": [], \"x\": \"a\\\"b\\u00e9\\n\",\n\"y\": \"\\q\"}") == 2)
+        #expect(Self.line("{\"version\": 1, \"items\": [], \"x\": \"\\ud83d\\ude00\"\n,}") == 2)
     }
 
     @Test("wrong types, missing keys, unknown keys and broken rules name the line of the value")

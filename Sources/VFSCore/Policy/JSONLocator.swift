@@ -17,6 +17,8 @@ struct JSONLocator {
     private let bytes: [UInt8]
     private var i = 0
     private var target: [PathComponent]?
+    /// Where the reader is, kept only while looking for `target`.
+    private var path: [PathComponent] = []
     private var found: Int?
     private static let maxDepth = 256
 
@@ -55,7 +57,7 @@ struct JSONLocator {
     private mutating func document() throws {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
         skipSpace()
-        try value(path: [], depth: 0)
+        try value(depth: 0)
         skipSpace()
         guard i == bytes.count else { throw fail("unexpected \(describe(i)) after the end of the document") }
     }
@@ -71,14 +73,14 @@ struct JSONLocator {
         return b == 0x0A ? "line break" : "byte 0x" + String(b, radix: 16)
     }
 
-    private mutating func value(path: [PathComponent], depth: Int) throws {
+    private mutating func value(depth: Int) throws {
         if let target, found == nil, path == target { found = i }
         guard depth < Self.maxDepth else { throw fail("nested too deeply") }
         guard i < bytes.count else { throw fail("unexpected end of file, expected a value") }
         switch bytes[i] {
-        case 0x7B: try object(path: path, depth: depth)
-        case 0x5B: try array(path: path, depth: depth)
-        case 0x22: _ = try string()
+        case 0x7B: try object(depth: depth)
+        case 0x5B: try array(depth: depth)
+        case 0x22: _ = try string(keep: false)
         case 0x2D, 0x30...0x39: try number()
         case 0x74: try literal("true")
         case 0x66: try literal("false")
@@ -87,7 +89,7 @@ struct JSONLocator {
         }
     }
 
-    private mutating func object(path: [PathComponent], depth: Int) throws {
+    private mutating func object(depth: Int) throws {
         i += 1
         skipSpace()
         if i < bytes.count, bytes[i] == 0x7D { i += 1; return }
@@ -95,13 +97,15 @@ struct JSONLocator {
         while true {
             guard i < bytes.count, bytes[i] == 0x22 else { throw fail("unexpected \(describe(i)), expected a key in quotes") }
             let keyStart = i
-            let key = try string()
+            let key = try string(keep: true)
             guard keys.insert(key).inserted else { throw fail("duplicate key \"\(key)\"", at: keyStart) }
             skipSpace()
             guard i < bytes.count, bytes[i] == 0x3A else { throw fail("unexpected \(describe(i)), expected ':'") }
             i += 1
             skipSpace()
-            try value(path: path + [.key(key)], depth: depth + 1)
+            if target != nil { path.append(.key(key)) }
+            try value(depth: depth + 1)
+            if target != nil { path.removeLast() }
             skipSpace()
             guard i < bytes.count else { throw fail("unexpected end of file, expected ',' or '}'") }
             if bytes[i] == 0x2C { i += 1; skipSpace(); continue }
@@ -110,13 +114,15 @@ struct JSONLocator {
         }
     }
 
-    private mutating func array(path: [PathComponent], depth: Int) throws {
+    private mutating func array(depth: Int) throws {
         i += 1
         skipSpace()
         if i < bytes.count, bytes[i] == 0x5D { i += 1; return }
         var index = 0
         while true {
-            try value(path: path + [.index(index)], depth: depth + 1)
+            if target != nil { path.append(.index(index)) }
+            try value(depth: depth + 1)
+            if target != nil { path.removeLast() }
             index += 1
             skipSpace()
             guard i < bytes.count else { throw fail("unexpected end of file, expected ',' or ']'") }
@@ -126,8 +132,16 @@ struct JSONLocator {
         }
     }
 
-    private mutating func string() throws -> String {
+    /// Reads a string; its value is built only when `keep` (keys), else "".
+    private mutating func string(keep: Bool) throws -> String {
         i += 1
+        // Most strings have no escape: find the closing quote and take the bytes as they are.
+        var end = i
+        while end < bytes.count, bytes[end] != 0x22, bytes[end] != 0x5C, bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == 0x22 {
+            defer { i = end + 1 }
+            return keep ? String(decoding: bytes[i..<end], as: UTF8.self) : ""
+        }
         var scalars = String.UnicodeScalarView()
         var run = [UInt8]()
         func flush() {
