@@ -73,7 +73,7 @@ public struct PolicyImportSummary: Sendable, Equatable, Encodable {
 /// folder the user may only read); the rename keeps such a read whole. A file that
 /// does not parse stops every read and change with `PolicyError.corrupt` (exit 65): it
 /// is never replaced.
-public final class PolicyStore: PolicySource {
+public final class PolicyStore: PolicySource, Sendable {
     public let path: String
 
     public init(path: String) {
@@ -215,6 +215,9 @@ public final class PolicyStore: PolicySource {
     /// Lock exclusively, re-read, apply `body`, write atomically, log, unlock.
     /// `body` returns its result and the log entries; no entries means nothing changed
     /// and nothing is written.
+    /// The policy is written before the log: a log that cannot be appended fails the
+    /// command (exit 74) with the change already made, never a log line for a change
+    /// that did not happen.
     func change<R>(_ body: (inout PolicyDocument) throws -> (R, [PolicyLogEntry])) throws -> R {
         try withLock(exclusive: true) {
             var document = try readDocument()
