@@ -84,7 +84,7 @@ public struct KeychainSession {
             guard let entry = all.first(where: { $0.service == name }) else {
                 throw ToolError("no identity \"\(name)\" in the keychain \"\(store.path)\"", exit: .noInput,
                                 hints: [all.isEmpty ? "the keychain holds no identities; make one with vfs-keychain identity new NAME"
-                                                    : "the identities are: " + all.map(\.service).joined(separator: ", ")])
+                                                    : "the identities are: " + all.map(\.service).sorted().joined(separator: ", ")])
             }
             out.append(entry)
         }

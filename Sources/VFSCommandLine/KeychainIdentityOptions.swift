@@ -17,6 +17,12 @@ public struct KeychainIdentityOptions: ParsableArguments {
 
     public var isEmpty: Bool { names.isEmpty }
 
+    public func validate() throws {
+        if names.isEmpty && (passcodeOptions.passcodeFile != nil || passcodeOptions.passcodeFD != nil) {
+            throw ToolError.usage("--passcode-file and --passcode-fd go with -K NAME")
+        }
+    }
+
     /// The named identities (all of them for `all`), unlocking the keychain through the
     /// agent or a passcode source. Unknown name => exit 66 with a hint listing the
     /// names; wrong passcode => exit 77.

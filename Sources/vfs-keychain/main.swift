@@ -50,7 +50,7 @@ struct Keychain: VFSCommand {
         recovery answers, or the keychain is locked and no passcode was given.
         """,
         version: vfsVersion,
-        subcommands: [Init.self, Set.self, Get.self, Delete.self, List.self, Passcode.self, Recover.self,
+        subcommands: [Init.self, Set.self, Get.self, Delete.self, List.self, Import.self, Passcode.self, Recover.self,
                       Identity.self, Unlock.self, Lock.self, Status.self, Agent.self])
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
@@ -325,6 +325,66 @@ extension Keychain {
             let formatter = ISO8601DateFormatter()
             let text = entries.map { "\($0.service)\t\($0.account)\t\(formatter.string(from: Keychain.date($0.modified)))\t\($0.label)\n" }.joined()
             try Keychain.output(Array(text.utf8))
+        }
+    }
+
+    struct ImportedEntry: Decodable {
+        let service: String
+        let account: String
+        let secret: String
+        let label: String?
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add many secrets at once from a JSON array (to move a store over).",
+            discussion: """
+            FILE ('-' or none for stdin) holds [{"service": …, "account": …, "secret": …, \
+            "label": …}, …] (label optional; the secret is the exact string). All of them \
+            are added in one save, or none: an entry that exists already stops the import \
+            with exit 73 unless --update replaces it.
+            """)
+
+        @Argument(help: ArgumentHelp("The JSON file ('-' or none for stdin).", valueName: "file")) var file: String?
+        @Flag(name: .long, help: "Replace the secrets of entries that exist.") var update = false
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func run() throws {
+            var data = try ToolIO.openInput(file).readAll()
+            defer { for i in data.indices { data[i] = 0 } }
+            let imported: [ImportedEntry]
+            do { imported = try JSONDecoder().decode([ImportedEntry].self, from: Data(data)) } catch {
+                throw ToolError("\(file.map { "\"\($0)\"" } ?? "standard input") is not a JSON array of {service, account, secret, label}", exit: .dataError)
+            }
+            for item in imported {
+                try KeychainNames.check(item.service, what: "service")
+                try KeychainNames.check(item.account, what: "account")
+                guard !item.secret.isEmpty else { throw ToolError.usage("empty secret for \"\(item.service)\" \"\(item.account)\"") }
+            }
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            let now = Keychain.now()
+            let count = try session.update { entries -> (Int, Bool) in
+                var index: [String: Int] = [:]
+                for (i, entry) in entries.enumerated() where entry.kind == .secret { index[entry.service + "\u{0}" + entry.account] = i }
+                for item in imported {
+                    let secret = SecretBytes(copying: Array(item.secret.utf8))
+                    if let i = index[item.service + "\u{0}" + item.account] {
+                        guard update else {
+                            throw ToolError("an entry for \"\(item.service)\" \"\(item.account)\" already exists; nothing was imported", exit: .cannotCreate,
+                                            hints: ["replace existing entries with --update"])
+                        }
+                        entries[i].secret = secret
+                        entries[i].modified = now
+                        if let label = item.label { entries[i].label = label }
+                    } else {
+                        index[item.service + "\u{0}" + item.account] = entries.count
+                        entries.append(KeychainEntry(kind: .secret, service: item.service, account: item.account, label: item.label ?? "",
+                                                     created: now, modified: now, secret: secret))
+                    }
+                }
+                return (imported.count, !imported.isEmpty)
+            }
+            Diagnostics.info("imported \(count) entr\(count == 1 ? "y" : "ies")", tool: "vfs-keychain")
         }
     }
 

@@ -174,6 +174,9 @@ public struct SealedKeychain: Sendable {
         }
     }
 
+    /// The length of the file's tail from the body nonce to the end (kept as it is by a passcode change).
+    public var bodyByteCount: Int { KeychainFormat.nonceCount + 4 + sealedBody.count }
+
     /// The master key from the passcode slot; `.wrongPasscode` if it does not open.
     public func unlock(passcode: SecretBytes) throws -> SecretBytes {
         guard let key = try header.passcodeSlot.unwrap(secret: passcode) else { throw KeychainError.wrongPasscode }

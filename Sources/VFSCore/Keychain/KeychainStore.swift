@@ -92,10 +92,25 @@ public struct KeychainStore: Sendable {
 
     /// Keeps the current (verified) file as the backup, then puts `bytes` in its place.
     private func replace(with bytes: [UInt8]) throws {
+        removeStaleTemporaries()
         try keepBackup()
         let file = try AtomicOutputFile(path: path, mode: 0o600)
         try file.write(bytes)
         try file.commit()
+    }
+
+    /// Temporary files a killed writer left behind (SIGKILL leaves no chance to clean
+    /// up). Safe under the exclusive lock: no other writer is between create and rename.
+    private func removeStaleTemporaries() {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        let prefixes = [".\(base).tmp-", "\(base).prev.tmp-", ".\(base).prev.tmp-"]
+        guard let dir = opendir(folder.isEmpty ? "/" : folder) else { return }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if prefixes.contains(where: { name.hasPrefix($0) }) { unlink((folder.isEmpty ? "" : folder) + "/" + name) }
+        }
     }
 
     /// Hard-links the current file to `PATH.prev` (through a temporary name and a
