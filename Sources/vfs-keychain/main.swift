@@ -17,10 +17,24 @@ struct Keychain: VFSCommand {
         answers to security questions, whose questions are kept readable so recover \
         can ask them. A header MAC makes any edit of the file fail authentication.
 
+        File format, version 1 (integers big-endian): the magic VFSKEYCH, a u16 \
+        version, a 16-byte random keychain id, a slot count (1 or 2), then per slot its \
+        kind (1 passcode, 2 recovery), scrypt log2 N, r and p, a 16-byte salt and the \
+        48-byte master key wrapped with ChaCha20-Poly1305 under scrypt(secret, salt); \
+        the recovery slot adds its questions (count, then u16 length + UTF-8 each). A \
+        32-byte HMAC-SHA-256 of all that follows, keyed from the master key, then the \
+        body: a 12-byte nonce, a u32 length and the entries sealed with \
+        ChaCha20-Poly1305 under a key derived (HKDF-SHA-256) from the master key. \
+        Recovery answers are normalised (Unicode NFC, trimmed, inner whitespace \
+        collapsed, case-folded) and joined with length prefixes. A change to the \
+        passcode slot reads as a wrong passcode (77); any other change, a truncation \
+        or extra bytes, as damage (65).
+
         Protection classes: a locked keychain has complete protection: nothing in it \
         can be read without the passcode. `unlock` starts an agent that holds the \
-        master key in memory, for this user only (a 0700 folder under \
-        $XDG_RUNTIME_DIR/vfs, else /tmp/vfs-UID, and a peer uid check), so scripts \
+        master key in memory, for this user only (a 0700 folder: \
+        $XDG_RUNTIME_DIR/vfs, else /run/user/UID/vfs, else /tmp/vfs-UID, and a peer \
+        uid check), so scripts \
         and cron jobs run many commands after one unlock: the keychain is then \
         available until `lock` or the timeout, when the key is wiped.
 
@@ -631,10 +645,13 @@ extension Keychain {
 
     /// The agent process itself, started by unlock (not for people).
     struct Agent: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "agent-serve", abstract: "Serve an unlocked key (started by unlock).", shouldDisplay: false)
+        static let configuration = CommandConfiguration(
+            commandName: "agent-serve",
+            abstract: "Internal: the agent process that unlock starts (the key comes on stdin); not run by hand.",
+            shouldDisplay: false)
 
-        @Option(name: .customLong("timeout-seconds")) var timeoutSeconds: Int
-        @Argument var socketPath: String
+        @Option(name: .customLong("timeout-seconds"), help: "Seconds until the agent wipes the key and exits.") var timeoutSeconds: Int
+        @Argument(help: "The Unix socket to listen on.") var socketPath: String
 
         func run() throws {
             KeychainAgent.serve(socketPath: socketPath, timeout: timeoutSeconds)

@@ -5,7 +5,7 @@ import Glibc
 /// Where the unlock agent of a keychain listens, and the wire between it and clients.
 ///
 /// The socket lives in a folder private to the user: `$XDG_RUNTIME_DIR/vfs/`, else
-/// `/tmp/vfs-UID/`, created 0700 and refused if another user owns it or others may
+/// `/run/user/UID/vfs/`, else `/tmp/vfs-UID/`, created 0700 and refused if another user owns it or others may
 /// enter it. Its name comes from the keychain's real path, so each keychain has its
 /// own agent. Both ends check the other's uid (SO_PEERCRED).
 ///
@@ -22,10 +22,17 @@ public enum AgentSocket {
 
     static let protocolVersion: UInt8 = 1
 
-    /// The private folder the sockets live in.
+    /// The private folder the sockets live in: under `$XDG_RUNTIME_DIR`, else under
+    /// `/run/user/UID` when it is ours (cron jobs get no XDG_RUNTIME_DIR but must find
+    /// the agent the login session started), else `/tmp/vfs-UID`.
     public static var folder: String {
         if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") {
             return runtime + "/vfs"
+        }
+        var info = stat()
+        let userRuntime = "/run/user/\(getuid())"
+        if lstat(userRuntime, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 {
+            return userRuntime + "/vfs"
         }
         return "/tmp/vfs-\(getuid())"
     }

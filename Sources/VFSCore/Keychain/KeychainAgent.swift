@@ -39,7 +39,9 @@ public enum KeychainAgent {
         let argv = ([String(executable.split(separator: "/").last ?? "vfs-keychain")] + arguments + [socketPath]).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv + [nil], environ)
+        // An empty environment: nothing of the caller's (VFS_PASSCODE, say) lives on in the agent.
+        var environment: [UnsafeMutablePointer<CChar>?] = [nil]
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv + [nil], &environment)
         guard spawned == 0 else {
             close(keyPipe[1])
             throw AgentError.startFailed(String(cString: strerror(spawned)))
