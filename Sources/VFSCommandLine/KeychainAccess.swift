@@ -40,8 +40,9 @@ public struct KeychainSession {
     public static func open(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws -> KeychainSession {
         let store = KeychainStore(path: path ?? ToolPaths.keychain)
         let sealed = try store.read()
-        if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id),
-           try sealed.authenticates(masterKey: key) {
+        // The agent answers only for this keychain's id: if its key then fails to
+        // authenticate the file, the file was modified (65), not locked.
+        if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
             return KeychainSession(store: store, sealed: sealed, masterKey: key, entries: try sealed.open(masterKey: key), viaAgent: true)
         }
         let key = try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent))

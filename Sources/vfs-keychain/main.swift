@@ -181,7 +181,13 @@ extension Keychain {
             let recoverySlot = questions.isEmpty ? nil : try KeySlot.wrap(masterKey, kind: .recovery, secret: RecoveryAnswers.secret(answers),
                                                                          workFactor: workFactor, questions: questions)
             let folder = store.path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-            if !folder.isEmpty { try ToolPaths.makePrivateFolder(folder) }
+            if !folder.isEmpty {
+                try ToolPaths.makePrivateFolder(folder)
+                var info = stat()
+                if stat(folder, &info) == 0, info.st_mode & 0o077 != 0 {
+                    Diagnostics.warn("the folder \"\(folder)\" is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 700 it", tool: "vfs-keychain")
+                }
+            }
             try store.create(header: KeychainHeader.new(passcode: passcodeSlot, recovery: recoverySlot), masterKey: masterKey)
             Diagnostics.info("created \"\(store.path)\"" + (questions.isEmpty ? "" : " with \(questions.count) recovery question\(questions.count == 1 ? "" : "s")"), tool: "vfs-keychain")
         }

@@ -448,6 +448,15 @@ struct KeychainTests {
         #expect(try kc.run(["status"]).status == 1)
         #expect(try kc.run(["get", "s", "a"]).status == 77)
 
+        // SIGTERM: the agent wipes the key and removes its socket as on lock.
+        try kc.unlock(timeout: "10m")
+        let pids = try KeychainFixture.processes(mentioning: kc.agentFolder)
+        #expect(pids.count == 1)
+        for pid in pids { kill(pid, SIGTERM) }
+        #expect(pids.allSatisfy { KeychainFixture.waitForExit($0) })
+        #expect(kc.agentSockets().isEmpty)
+        #expect(try kc.run(["status"]).status == 1)
+
         try kc.unlock(timeout: "10m")
         let socket = kc.agentFolder + "/" + kc.agentSockets()[0]
         try FileManager.default.removeItem(atPath: socket)
@@ -455,6 +464,31 @@ struct KeychainTests {
         usleep(1_500_000)
         try kc.unlock(timeout: "10m")
         #expect(try kc.run(["status"]).status == 0)
+    }
+
+    @Test("the agent refuses a socket folder other users may enter; a damaged file is 65 even when unlocked")
+    func agentSafety() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        defer { kc.stopAgent() }
+        try FileManager.default.createDirectory(atPath: kc.agentFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let open = try kc.run(["unlock", "--passcode-file", kc.passcodeFile])
+        #expect(open.status == 77)
+        #expect(open.stderr.contains("is not a private folder of this user"))
+        #expect(kc.agentSockets().isEmpty)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: kc.agentFolder)
+        try kc.unlock()
+        #expect(try kc.run(["status"]).status == 0)
+        // Unlocked, a modified file is still reported as damaged, not as locked.
+        var bytes = try kc.bytes()
+        bytes[bytes.count - 3] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: kc.keychainPath))
+        let damaged = try kc.run(["list"])
+        #expect(damaged.status == 65 && damaged.stderr.contains("failed to authenticate"))
+        bytes = try kc.bytes()
+        bytes[12] ^= 1   // the id: the agent no longer answers for it, and the passcode finds the header MAC wrong
+        try bytes.write(to: URL(fileURLWithPath: kc.keychainPath))
+        #expect(try kc.run(["list"], passcode: true).status == 65)
     }
 
     @Test("no passcode and no terminal, --timeout and bad questions are refused with usage errors")

@@ -261,6 +261,11 @@ final class AgentServer {
         _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
         Self.signalPipe = fds
         signal(SIGPIPE, SIG_IGN)
+        // The mask is inherited through posix_spawn: whoever started unlock may block these.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&unblock, sig) }
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
         for sig in [SIGTERM, SIGINT, SIGHUP] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { _ in
