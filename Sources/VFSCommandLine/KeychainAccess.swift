@@ -38,15 +38,22 @@ public struct KeychainSession {
     /// unlock agent when one runs, else with the passcode from `passcode`.
     /// Without an agent and without any passcode source it fails at once (77).
     public static func open(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws -> KeychainSession {
+        let (store, sealed, key, viaAgent) = try unlock(passcode: passcode, path: path, useAgent: useAgent)
+        return KeychainSession(store: store, sealed: sealed, masterKey: key, entries: try sealed.open(masterKey: key), viaAgent: viaAgent)
+    }
+
+    /// The keychain file and its master key, the body not yet opened (`get` looks up
+    /// one entry without decoding the others). The key is checked against the file
+    /// when the body is opened: the agent answers only for this keychain's id, so if
+    /// its key then fails to authenticate, the file was modified (65), not locked.
+    public static func unlock(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws
+        -> (store: KeychainStore, sealed: SealedKeychain, masterKey: SecretBytes, viaAgent: Bool) {
         let store = KeychainStore(path: path ?? ToolPaths.keychain)
         let sealed = try store.read()
-        // The agent answers only for this keychain's id: if its key then fails to
-        // authenticate the file, the file was modified (65), not locked.
         if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
-            return KeychainSession(store: store, sealed: sealed, masterKey: key, entries: try sealed.open(masterKey: key), viaAgent: true)
+            return (store, sealed, key, true)
         }
-        let key = try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent))
-        return KeychainSession(store: store, sealed: sealed, masterKey: key, entries: try sealed.open(masterKey: key), viaAgent: false)
+        return (store, sealed, try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent)), false)
     }
 
     /// The passcode; fails at once (never waits) when there is no source and no terminal.

@@ -71,11 +71,6 @@ struct Keychain: VFSCommand {
 
     static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
 
-    static func isoDate(_ seconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: date(seconds))
-    }
-
     /// Writes `bytes` to stdout.
     static func output(_ bytes: [UInt8]) throws {
         try FileDescriptorSink.standardOutput().write(bytes)
@@ -248,7 +243,7 @@ extension Keychain {
         func readSecret() throws -> SecretBytes {
             if Terminal.stdinIsTerminal {
                 guard let first = try Terminal.readSecret(prompt: "Secret for \(service) \(account): "),
-                      let second = try Terminal.readSecret(prompt: "Again: ") else {
+                      let second = try Terminal.readSecret(prompt: "Repeat the secret: ") else {
                     throw ToolError.usage("no terminal to ask for the secret")
                 }
                 guard first.isEqual(to: second) else { throw ToolError.usage("the secrets did not match") }
@@ -283,11 +278,11 @@ extension Keychain {
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {
-            let session = try KeychainSession.open(passcode: passcodeOptions.source)
-            guard let entry = session.entries.first(where: { $0.matches(.secret, service, account) }) else {
+            let keychain = try KeychainSession.unlock(passcode: passcodeOptions.source)
+            guard let secret = try keychain.sealed.secret(masterKey: keychain.masterKey, kind: .secret, service: service, account: account) else {
                 throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .no)
             }
-            var bytes = entry.secret.bytes
+            var bytes = secret.bytes
             defer { for i in bytes.indices { bytes[i] = 0 } }
             if Terminal.stdoutIsTerminal && bytes.last != 0x0A { bytes.append(0x0A) }
             try Keychain.output(bytes)

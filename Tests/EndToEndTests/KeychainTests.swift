@@ -191,6 +191,12 @@ struct KeychainTests {
         #expect(prompted.status == 0)
         #expect(prompted.out.contains("Keychain passcode:") && prompted.out.hasSuffix("v\r\n"), "\(prompted.out)")
         #expect(!prompted.out.contains(kc.passcode))
+        // set on a terminal asks for the secret twice, without echo.
+        let typed = try Tools.run("python3", [AgeToolsTests.withTTY, "secret", "typed value", "--", bin, "set", "s", "typed"],
+                                  environment: kc.environment.merging(["VFS_PASSCODE": kc.passcode]) { _, new in new })
+        #expect(typed.status == 0, "\(typed.out)")
+        #expect(typed.out.contains("Secret for s typed:") && typed.out.contains("Repeat the secret:") && !typed.out.contains("typed value"))
+        #expect(try kc.run(["get", "s", "typed"], passcode: true).out == "typed value")
 
         // No agent, no source, no terminal: 77 at once, with the ways out.
         let none = try Tools.run("setsid", ["-w", bin, "get", "s", "a"], environment: kc.environment)

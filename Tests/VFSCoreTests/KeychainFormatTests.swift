@@ -41,6 +41,11 @@ struct KeychainFormatTests {
         #expect(entries[1].secret.bytes == [0, 1, 2, 255, 10] && entries[1].account.isEmpty)
         #expect(entries[2].kind == .identity && entries[2].created == 5)
         #expect(try entries[2].identity().recipient.string.hasPrefix("age1"))
+        // One entry looked up without decoding the others.
+        #expect(try sealed.secret(masterKey: key, kind: .secret, service: "bank ✓", account: "")?.bytes == [0, 1, 2, 255, 10])
+        #expect(try sealed.secret(masterKey: key, kind: .secret, service: "github.com", account: "alice")?.bytes == Array("hunter2".utf8))
+        #expect(try sealed.secret(masterKey: key, kind: .secret, service: "laptop", account: "") == nil, "an identity is not a secret entry")
+        #expect(try sealed.secret(masterKey: key, kind: .secret, service: "github.com", account: "alic") == nil)
         // Nothing of the names or secrets is in the file.
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(!text.contains("github") && !text.contains("hunter2") && !text.contains("laptop"))

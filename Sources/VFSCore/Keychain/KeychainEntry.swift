@@ -79,6 +79,31 @@ enum KeychainBody {
         }
     }
 
+    /// Scans for one entry comparing UTF-8 bytes, creating no strings on the way.
+    static func secret(in plaintext: SecretBytes, kind: KeychainEntry.Kind, service: String, account: String) throws -> SecretBytes? {
+        let wantedService = Array(service.utf8), wantedAccount = Array(account.utf8)
+        return try plaintext.withUnsafeBytes { buffer in
+            var reader = ByteReader(buffer)
+            do {
+                let count = Int(try reader.u32())
+                for _ in 0..<count {
+                    let rawKind = try reader.u8()
+                    let serviceBytes = try reader.take(Int(try reader.u16()))
+                    let accountBytes = try reader.take(Int(try reader.u16()))
+                    _ = try reader.take(Int(try reader.u16()))   // label
+                    _ = try reader.take(16)                       // dates
+                    let secret = try reader.take(Int(try reader.u32()))
+                    if rawKind == kind.rawValue && serviceBytes.elementsEqual(wantedService) && accountBytes.elementsEqual(wantedAccount) {
+                        return SecretBytes(copying: secret)
+                    }
+                }
+                return nil
+            } catch is ByteReader.Truncated {
+                throw KeychainFormat.Problem("the body ends inside an entry")
+            }
+        }
+    }
+
     static func decode(_ plaintext: SecretBytes) throws -> [KeychainEntry] {
         try plaintext.withUnsafeBytes { buffer in
             var reader = ByteReader(buffer)

@@ -198,11 +198,26 @@ public struct SealedKeychain: Sendable {
 
     /// Checks the header MAC and opens the body.
     public func open(masterKey: SecretBytes) throws -> [KeychainEntry] {
-        func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, why: why, backup: backup) }
+        let plaintext = try openBody(masterKey: masterKey)
+        do { return try KeychainBody.decode(plaintext) } catch let problem as KeychainFormat.Problem { throw corrupt(problem.why) }
+    }
+
+    /// The secret of one entry, found without decoding the others (what `get` needs);
+    /// nil if there is no such entry. Checks the header MAC and the body like `open`.
+    public func secret(masterKey: SecretBytes, kind: KeychainEntry.Kind, service: String, account: String) throws -> SecretBytes? {
+        let plaintext = try openBody(masterKey: masterKey)
+        do { return try KeychainBody.secret(in: plaintext, kind: kind, service: service, account: account) }
+        catch let problem as KeychainFormat.Problem { throw corrupt(problem.why) }
+    }
+
+    private func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, why: why, backup: backup) }
+
+    /// The body's plaintext, once the header MAC and the body authenticate.
+    private func openBody(masterKey: SecretBytes) throws -> SecretBytes {
         guard try authenticates(masterKey: masterKey) else { throw corrupt("the header failed to authenticate") }
         guard let plaintext = try ChaChaPoly.open(key: KeychainFormat.bodyKey(masterKey, id: header.id), nonce: bodyNonce, ciphertext: sealedBody) else {
             throw corrupt("the body failed to authenticate")
         }
-        do { return try KeychainBody.decode(plaintext) } catch let problem as KeychainFormat.Problem { throw corrupt(problem.why) }
+        return plaintext
     }
 }
