@@ -193,11 +193,13 @@ extension Keychain {
             abstract: "Store a secret for SERVICE and ACCOUNT.",
             discussion: """
             The secret is read from stdin when it is not a terminal: all of it, bytes as \
-            they are (several lines, binary), less one trailing newline (LF or CRLF) so \
+            they are (several lines, binary; up to 16 MiB), less one trailing newline (LF or CRLF) so \
             that echo and here-strings store what you meant; --raw keeps every byte. On a \
             terminal it is asked twice without echo. An existing entry is replaced only \
             with --update (else exit 73); --update also creates a missing one.
             """)
+
+        static let maxSecretCount = 16 << 20
 
         @Argument(help: "The service (a host name, an app).") var service: String
         @Argument(help: "The account (a user name).") var account: String
@@ -252,6 +254,9 @@ extension Keychain {
             }
             var bytes = try FileDescriptorSource.standardInput().readAll()
             defer { for i in bytes.indices { bytes[i] = 0 } }
+            guard bytes.count <= Self.maxSecretCount else {
+                throw ToolError.usage("the secret on standard input is larger than 16 MiB", hints: ["keep large files encrypted with vfs-encrypt -K NAME instead"])
+            }
             var end = bytes.count
             if !raw && end > 0 && bytes[end - 1] == 0x0A {
                 end -= 1

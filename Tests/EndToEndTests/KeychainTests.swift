@@ -440,7 +440,7 @@ struct KeychainTests {
         #expect(try kc.run(["get", "s", "a"]).status == 77)
     }
 
-    @Test("the agent ends by itself at the timeout, and when its folder is removed")
+    @Test("the agent ends by itself at the timeout, on SIGTERM, and when its socket is removed")
     func agentTimeout() throws {
         let kc = try KeychainFixture()
         try kc.initialise()
@@ -463,11 +463,12 @@ struct KeychainTests {
         #expect(kc.agentSockets().isEmpty)
         #expect(try kc.run(["status"]).status == 1)
 
+        // With its socket removed (its folder cleaned up, say) the agent exits by itself.
         try kc.unlock(timeout: "10m")
-        let socket = kc.agentFolder + "/" + kc.agentSockets()[0]
-        try FileManager.default.removeItem(atPath: socket)
-        // With its socket gone the agent exits: a new one can listen on the same path.
-        usleep(1_500_000)
+        let agents = try KeychainFixture.processes(mentioning: kc.agentFolder)
+        #expect(agents.count == 1)
+        try FileManager.default.removeItem(atPath: kc.agentFolder + "/" + kc.agentSockets()[0])
+        #expect(agents.allSatisfy { KeychainFixture.waitForExit($0) })
         try kc.unlock(timeout: "10m")
         #expect(try kc.run(["status"]).status == 0)
     }
