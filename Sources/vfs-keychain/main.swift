@@ -24,7 +24,10 @@ struct Keychain: VFSCommand {
         the recovery slot adds its questions (count, then u16 length + UTF-8 each). A \
         32-byte HMAC-SHA-256 of all that follows, keyed from the master key, then the \
         body: a 12-byte nonce, a u32 length and the entries sealed with \
-        ChaCha20-Poly1305 under a key derived (HKDF-SHA-256) from the master key. \
+        ChaCha20-Poly1305 under a key derived (HKDF-SHA-256) from the master key: a \
+        u32 count, then per entry its kind (1 secret, 2 identity), service, account \
+        and label (u16 length + UTF-8 each), created and modified (i64 seconds) and \
+        the secret (u32 length + bytes). \
         Recovery answers are normalised (Unicode NFC, trimmed, inner whitespace \
         collapsed, case-folded) and joined with length prefixes. A change to the \
         passcode slot reads as a wrong passcode (77); any other change, a truncation \

@@ -15,7 +15,11 @@
 /// body nonce   12 bytes  random, new at every save
 /// body length  u32       the sealed body's length, which runs to the end of the file
 /// body         ChaCha20-Poly1305 under HKDF-SHA-256(master key, salt: id,
-///              info: "vfs-keychain v1 body") of the entries (see `KeychainBody`)
+///              info: "vfs-keychain v1 body") of the entries: a u32 count, then per
+///              entry kind u8 (1 secret, 2 identity), service, account and label
+///              (u16 length + UTF-8 each), created and modified (i64 seconds since
+///              1970), the secret (u32 length + bytes; an identity's 32-byte X25519
+///              scalar) — see `KeychainBody`
 /// ```
 ///
 /// The master key is 32 random bytes. The header MAC binds the header to the master
