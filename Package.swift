@@ -6,6 +6,7 @@ let tools = [
     "vfs-encrypt",
     "vfs-decrypt",
     "vfs-keygen",
+    "vfs-keychain",
     "vfs-policy",
 ]
 
