@@ -12,7 +12,9 @@ struct Unwrap: VFSCommand {
         commandName: "vfs-unwrap",
         abstract: "Open a bundle made by vfs-wrap: check the policy, verify every digest, extract safely.",
         discussion: """
-        Decrypts IN (or stdin) with identity files, reads the manifest, and extracts every \
+        Decrypts IN (or stdin) with identity files (-i) or identities kept by \
+        vfs-keychain (-K NAME, -K all; unlocked through its agent, else with the passcode \
+        from --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal), reads the manifest, and extracts every \
         entry into -C DIR (default: the current folder). Entries are written to a staging \
         folder inside DIR and moved into place only after every SHA-256 matched and the \
         whole file authenticated; if anything fails, nothing is left behind. Existing files \
@@ -23,9 +25,11 @@ struct Unwrap: VFSCommand {
         links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, and entries \
         not in the manifest are refused (exit 65) with nothing written.
 
-        --for APP asks the policy (the same decision as vfs-policy check, with the bundle's \
-        group and the type of each entry) before a byte is released: a denial exits 77 and \
-        writes nothing.
+        --for APP asks the policy ($VFS_POLICY, else $VFS_HOME/policy.json; the same \
+        decision as vfs-policy check, with the bundle's group and the type, from its \
+        extension, of each file and link) before a byte is released: a denial exits 77, \
+        says why on stderr, and writes nothing. Input that is not age, passed through, is \
+        checked with no group and the type of IN's name.
 
         --stdout streams the content of a bundle that holds exactly one file; its digest is \
         checked at the end (each 64 KiB is already authenticated by age before it is \
@@ -38,18 +42,23 @@ struct Unwrap: VFSCommand {
 
         Examples:
           vfs-unwrap -i key.txt -C inbox q3.vfs
+          vfs-unwrap -K me --for evince -C inbox q3.vfs
           vfs-unwrap -i key.txt --for com.example.viewer --stdout notes.vfs | less
           vfs-unwrap -i key.txt --list --json q3.vfs | jq '.entries[].path'
           vfs-unwrap -i key.txt --passthrough -C inbox maybe-wrapped.pdf
 
         Exit status: 0 success; 64 usage; 65 not a bundle, corrupt or tampered, a digest \
-        mismatch, or an unsafe entry, and IN not age unless --passthrough is given; 66 IN does not \
+        mismatch, or an unsafe entry, and IN not age unless --passthrough is given, or \
+        a corrupt policy or keychain; 66 IN, the keychain or a keychain identity does not \
         exist; 73 an entry exists and --force was not given, or DIR can't be written; 74 read or \
-        write error; 77 no identity matched, or the policy denies APP.
+        write error; 77 no identity matched, a wrong keychain passcode, or the policy \
+        denies APP.
         """,
         version: vfsVersion)
 
     @OptionGroup var identityOptions: IdentityOptions
+
+    @OptionGroup var keychainOptions: KeychainIdentityOptions
 
     @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"))
     var app: String?
@@ -96,9 +105,10 @@ struct Unwrap: VFSCommand {
             }
             return try passThrough(source)
         }
-        let identities = try identityOptions.resolve()
+        let identities = try identityOptions.resolve() + keychainOptions.identities()
         guard !identities.isEmpty else {
-            throw ToolError("no identity given", exit: .permissionDenied, hints: ["use -i FILE with an identity the bundle was sealed for"])
+            throw ToolError("no identity given", exit: .permissionDenied,
+                            hints: ["use -i FILE with an identity the bundle was sealed for, or -K NAME for one in the keychain"])
         }
         let decryptor = try AgeDecryptor(source: source)
         let fileKey = try decryptor.fileKey(identities: identities)
@@ -117,7 +127,18 @@ struct Unwrap: VFSCommand {
     /// The policy's decision for each distinct file type (one request with no type when
     /// the bundle has only folders); the first denial stops everything.
     func authorize(_ app: String, group: String?, paths: [String]) throws {
-        _ = (app, group, paths)
+        var types: [String?] = []
+        for path in paths {
+            let type = PolicyRequest.fileType(ofPath: path)
+            if !types.contains(type) { types.append(type) }
+        }
+        let store = PolicyStore(path: ToolPaths.policyFile)
+        for type in types.isEmpty ? [nil] : types {
+            if case .denied(let denial) = try store.decide(PolicyRequest(app: app, group: group, fileType: type)) {
+                throw ToolError(denial.description, exit: .permissionDenied,
+                                hints: ["nothing was written; vfs-policy list shows what each app may receive"])
+            }
+        }
     }
 
     func printList(_ manifest: BundleManifest) throws {

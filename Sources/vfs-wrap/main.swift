@@ -22,6 +22,11 @@ struct Wrap: VFSCommand {
         age -d -i KEY FILE | bsdtar -xf -. vfs-unwrap also checks the policy and every \
         digest.
 
+        -K NAME encrypts to the recipient of the identity NAME kept by vfs-keychain (-K \
+        all: every one) and records the first as the bundle's sender; the keychain is \
+        unlocked through its agent, else with the passcode from --passcode-file, \
+        --passcode-fd, VFS_PASSCODE (least safe) or the terminal.
+
         -g GROUP encrypts to the recipients listed in $VFS_HOME/groups/GROUP (an age \
         recipients file, one age1… per line) and records GROUP as the bundle's group id, \
         which vfs-unwrap checks against the policy when it opens the bundle for an app.
@@ -38,18 +43,22 @@ struct Wrap: VFSCommand {
         only if the whole bundle was written. A progress bar is shown on a terminal.
 
         Examples:
-          vfs-wrap -g finance -o q3.vfs report.pdf figures/
+          vfs-wrap -g finance -K me -o q3.vfs report.pdf figures/
           vfs-wrap -r age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p --access-id viewer -o notes.vfs notes.txt
           pg_dump shop | vfs-wrap -R backup-keys.txt --name shop.sql - > shop.sql.vfs
 
         Exit status: 0 success; 64 usage (no recipients, no input, bad recipient or \
         group name, binary output to a terminal); 65 a recipients or group file is not \
-        valid; 66 an input or the group's file does not exist; 73 OUT cannot be created; \
-        74 read or write error; 75 a file changed while it was being wrapped.
+        valid (or the keychain is damaged); 66 an input, the group's file, the keychain \
+        or the keychain identity does not exist; 73 OUT cannot be created; 74 read or \
+        write error; 75 a file changed while it was being wrapped; 77 wrong keychain \
+        passcode.
         """,
         version: vfsVersion)
 
     @OptionGroup var recipientOptions: RecipientOptions
+
+    @OptionGroup var keychainOptions: KeychainIdentityOptions
 
     @Option(name: [.customShort("g"), .customLong("group")],
             help: ArgumentHelp("Encrypt to the recipients of GROUP ($VFS_HOME/groups/GROUP) and record it as the group id.", valueName: "group"))
@@ -76,8 +85,8 @@ struct Wrap: VFSCommand {
     var readsStandardInput: Bool { paths.contains("-") || (paths.isEmpty && name != nil) }
 
     func validate() throws {
-        if recipientOptions.isEmpty && groups.isEmpty {
-            throw ToolError.usage("missing recipients", hints: ["name them with -g GROUP, -r age1… or -R FILE"])
+        if recipientOptions.isEmpty && groups.isEmpty && keychainOptions.isEmpty {
+            throw ToolError.usage("missing recipients", hints: ["name them with -g GROUP, -r age1…, -R FILE or -K NAME"])
         }
         if groups.count > 1 {
             throw ToolError.usage("a bundle belongs to one group; -g was given \(groups.count) times",
@@ -101,6 +110,9 @@ struct Wrap: VFSCommand {
     func run() throws {
         var recipients = try recipientOptions.resolve()
         if let group = groups.first { recipients += try GroupRecipients.load(group) }
+        // The sender is known when it seals with its own keychain identity.
+        let own = try keychainOptions.recipients()
+        recipients += own
         var seen = Set<X25519Recipient>()
         recipients = recipients.filter { seen.insert($0).inserted }
 
@@ -112,7 +124,7 @@ struct Wrap: VFSCommand {
         } catch let error as IOError {
             throw ToolError(error.description, exit: error.code == ENOENT ? .noInput : error.exitStatus)
         }
-        let manifest = plan.manifest(group: groups.first, accessID: accessID, sender: nil)
+        let manifest = plan.manifest(group: groups.first, accessID: accessID, sender: own.first?.string)
         let out = try ToolIO.openOutput(output, binary: true)
         let progress = ProgressBar.make(label: "wrapping", total: plan.contentBytes, quiet: quiet)
         defer { progress?.finish() }

@@ -349,6 +349,102 @@ struct WrapTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == [])
     }
 
+    /// A bundle of a pdf and a txt sealed for group "finance", with a policy file of its own.
+    func policyFixture(_ scratch: Scratch) throws -> (key: (path: String, recipient: String), bundle: String, env: [String: String]) {
+        let key = try keypair(scratch)
+        try FileManager.default.createDirectory(atPath: scratch.path("in"), withIntermediateDirectories: true)
+        try Data("%PDF".utf8).write(to: URL(fileURLWithPath: scratch.path("in/q3.pdf")))
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: scratch.path("in/notes.TXT")))
+        let home = scratch.path("home")
+        try FileManager.default.createDirectory(atPath: home + "/groups", withIntermediateDirectories: true)
+        try Data((key.recipient + "\n").utf8).write(to: URL(fileURLWithPath: home + "/groups/finance"))
+        let env = ["VFS_HOME": home, "VFS_POLICY": scratch.path("policy.json")]
+        let wrap = try Tools.run("vfs-wrap", ["-g", "finance", "-o", scratch.path("q3.vfs"), scratch.path("in/q3.pdf"), scratch.path("in/notes.TXT")],
+                                 environment: env)
+        #expect(wrap.status == 0, "\(wrap.stderr)")
+        return (key, scratch.path("q3.vfs"), env)
+    }
+
+    @Test("--for APP: the policy allows, or denies with 77, its reason, and nothing written", arguments: [
+        (["add", "viewer"], "viewer", ""),
+        (["add", "viewer", "--group", "finance", "--type", "pdf", "--type", "txt", "--expires", "30d"], "viewer", ""),
+        ([], "viewer", "is not an approved app"),
+        (["add", "other"], "viewer", "is not an approved app"),
+        (["add", "viewer", "--type", "pdf"], "viewer", "may not receive files of type \"txt\""),
+        (["add", "viewer", "--group", "hr"], "viewer", "may not receive files of group \"finance\""),
+        (["add", "viewer", "--expires", "2020-01-01"], "viewer", "expired"),
+        (["add", "viewer", "--disable"], "viewer", "disabled"),
+    ] as [([String], String, String)])
+    func policy(setup: [String], app: String, denial: String) throws {
+        let scratch = try Scratch()
+        let (key, bundle, env) = try policyFixture(scratch)
+        if !setup.isEmpty {
+            // --disable is an update of an added item.
+            let add = setup.filter { $0 != "--disable" }
+            #expect(try Tools.run("vfs-policy", add, environment: env).status == 0)
+            if setup.contains("--disable") { #expect(try Tools.run("vfs-policy", ["update", setup[1], "--disable"], environment: env).status == 0) }
+        }
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        for mode in [["-C", scratch.path("out")], ["--list"]] {
+            let run = try Tools.run("vfs-unwrap", ["-i", key.path, "--for", app] + mode + [bundle], environment: env)
+            if denial.isEmpty {
+                #expect(run.status == 0, "\(run.stderr)")
+            } else {
+                #expect(run.status == 77, "\(run.stderr)")
+                #expect(run.stderr.contains("vfs-unwrap: error: ") && run.stderr.contains(denial), "\(run.stderr)")
+                #expect(run.stdout.isEmpty)
+            }
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted()
+        #expect(written == (denial.isEmpty ? ["notes.TXT", "q3.pdf"] : []))
+    }
+
+    @Test("--for APP with no group in the bundle, a corrupt policy, and passthrough input")
+    func policyEdges() throws {
+        let scratch = try Scratch()
+        let (key, _, env) = try policyFixture(scratch)
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("nogroup.vfs"), scratch.path("in/q3.pdf")]).status == 0)
+        #expect(try Tools.run("vfs-policy", ["add", "viewer", "--group", "finance"], environment: env).status == 0)
+        let noGroup = try Tools.run("vfs-unwrap", ["-i", key.path, "--for", "viewer", "--stdout", scratch.path("nogroup.vfs")], environment: env)
+        #expect(noGroup.status == 77 && noGroup.stderr.contains("has no group") && noGroup.stdout.isEmpty)
+        // Passed-through input is judged by its name's type, with no group.
+        #expect(try Tools.run("vfs-policy", ["add", "reader", "--type", "pdf"], environment: env).status == 0)
+        let plain = try scratch.write("plain.pdf", Data("%PDF plain".utf8))
+        #expect(try Tools.run("vfs-unwrap", ["--passthrough", "--for", "reader", "--stdout", plain], environment: env).out == "%PDF plain")
+        let other = try scratch.write("plain.exe", Data("MZ".utf8))
+        let denied = try Tools.run("vfs-unwrap", ["--passthrough", "--for", "reader", "--stdout", other], environment: env)
+        #expect(denied.status == 77 && denied.stdout.isEmpty)
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: scratch.path("policy.json")))
+        let corrupt = try Tools.run("vfs-unwrap", ["-i", key.path, "--for", "viewer", "--stdout", scratch.path("nogroup.vfs")], environment: env)
+        #expect(corrupt.status == 65 && corrupt.stdout.isEmpty)
+    }
+
+    @Test("-K NAME: wrap to a keychain identity (recorded as the sender) and unwrap with it")
+    func keychain() throws {
+        let keychain = try KeychainFixture()
+        try keychain.initialise()
+        let made = try keychain.run(["identity", "new", "me"], passcode: true)
+        #expect(made.status == 0, "\(made.stderr)")
+        let recipient = made.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let scratch = keychain.scratch
+        let file = try scratch.write("doc.txt", Data("for me\n".utf8))
+        let wrap = try keychain.runTool("vfs-wrap", ["-K", "me", "-o", scratch.path("doc.vfs"), file], passcode: true)
+        #expect(wrap.status == 0, "\(wrap.stderr)")
+        let list = try keychain.runTool("vfs-unwrap", ["-K", "me", "--list", "--json", scratch.path("doc.vfs")], passcode: true)
+        #expect(list.status == 0, "\(list.stderr)")
+        let json = try JSONSerialization.jsonObject(with: list.stdout) as? [String: Any]
+        #expect(json?["sender"] as? String == recipient)
+        let out = try keychain.runTool("vfs-unwrap", ["-K", "me", "--passcode-file", keychain.passcodeFile, "--stdout", scratch.path("doc.vfs")])
+        #expect(out.status == 0 && out.out == "for me\n", "\(out.stderr)")
+        let unknown = try keychain.runTool("vfs-unwrap", ["-K", "nobody", "--stdout", scratch.path("doc.vfs")], passcode: true)
+        #expect(unknown.status == 66)
+        let wrong = try keychain.runTool("vfs-unwrap", ["-K", "me", "--stdout", scratch.path("doc.vfs")],
+                                         environment: ["VFS_PASSCODE": "wrong passcode"])
+        #expect(wrong.status == 77 && wrong.stdout.isEmpty)
+        #expect(try keychain.runTool("vfs-wrap", ["-K", "nobody", "-o", scratch.path("x.vfs"), file], passcode: true).status == 66)
+        #expect(!scratch.exists("x.vfs"))
+    }
+
     @Test("on a terminal: a progress bar while wrapping, and no binary output to the screen")
     func terminal() throws {
         let scratch = try Scratch()

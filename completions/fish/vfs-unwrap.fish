@@ -20,7 +20,7 @@ function __vfs-unwrap_parse_tokens -S
     set -l unparsed_tokens (__vfs-unwrap_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-unwrap'
-        __vfs-unwrap_parse_subcommand 1 'i/identity=+' 'for=' 'C/directory=' 'stdout' 't/list' 'json' 'f/force' 'passthrough' 'q/quiet' 'version' 'h/help'
+        __vfs-unwrap_parse_subcommand 1 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'for=' 'C/directory=' 'stdout' 't/list' 'json' 'f/force' 'passthrough' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-unwrap_parse_subcommand -r 1 'version'
@@ -78,6 +78,9 @@ end
 
 complete -c 'vfs-unwrap' -f
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap"' -s 'i' -l 'identity' -d 'Use the identities in PATH (\'-\' for stdin). Repeatable.' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" for' -l 'for' -d 'Release the content only if the policy approves APP.' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" C directory' -s 'C' -l 'directory' -d 'Extract into DIR (default: the current folder).' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" stdout' -l 'stdout' -d 'Write the content of a one-file bundle to stdout.'

@@ -20,7 +20,7 @@ function __vfs-wrap_parse_tokens -S
     set -l unparsed_tokens (__vfs-wrap_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-wrap'
-        __vfs-wrap_parse_subcommand -r 1 'r/recipient=+' 'R/recipients-file=+' 'g/group=+' 'access-id=' 'name=' 'no-compress' 'o/output=' 'q/quiet' 'version' 'h/help'
+        __vfs-wrap_parse_subcommand -r 1 'r/recipient=+' 'R/recipients-file=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'g/group=+' 'access-id=' 'name=' 'no-compress' 'o/output=' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-wrap_parse_subcommand -r 1 'version'
@@ -79,6 +79,9 @@ end
 complete -c 'vfs-wrap' -f
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…). Repeatable.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'R' -l 'recipients-file' -d 'Encrypt to the recipients listed in PATH (\'-\' for stdin). Repeatable.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'g' -l 'group' -d 'Encrypt to the recipients of GROUP ($VFS_HOME/groups/GROUP) and record it as the group id.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" access-id' -l 'access-id' -d 'Record ID as the bundle\'s access control id.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" name' -l 'name' -d 'Store standard input under NAME.' -rfka ''
