@@ -93,6 +93,9 @@ struct Unwrap: VFSCommand {
         }
         if json && !list { throw ToolError.usage("--json goes with --list") }
         if force && (toStandardOutput || list) { throw ToolError.usage("--force goes with extraction (-C DIR)") }
+        if identityOptions.identityFiles.contains("-") && (input == nil || input == "-") {
+            throw ToolError.usage("-i - and the bundle can't both be standard input")
+        }
     }
 
     func run() throws {
