@@ -18,6 +18,8 @@ public enum BundleError: ReportableError, Equatable {
     case exists(path: String, folder: Bool)
     /// An input path cannot be wrapped as given.
     case badInput(String)
+    /// The target folder does not exist or can't be written.
+    case cannotExtract(String)
 
     public var description: String {
         switch self {
@@ -29,7 +31,7 @@ public enum BundleError: ReportableError, Equatable {
         case .changedWhileWrapping(let path): return "\"\(path)\" changed while it was being wrapped"
         case .exists(let path, let folder):
             return folder ? "\"\(path)\" is a folder; a file or link can't replace it" : "\"\(path)\" already exists"
-        case .badInput(let why): return why
+        case .badInput(let why), .cannotExtract(let why): return why
         }
     }
 
@@ -38,7 +40,7 @@ public enum BundleError: ReportableError, Equatable {
         case .archive(_, let writing): return writing ? .ioError : .dataError
         case .notABundle, .manifest, .unsafeEntry, .digestMismatch: return .dataError
         case .changedWhileWrapping: return .temporaryFailure
-        case .exists: return .cannotCreate
+        case .exists, .cannotExtract: return .cannotCreate
         case .badInput: return .usage
         }
     }
@@ -50,6 +52,7 @@ public enum BundleError: ReportableError, Equatable {
             return folder ? ["remove it yourself, or extract elsewhere with -C DIR"]
                           : ["use --force to replace it, or extract elsewhere with -C DIR"]
         case .notABundle: return ["it may be a plain age file: try vfs-decrypt"]
+        case .cannotExtract: return ["-C DIR names an existing folder you can write to"]
         default: return []
         }
     }

@@ -129,7 +129,7 @@ public final class BundleReader {
         let placement = try plan(into: folder, force: force)
         var template = Array("\(folder)/.vfs-unwrap-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw IOError("cannot create a staging folder in", path: folder)
+            throw BundleError.cannotExtract(IOError("cannot create a staging folder in", path: folder).description)
         }
         let staging = String(cString: template)
         var succeeded = false
@@ -192,8 +192,9 @@ public final class BundleReader {
     /// Where each entry goes, checked before anything is written.
     private func plan(into folder: String, force: Bool) throws -> [String: Placement] {
         var info = stat()
-        guard stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw IOError("cannot extract into", path: folder, code: errno == 0 ? ENOTDIR : errno)
+        guard stat(folder, &info) == 0 else { throw BundleError.cannotExtract(IOError("cannot extract into", path: folder).description) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw BundleError.cannotExtract(IOError("cannot extract into", path: folder, code: ENOTDIR).description)
         }
         var placement = [String: Placement]()
         for entry in manifest.entries {
