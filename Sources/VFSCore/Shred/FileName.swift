@@ -1,7 +1,7 @@
 /// A name in a folder as the kernel has it: bytes, not necessarily UTF-8. Kept as a
 /// NUL-terminated C string so names that are not valid UTF-8 are still found and
 /// removed; `description` is for messages only.
-struct FileName: Equatable, Sendable, CustomStringConvertible {
+struct FileName: Hashable, Sendable, CustomStringConvertible {
     /// NUL-terminated.
     let bytes: [CChar]
 

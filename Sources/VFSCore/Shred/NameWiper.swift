@@ -4,11 +4,13 @@ import Glibc
 #endif
 
 /// Wipes names from a folder before the entries are removed, as coreutils shred does:
-/// each entry is renamed to a meaningless name of its own length (so the new name is
-/// written where the folder stored the old one), then to one a character shorter, and
-/// so on down to a single character. The folder is synced after every round, so each
-/// name reaches the disk. Every entry of a batch goes through the rounds together: a
-/// folder of many files costs one sync per round, not one per file.
+/// each entry is renamed to a meaningless name of its own length (so the new name can
+/// take the place where the folder stored the old one), then to shorter and shorter
+/// ones, half as long each round, down to a single character. The folder is synced
+/// after every round, so each name reaches the disk. Every entry of a batch goes
+/// through the rounds together: a folder of many files costs one sync per round, not
+/// one per file, and halving (coreutils takes one character off per round) keeps the
+/// rounds few even for long names.
 ///
 /// Renames never replace an existing entry (RENAME_NOREPLACE); a length whose names
 /// are all taken is passed over.
@@ -24,8 +26,11 @@ struct NameWiper {
     func wipe(_ names: [FileName], paths: [String]) -> [Result<FileName, IOError>] {
         var current = names
         var results = names.map { Result<FileName, IOError>.success($0) }
-        let lengths = names.map(\.count)
+        let schedules = names.map { Self.lengths(from: $0.count) }
         var full = Set<Int>()
+        var generator = NameGenerator()
+        // The batch's own current names are never tried: they are taken.
+        var held = Set(names)
         var round = 0
         while true {
             var active = false
@@ -33,12 +38,14 @@ struct NameWiper {
             full.removeAll()
             for i in names.indices {
                 guard case .success = results[i] else { continue }
-                let length = lengths[i] - round
-                guard length >= 1 else { continue }
+                guard round < schedules[i].count else { continue }
+                let length = schedules[i][round]
                 active = true
-                switch renameToFresh(current[i], length: length, full: &full) {
+                switch renameToFresh(current[i], length: length, full: &full, held: held, generator: &generator) {
                 case .success(let new?):
                     trace?(i, current[i], new)
+                    held.remove(current[i])
+                    held.insert(new)
                     current[i] = new
                     results[i] = .success(new)
                     renamed = true
@@ -54,11 +61,20 @@ struct NameWiper {
         }
     }
 
+    /// The name lengths an entry goes through: its own, then half as long each round,
+    /// down to one character (14 → 14, 7, 3, 1).
+    static func lengths(from length: Int) -> [Int] {
+        var out = [max(length, 1)]
+        while out.last! > 1 { out.append(out.last! / 2) }
+        return out
+    }
+
     /// Renames `name` to an unused name of `length` characters; nil when every name
     /// tried was taken.
-    private func renameToFresh(_ name: FileName, length: Int, full: inout Set<Int>) -> Result<FileName?, IOError> {
+    private func renameToFresh(_ name: FileName, length: Int, full: inout Set<Int>, held: Set<FileName>,
+                               generator: inout NameGenerator) -> Result<FileName?, IOError> {
         guard !full.contains(length) else { return .success(nil) }
-        for candidate in Self.candidates(length: length) where candidate != name {
+        for candidate in generator.candidates(length: length) where !held.contains(candidate) {
             if rename(name, to: candidate) == 0 { return .success(candidate) }
             if errno == EEXIST || errno == ENOTEMPTY { continue }
             return .failure(IOError("cannot rename", code: errno))
@@ -78,23 +94,37 @@ struct NameWiper {
         }
         return renameat(folder, old.bytes, folder, new.bytes)
     }
+}
+
+/// Meaningless names from the wiper's alphabet. The choice only has to avoid
+/// collisions, not be secret, so a fast generator (xorshift*) seeded once is used.
+struct NameGenerator {
+    private var state: UInt64
+
+    init() {
+        var seed: UInt64 = 0
+        withUnsafeMutableBytes(of: &seed) { try? SecureRandom.fill($0) }
+        state = seed | 1
+    }
+
+    private mutating func next(_ bound: Int) -> Int {
+        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
+        return Int((state &* 0x2545F4914F6CDD1D) >> 33) % bound
+    }
 
     /// Names to try: every name of one or two characters (from a random start), or a
     /// few random ones when there are more.
-    static func candidates(length: Int) -> AnySequence<FileName> {
-        var rng = SystemRandomNumberGenerator()
+    mutating func candidates(length: Int) -> AnySequence<FileName> {
+        let alphabet = NameWiper.alphabet
         let k = alphabet.count
         if length <= 2 {
             let total = length == 1 ? k : k * k
-            let start = Int.random(in: 0..<total, using: &rng)
+            let start = next(total)
             return AnySequence((0..<total).lazy.map { step in
                 let value = (start + step) % total
-                let bytes = length == 1 ? [alphabet[value]] : [alphabet[value / k], alphabet[value % k]]
-                return FileName(raw: bytes)
+                return FileName(raw: length == 1 ? [alphabet[value]] : [alphabet[value / k], alphabet[value % k]])
             })
         }
-        return AnySequence((0..<16).map { _ in
-            FileName(raw: (0..<length).map { _ in alphabet[Int.random(in: 0..<k, using: &rng)] })
-        })
+        return AnySequence((0..<16).map { _ in FileName(raw: (0..<length).map { _ in alphabet[next(k)] }) })
     }
 }

@@ -23,7 +23,7 @@ public enum ShredRefusal: Sendable, Equatable, CustomStringConvertible {
         case .blockDevice: return "is a block device"
         case .blockDeviceInTree: return "is a block device inside a folder"
         case .unknownType: return "is not a regular file"
-        case .specialName: return "refusing to shred it"
+        case .specialName: return "refusing to shred '.', '..' or '/'"
         case .changedMeanwhile: return "it was replaced while being shredded; left alone"
         }
     }

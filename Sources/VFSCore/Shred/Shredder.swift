@@ -75,7 +75,6 @@ public final class Shredder {
                     continue
                 }
                 pending = (folder, fd, [])
-                checkFileSystem(fd, path: path)
             }
             let folderFD = pending!.fd
             var info = stat()
@@ -122,7 +121,6 @@ public final class Shredder {
             emit(.skipped(path: entry.path, reason: .changedMeanwhile))
             return false
         }
-        checkFileSystem(fd, path: entry.path)
         let names: [FileName]
         do { names = try Self.list(fd) } catch {
             emit(.failed(path: entry.path, reason: IOError("cannot list folder", path: entry.path, code: error.code).description))
@@ -182,6 +180,7 @@ public final class Shredder {
     @discardableResult
     private func destroy(_ entries: [Entry], in folder: Int32, folderPath: String) -> Bool {
         guard !entries.isEmpty else { return true }
+        if let file = entries.first(where: { $0.type == S_IFREG }) { checkFileSystem(folder, path: file.path) }
         if options.dryRun {
             for entry in entries { emit(Self.doneEvent(for: entry)) }
             return true
