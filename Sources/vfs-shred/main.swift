@@ -144,6 +144,17 @@ struct Shred: VFSCommand {
     @Argument(help: ArgumentHelp("Files, links, folders (with -r) or block devices (with --device).", valueName: "path"))
     var paths: [String] = []
 
+    /// The bytes of the command-line argument that decodes to `text`: a file name need
+    /// not be UTF-8, and ArgumentParser's strings replace what is not.
+    static func rawArgument(_ text: String) -> [UInt8] {
+        for i in 1..<Int(CommandLine.argc) {
+            guard let arg = CommandLine.unsafeArgv[i] else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: arg, count: strlen(arg))).map { UInt8(bitPattern: $0) }
+            if String(decoding: bytes, as: UTF8.self) == text { return bytes }
+        }
+        return Array(text.utf8)
+    }
+
     func validate() throws {
         guard !paths.isEmpty else {
             throw ToolError.usage("missing PATH", hints: ["name the files to destroy, e.g. vfs-shred secret.pdf, or a folder with -r"])
@@ -176,7 +187,7 @@ struct Shred: VFSCommand {
         let summary = Shredder(options: options, progress: bar?.callback) { event in
             bar?.finish()
             report.show(event)
-        }.shred(paths)
+        }.shred(rawPaths: paths.map(Self.rawArgument))
         bar?.finish()
         if json { try JSONOutput.print(summary) }
         guard summary.complete else {

@@ -54,24 +54,31 @@ public final class Shredder {
     /// Shreds every path named (files, links, devices, and folders with `recursive`).
     @discardableResult
     public func shred(_ paths: [String]) -> ShredSummary {
+        shred(rawPaths: paths.map { Array($0.utf8) })
+    }
+
+    /// The same for paths as the bytes the kernel takes (command-line arguments need
+    /// not be UTF-8).
+    @discardableResult
+    public func shred(rawPaths paths: [[UInt8]]) -> ShredSummary {
         // Consecutive arguments in the same folder are destroyed as one batch.
-        var pending: (folder: String, fd: Int32, entries: [Entry])?
+        var pending: (folder: FileName, fd: Int32, entries: [Entry])?
         func flush() {
             guard let batch = pending else { return }
-            destroy(batch.entries, in: batch.fd, folderPath: batch.folder)
+            destroy(batch.entries, in: batch.fd, folderPath: batch.folder.description)
             close(batch.fd)
             pending = nil
         }
         for path in paths {
             guard let (folder, name, shown) = Self.split(path) else {
-                emit(.skipped(path: path, reason: .specialName))
+                emit(.skipped(path: String(decoding: path, as: UTF8.self), reason: .specialName))
                 continue
             }
             if pending?.folder != folder {
                 flush()
-                let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                let fd = open(folder.bytes, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                 guard fd >= 0 else {
-                    emit(.failed(path: path, reason: IOError("cannot open folder", path: folder).description))
+                    emit(.failed(path: shown, reason: IOError("cannot open folder", path: folder.description).description))
                     continue
                 }
                 pending = (folder, fd, [])
@@ -96,7 +103,7 @@ public final class Shredder {
                 if disposition(of: entry, inTree: false) { pending!.entries.append(entry) }
             }
             if pending!.entries.count >= Self.batchLimit {
-                destroy(pending!.entries, in: folderFD, folderPath: folder)
+                destroy(pending!.entries, in: folderFD, folderPath: folder.description)
                 pending!.entries = []
             }
         }
@@ -298,15 +305,15 @@ public final class Shredder {
 
     /// The folder and base name of a path as given, and the path without trailing
     /// slashes; nil for `/`, `.` and `..`, which are never shredded.
-    static func split(_ path: String) -> (folder: String, name: FileName, shown: String)? {
-        var bytes = Array(path.utf8)
+    static func split(_ path: [UInt8]) -> (folder: FileName, name: FileName, shown: String)? {
+        var bytes = path
         while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
         let shown = String(decoding: bytes, as: UTF8.self)
         let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
         let name = FileName(raw: bytes[(slash.map { $0 + 1 } ?? 0)...])
         guard name.count > 0, !name.isDotOrDotDot else { return nil }
-        guard let slash else { return (".", name, shown) }
-        return (slash == 0 ? "/" : String(decoding: bytes[..<slash], as: UTF8.self), name, shown)
+        guard let slash else { return (FileName("."), name, shown) }
+        return (slash == 0 ? FileName("/") : FileName(raw: bytes[..<slash]), name, shown)
     }
 
     /// The names in an open folder (without `.` and `..`), sorted.
