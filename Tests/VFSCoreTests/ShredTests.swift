@@ -179,9 +179,9 @@ struct ShredEngineTests {
             Issue.record("the swapped entry was not refused")
             return
         }
-        // A different regular file put in its place is refused too.
-        try FileManager.default.removeItem(atPath: victim)
-        try folder.write("victim", Array("other".utf8))
+        // A different regular file renamed into its place is refused too.
+        let other = try folder.write("other", Array("other".utf8))
+        #expect(rename(other, victim) == 0)
         guard case .refused(.changedMeanwhile) = FileOverwrite.one(entry, in: fd, options: options, progress: nil) else {
             Issue.record("the replaced entry was not refused")
             return
