@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <sys/vfs.h>
 #include "CLinux.h"
 
@@ -25,6 +26,11 @@ int vfs_open_path_nofollow(int dirfd, const char *path) {
     return openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 }
 
-int vfs_start_writeback(int fd, long long offset, long long count) {
-    return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
+
+long long vfs_seek_data(int fd, long long offset) {
+    return lseek(fd, offset, SEEK_DATA);
+}
+
+long long vfs_seek_hole(int fd, long long offset) {
+    return lseek(fd, offset, SEEK_HOLE);
 }

@@ -75,8 +75,19 @@ struct ShredTests {
             before[path] = try extents(path)
             #expect(!before[path]!.isEmpty)
         }
+        // A sparse file: 8 KiB of data, a 2 MiB hole, 100 bytes of data.
+        let sparse = scratch.path("sparse")
+        FileManager.default.createFile(atPath: sparse, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: sparse))
+        try handle.write(contentsOf: testBytes(8192, seed: 11))
+        try handle.seek(toOffset: 8192 + (2 << 20))
+        try handle.write(contentsOf: testBytes(100, seed: 12))
+        try handle.synchronize()
+        try handle.close()
+        let sparseBefore = try extents(sparse)
+        #expect(sparseBefore.count == 2, "\(sparseBefore)")
         let paths = originals.keys.sorted()
-        let run = try Tools.run("vfs-shred", ["-k", "-v"] + paths)
+        let run = try Tools.run("vfs-shred", ["-k", "-v"] + paths + [sparse])
         #expect(run.status == 0, "\(run.stderr)")
         for path in paths {
             let now = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -88,6 +99,13 @@ struct ShredTests {
             #expect(try extents(path) == before[path], "\(path) moved to other blocks")
             #expect(run.stderr.contains("overwrote \"\(path)\""))
         }
+        // The holes stay holes: the same two extents, zeros between them.
+        #expect(try extents(sparse) == sparseBefore)
+        let sparseNow = try scratch.read("sparse")
+        #expect(sparseNow.count == 8192 + (2 << 20) + 100)
+        #expect(sparseNow[8192..<(8192 + (2 << 20))].allSatisfy { $0 == 0 })
+        #expect(longestAgreement(sparseNow.prefix(8192), testBytes(8192, seed: 11)) < 8)
+        #expect(longestAgreement(sparseNow.suffix(100), testBytes(100, seed: 12)) < 8)
         // Zeros when asked, after two random passes, read back and checked.
         let zeroed = try Tools.run("vfs-shred", ["-k", "-n", "2", "-z", "--verify"] + paths)
         #expect(zeroed.status == 0, "\(zeroed.stderr)")
@@ -96,7 +114,7 @@ struct ShredTests {
             #expect(now == Data(count: originals[path]!.count))
             #expect(try extents(path) == before[path])
         }
-        #expect(try scratch.listing() == ["f0", "f1", "f2"])
+        #expect(try scratch.listing() == ["f0", "f1", "f2", "sparse"])
     }
 
     // MARK: removal

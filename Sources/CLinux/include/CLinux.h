@@ -17,7 +17,8 @@ int vfs_set_direct_io(int fd, int on);
 /// without opening its contents.
 int vfs_open_path_nofollow(int dirfd, const char *path);
 
-/// sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE): starts writeback early.
-int vfs_start_writeback(int fd, long long offset, long long count);
+/// lseek(fd, offset, SEEK_DATA) and lseek(fd, offset, SEEK_HOLE): where data and holes start.
+long long vfs_seek_data(int fd, long long offset);
+long long vfs_seek_hole(int fd, long long offset);
 
 #endif

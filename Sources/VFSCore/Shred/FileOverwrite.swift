@@ -56,13 +56,15 @@ enum FileOverwrite {
             close(fd)
             return .refused(.hardLinked(otherNames: Int(info.st_nlink) - 1))
         }
-        // The whole last block, slack included: the size rounded up to the block size.
+        // The blocks that hold data, the last one's slack included (the size rounded up to
+        // the block size); holes are left holes.
         let size = Int(info.st_size)
         let block = info.st_blksize > 0 ? Int(info.st_blksize) : Overwriter.alignment
         let length = Overwriter.roundUp(size, to: block)
+        let ranges = Overwriter.dataRanges(fd: fd, size: size, length: length, block: block)
         do {
             try Overwriter(passes: options.passes, zeroPass: options.zeroPass, verify: options.verify)
-                .overwrite(fd: fd, length: length, path: entry.path, progress: progress)
+                .overwrite(fd: fd, length: length, ranges: ranges, path: entry.path, progress: progress)
             if options.keep {
                 // Kept files keep their size.
                 if length != size {

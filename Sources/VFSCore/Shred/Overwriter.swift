@@ -4,8 +4,8 @@ import Glibc
 #endif
 
 /// Overwrites the bytes of an open file or block device in place: each pass writes
-/// `length` bytes from offset 0 through the same descriptor (so the file keeps its
-/// blocks) and is flushed to the device (fdatasync) before the next one starts.
+/// the given byte ranges through the same descriptor (so the file keeps its blocks)
+/// and is flushed to the device (fdatasync) before the next one starts.
 ///
 /// Random passes are an AES-256-CTR keystream under a fresh key per pass. Large writes
 /// use direct I/O (no copy through the page cache) while a second thread prepares the
@@ -25,20 +25,30 @@ struct Overwriter {
         var description: String { "verification failed: the data read back differs from the last pass at byte \(offset)" }
     }
 
-    /// Overwrites `length` bytes of `fd`, which must be open for writing (and reading
-    /// when `verify` is set). `progress` gets the count of each write.
-    func overwrite(fd: Int32, length: Int, path: String, progress: (@Sendable (Int) -> Void)?) throws {
+    /// A write of `count` bytes at `offset`.
+    struct Chunk: Sendable {
+        let offset: Int
+        let count: Int
+    }
+
+    /// Overwrites `ranges` of `fd` (all of `0..<length` when nil), which must be open
+    /// for writing (and reading when `verify` is set). `progress` gets each write's count.
+    func overwrite(fd: Int32, length: Int, ranges: [Range<Int>]? = nil, path: String,
+                   progress: (@Sendable (Int) -> Void)?) throws {
         let passCount = passes + (zeroPass ? 1 : 0)
-        guard length > 0, passCount > 0 else { return }
-        var direct = length >= Self.directThreshold && length % Self.alignment == 0 && vfs_set_direct_io(fd, 1) == 0
+        let chunks = Self.chunks(of: ranges ?? [0..<length])
+        let total = chunks.reduce(0) { $0 + $1.count }
+        guard total > 0, passCount > 0 else { return }
+        let aligned = chunks.allSatisfy { $0.offset % Self.alignment == 0 && $0.count % Self.alignment == 0 }
+        var direct = total >= Self.directThreshold && aligned && vfs_set_direct_io(fd, 1) == 0
         defer { if direct { _ = vfs_set_direct_io(fd, 0) } }
-        let bufferSize = min(Self.chunkSize, Self.roundUp(length, to: Self.alignment))
-        let pipelined = length > 2 * Self.chunkSize
+        let bufferSize = chunks.map(\.count).max()!
+        let pipelined = chunks.count > 2
         let buffers = (0..<(pipelined ? 3 : 1)).map { _ in AlignedBuffer(count: bufferSize) }
+        let target = PassTarget(fd: fd, path: path, chunks: chunks)
         var lastStream: Keystream?
         for pass in 0..<passCount {
             let stream: Keystream? = pass < passes ? try Keystream() : nil
-            let target = PassTarget(fd: fd, path: path, length: length)
             if let stream, pipelined {
                 try target.writePipelined(stream: stream, buffers: buffers, direct: &direct, progress: progress)
             } else {
@@ -50,34 +60,48 @@ struct Overwriter {
             lastStream = stream
         }
         if verify {
-            try readBack(fd: fd, length: length, path: path, stream: lastStream?.restarted(), buffer: buffers[0], direct: direct)
+            try target.readBack(stream: lastStream?.restarted(), buffer: buffers[0], direct: direct)
         }
     }
 
-    /// Reads the file back from the device (direct I/O, or after dropping its cached
-    /// pages) and compares it with the last pass.
-    private func readBack(fd: Int32, length: Int, path: String, stream: Keystream?, buffer: AlignedBuffer, direct: Bool) throws {
-        if !direct { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) }
-        let expected = AlignedBuffer(count: buffer.count)
-        var offset = 0
-        while offset < length {
-            let n = min(buffer.count, length - offset)
-            let got = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<n])
-            var done = 0
-            while done < n {
-                let r = pread(fd, got.baseAddress! + done, n - done, off_t(offset + done))
-                if r < 0 && errno == EINTR { continue }
-                guard r > 0 else { throw IOError("cannot read back", path: path, code: r == 0 ? EIO : errno) }
-                done += r
+    /// The ranges cut into writes of at most `chunkSize` bytes.
+    static func chunks(of ranges: [Range<Int>]) -> [Chunk] {
+        var out: [Chunk] = []
+        for range in ranges {
+            var offset = range.lowerBound
+            while offset < range.upperBound {
+                let count = min(chunkSize, range.upperBound - offset)
+                out.append(Chunk(offset: offset, count: count))
+                offset += count
             }
-            let want = UnsafeMutableRawBufferPointer(rebasing: expected.bytes[0..<n])
-            if let stream { try stream.fill(want) } else { want.initializeMemory(as: UInt8.self, repeating: 0) }
-            if memcmp(got.baseAddress!, want.baseAddress!, n) != 0 {
-                let at = (0..<n).first { got[$0] != want[$0] } ?? 0
-                throw VerifyMismatch(offset: offset + at)
-            }
-            offset += n
         }
+        return out
+    }
+
+    /// The parts of a regular file that hold data (SEEK_DATA / SEEK_HOLE), widened to
+    /// whole blocks and ending at most at `length`: holes have no blocks to overwrite,
+    /// and writing into them would only allocate new ones. The whole `0..<length` where
+    /// the file system cannot tell.
+    static func dataRanges(fd: Int32, size: Int, length: Int, block: Int) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var offset = 0
+        while offset < size {
+            let data = vfs_seek_data(fd, Int64(offset))
+            if data < 0 {
+                if errno == ENXIO { break }  // only a hole is left
+                return [0..<length]
+            }
+            let hole = max(vfs_seek_hole(fd, data), data + 1)
+            let start = Int(data) / block * block
+            let end = min(roundUp(Int(hole), to: block), length)
+            if let last = ranges.last, last.upperBound >= start {
+                ranges[ranges.count - 1] = last.lowerBound..<max(last.upperBound, end)
+            } else {
+                ranges.append(start..<end)
+            }
+            offset = Int(hole)
+        }
+        return ranges
     }
 
     static func roundUp(_ value: Int, to multiple: Int) -> Int {
@@ -85,22 +109,19 @@ struct Overwriter {
     }
 }
 
-/// One pass's writes to one descriptor.
+/// One descriptor's writes, in order.
 private struct PassTarget {
     let fd: Int32
     let path: String
-    let length: Int
+    let chunks: [Overwriter.Chunk]
 
     func writeSerial(stream: Keystream?, buffer: AlignedBuffer, direct: inout Bool, progress: (@Sendable (Int) -> Void)?) throws {
         if stream == nil { buffer.bytes.initializeMemory(as: UInt8.self, repeating: 0) }
-        var offset = 0
-        while offset < length {
-            let n = min(buffer.count, length - offset)
-            let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<n])
-            try stream?.fill(chunk)
-            try write(UnsafeRawBufferPointer(chunk), at: offset, direct: &direct)
-            offset += n
-            progress?(n)
+        for chunk in chunks {
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<chunk.count])
+            try stream?.fill(bytes)
+            try write(UnsafeRawBufferPointer(bytes), at: chunk.offset, direct: &direct)
+            progress?(chunk.count)
         }
     }
 
@@ -109,32 +130,25 @@ private struct PassTarget {
     func writePipelined(stream: Keystream, buffers: [AlignedBuffer], direct: inout Bool, progress: (@Sendable (Int) -> Void)?) throws {
         let free = BlockingQueue<Int>(), full = BlockingQueue<Int>()
         for i in buffers.indices { free.put(i) }
-        let size = buffers[0].count, length = self.length
-        let shared = HandOff(value: (stream, buffers))
+        let shared = HandOff(value: (stream, buffers, chunks))
         let failure = ErrorBox()
         let producer = JoinableThread {
-            let (stream, buffers) = shared.value
-            var offset = 0
-            while offset < length {
+            let (stream, buffers, chunks) = shared.value
+            for chunk in chunks {
                 guard let i = free.take() else { return }
-                let n = min(size, length - offset)
-                do { try stream.fill(UnsafeMutableRawBufferPointer(rebasing: buffers[i].bytes[0..<n])) } catch {
+                do { try stream.fill(UnsafeMutableRawBufferPointer(rebasing: buffers[i].bytes[0..<chunk.count])) } catch {
                     failure.set(error)
                     full.cancel()
                     return
                 }
                 full.put(i)
-                offset += n
             }
         }
         defer { free.cancel(); producer.join() }
-        var offset = 0
-        while offset < length {
+        for chunk in chunks {
             guard let i = full.take() else { break }
-            let n = min(size, length - offset)
-            try write(UnsafeRawBufferPointer(rebasing: buffers[i].bytes[0..<n]), at: offset, direct: &direct)
-            offset += n
-            progress?(n)
+            try write(UnsafeRawBufferPointer(rebasing: buffers[i].bytes[0..<chunk.count]), at: chunk.offset, direct: &direct)
+            progress?(chunk.count)
             free.put(i)
         }
         if let error = failure.get() { throw error }
@@ -157,6 +171,29 @@ private struct PassTarget {
             }
             guard n > 0 else { throw IOError("cannot write", path: path, code: ENOSPC) }
             done += n
+        }
+    }
+
+    /// Reads the chunks back from the device (direct I/O, or after dropping the cached
+    /// pages) and compares them with the last pass.
+    func readBack(stream: Keystream?, buffer: AlignedBuffer, direct: Bool) throws {
+        if !direct { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) }
+        let expected = AlignedBuffer(count: buffer.count)
+        for chunk in chunks {
+            let got = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<chunk.count])
+            var done = 0
+            while done < chunk.count {
+                let r = pread(fd, got.baseAddress! + done, chunk.count - done, off_t(chunk.offset + done))
+                if r < 0 && errno == EINTR { continue }
+                guard r > 0 else { throw IOError("cannot read back", path: path, code: r == 0 ? EIO : errno) }
+                done += r
+            }
+            let want = UnsafeMutableRawBufferPointer(rebasing: expected.bytes[0..<chunk.count])
+            if let stream { try stream.fill(want) } else { want.initializeMemory(as: UInt8.self, repeating: 0) }
+            if memcmp(got.baseAddress!, want.baseAddress!, chunk.count) != 0 {
+                let at = (0..<chunk.count).first { got[$0] != want[$0] } ?? 0
+                throw Overwriter.VerifyMismatch(offset: chunk.offset + at)
+            }
         }
     }
 }
