@@ -70,16 +70,17 @@ struct Shred: VFSCommand {
           vfs-shred -r --older-than 7d --include '*.csv' --dry-run /var/spool/exports
           vfs-shred --device -n 1 /dev/sdX
 
-        Nightly from cron (crontab -e):
-          30 3 * * * vfs-shred -r --older-than 7d --json /var/spool/exports >> /var/log/vfs-shred.json
+        Nightly from cron (crontab -e), for a spool folder:
+          30 3 * * * vfs-shred -r --older-than 7d /var/spool/exports
 
-        Or a systemd timer, /etc/systemd/system/shred-exports.service:
+        Or a systemd timer. /etc/systemd/system/shred-exports.service:
           [Unit]
           Description=Shred exports older than 7 days
           [Service]
           Type=oneshot
           ExecStart=/usr/local/bin/vfs-shred -r --older-than 7d /var/spool/exports
-        and /etc/systemd/system/shred-exports.timer:
+
+        /etc/systemd/system/shred-exports.timer:
           [Unit]
           Description=Shred old exports nightly
           [Timer]
@@ -87,7 +88,9 @@ struct Shred: VFSCommand {
           Persistent=true
           [Install]
           WantedBy=timers.target
-        then: systemctl enable --now shred-exports.timer
+
+        Then: systemctl enable --now shred-exports.timer. Add --json to keep a summary \
+        of each run in the journal or a log file.
 
         Exit status: 0 every entry named was destroyed (or, with --dry-run, would be); \
         1 some were skipped or failed (each listed on stderr, and in --json); 64 usage.
