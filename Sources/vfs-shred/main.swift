@@ -147,6 +147,23 @@ struct Shred: VFSCommand {
     @Argument(help: ArgumentHelp("Files, links, folders (with -r) or block devices (with --device).", valueName: "path"))
     var paths: [String] = []
 
+    /// What the passes will write when only files are named (for the progress bar's
+    /// total); nil when a folder or device makes it unknown up front.
+    func plannedBytes() -> Int? {
+        var total = 0
+        for path in paths {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                if info.st_mode & S_IFMT == S_IFLNK { continue }
+                return nil
+            }
+            let block = max(Int(info.st_blksize), 1)
+            total += (Int(info.st_size) + block - 1) / block * block
+        }
+        return total * (passes + (zero ? 1 : 0))
+    }
+
     /// The bytes of the command-line argument that decodes to `text`: a file name need
     /// not be UTF-8, and ArgumentParser's strings replace what is not.
     static func rawArgument(_ text: String) -> [UInt8] {
@@ -184,7 +201,7 @@ struct Shred: VFSCommand {
         options.verify = verify
         options.selection = ShredSelection(olderThan: try olderThan.map(DurationText.seconds),
                                            includes: includes, excludes: excludes)
-        let bar = verbose || dryRun ? nil : ProgressBar.make(label: "shredding", total: nil, quiet: quiet)
+        let bar = verbose || dryRun ? nil : ProgressBar.make(label: "shredding", total: plannedBytes(), quiet: quiet)
         defer { bar?.finish() }
         var report = EventReport(verbose: verbose, dryRun: dryRun, keep: keep, listOnStdout: dryRun && !json)
         let summary = Shredder(options: options, progress: bar?.callback) { event in
