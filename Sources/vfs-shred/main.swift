@@ -46,9 +46,9 @@ struct Shred: VFSCommand {
         opened is reported and the others still go.
 
         Folders (with -r) are walked depth first without crossing links. A folder is \
-        removed, its name wiped too, once everything in it was destroyed; with filters \
-        (--older-than, --include, --exclude) only the folders this run emptied are \
-        removed, so a spool folder that was already empty stays. -k never removes a \
+        removed, its name wiped too, once everything in it was destroyed. When \
+        --older-than or --include or --exclude is given, only the folders this run \
+        emptied are removed, so a spool folder that was already empty stays. -k never removes a \
         folder.
 
         Filters apply to files and links, never to folders (folders are always walked). \
@@ -56,7 +56,8 @@ struct Shred: VFSCommand {
         7d, 2w, or a sum like 1h30m). --include and --exclude take fnmatch(3) globs \
         matched against the base name only, not the folder path: '*.csv' matches \
         reports/a.csv; '*' and '?' match a leading dot too; a glob with a '/' is refused. \
-        With --include, an entry must match one of them; it must match no --exclude.
+        When --include is given, an entry must match one of them; it must match no --exclude \
+        glob.
 
         --dry-run prints what would be destroyed on stdout, one path a line (folders end \
         in '/'), and touches nothing. -v lists each entry destroyed on stderr. --json \
@@ -89,11 +90,13 @@ struct Shred: VFSCommand {
           [Install]
           WantedBy=timers.target
 
-        Then: systemctl enable --now shred-exports.timer. Add --json to keep a summary \
-        of each run in the journal or a log file.
+        Then: systemctl daemon-reload; systemctl enable shred-exports.timer; systemctl \
+        start shred-exports.timer. Add --json to keep a summary of each run in the \
+        journal or a log file.
 
-        Exit status: 0 every entry named was destroyed (or, with --dry-run, would be); \
-        1 some were skipped or failed (each listed on stderr, and in --json); 64 usage.
+        Exit status: 0 every entry named was destroyed (or would be, with --dry-run \
+        given); 1 some were skipped or failed (each listed on stderr, and in the --json \
+        summary); 64 usage.
         """,
         version: vfsVersion)
 
@@ -144,7 +147,7 @@ struct Shred: VFSCommand {
     @Flag(name: .shortAndLong, help: "No progress bar.")
     var quiet = false
 
-    @Argument(help: ArgumentHelp("Files, links, folders (with -r) or block devices (with --device).", valueName: "path"))
+    @Argument(help: ArgumentHelp("Files, links, folders (with -r) or block devices with --device", valueName: "path"))
     var paths: [String] = []
 
     /// What the passes will write when only files are named (for the progress bar's
