@@ -6,6 +6,8 @@ let tools = [
     "vfs-encrypt",
     "vfs-decrypt",
     "vfs-keygen",
+    "vfs-keychain",
+    "vfs-policy",
     "vfs-shred",
 ]
 

@@ -13,6 +13,10 @@ struct Decrypt: VFSCommand {
         with -o, OUT appears only if the whole file decrypted, so a failed run leaves \
         no output file.
 
+        -K NAME adds the identity NAME kept by vfs-keychain (-K all: every one), \
+        unlocking the keychain through its agent, else with the passcode from \
+        --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal.
+
         A passphrase-encrypted file asks for its passphrase from --passphrase-file, \
         --passphrase-fd, VFS_PASSPHRASE (least safe) or the terminal. \
         --max-work-factor bounds the scrypt cost an attacker-supplied file can make \
@@ -22,15 +26,20 @@ struct Decrypt: VFSCommand {
         Examples:
           vfs-decrypt -i key.txt -o doc.pdf doc.pdf.age
           vfs-decrypt -i key.txt < docs.tar.age | tar -x
+          vfs-decrypt -K backups -o db.sqlite db.sqlite.age
           vfs-decrypt --passphrase-fd 3 -o secrets.txt secrets.age 3< pass.txt
 
         Exit status: 0 success; 64 usage; 65 the file is not valid age, was modified, \
-        or failed to authenticate; 66 INPUT does not exist; 73 OUT cannot be created; \
-        74 read or write error; 77 no identity matched (or wrong passphrase).
+        or failed to authenticate (or the keychain is damaged); 66 INPUT does not \
+        exist, or no keychain or no such keychain identity; 73 OUT cannot be created; \
+        74 read or write error; 77 no identity matched (or wrong passphrase, wrong \
+        keychain passcode, or the keychain is locked and no passcode was given).
         """,
         version: vfsVersion)
 
     @OptionGroup var identityOptions: IdentityOptions
+
+    @OptionGroup var keychainOptions: KeychainIdentityOptions
 
     @OptionGroup var passphraseOptions: PassphraseOptions
 
@@ -60,9 +69,12 @@ struct Decrypt: VFSCommand {
         if decryptor.isPassphraseEncrypted {
             let secret = try passphraseOptions.source.read(prompt: "Enter passphrase: ")
             identities = [ScryptIdentity(passphrase: secret, maxWorkFactor: maxWorkFactor)]
-        } else if identities.isEmpty {
-            throw ToolError("no identity given, and the file is encrypted to recipients, not a passphrase", exit: .permissionDenied,
-                            hints: ["use -i FILE with the identity the file was encrypted to"])
+        } else {
+            identities += try keychainOptions.identities()
+            if identities.isEmpty {
+                throw ToolError("no identity given, and the file is encrypted to recipients, not a passphrase", exit: .permissionDenied,
+                                hints: ["use -i FILE with the identity the file was encrypted to, or -K NAME for one in the keychain"])
+            }
         }
         let fileKey: SecretBytes
         do {

@@ -13,6 +13,10 @@ struct Encrypt: VFSCommand {
         OUT appears only if encryption succeeded. Binary output is not written to a \
         terminal unless -o - asks for it; -a writes PEM armor instead.
 
+        -K NAME encrypts to the recipient of the identity NAME kept by vfs-keychain \
+        (-K all: every one), unlocking the keychain through its agent, else with the \
+        passcode from --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal.
+
         A passphrase (-p) is read from --passphrase-file, --passphrase-fd, the \
         VFS_PASSPHRASE environment variable (least safe: other processes of the user \
         may read it), or a no-echo prompt on the terminal; without any of these and \
@@ -21,11 +25,14 @@ struct Encrypt: VFSCommand {
         Examples:
           vfs-encrypt -r age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o doc.age doc.pdf
           tar -c docs | vfs-encrypt -R team.txt -a > docs.tar.age
+          vfs-encrypt -K backups -o db.sqlite.age db.sqlite
           vfs-encrypt -p --passphrase-file pass.txt -o secrets.age secrets.txt
 
         Exit status: 0 success; 64 usage (bad recipient, binary output to a terminal); \
-        65 a recipients file is not valid; 66 INPUT does not exist; 73 OUT cannot be \
-        created; 74 read or write error.
+        65 a recipients file is not valid (or the keychain is damaged); 66 INPUT does \
+        not exist, or no keychain or no such keychain identity; 73 OUT cannot be \
+        created; 74 read or write error; 77 wrong keychain passcode, or the keychain is \
+        locked and no passcode was given.
         """,
         version: vfsVersion)
 
@@ -34,6 +41,8 @@ struct Encrypt: VFSCommand {
     @Option(name: [.customShort("i"), .customLong("identity")],
             help: ArgumentHelp("Encrypt to the recipients of the identities in PATH. Repeatable.", valueName: "path"))
     var identityFiles: [String] = []
+
+    @OptionGroup var keychainOptions: KeychainIdentityOptions
 
     @Flag(name: .shortAndLong, help: "Encrypt with a passphrase (scrypt) instead of recipients.")
     var passphrase = false
@@ -56,12 +65,12 @@ struct Encrypt: VFSCommand {
     var input: String?
 
     func validate() throws {
-        let hasRecipients = !recipientOptions.isEmpty || !identityFiles.isEmpty
+        let hasRecipients = !recipientOptions.isEmpty || !identityFiles.isEmpty || !keychainOptions.isEmpty
         if passphrase && hasRecipients {
-            throw ToolError.usage("-p can't be combined with -r, -R or -i", hints: ["a passphrase-encrypted file has exactly one stanza, as age requires"])
+            throw ToolError.usage("-p can't be combined with -r, -R, -i or -K", hints: ["a passphrase-encrypted file has exactly one stanza, as age requires"])
         }
         if !passphrase && !hasRecipients {
-            throw ToolError.usage("missing recipients", hints: ["name at least one with -r age1…, -R FILE or -i FILE, or use -p for a passphrase"])
+            throw ToolError.usage("missing recipients", hints: ["name at least one with -r age1…, -R FILE, -i FILE or -K NAME, or use -p for a passphrase"])
         }
         if !passphrase && (passphraseOptions.passphraseFile != nil || passphraseOptions.passphraseFD != nil) {
             throw ToolError.usage("--passphrase-file and --passphrase-fd go with -p")
@@ -72,6 +81,7 @@ struct Encrypt: VFSCommand {
     func run() throws {
         var recipients: [Recipient] = try recipientOptions.resolve()
         recipients += try IdentityOptions.load(identityFiles).map(\.recipient)
+        recipients += try keychainOptions.recipients()
         let source = try ToolIO.openInput(input)
         let out = try ToolIO.openOutput(output, binary: !armor, terminalHints: ["did you mean -a/--armor?"])
         if passphrase {

@@ -20,7 +20,7 @@ function __vfs-decrypt_parse_tokens -S
     set -l unparsed_tokens (__vfs-decrypt_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-decrypt'
-        __vfs-decrypt_parse_subcommand 1 'i/identity=+' 'passphrase-file=' 'passphrase-fd=' 'max-work-factor=' 'o/output=' 'q/quiet' 'version' 'h/help'
+        __vfs-decrypt_parse_subcommand 1 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'passphrase-file=' 'passphrase-fd=' 'max-work-factor=' 'o/output=' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-decrypt_parse_subcommand -r 1 'version'
@@ -78,6 +78,9 @@ end
 
 complete -c 'vfs-decrypt' -f
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt"' -s 'i' -l 'identity' -d 'Use the identities in PATH (\'-\' for stdin). Repeatable.' -rfka ''
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passphrase-file' -l 'passphrase-file' -d 'Read the passphrase from the first line of PATH.' -rfka ''
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passphrase-fd' -l 'passphrase-fd' -d 'Read the passphrase from file descriptor N.' -rfka ''
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" max-work-factor' -l 'max-work-factor' -d 'Refuse scrypt work factors above N (default 22; 1-30).' -rfka ''

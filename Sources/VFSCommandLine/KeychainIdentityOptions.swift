@@ -1,0 +1,39 @@
+import ArgumentParser
+import VFSCore
+
+/// `-K NAME`: identities kept in the keychain, for the tools that decrypt (in addition
+/// to -i) and encrypt (to the identity's recipient). The keychain is unlocked through
+/// its agent when one runs, else with the passcode from --passcode-file, --passcode-fd,
+/// VFS_PASSCODE or the terminal.
+public struct KeychainIdentityOptions: ParsableArguments {
+    /// -K NAME / --keychain-identity NAME, repeatable. The reserved name `all` means every identity in the keychain.
+    @Option(name: [.customShort("K"), .customLong("keychain-identity")],
+            help: ArgumentHelp("Use the keychain identity NAME ('all' for every one). Repeatable.", valueName: "name"))
+    public var names: [String] = []
+
+    @OptionGroup public var passcodeOptions: PasscodeOptions
+
+    public init() {}
+
+    public var isEmpty: Bool { names.isEmpty }
+
+    public func validate() throws {
+        if names.isEmpty && (passcodeOptions.passcodeFile != nil || passcodeOptions.passcodeFD != nil) {
+            throw ToolError.usage("--passcode-file and --passcode-fd go with -K NAME")
+        }
+    }
+
+    /// The named identities (all of them for `all`), unlocking the keychain through the
+    /// agent or a passcode source. Unknown name => exit 66 with a hint listing the
+    /// names; wrong passcode => exit 77.
+    public func identities() throws -> [X25519Identity] {
+        guard !names.isEmpty else { return [] }
+        let session = try KeychainSession.open(passcode: passcodeOptions.source)
+        return try session.identityEntries(named: names).map { try $0.identity() }
+    }
+
+    /// Their recipients (for encrypting to a keychain identity).
+    public func recipients() throws -> [X25519Recipient] {
+        try identities().map(\.recipient)
+    }
+}

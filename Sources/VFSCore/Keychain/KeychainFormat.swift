@@ -1,0 +1,227 @@
+/// The keychain file, format version 1. All integers are big-endian.
+///
+/// ```
+/// magic        8 bytes   "VFSKEYCH"
+/// version      u16       1
+/// keychain id  16 bytes  random, fixed for the keychain's life (the agent keys on it)
+/// slot count   u8        1 (passcode) or 2 (passcode, recovery)
+/// per slot     kind u8 (1 passcode, 2 recovery), scrypt log2 N u8, r u8, p u8,
+///              salt 16 bytes, wrapped master key 48 bytes (ChaCha20-Poly1305 of the
+///              32-byte master key under scrypt(secret, salt), zero nonce);
+///              a recovery slot then has a question count u8 (1-16) and each
+///              question as u16 length + UTF-8, in the clear so `recover` can ask them
+/// header MAC   32 bytes  HMAC-SHA-256 over every byte above, keyed by
+///              HKDF-SHA-256(master key, salt: id, info: "vfs-keychain v1 header")
+/// body nonce   12 bytes  random, new at every save
+/// body length  u32       the sealed body's length, which runs to the end of the file
+/// body         ChaCha20-Poly1305 under HKDF-SHA-256(master key, salt: id,
+///              info: "vfs-keychain v1 body") of the entries: a u32 count, then per
+///              entry kind u8 (1 secret, 2 identity), service, account and label
+///              (u16 length + UTF-8 each), created and modified (i64 seconds since
+///              1970), the secret (u32 length + bytes; an identity's 32-byte X25519
+///              scalar) — see `KeychainBody`
+/// ```
+///
+/// The master key is 32 random bytes. The header MAC binds the header to the master
+/// key, so any edit of the header (a slot, a question, the id) fails authentication
+/// once the keychain is unlocked, while changing the passcode rewraps its slot and
+/// recomputes the MAC without touching the body. Names and secrets alike are only in
+/// the sealed body. A file that is shorter or longer than its lengths say is refused.
+public enum KeychainFormat {
+    public static let magic = Array("VFSKEYCH".utf8)
+    public static let version: UInt16 = 1
+    public static let masterKeyCount = 32
+    public static let idCount = 16
+    static let macCount = 32
+    static let nonceCount = ChaChaPoly.nonceCount
+
+    /// A parse or authentication failure, turned into `KeychainError.corrupt` with the path.
+    struct Problem: Error {
+        let why: String
+        init(_ why: String) { self.why = why }
+    }
+
+    /// A new random master key.
+    public static func newMasterKey() throws -> SecretBytes { try SecureRandom.secret(masterKeyCount) }
+
+    static func macKey(_ masterKey: SecretBytes, id: [UInt8]) throws -> SecretBytes {
+        try HKDF.deriveKey(inputKey: masterKey, salt: id, info: "vfs-keychain v1 header")
+    }
+
+    static func bodyKey(_ masterKey: SecretBytes, id: [UInt8]) throws -> SecretBytes {
+        try HKDF.deriveKey(inputKey: masterKey, salt: id, info: "vfs-keychain v1 body")
+    }
+
+    /// The whole file for `header` and `entries`, the body sealed with a new nonce.
+    public static func seal(header: KeychainHeader, masterKey: SecretBytes, entries: [KeychainEntry]) throws -> [UInt8] {
+        let nonce = try SecureRandom.bytes(nonceCount)
+        let body = try ChaChaPoly.seal(key: bodyKey(masterKey, id: header.id), nonce: nonce, plaintext: KeychainBody.encode(entries))
+        return try assemble(header: header, masterKey: masterKey, nonce: nonce, body: body)
+    }
+
+    /// The file for a new `header` (a rewrapped slot) with the sealed body of `old` kept byte for byte.
+    public static func seal(header: KeychainHeader, masterKey: SecretBytes, keepingBodyOf old: SealedKeychain) throws -> [UInt8] {
+        precondition(header.id == old.header.id)
+        return try assemble(header: header, masterKey: masterKey, nonce: old.bodyNonce, body: old.sealedBody)
+    }
+
+    static func assemble(header: KeychainHeader, masterKey: SecretBytes, nonce: [UInt8], body: [UInt8]) throws -> [UInt8] {
+        var writer = ByteWriter(capacity: 256 + body.count)
+        writer.raw(header.encoded())
+        writer.raw(try HMACSHA256.authenticate(key: macKey(masterKey, id: header.id), message: writer.bytes))
+        writer.raw(nonce)
+        writer.u32(UInt32(body.count))
+        writer.raw(body)
+        return writer.bytes
+    }
+}
+
+/// The clear part of a keychain file: its id and key slots.
+public struct KeychainHeader: Equatable, Sendable {
+    public let id: [UInt8]
+    public private(set) var slots: [KeySlot]
+
+    public init(id: [UInt8], passcode: KeySlot, recovery: KeySlot? = nil) {
+        precondition(id.count == KeychainFormat.idCount && passcode.kind == .passcode && recovery.map { $0.kind == .recovery } ?? true)
+        self.id = id
+        slots = [passcode] + (recovery.map { [$0] } ?? [])
+    }
+
+    /// A header for a new keychain, with a new random id.
+    public static func new(passcode: KeySlot, recovery: KeySlot? = nil) throws -> KeychainHeader {
+        KeychainHeader(id: try SecureRandom.bytes(KeychainFormat.idCount), passcode: passcode, recovery: recovery)
+    }
+
+    public var passcodeSlot: KeySlot { slots[0] }
+    public var recoverySlot: KeySlot? { slots.count > 1 ? slots[1] : nil }
+
+    /// The same header with `slot` in place of the slot of its kind.
+    public func replacing(_ slot: KeySlot) -> KeychainHeader {
+        slot.kind == .passcode ? KeychainHeader(id: id, passcode: slot, recovery: recoverySlot)
+                               : KeychainHeader(id: id, passcode: passcodeSlot, recovery: slot)
+    }
+
+    /// Without the recovery slot.
+    public func removingRecovery() -> KeychainHeader { KeychainHeader(id: id, passcode: passcodeSlot) }
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: 256)
+        writer.raw(KeychainFormat.magic)
+        writer.u16(KeychainFormat.version)
+        writer.raw(id)
+        writer.u8(UInt8(slots.count))
+        for slot in slots { slot.encode(into: &writer) }
+        return writer.bytes
+    }
+}
+
+/// A keychain file as read from disk: header parsed, body still sealed.
+public struct SealedKeychain: Sendable {
+    public let header: KeychainHeader
+    /// Where it was read from, and its previous good copy if there is one (for messages).
+    public let path: String
+    public let backup: String?
+    let headerBytes: [UInt8]
+    let mac: [UInt8]
+    let bodyNonce: [UInt8]
+    let sealedBody: [UInt8]
+
+    /// Parses `bytes`; a file that is not a version-1 keychain, or whose lengths do
+    /// not add up, is `KeychainError.corrupt` (or `.unsupportedVersion`).
+    public init(bytes: [UInt8], path: String, backup: String? = nil) throws {
+        self.path = path
+        self.backup = backup
+        func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, why: why, backup: backup) }
+        guard bytes.count >= KeychainFormat.magic.count, Array(bytes.prefix(KeychainFormat.magic.count)) == KeychainFormat.magic else {
+            throw corrupt(bytes.isEmpty ? "the file is empty" : "it is not a vfs keychain (no VFSKEYCH magic)")
+        }
+        do {
+            var parsed: (KeychainHeader, Int, [UInt8], [UInt8], [UInt8])!
+            try bytes.withUnsafeBytes { buffer in
+                var reader = ByteReader(buffer)
+                _ = try reader.take(KeychainFormat.magic.count)
+                let version = try reader.u16()
+                guard version == KeychainFormat.version else {
+                    throw KeychainError.unsupportedVersion(path: path, version: Int(version))
+                }
+                let id = try reader.bytes(KeychainFormat.idCount)
+                let slotCount = try reader.u8()
+                guard slotCount == 1 || slotCount == 2 else { throw KeychainFormat.Problem("\(slotCount) key slots") }
+                let passcode = try KeySlot.decode(from: &reader)
+                guard passcode.kind == .passcode else { throw KeychainFormat.Problem("the first key slot is not the passcode slot") }
+                var recovery: KeySlot?
+                if slotCount == 2 {
+                    recovery = try KeySlot.decode(from: &reader)
+                    guard recovery?.kind == .recovery else { throw KeychainFormat.Problem("the second key slot is not a recovery slot") }
+                }
+                let headerEnd = reader.offset
+                let mac = try reader.bytes(KeychainFormat.macCount)
+                let nonce = try reader.bytes(KeychainFormat.nonceCount)
+                let length = Int(try reader.u32())
+                guard length >= ChaChaPoly.tagCount else { throw KeychainFormat.Problem("the body is too short") }
+                guard length == reader.remaining else {
+                    throw KeychainFormat.Problem(length > reader.remaining ? "the file is truncated (\(reader.remaining) of \(length) body bytes)"
+                                                                           : "\(reader.remaining - length) unexpected bytes after the body")
+                }
+                let body = try reader.bytes(length)
+                parsed = (KeychainHeader(id: id, passcode: passcode, recovery: recovery), headerEnd, mac, nonce, body)
+            }
+            header = parsed.0
+            headerBytes = Array(bytes[0..<parsed.1])
+            mac = parsed.2
+            bodyNonce = parsed.3
+            sealedBody = parsed.4
+        } catch let problem as KeychainFormat.Problem {
+            throw corrupt(problem.why)
+        } catch is ByteReader.Truncated {
+            throw corrupt("the file is truncated inside the header")
+        }
+    }
+
+    /// The length of the file's tail from the body nonce to the end (kept as it is by a passcode change).
+    public var bodyByteCount: Int { KeychainFormat.nonceCount + 4 + sealedBody.count }
+
+    /// The master key from the passcode slot; `.wrongPasscode` if it does not open.
+    public func unlock(passcode: SecretBytes) throws -> SecretBytes {
+        guard let key = try header.passcodeSlot.unwrap(secret: passcode) else { throw KeychainError.wrongPasscode }
+        return key
+    }
+
+    /// The master key from the recovery slot; `.wrongAnswers` if they do not open it.
+    public func unlock(answers: [String]) throws -> SecretBytes {
+        guard let slot = header.recoverySlot else { throw KeychainError.noRecovery(path: path) }
+        guard answers.count == slot.questions.count else { throw KeychainError.wrongAnswers }
+        guard let key = try slot.unwrap(secret: RecoveryAnswers.secret(answers)) else { throw KeychainError.wrongAnswers }
+        return key
+    }
+
+    /// True if the header MAC checks out under `masterKey`.
+    public func authenticates(masterKey: SecretBytes) throws -> Bool {
+        HMACSHA256.equal(try HMACSHA256.authenticate(key: KeychainFormat.macKey(masterKey, id: header.id), message: headerBytes), mac)
+    }
+
+    /// Checks the header MAC and opens the body.
+    public func open(masterKey: SecretBytes) throws -> [KeychainEntry] {
+        let plaintext = try openBody(masterKey: masterKey)
+        do { return try KeychainBody.decode(plaintext) } catch let problem as KeychainFormat.Problem { throw corrupt(problem.why) }
+    }
+
+    /// The secret of one entry, found without decoding the others (what `get` needs);
+    /// nil if there is no such entry. Checks the header MAC and the body like `open`.
+    public func secret(masterKey: SecretBytes, kind: KeychainEntry.Kind, service: String, account: String) throws -> SecretBytes? {
+        let plaintext = try openBody(masterKey: masterKey)
+        do { return try KeychainBody.secret(in: plaintext, kind: kind, service: service, account: account) }
+        catch let problem as KeychainFormat.Problem { throw corrupt(problem.why) }
+    }
+
+    private func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, why: why, backup: backup) }
+
+    /// The body's plaintext, once the header MAC and the body authenticate.
+    private func openBody(masterKey: SecretBytes) throws -> SecretBytes {
+        guard try authenticates(masterKey: masterKey) else { throw corrupt("the header failed to authenticate") }
+        guard let plaintext = try ChaChaPoly.open(key: KeychainFormat.bodyKey(masterKey, id: header.id), nonce: bodyNonce, ciphertext: sealedBody) else {
+            throw corrupt("the body failed to authenticate")
+        }
+        return plaintext
+    }
+}

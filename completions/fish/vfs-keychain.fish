@@ -1,0 +1,212 @@
+function __vfs-keychain_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __vfs-keychain_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __vfs-keychain_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __vfs-keychain_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __vfs-keychain_parse_tokens -S
+    set -l unparsed_tokens (__vfs-keychain_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'vfs-keychain'
+        __vfs-keychain_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'init'
+            __vfs-keychain_parse_subcommand 0 'passcode-file=' 'passcode-fd=' 'questions=' 'answers-file=' 'work-factor=' 'version' 'h/help'
+        case 'set'
+            __vfs-keychain_parse_subcommand 2 'update' 'label=' 'raw' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'get'
+            __vfs-keychain_parse_subcommand 2 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'delete'
+            __vfs-keychain_parse_subcommand 2 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'list'
+            __vfs-keychain_parse_subcommand 1 'json' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'import'
+            __vfs-keychain_parse_subcommand 1 'update' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'passcode'
+            __vfs-keychain_parse_subcommand 0 'passcode-file=' 'passcode-fd=' 'new-passcode-file=' 'new-passcode-fd=' 'version' 'h/help'
+        case 'recover'
+            __vfs-keychain_parse_subcommand 0 'answers-file=' 'new-passcode-file=' 'new-passcode-fd=' 'version' 'h/help'
+        case 'identity'
+            __vfs-keychain_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'new'
+                __vfs-keychain_parse_subcommand 1 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            case 'import'
+                __vfs-keychain_parse_subcommand 2 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            case 'recipient'
+                __vfs-keychain_parse_subcommand 1 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            case 'list'
+                __vfs-keychain_parse_subcommand 0 'json' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            case 'delete'
+                __vfs-keychain_parse_subcommand 1 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            end
+        case 'unlock'
+            __vfs-keychain_parse_subcommand 0 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'lock'
+            __vfs-keychain_parse_subcommand 0 'version' 'h/help'
+        case 'status'
+            __vfs-keychain_parse_subcommand 0 'json' 'version' 'h/help'
+        case 'help'
+            __vfs-keychain_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __vfs-keychain_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __vfs-keychain_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __vfs-keychain_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __vfs-keychain_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__vfs-keychain_tokens -p)
+    if test -z "$(__vfs-keychain_tokens -t)"
+        set -l index (count (__vfs-keychain_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'vfs-keychain' -f
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'init' -d 'Create a new keychain protected by a passcode, and optionally security questions.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'set' -d 'Store a secret for SERVICE and ACCOUNT.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'get' -d 'Print the secret of SERVICE and ACCOUNT, and nothing else.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'delete' -d 'Remove the secret of SERVICE and ACCOUNT (exit 1 if there is none).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'list' -d 'List the entries: service, account, label and dates, never secrets.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'import' -d 'Add many secrets at once from a JSON array (to move a store over).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'passcode' -d 'Change the passcode (rewraps the passcode slot; the entries are not re-encrypted).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'recover' -d 'Answer the recovery questions and set a new passcode.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'identity' -d 'Keep age identities in the keychain, for vfs-decrypt -K and vfs-encrypt -K.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'unlock' -d 'Start the agent: keep the keychain unlocked for this user until lock or the timeout.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'lock' -d 'Stop the agent: the key is wiped from memory. Exit 0 even if it was not running.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'status' -d 'Say whether the keychain is unlocked, and for how long: exit 0 unlocked, 1 locked.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" questions' -l 'questions' -d 'Add recovery questions, one a line, from PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" answers-file' -l 'answers-file' -d 'Read the answers to the recovery questions from PATH, one a line, in order.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for the key slots (default 18, as age; 1-30; low values only for tests).' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" update' -l 'update' -d 'Replace the secret if the entry exists.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" label' -l 'label' -d 'A free-text label, shown by list.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" raw' -l 'raw' -d 'Store stdin byte for byte (keep a trailing newline).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain get" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain get" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain get" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain get" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain delete" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain delete" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain delete" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain delete" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain list" json' -l 'json' -d 'Write JSON.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain list" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain list" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain list" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain import" update' -l 'update' -d 'Replace the secrets of entries that exist.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain import" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain import" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain import" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain import" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain passcode" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain passcode" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain passcode" new-passcode-file' -l 'new-passcode-file' -d 'Read the new passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain passcode" new-passcode-fd' -l 'new-passcode-fd' -d 'Read the new passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain passcode" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain passcode" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain recover" answers-file' -l 'answers-file' -d 'Read the answers to the recovery questions from PATH, one a line, in order.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain recover" new-passcode-file' -l 'new-passcode-file' -d 'Read the new passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain recover" new-passcode-fd' -l 'new-passcode-fd' -d 'Read the new passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain recover" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain recover" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'new' -d 'Make a new identity called NAME and print its recipient.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'import' -d 'Store the identity in FILE (an age identity file, \'-\' for stdin) as NAME; print its recipient.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'recipient' -d 'Print the recipient (age1…) of the identity NAME.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'list' -d 'List the identities: name and recipient, one a line, tab-separated (--json for JSON).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'delete' -d 'Remove the identity NAME (exit 66 if there is none).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity import" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity import" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity import" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity import" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity recipient" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity recipient" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity recipient" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity recipient" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity list" json' -l 'json' -d 'Write JSON.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity list" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity list" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity list" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" timeout' -l 'timeout' -d 'How long to stay unlocked: 90s, 30m, 12h, 7d (default 15m).' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain lock" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain lock" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain status" json' -l 'json' -d 'Write JSON: {keychain, unlocked, secondsLeft}.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain status" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain status" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain help" version' -l 'version' -d 'Show the version.'
