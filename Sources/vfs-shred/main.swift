@@ -147,7 +147,7 @@ struct Shred: VFSCommand {
     @Flag(name: .shortAndLong, help: "No progress bar.")
     var quiet = false
 
-    @Argument(help: ArgumentHelp("Files, links, folders (with -r) or block devices with --device", valueName: "path"))
+    @Argument(help: ArgumentHelp("Files, links, folders with -r, or block devices with --device", valueName: "path"))
     var paths: [String] = []
 
     /// What the passes will write when only files are named (for the progress bar's

@@ -256,9 +256,10 @@ public final class Shredder {
 
     /// Overwrites a block device named on the command line; it is never removed.
     private func overwriteDevice(_ entry: Entry, in folder: Int32) {
-        if options.dryRun { return emit(.overwroteDevice(path: entry.path, bytes: 0)) }
-        // O_EXCL on a block device: refuse one that is mounted or otherwise in use.
-        let fd = openat(folder, entry.name.bytes, (options.verify ? O_RDWR : O_WRONLY) | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+        // O_EXCL on a block device: refuse one that is mounted or otherwise in use. A dry
+        // run only reads its size.
+        let mode = options.dryRun ? O_RDONLY : options.verify ? O_RDWR : O_WRONLY
+        let fd = openat(folder, entry.name.bytes, mode | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             return emit(.failed(path: entry.path, reason: IOError("cannot open device", path: entry.path).description))
         }
@@ -271,6 +272,7 @@ public final class Shredder {
         guard size >= 0 else {
             return emit(.failed(path: entry.path, reason: IOError("cannot measure device", path: entry.path).description))
         }
+        if options.dryRun { return emit(.overwroteDevice(path: entry.path, bytes: Int(size))) }
         do {
             try Overwriter(passes: options.passes, zeroPass: options.zeroPass, verify: options.verify)
                 .overwrite(fd: fd, length: Int(size), path: entry.path, progress: progress?.callback)
