@@ -12,11 +12,12 @@ struct Shred: VFSCommand {
         abstract: "Overwrite files in place, wipe their names, and remove them; trees too, with age filters for cron.",
         discussion: """
         Each file is destroyed in the stages of GNU shred: its bytes are overwritten in \
-        place, through its own descriptor, up to its size rounded up to a whole block, \
-        and every pass is flushed to the device before the next; then its name is wiped \
-        (renamed to a meaningless name of the same length, then to shorter and shorter \
-        ones down to one character, the folder synced after every round); then it is \
-        truncated and unlinked. Random passes are an AES-256-CTR keystream under a fresh \
+        place, through its own descriptor, up to its size rounded up to a whole block \
+        (the holes of a sparse file stay holes), and every pass is flushed to the device \
+        before the next; then its name is wiped (renamed to a meaningless name of the \
+        same length, then to names half as long each round down to one character, the \
+        folder synced after every round); then it is truncated and unlinked. With -k the \
+        file keeps its size. Random passes are an AES-256-CTR keystream under a fresh \
         random key, so they run at disk speed. --verify reads the last pass back from the \
         device and compares it.
 
