@@ -11,7 +11,7 @@ SWIFT ?= swift
 CONFIG ?= release
 
 TOOLS := $(shell sed -n 's/^ *"\(vfs-[a-z-]*\)",.*/\1/p' Package.swift)
-APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd
+APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux
 # What make bench times us against, and the timers.
 BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)

@@ -8,6 +8,7 @@ let tools = [
     "vfs-keygen",
     "vfs-keychain",
     "vfs-policy",
+    "vfs-shred",
     "vfs-wrap",
     "vfs-unwrap",
 ]
@@ -24,7 +25,9 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive",
                        providers: [.apt(["libarchive-dev"])]),
-        .target(name: "VFSCore", dependencies: ["COpenSSL", "CArchive"]),
+        // Linux calls the Glibc module leaves out (renameat2, fstatfs, O_DIRECT).
+        .target(name: "CLinux"),
+        .target(name: "VFSCore", dependencies: ["COpenSSL", "CArchive", "CLinux"]),
         .target(name: "VFSCommandLine", dependencies: [
             "VFSCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

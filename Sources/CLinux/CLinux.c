@@ -1,0 +1,36 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/vfs.h>
+#include "CLinux.h"
+
+int vfs_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
+int vfs_fstatfs_type(int fd, unsigned long *type) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return -1;
+    *type = (unsigned long)info.f_type;
+    return 0;
+}
+
+int vfs_set_direct_io(int fd, int on) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, on ? (flags | O_DIRECT) : (flags & ~O_DIRECT));
+}
+
+int vfs_open_path_nofollow(int dirfd, const char *path) {
+    return openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+
+long long vfs_seek_data(int fd, long long offset) {
+    return lseek(fd, offset, SEEK_DATA);
+}
+
+long long vfs_seek_hole(int fd, long long offset) {
+    return lseek(fd, offset, SEEK_HOLE);
+}

@@ -1,0 +1,24 @@
+#ifndef VFS_CLINUX_H
+#define VFS_CLINUX_H
+// Linux calls and constants that Swift's Glibc module leaves out because they sit
+// behind _GNU_SOURCE or in headers it does not include (sys/vfs.h). Each is a plain
+// call that returns -1 and sets errno like the call it wraps.
+
+/// renameat2(..., RENAME_NOREPLACE): never replaces an existing entry.
+int vfs_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
+/// fstatfs(2)'s f_type (the file system's magic number) into *type.
+int vfs_fstatfs_type(int fd, unsigned long *type);
+
+/// Turns O_DIRECT on or off for an open descriptor (fcntl F_SETFL).
+int vfs_set_direct_io(int fd, int on);
+
+/// openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC): a handle that names an entry
+/// without opening its contents.
+int vfs_open_path_nofollow(int dirfd, const char *path);
+
+/// lseek(fd, offset, SEEK_DATA) and lseek(fd, offset, SEEK_HOLE): where data and holes start.
+long long vfs_seek_data(int fd, long long offset);
+long long vfs_seek_hole(int fd, long long offset);
+
+#endif

@@ -1,0 +1,20 @@
+/// A name in a folder as the kernel has it: bytes, not necessarily UTF-8. Kept as a
+/// NUL-terminated C string so names that are not valid UTF-8 are still found and
+/// removed; `description` is for messages only.
+struct FileName: Hashable, Sendable, CustomStringConvertible {
+    /// NUL-terminated.
+    let bytes: [CChar]
+
+    init(_ string: String) { bytes = Array(string.utf8CString) }
+
+    init<Bytes: Collection>(raw: Bytes) where Bytes.Element == UInt8 {
+        bytes = raw.map { CChar(bitPattern: $0) } + [0]
+    }
+
+    /// Length in bytes.
+    var count: Int { bytes.count - 1 }
+
+    var description: String { String(decoding: bytes.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+
+    var isDotOrDotDot: Bool { bytes == [46, 0] || bytes == [46, 46, 0] }
+}

@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a shredding run does.
+public struct ShredOptions: Sendable {
+    /// Random overwrite passes.
+    public var passes = 1
+    /// A final pass of zeros after the random ones.
+    public var zeroPass = false
+    /// Overwrite but do not remove.
+    public var keep = false
+    /// Descend into folders and remove the ones emptied.
+    public var recursive = false
+    /// Overwrite files with other hard links; make read-only files writable.
+    public var force = false
+    /// Overwrite block devices named on the command line (never removed).
+    public var devices = false
+    /// Report what would be destroyed, touch nothing.
+    public var dryRun = false
+    /// Read the last pass back from the device and compare it.
+    public var verify = false
+    /// Which files (and links) are destroyed; folders are always descended.
+    public var selection = ShredSelection()
+    /// Files overwritten at the same time in a tree (their syncs share journal commits).
+    public var workers = 4
+
+    public init() {}
+}
+
+/// The filters: age and base-name globs.
+public struct ShredSelection: Sendable {
+    /// Only entries last modified at least this many seconds before `now`.
+    public var olderThan: Int?
+    /// fnmatch(3) patterns matched against base names; an entry must match one of them
+    /// (when there are any) and none of `excludes`.
+    public var includes: [String] = []
+    public var excludes: [String] = []
+    /// The moment ages are measured from, in seconds since the epoch.
+    public var now: Int
+
+    public init(olderThan: Int? = nil, includes: [String] = [], excludes: [String] = [], now: Int? = nil) {
+        self.olderThan = olderThan
+        self.includes = includes
+        self.excludes = excludes
+        self.now = now ?? Int(time(nil))
+    }
+
+    /// True when some entries may be left out.
+    public var filters: Bool { olderThan != nil || !includes.isEmpty || !excludes.isEmpty }
+
+    /// Whether an entry with this base name and modification time is selected.
+    public func selects(name: String, modified: timespec) -> Bool {
+        selects(Array(name.utf8CString), modified: modified)
+    }
+
+    /// The same for a name as NUL-terminated bytes (names need not be UTF-8).
+    func selects(_ name: [CChar], modified: timespec) -> Bool {
+        if let olderThan {
+            // Modified strictly before now - AGE.
+            let cutoff = now - olderThan
+            guard modified.tv_sec < cutoff else { return false }
+        }
+        if !includes.isEmpty && !includes.contains(where: { Self.matches($0, name) }) { return false }
+        return !excludes.contains(where: { Self.matches($0, name) })
+    }
+
+    /// fnmatch without flags: `*` and `?` match any character, a leading dot included.
+    static func matches(_ pattern: String, _ name: [CChar]) -> Bool {
+        fnmatch(pattern, name, 0) == 0
+    }
+}

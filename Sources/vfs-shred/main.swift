@@ -1,0 +1,274 @@
+import ArgumentParser
+import VFSCommandLine
+import VFSCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Shred: VFSCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-shred",
+        abstract: "Overwrite files in place, wipe their names, and remove them; trees too, with age filters for cron.",
+        discussion: """
+        Each file is destroyed in the stages of GNU shred: its bytes are overwritten in \
+        place, through its own descriptor, up to its size rounded up to a whole block \
+        (the holes of a sparse file stay holes), and every pass is flushed to the device \
+        before the next; then its name is wiped (renamed to a meaningless name of the \
+        same length, then to names half as long each round down to one character, the \
+        folder synced after every round); then it is truncated and unlinked. With -k the \
+        file keeps its size. Random passes are an AES-256-CTR keystream under a fresh \
+        random key, so they run at disk speed. --verify reads the last pass back from the \
+        device and compares it.
+
+        Passes: one random pass (the default) is what current guidance asks for (NIST SP \
+        800-88 Rev. 1 "Clear": a single overwrite for magnetic drives). The 35-pass \
+        Gutmann scheme and the 3- and 7-pass schemes were written for encodings of \
+        1990s drives and add nothing but time on drives of this century. -z adds a last \
+        pass of zeros, to hide that the file was shredded.
+
+        What overwriting cannot reach: on SSDs and flash, the drive's wear levelling may \
+        keep old copies of blocks that no command can address; on copy-on-write and \
+        log-structured file systems (Btrfs, ZFS, bcachefs, F2FS, NILFS), on XFS with \
+        reflinks, on overlay mounts (the lower layer keeps the original), on tmpfs (swap) \
+        and on network file systems (NFS, SMB), writing over a file does not promise to \
+        write over its old blocks. vfs-shred says so in a warning once per such file \
+        system. The real remedy there is to never store the plaintext: keep such files \
+        encrypted with vfs-encrypt and destroy the key (shred the identity file, which \
+        is small and short-lived), or use full-disk encryption.
+
+        Symbolic links are never followed: a link is removed (its name wiped) and its \
+        target is untouched; with -k links are left alone. A file with other hard links \
+        is refused, since its data stays reachable through them, unless --force (which \
+        also makes read-only files you own writable). FIFOs, sockets and character \
+        devices are refused. A block device named on the command line is overwritten \
+        with --device (opened exclusively, so a mounted one is refused) and never \
+        removed; block devices inside folders are always refused. A file that can't be \
+        opened is reported and the others still go.
+
+        Folders (with -r) are walked depth first without crossing links. A folder is \
+        removed, its name wiped too, once everything in it was destroyed. When \
+        --older-than or --include or --exclude is given, only the folders this run \
+        emptied are removed, so a spool folder that was already empty stays. -k never removes a \
+        folder.
+
+        Filters apply to files and links, never to folders (folders are always walked). \
+        --older-than AGE selects entries last modified more than AGE ago (90s, 30m, 12h, \
+        7d, 2w, or a sum like 1h30m). --include and --exclude take fnmatch(3) globs \
+        matched against the base name only, not the folder path: '*.csv' matches \
+        reports/a.csv; '*' and '?' match a leading dot too; a glob with a '/' is refused. \
+        When --include is given, an entry must match one of them; it must match no --exclude \
+        glob.
+
+        --dry-run prints what would be destroyed on stdout, one path a line (folders end \
+        in '/'), and touches nothing. -v lists each entry destroyed on stderr. --json \
+        prints a summary on stdout: {"dryRun", "kept", "passes", "zeroPass", "files", \
+        "bytes", "links", "folders", "skipped": [{"path", "reason"}], "errors": [{"path", \
+        "reason"}], "warnings": [{"path", "reason"}]}.
+
+        Examples:
+          vfs-shred secret.pdf old-key.txt
+          vfs-shred -n 3 -z --verify -v disk-image.raw
+          vfs-shred -r --older-than 7d --include '*.csv' --dry-run /var/spool/exports
+          vfs-shred --device -n 1 /dev/sdX
+
+        Nightly from cron (crontab -e), for a spool folder:
+          30 3 * * * vfs-shred -r --older-than 7d /var/spool/exports
+
+        Or a systemd timer. /etc/systemd/system/shred-exports.service:
+          [Unit]
+          Description=Shred exports older than 7 days
+          [Service]
+          Type=oneshot
+          ExecStart=/usr/local/bin/vfs-shred -r --older-than 7d /var/spool/exports
+
+        /etc/systemd/system/shred-exports.timer:
+          [Unit]
+          Description=Shred old exports nightly
+          [Timer]
+          OnCalendar=*-*-* 03:30:00
+          Persistent=true
+          [Install]
+          WantedBy=timers.target
+
+        Then: systemctl daemon-reload; systemctl enable shred-exports.timer; systemctl \
+        start shred-exports.timer. Add --json to keep a summary of each run in the \
+        journal or a log file.
+
+        Exit status: 0 every entry named was destroyed (or would be, with --dry-run \
+        given); 1 some were skipped or failed (each listed on stderr, and in the --json \
+        summary); 64 usage.
+        """,
+        version: vfsVersion)
+
+    @Option(name: [.customShort("n"), .customLong("passes")],
+            help: ArgumentHelp("Random overwrite passes (default 1; 0 only with -z).", valueName: "n"))
+    var passes = 1
+
+    @Flag(name: [.customShort("z"), .customLong("zero")], help: "Add a final pass of zeros.")
+    var zero = false
+
+    @Flag(name: [.customShort("k"), .customLong("keep")], help: "Overwrite but do not remove.")
+    var keep = false
+
+    @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Descend into folders; remove the emptied folders too.")
+    var recursive = false
+
+    @Flag(name: [.customShort("f"), .customLong("force")],
+          help: "Overwrite files that have other hard links; make read-only files writable.")
+    var force = false
+
+    @Flag(name: .customLong("device"), help: "Overwrite block devices named as PATH (never removed).")
+    var device = false
+
+    @Option(name: .customLong("older-than"),
+            help: ArgumentHelp("Only entries last modified more than AGE ago (30m, 12h, 7d).", valueName: "age"))
+    var olderThan: String?
+
+    @Option(name: .customLong("include"),
+            help: ArgumentHelp("Only entries whose base name matches GLOB. Repeatable.", valueName: "glob"))
+    var includes: [String] = []
+
+    @Option(name: .customLong("exclude"),
+            help: ArgumentHelp("Leave entries whose base name matches GLOB. Repeatable.", valueName: "glob"))
+    var excludes: [String] = []
+
+    @Flag(name: .customLong("dry-run"), help: "Print what would be destroyed; touch nothing.")
+    var dryRun = false
+
+    @Flag(name: .customLong("verify"), help: "Read the last pass back from the device and check it.")
+    var verify = false
+
+    @Flag(name: .shortAndLong, help: "List each entry destroyed on stderr.")
+    var verbose = false
+
+    @Flag(name: .customLong("json"), help: "Print a JSON summary on stdout.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "No progress bar.")
+    var quiet = false
+
+    @Argument(help: ArgumentHelp("Files, links, folders with -r, or block devices with --device", valueName: "path"))
+    var paths: [String] = []
+
+    /// What the passes will write when only files are named (for the progress bar's
+    /// total); nil when a folder or device makes it unknown up front.
+    func plannedBytes() -> Int? {
+        var total = 0
+        for path in paths {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                if info.st_mode & S_IFMT == S_IFLNK { continue }
+                return nil
+            }
+            let block = max(Int(info.st_blksize), 1)
+            total += (Int(info.st_size) + block - 1) / block * block
+        }
+        return total * (passes + (zero ? 1 : 0))
+    }
+
+    /// The bytes of the command-line argument that decodes to `text`: a file name need
+    /// not be UTF-8, and ArgumentParser's strings replace what is not.
+    static func rawArgument(_ text: String) -> [UInt8] {
+        for i in 1..<Int(CommandLine.argc) {
+            guard let arg = CommandLine.unsafeArgv[i] else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: arg, count: strlen(arg))).map { UInt8(bitPattern: $0) }
+            if String(decoding: bytes, as: UTF8.self) == text { return bytes }
+        }
+        return Array(text.utf8)
+    }
+
+    func validate() throws {
+        guard !paths.isEmpty else {
+            throw ToolError.usage("missing PATH", hints: ["name the files to destroy, e.g. vfs-shred secret.pdf, or a folder with -r"])
+        }
+        guard (0...100).contains(passes) else { throw ToolError.usage("--passes must be from 0 to 100") }
+        if passes == 0 && !zero {
+            throw ToolError.usage("-n 0 would overwrite nothing", hints: ["use -n 1 (the default), or add -z for a single pass of zeros"])
+        }
+        for glob in includes + excludes where glob.contains("/") {
+            throw ToolError.usage("glob \"\(glob)\" contains '/'", hints: ["globs match base names only, e.g. --include '*.csv'"])
+        }
+        if let olderThan { _ = try DurationText.seconds(olderThan) }
+    }
+
+    func run() throws {
+        var options = ShredOptions()
+        options.passes = passes
+        options.zeroPass = zero
+        options.keep = keep
+        options.recursive = recursive
+        options.force = force
+        options.devices = device
+        options.dryRun = dryRun
+        options.verify = verify
+        options.selection = ShredSelection(olderThan: try olderThan.map(DurationText.seconds),
+                                           includes: includes, excludes: excludes)
+        let bar = verbose || dryRun ? nil : ProgressBar.make(label: "shredding", total: plannedBytes(), quiet: quiet)
+        defer { bar?.finish() }
+        var report = EventReport(verbose: verbose, dryRun: dryRun, keep: keep, listOnStdout: dryRun && !json)
+        let summary = Shredder(options: options, progress: bar?.callback) { event in
+            bar?.finish()
+            report.show(event)
+        }.shred(rawPaths: paths.map(Self.rawArgument))
+        bar?.finish()
+        if json { try JSONOutput.print(summary) }
+        guard summary.complete else {
+            let count = summary.skipped.count + summary.errors.count
+            throw ToolError("\(count) \(count == 1 ? "entry was" : "entries were") not destroyed (listed above)", exit: .no)
+        }
+    }
+}
+
+/// Shows the events as they happen: problems and warnings on stderr, -v lines on
+/// stderr, and with --dry-run the list of what would go on stdout.
+struct EventReport {
+    let verbose: Bool
+    let dryRun: Bool
+    let keep: Bool
+    let listOnStdout: Bool
+    private var hintsShown = Set<String>()
+    static let tool = "vfs-shred"
+
+    init(verbose: Bool, dryRun: Bool, keep: Bool, listOnStdout: Bool) {
+        self.verbose = verbose
+        self.dryRun = dryRun
+        self.keep = keep
+        self.listOnStdout = listOnStdout
+    }
+
+    mutating func show(_ event: ShredEvent) {
+        switch event {
+        case .destroyed(let path, let bytes):
+            done(path, "\(keep ? "overwrote" : "destroyed") \"\(path)\" (\(ProgressBar.size(bytes)))")
+        case .overwroteDevice(let path, let bytes):
+            done(path, "overwrote device \"\(path)\" (\(ProgressBar.size(bytes)))")
+        case .removedLink(let path):
+            done(path, "removed link \"\(path)\" (its target is untouched)")
+        case .removedFolder(let path):
+            done(path + "/", "removed folder \"\(path)\"")
+        case .skipped(let path, let reason):
+            Diagnostics.writeStandardError("\(Self.tool): skipped \"\(path)\": \(reason)\n")
+            if let hint = reason.hint { once(hint) }
+        case .failed(let path, let reason):
+            let message = reason.contains("\"\(path)\"") ? reason : "\"\(path)\": \(reason)"
+            Diagnostics.writeStandardError("\(Self.tool): error: \(message)\n")
+        case .weakFileSystem(let path, let kind):
+            Diagnostics.warn("\"\(path)\" is on \(kind.name) (\(kind.caveat ?? "")): overwriting may not reach the old data", tool: Self.tool)
+            once("keep such files encrypted with vfs-encrypt and destroy the key instead (see vfs-shred(1))")
+        }
+    }
+
+    private func done(_ listed: String, _ message: String) {
+        if listOnStdout {
+            print(listed)
+        } else if verbose {
+            Diagnostics.info(dryRun ? "would have " + message : message, tool: Self.tool)
+        }
+    }
+
+    private mutating func once(_ hint: String) {
+        if hintsShown.insert(hint).inserted { Diagnostics.writeStandardError("\(Self.tool): hint: \(hint)\n") }
+    }
+}

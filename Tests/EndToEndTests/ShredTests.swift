@@ -1,0 +1,473 @@
+import Foundation
+import Testing
+
+/// vfs-shred as a user (and cron) runs it.
+@Suite("vfs-shred end to end")
+struct ShredTests {
+    // MARK: helpers
+
+    /// Writes `data` and syncs it, so the file has its blocks on disk.
+    @discardableResult
+    func writeSynced(_ path: String, _ data: Data) throws -> String {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: data)
+        try handle.synchronize()
+        try handle.close()
+        return path
+    }
+
+    /// The file's extents as FIEMAP reports them (filefrag -v): logical and physical
+    /// block ranges, one string each.
+    func extents(_ path: String) throws -> [String] {
+        let run = try Tools.run("filefrag", ["-v", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.out.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == ":" }).map(String.init)
+            guard fields.count >= 6, fields[0].allSatisfy(\.isNumber) else { return nil }
+            // ext, logical start, .., logical end, physical start, .., physical end, length
+            return fields[1...5].joined(separator: " ")
+        }
+    }
+
+    /// The longest run of positions where two byte strings agree.
+    func longestAgreement(_ a: Data, _ b: Data) -> Int {
+        var best = 0, run = 0
+        for (x, y) in zip(a, b) { run = x == y ? run + 1 : 0; best = max(best, run) }
+        return best
+    }
+
+    func setModified(_ path: String, daysAgo: Double) throws {
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -daysAgo * 86400)], ofItemAtPath: path)
+    }
+
+    /// Every entry under `root` with its type, content and modification time.
+    func snapshot(_ root: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        let fm = FileManager.default
+        for rel in try fm.subpathsOfDirectory(atPath: root) {
+            let path = root + "/" + rel
+            let attrs = try fm.attributesOfItem(atPath: path)
+            let type = attrs[.type] as! FileAttributeType
+            var value = "\(type.rawValue) \((attrs[.modificationDate] as! Date).timeIntervalSince1970)"
+            if type == .typeRegular { value += " " + (try Data(contentsOf: URL(fileURLWithPath: path))).base64EncodedString() }
+            if type == .typeSymbolicLink { value += " -> " + (try fm.destinationOfSymbolicLink(atPath: path)) }
+            out[rel] = value
+        }
+        return out
+    }
+
+    func json(_ run: Run) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: run.stdout) as! [String: Any]
+    }
+
+    // MARK: overwriting
+
+    @Test("--keep: every byte of the content is replaced, the file keeps its size and its blocks")
+    func keepOverwritesInPlace() throws {
+        let scratch = try Scratch()
+        let sizes = [10_000, (1 << 20) + 17, 9 << 20]
+        var originals: [String: Data] = [:]
+        var before: [String: [String]] = [:]
+        for (i, size) in sizes.enumerated() {
+            let path = try writeSynced(scratch.path("f\(i)"), testBytes(size, seed: UInt64(i) + 3))
+            originals[path] = testBytes(size, seed: UInt64(i) + 3)
+            before[path] = try extents(path)
+            #expect(!before[path]!.isEmpty)
+        }
+        // A sparse file: 8 KiB of data, a 2 MiB hole, 100 bytes of data.
+        let sparse = scratch.path("sparse")
+        FileManager.default.createFile(atPath: sparse, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: sparse))
+        try handle.write(contentsOf: testBytes(8192, seed: 11))
+        try handle.seek(toOffset: 8192 + (2 << 20))
+        try handle.write(contentsOf: testBytes(100, seed: 12))
+        try handle.synchronize()
+        try handle.close()
+        let sparseBefore = try extents(sparse)
+        #expect(sparseBefore.count == 2, "\(sparseBefore)")
+        let paths = originals.keys.sorted()
+        let run = try Tools.run("vfs-shred", ["-k", "-v"] + paths + [sparse])
+        #expect(run.status == 0, "\(run.stderr)")
+        for path in paths {
+            let now = try Data(contentsOf: URL(fileURLWithPath: path))
+            let original = originals[path]!
+            #expect(now.count == original.count)
+            // Random: agreement with the original is chance (1/256 a byte), never a run.
+            #expect(longestAgreement(now, original) < 8)
+            #expect(zip(now, original).filter { $0 == $1 }.count < original.count / 100 + 8)
+            #expect(try extents(path) == before[path], "\(path) moved to other blocks")
+            #expect(run.stderr.contains("overwrote \"\(path)\""))
+        }
+        // The holes stay holes: the same two extents, zeros between them.
+        #expect(try extents(sparse) == sparseBefore)
+        let sparseNow = try scratch.read("sparse")
+        #expect(sparseNow.count == 8192 + (2 << 20) + 100)
+        #expect(sparseNow[8192..<(8192 + (2 << 20))].allSatisfy { $0 == 0 })
+        #expect(longestAgreement(sparseNow.prefix(8192), testBytes(8192, seed: 11)) < 8)
+        #expect(longestAgreement(sparseNow.suffix(100), testBytes(100, seed: 12)) < 8)
+        // Zeros when asked, after two random passes, read back and checked.
+        let zeroed = try Tools.run("vfs-shred", ["-k", "-n", "2", "-z", "--verify"] + paths)
+        #expect(zeroed.status == 0, "\(zeroed.stderr)")
+        for path in paths {
+            let now = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(now == Data(count: originals[path]!.count))
+            #expect(try extents(path) == before[path])
+        }
+        #expect(try scratch.listing() == ["f0", "f1", "f2", "sparse"])
+    }
+
+    // MARK: removal
+
+    /// Kernel notices of renames and removals in one folder (inotify).
+    final class FolderWatch {
+        let fd: Int32
+        init(_ folder: String) {
+            fd = inotify_init1(Int32(IN_NONBLOCK))
+            _ = inotify_add_watch(fd, folder, UInt32(IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_CREATE))
+        }
+        deinit { close(fd) }
+
+        /// Everything noticed so far, in order: (kind, name).
+        func events() -> [(String, String)] {
+            var out: [(String, String)] = []
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                guard n > 0 else { break }
+                var offset = 0
+                while offset < n {
+                    let (mask, length) = buffer.withUnsafeBytes { raw in
+                        (raw.load(fromByteOffset: offset + 4, as: UInt32.self), Int(raw.load(fromByteOffset: offset + 12, as: UInt32.self)))
+                    }
+                    let nameBytes = buffer[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }
+                    let name = String(decoding: nameBytes, as: UTF8.self)
+                    let kind = mask & UInt32(IN_MOVED_FROM) != 0 ? "from" : mask & UInt32(IN_MOVED_TO) != 0 ? "to"
+                        : mask & UInt32(IN_DELETE) != 0 ? "delete" : "create"
+                    out.append((kind, name))
+                    offset += 16 + length
+                }
+            }
+            return out
+        }
+    }
+
+    /// Follows one entry's renames from `name`: the names it went through, and whether
+    /// its last name was then deleted.
+    func chain(from name: String, in events: [(String, String)]) -> (names: [String], deleted: Bool) {
+        var names: [String] = []
+        var current = name
+        var i = 0
+        while i < events.count {
+            if events[i] == ("from", current), i + 1 < events.count, events[i + 1].0 == "to" {
+                current = events[i + 1].1
+                names.append(current)
+                i += 2
+                continue
+            }
+            if events[i] == ("delete", current) { return (names, true) }
+            i += 1
+        }
+        return (names, false)
+    }
+
+    @Test("removal wipes the name through shorter and shorter names, then deletes; no entry of the name's length is left")
+    func nameWipe() throws {
+        let scratch = try Scratch()
+        let secret = "confidential-plan.txt"  // 21 characters
+        try writeSynced(scratch.path(secret), testBytes(20_000))
+        try writeSynced(scratch.path("notes.md"), testBytes(10, seed: 2))
+        try FileManager.default.createDirectory(atPath: scratch.path("private-folder"), withIntermediateDirectories: false)
+        try writeSynced(scratch.path("private-folder/x"), testBytes(10, seed: 3))
+        let watch = FolderWatch(scratch.url.path)
+        let run = try Tools.run("vfs-shred", ["-r", scratch.path(secret), scratch.path("private-folder")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = watch.events()
+        for (name, count) in [(secret, 21), ("private-folder", 14)] {
+            let (names, deleted) = chain(from: name, in: events)
+            let lengths = names.map(\.count)
+            #expect(lengths.first == count, "\(name): \(names)")
+            #expect(zip(lengths, lengths.dropFirst()).allSatisfy { $0 > $1 }, "\(name): \(names)")
+            #expect(lengths.last == 1, "\(name): \(names)")
+            #expect(names.allSatisfy { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } })
+            #expect(deleted, "\(name): its last name was not deleted")
+        }
+        let left = try scratch.listing()
+        #expect(left == ["notes.md"])
+        #expect(!left.contains { $0.count == 21 || $0.count == 14 })
+        #expect(try scratch.read("notes.md") == testBytes(10, seed: 2))
+    }
+
+    // MARK: trees and filters
+
+    /// A generated tree: names, ages in days, and whether the filters
+    /// `--older-than 7d --include '*.csv' --include '*.tsv' --exclude 'keep*'` select them.
+    static let tree: [(path: String, days: Double, selected: Bool)] = [
+        ("old.csv", 10, true),
+        ("new.csv", 1, false),
+        ("old.txt", 10, false),
+        ("keep-old.csv", 10, false),
+        (".hidden.tsv", 30, true),
+        ("sub/old2.csv", 8, true),
+        ("sub/deeper/old3.tsv", 100, true),
+        ("mixed/old4.csv", 9, true),
+        ("mixed/new3.csv", 6.9, false),
+        ("only-new/new2.csv", 0, false),
+    ]
+
+    func makeTree(_ root: String) throws {
+        let fm = FileManager.default
+        for (i, item) in Self.tree.enumerated() {
+            let path = root + "/" + item.path
+            try fm.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try writeSynced(path, testBytes(100 + i * 1000, seed: UInt64(i)))
+            try setModified(path, daysAgo: item.days)
+        }
+        try fm.createDirectory(atPath: root + "/already-empty", withIntermediateDirectories: true)
+    }
+
+    static let filters = ["--older-than", "7d", "--include", "*.csv", "--include", "*.tsv", "--exclude", "keep*"]
+
+    @Test("age filters and globs select exactly the right files; only the folders emptied go; --dry-run touches nothing")
+    func filters() throws {
+        let scratch = try Scratch()
+        let root = scratch.path("exports")
+        try makeTree(root)
+        let before = try snapshot(root)
+        let selected = Self.tree.filter(\.selected).map { "\(root)/\($0.path)" }
+        let emptied = ["\(root)/sub/", "\(root)/sub/deeper/"]
+
+        let dry = try Tools.run("vfs-shred", ["-r", "--dry-run"] + Self.filters + [root])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(Set(dry.out.split(separator: "\n").map(String.init)) == Set(selected + emptied))
+        #expect(try snapshot(root) == before)
+
+        let dryJSON = try json(try Tools.run("vfs-shred", ["-r", "--dry-run", "--json"] + Self.filters + [root]))
+        #expect(dryJSON["dryRun"] as? Bool == true)
+        #expect(dryJSON["files"] as? Int == selected.count)
+        #expect(try snapshot(root) == before)
+
+        let run = try Tools.run("vfs-shred", ["-r", "--json", "-v"] + Self.filters + [root])
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try json(run)
+        #expect(summary["files"] as? Int == selected.count)
+        #expect(summary["folders"] as? Int == 2)
+        #expect((summary["errors"] as? [Any])?.isEmpty == true)
+        #expect((summary["skipped"] as? [Any])?.isEmpty == true)
+        let sizes = Self.tree.enumerated().filter { $0.element.selected }.map { 100 + $0.offset * 1000 }
+        #expect(summary["bytes"] as? Int == sizes.reduce(0, +))
+        let after = try snapshot(root)
+        var expected = before
+        for item in Self.tree where item.selected { expected[item.path] = nil }
+        for folder in ["sub", "sub/deeper"] { expected[folder] = nil }
+        // The folders that still hold files changed their times; compare names and files.
+        #expect(Set(after.keys) == Set(expected.keys))
+        for (path, value) in expected where value.hasPrefix(FileAttributeType.typeRegular.rawValue) {
+            #expect(after[path] == value, "\(path) changed")
+        }
+        for path in selected { #expect(run.stderr.contains("destroyed \"\(path)\"")) }
+
+        // Without filters the rest goes, the already-empty folder and the root too.
+        let rest = try Tools.run("vfs-shred", ["-r", root])
+        #expect(rest.status == 0, "\(rest.stderr)")
+        #expect(try scratch.listing().isEmpty)
+    }
+
+    @Test("--dry-run on files lists them and changes nothing")
+    func dryRunFiles() throws {
+        let scratch = try Scratch()
+        let a = try writeSynced(scratch.path("a.key"), testBytes(5000))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("l"), withDestinationPath: a)
+        let before = try snapshot(scratch.url.path)
+        let run = try Tools.run("vfs-shred", ["--dry-run", a, scratch.path("l")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.out == "\(a)\n\(scratch.path("l"))\n")
+        #expect(try snapshot(scratch.url.path) == before)
+    }
+
+    // MARK: what is refused
+
+    @Test("symbolic links are removed, never followed: their targets stay")
+    func links() throws {
+        let scratch = try Scratch()
+        let outside = try writeSynced(scratch.path("target.txt"), testBytes(3000, seed: 9))
+        try FileManager.default.createDirectory(atPath: scratch.path("target-folder"), withIntermediateDirectories: false)
+        try writeSynced(scratch.path("target-folder/inner"), testBytes(300, seed: 10))
+        try FileManager.default.createDirectory(atPath: scratch.path("tree"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("tree/to-file"), withDestinationPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("tree/to-folder"), withDestinationPath: scratch.path("target-folder"))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("tree/dangling"), withDestinationPath: scratch.path("nowhere"))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("top-link"), withDestinationPath: outside)
+
+        let kept = try Tools.run("vfs-shred", ["-k", scratch.path("top-link")])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path("top-link")) == outside)
+
+        let run = try Tools.run("vfs-shred", ["-r", "-v", scratch.path("tree"), scratch.path("top-link")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try scratch.listing() == ["target-folder", "target.txt"])
+        #expect(try scratch.read("target.txt") == testBytes(3000, seed: 9))
+        #expect(try scratch.read("target-folder/inner") == testBytes(300, seed: 10))
+        #expect(run.stderr.contains("removed link \"\(scratch.path("tree/to-folder"))\""))
+        #expect(run.stderr.contains("removed link \"\(scratch.path("top-link"))\""))
+    }
+
+    @Test("a hard-linked file is refused with a hint unless --force")
+    func hardLinks() throws {
+        let scratch = try Scratch()
+        let a = try writeSynced(scratch.path("a"), testBytes(8000, seed: 4))
+        try FileManager.default.linkItem(atPath: a, toPath: scratch.path("b"))
+        let run = try Tools.run("vfs-shred", [a])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("skipped \"\(a)\": it has 1 other hard link"))
+        #expect(run.stderr.contains("vfs-shred: hint: its data stays reachable through the other names"))
+        #expect(run.stderr.contains("--force"))
+        #expect(try scratch.read("a") == testBytes(8000, seed: 4))
+        #expect(try scratch.read("b") == testBytes(8000, seed: 4))
+
+        let forced = try Tools.run("vfs-shred", ["--force", a])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try scratch.listing() == ["b"])
+        #expect(longestAgreement(try scratch.read("b"), testBytes(8000, seed: 4)) < 8)
+    }
+
+    @Test("FIFOs, sockets and character devices are refused; the other files still go")
+    func specialFiles() throws {
+        let scratch = try Scratch()
+        #expect(mkfifo(scratch.path("fifo"), 0o600) == 0)
+        let socket = try Tools.run("python3", ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", scratch.path("sock")])
+        #expect(socket.status == 0, "\(socket.stderr)")
+        let plain = try writeSynced(scratch.path("plain"), testBytes(100))
+        let run = try Tools.run("vfs-shred", ["--json", scratch.path("fifo"), scratch.path("sock"), "/dev/null", plain, scratch.path("missing")])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("skipped \"\(scratch.path("fifo"))\": is a FIFO"))
+        #expect(run.stderr.contains("skipped \"\(scratch.path("sock"))\": is a socket"))
+        #expect(run.stderr.contains("skipped \"/dev/null\": is a character device"))
+        #expect(run.stderr.contains("error: cannot shred \"\(scratch.path("missing"))\": no such file or directory"))
+        #expect(try scratch.listing() == ["fifo", "sock"])
+        #expect(FileManager.default.fileExists(atPath: "/dev/null"))
+        let summary = try json(run)
+        #expect(summary["files"] as? Int == 1)
+        let skipped = (summary["skipped"] as? [[String: String]])?.map { $0["path"]! }
+        #expect(skipped == [scratch.path("fifo"), scratch.path("sock"), "/dev/null"])
+        let errors = summary["errors"] as? [[String: String]]
+        #expect(errors?.first?["path"] == scratch.path("missing"))
+        #expect(errors?.first?["reason"]?.contains("no such file") == true)
+
+        // In a tree, the same; the folder that still holds them stays.
+        let tree = try Tools.run("vfs-shred", ["-r", scratch.url.path])
+        #expect(tree.status == 1)
+        #expect(try scratch.listing() == ["fifo", "sock"])
+    }
+
+    @Test("a folder needs -r; '.', '..' and '/' are never shredded")
+    func foldersAndSpecialNames() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("d"), withIntermediateDirectories: false)
+        let run = try Tools.run("vfs-shred", [scratch.path("d")])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("hint: use -r"))
+        #expect(scratch.exists("d"))
+        for name in [".", "..", "/"] {
+            let refused = try Tools.run("vfs-shred", ["-r", "--dry-run", name], cwd: URL(fileURLWithPath: scratch.path("d")))
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("refusing to shred"))
+            #expect(refused.out.isEmpty)
+        }
+    }
+
+    @Test("block devices: refused without --device; with it the device is overwritten and kept")
+    func blockDevice() throws {
+        let scratch = try Scratch()
+        let image = try writeSynced(scratch.path("disk.img"), testBytes(2 << 20, seed: 5))
+        let attach = try Tools.run("losetup", ["-f", "--show", image])
+        #expect(attach.status == 0, "losetup needs root and loop devices: \(attach.stderr)")
+        guard attach.status == 0 else { return }
+        let device = attach.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { _ = try? Tools.run("losetup", ["-d", device]) }
+
+        let refused = try Tools.run("vfs-shred", [device])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("is a block device"))
+        #expect(refused.stderr.contains("--device"))
+        let dry = try Tools.run("vfs-shred", ["--device", "--dry-run", "--json", device])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(try self.json(dry)["bytes"] as? Int == 2 << 20)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: image)) == testBytes(2 << 20, seed: 5))
+        let json = try Tools.run("vfs-shred", ["--device", "-n", "1", "-z", "--verify", "--json", device])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(try self.json(json)["bytes"] as? Int == 2 << 20)
+        #expect(FileManager.default.fileExists(atPath: device))
+        _ = try Tools.run("losetup", ["-d", device])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: image)) == Data(count: 2 << 20))
+    }
+
+    @Test("a file that can't be opened is reported and the others still go; --force makes own read-only files writable")
+    func unopenable() throws {
+        let scratch = try Scratch()
+        let folder = scratch.path("spool")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let mine = try writeSynced(folder + "/mine", testBytes(5000, seed: 6))
+        let theirs = try writeSynced(folder + "/theirs", testBytes(5000, seed: 7))
+        let readOnly = try writeSynced(folder + "/read-only", testBytes(5000, seed: 8))
+        // Run as an unprivileged user: as root, drop to nobody, who owns the folder, `mine`
+        // and `read-only`; `theirs` stays root's.
+        let asRoot = getuid() == 0
+        var prefix: [String] = []
+        if asRoot {
+            for path in [folder, mine, readOnly] { #expect(chown(path, 65534, 65534) == 0) }
+            prefix = ["--reuid=65534", "--regid=65534", "--clear-groups", Tools.binDir.appendingPathComponent("vfs-shred").path]
+        } else {
+            #expect(chmod(theirs, 0o444) == 0)
+        }
+        #expect(chmod(readOnly, 0o400) == 0)
+        func shred(_ args: [String]) throws -> Run {
+            asRoot ? try Tools.run("setpriv", prefix + args) : try Tools.run("vfs-shred", args)
+        }
+        let run = try shred(["-r", "--json", folder])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("error: cannot open \"\(theirs)\": permission denied"))
+        #expect(run.stderr.contains("error: cannot open \"\(readOnly)\": permission denied"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["read-only", "theirs"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: theirs)) == testBytes(5000, seed: 7))
+        let summary = try json(run)
+        #expect(summary["files"] as? Int == 1)
+        #expect((summary["errors"] as? [[String: String]])?.map { $0["path"]! }.sorted() == [readOnly, theirs])
+
+        let forced = try shred(["--force", readOnly])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["theirs"])
+    }
+
+    @Test("on tmpfs a warning says overwriting may not reach old data, with the remedy")
+    func weakFileSystemWarning() throws {
+        let path = "/dev/shm/vfs-shred-test-\(UUID().uuidString)"
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try Tools.run("vfs-shred", ["--json", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("vfs-shred: warning: \"\(path)\" is on tmpfs"))
+        #expect(run.stderr.contains("hint: keep such files encrypted with vfs-encrypt and destroy the key"))
+        #expect((try json(run)["warnings"] as? [Any])?.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    // MARK: the command line
+
+    @Test("usage errors exit 64 with a hint; --help has an example and the exit statuses")
+    func usage() throws {
+        for (args, words) in [([String](), "missing PATH"), (["-n", "0", "x"], "-n 0"), (["--include", "a/*.csv", "x"], "base names"),
+                              (["--older-than", "7x", "x"], "invalid duration"), (["-n", "101", "x"], "--passes"),
+                              (["--bogus", "x"], "unknown option")] {
+            let run = try Tools.run("vfs-shred", args)
+            #expect(run.status == 64, "\(args)")
+            #expect(run.stderr.contains(words), "\(args): \(run.stderr)")
+        }
+        let help = try Tools.run("vfs-shred", ["--help"])
+        #expect(help.status == 0)
+        #expect(help.out.contains("vfs-shred -r --older-than 7d"))
+        #expect(help.out.contains("Exit status: 0"))
+        #expect(help.out.contains("OnCalendar="))
+        #expect(try Tools.run("vfs-shred", ["--version"]).out.hasPrefix("0."))
+    }
+}
