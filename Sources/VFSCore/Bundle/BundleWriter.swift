@@ -154,6 +154,7 @@ public final class BundlePlan {
 
     /// Writes the plaintext bundle: the manifest, then every entry in its order.
     func write(manifest: BundleManifest, compress: Bool, to sink: ByteSink, progress: (@Sendable (Int) -> Void)?) throws {
+        precondition(manifest.entries == entries, "the manifest must be this plan's (use manifest(group:accessID:sender:))")
         let writer = try ArchiveWriter(sink: sink, compress: compress)
         let manifestBytes = try manifest.encoded()
         try writer.writeHeader(path: BundleManifest.entryName, kind: .file, size: manifestBytes.count, permissions: 0o644,
