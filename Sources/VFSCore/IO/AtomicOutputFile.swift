@@ -56,15 +56,7 @@ public final class AtomicOutputFile: ByteSink {
     public var name: String { path }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw IOError("cannot write", path: path)
-            }
-            offset += n
-        }
+        try writeAll(fd, bytes, name: path)
     }
 
     /// Makes the file appear at `path` with everything written so far.

@@ -112,15 +112,20 @@ public final class FileDescriptorSink: ByteSink {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw IOError("cannot write", path: name)
-            }
-            offset += n
+        try writeAll(fd, bytes, name: name)
+    }
+}
+
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, name: String) throws {
+    var offset = 0
+    while offset < bytes.count {
+        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw IOError("cannot write", path: name)
         }
+        offset += n
     }
 }
 
