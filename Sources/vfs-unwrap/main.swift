@@ -17,9 +17,10 @@ struct Unwrap: VFSCommand {
         from --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal), reads the manifest, and extracts every \
         entry into -C DIR (default: the current folder). Entries are written to a staging \
         folder inside DIR and moved into place only after every SHA-256 matched and the \
-        whole file authenticated; if anything fails, nothing is left behind. Existing files \
-        are not replaced without --force but a folder is never replaced by a file; existing \
-        folders are merged into.
+        whole file authenticated; if anything fails, nothing is left behind (also when \
+        interrupted by SIGINT, SIGTERM or SIGHUP). Existing files and links are replaced \
+        only with --force, and a folder is never replaced by a file; folders that exist \
+        are merged into.
 
         Extraction is safe against hostile bundles: absolute paths, '..', symbolic or hard \
         links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, and entries \

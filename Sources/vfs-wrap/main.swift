@@ -44,7 +44,7 @@ struct Wrap: VFSCommand {
 
         Examples:
           vfs-wrap -g finance -K me -o q3.vfs report.pdf figures/
-          vfs-wrap -r age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p --access-id viewer -o notes.vfs notes.txt
+          vfs-wrap -R team.txt --access-id viewer -o notes.vfs notes.txt
           pg_dump shop | vfs-wrap -R backup-keys.txt --name shop.sql - > shop.sql.vfs
 
         Exit status: 0 success; 64 usage (no recipients, no input, bad recipient or \
