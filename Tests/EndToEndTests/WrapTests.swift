@@ -448,7 +448,7 @@ struct WrapTests {
         #expect(!scratch.exists("x.vfs"))
     }
 
-    @Test("on a terminal: a progress bar while wrapping, and no binary output to the screen")
+    @Test("on a terminal: a progress bar while wrapping and unwrapping, and no binary output to the screen")
     func terminal() throws {
         let scratch = try Scratch()
         let key = try keypair(scratch)
@@ -461,6 +461,11 @@ struct WrapTests {
         #expect(quiet.status == 0 && !quiet.out.contains("wrapping"))
         let refused = try Tools.run("python3", [AgeToolsTests.withTTY, "never-asked", "", "--", tool, "-r", key.recipient, big])
         #expect(refused.status == 64 && refused.out.contains("refusing to write binary output to a terminal"))
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        let unwrap = try Tools.run("python3", [AgeToolsTests.withTTY, "never-asked", "", "--", Tools.binDir.appendingPathComponent("vfs-unwrap").path,
+                                               "-i", key.path, "-C", scratch.path("out"), scratch.path("big.vfs")])
+        #expect(unwrap.status == 0 && unwrap.out.contains("unwrapping"))
+        #expect(try scratch.read("out/big.bin") == testBytes(17 << 20, seed: 5))
     }
 
     @Test("--help has a synopsis, an example and the exit statuses", arguments: ["vfs-wrap", "vfs-unwrap"])
