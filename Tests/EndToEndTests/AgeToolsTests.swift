@@ -297,4 +297,52 @@ struct AgeToolsTests {
             #expect(version.status == 0 && version.out.first?.isNumber == true)
         }
     }
+
+    /// Starts vfs-encrypt -o OUT reading a pipe, with SIGHUP at its default or ignored (as
+    /// under nohup), feeds it half the input, waits for its temporary file, sends SIGHUP.
+    func hangUpMidway(ignored: Bool) throws -> (scratch: Scratch, process: Process, input: Pipe, plain: Data, recipientKey: String) {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let plain = testBytes(4 << 20, seed: 11)
+        _ = Tools.ignoreSIGPIPE
+        let process = Process()
+        // Through python, which sets the child's SIGHUP as asked whatever the runner has.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN if sys.argv[1] == 'ignore' else signal.SIG_DFL); signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGHUP]); os.execv(sys.argv[2], sys.argv[2:])",
+                             ignored ? "ignore" : "default",
+                             Tools.binDir.appendingPathComponent("vfs-encrypt").path, "-r", key.recipient, "-o", scratch.path("out.age")]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: plain.prefix(plain.count / 2))
+        var pending = false
+        for _ in 0..<3000 where !pending {
+            pending = try scratch.listing().contains { $0.hasPrefix(".out.age.tmp-") }
+            if !pending { usleep(10_000) }
+        }
+        #expect(pending, "the temporary output file never appeared")
+        kill(process.processIdentifier, SIGHUP)
+        return (scratch, process, input, plain, key.path)
+    }
+
+    @Test("a hang-up mid-run leaves no output and no temporary file; under nohup it is ignored and the run completes")
+    func hangUp() throws {
+        let killed = try hangUpMidway(ignored: false)
+        killed.process.waitUntilExit()
+        try? killed.input.fileHandleForWriting.close()
+        #expect(killed.process.terminationReason == .uncaughtSignal && killed.process.terminationStatus == SIGHUP)
+        #expect(try killed.scratch.listing() == ["key.txt"])
+
+        let kept = try hangUpMidway(ignored: true)
+        usleep(200_000)
+        #expect(kept.process.isRunning, "SIGHUP ignored on entry must stay ignored")
+        try kept.input.fileHandleForWriting.write(contentsOf: kept.plain.suffix(from: kept.plain.count / 2))
+        try kept.input.fileHandleForWriting.close()
+        kept.process.waitUntilExit()
+        #expect(kept.process.terminationReason == .exit && kept.process.terminationStatus == 0)
+        #expect(try kept.scratch.listing() == ["key.txt", "out.age"])
+        let decrypted = try Tools.run("vfs-decrypt", ["-i", kept.recipientKey, kept.scratch.path("out.age")])
+        #expect(decrypted.status == 0 && decrypted.stdout == kept.plain)
+    }
 }

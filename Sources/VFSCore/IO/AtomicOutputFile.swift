@@ -156,6 +156,11 @@ public enum TemporaryFiles {
         guard !installed else { return }
         installed = true
         for sig in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
+            // A signal the process was started with ignored (nohup, a parent that ignores
+            // SIGPIPE) stays ignored: it cannot interrupt us, so nothing needs cleaning up.
+            var current = sigaction()
+            sigaction(sig, nil, &current)
+            if unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in
                 TemporaryFiles.removeAllFromSignalHandler()
