@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 export BIN=${BIN:-.build/release}
 status=0
 for script in bench/*.sh; do
-  [ "$(basename "$script")" = run.sh ] && continue
+  case "$(basename "$script")" in run.sh|lib.sh) continue ;; esac
   echo "### $(basename "$script" .sh)"
   bash "$script" || { echo "(bench $(basename "$script") failed)"; status=1; }
   echo

@@ -31,19 +31,24 @@ for input in tree large; do
   bsdtar -c -f - -C "$src" "$name" | zstd -q | age -r "$r" -o "$BENCH_DIR/$input.age"
   out="$BENCH_DIR/out"
   for dir in wrap unwrap; do
+    mkdir -p "$out"
     if [ $dir = wrap ]; then
       vcmd="$BIN/vfs-wrap -q -r $r -o /dev/null $src/$name"
       pcmd="bsdtar -c --zstd -f - -C $src $name | age -r $r -o /dev/null"
       plabel="bsdtar --zstd | age"
     else
-      vcmd="rm -rf $out && mkdir $out && $BIN/vfs-unwrap -q -i $key -C $out $BENCH_DIR/$input.vfs"
-      pcmd="rm -rf $out && mkdir $out && age -d -i $key $BENCH_DIR/$input.age | bsdtar -x -C $out -f -"
+      # Each run extracts into a folder of its own, removed only after both tools ran:
+      # deleting inside the timed command would time rm -rf, and ext4 then slows the
+      # next run's file creation while it skips the just-deleted inodes.
+      vcmd="d=\$(mktemp -d -p $out) && $BIN/vfs-unwrap -q -i $key -C \$d $BENCH_DIR/$input.vfs"
+      pcmd="d=\$(mktemp -d -p $out) && age -d -i $key $BENCH_DIR/$input.age | bsdtar -x -C \$d -f -"
       plabel="age -d | bsdtar -x"
     fi
     p=$(mean_seconds "$pcmd"); v=$(mean_seconds "$vcmd")
     pm=$(peak_mib "$pcmd"); vm=$(peak_mib "$vcmd")
     printf '%-8s %-9s %-22s %10s %12s %7s MiB %10s\n' $input $dir "$plabel" "$p" "$(mbps "$bytes" "$p")" "$pm" "1.00x"
     printf '%-8s %-9s %-22s %10s %12s %7s MiB %10s\n' $input $dir "vfs-$dir" "$v" "$(mbps "$bytes" "$v")" "$vm" "$(ratio "$p" "$v")"
+    rm -rf "$out"
   done
 done
 echo "(vs peer > 1.00x: vfs is faster; peak RSS of the peer is its largest process)"
