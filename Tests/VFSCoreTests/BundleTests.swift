@@ -2,23 +2,6 @@ import Foundation
 import Testing
 @testable import VFSCore
 
-/// A temporary folder for one test, removed at the end.
-private final class TempFolder {
-    let path: String
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-bundle-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { StagingFolder.remove(path) }
-    func write(_ name: String, _ text: String) throws {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))
-    }
-    func read(_ name: String) throws -> String { try String(contentsOfFile: path + "/" + name, encoding: .utf8) }
-    func listing(_ sub: String = "") throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: sub.isEmpty ? path : path + "/" + sub).sorted()
-    }
-}
-
 private func entry(_ path: String, _ type: BundleManifest.Entry.Kind = .file, mode: UInt32 = 0o644, content: String = "",
                    target: String? = nil) -> BundleManifest.Entry {
     .init(path: path, type: type, size: type == .file ? content.utf8.count : 0, permissions: mode, mtime: 1_700_000_000,
@@ -106,7 +89,7 @@ struct BundleTests {
 
     @Test("a tree round-trips: contents, modes, mtimes, links", arguments: [true, false])
     func treeRoundTrip(compress: Bool) throws {
-        let tmp = try TempFolder()
+        let tmp = try TestFolder("bundle")
         try FileManager.default.createDirectory(atPath: tmp.path + "/src/sub", withIntermediateDirectories: true)
         try tmp.write("src/a.txt", "alpha\n")
         try Data(testPattern(300_000)).write(to: URL(fileURLWithPath: tmp.path + "/src/sub/big.bin"))
@@ -142,7 +125,7 @@ struct BundleTests {
 
     @Test("extraction never overwrites without force, replaces with it, merges folders")
     func conflicts() throws {
-        let tmp = try TempFolder()
+        let tmp = try TestFolder("bundle")
         try FileManager.default.createDirectory(atPath: tmp.path + "/in/d", withIntermediateDirectories: true)
         try tmp.write("in/d/new.txt", "new")
         let plan = try BundlePlan(paths: [tmp.path + "/in/d"])
@@ -188,7 +171,7 @@ struct BundleTests {
         default: Issue.record("unknown case")
         }
         let bytes = try rawBundle(manifest: BundleManifest(group: nil, accessID: nil, sender: nil, entries: listed), entries: stored)
-        let tmp = try TempFolder()
+        let tmp = try TestFolder("bundle")
         #expect { try BundleReader(source: MemorySource(bytes)).extract(into: tmp.path, force: false) } throws: { error in
             "\(error)".contains(why) && (error as? BundleError)?.exitStatus == .dataError
         }
@@ -208,7 +191,7 @@ struct BundleTests {
 
     @Test("a file that changes between hashing and archiving fails the wrap")
     func changedFile() throws {
-        let tmp = try TempFolder()
+        let tmp = try TestFolder("bundle")
         try tmp.write("f.txt", "before")
         let plan = try BundlePlan(paths: [tmp.path + "/f.txt"])
         try tmp.write("f.txt", "after!")
@@ -232,7 +215,7 @@ struct BundleTests {
 
     @Test("sealed with age and opened again through the pipes")
     func sealAndOpen() throws {
-        let tmp = try TempFolder()
+        let tmp = try TestFolder("bundle")
         try Data(testPattern(1_000_000)).write(to: URL(fileURLWithPath: tmp.path + "/big.bin"))
         let identity = try X25519Identity.generate()
         let plan = try BundlePlan(paths: [tmp.path + "/big.bin"])

@@ -2,24 +2,8 @@ import Foundation
 import Testing
 @testable import VFSCore
 
-/// A folder under the temporary directory, removed when the test ends.
-private final class Folder {
-    let path: String
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-shred-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    @discardableResult
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let file = path + "/" + name
-        try Data(bytes).write(to: URL(fileURLWithPath: file))
-        return file
-    }
-
-    func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: path).sorted() }
-
+private extension TestFolder {
+    func names() throws -> [String] { try listing() }
     func open() -> Int32 { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
 }
 
@@ -64,7 +48,7 @@ struct ShredEngineTests {
 
     @Test("the name wipe renames through shorter names and never replaces an entry")
     func nameWipe() throws {
-        let folder = try Folder()
+        let folder = try TestFolder("shred")
         // Every one-character name is taken by a file that must survive.
         for c in NameWiper.alphabet { try folder.write(String(UnicodeScalar(c)), [c]) }
         let victims = ["quarterly-report.pdf", "ab", "x.txt"]
@@ -145,7 +129,7 @@ struct ShredEngineTests {
 
     @Test("overwriting writes the keystream over every byte in place, then zeros with a zero pass", arguments: [1, 4095, 4096, 3 << 20, (9 << 20) + 5])
     func overwrite(size: Int) throws {
-        let folder = try Folder()
+        let folder = try TestFolder("shred")
         let original = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         let path = try folder.write("f", original)
         let fd = Glibc.open(path, O_RDWR)
@@ -162,7 +146,7 @@ struct ShredEngineTests {
 
     @Test("a file swapped for a link after it was looked at is left alone")
     func swappedForLink() throws {
-        let folder = try Folder()
+        let folder = try TestFolder("shred")
         let target = try folder.write("target", Array("precious".utf8))
         let victim = try folder.write("victim", Array("secret".utf8))
         var info = stat()
@@ -192,7 +176,7 @@ struct ShredEngineTests {
 
     @Test("a folder's files share the name-wipe rounds; the summary counts what went")
     func batchRounds() throws {
-        let folder = try Folder()
+        let folder = try TestFolder("shred")
         for i in 0..<40 { try folder.write("file-\(i).dat", Array(repeating: UInt8(i), count: 100 + i)) }
         var options = ShredOptions()
         options.recursive = true
