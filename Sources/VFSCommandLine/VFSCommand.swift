@@ -8,11 +8,20 @@ import Glibc
 /// `vfs-tool: error: …` and `vfs-tool: hint: …` lines with the documented exit status.
 public protocol VFSCommand: ParsableCommand {}
 
+/// A command with checks across its options. They run in `check()`, once parsing has
+/// fully succeeded, not in ArgumentParser's `validate()`: that runs before unknown
+/// options are looked for, so a mistyped `--recipeint` would be reported as whatever
+/// the checks found missing instead of as the unknown option it is.
+public protocol CheckedCommand: ParsableCommand {
+    func check() throws
+}
+
 extension VFSCommand {
     public static func main() {
         let tool = configuration.commandName ?? "vfs"
         do {
             var command = try parseAsRoot()
+            if let checked = command as? CheckedCommand { try checked.check() }
             try command.run()
         } catch let error as ReportableError {
             Diagnostics.report(error, tool: tool)

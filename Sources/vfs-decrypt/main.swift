@@ -3,7 +3,7 @@ import VFSCommandLine
 import VFSCore
 
 @main
-struct Decrypt: VFSCommand {
+struct Decrypt: VFSCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-decrypt",
         abstract: "Decrypt an age v1 file (binary or armored) with identities or a passphrase.",
@@ -58,7 +58,7 @@ struct Decrypt: VFSCommand {
     @Argument(help: ArgumentHelp("The file to decrypt ('-' or none for stdin).", valueName: "input"))
     var input: String?
 
-    func validate() throws {
+    func check() throws {
         guard (1...30).contains(maxWorkFactor) else { throw ToolError.usage("--max-work-factor must be from 1 to 30") }
     }
 

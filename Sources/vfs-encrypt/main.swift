@@ -3,7 +3,7 @@ import VFSCommandLine
 import VFSCore
 
 @main
-struct Encrypt: VFSCommand {
+struct Encrypt: VFSCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-encrypt",
         abstract: "Encrypt a file to age recipients or with a passphrase (age v1, read by age -d).",
@@ -64,7 +64,7 @@ struct Encrypt: VFSCommand {
     @Argument(help: ArgumentHelp("The file to encrypt ('-' or none for stdin).", valueName: "input"))
     var input: String?
 
-    func validate() throws {
+    func check() throws {
         let hasRecipients = !recipientOptions.isEmpty || !identityFiles.isEmpty || !keychainOptions.isEmpty
         if passphrase && hasRecipients {
             throw ToolError.usage("-p can't be combined with -r, -R, -i or -K", hints: ["a passphrase-encrypted file has exactly one stanza, as age requires"])

@@ -130,7 +130,7 @@ struct AnswersOptions: ParsableArguments {
 }
 
 extension Keychain {
-    struct Init: ParsableCommand {
+    struct Init: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a new keychain protected by a passcode, and optionally security questions.",
             discussion: """
@@ -149,11 +149,11 @@ extension Keychain {
 
         @OptionGroup var answersOptions: AnswersOptions
 
-        @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for the key slots (default 18, as age; 1-30; low values only for tests).", valueName: "n"))
+        @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for the key slots (default 18, as age; 1-22; low values only for tests).", valueName: "n"))
         var workFactor: Int = ScryptRecipient.defaultWorkFactor
 
-        func validate() throws {
-            guard (1...30).contains(workFactor) else { throw ToolError.usage("--work-factor must be from 1 to 30") }
+        func check() throws {
+            guard (1...KeySlot.maxWorkFactor).contains(workFactor) else { throw ToolError.usage("--work-factor must be from 1 to \(KeySlot.maxWorkFactor)") }
             if answersOptions.answersFile != nil && questionsFile == nil {
                 throw ToolError.usage("--answers-file goes with --questions")
             }
@@ -191,7 +191,7 @@ extension Keychain {
         }
     }
 
-    struct Set: ParsableCommand {
+    struct Set: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
             abstract: "Store a secret for SERVICE and ACCOUNT.",
             discussion: """
@@ -218,7 +218,7 @@ extension Keychain {
 
         @OptionGroup var passcodeOptions: PasscodeOptions
 
-        func validate() throws {
+        func check() throws {
             try KeychainNames.check(service, what: "service")
             try KeychainNames.check(account, what: "account")
             if let label { try KeychainNames.check(label, what: "label") }
@@ -495,12 +495,12 @@ extension Keychain.Identity {
         try Keychain.output(Array((identity.recipient.string + "\n").utf8))
     }
 
-    struct New: ParsableCommand {
+    struct New: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(abstract: "Make a new identity called NAME and print its recipient.")
         @Argument(help: "The identity's name.") var name: String
         @OptionGroup var passcodeOptions: PasscodeOptions
 
-        func validate() throws { try KeychainNames.checkIdentity(name) }
+        func check() throws { try KeychainNames.checkIdentity(name) }
 
         func run() throws {
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
@@ -508,7 +508,7 @@ extension Keychain.Identity {
         }
     }
 
-    struct Import: ParsableCommand {
+    struct Import: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
             abstract: "Store the identity in FILE (an age identity file, '-' for stdin) as NAME; print its recipient.",
             discussion: "The file must hold exactly one identity. It is left as it is: shred it yourself once imported (vfs-shred).")
@@ -516,7 +516,7 @@ extension Keychain.Identity {
         @Argument(help: "The identity file ('-' for stdin).") var file: String
         @OptionGroup var passcodeOptions: PasscodeOptions
 
-        func validate() throws { try KeychainNames.checkIdentity(name) }
+        func check() throws { try KeychainNames.checkIdentity(name) }
 
         func run() throws {
             let identities = try IdentityOptions.load([file])
@@ -580,7 +580,7 @@ extension Keychain.Identity {
 }
 
 extension Keychain {
-    struct Unlock: ParsableCommand {
+    struct Unlock: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start the agent: keep the keychain unlocked for this user until lock or the timeout.",
             discussion: """
@@ -596,7 +596,7 @@ extension Keychain {
 
         @OptionGroup var passcodeOptions: PasscodeOptions
 
-        func validate() throws {
+        func check() throws {
             let seconds = try DurationText.seconds(timeout)
             guard seconds > 0, seconds <= 31 * 86400 else { throw ToolError.usage("--timeout must be from 1s to 31d") }
         }

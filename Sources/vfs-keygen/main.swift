@@ -4,7 +4,7 @@ import VFSCommandLine
 import VFSCore
 
 @main
-struct KeyGen: VFSCommand {
+struct KeyGen: VFSCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-keygen",
         abstract: "Make an age identity (X25519 key pair), or print the recipients of identities.",
@@ -35,7 +35,7 @@ struct KeyGen: VFSCommand {
     @Argument(help: ArgumentHelp("With -y: the identity file to read ('-' or none for stdin).", valueName: "input"))
     var input: String?
 
-    func validate() throws {
+    func check() throws {
         if input != nil && !convert {
             throw ToolError.usage("an input file is only read with -y", hints: ["did you mean vfs-keygen -y \(input!)?"])
         }

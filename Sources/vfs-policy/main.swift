@@ -12,8 +12,8 @@ struct Policy: VFSCommand {
         An item approves one app (a command name such as evince, or a reverse-DNS id \
         such as com.example.viewer) to receive files. It may restrict the groups whose \
         files the app receives and the file types (extensions); an empty list means any. \
-        It may expire, and it may be disabled. `check` is the decision that scripts, \
-        vfs-unwrap (for an app) and vfs-fetch use: exit 0 allowed, 1 denied. The default \
+        It may expire, and it may be disabled. `check` is the decision that scripts and \
+        vfs-unwrap (for an app) use: exit 0 allowed, 1 denied. The default \
         is deny: an app without an item, an empty policy and a missing policy file \
         approve nothing.
 
@@ -37,7 +37,7 @@ struct Policy: VFSCommand {
         Times are kept to the second.
 
         Threat model: the policy governs what this toolkit releases, and to whom, in \
-        automated flows (vfs-unwrap for an app, vfs-fetch, scripts that ask check). It \
+        automated flows (vfs-unwrap for an app, scripts that ask check). It \
         does not stop a person who holds the keys from decrypting files with other \
         tools (age, vfs-decrypt), and anyone who can write the policy file can change \
         it: protect the file and its folder like the keys, and review its log.
@@ -173,7 +173,7 @@ extension Policy {
         }
     }
 
-    struct Update: ParsableCommand {
+    struct Update: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change an item, named by its app or its id.",
             discussion: """
@@ -201,7 +201,7 @@ extension Policy {
         @Argument(help: ArgumentHelp("The item's app or id.", valueName: "app|id"))
         var reference: String
 
-        func validate() throws {
+        func check() throws {
             if clearGroups && !item.groups.isEmpty { throw ToolError.usage("--clear-groups can't be combined with --group") }
             if clearTypes && !item.types.isEmpty { throw ToolError.usage("--clear-types can't be combined with --type") }
             if noExpiry && item.expires != nil { throw ToolError.usage("--no-expiry can't be combined with --expires") }
@@ -234,7 +234,7 @@ extension Policy {
         }
     }
 
-    struct Check: ParsableCommand {
+    struct Check: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decide whether APP may receive a file: exit 0 allowed, 1 denied.",
             discussion: """
@@ -266,7 +266,7 @@ extension Policy {
         @Argument(help: ArgumentHelp("The app that is to receive the file.", valueName: "app"))
         var app: String
 
-        func validate() throws {
+        func check() throws {
             if file != nil && type != nil { throw ToolError.usage("--file and --type can't be combined", hints: ["--file takes the type from the file's extension"]) }
         }
 

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 @main
-struct Shred: VFSCommand {
+struct Shred: VFSCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-shred",
         abstract: "Overwrite files in place, wipe their names, and remove them; trees too, with age filters for cron.",
@@ -179,7 +179,7 @@ struct Shred: VFSCommand {
         return Array(text.utf8)
     }
 
-    func validate() throws {
+    func check() throws {
         guard !paths.isEmpty else {
             throw ToolError.usage("missing PATH", hints: ["name the files to destroy, e.g. vfs-shred secret.pdf, or a folder with -r"])
         }

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 @main
-struct Unwrap: VFSCommand {
+struct Unwrap: VFSCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-unwrap",
         abstract: "Open a bundle made by vfs-wrap: check the policy, verify every digest, extract safely.",
@@ -88,7 +88,7 @@ struct Unwrap: VFSCommand {
     @Argument(help: ArgumentHelp("The bundle ('-' or none for stdin).", valueName: "in"))
     var input: String?
 
-    func validate() throws {
+    func check() throws {
         if [directory != nil, toStandardOutput, list].filter({ $0 }).count > 1 {
             throw ToolError.usage("choose one of -C DIR, --stdout and --list")
         }

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 @main
-struct Wrap: VFSCommand {
+struct Wrap: VFSCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-wrap",
         abstract: "Bundle files and folders with a manifest and seal them for a group (age + pax + zstd).",
@@ -84,7 +84,7 @@ struct Wrap: VFSCommand {
 
     var readsStandardInput: Bool { paths.contains("-") || (paths.isEmpty && name != nil) }
 
-    func validate() throws {
+    func check() throws {
         if recipientOptions.isEmpty && groups.isEmpty && keychainOptions.isEmpty {
             throw ToolError.usage("missing recipients", hints: ["name them with -g GROUP, -r age1…, -R FILE or -K NAME"])
         }

@@ -298,6 +298,35 @@ struct AgeToolsTests {
         }
     }
 
+    @Test("a mistyped option is reported as unknown, before any check across options", arguments: ["vfs-encrypt", "vfs-wrap", "vfs-shred", "vfs-unwrap"])
+    func unknownOptionFirst(tool: String) throws {
+        let run = try Tools.run(tool, ["--recipeint", "x"])
+        #expect(run.status == 64)
+        #expect(run.stderr.hasPrefix("\(tool): error: unknown option '--recipeint'"), "\(run.stderr)")
+    }
+
+    @Test("-o over an existing file keeps its permissions (also through a link); a new file follows the umask")
+    func outputKeepsMode() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let secret = try scratch.write("secret.txt", Data("the plan\n".utf8))
+        #expect(try Tools.run("vfs-encrypt", ["-r", key.recipient, "-o", scratch.path("s.age"), secret]).status == 0)
+        func mode(_ name: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: scratch.path(name))[.posixPermissions] as! Int }
+        try scratch.write("private.txt", Data("old\n".utf8))
+        #expect(chmod(scratch.path("private.txt"), 0o600) == 0)
+        #expect(symlink(scratch.path("private.txt"), scratch.path("link")) == 0)
+        for target in ["private.txt", "link"] {
+            let run = try Tools.run("vfs-decrypt", ["-i", key.path, "-o", scratch.path(target), scratch.path("s.age")])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try mode("private.txt") == 0o600, "after -o \(target)")
+            #expect(try scratch.read("private.txt") == Data("the plan\n".utf8))
+        }
+        #expect(try Tools.run("vfs-decrypt", ["-i", key.path, "-o", scratch.path("new.txt"), scratch.path("s.age")]).status == 0)
+        let mask = umask(0o022)
+        umask(mask)
+        #expect(try mode("new.txt") == 0o666 & ~Int(mask))
+    }
+
     /// Starts vfs-encrypt -o OUT reading a pipe, with SIGHUP at its default or ignored (as
     /// under nohup), feeds it half the input, waits for its temporary file, sends SIGHUP.
     func hangUpMidway(ignored: Bool) throws -> (scratch: Scratch, process: Process, input: Pipe, plain: Data, recipientKey: String) {

@@ -309,6 +309,45 @@ struct WrapTests {
         #expect(!FileManager.default.fileExists(atPath: "/tmp/vfs-evil-abs"))
     }
 
+    @Test("a file that appears in DIR during extraction is not replaced without --force (exit 73, nothing left)")
+    func appearsDuringExtraction() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let tree = scratch.path("t")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        try Data("from the bundle\n".utf8).write(to: URL(fileURLWithPath: tree + "/late.txt"))
+        try testBytes(8 << 20, seed: 9).write(to: URL(fileURLWithPath: tree + "/big.bin"))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree + "/late.txt", tree + "/big.bin"]).status == 0)
+        let bundle = try scratch.read("t.vfs")
+        let out = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        _ = Tools.ignoreSIGPIPE
+        let process = Process()
+        process.executableURL = Tools.binDir.appendingPathComponent("vfs-unwrap")
+        process.arguments = ["-q", "-i", key.path, "-C", out]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        try process.run()
+        // All but the last MiB: the plan is made and extraction waits for more.
+        try input.fileHandleForWriting.write(contentsOf: bundle.prefix(bundle.count - (1 << 20)))
+        var staged = false
+        for _ in 0..<3000 where !staged {
+            staged = (try? FileManager.default.contentsOfDirectory(atPath: out))?.contains { $0.hasPrefix(".vfs-unwrap-") } ?? false
+            if !staged { usleep(10_000) }
+        }
+        #expect(staged)
+        try Data("the user's own file\n".utf8).write(to: URL(fileURLWithPath: out + "/late.txt"))
+        try input.fileHandleForWriting.write(contentsOf: bundle.suffix(1 << 20))
+        try input.fileHandleForWriting.close()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 73, "\(stderr)")
+        #expect(stderr.contains("late.txt"), "\(stderr)")
+        #expect(try String(contentsOfFile: out + "/late.txt", encoding: .utf8) == "the user's own file\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["late.txt"])
+    }
+
     @Test("killed mid-extraction (input stalled), vfs-unwrap removes its staging folder and dies of the signal")
     func interrupted() throws {
         let scratch = try Scratch()

@@ -103,6 +103,23 @@ struct KeychainFormatTests {
         }
     }
 
+    @Test("scrypt costs beyond the bound are refused as damaged before any work is done")
+    func scryptBound() throws {
+        let (bytes, _) = try Self.sample()
+        // Byte 28 is the passcode slot's log2 N (after its kind byte at 27); then r and p.
+        #expect(bytes[28] == 4 && bytes[29] == 8 && bytes[30] == 1)
+        for (offset, value) in [(28, UInt8(KeySlot.maxWorkFactor + 1)), (28, 30), (29, 32), (30, 16)] {
+            var copy = bytes
+            copy[offset] = value
+            #expect(throws: KeychainError.self, "byte \(offset) = \(value)") {
+                _ = try SealedKeychain(bytes: copy, path: "k")
+            }
+            do { _ = try SealedKeychain(bytes: copy, path: "k") } catch let error as KeychainError {
+                #expect(error.exitStatus == .dataError, "byte \(offset) = \(value): \(error)")
+            }
+        }
+    }
+
     @Test("truncations and extra bytes are refused as damaged, never crash")
     func truncations() throws {
         let (bytes, key) = try Self.sample()

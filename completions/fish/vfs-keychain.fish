@@ -132,7 +132,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" questions' -l 'questions' -d 'Add recovery questions, one a line, from PATH.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" answers-file' -l 'answers-file' -d 'Read the answers to the recovery questions from PATH, one a line, in order.' -rfka ''
-complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for the key slots (default 18, as age; 1-30; low values only for tests).' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for the key slots (default 18, as age; 1-22; low values only for tests).' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" update' -l 'update' -d 'Replace the secret if the entry exists.'

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -230,6 +231,15 @@ public final class BundleReader {
                 if placement[entry.path] == .replace && entry.type == .directory {
                     // A file or link where the folder goes (rename can't replace it).
                     guard unlink(to) == 0 || errno == ENOENT else { throw IOError("cannot replace", path: to) }
+                }
+                if placement[entry.path] == .new {
+                    // Nothing was there when the plan was made; something that appeared
+                    // since (another program's file) is not replaced without --force.
+                    if vfs_renameat_noreplace(AT_FDCWD, from, AT_FDCWD, to) == 0 { continue }
+                    if errno == EEXIST { throw BundleError.exists(path: to, folder: entry.type == .directory) }
+                    guard errno == EINVAL || errno == ENOSYS else { throw IOError("cannot move into place", path: to) }
+                    var info = stat()
+                    if lstat(to, &info) == 0 { throw BundleError.exists(path: to, folder: entry.type == .directory) }
                 }
                 guard rename(from, to) == 0 else { throw IOError("cannot move into place", path: to) }
             case .merge?, .carried?, nil:

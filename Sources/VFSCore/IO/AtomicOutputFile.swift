@@ -15,7 +15,8 @@ public final class AtomicOutputFile: ByteSink {
     private var done = false
 
     /// - Parameters:
-    ///   - mode: the final file's permission bits; nil means 0666 less the umask.
+    ///   - mode: the final file's permission bits; nil keeps those of the file being
+    ///     replaced, or for a new file means 0666 less the umask.
     ///   - exclusive: fail if `path` already exists (and at commit, never replace one).
     public init(path requested: String, mode: mode_t? = nil, exclusive: Bool = false) throws {
         var info = stat()
@@ -35,6 +36,10 @@ public final class AtomicOutputFile: ByteSink {
         } else {
             path = requested
         }
+        // A file being replaced keeps its permission bits (a 0600 file must not become
+        // 0644 because its new content was written elsewhere first).
+        var existing = stat()
+        let existingMode: mode_t? = stat(path, &existing) == 0 ? existing.st_mode & 0o777 : nil
         let folder = AtomicOutputFile.folder(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
         var template = Array("\(folder)/.\(base).tmp-XXXXXX".utf8CString)
@@ -43,7 +48,7 @@ public final class AtomicOutputFile: ByteSink {
         self.fd = fd
         temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         TemporaryFiles.register(temporaryPath)
-        let finalMode = mode ?? (0o666 & ~AtomicOutputFile.currentUmask())
+        let finalMode = mode ?? existingMode ?? (0o666 & ~AtomicOutputFile.currentUmask())
         if fchmod(fd, finalMode) != 0 {
             let error = IOError("cannot set mode of", path: path)
             abandon()

@@ -35,8 +35,12 @@ public struct KeySlot: Equatable, Sendable {
     }
 
     /// Wraps `masterKey` under `secret` with a new salt.
+    /// The largest scrypt work factor (log2 N) a key slot may have, as vfs-decrypt's default
+    /// --max-work-factor: 2^22 iterations, about 4 GiB of memory.
+    public static let maxWorkFactor = 22
+
     public static func wrap(_ masterKey: SecretBytes, kind: Kind, secret: SecretBytes, workFactor: Int, questions: [String] = []) throws -> KeySlot {
-        precondition((1...30).contains(workFactor))
+        precondition((1...maxWorkFactor).contains(workFactor))
         precondition((kind == .recovery) == !questions.isEmpty)
         let salt = try SecureRandom.bytes(saltCount)
         let key = try Scrypt.deriveKey(password: secret, salt: salt, logN: workFactor, r: 8, p: 1)
@@ -73,7 +77,9 @@ public struct KeySlot: Equatable, Sendable {
         guard let kind = Kind(rawValue: rawKind) else { throw KeychainFormat.Problem("unknown key slot kind \(rawKind)") }
         let logN = try reader.u8(), r = try reader.u8(), p = try reader.u8()
         // Bounds keep a modified header from asking for terabytes of scrypt memory.
-        guard (1...30).contains(logN), (1...32).contains(r), (1...16).contains(p) else {
+        // Bounded as vfs-decrypt's default --max-work-factor: a keychain edited to ask
+        // for 2^30 iterations must not take a terabyte and hours to refuse.
+        guard (1...Int(KeySlot.maxWorkFactor)).contains(Int(logN)), r == 8, p == 1 else {
             throw KeychainFormat.Problem("key slot scrypt parameters out of range (log2 N \(logN), r \(r), p \(p))")
         }
         let salt = try reader.bytes(saltCount)

@@ -124,6 +124,9 @@ public struct KeychainStore: Sendable {
                 unlink(temporary)
                 throw error
             }
+            // When the backup already is this file (after passcode or recover), rename
+            // does nothing and leaves the temporary name: remove it.
+            unlink(temporary)
             return
         }
         try AtomicOutputFile.write(try readBytes(), to: backupPath, mode: 0o600)
