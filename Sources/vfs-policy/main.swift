@@ -26,7 +26,7 @@ struct Policy: VFSCommand {
         line per changed item to the log PATH.log (policy.json.log by default; JSON \
         lines: time, user, uid, action, id, app, the fields set); changes that race \
         run one after the other and none is lost. Reads take the lock shared. A \
-        policy file that does not parse, or breaks a rule (an unknown key, a duplicate \
+        policy file that does not parse, is empty (truncated), or breaks a rule (an unknown key, a duplicate \
         app), is an error naming the file and the line (exit 65), for reads and \
         changes alike: it is never replaced.
 

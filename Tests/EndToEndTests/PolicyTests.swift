@@ -247,8 +247,10 @@ struct PolicyTests {
         text = text.replacingOccurrences(of: "\"enabled\" : true,", with: "\"enabled\" : true,,")
         let badLine = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(",,") }! + 1
         try s.scratch.write("policy.json", Data(text.utf8))
+        let elsewhere = try Scratch()
+        let emptyPolicy = try elsewhere.write("empty.json", Data("{\n  \"items\" : [],\n  \"version\" : 1\n}\n".utf8))
         for arguments in [["check", "viewer"], ["list"], ["add", "other"], ["update", "viewer", "--disable"],
-                          ["remove", "viewer"], ["export"], ["import", "--replace", "/dev/null"]] {
+                          ["remove", "viewer"], ["export"], ["import", "--replace", emptyPolicy]] {
             let r = try s.run(arguments)
             #expect(r.status == 65, "\(arguments)")
             #expect(r.stderr.hasPrefix("vfs-policy: error: \"\(s.policy)\", line \(badLine), column "), "\(arguments): \(r.stderr)")

@@ -229,7 +229,17 @@ struct PolicyCodecTests {
         let doc = try PolicyCodec.decode(Array(Self.valid.utf8), source: "p.json")
         #expect(doc.items.count == 1)
         #expect(String(decoding: PolicyCodec.encode(doc), as: UTF8.self) == Self.valid)
-        #expect(try PolicyCodec.decode(Array("  \n".utf8), source: "p.json") == PolicyDocument())
+    }
+
+    @Test("an empty or blank file is a damaged policy (a truncated write), not an empty one, and is never replaced")
+    func emptyFile() throws {
+        for text in ["", "  \n", "\r\n\t"] {
+            #expect(Self.line(text) == 1, "\(text.debugDescription)")
+        }
+        let folder = try PolicyFolder()
+        try Data().write(to: URL(fileURLWithPath: folder.policy))
+        #expect(throws: PolicyError.self) { try folder.store.add(app: "viewer", PolicyEdit()) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.policy)).isEmpty)
     }
 
     @Test("syntax errors name the line and column")

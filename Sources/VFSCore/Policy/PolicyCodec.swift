@@ -38,10 +38,15 @@ public enum PolicyCodec {
         return out
     }
 
-    /// Parses and checks a policy. A file of nothing but white space is an empty policy.
+    /// Parses and checks a policy. A file of nothing but white space is corrupt, not an
+    /// empty policy: it is what a truncated write leaves, and it must not be replaced
+    /// as if nothing had been there (a missing file is the empty policy).
     /// - Parameter source: the file's name, for messages.
     public static func decode(_ bytes: [UInt8], source: String) throws -> PolicyDocument {
-        if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return PolicyDocument() }
+        if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            throw PolicyError.corrupt(file: source, line: 1, column: nil,
+                                      reason: "the file is empty (truncated?)")
+        }
         var document: PolicyDocument = try decodeValue(bytes, source: source)
         do {
             try PolicyRules.check(document)
