@@ -309,6 +309,35 @@ struct WrapTests {
         #expect(!FileManager.default.fileExists(atPath: "/tmp/vfs-evil-abs"))
     }
 
+    @Test("a move into place that fails midway takes back what it placed: exit 73, DIR as it was")
+    func failedMoveRollsBack() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        try FileManager.default.createDirectory(atPath: scratch.path("in/d"), withIntermediateDirectories: true)
+        try Data("a\n".utf8).write(to: URL(fileURLWithPath: scratch.path("in/a.txt")))
+        try Data("x\n".utf8).write(to: URL(fileURLWithPath: scratch.path("in/d/x.txt")))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("b.vfs"), scratch.path("in/a.txt"), scratch.path("in/d")]).status == 0)
+        // DIR holds a folder d that can't be written: a.txt moves in, then d/x.txt can't.
+        let out = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out + "/d", withIntermediateDirectories: true)
+        var arguments = ["-q", "-i", key.path, "-C", out, scratch.path("b.vfs")]
+        var tool = "vfs-unwrap"
+        if getuid() == 0 {
+            // root writes anywhere: run as nobody, who owns DIR and may read the inputs.
+            for path in [out, out + "/d"] { #expect(chown(path, 65534, 65534) == 0) }
+            #expect(chmod(key.path, 0o644) == 0)
+            arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Tools.binDir.appendingPathComponent("vfs-unwrap").path] + arguments
+            tool = "setpriv"
+        }
+        #expect(chmod(out + "/d", 0o555) == 0)
+        defer { chmod(out + "/d", 0o755) }
+        let run = try Tools.run(tool, arguments)
+        #expect(run.status == 73, "\(run.stderr)")
+        #expect(run.stderr.contains("cannot move into place"), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["d"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/d") == [])
+    }
+
     @Test("a file that appears in DIR during extraction is not replaced without --force (exit 73, nothing left)")
     func appearsDuringExtraction() throws {
         let scratch = try Scratch()

@@ -223,29 +223,44 @@ public final class BundleReader {
         return placement
     }
 
+    /// Moves the staged entries into `folder`. If a move fails, the entries this run
+    /// placed where nothing was are moved back into staging (which the caller then
+    /// removes), so `folder` is left as it was; a replaced entry (--force) stays replaced.
     private func moveIntoPlace(from staging: String, to folder: String, placement: [String: Placement]) throws {
-        for entry in manifest.entries {
-            let from = staging + "/" + entry.path, to = folder + "/" + entry.path
-            switch placement[entry.path] {
-            case .new?, .replace?:
-                if placement[entry.path] == .replace && entry.type == .directory {
-                    // A file or link where the folder goes (rename can't replace it).
-                    guard unlink(to) == 0 || errno == ENOENT else { throw IOError("cannot replace", path: to) }
+        var placed: [(from: String, to: String)] = []
+        do {
+            for entry in manifest.entries {
+                let from = staging + "/" + entry.path, to = folder + "/" + entry.path
+                switch placement[entry.path] {
+                case .new?:
+                    try Self.moveWithoutReplacing(from, to, isFolder: entry.type == .directory)
+                    placed.append((from, to))
+                case .replace?:
+                    if entry.type == .directory {
+                        // A file or link where the folder goes (rename can't replace it).
+                        guard unlink(to) == 0 || errno == ENOENT else { throw IOError("cannot replace", path: to) }
+                    }
+                    guard rename(from, to) == 0 else { throw IOError("cannot move into place", path: to) }
+                case .merge?, .carried?, nil:
+                    break
                 }
-                if placement[entry.path] == .new {
-                    // Nothing was there when the plan was made; something that appeared
-                    // since (another program's file) is not replaced without --force.
-                    if vfs_renameat_noreplace(AT_FDCWD, from, AT_FDCWD, to) == 0 { continue }
-                    if errno == EEXIST { throw BundleError.exists(path: to, folder: entry.type == .directory) }
-                    guard errno == EINVAL || errno == ENOSYS else { throw IOError("cannot move into place", path: to) }
-                    var info = stat()
-                    if lstat(to, &info) == 0 { throw BundleError.exists(path: to, folder: entry.type == .directory) }
-                }
-                guard rename(from, to) == 0 else { throw IOError("cannot move into place", path: to) }
-            case .merge?, .carried?, nil:
-                break
             }
+        } catch {
+            for move in placed.reversed() { rename(move.to, move.from) }
+            if let io = error as? IOError { throw BundleError.cannotExtract(io.description) }
+            throw error
         }
+    }
+
+    /// Nothing was there when the plan was made; something that appeared since (another
+    /// program's file) is not replaced (renameat2 RENAME_NOREPLACE).
+    private static func moveWithoutReplacing(_ from: String, _ to: String, isFolder: Bool) throws {
+        if vfs_renameat_noreplace(AT_FDCWD, from, AT_FDCWD, to) == 0 { return }
+        if errno == EEXIST { throw BundleError.exists(path: to, folder: isFolder) }
+        guard errno == EINVAL || errno == ENOSYS else { throw IOError("cannot move into place", path: to) }
+        var info = stat()
+        if lstat(to, &info) == 0 { throw BundleError.exists(path: to, folder: isFolder) }
+        guard rename(from, to) == 0 else { throw IOError("cannot move into place", path: to) }
     }
 
     /// Access time left alone (UTIME_OMIT, a macro Swift does not import), mtime set.
