@@ -62,18 +62,20 @@ extension VFSCommand {
 
 /// Writes diagnostics to stderr in the toolkit's format.
 public enum Diagnostics {
+    /// Messages quote names from files and bundles: their control characters are
+    /// escaped (Terminal.printable), so each message stays one line of plain text.
     public static func report(_ error: ReportableError, tool: String) {
-        var text = "\(tool): error: \(error.description)\n"
-        for hint in error.hints { text += "\(tool): hint: \(hint)\n" }
+        var text = "\(tool): error: \(Terminal.printable(error.description))\n"
+        for hint in error.hints { text += "\(tool): hint: \(Terminal.printable(hint))\n" }
         writeStandardError(text)
     }
 
     public static func warn(_ message: String, tool: String) {
-        writeStandardError("\(tool): warning: \(message)\n")
+        writeStandardError("\(tool): warning: \(Terminal.printable(message))\n")
     }
 
     public static func info(_ message: String, tool: String) {
-        writeStandardError("\(tool): \(message)\n")
+        writeStandardError("\(tool): \(Terminal.printable(message))\n")
     }
 
     /// ArgumentParser's "Error: …" becomes "tool: error: …"; the usage lines follow as hints.

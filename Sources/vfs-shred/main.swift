@@ -249,11 +249,11 @@ struct EventReport {
         case .removedFolder(let path):
             done(path + "/", "removed folder \"\(path)\"")
         case .skipped(let path, let reason):
-            Diagnostics.writeStandardError("\(Self.tool): skipped \"\(path)\": \(reason)\n")
+            Diagnostics.writeStandardError("\(Self.tool): skipped \"\(Terminal.printable(path))\": \(reason)\n")
             if let hint = reason.hint { once(hint) }
         case .failed(let path, let reason):
             let message = reason.contains("\"\(path)\"") ? reason : "\"\(path)\": \(reason)"
-            Diagnostics.writeStandardError("\(Self.tool): error: \(message)\n")
+            Diagnostics.writeStandardError("\(Self.tool): error: \(Terminal.printable(message))\n")
         case .weakFileSystem(let path, let kind):
             Diagnostics.warn("\"\(path)\" is on \(kind.name) (\(kind.caveat ?? "")): overwriting may not reach the old data", tool: Self.tool)
             once("keep such files encrypted with vfs-encrypt and destroy the key instead (see vfs-shred(1))")
@@ -262,7 +262,8 @@ struct EventReport {
 
     private func done(_ listed: String, _ message: String) {
         if listOnStdout {
-            print(listed)
+            // Names as they are for scripts; escaped on a terminal, as ls does.
+            print(Terminal.stdoutIsTerminal ? Terminal.printable(listed) : listed)
         } else if verbose {
             Diagnostics.info(dryRun ? "would have " + message : message, tool: Self.tool)
         }

@@ -35,7 +35,8 @@ struct Unwrap: VFSCommand, CheckedCommand {
         --stdout streams the content of a bundle that holds exactly one file; its digest is \
         checked at the end (each 64 KiB is already authenticated by age before it is \
         released), and a mismatch exits 65. --list prints the manifest (--json for all of \
-        it) without extracting.
+        it) without extracting; in its text and in messages, control characters in \
+        names are escaped (\\n, \\x1b), so a hostile name can't rewrite the screen.
 
         Input that is not age at all (a file that was never wrapped) is refused with exit \
         65; with --passthrough it is copied out unchanged, to stdout with --stdout, \
@@ -147,12 +148,14 @@ struct Unwrap: VFSCommand, CheckedCommand {
 
     func printList(_ manifest: BundleManifest) throws {
         if json { return try JSONOutput.print(manifest) }
-        var text = "# group: \(manifest.group ?? "-")\n# access id: \(manifest.accessID ?? "-")\n# sender: \(manifest.sender ?? "-")\n"
+        // Names come from the bundle: control characters are escaped (--json has them exact).
+        let show = Terminal.printable
+        var text = "# group: \(show(manifest.group ?? "-"))\n# access id: \(show(manifest.accessID ?? "-"))\n# sender: \(show(manifest.sender ?? "-"))\n"
         text += "# created: \(ISO8601DateFormatter().string(from: manifest.created))\n"
         for entry in manifest.entries {
             let size = String(entry.size)
-            text += "\(Self.modeString(entry)) \(String(repeating: " ", count: max(0, 12 - size.count)))\(size) \(Self.timeString(entry.mtime)) \(entry.path)"
-            if let target = entry.target { text += " -> \(target)" }
+            text += "\(Self.modeString(entry)) \(String(repeating: " ", count: max(0, 12 - size.count)))\(size) \(Self.timeString(entry.mtime)) \(show(entry.path))"
+            if let target = entry.target { text += " -> \(show(target))" }
             text += "\n"
         }
         try FileDescriptorSink.standardOutput().write(Array(text.utf8))

@@ -309,6 +309,32 @@ struct WrapTests {
         #expect(!FileManager.default.fileExists(atPath: "/tmp/vfs-evil-abs"))
     }
 
+    @Test("names with control characters are escaped in --list and in messages (--json keeps them exact)")
+    func controlCharactersEscaped() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let name = "evil\u{1B}[2J\u{1B}[31mred\nrwxr-xr-x fake.txt"
+        try FileManager.default.createDirectory(atPath: scratch.path("in"), withIntermediateDirectories: true)
+        try Data("x\n".utf8).write(to: URL(fileURLWithPath: scratch.path("in") + "/" + name))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("b.vfs"), scratch.path("in") + "/" + name]).status == 0)
+        let list = try Tools.run("vfs-unwrap", ["-i", key.path, "--list", scratch.path("b.vfs")])
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(!list.out.contains("\u{1B}"))
+        #expect(list.out.contains("evil\\x1b[2J\\x1b[31mred\\nrwxr-xr-x fake.txt"), "\(list.out)")
+        #expect(list.out.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 1, "one entry, one line")
+        let json = try Tools.run("vfs-unwrap", ["-i", key.path, "--list", "--json", scratch.path("b.vfs")])
+        let manifest = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        #expect((manifest?["entries"] as? [[String: Any]])?.first?["path"] as? String == name)
+        // The same name already in DIR: the error quotes it escaped, on one line.
+        let out = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: out + "/" + name))
+        let refused = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", out, scratch.path("b.vfs")])
+        #expect(refused.status == 73)
+        #expect(!refused.stderr.contains("\u{1B}"))
+        #expect(refused.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("vfs-unwrap: ") }, "\(refused.stderr)")
+    }
+
     @Test("a move into place that fails midway takes back what it placed: exit 73, DIR as it was")
     func failedMoveRollsBack() throws {
         let scratch = try Scratch()
