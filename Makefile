@@ -53,6 +53,7 @@ man: build
 	@mkdir -p man/tmp
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 --output-directory man/tmp
 	@for t in $(TOOLS); do mv man/tmp/$$t.1 man/$$t.1; done; rm -rf man/tmp
+	@python3 scripts/fix-man.py $(addprefix man/,$(addsuffix .1,$(TOOLS)))
 
 completions: build
 	@mkdir -p completions/bash completions/zsh completions/fish
