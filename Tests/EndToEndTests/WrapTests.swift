@@ -364,6 +364,18 @@ struct WrapTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/d") == [])
     }
 
+    /// Writes all of `bundle` but its last MiB to a running vfs-unwrap, then waits until
+    /// its staging folder appears in `out`: the plan is made and extraction has begun.
+    func feedAllButLastMiB(_ bundle: Data, to input: Pipe, stagingIn out: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: bundle.prefix(bundle.count - (1 << 20)))
+        var staged = false
+        for _ in 0..<3000 where !staged {
+            staged = (try? FileManager.default.contentsOfDirectory(atPath: out))?.contains { $0.hasPrefix(".vfs-unwrap-") } ?? false
+            if !staged { usleep(10_000) }
+        }
+        #expect(staged, "the staging folder never appeared")
+    }
+
     @Test("a file that appears in DIR during extraction is not replaced without --force (exit 73, nothing left)")
     func appearsDuringExtraction() throws {
         let scratch = try Scratch()
@@ -385,13 +397,7 @@ struct WrapTests {
         process.standardError = errors
         try process.run()
         // All but the last MiB: the plan is made and extraction waits for more.
-        try input.fileHandleForWriting.write(contentsOf: bundle.prefix(bundle.count - (1 << 20)))
-        var staged = false
-        for _ in 0..<3000 where !staged {
-            staged = (try? FileManager.default.contentsOfDirectory(atPath: out))?.contains { $0.hasPrefix(".vfs-unwrap-") } ?? false
-            if !staged { usleep(10_000) }
-        }
-        #expect(staged)
+        try feedAllButLastMiB(bundle, to: input, stagingIn: out)
         try Data("the user's own file\n".utf8).write(to: URL(fileURLWithPath: out + "/late.txt"))
         try input.fileHandleForWriting.write(contentsOf: bundle.suffix(1 << 20))
         try input.fileHandleForWriting.close()
@@ -427,13 +433,7 @@ struct WrapTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // All but the last MiB, then nothing: the extraction has begun and waits for more.
-        try input.fileHandleForWriting.write(contentsOf: bundle.prefix(bundle.count - (1 << 20)))
-        var staged = false
-        for _ in 0..<3000 where !staged {
-            staged = (try? FileManager.default.contentsOfDirectory(atPath: out))?.contains { $0.hasPrefix(".vfs-unwrap-") } ?? false
-            if !staged { usleep(10_000) }
-        }
-        #expect(staged)
+        try feedAllButLastMiB(bundle, to: input, stagingIn: out)
         kill(process.processIdentifier, SIGTERM)
         for _ in 0..<1000 where process.isRunning { usleep(10_000) }
         if process.isRunning {
