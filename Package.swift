@@ -16,9 +16,17 @@ let tools = [
 let package = Package(
     name: "vfs",
     platforms: [.macOS(.v13)],
-    products: tools.map { .executable(name: $0, targets: [$0]) },
+    products: tools.map { .executable(name: $0, targets: [$0]) }
+        + [.executable(name: "vfs-relay", targets: ["vfs-relay"])],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
@@ -27,7 +35,27 @@ let package = Package(
                        providers: [.apt(["libarchive-dev"])]),
         // Linux calls the Glibc module leaves out (renameat2, fstatfs, O_DIRECT).
         .target(name: "CLinux"),
-        .target(name: "VFSCore", dependencies: ["COpenSSL", "CArchive", "CLinux"]),
+        // The policy item types, shared by VFSCore and the relay (Foundation only).
+        .target(name: "VFSPolicyModel"),
+        .target(name: "VFSCore", dependencies: ["VFSPolicyModel", "COpenSSL", "CArchive", "CLinux"]),
+        // The relay's wire types: what a client and the server agree on (Foundation only).
+        .target(name: "VFSRelayProtocol", dependencies: ["VFSPolicyModel"]),
+        // The relay server: stores ciphertext it cannot read, so it never links VFSCore.
+        .target(name: "VFSRelayServer", dependencies: [
+            "VFSRelayProtocol",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .executableTarget(name: "vfs-relay", dependencies: [
+            "VFSRelayServer", "VFSCommandLine", "VFSCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "VFSCommandLine", dependencies: [
             "VFSCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -38,6 +66,12 @@ let package = Package(
         .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "CZlib"]),
         // CArchive: the wrap tests build hostile bundles with libarchive directly.
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "CArchive"]),
+        .testTarget(name: "VFSRelayServerTests", dependencies: [
+            "VFSRelayServer", "VFSRelayProtocol",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
     ] + tools.map {
         .executableTarget(name: $0, dependencies: ["VFSCommandLine", "VFSCore"])
     }

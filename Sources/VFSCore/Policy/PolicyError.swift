@@ -1,3 +1,5 @@
+import VFSPolicyModel
+
 /// What can go wrong with the policy, and how a tool reports it.
 public enum PolicyError: ReportableError, Equatable {
     /// The policy (or its log, or an import) does not parse or breaks a rule: exit 65.
@@ -53,9 +55,7 @@ public enum PolicyRules {
     /// A command name or reverse-DNS id: 1–255 of letters, digits, `.`, `_`, `-`, `+`,
     /// not starting with `-` or `.`.
     public static func checkApp(_ app: String) throws {
-        let ok = !app.isEmpty && app.utf8.count <= 255 && app.first != "-" && app.first != "."
-            && app.unicodeScalars.allSatisfy { $0.isASCII && (isAlphanumeric($0) || "._-+".unicodeScalars.contains($0)) }
-        guard ok else {
+        guard PolicyValueRules.isValidApp(app) else {
             throw PolicyError.invalidValue("invalid app \"\(app)\"",
                 hint: "an app is a command name (evince) or a reverse-DNS id (com.example.viewer): letters, digits, '.', '_', '-', '+'")
         }
@@ -63,31 +63,20 @@ public enum PolicyRules {
 
     /// A group id: 1–255 printable characters without spaces or commas.
     public static func checkGroup(_ group: String) throws {
-        let ok = !group.isEmpty && group.utf8.count <= 255
-            && group.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.value >= 0x20 && $0.value != 0x7F && $0 != "," }
-        guard ok else {
+        guard PolicyValueRules.isValidGroup(group) else {
             throw PolicyError.invalidValue("invalid group \"\(group)\"", hint: "a group is one word without spaces or commas; repeat --group for several")
         }
     }
 
     /// A file type in stored form: 1–32 of lowercase letters, digits, `_`, `-`, `+`.
     public static func checkType(_ type: String) throws {
-        let ok = !type.isEmpty && type.utf8.count <= 32
-            && type.unicodeScalars.allSatisfy { $0.isASCII && (isAlphanumeric($0) && !("A"..."Z").contains($0) || "_-+".unicodeScalars.contains($0)) }
-        guard ok else {
+        guard PolicyValueRules.isValidType(type) else {
             throw PolicyError.invalidValue("invalid file type \"\(type)\"", hint: "a file type is an extension without the dot, such as pdf; repeat --type for several")
         }
     }
 
     /// An id: 1–64 of lowercase letters, digits, `-`, `_`.
-    static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64
-            && id.unicodeScalars.allSatisfy { $0.isASCII && (("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
-    }
-
-    static func isAlphanumeric(_ s: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s)
-    }
+    static func isValidID(_ id: String) -> Bool { PolicyValueRules.isValidID(id) }
 
     /// Checks every item and the rules between them. Throws (path, reason) for the first problem.
     static func check(_ document: PolicyDocument) throws(PolicyRuleViolation) {

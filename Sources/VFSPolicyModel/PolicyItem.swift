@@ -35,7 +35,7 @@ public struct PolicyItem: Codable, Sendable, Equatable {
         self.updated = updated
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case id, app, name, groups, types, expires, enabled, created, updated
     }
 
@@ -81,7 +81,7 @@ public struct PolicyDocument: Codable, Sendable, Equatable {
         self.items = items
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case version, items }
+    package enum CodingKeys: String, CodingKey, CaseIterable { case version, items }
 
     public init(from decoder: Decoder) throws {
         try AnyKey.rejectUnknownKeys(in: decoder, known: CodingKeys.self)
@@ -105,25 +105,25 @@ public struct PolicyDocument: Codable, Sendable, Equatable {
         index(matching: reference).map { items[$0] }
     }
 
-    func index(matching reference: String) -> Int? {
+    package func index(matching reference: String) -> Int? {
         items.firstIndex { $0.app == reference } ?? items.firstIndex { $0.id == reference }
     }
 
     /// Items in the stored order: by app, then id.
-    mutating func sort() {
+    package mutating func sort() {
         items.sort { ($0.app, $0.id) < ($1.app, $1.id) }
     }
 }
 
 /// A coding key for any string, to see every key of an object.
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { return nil }
+package struct AnyKey: CodingKey {
+    package var stringValue: String
+    package var intValue: Int? { nil }
+    package init(stringValue: String) { self.stringValue = stringValue }
+    package init?(intValue: Int) { return nil }
 
     /// Throws for a key of the object being decoded that `known` does not list.
-    static func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(in decoder: Decoder, known: Keys.Type) throws {
+    package static func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(in decoder: Decoder, known: Keys.Type) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         let names = Set(Keys.allCases.map(\.stringValue))
         if let unknown = c.allKeys.first(where: { !names.contains($0.stringValue) }) {

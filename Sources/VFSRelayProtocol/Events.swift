@@ -1,0 +1,23 @@
+/// What a server-sent event on `/v1/events` is about (its `event:` field).
+public enum RelayEventKind: String, Codable, Sendable, CaseIterable {
+    /// A transfer waits for this device; data: `{"transfer": id}`.
+    case transfer
+    /// This device was logged out; the stream closes after it.
+    case logout
+    /// The organisation's policy items changed; data: `{"item": id, "change": …}`.
+    case policy
+    /// A message from the operator; data: `{"message": …}`.
+    case alert
+    /// A group of this user changed; data: `{"group": name}`.
+    case group
+}
+
+/// `GET /v1/health`.
+public struct HealthStatus: Codable, Sendable, Equatable {
+    public var status: String
+    public var version: String
+    public init(status: String, version: String) {
+        self.status = status
+        self.version = version
+    }
+}

@@ -1,0 +1,26 @@
+/// The machine-readable half of an error answer.
+public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
+    case badRequest = "bad_request"
+    case unauthorized
+    case forbidden
+    case notFound = "not_found"
+    case methodNotAllowed = "method_not_allowed"
+    case conflict
+    case preconditionFailed = "precondition_failed"
+    case tooLarge = "too_large"
+    case quotaExceeded = "quota_exceeded"
+    case unsupportedMediaType = "unsupported_media_type"
+    case rangeNotSatisfiable = "range_not_satisfiable"
+    case tooManyRequests = "too_many_requests"
+    case internalError = "internal"
+}
+
+/// Every error answer's body: `{"error": "not_found", "message": "no such device"}`.
+public struct RelayErrorBody: Codable, Sendable, Equatable {
+    public var error: String
+    public var message: String
+    public init(error: String, message: String) {
+        self.error = error
+        self.message = message
+    }
+}

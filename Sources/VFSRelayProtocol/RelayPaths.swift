@@ -1,0 +1,37 @@
+/// The relay's routes, so clients and scripts agree with the server on every path.
+public enum RelayPaths {
+    public static let health = "/v1/health"
+    public static let enroll = "/v1/enroll"
+    public static let devices = "/v1/devices"
+    public static let groups = "/v1/groups"
+    public static let uploads = "/v1/uploads"
+    public static let transfers = "/v1/transfers"
+    public static let inbox = "/v1/inbox"
+    public static let outbox = "/v1/outbox"
+    public static let cloud = "/v1/cloud"
+    public static let items = "/v1/items"
+    /// The file-vault seed's paths, kept as aliases of `/v1/items`.
+    public static let legacyItems = "/items"
+    public static let events = "/v1/events"
+
+    public static func device(_ id: String) -> String { "\(devices)/\(id)" }
+    public static func group(_ name: String) -> String { "\(groups)/\(name)" }
+    public static func groupMember(_ name: String, _ device: String) -> String { "\(groups)/\(name)/members/\(device)" }
+    public static func upload(_ id: String) -> String { "\(uploads)/\(id)" }
+    public static func transferContent(_ id: String) -> String { "\(transfers)/\(id)/content" }
+    public static func transferAck(_ id: String) -> String { "\(transfers)/\(id)/ack" }
+    public static func transferDecline(_ id: String) -> String { "\(transfers)/\(id)/decline" }
+    public static func item(_ id: String) -> String { "\(items)/\(id)" }
+    /// `path` is a folder or file path such as `/photos/2026`; `/` or empty is the root.
+    public static func cloud(_ path: String) -> String {
+        let trimmed = path.drop { $0 == "/" }
+        return trimmed.isEmpty ? cloud : "\(cloud)/\(trimmed)"
+    }
+}
+
+/// The tus 1.0 headers and values the relay speaks.
+public enum TusProtocol {
+    public static let version = "1.0.0"
+    public static let extensions = "creation,termination,expiration"
+    public static let offsetContentType = "application/offset+octet-stream"
+}

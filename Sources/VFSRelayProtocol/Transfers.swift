@@ -1,0 +1,87 @@
+import Foundation
+
+/// `POST /v1/transfers`: send a finished tus upload to some of the user's devices.
+public struct TransferCreate: Codable, Sendable, Equatable {
+    /// The tus upload id (the last part of its `Location`).
+    public var upload: String
+    public var devices: [String]
+    public var groups: [String]
+    /// When undelivered copies expire; the relay's default (7 days) when absent.
+    public var expires: Date?
+
+    public init(upload: String, devices: [String] = [], groups: [String] = [], expires: Date? = nil) {
+        self.upload = upload
+        self.devices = devices
+        self.groups = groups
+        self.expires = expires
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case upload, devices, groups, expires }
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        upload = try c.decode(String.self, forKey: .upload)
+        devices = try c.decodeIfPresent([String].self, forKey: .devices) ?? []
+        groups = try c.decodeIfPresent([String].self, forKey: .groups) ?? []
+        expires = try c.decodeIfPresent(Date.self, forKey: .expires)
+    }
+}
+
+/// Where one copy of a transfer stands.
+public enum TransferStatus: String, Codable, Sendable, CaseIterable {
+    case unattended, initiated, delivered, declined, expired
+
+    /// Still waiting for its device: holds a reference to the blob.
+    public var isLive: Bool { self == .unattended || self == .initiated }
+}
+
+/// One copy of a transfer, as its sender sees it.
+public struct TransferRecipient: Codable, Sendable, Equatable {
+    public var device: String
+    public var status: TransferStatus
+    public var updated: Date
+    public init(device: String, status: TransferStatus, updated: Date) {
+        self.device = device
+        self.status = status
+        self.updated = updated
+    }
+}
+
+/// A transfer in the sender's outbox (`GET /v1/outbox`, and the answer to `POST /v1/transfers`).
+public struct OutboxEntry: Codable, Sendable, Equatable {
+    public var id: String
+    public var size: Int64
+    public var sha256: String
+    public var created: Date
+    public var expires: Date
+    public var recipients: [TransferRecipient]
+    public init(id: String, size: Int64, sha256: String, created: Date, expires: Date, recipients: [TransferRecipient]) {
+        self.id = id
+        self.size = size
+        self.sha256 = sha256
+        self.created = created
+        self.expires = expires
+        self.recipients = recipients
+    }
+}
+
+/// A transfer waiting for this device (`GET /v1/inbox`).
+public struct InboxEntry: Codable, Sendable, Equatable {
+    public var id: String
+    /// The sending device's id.
+    public var sender: String
+    public var size: Int64
+    public var sha256: String
+    public var created: Date
+    public var expires: Date
+    public var status: TransferStatus
+    public init(id: String, sender: String, size: Int64, sha256: String, created: Date, expires: Date, status: TransferStatus) {
+        self.id = id
+        self.sender = sender
+        self.size = size
+        self.sha256 = sha256
+        self.created = created
+        self.expires = expires
+        self.status = status
+    }
+}

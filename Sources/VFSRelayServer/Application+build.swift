@@ -1,0 +1,79 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import VFSRelayProtocol
+
+/// The relay as the executable runs it: the HTTP application plus the services beside it.
+public struct RelayServer: Sendable {
+    public let application: Application<RouterResponder<RelayRequestContext>>
+    /// The event watcher and the sweeper.
+    public let services: [any Service]
+    public let store: any RelayStore
+    public let hub: EventHub
+
+    /// Runs until SIGTERM or SIGINT. The event streams close first, so the HTTP server
+    /// then stops without waiting on them; unfinished uploads stay resumable.
+    public func run() async throws {
+        let group = ServiceGroup(configuration: .init(
+            services: [application] + services, gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: application.logger))
+        try await group.run()
+    }
+}
+
+/// Opens the data folder (database and blobs) with the embedded SQLite store.
+public func openStore(_ configuration: RelayConfiguration) throws -> (SQLiteRelayStore, FileBlobStore) {
+    try FileManager.default.createDirectory(at: configuration.dataFolder, withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: 0o700])
+    return (try SQLiteRelayStore(path: configuration.databasePath), try FileBlobStore(root: configuration.dataFolder))
+}
+
+/// Builds the relay. `onReady` gets the bound port once the server listens.
+public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Logger(label: "vfs-relay"),
+                       onReady: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> RelayServer {
+    let (store, blobs) = try openStore(configuration)
+    let hub = EventHub()
+    let router = buildRouter(store: store, blobs: blobs, hub: hub, configuration: configuration, logger: logger)
+    let application = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
+        logger: logger)
+    let maintenance = RelayMaintenance(store: store, blobs: blobs, configuration: configuration)
+    return RelayServer(
+        application: application,
+        services: [
+            EventWatcher(hub: hub, store: store, interval: configuration.watchInterval),
+            SweeperService(maintenance: maintenance, interval: configuration.sweepInterval, logger: logger),
+        ],
+        store: store, hub: hub)
+}
+
+/// Every route, its controller and middleware: request log outermost, then errors as
+/// JSON, then (for all but health, enrolment and tus discovery) the device token.
+public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration,
+                        logger: Logger) -> Router<RelayRequestContext> {
+    let services = RelayServices(
+        store: store, blobs: blobs, hub: hub, configuration: configuration,
+        throttle: EnrolmentThrottle(limit: configuration.enrolmentFailureLimit, lockout: configuration.enrolmentLockout),
+        uploadLocks: UploadLocks())
+    let router = Router(context: RelayRequestContext.self)
+    router.addMiddleware {
+        RequestLogMiddleware(logger: logger)
+        ErrorMiddleware()
+    }
+    HealthController().addRoutes(to: router)
+    EnrollController(services: services).addRoutes(to: router)
+    let authenticated = router.group().add(middleware: AuthMiddleware(store: store))
+    DeviceController(services: services).addRoutes(to: authenticated)
+    GroupController(services: services).addRoutes(to: authenticated)
+    UploadController(services: services).addRoutes(discovery: router, to: authenticated)
+    TransferController(services: services).addRoutes(to: authenticated)
+    EventController(services: services).addRoutes(to: authenticated)
+    CloudController(services: services).addRoutes(to: authenticated)
+    ItemController(services: services, base: RelayPaths.items).addRoutes(to: authenticated)
+    ItemController(services: services, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
+    return router
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Hummingbird
+import VFSRelayProtocol
+
+/// `/v1/devices[/{id}]`: the caller's own devices.
+struct DeviceController {
+    let services: RelayServices
+
+    func addRoutes(to group: RouterGroup<RelayRequestContext>) {
+        group.get(RouterPath(RelayPaths.devices), use: list)
+        group.get(RouterPath(RelayPaths.devices + "/:id"), use: show)
+        group.patch(RouterPath(RelayPaths.devices + "/:id"), use: rename)
+        group.delete(RouterPath(RelayPaths.devices + "/:id"), use: invalidate)
+    }
+
+    @Sendable func list(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try jsonResponse(try await services.store.devices(user: context.requireIdentity().userID))
+    }
+
+    @Sendable func show(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try jsonResponse(try await services.store.device(id: pathID(context), user: context.requireIdentity().userID))
+    }
+
+    @Sendable func rename(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let id = try pathID(context)
+        _ = try await services.store.device(id: id, user: identity.userID)
+        let body = try await request.decodeJSON(DeviceRename.self, context: context)
+        try Validate.name(body.name, what: "device name")
+        return try jsonResponse(try await services.store.renameDevice(id: id, user: identity.userID, name: body.name, now: Date()))
+    }
+
+    /// Logs the device out at once: token dead, stream told and closed, its waiting transfers expired.
+    @Sendable func invalidate(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let id = try pathID(context)
+        let released = try await services.store.invalidateDevice(id: id, user: identity.userID, now: Date())
+        services.deleteBlobs(released)
+        services.hub.notify([id])
+        return emptyResponse()
+    }
+}

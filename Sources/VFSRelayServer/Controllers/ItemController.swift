@@ -1,0 +1,92 @@
+import Foundation
+import Hummingbird
+import VFSPolicyModel
+import VFSRelayProtocol
+
+/// `/v1/items[/{id}]` (and the seed's `/items[/{id}]`): the organisation's approved
+/// apps, vfs-policy's item model. Everyone in the organisation reads; admins write.
+/// Each item's ETag is its version; `If-Match` with an older one is 412.
+struct ItemController {
+    let services: RelayServices
+    let base: String
+
+    func addRoutes(to group: RouterGroup<RelayRequestContext>) {
+        group.get(RouterPath(base), use: list)
+        group.post(RouterPath(base), use: create)
+        group.get(RouterPath(base + "/:id"), use: show)
+        group.put(RouterPath(base + "/:id"), use: update)
+        group.delete(RouterPath(base + "/:id"), use: delete)
+    }
+
+    static func etag(_ item: VersionedItem) -> String { "\"\(item.item.id)-\(item.version)\"" }
+
+    /// The version an `If-Match` names; `*` or none is no condition.
+    static func ifMatch(_ request: Request, id: String) throws -> Int64? {
+        guard let header = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), header != "*" else { return nil }
+        let prefix = "\"\(id)-"
+        guard header.hasPrefix(prefix), header.hasSuffix("\""),
+              let version = Int64(header.dropFirst(prefix.count).dropLast()) else {
+            throw RelayError(.preconditionFailed, .preconditionFailed, "If-Match \(header) does not match item \"\(id)\"")
+        }
+        return version
+    }
+
+    func requireAdmin(_ context: RelayRequestContext) throws -> DeviceIdentity {
+        let identity = try context.requireIdentity()
+        guard identity.isAdmin else { throw RelayError.forbidden }
+        return identity
+    }
+
+    func draft(_ request: Request, _ context: RelayRequestContext) async throws -> ItemDraft {
+        let draft = try await request.decodeJSON(ItemDraft.self, context: context)
+        if let problem = draft.problem { throw RelayError.badRequest(problem) }
+        try Validate.name(draft.name.isEmpty ? "-" : draft.name, what: "item name")
+        return draft
+    }
+
+    func changed(_ id: String, _ change: String, _ identity: DeviceIdentity) async throws {
+        let data = String(decoding: try JSONSerialization.data(withJSONObject: ["item": id, "change": change], options: [.sortedKeys]),
+                          as: UTF8.self)
+        let devices = try await services.store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
+        services.hub.notify(devices)
+    }
+
+    @Sendable func list(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try jsonResponse(try await services.store.items(org: context.requireIdentity().orgID).map(\.item))
+    }
+
+    @Sendable func show(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let item = try await services.store.item(id: pathID(context), org: context.requireIdentity().orgID)
+        return try jsonResponse(item.item, headers: [.eTag: Self.etag(item)])
+    }
+
+    @Sendable func create(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let identity = try requireAdmin(context)
+        let draft = try await draft(request, context)
+        var id = Secrets.itemID()
+        while id == draft.app { id = Secrets.itemID() }
+        let item = try await services.store.createItem(draft, id: id, actor: identity, now: Date())
+        try await changed(id, "add", identity)
+        return try jsonResponse(item.item, status: .created, headers: [.eTag: Self.etag(item), .location: "\(base)/\(id)"])
+    }
+
+    @Sendable func update(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let identity = try requireAdmin(context)
+        let id = try pathID(context)
+        _ = try await services.store.item(id: id, org: identity.orgID)
+        let version = try Self.ifMatch(request, id: id)
+        let draft = try await draft(request, context)
+        let item = try await services.store.updateItem(id: id, draft, ifVersion: version, actor: identity, now: Date())
+        try await changed(id, "update", identity)
+        return try jsonResponse(item.item, headers: [.eTag: Self.etag(item)])
+    }
+
+    @Sendable func delete(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let identity = try requireAdmin(context)
+        let id = try pathID(context)
+        _ = try await services.store.item(id: id, org: identity.orgID)
+        try await services.store.deleteItem(id: id, ifVersion: Self.ifMatch(request, id: id), actor: identity, now: Date())
+        try await changed(id, "delete", identity)
+        return emptyResponse()
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// A JSON answer in the API's encoding.
+func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+    let data = try RelayJSON.encoder().encode(value)
+    var headers = headers
+    headers[.contentType] = "application/json"
+    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+}
+
+func emptyResponse(_ status: HTTPResponse.Status = .noContent, headers: HTTPFields = [:]) -> Response {
+    Response(status: status, headers: headers)
+}
+
+extension Request {
+    /// The JSON body as `T`, strictly (unknown keys, bad UTF-8 and oversize bodies fail).
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: RelayRequestContext) async throws -> T {
+        var request = self
+        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        guard buffer.readableBytes > 0 else { throw RelayError.badRequest("a JSON body is needed") }
+        return try context.requestDecoder.decode(T.self, from: Data(buffer.readableBytesView))
+    }
+}
+
+extension HTTPField.Name {
+    static let tusResumable = Self("Tus-Resumable")!
+    static let tusVersion = Self("Tus-Version")!
+    static let tusExtension = Self("Tus-Extension")!
+    static let tusMaxSize = Self("Tus-Max-Size")!
+    static let uploadOffset = Self("Upload-Offset")!
+    static let uploadLength = Self("Upload-Length")!
+    static let uploadMetadata = Self("Upload-Metadata")!
+    static let uploadExpires = Self("Upload-Expires")!
+    static let uploadDeferLength = Self("Upload-Defer-Length")!
+    static let lastEventID = Self("Last-Event-ID")!
+    static let xAccelBuffering = Self("X-Accel-Buffering")!
+}
+
+/// Times in HTTP headers (`Upload-Expires`): `Sun, 06 Nov 1994 08:49:37 GMT`.
+func httpDate(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return formatter.string(from: date)
+}
+
+/// An id from the path: our ids are short lowercase hex; anything else cannot exist.
+func pathID(_ context: RelayRequestContext, _ name: String = "id") throws -> String {
+    guard let id = context.parameters.get(name), !id.isEmpty, id.utf8.count <= 64 else {
+        throw RelayError.notFound("not found")
+    }
+    return id
+}

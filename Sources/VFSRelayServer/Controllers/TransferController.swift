@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VFSRelayProtocol
+
+/// `/v1/transfers`, `/v1/inbox`, `/v1/outbox`, `/v1/transfers/{id}/content|ack|decline`:
+/// one blob sent to several of the sender's devices, one outbox row per device.
+struct TransferController {
+    let services: RelayServices
+
+    func addRoutes(to group: RouterGroup<RelayRequestContext>) {
+        group.post(RouterPath(RelayPaths.transfers), use: create)
+        group.get(RouterPath(RelayPaths.inbox), use: inbox)
+        group.get(RouterPath(RelayPaths.outbox), use: outbox)
+        group.get(RouterPath(RelayPaths.transfers + "/:id/content"), use: content)
+        group.post(RouterPath(RelayPaths.transfers + "/:id/ack"), use: ack)
+        group.post(RouterPath(RelayPaths.transfers + "/:id/decline"), use: decline)
+    }
+
+    @Sendable func create(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let body = try await request.decodeJSON(TransferCreate.self, context: context)
+        let now = Date()
+        let configuration = services.configuration
+        let expires = body.expires ?? now.addingTimeInterval(configuration.transferLifetime)
+        guard expires > now, expires <= now.addingTimeInterval(configuration.maxTransferLifetime) else {
+            throw RelayError.badRequest("expires must be in the future and at most \(Int(configuration.maxTransferLifetime / 86400)) days away")
+        }
+        guard !body.upload.isEmpty, body.upload.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(body.upload)\"") }
+        // Check before moving the file: the upload is this user's and finished.
+        let upload = try await services.store.upload(id: body.upload, user: identity.userID)
+        guard upload.offset == upload.length, upload.sha256 != nil else {
+            throw RelayError.conflict("upload \"\(upload.id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+        }
+        guard services.uploadLocks.acquire(upload.id) else { throw RelayError.conflict("upload \"\(upload.id)\" is busy") }
+        defer { services.uploadLocks.release(upload.id) }
+        let blobID = Secrets.id()
+        try services.blobs.adopt(upload: upload.id, as: blobID)
+        do {
+            let entry = try await services.store.createTransfer(
+                id: Secrets.id(), upload: upload.id, blobID: blobID, sender: identity, devices: body.devices,
+                groups: body.groups, expires: expires, now: now)
+            services.hub.notify(entry.recipients.map(\.device))
+            return try jsonResponse(entry, status: .created)
+        } catch {
+            services.blobs.unadopt(blob: blobID, upload: upload.id)
+            throw error
+        }
+    }
+
+    @Sendable func inbox(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try jsonResponse(try await services.store.inbox(device: context.requireIdentity().deviceID))
+    }
+
+    @Sendable func outbox(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try jsonResponse(try await services.store.outbox(device: context.requireIdentity().deviceID))
+    }
+
+    @Sendable func content(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let blob = try await services.store.openTransfer(id: pathID(context), device: context.requireIdentity().deviceID, now: Date())
+        return try BlobDownload(blobs: services.blobs).response(blob, request: request)
+    }
+
+    @Sendable func ack(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try await finish(.delivered, context)
+    }
+
+    @Sendable func decline(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try await finish(.declined, context)
+    }
+
+    func finish(_ status: TransferStatus, _ context: RelayRequestContext) async throws -> Response {
+        let released = try await services.store.finishTransfer(id: pathID(context), device: context.requireIdentity().deviceID,
+                                                               status: status, now: Date())
+        services.deleteBlobs(released)
+        return emptyResponse()
+    }
+}

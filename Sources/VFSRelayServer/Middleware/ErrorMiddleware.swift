@@ -1,0 +1,20 @@
+import Hummingbird
+import Logging
+
+/// Turns every failure into `{"error": code, "message": …}` with its status; an
+/// unexpected error is logged and answered 500 without details.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = RelayRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let relayError = RelayError(error)
+            if relayError.status == .internalServerError {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            return relayError.response
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import VFSRelayProtocol
+
+/// An answer other than success: a status, a code and a message for people.
+public struct RelayError: Error, Sendable {
+    public var status: HTTPResponse.Status
+    public var code: RelayErrorCode
+    public var message: String
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, _ code: RelayErrorCode, _ message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public static func badRequest(_ message: String) -> RelayError { .init(.badRequest, .badRequest, message) }
+    public static func notFound(_ message: String) -> RelayError { .init(.notFound, .notFound, message) }
+    public static func conflict(_ message: String) -> RelayError { .init(.conflict, .conflict, message) }
+    public static let unauthorized = RelayError(.unauthorized, .unauthorized, "a valid device token is needed (Authorization: Bearer TOKEN)")
+    public static let forbidden = RelayError(.forbidden, .forbidden, "only an administrator of the organisation may do this")
+
+    /// The error as the API answers it.
+    init(_ error: any Error) {
+        switch error {
+        case let error as RelayError:
+            self = error
+        case let error as StoreError:
+            switch error {
+            case .notFound(let message): self = .notFound(message)
+            case .conflict(let message): self = .conflict(message)
+            case .invalid(let message): self = .badRequest(message)
+            case .preconditionFailed(let message): self = .init(.preconditionFailed, .preconditionFailed, message)
+            }
+        case is NIOTooManyBytesError:
+            self = .init(.contentTooLarge, .tooLarge, "the request body is too large")
+        case let error as DecodingError:
+            self = .badRequest("invalid JSON body: \(Self.describe(error))")
+        case let error as HTTPError:
+            switch error.status {
+            case .contentTooLarge: self = .init(.contentTooLarge, .tooLarge, "the request body is too large")
+            case .notFound: self = .notFound("no such route")
+            case .methodNotAllowed: self = .init(.methodNotAllowed, .methodNotAllowed, "method not allowed here")
+            case .badRequest: self = .badRequest(error.body ?? "bad request")
+            case .unauthorized: self = .unauthorized
+            default:
+                self = .init(error.status, error.status.code >= 500 ? .internalError : .badRequest,
+                             error.body ?? error.status.reasonPhrase)
+            }
+        default:
+            self = .init(.internalServerError, .internalError, "internal error")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch error {
+        case let .keyNotFound(key, context): return "missing \"\(path(context.codingPath + [key]).dropFirst())\""
+        case let .typeMismatch(_, context), let .valueNotFound(_, context):
+            return "wrong type at \"\(path(context.codingPath).dropFirst())\""
+        case let .dataCorrupted(context):
+            let at = path(context.codingPath)
+            return at.isEmpty ? "not valid JSON" : "\(context.debugDescription) at \"\(at.dropFirst())\""
+        @unknown default: return "not valid JSON"
+        }
+    }
+
+    var response: Response {
+        let body = RelayErrorBody(error: code.rawValue, message: message)
+        let data = (try? RelayJSON.encoder().encode(body)) ?? Data()
+        var headers = self.headers
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The sweeper's work, which `vfs-relay gc` also runs: expire transfers and uploads,
+/// recount blob references from the live rows, delete what nobody uses.
+public struct RelayMaintenance: Sendable {
+    let store: any RelayStore
+    let blobs: any BlobStore
+    let configuration: RelayConfiguration
+
+    public init(store: any RelayStore, blobs: any BlobStore, configuration: RelayConfiguration) {
+        self.store = store
+        self.blobs = blobs
+        self.configuration = configuration
+    }
+
+    public func sweep(now: Date = Date()) async throws -> GarbageReport {
+        let expired = try await store.expireTransfers(now: now)
+        for blob in expired { blobs.deleteBlob(blob) }
+        let uploads = try await store.removeExpiredUploads(now: now)
+        for upload in uploads { blobs.deleteUpload(upload) }
+        let settled = now.addingTimeInterval(-configuration.orphanGrace)
+        let known = try await store.uploadIDs()
+        var orphanUploads = 0
+        for file in blobs.uploads(olderThan: settled) where !known.contains(file) {
+            blobs.deleteUpload(file)
+            orphanUploads += 1
+        }
+        let blobStore = blobs
+        var (report, delete) = try await store.collectGarbage(
+            files: blobs.blobs(olderThan: settled), fileExists: { blobStore.blobExists($0) },
+            eventsBefore: now.addingTimeInterval(-configuration.eventRetention), now: now)
+        for blob in delete { blobs.deleteBlob(blob) }
+        report.releasedBlobs += expired.count
+        report.expiredUploads = uploads.count
+        report.orphanFiles += orphanUploads
+        return report
+    }
+}
+
+/// Runs the sweep on a timer while the relay serves.
+struct SweeperService: Service {
+    let maintenance: RelayMaintenance
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let report = try await maintenance.sweep()
+                    if report != GarbageReport() { logger.info("sweep: \(report)") }
+                } catch {
+                    logger.error("sweep failed: \(error)")
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}

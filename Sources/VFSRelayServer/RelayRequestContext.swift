@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Each request's context: the calling device once the token is checked, and the
+/// peer address (for the enrolment throttle).
+public struct RelayRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var identity: DeviceIdentity?
+    public let remoteAddress: String
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "local"
+    }
+
+    /// JSON bodies are small; uploads stream and never collate.
+    public var maxUploadSize: Int { 256 * 1024 }
+
+    public var requestDecoder: JSONDecoder { RelayJSON.decoder() }
+    public var responseEncoder: JSONEncoder { RelayJSON.encoder() }
+
+    /// The caller; routes behind the auth middleware always have one.
+    public func requireIdentity() throws -> DeviceIdentity {
+        guard let identity else { throw RelayError.unauthorized }
+        return identity
+    }
+}
+
+/// The API's JSON: ISO 8601 times to the second, keys sorted.
+public enum RelayJSON {
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// What the controllers share: the store, the blob files, the open event streams.
+struct RelayServices: Sendable {
+    let store: any RelayStore
+    let blobs: any BlobStore
+    let hub: EventHub
+    let configuration: RelayConfiguration
+    let throttle: EnrolmentThrottle
+    let uploadLocks: UploadLocks
+
+    /// Deletes blob files whose last reference went away.
+    func deleteBlobs(_ ids: [String]) {
+        for id in ids { blobs.deleteBlob(id) }
+    }
+}
+
+/// Counts wrong enrolment codes per address; after the limit in a row, the address
+/// waits out the lockout (429). A right code resets the count.
+final class EnrolmentThrottle: Sendable {
+    private struct Entry { var failures: Int; var until: Date? }
+    private let entries = Mutex([String: Entry]())
+    let limit: Int
+    let lockout: TimeInterval
+
+    init(limit: Int, lockout: TimeInterval) {
+        self.limit = limit
+        self.lockout = lockout
+    }
+
+    /// Seconds left to wait, or nil when the address may try.
+    func blocked(_ address: String, now: Date) -> Int? {
+        entries.withLock { entries in
+            guard let until = entries[address]?.until else { return nil }
+            if until <= now {
+                entries[address] = nil
+                return nil
+            }
+            return Int(until.timeIntervalSince(now).rounded(.up))
+        }
+    }
+
+    func failed(_ address: String, now: Date) {
+        entries.withLock { entries in
+            var entry = entries[address] ?? Entry(failures: 0, until: nil)
+            entry.failures += 1
+            if entry.failures >= limit { entry.until = now.addingTimeInterval(lockout) }
+            entries[address] = entry
+        }
+    }
+
+    func succeeded(_ address: String) {
+        _ = entries.withLock { $0.removeValue(forKey: address) }
+    }
+}
+
+/// One writer per upload at a time: a second PATCH while one runs is a 409.
+final class UploadLocks: Sendable {
+    private let held = Mutex(Set<String>())
+
+    func acquire(_ id: String) -> Bool { held.withLock { $0.insert(id).inserted } }
+    func release(_ id: String) { _ = held.withLock { $0.remove(id) } }
+}

@@ -1,0 +1,184 @@
+import Crypto
+import Foundation
+import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where ciphertext lives: uploads in progress and finished blobs, as files. Content
+/// is always streamed in chunks, never held whole in memory.
+public protocol BlobStore: Sendable {
+    /// Creates the (empty) file of a new upload.
+    func createUpload(_ id: String) throws
+    /// Writes a request body at `offset`; calls `progress` with the new offset after
+    /// each durable step (the file is synced first), and returns the final offset.
+    /// Stops with `BlobStoreError.tooLong` past `limit`.
+    func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+                                                progress: @Sendable (Int64) async throws -> Void) async throws -> Int64
+        where Body.Element == ByteBuffer
+    /// The SHA-256 of an upload's first `length` bytes, as lowercase hex.
+    func digest(upload: String, length: Int64) throws -> String
+    func deleteUpload(_ id: String)
+    /// Moves a finished upload into the blob folder as `blob`.
+    func adopt(upload: String, as blob: String) throws
+    /// Moves a blob back to being an upload (the database refused it).
+    func unadopt(blob: String, upload: String)
+    func deleteBlob(_ id: String)
+    func blobExists(_ id: String) -> Bool
+    /// Blob ids on disk whose file was last touched before `date`.
+    func blobs(olderThan date: Date) -> Set<String>
+    func uploads(olderThan date: Date) -> Set<String>
+    /// Reads `range` of a blob in chunks.
+    func read(blob: String, range: Range<Int64>, chunk: Int,
+              into write: (ByteBuffer) async throws -> Void) async throws
+}
+
+public enum BlobStoreError: Error {
+    case tooLong
+    case missing(String)
+    case io(String)
+}
+
+/// The blob store in the data folder: `uploads/ID` and `blobs/ID`.
+public struct FileBlobStore: BlobStore {
+    public let root: URL
+    var uploadsFolder: String { root.appendingPathComponent("uploads").path }
+    var blobsFolder: String { root.appendingPathComponent("blobs").path }
+
+    public init(root: URL) throws {
+        self.root = root
+        for folder in ["uploads", "blobs"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+    }
+
+    func uploadPath(_ id: String) -> String { "\(uploadsFolder)/\(id)" }
+    func blobPath(_ id: String) -> String { "\(blobsFolder)/\(id)" }
+
+    public func createUpload(_ id: String) throws {
+        let fd = open(uploadPath(id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw BlobStoreError.io("cannot create upload file: \(String(cString: strerror(errno)))") }
+        close(fd)
+    }
+
+    /// How many bytes are written between two recorded offsets.
+    static let checkpoint: Int64 = 8 << 20
+
+    public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+                                                       progress: @Sendable (Int64) async throws -> Void) async throws -> Int64
+        where Body.Element == ByteBuffer {
+        let fd = open(uploadPath(upload), O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw BlobStoreError.missing(upload) }
+        defer { close(fd) }
+        var position = offset
+        var recorded = offset
+        func record() async throws {
+            guard position != recorded else { return }
+            guard fsync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
+            recorded = position
+            try await progress(position)
+        }
+        do {
+            for try await buffer in body {
+                guard position + Int64(buffer.readableBytes) <= limit else {
+                    try writeAll(fd, buffer, count: Int(limit - position), at: &position)
+                    try await record()
+                    throw BlobStoreError.tooLong
+                }
+                try writeAll(fd, buffer, count: buffer.readableBytes, at: &position)
+                if position - recorded >= Self.checkpoint { try await record() }
+            }
+        } catch {
+            // A dropped connection keeps what arrived: the client resumes from there.
+            try? await record()
+            throw error
+        }
+        try await record()
+        return position
+    }
+
+    private func writeAll(_ fd: Int32, _ buffer: ByteBuffer, count: Int, at position: inout Int64) throws {
+        guard count > 0 else { return }
+        try buffer.withUnsafeReadableBytes { raw in
+            var done = 0
+            while done < count {
+                let n = pwrite(fd, raw.baseAddress! + done, count - done, off_t(position))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw BlobStoreError.io("write: \(String(cString: strerror(errno)))")
+                }
+                done += n
+                position += Int64(n)
+            }
+        }
+    }
+
+    public func digest(upload: String, length: Int64) throws -> String {
+        let fd = open(uploadPath(upload), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw BlobStoreError.missing(upload) }
+        defer { close(fd) }
+        var hash = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var position: Int64 = 0
+        while position < length {
+            let want = Int(min(Int64(buffer.count), length - position))
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, want, off_t(position)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { throw BlobStoreError.io("upload \(upload) is shorter than recorded") }
+            hash.update(data: buffer[0..<n])
+            position += Int64(n)
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    public func deleteUpload(_ id: String) { unlink(uploadPath(id)) }
+
+    public func adopt(upload: String, as blob: String) throws {
+        guard rename(uploadPath(upload), blobPath(blob)) == 0 else {
+            throw BlobStoreError.missing(upload)
+        }
+        // A fresh time keeps gc from taking it for an old orphan before its row commits.
+        utimes(blobPath(blob), nil)
+    }
+
+    public func unadopt(blob: String, upload: String) { rename(blobPath(blob), uploadPath(upload)) }
+
+    public func deleteBlob(_ id: String) { unlink(blobPath(id)) }
+
+    public func blobExists(_ id: String) -> Bool { access(blobPath(id), F_OK) == 0 }
+
+    public func blobs(olderThan date: Date) -> Set<String> { files(in: blobsFolder, olderThan: date) }
+    public func uploads(olderThan date: Date) -> Set<String> { files(in: uploadsFolder, olderThan: date) }
+
+    func files(in folder: String, olderThan date: Date) -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var result = Set<String>()
+        for name in names {
+            var info = stat()
+            guard stat("\(folder)/\(name)", &info) == 0 else { continue }
+            if Double(info.st_mtim.tv_sec) < date.timeIntervalSince1970 { result.insert(name) }
+        }
+        return result
+    }
+
+    public func read(blob: String, range: Range<Int64>, chunk: Int,
+                     into write: (ByteBuffer) async throws -> Void) async throws {
+        let fd = open(blobPath(blob), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw BlobStoreError.missing(blob) }
+        defer { close(fd) }
+        var position = range.lowerBound
+        let allocator = ByteBufferAllocator()
+        while position < range.upperBound {
+            let want = Int(min(Int64(chunk), range.upperBound - position))
+            var buffer = allocator.buffer(capacity: want)
+            let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { raw in
+                let n = pread(fd, raw.baseAddress!, want, off_t(position))
+                return max(n, 0)
+            }
+            guard n > 0 else { throw BlobStoreError.io("blob \(blob) is shorter than recorded") }
+            position += Int64(n)
+            try await write(buffer)
+        }
+    }
+}

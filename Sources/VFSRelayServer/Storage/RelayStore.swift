@@ -1,0 +1,198 @@
+import Foundation
+import VFSPolicyModel
+import VFSRelayProtocol
+
+/// Who is calling: the device a bearer token belongs to.
+public struct DeviceIdentity: Sendable, Equatable {
+    public var deviceID: String
+    public var userID: Int64
+    public var orgID: Int64
+    public var email: String
+    public var isAdmin: Bool
+}
+
+/// A user as the admin commands list them.
+public struct UserSummary: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var email: String
+    public var org: String
+    public var role: String
+    public var devices: Int
+    public var created: Date
+}
+
+/// A device as the admin commands list them.
+public struct DeviceSummary: Codable, Sendable, Equatable {
+    public var user: String
+    public var device: Device
+}
+
+/// Counts for `vfs-relay stats`.
+public struct RelayStats: Codable, Sendable, Equatable {
+    public var organisations: Int
+    public var users: Int
+    public var devices: Int
+    public var activeDevices: Int
+    public var groups: Int
+    public var uploads: Int
+    public var blobs: Int
+    public var blobBytes: Int64
+    public var liveTransfers: Int
+    public var cloudFiles: Int
+    public var items: Int
+    public var events: Int
+}
+
+/// A tus upload in progress (or finished, waiting to be used).
+public struct UploadRecord: Sendable, Equatable {
+    public var id: String
+    public var userID: Int64
+    public var deviceID: String
+    public var length: Int64
+    public var offset: Int64
+    public var metadata: String
+    public var created: Date
+    public var expires: Date
+    /// The SHA-256 of the whole content, set when the last byte arrived.
+    public var sha256: String?
+}
+
+/// What the server needs to serve a blob.
+public struct BlobRef: Sendable, Equatable {
+    public var id: String
+    public var size: Int64
+    public var sha256: String
+}
+
+/// A policy item and its version (the number behind its ETag).
+public struct VersionedItem: Sendable, Equatable {
+    public var item: PolicyItem
+    public var version: Int64
+}
+
+/// An event as stored, ready to be sent.
+public struct StoredEvent: Sendable, Equatable {
+    public var id: Int64
+    public var kind: RelayEventKind
+    public var data: String
+}
+
+/// What `gc` found and did.
+public struct GarbageReport: Codable, Sendable, Equatable {
+    public var expiredUploads = 0
+    public var releasedBlobs = 0
+    public var orphanFiles = 0
+    public var orphanRows = 0
+    public var fixedReferenceCounts = 0
+    public var prunedEvents = 0
+    public init() {}
+}
+
+/// A failure the routes turn into a status; the store never knows about HTTP.
+public enum StoreError: Error, Equatable {
+    case notFound(String)
+    case conflict(String)
+    case invalid(String)
+    case preconditionFailed(String)
+}
+
+/// Everything the relay keeps, behind one protocol so that another database (PostgreSQL,
+/// for several instances) can follow without touching a route. Every method that
+/// takes a user answers only about that user's rows: anything else is `notFound`.
+/// Methods that drop the last reference to a blob delete its row and return its id;
+/// the caller then removes the file (a crash in between leaves an orphan file that
+/// `collectGarbage` removes, never a row without a file).
+public protocol RelayStore: Sendable {
+    // Operator
+    func createOrganisation(name: String, now: Date) async throws
+    func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws
+    func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws
+    func users() async throws -> [UserSummary]
+    func allDevices() async throws -> [DeviceSummary]
+    func stats() async throws -> RelayStats
+    func backup(to path: String) async throws
+    /// Device ids of every live device of the user with this email.
+    func deviceIDs(ofUser email: String) async throws -> [String]
+
+    // Enrolment and authentication
+    /// Uses the code (single use) and creates the device; nil when the code is unknown, used or expired.
+    func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
+                recipient: String, now: Date) async throws -> Device?
+    func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity?
+
+    // Devices and groups
+    func devices(user: Int64) async throws -> [Device]
+    func device(id: String, user: Int64) async throws -> Device
+    func renameDevice(id: String, user: Int64, name: String, now: Date) async throws -> Device
+    /// Logs the device out: its token stops working, a `logout` event is stored for it,
+    /// and transfers waiting for it expire. Returns the blob ids to delete.
+    func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String]
+    func groups(user: Int64) async throws -> [DeviceGroup]
+    func group(name: String, user: Int64) async throws -> DeviceGroup
+    func createGroup(name: String, members: [String], user: Int64, now: Date) async throws -> DeviceGroup
+    func addGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup
+    func removeGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup
+    func deleteGroup(name: String, user: Int64, now: Date) async throws
+
+    // Uploads (tus)
+    /// Bytes the user holds: uploads (their full length), live outgoing transfers and cloud files.
+    func usage(user: Int64) async throws -> Int64
+    func createUpload(_ upload: UploadRecord) async throws
+    func upload(id: String, user: Int64) async throws -> UploadRecord
+    func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws
+    func deleteUpload(id: String, user: Int64) async throws
+    /// Uploads past their expiry that never became a blob; their rows are deleted.
+    func removeExpiredUploads(now: Date) async throws -> [String]
+
+    // Transfers
+    /// Turns a finished upload into a blob with one outbox row per target device.
+    /// `blobID` names the file the caller has already moved into the blob store.
+    func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
+                        groups: [String], expires: Date, now: Date) async throws -> OutboxEntry
+    func inbox(device: String) async throws -> [InboxEntry]
+    func outbox(device: String) async throws -> [OutboxEntry]
+    /// The blob of a transfer waiting for this device; marks it initiated.
+    func openTransfer(id: String, device: String, now: Date) async throws -> BlobRef
+    /// `delivered` or `declined`; returns the blob ids to delete.
+    func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String]
+    func expireTransfers(now: Date) async throws -> [String]
+
+    // Events
+    /// Stores one event for each device; returns the devices it was stored for.
+    @discardableResult
+    func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String]
+    func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String]
+    func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent]
+    func lastEventID() async throws -> Int64
+    /// Devices with events after `id`.
+    func devicesWithEvents(after id: Int64) async throws -> [String]
+    func isDeviceLive(_ id: String) async throws -> Bool
+
+    // Policy items
+    func items(org: Int64) async throws -> [VersionedItem]
+    func item(id: String, org: Int64) async throws -> VersionedItem
+    func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
+    func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
+    func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws
+
+    // Cloud tree (paths are lists of names from the root)
+    func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry])
+    func cloudMakeFolder(path: [String], id: String, user: Int64, now: Date) async throws -> CloudEntry
+    /// Puts a finished upload at `path` (replacing a file there); returns the entry and the blob ids to delete.
+    func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, now: Date) async throws -> (CloudEntry, [String])
+    func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry
+    func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String]
+    func cloudFile(path: [String], user: Int64) async throws -> BlobRef
+
+    // Maintenance
+    /// Recounts every blob's references from the live rows, deletes blobs nobody uses
+    /// and rows whose file is gone. `files` is the blob files on disk; returns the ids
+    /// of blobs to delete and of files no row names.
+    /// `fileExists` checks one blob file now (a blob made while gc runs is not an orphan).
+    func collectGarbage(files: Set<String>, fileExists: @escaping @Sendable (String) -> Bool,
+                        eventsBefore: Date, now: Date) async throws -> (report: GarbageReport, delete: [String])
+    /// The ids of every upload row (files of other uploads are orphans).
+    func uploadIDs() async throws -> Set<String>
+    /// Every blob row with its reference count and the count of live rows using it.
+    func referenceAudit() async throws -> [(id: String, refs: Int64, live: Int64)]
+}

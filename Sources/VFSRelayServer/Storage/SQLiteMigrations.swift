@@ -1,0 +1,65 @@
+import GRDB
+
+/// The database schema, one migration per change; times are seconds since 1970 (REAL).
+enum SQLiteMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE organisations(
+                  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created REAL NOT NULL);
+                CREATE TABLE users(
+                  id INTEGER PRIMARY KEY, org_id INTEGER NOT NULL REFERENCES organisations(id),
+                  email TEXT NOT NULL UNIQUE, role TEXT NOT NULL CHECK (role IN ('member', 'admin')),
+                  created REAL NOT NULL);
+                CREATE TABLE enrolment_codes(
+                  code_hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                  created REAL NOT NULL, expires REAL NOT NULL, used REAL);
+                CREATE TABLE devices(
+                  id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                  name TEXT NOT NULL, platform TEXT NOT NULL, recipient TEXT NOT NULL,
+                  token_hash TEXT NOT NULL UNIQUE, created REAL NOT NULL, last_seen REAL, invalidated REAL);
+                CREATE INDEX devices_user ON devices(user_id);
+                CREATE TABLE device_groups(
+                  id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                  name TEXT NOT NULL, created REAL NOT NULL, UNIQUE(user_id, name));
+                CREATE TABLE group_members(
+                  group_id INTEGER NOT NULL REFERENCES device_groups(id) ON DELETE CASCADE,
+                  device_id TEXT NOT NULL REFERENCES devices(id), PRIMARY KEY(group_id, device_id));
+                CREATE TABLE uploads(
+                  id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), device_id TEXT NOT NULL,
+                  length INTEGER NOT NULL, "offset" INTEGER NOT NULL, metadata TEXT NOT NULL,
+                  created REAL NOT NULL, expires REAL NOT NULL, sha256 TEXT);
+                CREATE TABLE blobs(
+                  id TEXT PRIMARY KEY, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
+                  refs INTEGER NOT NULL, created REAL NOT NULL);
+                CREATE TABLE transfers(
+                  id TEXT PRIMARY KEY, sender_device TEXT NOT NULL, sender_user INTEGER NOT NULL,
+                  blob_id TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
+                  created REAL NOT NULL, expires REAL NOT NULL);
+                CREATE INDEX transfers_sender ON transfers(sender_device);
+                CREATE TABLE outbox(
+                  transfer_id TEXT NOT NULL REFERENCES transfers(id), device_id TEXT NOT NULL,
+                  status TEXT NOT NULL, updated REAL NOT NULL, PRIMARY KEY(transfer_id, device_id));
+                CREATE INDEX outbox_device ON outbox(device_id, status);
+                CREATE TABLE cloud(
+                  id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), parent TEXT NOT NULL,
+                  name TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('folder', 'file')),
+                  blob_id TEXT, size INTEGER, sha256 TEXT, created REAL NOT NULL, updated REAL NOT NULL,
+                  UNIQUE(user_id, parent, name));
+                CREATE TABLE items(
+                  org_id INTEGER NOT NULL REFERENCES organisations(id), id TEXT NOT NULL, app TEXT NOT NULL,
+                  body TEXT NOT NULL, version INTEGER NOT NULL,
+                  PRIMARY KEY(org_id, id), UNIQUE(org_id, app));
+                CREATE TABLE events(
+                  id INTEGER PRIMARY KEY AUTOINCREMENT, device_id TEXT NOT NULL, kind TEXT NOT NULL,
+                  data TEXT NOT NULL, created REAL NOT NULL);
+                CREATE INDEX events_device ON events(device_id, id);
+                CREATE TABLE audit(
+                  id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, org_id INTEGER,
+                  actor TEXT NOT NULL, action TEXT NOT NULL, subject TEXT NOT NULL, detail TEXT NOT NULL);
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,847 @@
+import Foundation
+import GRDB
+import VFSPolicyModel
+import VFSRelayProtocol
+
+/// The embedded store: one SQLite database in WAL mode (readers never wait for the
+/// writer), opened by `serve` and by the admin commands alike.
+public final class SQLiteRelayStore: RelayStore {
+    let pool: DatabasePool
+
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try SQLiteMigrations.migrator.migrate(pool)
+    }
+
+    // MARK: - helpers
+
+    static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
+    static func date(_ row: Row, _ column: String) -> Date { Date(timeIntervalSince1970: row[column]) }
+    static func optionalDate(_ row: Row, _ column: String) -> Date? {
+        (row[column] as Double?).map { Date(timeIntervalSince1970: $0) }
+    }
+
+    static func device(_ row: Row) -> Device {
+        Device(id: row["id"], name: row["name"], platform: row["platform"], recipient: row["recipient"],
+               created: date(row, "created"), lastSeen: optionalDate(row, "last_seen"),
+               invalidated: optionalDate(row, "invalidated"))
+    }
+
+    static func audit(_ db: Database, org: Int64?, actor: String, action: String, subject: String,
+                      detail: String = "", now: Date) throws {
+        try db.execute(sql: "INSERT INTO audit(at, org_id, actor, action, subject, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [seconds(now), org, actor, action, subject, detail])
+    }
+
+    /// Drops one reference; deletes the blob row at zero and reports it.
+    static func release(_ db: Database, blob: String) throws -> Bool {
+        try db.execute(sql: "UPDATE blobs SET refs = refs - 1 WHERE id = ?", arguments: [blob])
+        let refs = try Int64.fetchOne(db, sql: "SELECT refs FROM blobs WHERE id = ?", arguments: [blob])
+        guard let refs, refs <= 0 else { return false }
+        try db.execute(sql: "DELETE FROM blobs WHERE id = ?", arguments: [blob])
+        return true
+    }
+
+    static func insertEvent(_ db: Database, kind: RelayEventKind, data: String, device: String, now: Date) throws {
+        try db.execute(sql: "INSERT INTO events(device_id, kind, data, created) VALUES (?, ?, ?, ?)",
+                       arguments: [device, kind.rawValue, data, seconds(now)])
+    }
+
+    static func json(_ object: [String: String]) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func ownedDevice(_ db: Database, id: String, user: Int64) throws -> Row {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ? AND user_id = ? AND invalidated IS NULL",
+                                         arguments: [id, user]) else {
+            throw StoreError.notFound("no device \"\(id)\"")
+        }
+        return row
+    }
+
+    // MARK: - operator
+
+    public func createOrganisation(name: String, now: Date) async throws {
+        try await pool.write { db in
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM organisations WHERE name = ?", arguments: [name]) != nil {
+                throw StoreError.conflict("organisation \"\(name)\" already exists")
+            }
+            try db.execute(sql: "INSERT INTO organisations(name, created) VALUES (?, ?)", arguments: [name, Self.seconds(now)])
+            try Self.audit(db, org: db.lastInsertedRowID, actor: "operator", action: "org.add", subject: name, now: now)
+        }
+    }
+
+    public func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws {
+        try await pool.write { db in
+            guard let org = try Int64.fetchOne(db, sql: "SELECT id FROM organisations WHERE name = ?", arguments: [organisation]) else {
+                throw StoreError.notFound("no organisation \"\(organisation)\"")
+            }
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE email = ?", arguments: [email]) != nil {
+                throw StoreError.conflict("user \"\(email)\" already exists")
+            }
+            try db.execute(sql: "INSERT INTO users(org_id, email, role, created) VALUES (?, ?, ?, ?)",
+                           arguments: [org, email, admin ? "admin" : "member", Self.seconds(now)])
+            try Self.audit(db, org: org, actor: "operator", action: "user.add", subject: email,
+                           detail: admin ? "admin" : "member", now: now)
+        }
+    }
+
+    public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
+        try await pool.write { db in
+            guard let user = try Row.fetchOne(db, sql: "SELECT id, org_id FROM users WHERE email = ?", arguments: [email]) else {
+                throw StoreError.notFound("no user \"\(email)\"")
+            }
+            try db.execute(sql: "INSERT INTO enrolment_codes(code_hash, user_id, created, expires) VALUES (?, ?, ?, ?)",
+                           arguments: [codeHash, user["id"] as Int64, Self.seconds(now), Self.seconds(expires)])
+            try Self.audit(db, org: user["org_id"], actor: "operator", action: "invite", subject: email, now: now)
+        }
+    }
+
+    public func users() async throws -> [UserSummary] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT u.id, u.email, o.name AS org, u.role, u.created,
+                  (SELECT COUNT(*) FROM devices d WHERE d.user_id = u.id AND d.invalidated IS NULL) AS devices
+                FROM users u JOIN organisations o ON o.id = u.org_id ORDER BY o.name, u.email
+                """).map {
+                UserSummary(id: $0["id"], email: $0["email"], org: $0["org"], role: $0["role"],
+                            devices: $0["devices"], created: Self.date($0, "created"))
+            }
+        }
+    }
+
+    public func allDevices() async throws -> [DeviceSummary] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT d.*, u.email FROM devices d JOIN users u ON u.id = d.user_id ORDER BY u.email, d.created
+                """).map { DeviceSummary(user: $0["email"], device: Self.device($0)) }
+        }
+    }
+
+    public func stats() async throws -> RelayStats {
+        try await pool.read { db in
+            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
+            return RelayStats(
+                organisations: try count("SELECT COUNT(*) FROM organisations"),
+                users: try count("SELECT COUNT(*) FROM users"),
+                devices: try count("SELECT COUNT(*) FROM devices"),
+                activeDevices: try count("SELECT COUNT(*) FROM devices WHERE invalidated IS NULL"),
+                groups: try count("SELECT COUNT(*) FROM device_groups"),
+                uploads: try count("SELECT COUNT(*) FROM uploads"),
+                blobs: try count("SELECT COUNT(*) FROM blobs"),
+                blobBytes: try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM blobs") ?? 0,
+                liveTransfers: try count("SELECT COUNT(*) FROM outbox WHERE status IN ('unattended', 'initiated')"),
+                cloudFiles: try count("SELECT COUNT(*) FROM cloud WHERE kind = 'file'"),
+                items: try count("SELECT COUNT(*) FROM items"),
+                events: try count("SELECT COUNT(*) FROM events"))
+        }
+    }
+
+    public func backup(to path: String) async throws {
+        let target = try DatabaseQueue(path: path)
+        try pool.backup(to: target)
+        try target.close()
+    }
+
+    public func deviceIDs(ofUser email: String) async throws -> [String] {
+        try await pool.read { db in
+            guard let user = try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [email]) else {
+                throw StoreError.notFound("no user \"\(email)\"")
+            }
+            return try String.fetchAll(db, sql: "SELECT id FROM devices WHERE user_id = ? AND invalidated IS NULL ORDER BY created",
+                                       arguments: [user])
+        }
+    }
+
+    // MARK: - enrolment and authentication
+
+    public func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
+                       recipient: String, now: Date) async throws -> Device? {
+        try await pool.write { db in
+            guard let code = try Row.fetchOne(db, sql: """
+                SELECT c.user_id, u.org_id, u.email FROM enrolment_codes c JOIN users u ON u.id = c.user_id
+                WHERE c.code_hash = ? AND c.used IS NULL AND c.expires > ?
+                """, arguments: [codeHash, Self.seconds(now)]) else { return nil }
+            try db.execute(sql: "UPDATE enrolment_codes SET used = ? WHERE code_hash = ?", arguments: [Self.seconds(now), codeHash])
+            try db.execute(sql: """
+                INSERT INTO devices(id, user_id, name, platform, recipient, token_hash, created, last_seen)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [deviceID, code["user_id"] as Int64, name, platform, recipient, tokenHash,
+                                 Self.seconds(now), Self.seconds(now)])
+            try Self.audit(db, org: code["org_id"], actor: code["email"], action: "device.enroll", subject: deviceID,
+                           detail: name, now: now)
+            return Device(id: deviceID, name: name, platform: platform, recipient: recipient, created: now, lastSeen: now)
+        }
+    }
+
+    public func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity? {
+        let found = try await pool.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
+                WHERE d.token_hash = ? AND d.invalidated IS NULL
+                """, arguments: [tokenHash])
+        }
+        guard let row = found else { return nil }
+        let identity = DeviceIdentity(deviceID: row["id"], userID: row["user_id"], orgID: row["org_id"],
+                                      email: row["email"], isAdmin: (row["role"] as String) == "admin")
+        // Last seen to the minute: no write on every request.
+        let lastSeen: Double = row["last_seen"] ?? 0
+        if Self.seconds(now) - lastSeen > 60 {
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE devices SET last_seen = ? WHERE id = ?", arguments: [Self.seconds(now), identity.deviceID])
+            }
+        }
+        return identity
+    }
+
+    // MARK: - devices
+
+    public func devices(user: Int64) async throws -> [Device] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE user_id = ? AND invalidated IS NULL ORDER BY created, id",
+                             arguments: [user]).map(Self.device)
+        }
+    }
+
+    public func device(id: String, user: Int64) async throws -> Device {
+        try await pool.read { db in Self.device(try Self.ownedDevice(db, id: id, user: user)) }
+    }
+
+    public func renameDevice(id: String, user: Int64, name: String, now: Date) async throws -> Device {
+        try await pool.write { db in
+            let row = try Self.ownedDevice(db, id: id, user: user)
+            try db.execute(sql: "UPDATE devices SET name = ? WHERE id = ?", arguments: [name, id])
+            try Self.audit(db, org: nil, actor: id, action: "device.rename", subject: id, detail: name, now: now)
+            var device = Self.device(row)
+            device.name = name
+            return device
+        }
+    }
+
+    public func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String] {
+        try await pool.write { db in
+            _ = try Self.ownedDevice(db, id: id, user: user)
+            try db.execute(sql: "UPDATE devices SET invalidated = ? WHERE id = ?", arguments: [Self.seconds(now), id])
+            try db.execute(sql: "DELETE FROM group_members WHERE device_id = ?", arguments: [id])
+            try Self.insertEvent(db, kind: .logout, data: Self.json(["device": id]), device: id, now: now)
+            let waiting = try Row.fetchAll(db, sql: """
+                SELECT o.transfer_id, t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.device_id = ? AND o.status IN ('unattended', 'initiated')
+                """, arguments: [id])
+            var released = [String]()
+            for row in waiting {
+                try db.execute(sql: "UPDATE outbox SET status = 'expired', updated = ? WHERE transfer_id = ? AND device_id = ?",
+                               arguments: [Self.seconds(now), row["transfer_id"] as String, id])
+                if try Self.release(db, blob: row["blob_id"]) { released.append(row["blob_id"]) }
+            }
+            try Self.audit(db, org: nil, actor: id, action: "device.invalidate", subject: id, now: now)
+            return released
+        }
+    }
+
+    // MARK: - groups
+
+    static func group(_ db: Database, name: String, user: Int64) throws -> DeviceGroup {
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM device_groups WHERE user_id = ? AND name = ?",
+                                          arguments: [user, name]) else {
+            throw StoreError.notFound("no group \"\(name)\"")
+        }
+        let members = try String.fetchAll(db, sql: "SELECT device_id FROM group_members WHERE group_id = ? ORDER BY device_id",
+                                          arguments: [id])
+        return DeviceGroup(name: name, members: members)
+    }
+
+    public func groups(user: Int64) async throws -> [DeviceGroup] {
+        try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM device_groups WHERE user_id = ? ORDER BY name", arguments: [user])
+                .map { try Self.group(db, name: $0, user: user) }
+        }
+    }
+
+    public func group(name: String, user: Int64) async throws -> DeviceGroup {
+        try await pool.read { db in try Self.group(db, name: name, user: user) }
+    }
+
+    public func createGroup(name: String, members: [String], user: Int64, now: Date) async throws -> DeviceGroup {
+        try await pool.write { db in
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM device_groups WHERE user_id = ? AND name = ?", arguments: [user, name]) != nil {
+                throw StoreError.conflict("group \"\(name)\" already exists")
+            }
+            for (n, member) in members.enumerated() {
+                _ = try Self.ownedDevice(db, id: member, user: user)
+                if members[..<n].contains(member) { throw StoreError.invalid("device \"\(member)\" is listed twice") }
+            }
+            try db.execute(sql: "INSERT INTO device_groups(user_id, name, created) VALUES (?, ?, ?)",
+                           arguments: [user, name, Self.seconds(now)])
+            let id = db.lastInsertedRowID
+            for member in members {
+                try db.execute(sql: "INSERT INTO group_members(group_id, device_id) VALUES (?, ?)", arguments: [id, member])
+            }
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "group.create", subject: name, now: now)
+            return try Self.group(db, name: name, user: user)
+        }
+    }
+
+    public func addGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
+        try await pool.write { db in
+            _ = try Self.group(db, name: group, user: user)
+            _ = try Self.ownedDevice(db, id: device, user: user)
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO group_members(group_id, device_id)
+                SELECT id, ? FROM device_groups WHERE user_id = ? AND name = ?
+                """, arguments: [device, user, group])
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "group.add", subject: group, detail: device, now: now)
+            return try Self.group(db, name: group, user: user)
+        }
+    }
+
+    public func removeGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
+        try await pool.write { db in
+            let current = try Self.group(db, name: group, user: user)
+            guard current.members.contains(device) else { throw StoreError.notFound("no device \"\(device)\" in group \"\(group)\"") }
+            try db.execute(sql: """
+                DELETE FROM group_members WHERE device_id = ?
+                AND group_id = (SELECT id FROM device_groups WHERE user_id = ? AND name = ?)
+                """, arguments: [device, user, group])
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "group.remove", subject: group, detail: device, now: now)
+            return try Self.group(db, name: group, user: user)
+        }
+    }
+
+    public func deleteGroup(name: String, user: Int64, now: Date) async throws {
+        try await pool.write { db in
+            _ = try Self.group(db, name: name, user: user)
+            try db.execute(sql: "DELETE FROM device_groups WHERE user_id = ? AND name = ?", arguments: [user, name])
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "group.delete", subject: name, now: now)
+        }
+    }
+
+    // MARK: - uploads
+
+    public func usage(user: Int64) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: """
+                SELECT
+                  (SELECT COALESCE(SUM(length), 0) FROM uploads WHERE user_id = ?1)
+                + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = ?1 AND EXISTS
+                     (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated')))
+                + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = ?1 AND kind = 'file')
+                """, arguments: [user]) ?? 0
+        }
+    }
+
+    static func upload(_ row: Row) -> UploadRecord {
+        UploadRecord(id: row["id"], userID: row["user_id"], deviceID: row["device_id"], length: row["length"],
+                     offset: row["offset"], metadata: row["metadata"], created: date(row, "created"),
+                     expires: date(row, "expires"), sha256: row["sha256"])
+    }
+
+    public func createUpload(_ upload: UploadRecord) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO uploads(id, user_id, device_id, length, "offset", metadata, created, expires)
+                VALUES (?, ?, ?, ?, 0, ?, ?, ?)
+                """, arguments: [upload.id, upload.userID, upload.deviceID, upload.length, upload.metadata,
+                                 Self.seconds(upload.created), Self.seconds(upload.expires)])
+        }
+    }
+
+    public func upload(id: String, user: Int64) async throws -> UploadRecord {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM uploads WHERE id = ? AND user_id = ?", arguments: [id, user]) else {
+                throw StoreError.notFound("no upload \"\(id)\"")
+            }
+            return Self.upload(row)
+        }
+    }
+
+    public func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE uploads SET \"offset\" = ?, sha256 = ? WHERE id = ?", arguments: [offset, sha256, id])
+        }
+    }
+
+    public func deleteUpload(id: String, user: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM uploads WHERE id = ? AND user_id = ?", arguments: [id, user])
+            guard db.changesCount > 0 else { throw StoreError.notFound("no upload \"\(id)\"") }
+        }
+    }
+
+    public func removeExpiredUploads(now: Date) async throws -> [String] {
+        try await pool.write { db in
+            let ids = try String.fetchAll(db, sql: "SELECT id FROM uploads WHERE expires <= ?", arguments: [Self.seconds(now)])
+            try db.execute(sql: "DELETE FROM uploads WHERE expires <= ?", arguments: [Self.seconds(now)])
+            return ids
+        }
+    }
+
+    public func uploadIDs() async throws -> Set<String> {
+        try await pool.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM uploads")) }
+    }
+
+    /// A finished upload of this user, deleted as it becomes a blob with `refs` references.
+    static func consumeUpload(_ db: Database, id: String, user: Int64, blobID: String, refs: Int, now: Date) throws -> BlobRef {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM uploads WHERE id = ? AND user_id = ?", arguments: [id, user]) else {
+            throw StoreError.notFound("no upload \"\(id)\"")
+        }
+        let upload = Self.upload(row)
+        guard upload.offset == upload.length, let sha256 = upload.sha256 else {
+            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+        }
+        try db.execute(sql: "DELETE FROM uploads WHERE id = ?", arguments: [id])
+        try db.execute(sql: "INSERT INTO blobs(id, size, sha256, refs, created) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [blobID, upload.length, sha256, refs, seconds(now)])
+        return BlobRef(id: blobID, size: upload.length, sha256: sha256)
+    }
+
+    /// Checks an upload can become a blob, without changing anything.
+    public func finishedUpload(id: String, user: Int64) async throws -> UploadRecord {
+        let upload = try await self.upload(id: id, user: user)
+        guard upload.offset == upload.length, upload.sha256 != nil else {
+            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+        }
+        return upload
+    }
+
+    // MARK: - transfers
+
+    static func outboxEntry(_ db: Database, transfer row: Row) throws -> OutboxEntry {
+        let recipients = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE transfer_id = ? ORDER BY device_id",
+                                          arguments: [row["id"] as String]).map {
+            TransferRecipient(device: $0["device_id"], status: TransferStatus(rawValue: $0["status"]) ?? .expired,
+                              updated: date($0, "updated"))
+        }
+        return OutboxEntry(id: row["id"], size: row["size"], sha256: row["sha256"], created: date(row, "created"),
+                           expires: date(row, "expires"), recipients: recipients)
+    }
+
+    public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
+                               groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
+        try await pool.write { db in
+            var targets = [String]()
+            for device in devices {
+                _ = try Self.ownedDevice(db, id: device, user: sender.userID)
+                if !targets.contains(device) { targets.append(device) }
+            }
+            for name in groups {
+                for member in try Self.group(db, name: name, user: sender.userID).members where !targets.contains(member) {
+                    targets.append(member)
+                }
+            }
+            guard !targets.isEmpty else { throw StoreError.invalid("a transfer needs at least one target device") }
+            let blob = try Self.consumeUpload(db, id: upload, user: sender.userID, blobID: blobID, refs: targets.count, now: now)
+            try db.execute(sql: """
+                INSERT INTO transfers(id, sender_device, sender_user, blob_id, size, sha256, created, expires)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, sender.deviceID, sender.userID, blob.id, blob.size, blob.sha256,
+                                 Self.seconds(now), Self.seconds(expires)])
+            for target in targets {
+                try db.execute(sql: "INSERT INTO outbox(transfer_id, device_id, status, updated) VALUES (?, ?, 'unattended', ?)",
+                               arguments: [id, target, Self.seconds(now)])
+                try Self.insertEvent(db, kind: .transfer, data: Self.json(["transfer": id]), device: target, now: now)
+            }
+            try Self.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
+                           detail: targets.joined(separator: ","), now: now)
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM transfers WHERE id = ?", arguments: [id])!
+            return try Self.outboxEntry(db, transfer: row)
+        }
+    }
+
+    public func inbox(device: String) async throws -> [InboxEntry] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT t.*, o.status FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.device_id = ? AND o.status IN ('unattended', 'initiated') ORDER BY t.created, t.id
+                """, arguments: [device]).map {
+                InboxEntry(id: $0["id"], sender: $0["sender_device"], size: $0["size"], sha256: $0["sha256"],
+                           created: Self.date($0, "created"), expires: Self.date($0, "expires"),
+                           status: TransferStatus(rawValue: $0["status"]) ?? .unattended)
+            }
+        }
+    }
+
+    public func outbox(device: String) async throws -> [OutboxEntry] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM transfers WHERE sender_device = ? ORDER BY created, id", arguments: [device])
+                .map { try Self.outboxEntry(db, transfer: $0) }
+        }
+    }
+
+    public func openTransfer(id: String, device: String, now: Date) async throws -> BlobRef {
+        try await pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT t.blob_id, t.size, t.sha256, o.status FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.transfer_id = ? AND o.device_id = ? AND o.status IN ('unattended', 'initiated')
+                """, arguments: [id, device]) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            if (row["status"] as String) == "unattended" {
+                try db.execute(sql: "UPDATE outbox SET status = 'initiated', updated = ? WHERE transfer_id = ? AND device_id = ?",
+                               arguments: [Self.seconds(now), id, device])
+            }
+            return BlobRef(id: row["blob_id"], size: row["size"], sha256: row["sha256"])
+        }
+    }
+
+    public func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String] {
+        try await pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT t.blob_id, t.sender_user FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.transfer_id = ? AND o.device_id = ? AND o.status IN ('unattended', 'initiated')
+                """, arguments: [id, device]) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            try db.execute(sql: "UPDATE outbox SET status = ?, updated = ? WHERE transfer_id = ? AND device_id = ?",
+                           arguments: [status.rawValue, Self.seconds(now), id, device])
+            try Self.audit(db, org: nil, actor: device, action: "transfer.\(status.rawValue)", subject: id, now: now)
+            return try Self.release(db, blob: row["blob_id"]) ? [row["blob_id"]] : []
+        }
+    }
+
+    public func expireTransfers(now: Date) async throws -> [String] {
+        try await pool.write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT o.transfer_id, o.device_id, t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.status IN ('unattended', 'initiated') AND t.expires <= ?
+                """, arguments: [Self.seconds(now)])
+            var released = [String]()
+            for row in rows {
+                try db.execute(sql: "UPDATE outbox SET status = 'expired', updated = ? WHERE transfer_id = ? AND device_id = ?",
+                               arguments: [Self.seconds(now), row["transfer_id"] as String, row["device_id"] as String])
+                if try Self.release(db, blob: row["blob_id"]) { released.append(row["blob_id"]) }
+            }
+            if !rows.isEmpty {
+                try Self.audit(db, org: nil, actor: "relay", action: "transfer.expire", subject: "\(rows.count) copies", now: now)
+            }
+            return released
+        }
+    }
+
+    // MARK: - events
+
+    public func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String] {
+        try await pool.write { db in
+            for device in devices { try Self.insertEvent(db, kind: kind, data: data, device: device, now: now) }
+            return devices
+        }
+    }
+
+    public func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String] {
+        try await pool.write { db in
+            let devices = try String.fetchAll(db, sql: """
+                SELECT d.id FROM devices d JOIN users u ON u.id = d.user_id WHERE u.org_id = ? AND d.invalidated IS NULL
+                """, arguments: [org])
+            for device in devices { try Self.insertEvent(db, kind: kind, data: data, device: device, now: now) }
+            return devices
+        }
+    }
+
+    public func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, kind, data FROM events WHERE device_id = ? AND id > ? ORDER BY id LIMIT ?",
+                             arguments: [device, after, limit]).compactMap { row in
+                RelayEventKind(rawValue: row["kind"]).map { StoredEvent(id: row["id"], kind: $0, data: row["data"]) }
+            }
+        }
+    }
+
+    public func lastEventID() async throws -> Int64 {
+        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM events") ?? 0 }
+    }
+
+    public func devicesWithEvents(after id: Int64) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT device_id FROM events WHERE id > ?", arguments: [id])
+        }
+    }
+
+    public func isDeviceLive(_ id: String) async throws -> Bool {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ? AND invalidated IS NULL", arguments: [id]) != nil
+        }
+    }
+
+    // MARK: - items
+
+    static let itemEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    static func item(_ row: Row) throws -> VersionedItem {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let item = try decoder.decode(PolicyItem.self, from: Data((row["body"] as String).utf8))
+        return VersionedItem(item: item, version: row["version"])
+    }
+
+    static func item(_ db: Database, id: String, org: Int64) throws -> VersionedItem {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM items WHERE org_id = ? AND id = ?", arguments: [org, id]) else {
+            throw StoreError.notFound("no item \"\(id)\"")
+        }
+        return try item(row)
+    }
+
+    static func checkApp(_ db: Database, app: String, org: Int64, except id: String?) throws {
+        if let other = try String.fetchOne(db, sql: "SELECT id FROM items WHERE org_id = ?1 AND (app = ?2 OR id = ?2) AND id IS NOT ?3",
+                                           arguments: [org, app, id]), other != id {
+            throw StoreError.conflict("app \"\(app)\" already has an item (\(other))")
+        }
+    }
+
+    public func items(org: Int64) async throws -> [VersionedItem] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM items WHERE org_id = ? ORDER BY app, id", arguments: [org]).map(Self.item)
+        }
+    }
+
+    public func item(id: String, org: Int64) async throws -> VersionedItem {
+        try await pool.read { db in try Self.item(db, id: id, org: org) }
+    }
+
+    public func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
+        try await pool.write { db in
+            try Self.checkApp(db, app: draft.app, org: actor.orgID, except: nil)
+            let item = draft.item(id: id, created: now, updated: now)
+            let body = String(decoding: try Self.itemEncoder.encode(item), as: UTF8.self)
+            try db.execute(sql: "INSERT INTO items(org_id, id, app, body, version) VALUES (?, ?, ?, ?, 1)",
+                           arguments: [actor.orgID, id, draft.app, body])
+            try Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.add", subject: id, detail: body, now: now)
+            return VersionedItem(item: item, version: 1)
+        }
+    }
+
+    public func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
+        try await pool.write { db in
+            let current = try Self.item(db, id: id, org: actor.orgID)
+            if let ifVersion, ifVersion != current.version {
+                throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
+            }
+            try Self.checkApp(db, app: draft.app, org: actor.orgID, except: id)
+            let item = draft.item(id: id, created: current.item.created, updated: now)
+            let body = String(decoding: try Self.itemEncoder.encode(item), as: UTF8.self)
+            try db.execute(sql: "UPDATE items SET app = ?, body = ?, version = version + 1 WHERE org_id = ? AND id = ?",
+                           arguments: [draft.app, body, actor.orgID, id])
+            try Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.update", subject: id, detail: body, now: now)
+            return VersionedItem(item: item, version: current.version + 1)
+        }
+    }
+
+    public func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws {
+        try await pool.write { db in
+            let current = try Self.item(db, id: id, org: actor.orgID)
+            if let ifVersion, ifVersion != current.version {
+                throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
+            }
+            try db.execute(sql: "DELETE FROM items WHERE org_id = ? AND id = ?", arguments: [actor.orgID, id])
+            try Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.delete", subject: id,
+                           detail: current.item.app, now: now)
+        }
+    }
+
+    // MARK: - cloud
+
+    static func cloudEntry(_ row: Row, path: String) -> CloudEntry {
+        let kind = CloudEntryKind(rawValue: row["kind"]) ?? .file
+        return CloudEntry(id: row["id"], name: row["name"], path: path, kind: kind,
+                          size: kind == .file ? row["size"] : nil, sha256: kind == .file ? row["sha256"] : nil,
+                          created: date(row, "created"), updated: date(row, "updated"))
+    }
+
+    static func pathText(_ path: [String]) -> String { "/" + path.joined(separator: "/") }
+
+    /// The row at `path` (nil for the root).
+    static func resolve(_ db: Database, _ path: [String], user: Int64) throws -> Row? {
+        var parent = ""
+        var row: Row?
+        for (n, name) in path.enumerated() {
+            guard let next = try Row.fetchOne(db, sql: "SELECT * FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
+                                              arguments: [user, parent, name]) else {
+                throw StoreError.notFound("no such file or folder \"\(pathText(path))\"")
+            }
+            if n < path.count - 1, (next["kind"] as String) != "folder" {
+                throw StoreError.notFound("no such file or folder \"\(pathText(path))\"")
+            }
+            row = next
+            parent = next["id"]
+        }
+        return row
+    }
+
+    /// The id of the folder that would hold `path` (`""` for the root).
+    static func parentFolder(_ db: Database, _ path: [String], user: Int64) throws -> String {
+        guard let folder = try resolve(db, Array(path.dropLast()), user: user) else { return "" }
+        guard (folder["kind"] as String) == "folder" else {
+            throw StoreError.notFound("no such folder \"\(pathText(Array(path.dropLast())))\"")
+        }
+        return folder["id"]
+    }
+
+    public func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry]) {
+        try await pool.read { db in
+            let row = try Self.resolve(db, path, user: user)
+            let here = row.map { Self.cloudEntry($0, path: Self.pathText(path)) }
+                ?? CloudEntry(id: "", name: "", path: "/", kind: .folder, created: Date(timeIntervalSince1970: 0),
+                              updated: Date(timeIntervalSince1970: 0))
+            guard here.kind == .folder else { return (here, []) }
+            let children = try Row.fetchAll(db, sql: "SELECT * FROM cloud WHERE user_id = ? AND parent = ? ORDER BY name",
+                                            arguments: [user, row?["id"] ?? ""])
+            return (here, children.map { Self.cloudEntry($0, path: Self.pathText(path + [$0["name"] as String])) })
+        }
+    }
+
+    public func cloudMakeFolder(path: [String], id: String, user: Int64, now: Date) async throws -> CloudEntry {
+        try await pool.write { db in
+            guard let name = path.last else { throw StoreError.conflict("the root folder exists") }
+            let parent = try Self.parentFolder(db, path, user: user)
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
+                                arguments: [user, parent, name]) != nil {
+                throw StoreError.conflict("\"\(Self.pathText(path))\" already exists")
+            }
+            try db.execute(sql: "INSERT INTO cloud(id, user_id, parent, name, kind, created, updated) VALUES (?, ?, ?, ?, 'folder', ?, ?)",
+                           arguments: [id, user, parent, name, Self.seconds(now), Self.seconds(now)])
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.mkdir", subject: id, now: now)
+            return CloudEntry(id: id, name: name, path: Self.pathText(path), kind: .folder, created: now, updated: now)
+        }
+    }
+
+    public func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, now: Date) async throws -> (CloudEntry, [String]) {
+        try await pool.write { db in
+            guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
+            let parent = try Self.parentFolder(db, path, user: user)
+            var released = [String]()
+            var entryID = id
+            var created = now
+            if let existing = try Row.fetchOne(db, sql: "SELECT * FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
+                                               arguments: [user, parent, name]) {
+                guard (existing["kind"] as String) == "file" else {
+                    throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
+                }
+                entryID = existing["id"]
+                created = Self.date(existing, "created")
+                try db.execute(sql: "DELETE FROM cloud WHERE id = ?", arguments: [entryID])
+                if let old = existing["blob_id"] as String?, try Self.release(db, blob: old) { released.append(old) }
+            }
+            let blob = try Self.consumeUpload(db, id: upload, user: user, blobID: blobID, refs: 1, now: now)
+            try db.execute(sql: """
+                INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
+                VALUES (?, ?, ?, ?, 'file', ?, ?, ?, ?, ?)
+                """, arguments: [entryID, user, parent, name, blob.id, blob.size, blob.sha256, Self.seconds(created), Self.seconds(now)])
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.put", subject: entryID, now: now)
+            return (CloudEntry(id: entryID, name: name, path: Self.pathText(path), kind: .file, size: blob.size,
+                               sha256: blob.sha256, created: created, updated: now), released)
+        }
+    }
+
+    public func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry {
+        try await pool.write { db in
+            guard let row = try Self.resolve(db, from, user: user), let name = to.last else {
+                throw StoreError.conflict("the root folder cannot be moved or replaced")
+            }
+            let parent = try Self.parentFolder(db, to, user: user)
+            // A folder cannot move into itself or below itself.
+            var ancestor = parent
+            while !ancestor.isEmpty {
+                if ancestor == (row["id"] as String) { throw StoreError.conflict("cannot move a folder into itself") }
+                ancestor = try String.fetchOne(db, sql: "SELECT parent FROM cloud WHERE id = ?", arguments: [ancestor]) ?? ""
+            }
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
+                                arguments: [user, parent, name]) != nil {
+                throw StoreError.conflict("\"\(Self.pathText(to))\" already exists")
+            }
+            try db.execute(sql: "UPDATE cloud SET parent = ?, name = ?, updated = ? WHERE id = ?",
+                           arguments: [parent, name, Self.seconds(now), row["id"] as String])
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.move", subject: row["id"],
+                           detail: Self.pathText(to), now: now)
+            let moved = try Row.fetchOne(db, sql: "SELECT * FROM cloud WHERE id = ?", arguments: [row["id"] as String])!
+            return Self.cloudEntry(moved, path: Self.pathText(to))
+        }
+    }
+
+    public func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String] {
+        try await pool.write { db in
+            guard let row = try Self.resolve(db, path, user: user) else {
+                throw StoreError.conflict("the root folder cannot be deleted")
+            }
+            var released = [String]()
+            var pending = [row]
+            while let next = pending.popLast() {
+                let id: String = next["id"]
+                pending += try Row.fetchAll(db, sql: "SELECT * FROM cloud WHERE user_id = ? AND parent = ?", arguments: [user, id])
+                try db.execute(sql: "DELETE FROM cloud WHERE id = ?", arguments: [id])
+                if let blob = next["blob_id"] as String?, try Self.release(db, blob: blob) { released.append(blob) }
+            }
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.delete", subject: row["id"],
+                           detail: Self.pathText(path), now: now)
+            return released
+        }
+    }
+
+    public func cloudFile(path: [String], user: Int64) async throws -> BlobRef {
+        try await pool.read { db in
+            guard let row = try Self.resolve(db, path, user: user), (row["kind"] as String) == "file" else {
+                throw StoreError.notFound("no such file \"\(Self.pathText(path))\"")
+            }
+            return BlobRef(id: row["blob_id"], size: row["size"], sha256: row["sha256"])
+        }
+    }
+
+    // MARK: - maintenance
+
+    public func collectGarbage(files: Set<String>, fileExists: @escaping @Sendable (String) -> Bool,
+                               eventsBefore: Date, now: Date) async throws -> (report: GarbageReport, delete: [String]) {
+        try await pool.write { db in
+            var report = GarbageReport()
+            var delete = [String]()
+            // Rows whose file is gone: their copies can never be delivered.
+            for blob in try String.fetchAll(db, sql: "SELECT id FROM blobs") where !files.contains(blob) && !fileExists(blob) {
+                try db.execute(sql: """
+                    UPDATE outbox SET status = 'expired', updated = ? WHERE status IN ('unattended', 'initiated')
+                    AND transfer_id IN (SELECT id FROM transfers WHERE blob_id = ?)
+                    """, arguments: [Self.seconds(now), blob])
+                try db.execute(sql: "DELETE FROM cloud WHERE blob_id = ?", arguments: [blob])
+                try db.execute(sql: "DELETE FROM blobs WHERE id = ?", arguments: [blob])
+                report.orphanRows += 1
+            }
+            let counts = try Row.fetchAll(db, sql: Self.referenceSQL)
+            for row in counts {
+                let id: String = row["id"], refs: Int64 = row["refs"], live: Int64 = row["live"]
+                if live == 0 {
+                    try db.execute(sql: "DELETE FROM blobs WHERE id = ?", arguments: [id])
+                    delete.append(id)
+                    report.releasedBlobs += 1
+                } else if refs != live {
+                    try db.execute(sql: "UPDATE blobs SET refs = ? WHERE id = ?", arguments: [live, id])
+                    report.fixedReferenceCounts += 1
+                }
+            }
+            let rows = Set(try String.fetchAll(db, sql: "SELECT id FROM blobs"))
+            for file in files where !rows.contains(file) && !delete.contains(file) {
+                delete.append(file)
+                report.orphanFiles += 1
+            }
+            try db.execute(sql: "DELETE FROM events WHERE created < ?", arguments: [Self.seconds(eventsBefore)])
+            report.prunedEvents = db.changesCount
+            return (report, delete)
+        }
+    }
+
+    static let referenceSQL = """
+        SELECT b.id, b.refs,
+          (SELECT COUNT(*) FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+             WHERE t.blob_id = b.id AND o.status IN ('unattended', 'initiated'))
+          + (SELECT COUNT(*) FROM cloud c WHERE c.blob_id = b.id) AS live
+        FROM blobs b ORDER BY b.id
+        """
+
+    public func referenceAudit() async throws -> [(id: String, refs: Int64, live: Int64)] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: Self.referenceSQL).map { (id: $0["id"], refs: $0["refs"], live: $0["live"]) }
+        }
+    }
+}

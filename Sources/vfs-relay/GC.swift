@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSRelayServer
+
+struct GC: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: "Expire transfers and uploads, recount blob references, delete orphan blobs (what serve runs on a timer).")
+
+    @OptionGroup var data: DataOptions
+    @Option(help: ArgumentHelp("Files younger than this many seconds are never taken for orphans (0 when the relay is stopped).",
+                               valueName: "seconds"))
+    var grace = 60
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        guard grace >= 0 else { throw ToolError.usage("--grace must be 0 or more") }
+        let (store, blobs) = try data.open()
+        var configuration = data.configuration()
+        configuration.orphanGrace = TimeInterval(grace)
+        let report = try await RelayMaintenance(store: store, blobs: blobs, configuration: configuration).sweep()
+        if json { return try JSONOutput.print(report) }
+        print("""
+            released blobs \(report.releasedBlobs)
+            expired uploads \(report.expiredUploads)
+            orphan files \(report.orphanFiles)
+            orphan rows \(report.orphanRows)
+            fixed reference counts \(report.fixedReferenceCounts)
+            pruned events \(report.prunedEvents)
+            """)
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSCore
+
+struct Org: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage organisations.", subcommands: [Add.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an organisation (creates the data folder if needed).")
+
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The organisation's name (letters, digits, '.', '_', '-').") var name: String
+
+        func run() async throws {
+            guard !name.isEmpty, name.utf8.count <= 64,
+                  name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
+                throw ToolError.usage("invalid organisation name \"\(name)\"", hints: ["use letters, digits, '.', '_' and '-' (up to 64)"])
+            }
+            let (store, _) = try data.open(create: true)
+            try await store.createOrganisation(name: name, now: Date())
+        }
+    }
+}

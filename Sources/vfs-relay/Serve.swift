@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import Logging
+import VFSCommandLine
+import VFSCore
+import VFSRelayServer
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the relay API in the foreground until SIGTERM or SIGINT.",
+        discussion: """
+        Prints one line on stdout once listening (`vfs-relay: listening on http://HOST:PORT`; \
+        --listen 127.0.0.1:0 picks a free port) and logs one line per request on stderr.
+        """)
+
+    @OptionGroup var data: DataOptions
+
+    @Option(help: ArgumentHelp("The address and port to listen on.", valueName: "host:port"))
+    var listen = "127.0.0.1:8787"
+
+    @Option(help: ArgumentHelp("The largest upload, in bytes.", valueName: "bytes"))
+    var maxUpload: Int64?
+
+    @Option(help: ArgumentHelp("What one user may store at once, in bytes.", valueName: "bytes"))
+    var quota: Int64?
+
+    @Option(help: ArgumentHelp("Seconds between keep-alive comments on event streams.", valueName: "seconds"))
+    var keepAlive: Int = 15
+
+    @Option(help: ArgumentHelp("Seconds between sweeps for expired transfers and orphan blobs.", valueName: "seconds"))
+    var sweepInterval: Int = 600
+
+    func run() async throws {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0...65535).contains(port), colon != listen.startIndex else {
+            throw ToolError.usage("invalid --listen \"\(listen)\"", hints: ["write HOST:PORT, such as 127.0.0.1:8787 (port 0: any free port)"])
+        }
+        guard keepAlive > 0, sweepInterval > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        var configuration = data.configuration()
+        configuration.host = host
+        configuration.port = port
+        if let maxUpload { configuration.maxUploadSize = maxUpload }
+        if let quota { configuration.userQuota = quota }
+        configuration.keepAliveInterval = .seconds(keepAlive)
+        configuration.sweepInterval = .seconds(sweepInterval)
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        let relay: RelayServer
+        do {
+            let shown = host.contains(":") ? "[\(host)]" : host
+            relay = try buildRelay(configuration, logger: Logger(label: "vfs-relay")) { port in
+                // The ready line: tests and scripts wait for it to learn the port.
+                FileHandle.standardOutput.write(Data("vfs-relay: listening on http://\(shown):\(port)\n".utf8))
+            }
+        } catch {
+            throw ToolError("cannot open the relay data in \"\(configuration.dataFolder.path)\": \(error)", exit: .ioError)
+        }
+        do {
+            try await relay.run()
+        } catch {
+            throw ToolError("cannot serve on \(listen): \(error)", exit: .unavailable)
+        }
+    }
+}

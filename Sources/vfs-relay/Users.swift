@@ -1,0 +1,19 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+
+struct Users: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List users: email, organisation, role, devices.")
+
+    @OptionGroup var data: DataOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let (store, _) = try data.open()
+        let users = try await store.users()
+        if json { return try JSONOutput.print(users) }
+        for user in users {
+            print("\(user.email)\t\(user.org)\t\(user.role)\t\(user.devices) device(s)")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import VFSPolicyModel
+import VFSRelayProtocol
+@testable import VFSRelayServer
+
+@Suite("policy items")
+struct ItemTests {
+    @Test("admins write, members read, per organisation; /items is an alias; changes are audited and announced")
+    func items() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let admin = try await client.user("ann@acme.example", org: "acme", admin: true)
+            let member = try await client.user("max@acme.example", org: "acme")
+            let other = try await client.user("olga@globex.example", org: "globex", admin: true)
+
+            let created = try await client.request(.post, RelayPaths.items, token: admin.token,
+                                                   json: #"{"app":"evince","types":["pdf"],"groups":["legal"]}"#)
+            #expect(created.status == .created)
+            let item = try decode(PolicyItem.self, created)
+            #expect(item.app == "evince" && item.types == ["pdf"] && item.enabled && item.name == "")
+            #expect(item.id.count == 8)
+            let etag = try #require(created.headers[.eTag])
+
+            #expect(try await client.request(.post, RelayPaths.items, token: member.token, json: #"{"app":"gimp"}"#).status == .forbidden)
+            #expect(try await client.request(.post, RelayPaths.items, token: admin.token, json: #"{"app":"evince"}"#).status == .conflict)
+            #expect(try await client.request(.post, RelayPaths.items, token: admin.token, json: #"{"app":"-x"}"#).status == .badRequest)
+            #expect(try await client.request(.post, RelayPaths.items, token: admin.token,
+                                             json: #"{"app":"gimp","types":["PDF"]}"#).status == .badRequest)
+            #expect(try await client.request(.post, RelayPaths.items, token: admin.token,
+                                             json: #"{"app":"gimp","id":"abc"}"#).status == .badRequest)
+
+            for path in [RelayPaths.items, RelayPaths.legacyItems] {
+                let list = try decode([PolicyItem].self, try await client.request(.get, path, token: member.token))
+                #expect(list.map(\.id) == [item.id])
+            }
+            // Another organisation sees none of it.
+            #expect(try decode([PolicyItem].self, try await client.request(.get, RelayPaths.items, token: other.token)).isEmpty)
+            for method: HTTPRequest.Method in [.get, .delete] {
+                #expect(try await client.request(method, RelayPaths.item(item.id), token: other.token).status == .notFound)
+            }
+            #expect(try await client.request(.put, RelayPaths.item(item.id), token: other.token, json: #"{"app":"x"}"#).status == .notFound)
+
+            // Optimistic concurrency.
+            let shown = try await client.request(.get, "/items/\(item.id)", token: member.token)
+            #expect(shown.headers[.eTag] == etag)
+            let updated = try await client.request(.put, RelayPaths.item(item.id), token: admin.token,
+                                                   json: #"{"app":"evince","types":["pdf","djvu"]}"#, headers: [.ifMatch: etag])
+            #expect(updated.status == .ok)
+            let newTag = try #require(updated.headers[.eTag])
+            #expect(newTag != etag)
+            #expect(try decode(PolicyItem.self, updated).created == item.created)
+            let stale = try await client.request(.put, RelayPaths.item(item.id), token: admin.token,
+                                                 json: #"{"app":"evince"}"#, headers: [.ifMatch: etag])
+            #expect(stale.status == .preconditionFailed)
+            #expect(errorCode(stale) == "precondition_failed")
+            #expect(try await client.request(.delete, RelayPaths.item(item.id), token: admin.token,
+                                             headers: [.ifMatch: etag]).status == .preconditionFailed)
+            #expect(try await client.request(.delete, "/items/\(item.id)", token: member.token).status == .forbidden)
+            #expect(try await client.request(.delete, "/items/\(item.id)", token: admin.token, headers: [.ifMatch: newTag]).status == .noContent)
+            #expect(try await client.request(.get, RelayPaths.item(item.id), token: admin.token).status == .notFound)
+        }
+        let audit = try await fixture.store.pool.read { db in try String.fetchAll(db, sql: "SELECT action FROM audit WHERE action LIKE 'item.%'") }
+        #expect(audit == ["item.add", "item.update", "item.delete"])
+        // Each change: one policy event to each of acme's two devices, none to globex.
+        let policyEvents = try await fixture.store.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE kind = 'policy'") ?? 0
+        }
+        #expect(policyEvents == 6)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import VFSRelayProtocol
+@testable import VFSRelayServer
+
+@Suite("transfers")
+struct TransferTests {
+    func references(_ fixture: RelayFixture) async throws -> [Int64] {
+        try await fixture.store.referenceAudit().map(\.refs)
+    }
+
+    @Test("one blob, a row per target device (devices and groups merged), a transfer event each; ack and decline release")
+    func fanOut() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let tablet = try await client.device(of: "alice@acme.example", name: "tablet")
+            _ = try await client.request(.post, RelayPaths.groups, token: laptop.token,
+                                         json: #"{"name":"mobile","members":["\#(phone.id)","\#(tablet.id)"]}"#)
+            let content = randomBytes(70_000)
+            let upload = try await client.upload(content, token: laptop.token)
+            let created = try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                   json: #"{"upload":"\#(upload)","devices":["\#(phone.id)"],"groups":["mobile"]}"#)
+            #expect(created.status == .created)
+            let transfer = try decode(OutboxEntry.self, created)
+            #expect(Set(transfer.recipients.map(\.device)) == [phone.id, tablet.id])
+            #expect(transfer.sha256 == sha256Hex(content))
+            #expect(transfer.size == 70_000)
+            #expect(transfer.expires.timeIntervalSince(transfer.created) > 6.9 * 86400)
+            #expect(try await references(fixture) == [2])
+            #expect(fixture.blobFiles().count == 1)
+            #expect(fixture.uploadFiles().isEmpty)
+            // The upload is used up.
+            #expect(try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                             json: #"{"upload":"\#(upload)","devices":["\#(phone.id)"]}"#).status == .notFound)
+
+            let inbox = try decode([InboxEntry].self, try await client.request(.get, RelayPaths.inbox, token: phone.token))
+            #expect(inbox.map(\.id) == [transfer.id])
+            #expect(inbox.first?.sender == laptop.id)
+            #expect(try decode([InboxEntry].self, try await client.request(.get, RelayPaths.inbox, token: laptop.token)).isEmpty)
+
+            let full = try await client.request(.get, RelayPaths.transferContent(transfer.id), token: phone.token)
+            #expect(full.status == .ok)
+            #expect(bodyBytes(full) == content)
+            #expect(full.headers[.eTag] == "\"\(transfer.sha256)\"")
+            #expect(full.headers[.acceptRanges] == "bytes")
+            // The sender's device is not a recipient.
+            #expect(try await client.request(.get, RelayPaths.transferContent(transfer.id), token: laptop.token).status == .notFound)
+
+            let outbox = try decode([OutboxEntry].self, try await client.request(.get, RelayPaths.outbox, token: laptop.token))
+            #expect(outbox.first?.recipients.first { $0.device == phone.id }?.status == .initiated)
+            #expect(outbox.first?.recipients.first { $0.device == tablet.id }?.status == .unattended)
+
+            #expect(try await client.request(.post, RelayPaths.transferAck(transfer.id), token: phone.token).status == .noContent)
+            #expect(try await references(fixture) == [1])
+            #expect(try await client.request(.post, RelayPaths.transferAck(transfer.id), token: phone.token).status == .notFound)
+            #expect(try await client.request(.get, RelayPaths.transferContent(transfer.id), token: phone.token).status == .notFound)
+            #expect(try await client.request(.post, RelayPaths.transferDecline(transfer.id), token: tablet.token).status == .noContent)
+            #expect(try await references(fixture).isEmpty)
+            #expect(fixture.blobFiles().isEmpty)
+            let after = try decode([OutboxEntry].self, try await client.request(.get, RelayPaths.outbox, token: laptop.token))
+            #expect(Set(after.first?.recipients.map(\.status) ?? []) == [.delivered, .declined])
+        }
+        let events = try await fixture.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE kind = 'transfer'") }
+        #expect(events == 2)
+    }
+
+    @Test("Range: 206 with Content-Range, suffix and open ranges, 416 past the end, If-Range with a stale ETag sends all")
+    func ranges() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let content = randomBytes(200_000)
+            let upload = try await client.upload(content, token: laptop.token)
+            let transfer = try decode(OutboxEntry.self, try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                                                json: #"{"upload":"\#(upload)","devices":["\#(phone.id)"]}"#))
+            let uri = RelayPaths.transferContent(transfer.id)
+            let cases: [(String, Range<Int>)] = [("bytes=0-99", 0..<100), ("bytes=150000-", 150_000..<200_000),
+                                                 ("bytes=-10", 199_990..<200_000), ("bytes=199999-300000", 199_999..<200_000)]
+            for (header, range) in cases {
+                let response = try await client.request(.get, uri, token: phone.token, headers: [.range: header])
+                #expect(response.status == .partialContent, "\(header)")
+                #expect(bodyBytes(response) == Array(content[range]), "\(header)")
+                #expect(response.headers[.contentRange] == "bytes \(range.lowerBound)-\(range.upperBound - 1)/200000")
+            }
+            for header in ["bytes=200000-", "bytes=5-2", "items=0-1"] {
+                let response = try await client.request(.get, uri, token: phone.token, headers: [.range: header])
+                #expect(response.status == .rangeNotSatisfiable, "\(header)")
+                #expect(response.headers[.contentRange] == "bytes */200000")
+                #expect(errorCode(response) == "range_not_satisfiable")
+            }
+            let stale = try await client.request(.get, uri, token: phone.token, headers: [.range: "bytes=0-9", .ifRange: "\"old\""])
+            #expect(stale.status == .ok)
+            #expect(bodyBytes(stale).count == 200_000)
+            let fresh = try await client.request(.get, uri, token: phone.token,
+                                                 headers: [.range: "bytes=0-9", .ifRange: "\"\(transfer.sha256)\""])
+            #expect(fresh.status == .partialContent)
+        }
+    }
+
+    @Test("creation errors: unfinished upload 409, another user's upload or device 404, no targets 400, bad expiry 400")
+    func creationErrors() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let bob = try await client.user("bob@acme.example", org: "acme")
+            let created = try await client.request(.post, RelayPaths.uploads, token: laptop.token, headers: [tus: "1.0.0", uploadLength: "10"])
+            let unfinished = String(try #require(created.headers[.location]).split(separator: "/").last!)
+            #expect(try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                             json: #"{"upload":"\#(unfinished)","devices":["\#(laptop.id)"]}"#).status == .conflict)
+            let upload = try await client.upload([1, 2, 3], token: laptop.token)
+            #expect(try await client.request(.post, RelayPaths.transfers, token: bob.token,
+                                             json: #"{"upload":"\#(upload)","devices":["\#(bob.id)"]}"#).status == .notFound)
+            #expect(try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                             json: #"{"upload":"\#(upload)","devices":["\#(bob.id)"]}"#).status == .notFound)
+            #expect(try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                             json: #"{"upload":"\#(upload)","groups":["nope"]}"#).status == .notFound)
+            #expect(try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                             json: #"{"upload":"\#(upload)"}"#).status == .badRequest)
+            #expect(try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                             json: #"{"upload":"\#(upload)","devices":["\#(laptop.id)"],"expires":"2001-01-01T00:00:00Z"}"#).status == .badRequest)
+            #expect(try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                             json: #"{"upload":"\#(upload)","devices":["\#(laptop.id)"],"priority":1}"#).status == .badRequest)
+            // Every failure left the upload where it was, usable.
+            #expect(fixture.blobFiles().isEmpty)
+            #expect(try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                             json: #"{"upload":"\#(upload)","devices":["\#(laptop.id)"]}"#).status == .created)
+        }
+    }
+
+    @Test("expiry: the sweep expires waiting copies and deletes the blob; invalidating a device expires its copies")
+    func expiry() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let tablet = try await client.device(of: "alice@acme.example", name: "tablet")
+            let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(2))
+            let first = try await client.upload(randomBytes(10), token: laptop.token)
+            let short = try decode(OutboxEntry.self, try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                json: #"{"upload":"\#(first)","devices":["\#(phone.id)"],"expires":"\#(soon)"}"#))
+            let second = try await client.upload(randomBytes(10), token: laptop.token)
+            _ = try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                         json: #"{"upload":"\#(second)","devices":["\#(phone.id)","\#(tablet.id)"]}"#)
+            #expect(fixture.blobFiles().count == 2)
+
+            let maintenance = RelayMaintenance(store: fixture.store, blobs: fixture.blobs, configuration: fixture.configuration)
+            let report = try await maintenance.sweep(now: short.expires.addingTimeInterval(1))
+            #expect(report.releasedBlobs == 1)
+            #expect(fixture.blobFiles().count == 1)
+            let inbox = try decode([InboxEntry].self, try await client.request(.get, RelayPaths.inbox, token: phone.token))
+            #expect(inbox.count == 1)
+
+            // The phone is logged out: its copy expires, the tablet's stays.
+            #expect(try await client.request(.delete, RelayPaths.device(phone.id), token: laptop.token).status == .noContent)
+            #expect(try await fixture.store.referenceAudit().map(\.refs) == [1])
+            #expect(try await client.request(.post, RelayPaths.transferAck(inbox[0].id), token: tablet.token).status == .noContent)
+            #expect(fixture.blobFiles().isEmpty)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import VFSRelayProtocol
+@testable import VFSRelayServer
+
+let tus = HTTPField.Name("Tus-Resumable")!
+let uploadLength = HTTPField.Name("Upload-Length")!
+let uploadOffset = HTTPField.Name("Upload-Offset")!
+
+@Suite("tus uploads")
+struct UploadTests {
+    func patch(_ client: TestClient, _ id: String, token: String, offset: Int, _ bytes: [UInt8],
+               contentType: String = "application/offset+octet-stream") async throws -> TestResponse {
+        try await client.request(.patch, RelayPaths.upload(id), token: token, bytes: bytes,
+                                 headers: [tus: "1.0.0", uploadOffset: "\(offset)", .contentType: contentType])
+    }
+
+    @Test("discovery, creation, resumable PATCHes, HEAD offsets, the digest at the end")
+    func resumable() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let options = try await client.request(.options, RelayPaths.uploads)
+            #expect(options.status == .noContent)
+            #expect(options.headers[HTTPField.Name("Tus-Version")!] == "1.0.0")
+            #expect(options.headers[HTTPField.Name("Tus-Extension")!] == "creation,termination,expiration")
+
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let content = randomBytes(100_000)
+            let created = try await client.request(.post, RelayPaths.uploads, token: alice.token,
+                                                   headers: [tus: "1.0.0", uploadLength: "\(content.count)"])
+            #expect(created.status == .created)
+            #expect(created.headers[HTTPField.Name("Upload-Expires")!]?.hasSuffix("GMT") == true)
+            let id = String(try #require(created.headers[.location]).split(separator: "/").last!)
+
+            #expect(try await patch(client, id, token: alice.token, offset: 0, Array(content[0..<40_000])).status == .noContent)
+            let head = try await client.request(.head, RelayPaths.upload(id), token: alice.token, headers: [tus: "1.0.0"])
+            #expect(head.status == .ok)
+            #expect(head.headers[uploadOffset] == "40000")
+            #expect(head.headers[uploadLength] == "100000")
+            #expect(head.headers[.cacheControl] == "no-store")
+
+            // A PATCH at the wrong offset changes nothing.
+            let wrong = try await patch(client, id, token: alice.token, offset: 0, Array(content[0..<10]))
+            #expect(wrong.status == .conflict)
+            #expect(wrong.headers[uploadOffset] == "40000")
+            #expect(try await patch(client, id, token: alice.token, offset: 40_000, [1], contentType: "application/json").status
+                    == .unsupportedMediaType)
+            // Past the declared length: 413, nothing written past it.
+            let over = try await patch(client, id, token: alice.token, offset: 40_000, Array(repeating: 0, count: 60_001))
+            #expect(over.status == .contentTooLarge)
+
+            let done = try await patch(client, id, token: alice.token, offset: 40_000, Array(content[40_000...]))
+            #expect(done.status == .noContent)
+            #expect(done.headers[uploadOffset] == "100000")
+            let record = try await fixture.store.upload(id: id, user: 1)
+            #expect(record.sha256 == sha256Hex(content))
+            let file = try Data(contentsOf: fixture.folder.appendingPathComponent("uploads/\(id)"))
+            #expect(Array(file) == content)
+        }
+    }
+
+    @Test("Tus-Resumable is required; Upload-Length must be a number")
+    func headers() async throws {
+        try await RelayFixture().test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let noVersion = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [uploadLength: "5"])
+            #expect(noVersion.status == .preconditionFailed)
+            #expect(noVersion.headers[HTTPField.Name("Tus-Version")!] == "1.0.0")
+            for length in ["", "-1", "abc"] {
+                let response = try await client.request(.post, RelayPaths.uploads, token: alice.token,
+                                                        headers: [tus: "1.0.0", uploadLength: length])
+                #expect(response.status == .badRequest)
+            }
+            #expect(try await client.request(.post, RelayPaths.uploads, token: alice.token,
+                                             headers: [tus: "1.0.0", HTTPField.Name("Upload-Defer-Length")!: "1"]).status == .badRequest)
+            #expect(try await client.request(.head, RelayPaths.upload("0011"), token: alice.token, headers: [tus: "1.0.0"]).status == .notFound)
+        }
+    }
+
+    @Test("size cap and per-user quota are 413")
+    func limits() async throws {
+        let fixture = try RelayFixture { $0.maxUploadSize = 1000; $0.userQuota = 1500 }
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let big = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [tus: "1.0.0", uploadLength: "1001"])
+            #expect(big.status == .contentTooLarge)
+            #expect(errorCode(big) == "too_large")
+            _ = try await client.upload(randomBytes(1000), token: alice.token)
+            let quota = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [tus: "1.0.0", uploadLength: "501"])
+            #expect(quota.status == .contentTooLarge)
+            #expect(errorCode(quota) == "quota_exceeded")
+            #expect(try await client.request(.post, RelayPaths.uploads, token: alice.token,
+                                             headers: [tus: "1.0.0", uploadLength: "500"]).status == .created)
+            // Another user has a quota of their own.
+            let bob = try await client.user("bob@acme.example", org: "acme")
+            #expect(try await client.request(.post, RelayPaths.uploads, token: bob.token,
+                                             headers: [tus: "1.0.0", uploadLength: "1000"]).status == .created)
+        }
+    }
+
+    @Test("termination deletes the upload and its file; another user's upload is 404")
+    func termination() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let bob = try await client.user("bob@acme.example", org: "acme")
+            let created = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [tus: "1.0.0", uploadLength: "10"])
+            let id = String(try #require(created.headers[.location]).split(separator: "/").last!)
+            #expect(fixture.uploadFiles() == [id])
+            for method: HTTPRequest.Method in [.head, .delete] {
+                #expect(try await client.request(method, RelayPaths.upload(id), token: bob.token, headers: [tus: "1.0.0"]).status == .notFound)
+            }
+            #expect(try await patch(client, id, token: bob.token, offset: 0, [1, 2]).status == .notFound)
+            #expect(try await client.request(.delete, RelayPaths.upload(id), token: alice.token, headers: [tus: "1.0.0"]).status == .noContent)
+            #expect(fixture.uploadFiles().isEmpty)
+            #expect(try await client.request(.head, RelayPaths.upload(id), token: alice.token, headers: [tus: "1.0.0"]).status == .notFound)
+        }
+    }
+
+    @Test("an expired upload is gone, and the sweep deletes its row and file")
+    func expiration() async throws {
+        let fixture = try RelayFixture { $0.uploadLifetime = -1 }
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let created = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [tus: "1.0.0", uploadLength: "10"])
+            let id = String(try #require(created.headers[.location]).split(separator: "/").last!)
+            #expect(try await client.request(.head, RelayPaths.upload(id), token: alice.token, headers: [tus: "1.0.0"]).status == .notFound)
+        }
+        let report = try await RelayMaintenance(store: fixture.store, blobs: fixture.blobs, configuration: fixture.configuration).sweep()
+        #expect(report.expiredUploads == 1)
+        #expect(fixture.uploadFiles().isEmpty)
+        #expect(try await fixture.store.uploadIDs().isEmpty)
+    }
+}
