@@ -12,14 +12,19 @@ public struct RelayServer: Sendable {
     public let services: [any Service]
     public let store: any RelayStore
     public let hub: EventHub
+    let shutdownGrace: Duration
 
     /// Runs until SIGTERM or SIGINT. The event streams close first, so the HTTP server
     /// then stops without waiting on them; unfinished uploads stay resumable.
     public func run() async throws {
-        let group = ServiceGroup(configuration: .init(
+        var configuration = ServiceGroupConfiguration(
             services: [application] + services, gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: application.logger))
-        try await group.run()
+            logger: application.logger)
+        // A request that never ends (a stalled PATCH) must not hold the stop up forever;
+        // what it wrote so far is kept.
+        configuration.maximumGracefulShutdownDuration = shutdownGrace
+        configuration.maximumCancellationDuration = .seconds(5)
+        try await ServiceGroup(configuration: configuration).run()
     }
 }
 
@@ -48,7 +53,7 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
             EventWatcher(hub: hub, store: store, interval: configuration.watchInterval),
             SweeperService(maintenance: maintenance, interval: configuration.sweepInterval, logger: logger),
         ],
-        store: store, hub: hub)
+        store: store, hub: hub, shutdownGrace: configuration.shutdownGrace)
 }
 
 /// Every route, its controller and middleware: request log outermost, then errors as

@@ -32,6 +32,8 @@ public struct RelayConfiguration: Sendable {
     public var enrolmentLockout: TimeInterval = 15 * 60
     /// Files younger than this are never taken for orphans (a blob being made).
     public var orphanGrace: TimeInterval = 60
+    /// How long a stop waits for requests in flight before cancelling them.
+    public var shutdownGrace: Duration = .seconds(5)
 
     public init(dataFolder: URL, host: String = "127.0.0.1", port: Int = 8787) {
         self.dataFolder = dataFolder

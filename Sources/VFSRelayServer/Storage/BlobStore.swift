@@ -14,7 +14,7 @@ public protocol BlobStore: Sendable {
     /// each durable step (the file is synced first), and returns the final offset.
     /// Stops with `BlobStoreError.tooLong` past `limit`.
     func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
-                                                progress: @Sendable (Int64) async throws -> Void) async throws -> Int64
+                                                progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer
     /// The SHA-256 of an upload's first `length` bytes, as lowercase hex.
     func digest(upload: String, length: Int64) throws -> String
@@ -66,7 +66,7 @@ public struct FileBlobStore: BlobStore {
     static let checkpoint: Int64 = 8 << 20
 
     public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
-                                                       progress: @Sendable (Int64) async throws -> Void) async throws -> Int64
+                                                       progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer {
         let fd = open(uploadPath(upload), O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw BlobStoreError.missing(upload) }
@@ -90,8 +90,13 @@ public struct FileBlobStore: BlobStore {
                 if position - recorded >= Self.checkpoint { try await record() }
             }
         } catch {
-            // A dropped connection keeps what arrived: the client resumes from there.
-            try? await record()
+            // A dropped connection, or a stop that cancelled the request, keeps what
+            // arrived: the client resumes from there. The record is made outside this
+            // (perhaps cancelled) task so that cancellation cannot skip it.
+            if position != recorded, fsync(fd) == 0 {
+                let final = position
+                _ = await Task { try await progress(final) }.result
+            }
             throw error
         }
         try await record()
