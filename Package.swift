@@ -1,23 +1,27 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Every tool is one executable product with exactly one target of the same name.
-let tools = [
-    "vfs-encrypt",
-    "vfs-decrypt",
-    "vfs-keygen",
-    "vfs-keychain",
-    "vfs-policy",
-    "vfs-shred",
-    "vfs-wrap",
-    "vfs-unwrap",
+/// Every tool is one executable product with exactly one target of the same name,
+/// depending on VFSCommandLine and VFSCore plus what its entry adds (a relay tool adds
+/// its relay library, for instance).
+/// Makefile (TOOLS) and PackagingTests read the names from the lines starting `("vfs-`:
+/// keep one entry per line, or at least its name on the line that opens it.
+let tools: [(name: String, dependencies: [Target.Dependency])] = [
+    ("vfs-encrypt", []),
+    ("vfs-decrypt", []),
+    ("vfs-keygen", []),
+    ("vfs-keychain", []),
+    ("vfs-policy", []),
+    ("vfs-shred", []),
+    ("vfs-wrap", []),
+    ("vfs-unwrap", []),
+    ("vfs-relay", ["VFSRelayServer", .product(name: "Logging", package: "swift-log")]),
 ]
 
 let package = Package(
     name: "vfs",
     platforms: [.macOS(.v13)],
-    products: tools.map { .executable(name: $0, targets: [$0]) }
-        + [.executable(name: "vfs-relay", targets: ["vfs-relay"])],
+    products: tools.map { .executable(name: $0.name, targets: [$0.name]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -51,11 +55,6 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        .executableTarget(name: "vfs-relay", dependencies: [
-            "VFSRelayServer", "VFSCommandLine", "VFSCore",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
         .target(name: "VFSCommandLine", dependencies: [
             "VFSCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -65,6 +64,10 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "CZlib"]),
         // CArchive: the wrap tests build hostile bundles with libarchive directly.
+        .testTarget(name: "VFSCommandLineTests", dependencies: [
+            "VFSCommandLine", "VFSCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "CArchive"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol",
@@ -73,6 +76,6 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ] + tools.map {
-        .executableTarget(name: $0, dependencies: ["VFSCommandLine", "VFSCore"])
+        .executableTarget(name: $0.name, dependencies: ["VFSCommandLine", "VFSCore"] + $0.dependencies)
     }
 )
