@@ -84,6 +84,28 @@ struct RelayTests {
         #expect(try Tools.run("vfs-relay", ["serve", "--listen", "nonsense"], environment: ["VFS_HOME": home]).status == 64)
     }
 
+    @Test("--tls-cert/--tls-key: the relay serves HTTPS with that certificate; one without the other is a usage error")
+    func tls() throws {
+        let scratch = try Scratch()
+        let cert = scratch.path("cert.pem"), key = scratch.path("key.pem")
+        let made = try Tools.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                             "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                                             "-addext", "subjectAltName=IP:127.0.0.1"])
+        #expect(made.status == 0)
+        let data = scratch.url.appendingPathComponent("data")
+        let relay = try RelayProcess(data: data, arguments: ["--tls-cert", cert, "--tls-key", key])
+        #expect(relay.stdoutText == "vfs-relay: listening on https://127.0.0.1:\(relay.port)\n")
+        let health = try Tools.run("curl", ["-sS", "--cacert", cert, "https://127.0.0.1:\(relay.port)/v1/health"])
+        #expect(health.status == 0)
+        #expect(health.out.contains("\"status\":\"ok\""))
+        // Plain HTTP on the TLS port gets no answer.
+        #expect(try Tools.run("curl", ["-sS", "-m", "5", "http://127.0.0.1:\(relay.port)/v1/health"]).out.isEmpty)
+        #expect(relay.stop() == 0)
+        let half = try Tools.run("vfs-relay", ["serve", "--listen", "127.0.0.1:0", "--data", data.path, "--tls-cert", cert])
+        #expect(half.status == 64)
+        #expect(half.stderr.hasPrefix("vfs-relay: error: --tls-cert and --tls-key go together"))
+    }
+
     @Test("tus: a dropped connection keeps what arrived; the upload resumes from there")
     func resumeAfterDrop() throws {
         let setup = try Setup()

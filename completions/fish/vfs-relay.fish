@@ -23,7 +23,7 @@ function __vfs-relay_parse_tokens -S
         __vfs-relay_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'serve'
-            __vfs-relay_parse_subcommand 0 'data=' 'listen=' 'max-upload=' 'quota=' 'keep-alive=' 'sweep-interval=' 'version' 'h/help'
+            __vfs-relay_parse_subcommand 0 'data=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'keep-alive=' 'sweep-interval=' 'version' 'h/help'
         case 'org'
             __vfs-relay_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -120,6 +120,8 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional 
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" listen' -l 'listen' -d 'The address and port to listen on.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" tls-cert' -l 'tls-cert' -d 'Serve HTTPS with this PEM certificate chain (with --tls-key).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" tls-key' -l 'tls-key' -d 'The PEM private key of --tls-cert.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-upload' -l 'max-upload' -d 'The largest upload, in bytes.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" quota' -l 'quota' -d 'What one user may store at once, in bytes.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" keep-alive' -l 'keep-alive' -d 'Seconds between keep-alive comments on event streams.' -rfka ''
