@@ -187,7 +187,12 @@ struct RelayTests {
         #expect(delivered.event == "transfer")
         #expect(delivered.data.contains(first))
         #expect(try stream.waitForKeepAlive())
-        let lastID = try #require(delivered.id)
+        // An alert stored by the admin command (another process) reaches the open stream.
+        #expect(try setup.admin.run(["alert", "alice@acme.example", "hello"]).status == 0)
+        let live = try #require(try stream.next())
+        #expect(live.event == "alert")
+        #expect(live.data == #"{"message":"hello"}"#)
+        let lastID = try #require(live.id)
 
         // Offline: events are stored, including an alert made by the admin command.
         let second = try setup.client.send(upload: try setup.client.upload([4], token: setup.laptop.token),
@@ -198,10 +203,11 @@ struct RelayTests {
         #expect(replay.map(\.event) == ["transfer", "alert"])
         #expect(replay.first?.data.contains(second) == true)
         #expect(replay.last?.data.contains("rotate your keys") == true)
-        let ids = ([lastID] + replay.compactMap(\.id)).compactMap { Int($0) }
-        #expect(ids == ids.sorted() && Set(ids).count == 3)
+        let ids = ([delivered.id!, lastID] + replay.compactMap(\.id)).compactMap { Int($0) }
+        #expect(ids == ids.sorted() && Set(ids).count == 4)
         // From the start: everything again, in order.
         let all = try EventStream(port: setup.relay.port, token: setup.phone.token, lastEventID: "0")
+        #expect(try all.next()?.id == delivered.id)
         #expect(try all.next()?.id == lastID)
 
         // Log the phone out: its open stream gets `logout` and ends.
