@@ -77,6 +77,14 @@ public enum ToolPaths {
     }
 
     /// Creates `path` and missing parents with mode 0700.
+    /// The permission bits of the folder at `path` when group or others have any; nil
+    /// when it is private (or can't be looked at).
+    public static func permissionsOpenToOthers(_ path: String) -> UInt32? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return nil }
+        return UInt32(info.st_mode & 0o777)
+    }
+
     public static func makePrivateFolder(_ path: String) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
