@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VFSCore
+import VFSTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +11,7 @@ import Glibc
 struct RelayTests {
     /// A relay with alice (laptop and phone) enrolled.
     struct Setup {
-        let scratch: Scratch
+        let scratch: TestFolder
         let admin: RelayAdmin
         let relay: RelayProcess
         let client: RelayClient
@@ -18,7 +19,7 @@ struct RelayTests {
         let phone: (id: String, token: String)
 
         init(arguments: [String] = []) throws {
-            scratch = try Scratch()
+            scratch = try TestFolder()
             let data = scratch.url.appendingPathComponent("data")
             admin = RelayAdmin(data: data)
             let code = try admin.addUser("alice@acme.example", org: "acme", admin: true)
@@ -74,7 +75,7 @@ struct RelayTests {
 
     @Test("--data defaults to $VFS_HOME/relay; admin commands on a missing folder fail with 66")
     func dataDefault() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let home = scratch.url.appendingPathComponent("home").path
         let missing = try Tools.run("vfs-relay", ["users"], environment: ["VFS_HOME": home])
         #expect(missing.status == 66)
@@ -86,7 +87,7 @@ struct RelayTests {
 
     @Test("--tls-cert/--tls-key: the relay serves HTTPS with that certificate; one without the other is a usage error")
     func tls() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let cert = scratch.path("cert.pem"), key = scratch.path("key.pem")
         let made = try Tools.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                                              "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
@@ -154,7 +155,7 @@ struct RelayTests {
         ])
         try connection.send(Array(content[1_000_000..<1_200_000]))
         usleep(300_000)
-        #expect(setup.relay.stop(grace: 30) == 0)
+        #expect(setup.relay.stop() == 0)
 
         let relay = try RelayProcess(data: setup.relay.data)
         let client = RelayClient(port: relay.port)
