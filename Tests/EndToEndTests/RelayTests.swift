@@ -159,6 +159,25 @@ struct RelayTests {
         #expect(setup.relay.server.process.terminationStatus == 0)
     }
 
+    @Test("tus: a chunked PATCH that runs past Upload-Length is 413, keeps the bytes up to the length, and the upload is usable")
+    func pastTheLength() throws {
+        let setup = try Setup()
+        let content = Array(testBytes(1500, seed: 5))
+        let location = try setup.client.createUpload(length: 1000, token: setup.laptop.token)
+        let connection = try RawConnection(port: setup.relay.port)
+        try connection.sendHead("PATCH", location, headers: [
+            "Authorization": "Bearer \(setup.laptop.token)", "Tus-Resumable": "1.0.0", "Upload-Offset": "0",
+            "Content-Type": "application/offset+octet-stream", "Transfer-Encoding": "chunked", "Connection": "close",
+        ])
+        try connection.send(Array("5dc\r\n".utf8) + content + Array("\r\n0\r\n\r\n".utf8))
+        #expect(try connection.readAnswer(method: "PATCH").status == 413)
+        #expect(try setup.client.offset(location, token: setup.laptop.token) == 1000)
+        let transfer = try setup.client.send(upload: String(location.split(separator: "/").last!), to: [setup.phone.id],
+                                             token: setup.laptop.token)
+        let download = try setup.client.request("GET", "/v1/transfers/\(transfer)/content", token: setup.phone.token)
+        #expect(download.body == Array(content[0..<1000]))
+    }
+
     @Test("tus: the offset survives a restart, even one in the middle of a PATCH; Range downloads resume")
     func resumeAfterRestart() throws {
         let setup = try Setup()
