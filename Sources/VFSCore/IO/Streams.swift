@@ -187,12 +187,22 @@ public final class BufferedSource: ByteSource {
 
     /// The next line including its LF, or what is left before the end of input (no LF).
     /// Empty at end of input.
-    public func readLine() throws -> [UInt8] {
+    ///
+    /// A line longer than `maxLength` bytes (its LF not counted) is not read whole:
+    /// the first `maxLength + 1` bytes come back without an LF and are consumed, so
+    /// memory stays bounded whatever the input holds.
+    public func readLine(maxLength: Int = .max - 1) throws -> [UInt8] {
+        precondition(maxLength >= 0 && maxLength < .max)
         var searchFrom = start
         while true {
-            if let lf = buffer[searchFrom...].firstIndex(of: 0x0A) {
+            if let lf = buffer[searchFrom...].firstIndex(of: 0x0A), lf - start <= maxLength {
                 let line = Array(buffer[start...lf])
                 start = lf + 1
+                return line
+            }
+            if available > maxLength {
+                let line = Array(buffer[start..<(start + maxLength + 1)])
+                start += maxLength + 1
                 return line
             }
             searchFrom = buffer.count
