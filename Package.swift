@@ -19,6 +19,9 @@ let package = Package(
     products: tools.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // X-Wing (ML-KEM-768 + X25519) and HPKE for age's post-quantum recipients:
+        // OpenSSL 3.0 has no ML-KEM.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
@@ -27,7 +30,10 @@ let package = Package(
                        providers: [.apt(["libarchive-dev"])]),
         // Linux calls the Glibc module leaves out (renameat2, fstatfs, O_DIRECT).
         .target(name: "CLinux"),
-        .target(name: "VFSCore", dependencies: ["COpenSSL", "CArchive", "CLinux"]),
+        .target(name: "VFSCore", dependencies: [
+            "COpenSSL", "CArchive", "CLinux",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .target(name: "VFSCommandLine", dependencies: [
             "VFSCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

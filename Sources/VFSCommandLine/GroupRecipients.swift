@@ -18,7 +18,7 @@ public enum GroupRecipients {
         return ToolPaths.groupsFolder + "/" + group
     }
 
-    public static func load(_ group: String) throws -> [X25519Recipient] {
+    public static func load(_ group: String) throws -> [AgeRecipient] {
         let path = try file(of: group)
         let text: String
         do {
@@ -27,7 +27,7 @@ public enum GroupRecipients {
             throw ToolError("unknown group \"\(group)\": \(error.description)", exit: error.code == ENOENT ? .noInput : error.exitStatus,
                             hints: ["create \(path) with one age1… recipient per line"])
         }
-        let recipients: [X25519Recipient]
+        let recipients: [AgeRecipient]
         do { recipients = try KeyFile.recipients(in: text, source: "\"\(path)\"") }
         catch let error as AgeError { throw ToolError(error.description, exit: .dataError) }
         guard !recipients.isEmpty else {
