@@ -79,3 +79,17 @@ struct HeaderLimitTests {
         #expect(try source.readLine(maxLength: 3) == [])
     }
 }
+
+@Suite("armor line limit")
+struct ArmorLimitTests {
+    @Test("a 64 MiB armor line is refused after reading about a kilobyte of it")
+    func longArmorLine() throws {
+        let source = GeneratedSource(prefix: "-----BEGIN AGE ENCRYPTED FILE-----\n", pattern: "YWdl", count: 64 << 20)
+        let buffered = BufferedSource(source)
+        #expect(throws: AgeError.armor("a line is longer than 64 columns")) {
+            let decryptor = try AgeDecryptor(source: buffered)
+            _ = decryptor
+        }
+        #expect(source.consumed < 64 * 1024, "read \(source.consumed) bytes")
+    }
+}

@@ -6,20 +6,23 @@ import Dispatch
 /// The STREAM payload: 64 KiB chunks sealed with ChaCha20-Poly1305 under a nonce of an
 /// 11-byte big-endian counter and a final-chunk flag.
 ///
-/// Chunks are independent, so both directions run as a three-stage pipeline: a reader
-/// thread fills batches, the calling thread seals or opens a batch's chunks on every
-/// core, and a writer thread writes the batch out. A fixed pool of batches bounds memory
-/// whatever the input size. On decryption a batch's plaintext is written only up to the
-/// first chunk that fails to authenticate.
+/// Chunks are independent, so both directions run on a few worker threads that each do
+/// a whole batch at a time: read it (reads are taken in turn, so batch n+1 is read
+/// after batch n), seal or open its chunks, and write it when its turn comes (writes go
+/// in batch order). No thread only reads or only writes, so there is no hand-off
+/// between threads for each batch beyond two short locks, a batch is still in the
+/// cache when it is sealed and written, and a worker blocked on a slow pipe leaves its
+/// core to the others (or to the program at the other end of the pipe). Memory is
+/// bounded by workers × batch size whatever the input size. On decryption a batch's
+/// plaintext is written only up to the first chunk that fails to authenticate.
 public enum PayloadStream {
     public static let chunkSize = 64 * 1024
     public static let sealedChunkSize = chunkSize + ChaChaPoly.tagCount
     public static let nonceCount = 16
     static let label = "payload"
 
-    /// Chunks per batch and batches in flight: 3 × 32 × 64 KiB ≈ 6 MiB each way.
-    static let chunksPerBatch = 32
-    static let batchesInFlight = 3
+    /// Chunks per batch: 16 × 64 KiB = 1 MiB, the size of an enlarged pipe.
+    static let chunksPerBatch = 16
 
     static var workerCount: Int {
         max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 16))
@@ -39,16 +42,18 @@ public enum PayloadStream {
     /// Encrypts everything `source` yields to `sink` (after the caller wrote the header
     /// and nonce). `progress` gets the count of plaintext bytes read so far.
     static func encrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
-                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch) throws {
-        let pipeline = try Pipeline(key: payloadKey, encrypting: true, chunksPerBatch: chunksPerBatch)
+                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch,
+                        workers: Int = workerCount) throws {
+        let pipeline = try Pipeline(key: payloadKey, encrypting: true, chunksPerBatch: chunksPerBatch, workers: workers)
         try pipeline.run(source: source, sink: sink, progress: progress)
     }
 
     /// Decrypts the payload after the nonce. Throws `AgeError.payload` at the first chunk
     /// that fails, after writing every chunk before it.
     static func decrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
-                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch) throws {
-        let pipeline = try Pipeline(key: payloadKey, encrypting: false, chunksPerBatch: chunksPerBatch)
+                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch,
+                        workers: Int = workerCount) throws {
+        let pipeline = try Pipeline(key: payloadKey, encrypting: false, chunksPerBatch: chunksPerBatch, workers: workers)
         try pipeline.run(source: source, sink: sink, progress: progress)
     }
 }
@@ -89,64 +94,120 @@ private final class Batch: @unchecked Sendable {
 }
 
 private final class Pipeline: @unchecked Sendable {
-    // Sendable: the ciphers are used by one worker each (index = worker), the batches
-    // are handed between threads through queues, and `failure` is guarded by `lock`.
+    // Sendable: each worker owns its batch and its cipher; the read state (`carry`,
+    // `nextChunk`, `total`, `readEnded`, `nextReadTicket`) is touched only under
+    // `readLock`, the write turn and `failure` only under `writeLock`, and the source
+    // and sink are used by one worker at a time, in turn.
     let encrypting: Bool
     let inChunk: Int
     let outChunk: Int
-    let ciphers: [ChaChaPoly]
-    let free = BlockingQueue<Batch>()
-    let ready = BlockingQueue<Batch>()
-    let done = BlockingQueue<Batch>()
-    let lock = Mutex()
-    var failure: Error?
-
     let chunksPerBatch: Int
+    let workers: Int
+    let key: SecretBytes
 
-    init(key: SecretBytes, encrypting: Bool, chunksPerBatch: Int) throws {
+    private let readLock = Mutex()
+    private var carry: UInt8? = nil
+    private var nextChunk: UInt64 = 0
+    private var total = 0
+    private var readEnded = false
+    private var nextReadTicket = 0
+
+    private var writeLock = pthread_mutex_t()
+    private var writeTurnChanged = pthread_cond_t()
+    private var writeTurn = 0
+    private var finished = false
+    private var failure: Error?
+
+    init(key: SecretBytes, encrypting: Bool, chunksPerBatch: Int, workers: Int) throws {
+        self.key = key
         self.encrypting = encrypting
         self.chunksPerBatch = chunksPerBatch
+        self.workers = max(1, workers)
         inChunk = encrypting ? PayloadStream.chunkSize : PayloadStream.sealedChunkSize
         outChunk = encrypting ? PayloadStream.sealedChunkSize : PayloadStream.chunkSize
-        ciphers = try (0..<PayloadStream.workerCount).map { _ in try ChaChaPoly(key: key, encrypting: encrypting) }
-        for _ in 0..<PayloadStream.batchesInFlight {
-            free.put(Batch(inputCapacity: chunksPerBatch * inChunk + 1,
-                           outputCapacity: chunksPerBatch * outChunk,
-                           chunks: chunksPerBatch))
-        }
+        pthread_mutex_init(&writeLock, nil)
+        pthread_cond_init(&writeTurnChanged, nil)
     }
 
-    func fail(_ error: Error) {
-        lock.withLock { if failure == nil { failure = error } }
-        free.cancel(); ready.cancel(); done.cancel()
+    deinit {
+        pthread_cond_destroy(&writeTurnChanged)
+        pthread_mutex_destroy(&writeLock)
     }
 
     func run(source: ByteSource, sink: ByteSink, progress: (@Sendable (Int) -> Void)?) throws {
+        source.prepareForStreaming()
+        sink.prepareForStreaming()
         let sourceBox = HandOff(value: source), sinkBox = HandOff(value: sink)
-        let reader = JoinableThread { [self] in read(from: sourceBox.value, progress: progress) }
-        let writer = JoinableThread { [self] in write(to: sinkBox.value) }
-        while let batch = ready.take() {
-            if batch.error == nil { process(batch) }
-            // Read before handing on: once put, the batch may come back refilled.
-            let last = batch.isLast
-            done.put(batch)
-            if last { break }
+        // Every worker has its own cipher context (it keeps the key schedule).
+        var threads: [JoinableThread] = []
+        var ciphers: [ChaChaPoly] = []
+        for _ in 0..<workers { ciphers.append(try ChaChaPoly(key: key, encrypting: encrypting)) }
+        let cipherBox = HandOff(value: ciphers)
+        for index in 1..<workers {
+            threads.append(JoinableThread { [self] in
+                work(cipher: cipherBox.value[index], source: sourceBox.value, sink: sinkBox.value, progress: progress)
+            })
         }
-        reader.join()
-        writer.join()
-        if let failure = lock.withLock({ failure }) { throw failure }
+        work(cipher: ciphers[0], source: source, sink: sink, progress: progress)
+        for thread in threads { thread.join() }
+        if let failure = withWriteLock({ failure }) { throw failure }
     }
 
-    // MARK: reader
+    private func withWriteLock<R>(_ body: () -> R) -> R {
+        pthread_mutex_lock(&writeLock)
+        defer { pthread_mutex_unlock(&writeLock) }
+        return body()
+    }
 
-    private func read(from source: ByteSource, progress: (@Sendable (Int) -> Void)?) {
-        var carry: UInt8? = nil
-        var nextChunk: UInt64 = 0
-        var total = 0
-        let full = chunksPerBatch * inChunk
-        while let batch = free.take() {
+    /// One worker: read a batch in turn, process it, write it in turn, until the input
+    /// ends or something fails.
+    private func work(cipher: ChaChaPoly, source: ByteSource, sink: ByteSink, progress: (@Sendable (Int) -> Void)?) {
+        let batch = Batch(inputCapacity: chunksPerBatch * inChunk + 1, outputCapacity: chunksPerBatch * outChunk,
+                          chunks: chunksPerBatch)
+        while let ticket = read(into: batch, from: source, progress: progress) {
+            if batch.error == nil {
+                for chunk in 0..<batch.chunkCount { processChunk(chunk, of: batch, cipher: cipher) }
+                encrypting ? finishEncryptedBatch(batch) : finishDecryptedBatch(batch)
+            }
+            guard waitForTurn(ticket) else { return }
+            var error = batch.error
+            if error == nil || batch.outputCount > 0 {
+                do {
+                    try sink.write(UnsafeRawBufferPointer(rebasing: batch.output[0..<batch.outputCount]))
+                } catch let writeError {
+                    error = writeError
+                }
+            }
+            pthread_mutex_lock(&writeLock)
+            if let error, failure == nil { failure = error }
+            if error != nil || batch.isLast { finished = true }
+            writeTurn += 1
+            pthread_cond_broadcast(&writeTurnChanged)
+            pthread_mutex_unlock(&writeLock)
+            if error != nil || batch.isLast { return }
+        }
+    }
+
+    /// Waits until batch `ticket` may be written; false if the run ended meanwhile.
+    private func waitForTurn(_ ticket: Int) -> Bool {
+        pthread_mutex_lock(&writeLock)
+        defer { pthread_mutex_unlock(&writeLock) }
+        while writeTurn != ticket && !finished { pthread_cond_wait(&writeTurnChanged, &writeLock) }
+        return !finished
+    }
+
+    // MARK: reading
+
+    /// Fills `batch` with the next batch of the input; returns its ticket (its place in
+    /// the output order), or nil when the input has ended or the run failed.
+    private func read(into batch: Batch, from source: ByteSource, progress: (@Sendable (Int) -> Void)?) -> Int? {
+        readLock.withLock {
+            guard !readEnded, !withWriteLock({ finished }) else { return nil }
+            let ticket = nextReadTicket
+            nextReadTicket += 1
             batch.error = nil
             batch.outputCount = 0
+            let full = chunksPerBatch * inChunk
             var count = 0
             if let byte = carry { batch.input.storeBytes(of: byte, as: UInt8.self); count = 1; carry = nil }
             do {
@@ -155,8 +216,8 @@ private final class Pipeline: @unchecked Sendable {
                 batch.error = error
                 batch.isLast = true
                 batch.chunkCount = 0
-                ready.put(batch)
-                return
+                readEnded = true
+                return ticket
             }
             total += min(count, full)
             progress?(total)
@@ -170,31 +231,17 @@ private final class Pipeline: @unchecked Sendable {
                 batch.inputCount = count
                 batch.chunkCount = count == 0 ? (encrypting && nextChunk == 0 ? 1 : 0) : (count + inChunk - 1) / inChunk
                 batch.isLast = true
+                readEnded = true
                 if !encrypting && count == 0 {
                     batch.error = AgeError.payload(nextChunk == 0 ? "no chunks after the nonce" : "unexpected end of file")
                 }
             }
             nextChunk += UInt64(batch.chunkCount)
-            let last = batch.isLast
-            ready.put(batch)
-            if last { return }
+            return ticket
         }
     }
 
-    // MARK: workers
-
-    private func process(_ batch: Batch) {
-        let workers = min(ciphers.count, batch.chunkCount)
-        if workers > 1 {
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var chunk = worker
-                while chunk < batch.chunkCount { processChunk(chunk, of: batch, cipher: ciphers[worker]); chunk += workers }
-            }
-        } else if workers == 1 {
-            for chunk in 0..<batch.chunkCount { processChunk(chunk, of: batch, cipher: ciphers[0]) }
-        }
-        encrypting ? finishEncryptedBatch(batch) : finishDecryptedBatch(batch)
-    }
+    // MARK: chunks
 
     private func processChunk(_ index: Int, of batch: Batch, cipher: ChaChaPoly) {
         let start = index * inChunk
@@ -279,21 +326,5 @@ private final class Pipeline: @unchecked Sendable {
         }
         batch.outputCount = released
         if batch.error != nil { batch.isLast = true }
-    }
-
-    // MARK: writer
-
-    private func write(to sink: ByteSink) {
-        while let batch = done.take() {
-            do {
-                try sink.write(UnsafeRawBufferPointer(rebasing: batch.output[0..<batch.outputCount]))
-            } catch {
-                fail(error)
-                return
-            }
-            if let error = batch.error { fail(error); return }
-            if batch.isLast { return }
-            free.put(batch)
-        }
     }
 }
