@@ -178,7 +178,7 @@ public enum TemporaryFiles {
         }
     }
 
-    private static func removeAllFromSignalHandler() {
+    static func removeAllFromSignalHandler() {
         for entry in table { if let entry { unlink(entry) } }
     }
 }
