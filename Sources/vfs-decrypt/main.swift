@@ -86,7 +86,7 @@ struct Decrypt: VFSCommand, CheckedCommand {
         let out = try ToolIO.openOutput(output, binary: false)
         let progress = ProgressBar.make(label: "decrypting", total: source.regularFileSize, quiet: quiet)
         defer { progress?.finish() }
-        try decryptor.decrypt(fileKey: fileKey, to: out.sink, progress: progress?.callback, mapInput: true)
+        try decryptor.decrypt(fileKey: fileKey, to: out.sink, progress: progress?.callback)
         try out.commit()
     }
 }

@@ -91,7 +91,7 @@ struct Encrypt: VFSCommand, CheckedCommand {
         let progress = ProgressBar.make(label: "encrypting", total: source.regularFileSize, quiet: quiet)
         defer { progress?.finish() }
         try AgeEncryptor.encrypt(to: recipients, from: source, to: out.sink, armor: armor,
-                                 progress: progress?.callback, mapInput: true)
+                                 progress: progress?.callback)
         try out.commit()
     }
 }

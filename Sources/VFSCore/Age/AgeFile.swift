@@ -1,12 +1,8 @@
 /// Writes age v1 files.
 public enum AgeEncryptor {
     /// Encrypts `source` to `recipients`, writing the whole file to `sink`.
-    /// `mapInput`: a large regular file is read through mmap; a SIGBUS (the file shrank)
-    /// then ends the process with 74 after removing temporary output files, so only
-    /// callers whose partial output is all in such files may ask for it.
     public static func encrypt(to recipients: [Recipient], from source: ByteSource, to sink: ByteSink,
-                               armor: Bool = false, progress: (@Sendable (Int) -> Void)? = nil,
-                               mapInput: Bool = false) throws {
+                               armor: Bool = false, progress: (@Sendable (Int) -> Void)? = nil) throws {
         precondition(!recipients.isEmpty, "at least one recipient")
         let output: ByteSink = armor ? ArmorEncodingSink(sink) : sink
         let fileKey = try SecureRandom.secret(WrappedFileKey.fileKeyCount)
@@ -26,7 +22,7 @@ public enum AgeEncryptor {
         let nonce = try SecureRandom.bytes(PayloadStream.nonceCount)
         try output.write(nonce)
         let payloadKey = try PayloadStream.payloadKey(fileKey: fileKey, nonce: nonce)
-        try PayloadStream.encrypt(payloadKey: payloadKey, from: source, to: output, progress: progress, mapInput: mapInput)
+        try PayloadStream.encrypt(payloadKey: payloadKey, from: source, to: output, progress: progress)
         try output.finish()
     }
 }
@@ -70,14 +66,12 @@ public final class AgeDecryptor {
     }
 
     /// Decrypts the payload to `sink`; plaintext is written only after its chunk authenticates.
-    /// `mapInput` as for `AgeEncryptor.encrypt`.
-    public func decrypt(fileKey: SecretBytes, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil,
-                        mapInput: Bool = false) throws {
+    public func decrypt(fileKey: SecretBytes, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil) throws {
         var nonce = [UInt8](repeating: 0, count: PayloadStream.nonceCount)
         let n = try nonce.withUnsafeMutableBytes { try input.readFully(into: $0) }
         guard n == PayloadStream.nonceCount else { throw AgeError.header("file is truncated before the payload nonce") }
         let payloadKey = try PayloadStream.payloadKey(fileKey: fileKey, nonce: nonce)
-        try PayloadStream.decrypt(payloadKey: payloadKey, from: input, to: sink, progress: progress, mapInput: mapInput)
+        try PayloadStream.decrypt(payloadKey: payloadKey, from: input, to: sink, progress: progress)
     }
 
     /// All steps at once.

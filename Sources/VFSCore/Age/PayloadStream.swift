@@ -43,18 +43,18 @@ public enum PayloadStream {
     /// and nonce). `progress` gets the count of plaintext bytes read so far.
     static func encrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
                         progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch,
-                        workers: Int = workerCount, mapInput: Bool = false) throws {
+                        workers: Int = workerCount) throws {
         let pipeline = try Pipeline(key: payloadKey, encrypting: true, chunksPerBatch: chunksPerBatch, workers: workers)
-        try pipeline.run(source: source, sink: sink, progress: progress, mapInput: mapInput)
+        try pipeline.run(source: source, sink: sink, progress: progress)
     }
 
     /// Decrypts the payload after the nonce. Throws `AgeError.payload` at the first chunk
     /// that fails, after writing every chunk before it.
     static func decrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
                         progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch,
-                        workers: Int = workerCount, mapInput: Bool = false) throws {
+                        workers: Int = workerCount) throws {
         let pipeline = try Pipeline(key: payloadKey, encrypting: false, chunksPerBatch: chunksPerBatch, workers: workers)
-        try pipeline.run(source: source, sink: sink, progress: progress, mapInput: mapInput)
+        try pipeline.run(source: source, sink: sink, progress: progress)
     }
 }
 
@@ -63,9 +63,6 @@ private final class Batch: @unchecked Sendable {
     // Sendable: a batch is owned by one stage at a time, handed on through queues.
     let input: UnsafeMutableRawBufferPointer
     let output: UnsafeMutableRawBufferPointer
-    /// What the chunks are read from: `input`, or a window of a mapped file.
-    var source: UnsafeRawBufferPointer
-    var window: MappedWindow?
     var inputCount = 0
     var firstChunk: UInt64 = 0
     var chunkCount = 0
@@ -82,21 +79,12 @@ private final class Batch: @unchecked Sendable {
     init(inputCapacity: Int, outputCapacity: Int, chunks: Int) {
         input = .allocate(byteCount: inputCapacity, alignment: 64)
         output = .allocate(byteCount: outputCapacity, alignment: 64)
-        source = UnsafeRawBufferPointer(input)
         chunkOutputCount = Array(repeating: 0, count: chunks)
         chunkFinal = Array(repeating: false, count: chunks)
         chunkAuthentic = Array(repeating: false, count: chunks)
     }
 
-    /// Unmaps the batch's window, if it has one.
-    func releaseWindow() {
-        window?.unmap()
-        window = nil
-        source = UnsafeRawBufferPointer(input)
-    }
-
     deinit {
-        releaseWindow()
         // Plaintext may be in either buffer.
         input.initializeMemory(as: UInt8.self, repeating: 0)
         output.initializeMemory(as: UInt8.self, repeating: 0)
@@ -123,9 +111,6 @@ private final class Pipeline: @unchecked Sendable {
     private var total = 0
     private var readEnded = false
     private var nextReadTicket = 0
-    /// A regular file read through mmap, and the next position in it.
-    private var mapped: MappableFile?
-    private var mappedPosition = 0
 
     private var writeLock = pthread_mutex_t()
     private var writeTurnChanged = pthread_cond_t()
@@ -149,12 +134,9 @@ private final class Pipeline: @unchecked Sendable {
         pthread_mutex_destroy(&writeLock)
     }
 
-    func run(source: ByteSource, sink: ByteSink, progress: (@Sendable (Int) -> Void)?, mapInput: Bool) throws {
+    func run(source: ByteSource, sink: ByteSink, progress: (@Sendable (Int) -> Void)?) throws {
         source.prepareForStreaming()
         sink.prepareForStreaming()
-        mapped = mapInput ? source.mappableRemainder() : nil
-        if let mapped { MappedInputGuard.begin(name: mapped.name) }
-        defer { if mapped != nil { MappedInputGuard.end() } }
         let sourceBox = HandOff(value: source), sinkBox = HandOff(value: sink)
         // Every worker has its own cipher context (it keeps the key schedule).
         var threads: [JoinableThread] = []
@@ -187,7 +169,7 @@ private final class Pipeline: @unchecked Sendable {
                 for chunk in 0..<batch.chunkCount { processChunk(chunk, of: batch, cipher: cipher) }
                 encrypting ? finishEncryptedBatch(batch) : finishDecryptedBatch(batch)
             }
-            guard waitForTurn(ticket) else { batch.releaseWindow(); return }
+            guard waitForTurn(ticket) else { return }
             var error = batch.error
             if error == nil || batch.outputCount > 0 {
                 do {
@@ -196,7 +178,6 @@ private final class Pipeline: @unchecked Sendable {
                     error = writeError
                 }
             }
-            batch.releaseWindow()
             pthread_mutex_lock(&writeLock)
             if let error, failure == nil { failure = error }
             if error != nil || batch.isLast { finished = true }
@@ -227,10 +208,6 @@ private final class Pipeline: @unchecked Sendable {
             batch.error = nil
             batch.outputCount = 0
             let full = chunksPerBatch * inChunk
-            if let mapped {
-                return readMapped(mapped, into: batch, ticket: ticket, full: full, progress: progress)
-            }
-            batch.releaseWindow()
             var count = 0
             if let byte = carry { batch.input.storeBytes(of: byte, as: UInt8.self); count = 1; carry = nil }
             do {
@@ -264,39 +241,12 @@ private final class Pipeline: @unchecked Sendable {
         }
     }
 
-    /// The next window of a mapped file (under `readLock`). The file's size was taken
-    /// when it was opened, so the last batch is known without reading past it.
-    private func readMapped(_ file: MappableFile, into batch: Batch, ticket: Int, full: Int,
-                            progress: (@Sendable (Int) -> Void)?) -> Int {
-        let count = min(full, file.count - mappedPosition)
-        batch.releaseWindow()
-        guard let window = file.map(at: mappedPosition, count: count) else {
-            batch.error = IOError("cannot map", path: file.name)
-            batch.isLast = true
-            batch.chunkCount = 0
-            readEnded = true
-            return ticket
-        }
-        batch.window = window
-        batch.source = window.bytes
-        mappedPosition += count
-        total += count
-        progress?(total)
-        batch.firstChunk = nextChunk
-        batch.inputCount = count
-        batch.chunkCount = (count + inChunk - 1) / inChunk
-        batch.isLast = mappedPosition == file.count
-        if batch.isLast { readEnded = true }
-        nextChunk += UInt64(batch.chunkCount)
-        return ticket
-    }
-
     // MARK: chunks
 
     private func processChunk(_ index: Int, of batch: Batch, cipher: ChaChaPoly) {
         let start = index * inChunk
         let count = min(inChunk, batch.inputCount - start)
-        let input = UnsafeRawBufferPointer(rebasing: batch.source[start..<(start + count)])
+        let input = UnsafeRawBufferPointer(rebasing: batch.input[start..<(start + count)])
         let output = UnsafeMutableRawBufferPointer(rebasing: batch.output[(index * outChunk)...])
         let counter = batch.firstChunk + UInt64(index)
         let isLastChunk = batch.isLast && index == batch.chunkCount - 1

@@ -178,7 +178,7 @@ public enum TemporaryFiles {
         }
     }
 
-    static func removeAllFromSignalHandler() {
+    private static func removeAllFromSignalHandler() {
         for entry in table { if let entry { unlink(entry) } }
     }
 }

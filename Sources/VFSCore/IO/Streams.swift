@@ -10,43 +10,6 @@ public protocol ByteSource: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
     /// Called before a long run of large reads (an age payload): a pipe is enlarged.
     func prepareForStreaming()
-    /// The rest of the input as a regular file that can be mapped instead of read, if
-    /// it is one; the source is then consumed. nil: read it.
-    func mappableRemainder() -> MappableFile?
-}
-
-/// The rest of a regular file, read through `mmap` a window at a time: no copy from
-/// the page cache, and only the windows in use are mapped (so resident memory stays
-/// small whatever the file size). Its size is taken once: a file that grows meanwhile
-/// is read to that size, and one that shrinks raises SIGBUS, which `MappedInputGuard`
-/// turns into a clean failure.
-public struct MappableFile: Sendable {
-    public let fd: Int32
-    public let name: String
-    /// Where the rest starts, and how many bytes it has.
-    public let offset: Int
-    public let count: Int
-
-    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-
-    /// Maps `count` bytes at `position` (relative to `offset`); nil if mmap fails.
-    func map(at position: Int, count: Int) -> MappedWindow? {
-        let start = offset + position
-        let aligned = start - start % Self.pageSize
-        let length = count + (start - aligned)
-        guard count > 0, let base = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, off_t(aligned)),
-              base != MAP_FAILED else { return nil }
-        return MappedWindow(base: base, length: length,
-                            bytes: UnsafeRawBufferPointer(start: base + (start - aligned), count: count))
-    }
-}
-
-/// One mapped window of a `MappableFile`; `unmap()` releases it.
-struct MappedWindow {
-    let base: UnsafeMutableRawPointer
-    let length: Int
-    let bytes: UnsafeRawBufferPointer
-    func unmap() { munmap(base, length) }
 }
 
 /// Something bytes are written to.
@@ -66,7 +29,6 @@ extension ByteSink {
 
 extension ByteSource {
     public func prepareForStreaming() {}
-    public func mappableRemainder() -> MappableFile? { nil }
 
     /// Reads until `buffer` is full or the input ends; returns the count read.
     public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
@@ -122,26 +84,6 @@ public final class FileDescriptorSource: ByteSource {
     deinit { if owned { close(fd) } }
 
     public func prepareForStreaming() { PipeBuffer.enlarge(fd) }
-
-    /// Regular files of at least `minimumMappedSize` left are mapped.
-    public static let minimumMappedSize = 4 << 20
-
-    public func mappableRemainder() -> MappableFile? { mappableRemainder(rewinding: 0) }
-
-    /// The file from `rewinding` bytes before the current offset (bytes a buffer read
-    /// ahead) to its end.
-    func mappableRemainder(rewinding: Int) -> MappableFile? {
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let position = lseek(fd, 0, SEEK_CUR)
-        guard position >= 0, Int(position) >= rewinding else { return nil }
-        let start = Int(position) - rewinding
-        let count = Int(info.st_size) - start
-        guard count >= Self.minimumMappedSize else { return nil }
-        // Later reads (none are expected) would find the end.
-        lseek(fd, 0, SEEK_END)
-        return MappableFile(fd: fd, name: name, offset: start, count: count)
-    }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
@@ -271,15 +213,6 @@ public final class BufferedSource: ByteSource {
 
     public func prepareForStreaming() { base.prepareForStreaming() }
 
-    /// The underlying file from the first byte not consumed yet, read-ahead included.
-    public func mappableRemainder() -> MappableFile? {
-        guard let file = base as? FileDescriptorSource, !atEnd,
-              let mappable = file.mappableRemainder(rewinding: available) else { return nil }
-        start = buffer.count
-        atEnd = true
-        return mappable
-    }
-
     private var available: Int { buffer.count - start }
 
     /// Makes at least `count` bytes available unless the input ends first.
@@ -344,52 +277,5 @@ public final class BufferedSource: ByteSource {
         }
         if atEnd { return 0 }
         return try base.read(into: out)
-    }
-}
-
-/// While a file is read through `mmap`, a SIGBUS means it shrank under us (another
-/// process truncated it): the pages past its new end no longer exist. Nothing can be
-/// recovered at that point, so the handler does what a failed run must: it removes the
-/// temporary output files (as for SIGINT), says why on stderr, and exits 74 (I/O error).
-/// Only async-signal-safe calls are made; the message is prepared beforehand.
-public enum MappedInputGuard {
-    nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
-    nonisolated(unsafe) private static var messageCount = 0
-    nonisolated(unsafe) private static var previous = sigaction()
-    private static let lock = Mutex()
-    nonisolated(unsafe) private static var users = 0
-
-    /// Installs the handler for a read of `name`; pair with `end()`.
-    static func begin(name: String) {
-        lock.withLock {
-            users += 1
-            guard users == 1 else { return }
-            let tool = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) } ?? "vfs"
-            let text = "\(tool): error: cannot read \(quoted(Array(name.utf8))): the file shrank while it was being read\n"
-                + "\(tool): hint: the output file was removed (output already on stdout is incomplete); run again once the file stops changing\n"
-            message = strdup(text)
-            messageCount = text.utf8.count
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { _ in
-                TemporaryFiles.removeAllFromSignalHandler()
-                if let message = MappedInputGuard.message {
-                    _ = Glibc.write(STDERR_FILENO, message, MappedInputGuard.messageCount)
-                }
-                _exit(ExitStatus.ioError.rawValue)
-            }
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = 0
-            sigaction(SIGBUS, &action, &previous)
-        }
-    }
-
-    static func end() {
-        lock.withLock {
-            users -= 1
-            guard users == 0 else { return }
-            sigaction(SIGBUS, &previous, nil)
-            free(message)
-            message = nil
-        }
     }
 }
