@@ -5,7 +5,9 @@
 # The two tools alternate run by run (bench/alternate.py): median, spread, peak RSS
 # and the ratio age/vfs (> 1.00x: vfs is faster); then the median CPU time (user +
 # system, of the whole pipeline: cat included) and its ratio, steadier on a busy machine.
-# BENCH_MB (default 1024) sets the input size; RUNS (default 7) the runs per command.
+# BENCH_MB (default 1024) sets the input size; RUNS (default 7) the runs per command;
+# BASELINE_BIN (a folder with other vfs-encrypt/vfs-decrypt builds, e.g. of main) adds
+# them as a third tool, "base", in the same alternation.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need age; need python3
@@ -32,9 +34,9 @@ echo "file out: a regular file in $OUT_DIR (truncated each run, no fsync by eith
 printf '%-22s %-5s %10s  %-13s %10s %11s  %6s %9s %6s\n' "direction: in -> out" tool median "(min-max)" throughput "peak RSS" "age/x" "CPU" "age/x"
 for dir in encrypt decrypt; do
   if [ $dir = encrypt ]; then
-    src="$in"; v="$BIN/vfs-encrypt -r $r"; a="age -r $r"
+    src="$in"; v="$BIN/vfs-encrypt -r $r"; a="age -r $r"; b="${BASELINE_BIN:-}/vfs-encrypt -r $r"
   else
-    src="$BENCH_DIR/age.age"; v="$BIN/vfs-decrypt -i $key"; a="age -d -i $key"
+    src="$BENCH_DIR/age.age"; v="$BIN/vfs-decrypt -i $key"; a="age -d -i $key"; b="${BASELINE_BIN:-}/vfs-decrypt -i $key"
   fi
   for combo in "file file" "file pipe" "pipe file" "pipe pipe" "file null"; do
     set -- $combo
@@ -45,9 +47,11 @@ for dir in encrypt decrypt; do
       pipe) post="| cat > /dev/null" ;;
       null) post="> /dev/null" ;;
     esac
+    extra=()
+    [ -n "${BASELINE_BIN:-}" ] && extra=("base=$pre$b $redirect_in $post")
     $alt "$dir: $1 -> $2" "$RUNS" "$bytes" \
       "age=$pre$a $redirect_in $post" \
-      "vfs=$pre$v $redirect_in $post"
+      "vfs=$pre$v $redirect_in $post" "${extra[@]}"
   done
 done
 rm -f "$out"
