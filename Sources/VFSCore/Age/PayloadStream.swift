@@ -94,10 +94,12 @@ private final class Batch: @unchecked Sendable {
 }
 
 private final class Pipeline: @unchecked Sendable {
-    // Sendable: each worker owns its batch and its cipher; the read state (`carry`,
-    // `nextChunk`, `total`, `readEnded`, `nextReadTicket`) is touched only under
-    // `readLock`, the write turn and `failure` only under `writeLock`, and the source
-    // and sink are used by one worker at a time, in turn.
+    // Sendable: a batch is used by one worker at a time (taken from and returned to
+    // `free`/`pending` under `writeLock`), each worker has its own cipher; the read state
+    // (`carry`, `nextChunk`, `total`, `readEnded`, `nextReadTicket`) is touched only
+    // under `readLock`, the writing state and `failure` only under `writeLock`; the
+    // source is read by one worker at a time (under `readLock`) and the sink written by
+    // one at a time (the one with `writing` set).
     let encrypting: Bool
     let inChunk: Int
     let outChunk: Int
@@ -112,8 +114,15 @@ private final class Pipeline: @unchecked Sendable {
     private var readEnded = false
     private var nextReadTicket = 0
 
+    // The batches: free ones, and processed ones waiting for their turn to be written
+    // (by ticket). Whoever adds the batch whose turn it is writes it, and every batch
+    // after it that is ready; the others go on with a free batch meanwhile, so a
+    // worker preempted or a slow write does not hold every worker up.
     private var writeLock = pthread_mutex_t()
-    private var writeTurnChanged = pthread_cond_t()
+    private var batchFreed = pthread_cond_t()
+    private var free: [Batch] = []
+    private var pending: [Int: Batch] = [:]
+    private var writing = false
     private var writeTurn = 0
     private var finished = false
     private var failure: Error?
@@ -126,11 +135,16 @@ private final class Pipeline: @unchecked Sendable {
         inChunk = encrypting ? PayloadStream.chunkSize : PayloadStream.sealedChunkSize
         outChunk = encrypting ? PayloadStream.sealedChunkSize : PayloadStream.chunkSize
         pthread_mutex_init(&writeLock, nil)
-        pthread_cond_init(&writeTurnChanged, nil)
+        pthread_cond_init(&batchFreed, nil)
+        // Two batches a worker: one being processed, one waiting to be written.
+        for _ in 0..<(2 * self.workers) {
+            free.append(Batch(inputCapacity: chunksPerBatch * inChunk + 1, outputCapacity: chunksPerBatch * outChunk,
+                              chunks: chunksPerBatch))
+        }
     }
 
     deinit {
-        pthread_cond_destroy(&writeTurnChanged)
+        pthread_cond_destroy(&batchFreed)
         pthread_mutex_destroy(&writeLock)
     }
 
@@ -159,41 +173,59 @@ private final class Pipeline: @unchecked Sendable {
         return body()
     }
 
-    /// One worker: read a batch in turn, process it, write it in turn, until the input
-    /// ends or something fails.
+    /// One worker: take a free batch, read it in turn, process it, hand it to the
+    /// writing in order, until the input ends or something fails.
     private func work(cipher: ChaChaPoly, source: ByteSource, sink: ByteSink, progress: (@Sendable (Int) -> Void)?) {
-        let batch = Batch(inputCapacity: chunksPerBatch * inChunk + 1, outputCapacity: chunksPerBatch * outChunk,
-                          chunks: chunksPerBatch)
-        while let ticket = read(into: batch, from: source, progress: progress) {
+        while let batch = takeFreeBatch() {
+            guard let ticket = read(into: batch, from: source, progress: progress) else {
+                withWriteLock { free.append(batch) }
+                return
+            }
             if batch.error == nil {
                 for chunk in 0..<batch.chunkCount { processChunk(chunk, of: batch, cipher: cipher) }
                 encrypting ? finishEncryptedBatch(batch) : finishDecryptedBatch(batch)
             }
-            guard waitForTurn(ticket) else { return }
-            var error = batch.error
-            if error == nil || batch.outputCount > 0 {
-                do {
-                    try sink.write(UnsafeRawBufferPointer(rebasing: batch.output[0..<batch.outputCount]))
-                } catch let writeError {
-                    error = writeError
-                }
-            }
             pthread_mutex_lock(&writeLock)
-            if let error, failure == nil { failure = error }
-            if error != nil || batch.isLast { finished = true }
-            writeTurn += 1
-            pthread_cond_broadcast(&writeTurnChanged)
+            pending[ticket] = batch
+            if !writing && !finished {
+                writing = true
+                while !finished, let next = pending.removeValue(forKey: writeTurn) {
+                    pthread_mutex_unlock(&writeLock)
+                    let error = write(next, to: sink)
+                    pthread_mutex_lock(&writeLock)
+                    if let error, failure == nil { failure = error }
+                    if error != nil || next.isLast { finished = true }
+                    writeTurn += 1
+                    free.append(next)
+                    pthread_cond_broadcast(&batchFreed)
+                }
+                writing = false
+            }
+            let done = finished
             pthread_mutex_unlock(&writeLock)
-            if error != nil || batch.isLast { return }
+            if done { return }
         }
     }
 
-    /// Waits until batch `ticket` may be written; false if the run ended meanwhile.
-    private func waitForTurn(_ ticket: Int) -> Bool {
+    /// A free batch; nil once the run has ended.
+    private func takeFreeBatch() -> Batch? {
         pthread_mutex_lock(&writeLock)
         defer { pthread_mutex_unlock(&writeLock) }
-        while writeTurn != ticket && !finished { pthread_cond_wait(&writeTurnChanged, &writeLock) }
-        return !finished
+        while free.isEmpty && !finished { pthread_cond_wait(&batchFreed, &writeLock) }
+        return finished ? nil : free.removeLast()
+    }
+
+    /// Writes what `batch` may release; the error to report after it, if any.
+    private func write(_ batch: Batch, to sink: ByteSink) -> Error? {
+        var error = batch.error
+        if error == nil || batch.outputCount > 0 {
+            do {
+                try sink.write(UnsafeRawBufferPointer(rebasing: batch.output[0..<batch.outputCount]))
+            } catch let writeError {
+                error = writeError
+            }
+        }
+        return error
     }
 
     // MARK: reading
