@@ -6,23 +6,20 @@ import Dispatch
 /// The STREAM payload: 64 KiB chunks sealed with ChaCha20-Poly1305 under a nonce of an
 /// 11-byte big-endian counter and a final-chunk flag.
 ///
-/// Chunks are independent, so both directions run on a few worker threads that each do
-/// a whole batch at a time: read it (reads are taken in turn, so batch n+1 is read
-/// after batch n), seal or open its chunks, and write it when its turn comes (writes go
-/// in batch order). No thread only reads or only writes, so there is no hand-off
-/// between threads for each batch beyond two short locks, a batch is still in the
-/// cache when it is sealed and written, and a worker blocked on a slow pipe leaves its
-/// core to the others (or to the program at the other end of the pipe). Memory is
-/// bounded by workers × batch size whatever the input size. On decryption a batch's
-/// plaintext is written only up to the first chunk that fails to authenticate.
+/// Chunks are independent, so both directions run as a three-stage pipeline: a reader
+/// thread fills batches, the calling thread seals or opens a batch's chunks on every
+/// core, and a writer thread writes the batch out. A fixed pool of batches bounds memory
+/// whatever the input size. On decryption a batch's plaintext is written only up to the
+/// first chunk that fails to authenticate.
 public enum PayloadStream {
     public static let chunkSize = 64 * 1024
     public static let sealedChunkSize = chunkSize + ChaChaPoly.tagCount
     public static let nonceCount = 16
     static let label = "payload"
 
-    /// Chunks per batch: 16 × 64 KiB = 1 MiB, the size of an enlarged pipe.
-    static let chunksPerBatch = 16
+    /// Chunks per batch and batches in flight: 3 × 32 × 64 KiB ≈ 6 MiB each way.
+    static let chunksPerBatch = 32
+    static let batchesInFlight = 3
 
     static var workerCount: Int {
         max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 16))
@@ -94,152 +91,68 @@ private final class Batch: @unchecked Sendable {
 }
 
 private final class Pipeline: @unchecked Sendable {
-    // Sendable: a batch is used by one worker at a time (taken from and returned to
-    // `free`/`pending` under `writeLock`), each worker has its own cipher; the read state
-    // (`carry`, `nextChunk`, `total`, `readEnded`, `nextReadTicket`) is touched only
-    // under `readLock`, the writing state and `failure` only under `writeLock`; the
-    // source is read by one worker at a time (under `readLock`) and the sink written by
-    // one at a time (the one with `writing` set).
+    // Sendable: the ciphers are used by one worker each (index = worker), the batches
+    // are handed between threads through queues, and `failure` is guarded by `lock`.
     let encrypting: Bool
     let inChunk: Int
     let outChunk: Int
+    let ciphers: [ChaChaPoly]
+    let free = BlockingQueue<Batch>()
+    let ready = BlockingQueue<Batch>()
+    let done = BlockingQueue<Batch>()
+    let lock = Mutex()
+    var failure: Error?
+
     let chunksPerBatch: Int
-    let workers: Int
-    let key: SecretBytes
-
-    private let readLock = Mutex()
-    private var carry: UInt8? = nil
-    private var nextChunk: UInt64 = 0
-    private var total = 0
-    private var readEnded = false
-    private var nextReadTicket = 0
-
-    // The batches: free ones, and processed ones waiting for their turn to be written
-    // (by ticket). Whoever adds the batch whose turn it is writes it, and every batch
-    // after it that is ready; the others go on with a free batch meanwhile, so a
-    // worker preempted or a slow write does not hold every worker up.
-    private var writeLock = pthread_mutex_t()
-    private var batchFreed = pthread_cond_t()
-    private var free: [Batch] = []
-    private var pending: [Int: Batch] = [:]
-    private var writing = false
-    private var writeTurn = 0
-    private var finished = false
-    private var failure: Error?
 
     init(key: SecretBytes, encrypting: Bool, chunksPerBatch: Int, workers: Int) throws {
-        self.key = key
         self.encrypting = encrypting
         self.chunksPerBatch = chunksPerBatch
-        self.workers = max(1, workers)
         inChunk = encrypting ? PayloadStream.chunkSize : PayloadStream.sealedChunkSize
         outChunk = encrypting ? PayloadStream.sealedChunkSize : PayloadStream.chunkSize
-        pthread_mutex_init(&writeLock, nil)
-        pthread_cond_init(&batchFreed, nil)
-        // Two batches a worker: one being processed, one waiting to be written.
-        for _ in 0..<(2 * self.workers) {
-            free.append(Batch(inputCapacity: chunksPerBatch * inChunk + 1, outputCapacity: chunksPerBatch * outChunk,
-                              chunks: chunksPerBatch))
+        ciphers = try (0..<max(1, workers)).map { _ in try ChaChaPoly(key: key, encrypting: encrypting) }
+        for _ in 0..<PayloadStream.batchesInFlight {
+            free.put(Batch(inputCapacity: chunksPerBatch * inChunk + 1,
+                           outputCapacity: chunksPerBatch * outChunk,
+                           chunks: chunksPerBatch))
         }
     }
 
-    deinit {
-        pthread_cond_destroy(&batchFreed)
-        pthread_mutex_destroy(&writeLock)
+    func fail(_ error: Error) {
+        lock.withLock { if failure == nil { failure = error } }
+        free.cancel(); ready.cancel(); done.cancel()
     }
 
     func run(source: ByteSource, sink: ByteSink, progress: (@Sendable (Int) -> Void)?) throws {
+        // A pipe at either end holds 1 MiB instead of 64 KiB: the reader and writer
+        // threads (and the programs at the other ends) wake up 16 times less often.
         source.prepareForStreaming()
         sink.prepareForStreaming()
         let sourceBox = HandOff(value: source), sinkBox = HandOff(value: sink)
-        // Every worker has its own cipher context (it keeps the key schedule).
-        var threads: [JoinableThread] = []
-        var ciphers: [ChaChaPoly] = []
-        for _ in 0..<workers { ciphers.append(try ChaChaPoly(key: key, encrypting: encrypting)) }
-        let cipherBox = HandOff(value: ciphers)
-        for index in 1..<workers {
-            threads.append(JoinableThread { [self] in
-                work(cipher: cipherBox.value[index], source: sourceBox.value, sink: sinkBox.value, progress: progress)
-            })
+        let reader = JoinableThread { [self] in read(from: sourceBox.value, progress: progress) }
+        let writer = JoinableThread { [self] in write(to: sinkBox.value) }
+        while let batch = ready.take() {
+            if batch.error == nil { process(batch) }
+            // Read before handing on: once put, the batch may come back refilled.
+            let last = batch.isLast
+            done.put(batch)
+            if last { break }
         }
-        work(cipher: ciphers[0], source: source, sink: sink, progress: progress)
-        for thread in threads { thread.join() }
-        if let failure = withWriteLock({ failure }) { throw failure }
+        reader.join()
+        writer.join()
+        if let failure = lock.withLock({ failure }) { throw failure }
     }
 
-    private func withWriteLock<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(&writeLock)
-        defer { pthread_mutex_unlock(&writeLock) }
-        return body()
-    }
+    // MARK: reader
 
-    /// One worker: take a free batch, read it in turn, process it, hand it to the
-    /// writing in order, until the input ends or something fails.
-    private func work(cipher: ChaChaPoly, source: ByteSource, sink: ByteSink, progress: (@Sendable (Int) -> Void)?) {
-        while let batch = takeFreeBatch() {
-            guard let ticket = read(into: batch, from: source, progress: progress) else {
-                withWriteLock { free.append(batch) }
-                return
-            }
-            if batch.error == nil {
-                for chunk in 0..<batch.chunkCount { processChunk(chunk, of: batch, cipher: cipher) }
-                encrypting ? finishEncryptedBatch(batch) : finishDecryptedBatch(batch)
-            }
-            pthread_mutex_lock(&writeLock)
-            pending[ticket] = batch
-            if !writing && !finished {
-                writing = true
-                while !finished, let next = pending.removeValue(forKey: writeTurn) {
-                    pthread_mutex_unlock(&writeLock)
-                    let error = write(next, to: sink)
-                    pthread_mutex_lock(&writeLock)
-                    if let error, failure == nil { failure = error }
-                    if error != nil || next.isLast { finished = true }
-                    writeTurn += 1
-                    free.append(next)
-                    pthread_cond_broadcast(&batchFreed)
-                }
-                writing = false
-            }
-            let done = finished
-            pthread_mutex_unlock(&writeLock)
-            if done { return }
-        }
-    }
-
-    /// A free batch; nil once the run has ended.
-    private func takeFreeBatch() -> Batch? {
-        pthread_mutex_lock(&writeLock)
-        defer { pthread_mutex_unlock(&writeLock) }
-        while free.isEmpty && !finished { pthread_cond_wait(&batchFreed, &writeLock) }
-        return finished ? nil : free.removeLast()
-    }
-
-    /// Writes what `batch` may release; the error to report after it, if any.
-    private func write(_ batch: Batch, to sink: ByteSink) -> Error? {
-        var error = batch.error
-        if error == nil || batch.outputCount > 0 {
-            do {
-                try sink.write(UnsafeRawBufferPointer(rebasing: batch.output[0..<batch.outputCount]))
-            } catch let writeError {
-                error = writeError
-            }
-        }
-        return error
-    }
-
-    // MARK: reading
-
-    /// Fills `batch` with the next batch of the input; returns its ticket (its place in
-    /// the output order), or nil when the input has ended or the run failed.
-    private func read(into batch: Batch, from source: ByteSource, progress: (@Sendable (Int) -> Void)?) -> Int? {
-        readLock.withLock {
-            guard !readEnded, !withWriteLock({ finished }) else { return nil }
-            let ticket = nextReadTicket
-            nextReadTicket += 1
+    private func read(from source: ByteSource, progress: (@Sendable (Int) -> Void)?) {
+        var carry: UInt8? = nil
+        var nextChunk: UInt64 = 0
+        var total = 0
+        let full = chunksPerBatch * inChunk
+        while let batch = free.take() {
             batch.error = nil
             batch.outputCount = 0
-            let full = chunksPerBatch * inChunk
             var count = 0
             if let byte = carry { batch.input.storeBytes(of: byte, as: UInt8.self); count = 1; carry = nil }
             do {
@@ -248,8 +161,8 @@ private final class Pipeline: @unchecked Sendable {
                 batch.error = error
                 batch.isLast = true
                 batch.chunkCount = 0
-                readEnded = true
-                return ticket
+                ready.put(batch)
+                return
             }
             total += min(count, full)
             progress?(total)
@@ -263,17 +176,31 @@ private final class Pipeline: @unchecked Sendable {
                 batch.inputCount = count
                 batch.chunkCount = count == 0 ? (encrypting && nextChunk == 0 ? 1 : 0) : (count + inChunk - 1) / inChunk
                 batch.isLast = true
-                readEnded = true
                 if !encrypting && count == 0 {
                     batch.error = AgeError.payload(nextChunk == 0 ? "no chunks after the nonce" : "unexpected end of file")
                 }
             }
             nextChunk += UInt64(batch.chunkCount)
-            return ticket
+            let last = batch.isLast
+            ready.put(batch)
+            if last { return }
         }
     }
 
-    // MARK: chunks
+    // MARK: workers
+
+    private func process(_ batch: Batch) {
+        let workers = min(ciphers.count, batch.chunkCount)
+        if workers > 1 {
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var chunk = worker
+                while chunk < batch.chunkCount { processChunk(chunk, of: batch, cipher: ciphers[worker]); chunk += workers }
+            }
+        } else if workers == 1 {
+            for chunk in 0..<batch.chunkCount { processChunk(chunk, of: batch, cipher: ciphers[0]) }
+        }
+        encrypting ? finishEncryptedBatch(batch) : finishDecryptedBatch(batch)
+    }
 
     private func processChunk(_ index: Int, of batch: Batch, cipher: ChaChaPoly) {
         let start = index * inChunk
@@ -358,5 +285,21 @@ private final class Pipeline: @unchecked Sendable {
         }
         batch.outputCount = released
         if batch.error != nil { batch.isLast = true }
+    }
+
+    // MARK: writer
+
+    private func write(to sink: ByteSink) {
+        while let batch = done.take() {
+            do {
+                try sink.write(UnsafeRawBufferPointer(rebasing: batch.output[0..<batch.outputCount]))
+            } catch {
+                fail(error)
+                return
+            }
+            if let error = batch.error { fail(error); return }
+            if batch.isLast { return }
+            free.put(batch)
+        }
     }
 }
