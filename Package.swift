@@ -42,7 +42,12 @@ let package = Package(
         .target(name: "CLinux"),
         // The policy item types, shared by VFSCore and the relay (Foundation only).
         .target(name: "VFSPolicyModel"),
-        .target(name: "VFSCore", dependencies: ["VFSPolicyModel", "COpenSSL", "CArchive", "CLinux"]),
+        // Crypto: X-Wing (ML-KEM-768 + X25519) and HPKE for age's post-quantum recipients;
+        // OpenSSL 3.0 has no ML-KEM.
+        .target(name: "VFSCore", dependencies: [
+            "VFSPolicyModel", "COpenSSL", "CArchive", "CLinux",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The relay's wire types: what a client and the server agree on (Foundation only).
         .target(name: "VFSRelayProtocol", dependencies: ["VFSPolicyModel"]),
         // The relay server: stores ciphertext it cannot read, so it never links VFSCore.

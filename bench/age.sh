@@ -1,27 +1,57 @@
 #!/usr/bin/env bash
-# vfs-encrypt / vfs-decrypt against age on the same input, in one run.
-# BENCH_MB (default 1024) sets the input size; RUNS (default 5) the runs per command.
+# vfs-encrypt / vfs-decrypt against age, in one run: every combination of standard
+# input (a regular file, or a pipe from cat) and standard output (a regular file, or a
+# pipe into cat), both directions, plus file to /dev/null (the figure the issue quoted).
+# The two tools alternate run by run (bench/alternate.py): median, spread, peak RSS
+# and the ratio age/vfs (> 1.00x: vfs is faster); then the median CPU time (user +
+# system, of the whole pipeline: cat included) and its ratio, steadier on a busy machine.
+# BENCH_MB (default 1024) sets the input size; RUNS (default 7) the runs per command;
+# BASELINE_BIN (a folder with other vfs-encrypt/vfs-decrypt builds, e.g. of main) adds
+# them as a third tool, "base", in the same alternation.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-need age; need hyperfine
+need age; need python3
 MB=${BENCH_MB:-1024}
+RUNS=${RUNS:-7}
+alt="python3 $(dirname "$0")/alternate.py"
 in="$BENCH_DIR/in.bin"
 head -c $((MB * 1024 * 1024)) /dev/urandom > "$in"
 age-keygen -o "$BENCH_DIR/key.txt" 2>/dev/null
 r=$(age-keygen -y "$BENCH_DIR/key.txt")
+key="$BENCH_DIR/key.txt"
 age -r "$r" -o "$BENCH_DIR/age.age" "$in"
 "$BIN/vfs-encrypt" -r "$r" -o "$BENCH_DIR/vfs.age" "$in"
+cmp <("$BIN/vfs-decrypt" -i "$key" "$BENCH_DIR/age.age") "$in"
+cmp <(age -d -i "$key" "$BENCH_DIR/vfs.age") "$in"
+# Output files go to a tmpfs when there is one, so the disk's writeback does not time
+# the disk instead of the tools (OUT_DIR overrides).
+OUT_DIR=${OUT_DIR:-$( [ -w /dev/shm ] && echo /dev/shm || echo "$BENCH_DIR")}
+out=$(mktemp "$OUT_DIR/vfs-bench-out.XXXXXX")
+trap 'rm -rf "$BENCH_DIR" "$out"' EXIT
 bytes=$((MB * 1024 * 1024))
-echo "input: $MB MiB of random data, $(nproc) cores; output to /dev/null; mean of ${RUNS:-5} runs"
-printf '%-10s %10s %12s %12s %10s %10s\n' direction tool seconds throughput "peak RSS" "vs age"
+echo "input: $MB MiB of random data in the page cache, $(nproc) cores, one X25519 recipient; $RUNS alternating runs each"
+echo "file out: a regular file in $OUT_DIR (truncated each run, no fsync by either tool)"
+printf '%-22s %-5s %10s  %-13s %10s %11s  %6s %9s %6s\n' "direction: in -> out" tool median "(min-max)" throughput "peak RSS" "age/x" "CPU" "age/x"
 for dir in encrypt decrypt; do
   if [ $dir = encrypt ]; then
-    vcmd="$BIN/vfs-encrypt -r $r -o /dev/null $in"; acmd="age -r $r -o /dev/null $in"
+    src="$in"; v="$BIN/vfs-encrypt -r $r"; a="age -r $r"; b="${BASELINE_BIN:-}/vfs-encrypt -r $r"
   else
-    vcmd="$BIN/vfs-decrypt -i $BENCH_DIR/key.txt -o /dev/null $BENCH_DIR/age.age"; acmd="age -d -i $BENCH_DIR/key.txt -o /dev/null $BENCH_DIR/age.age"
+    src="$BENCH_DIR/age.age"; v="$BIN/vfs-decrypt -i $key"; a="age -d -i $key"; b="${BASELINE_BIN:-}/vfs-decrypt -i $key"
   fi
-  a=$(mean_seconds "$acmd"); v=$(mean_seconds "$vcmd")
-  am=$(peak_mib "$acmd"); vm=$(peak_mib "$vcmd")
-  printf '%-10s %10s %12s %12s %9s MiB %10s\n' $dir age "$a" "$(mbps $bytes $a)" "$am" "1.00x"
-  printf '%-10s %10s %12s %12s %9s MiB %10s\n' $dir vfs "$v" "$(mbps $bytes $v)" "$vm" "$(ratio $a $v)"
+  for combo in "file file" "file pipe" "pipe file" "pipe pipe" "file null"; do
+    set -- $combo
+    [ "$1" = file ] && pre="" || pre="cat $src | "
+    [ "$1" = file ] && redirect_in="< $src" || redirect_in=""
+    case "$2" in
+      file) post="> $out" ;;
+      pipe) post="| cat > /dev/null" ;;
+      null) post="> /dev/null" ;;
+    esac
+    extra=()
+    [ -n "${BASELINE_BIN:-}" ] && extra=("base=$pre$b $redirect_in $post")
+    $alt "$dir: $1 -> $2" "$RUNS" "$bytes" \
+      "age=$pre$a $redirect_in $post" \
+      "vfs=$pre$v $redirect_in $post" "${extra[@]}"
+  done
 done
+rm -f "$out"

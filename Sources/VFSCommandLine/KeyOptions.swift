@@ -4,7 +4,7 @@ import VFSCore
 /// `-r RECIPIENT` and `-R FILE`, shared by the tools that encrypt.
 public struct RecipientOptions: ParsableArguments {
     @Option(name: [.customShort("r"), .customLong("recipient")],
-            help: ArgumentHelp("Encrypt to RECIPIENT (age1…). Repeatable.", valueName: "recipient"))
+            help: ArgumentHelp("Encrypt to RECIPIENT (age1… or post-quantum age1pq1…). Repeatable.", valueName: "recipient"))
     public var recipients: [String] = []
 
     @Option(name: [.customShort("R"), .customLong("recipients-file")],
@@ -16,10 +16,10 @@ public struct RecipientOptions: ParsableArguments {
     public var isEmpty: Bool { recipients.isEmpty && recipientsFiles.isEmpty }
 
     /// Every recipient named, parsed; duplicates removed in order.
-    public func resolve() throws -> [X25519Recipient] {
-        var out = [X25519Recipient]()
+    public func resolve() throws -> [AgeRecipient] {
+        var out = [AgeRecipient]()
         for text in recipients {
-            do { out.append(try X25519Recipient(text)) } catch let error as AgeError {
+            do { out.append(try AgeRecipient(text)) } catch let error as AgeError {
                 var hints: [String] = []
                 if text.hasPrefix("AGE-SECRET-KEY-") { hints.append("that is an identity; did you mean -i FILE? (vfs-keygen -y prints its recipient)") }
                 else if text.hasPrefix("ssh-") { hints.append("SSH keys are not supported; make an age key with vfs-keygen") }
@@ -32,7 +32,7 @@ public struct RecipientOptions: ParsableArguments {
             do { out += try KeyFile.recipients(in: text, source: path == "-" ? "standard input" : "\"\(path)\"") }
             catch let error as AgeError { throw ToolError(error.description, exit: .dataError) }
         }
-        var seen = Set<X25519Recipient>()
+        var seen = Set<AgeRecipient>()
         return out.filter { seen.insert($0).inserted }
     }
 }
@@ -45,13 +45,13 @@ public struct IdentityOptions: ParsableArguments {
 
     public init() {}
 
-    public func resolve() throws -> [X25519Identity] {
+    public func resolve() throws -> [AgeIdentity] {
         try Self.load(identityFiles)
     }
 
     /// Reads identity files ('-' is stdin).
-    public static func load(_ paths: [String]) throws -> [X25519Identity] {
-        var out = [X25519Identity]()
+    public static func load(_ paths: [String]) throws -> [AgeIdentity] {
+        var out = [AgeIdentity]()
         for path in paths {
             let text = String(decoding: try ToolIO.openInput(path).readAll(), as: UTF8.self)
             do { out += try KeyFile.identities(in: text, source: path == "-" ? "standard input" : "\"\(path)\"") }

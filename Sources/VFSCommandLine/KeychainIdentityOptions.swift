@@ -28,14 +28,14 @@ public struct KeychainIdentityOptions: ParsableArguments {
     /// The named identities (all of them for `all`), unlocking the keychain through the
     /// agent or a passcode source. Unknown name => exit 66 with a hint listing the
     /// names; wrong passcode => exit 77.
-    public func identities() throws -> [X25519Identity] {
+    public func identities() throws -> [AgeIdentity] {
         guard !names.isEmpty else { return [] }
         let session = try KeychainSession.open(passcode: passcodeOptions.source)
-        return try session.identityEntries(named: names).map { try $0.identity() }
+        return try session.identityEntries(named: names).map { .x25519(try $0.identity()) }
     }
 
     /// Their recipients (for encrypting to a keychain identity).
-    public func recipients() throws -> [X25519Recipient] {
+    public func recipients() throws -> [AgeRecipient] {
         try identities().map(\.recipient)
     }
 }

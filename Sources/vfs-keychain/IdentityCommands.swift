@@ -48,8 +48,12 @@ extension Keychain.IdentityGroup {
             guard identities.count == 1 else {
                 throw ToolError("\"\(file)\" holds \(identities.count) identities; import one at a time", exit: .dataError)
             }
+            guard case .x25519(let identity) = identities[0] else {
+                throw ToolError("\"\(file)\" holds a post-quantum identity, which the keychain can't keep yet", exit: .dataError,
+                                hints: ["keep it in an identity file and use it with vfs-decrypt -i"])
+            }
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
-            try Keychain.IdentityGroup.add(identities[0], name: name, session: session)
+            try Keychain.IdentityGroup.add(identity, name: name, session: session)
         }
     }
 

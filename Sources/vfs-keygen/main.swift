@@ -7,18 +7,24 @@ import VFSCore
 struct KeyGen: VFSCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-keygen",
-        abstract: "Make an age identity (X25519 key pair), or print the recipients of identities.",
+        abstract: "Make an age identity (X25519 or post-quantum key pair), or print the recipients of identities.",
         discussion: """
         Writes a new identity file in the format age-keygen writes: a creation comment, \
         the public key as a comment, and the AGE-SECRET-KEY-1… line. The public key \
         (the recipient, age1…) is also printed to stderr unless stdout is a terminal. \
         An output file is created with mode 0600 and is never overwritten.
 
+        With --pq, the identity is a hybrid post-quantum one (ML-KEM-768 + X25519, as \
+        age 1.3's age-keygen -pq): AGE-SECRET-KEY-PQ-1… with an age1pq1… recipient of \
+        about 1,960 characters. A file can't be encrypted to both post-quantum and \
+        classic recipients.
+
         With -y, reads an identity file (or stdin) and prints the recipient of each \
         identity in it, one per line.
 
         Examples:
           vfs-keygen -o key.txt
+          vfs-keygen --pq -o pq-key.txt
           vfs-keygen -y key.txt > recipients.txt
 
         Exit status: 0 success; 64 usage; 65 the identity file is not valid; \
@@ -32,12 +38,18 @@ struct KeyGen: VFSCommand, CheckedCommand {
     @Flag(name: .customShort("y"), help: "Print the recipients of the identities in INPUT (or stdin).")
     var convert = false
 
+    @Flag(name: .customLong("pq"), help: "Make a hybrid post-quantum identity (ML-KEM-768 + X25519, age1pq1…).")
+    var postQuantum = false
+
     @Argument(help: ArgumentHelp("With -y: the identity file to read ('-' or none for stdin).", valueName: "input"))
     var input: String?
 
     func check() throws {
         if input != nil && !convert {
             throw ToolError.usage("an input file is only read with -y", hints: ["did you mean vfs-keygen -y \(input!)?"])
+        }
+        if convert && postQuantum {
+            throw ToolError.usage("--pq makes a new identity; -y reads the identities' own types")
         }
     }
 
@@ -49,7 +61,7 @@ struct KeyGen: VFSCommand, CheckedCommand {
             try out.commit()
             return
         }
-        let identity = try X25519Identity.generate()
+        let identity: AgeIdentity = postQuantum ? .hybrid(try HybridIdentity.generate()) : .x25519(try X25519Identity.generate())
         let created = ISO8601DateFormatter().string(from: Date())
         let out = try ToolIO.openOutput(output, binary: false, mode: 0o600, exclusive: true)
         try out.sink.write(Array(KeyFile.identityFileText(identity, created: created).utf8))

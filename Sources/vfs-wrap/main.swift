@@ -113,7 +113,7 @@ struct Wrap: VFSCommand, CheckedCommand {
         // The sender is known when it seals with its own keychain identity.
         let own = try keychainOptions.recipients()
         recipients += own
-        var seen = Set<X25519Recipient>()
+        var seen = Set<AgeRecipient>()
         recipients = recipients.filter { seen.insert($0).inserted }
 
         let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: readsStandardInput ? name : nil,

@@ -77,7 +77,7 @@ function __vfs-encrypt_custom_completion
 end
 
 complete -c 'vfs-encrypt' -f
-complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…). Repeatable.' -rfka ''
+complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1… or post-quantum age1pq1…). Repeatable.' -rfka ''
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'R' -l 'recipients-file' -d 'Encrypt to the recipients listed in PATH (\'-\' for stdin). Repeatable.' -rfka ''
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'i' -l 'identity' -d 'Encrypt to the recipients of the identities in PATH. Repeatable.' -rfka ''
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''

@@ -19,6 +19,11 @@ public enum AgeEncryptor {
         if stanzas.contains(where: { $0.type == ScryptRecipient.stanzaType }) && stanzas.count != 1 {
             throw AgeError.invalidKey("a passphrase can't be combined with other recipients")
         }
+        // As age does: a post-quantum file is only as strong as its weakest stanza.
+        let postQuantum = stanzas.filter { $0.type == HybridRecipient.stanzaType }.count
+        if postQuantum > 0 && postQuantum != stanzas.count {
+            throw AgeError.invalidKey("post-quantum (age1pq1…) and classic recipients can't be mixed in one file")
+        }
         let mac = try headerMAC(fileKey: fileKey, macInput: Header.macInput(for: stanzas))
         try output.write(Header.encode(stanzas: stanzas, mac: mac))
         let nonce = try SecureRandom.bytes(PayloadStream.nonceCount)

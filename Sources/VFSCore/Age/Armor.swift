@@ -30,12 +30,19 @@ final class ArmorDecodingSource: ByteSource {
 
     init(_ base: BufferedSource) { self.base = base }
 
+    func prepareForStreaming() { base.prepareForStreaming() }
+
+    static let maxLineLength = 1024
+
     private func fail(_ why: String) -> AgeError { .armor(why) }
 
     /// A line without its LF (and an optional CR before it); nil at end of input.
     private func nextLine() throws -> [UInt8]? {
-        var line = try base.readLine()
+        // Armor lines are at most 64 columns (and a CR): a longer one is refused
+        // without being read whole.
+        var line = try base.readLine(maxLength: Self.maxLineLength)
         if line.isEmpty { return nil }
+        if line.last != 0x0A && line.count > Self.maxLineLength { throw fail("a line is longer than 64 columns") }
         if line.last == 0x0A { line.removeLast() }
         if line.last == 0x0D { line.removeLast() }
         return line
@@ -105,6 +112,8 @@ final class ArmorEncodingSink: ByteSink {
     private var wroteHeader = false
 
     init(_ base: ByteSink) { self.base = base }
+
+    func prepareForStreaming() { base.prepareForStreaming() }
 
     private func emit(lines data: ArraySlice<UInt8>) throws {
         var out = [UInt8]()

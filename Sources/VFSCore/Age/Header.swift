@@ -20,13 +20,30 @@ public struct Header: Sendable {
         macInput(for: stanzas) + Array(" \(Base64.encode(mac))\n".utf8)
     }
 
+    /// The longest header line accepted, LF not counted. Neither the spec nor age
+    /// (which reads lines with an unbounded `ReadBytes`) sets one; the longest line a
+    /// native recipient writes is a post-quantum stanza's argument line (1,511 bytes),
+    /// and plugin stanzas are far shorter than this.
+    public static let maxLineLength = 16 * 1024
+    /// The largest header accepted: about 2,600 post-quantum or 40,000 X25519
+    /// recipient stanzas, while parsing stays within a few times this in memory.
+    public static let maxSize = 4 * 1024 * 1024
+
     /// Parses a header strictly from `source`, leaving it at the first payload byte.
+    /// A line over `maxLineLength` or a header over `maxSize` is refused as soon as
+    /// it is seen, without reading it whole.
     static func parse(from source: BufferedSource) throws -> Header {
         var raw = [UInt8]()
         func line() throws -> [UInt8] {
-            let line = try source.readLine()
+            let line = try source.readLine(maxLength: maxLineLength)
             guard line.last == 0x0A else {
+                if line.count > maxLineLength {
+                    throw AgeError.header("a header line is longer than \(maxLineLength) bytes")
+                }
                 throw AgeError.header(line.isEmpty ? "unexpected end of file" : "unexpected end of file in a header line")
+            }
+            guard raw.count + line.count <= maxSize else {
+                throw AgeError.header("the header is larger than \(maxSize >> 20) MiB")
             }
             raw += line
             return Array(line.dropLast())

@@ -14,20 +14,21 @@ public enum KeyFile {
         return out
     }
 
-    /// Parses every identity in an identity file's text.
-    public static func identities(in text: String, source: String) throws -> [X25519Identity] {
-        var out = [X25519Identity]()
+    /// Parses every identity in an identity file's text: X25519 (`AGE-SECRET-KEY-1…`)
+    /// and hybrid post-quantum (`AGE-SECRET-KEY-PQ-1…`).
+    public static func identities(in text: String, source: String) throws -> [AgeIdentity] {
+        var out = [AgeIdentity]()
         for line in keyLines(text) {
-            guard line.text.hasPrefix("AGE-SECRET-KEY-1") else {
+            guard line.text.hasPrefix("AGE-SECRET-KEY-1") || line.text.hasPrefix("AGE-SECRET-KEY-PQ-1") else {
                 if line.text.hasPrefix("age1") {
                     throw AgeError.invalidKey("\(source) line \(line.number) is a recipient, not an identity")
                 }
-                if line.text.hasPrefix("AGE-PLUGIN-") || line.text.hasPrefix("AGE-SECRET-KEY-PQ-") {
+                if line.text.hasPrefix("AGE-PLUGIN-") {
                     throw AgeError.invalidKey("\(source) line \(line.number): this identity type is not supported")
                 }
                 throw AgeError.invalidKey("\(source) line \(line.number) is not an age identity")
             }
-            do { out.append(try X25519Identity(line.text)) } catch {
+            do { out.append(try AgeIdentity(line.text)) } catch {
                 throw AgeError.invalidKey("\(source) line \(line.number) is not a valid identity (bad checksum or length)")
             }
         }
@@ -36,10 +37,10 @@ public enum KeyFile {
     }
 
     /// Parses every recipient in a recipients file's text.
-    public static func recipients(in text: String, source: String) throws -> [X25519Recipient] {
-        var out = [X25519Recipient]()
+    public static func recipients(in text: String, source: String) throws -> [AgeRecipient] {
+        var out = [AgeRecipient]()
         for line in keyLines(text) {
-            do { out.append(try X25519Recipient(line.text)) } catch {
+            do { out.append(try AgeRecipient(line.text)) } catch {
                 let hint = line.text.hasPrefix("AGE-SECRET-KEY-") ? " (it is an identity; use -i, or vfs-keygen -y to get its recipient)" : ""
                 throw AgeError.invalidKey("\(source) line \(line.number) is not a valid recipient\(hint)")
             }
@@ -49,7 +50,7 @@ public enum KeyFile {
     }
 
     /// A new identity file's text, as age-keygen writes it.
-    public static func identityFileText(_ identity: X25519Identity, created: String) -> String {
+    public static func identityFileText(_ identity: AgeIdentity, created: String) -> String {
         "# created: \(created)\n# public key: \(identity.recipient.string)\n\(identity.string)\n"
     }
 }

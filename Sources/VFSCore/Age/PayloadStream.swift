@@ -39,16 +39,18 @@ public enum PayloadStream {
     /// Encrypts everything `source` yields to `sink` (after the caller wrote the header
     /// and nonce). `progress` gets the count of plaintext bytes read so far.
     static func encrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
-                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch) throws {
-        let pipeline = try Pipeline(key: payloadKey, encrypting: true, chunksPerBatch: chunksPerBatch)
+                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch,
+                        workers: Int = workerCount) throws {
+        let pipeline = try Pipeline(key: payloadKey, encrypting: true, chunksPerBatch: chunksPerBatch, workers: workers)
         try pipeline.run(source: source, sink: sink, progress: progress)
     }
 
     /// Decrypts the payload after the nonce. Throws `AgeError.payload` at the first chunk
     /// that fails, after writing every chunk before it.
     static func decrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
-                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch) throws {
-        let pipeline = try Pipeline(key: payloadKey, encrypting: false, chunksPerBatch: chunksPerBatch)
+                        progress: (@Sendable (Int) -> Void)? = nil, chunksPerBatch: Int = chunksPerBatch,
+                        workers: Int = workerCount) throws {
+        let pipeline = try Pipeline(key: payloadKey, encrypting: false, chunksPerBatch: chunksPerBatch, workers: workers)
         try pipeline.run(source: source, sink: sink, progress: progress)
     }
 }
@@ -103,12 +105,12 @@ private final class Pipeline: @unchecked Sendable {
 
     let chunksPerBatch: Int
 
-    init(key: SecretBytes, encrypting: Bool, chunksPerBatch: Int) throws {
+    init(key: SecretBytes, encrypting: Bool, chunksPerBatch: Int, workers: Int) throws {
         self.encrypting = encrypting
         self.chunksPerBatch = chunksPerBatch
         inChunk = encrypting ? PayloadStream.chunkSize : PayloadStream.sealedChunkSize
         outChunk = encrypting ? PayloadStream.sealedChunkSize : PayloadStream.chunkSize
-        ciphers = try (0..<PayloadStream.workerCount).map { _ in try ChaChaPoly(key: key, encrypting: encrypting) }
+        ciphers = try (0..<max(1, workers)).map { _ in try ChaChaPoly(key: key, encrypting: encrypting) }
         for _ in 0..<PayloadStream.batchesInFlight {
             free.put(Batch(inputCapacity: chunksPerBatch * inChunk + 1,
                            outputCapacity: chunksPerBatch * outChunk,
@@ -122,6 +124,10 @@ private final class Pipeline: @unchecked Sendable {
     }
 
     func run(source: ByteSource, sink: ByteSink, progress: (@Sendable (Int) -> Void)?) throws {
+        // A pipe at either end holds 1 MiB instead of 64 KiB: the reader and writer
+        // threads (and the programs at the other ends) wake up 16 times less often.
+        source.prepareForStreaming()
+        sink.prepareForStreaming()
         let sourceBox = HandOff(value: source), sinkBox = HandOff(value: sink)
         let reader = JoinableThread { [self] in read(from: sourceBox.value, progress: progress) }
         let writer = JoinableThread { [self] in write(to: sinkBox.value) }

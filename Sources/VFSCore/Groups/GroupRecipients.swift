@@ -14,7 +14,7 @@ public struct GroupRecipients: Sendable {
         return folder + "/" + group
     }
 
-    public func load(_ group: String) throws -> [X25519Recipient] {
+    public func load(_ group: String) throws -> [AgeRecipient] {
         let path = try file(of: group)
         let text: String
         do {

@@ -8,6 +8,8 @@ import Darwin
 public protocol ByteSource: AnyObject {
     /// Reads up to `buffer.count` bytes; 0 means end of input.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    /// Called before a long run of large reads (an age payload): a pipe is enlarged.
+    func prepareForStreaming()
 }
 
 /// Something bytes are written to.
@@ -15,14 +17,19 @@ public protocol ByteSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer) throws
     /// Called once when all data has been written (armor writes its footer here).
     func finish() throws
+    /// Called before a long run of large writes (an age payload): a pipe is enlarged.
+    func prepareForStreaming()
 }
 
 extension ByteSink {
     public func finish() throws {}
+    public func prepareForStreaming() {}
     public func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
 }
 
 extension ByteSource {
+    public func prepareForStreaming() {}
+
     /// Reads until `buffer` is full or the input ends; returns the count read.
     public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var total = 0
@@ -76,6 +83,8 @@ public final class FileDescriptorSource: ByteSource {
 
     deinit { if owned { close(fd) } }
 
+    public func prepareForStreaming() { PipeBuffer.enlarge(fd) }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
@@ -113,6 +122,46 @@ public final class FileDescriptorSink: ByteSink {
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         try writeAll(fd, bytes, name: name)
+    }
+
+    public func prepareForStreaming() { PipeBuffer.enlarge(fd) }
+}
+
+/// Linux pipes hold 64 KiB unless asked otherwise, so a reader or writer of a busy
+/// pipe wakes up (and the program at the other end with it) for every 64 KiB. Asking
+/// for 1 MiB (`F_SETPIPE_SZ`, up to /proc/sys/fs/pipe-max-size, which an unprivileged
+/// process may ask for) lets a payload move in batches of 1 MiB instead.
+enum PipeBuffer {
+    static let wanted = 1 << 20
+    // <linux/fcntl.h>: F_LINUX_SPECIFIC_BASE (1024) + 7 and + 8; Glibc's module lacks them.
+    static let setSize: Int32 = 1031
+    static let getSize: Int32 = 1032
+
+    /// Enlarges `fd`'s pipe, if it is one; failure (a per-user limit reached, an old
+    /// kernel) only leaves the pipe as it was.
+    static func enlarge(_ fd: Int32) {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO else { return }
+        let size = min(wanted, maximum() ?? wanted)
+        guard fcntl(fd, getSize) < size else { return }
+        _ = fcntl(fd, setSize, Int32(size))
+    }
+
+    /// /proc/sys/fs/pipe-max-size.
+    static func maximum() -> Int? {
+        let fd = open("/proc/sys/fs/pipe-max-size", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return nil }
+        return Int(String(decoding: buffer[0..<n], as: UTF8.self).trimmingWhitespace().filter { $0 != "\n" })
+    }
+
+    /// The size of `fd`'s pipe, nil if it is not a pipe.
+    static func size(_ fd: Int32) -> Int? {
+        let n = fcntl(fd, getSize)
+        return n > 0 ? Int(n) : nil
     }
 }
 
@@ -162,6 +211,8 @@ public final class BufferedSource: ByteSource {
 
     public init(_ base: ByteSource) { self.base = base }
 
+    public func prepareForStreaming() { base.prepareForStreaming() }
+
     private var available: Int { buffer.count - start }
 
     /// Makes at least `count` bytes available unless the input ends first.
@@ -187,12 +238,22 @@ public final class BufferedSource: ByteSource {
 
     /// The next line including its LF, or what is left before the end of input (no LF).
     /// Empty at end of input.
-    public func readLine() throws -> [UInt8] {
+    ///
+    /// A line longer than `maxLength` bytes (its LF not counted) is not read whole:
+    /// the first `maxLength + 1` bytes come back without an LF and are consumed, so
+    /// memory stays bounded whatever the input holds.
+    public func readLine(maxLength: Int = .max - 1) throws -> [UInt8] {
+        precondition(maxLength >= 0 && maxLength < .max)
         var searchFrom = start
         while true {
-            if let lf = buffer[searchFrom...].firstIndex(of: 0x0A) {
+            if let lf = buffer[searchFrom...].firstIndex(of: 0x0A), lf - start <= maxLength {
                 let line = Array(buffer[start...lf])
                 start = lf + 1
+                return line
+            }
+            if available > maxLength {
+                let line = Array(buffer[start..<(start + maxLength + 1)])
+                start += maxLength + 1
                 return line
             }
             searchFrom = buffer.count
