@@ -152,7 +152,10 @@ extension PolicyDates.ParseError: ReportableError {
 
 extension DurationText.ParseError: ReportableError {
     public var exitStatus: ExitStatus { .usage }
-    public var hints: [String] { ["write a number with a unit: 90s, 30m, 12h, 7d, 2w (or a sum like 1h30m)"] }
+    public var hints: [String] {
+        lacksUnit ? ["a bare number is not taken as seconds: write \(text)s, \(text)m, \(text)h, \(text)d or \(text)w"]
+                  : ["write a number with a unit: 90s, 30m, 12h, 7d, 2w (or a sum like 1h30m)"]
+    }
 }
 
 extension IOError: ReportableError {

@@ -26,7 +26,8 @@ enum PolicyHelp {
     Expiry: an item is expired at and after its expiry instant. --expires takes a \
     date (2027-01-31: valid through that whole day in UTC, expiring at \
     2027-02-01T00:00:00Z), a full ISO 8601 time (2027-01-31T17:00:00Z, or with an \
-    offset such as +02:00; the instant itself), or a duration from now (90d, 12h). \
+    offset such as +02:00; the instant itself), or a duration from now (90d, 12h; a unit is \
+    required). \
     Times are kept to the second.
 
     Threat model: the policy governs what this toolkit releases, and to whom, in \

@@ -45,7 +45,8 @@ enum ShredHelp {
 
     Filters apply to files and links, never to folders (folders are always walked). \
     --older-than AGE selects entries last modified more than AGE ago (90s, 30m, 12h, \
-    7d, 2w, or a sum like 1h30m). --include and --exclude take fnmatch(3) globs \
+    7d, 2w, or a sum like 1h30m; a bare number is refused, never taken as \
+    seconds). --include and --exclude take fnmatch(3) globs \
     matched against the base name only, not the folder path: '*.csv' matches \
     reports/a.csv; '*' and '?' match a leading dot too; a glob with a '/' is refused. \
     When --include is given, an entry must match one of them; it must match no --exclude \

@@ -506,6 +506,8 @@ struct KeychainTests {
         let kc = try KeychainFixture()
         #expect(try kc.run(["unlock", "--timeout", "soon"]).status == 64)
         #expect(try kc.run(["unlock", "--timeout", "0s"]).status == 64)
+        let bare = try kc.run(["unlock", "--timeout", "8", "--passcode-file", kc.passcodeFile])
+        #expect(bare.status == 64 && bare.stderr.contains("duration \"8\" has no unit") && bare.stderr.contains("8h"), "\(bare.stderr)")
         #expect(try kc.run(["init", "--work-factor", "31"], passcode: true).status == 64)
         #expect(try kc.run(["init", "--answers-file", kc.passcodeFile], passcode: true).status == 64)
         let empty = try kc.scratch.write("q", Data("# nothing\n\n".utf8))

@@ -174,7 +174,7 @@ struct PolicyTests {
 
         for bad in [["update", "viewer"], ["update", "viewer", "--enable", "--disable"],
                     ["update", "viewer", "--group", "x", "--clear-groups"], ["update", "viewer", "--type", "x", "--clear-types"],
-                    ["update", "viewer", "--expires", "1d", "--no-expiry"], ["add", "two words"], ["add", "x", "--type", "p.df"],
+                    ["update", "viewer", "--expires", "1d", "--no-expiry"], ["update", "viewer", "--expires", "90"], ["add", "two words"], ["add", "x", "--type", "p.df"],
                     ["check", "viewer", "--file", "a.pdf", "--type", "pdf"]] {
             let r = try s.run(bad)
             #expect(r.status == 64, "\(bad): \(r.stderr)")

@@ -458,6 +458,7 @@ struct ShredTests {
     func usage() throws {
         for (args, words) in [([String](), "missing PATH"), (["-n", "0", "x"], "-n 0"), (["--include", "a/*.csv", "x"], "base names"),
                               (["--older-than", "7x", "x"], "invalid duration"), (["-n", "101", "x"], "--passes"),
+                              (["-r", "--older-than", "7", "--dry-run", "x"], "duration \"7\" has no unit"),
                               (["--bogus", "x"], "unknown option")] {
             let run = try Tools.run("vfs-shred", args)
             #expect(run.status == 64, "\(args)")
