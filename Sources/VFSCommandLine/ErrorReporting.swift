@@ -150,6 +150,11 @@ extension PolicyDates.ParseError: ReportableError {
     }
 }
 
+extension VFSPathsError: ReportableError {
+    public var exitStatus: ExitStatus { .usage }
+    public var hints: [String] { ["set HOME to your home folder, or VFS_HOME to the folder for the keychain and the policy"] }
+}
+
 extension DurationText.ParseError: ReportableError {
     public var exitStatus: ExitStatus { .usage }
     public var hints: [String] {

@@ -34,7 +34,7 @@ public enum KeychainSession {
     /// its key then fails to authenticate, the file was modified (65), not locked.
     public static func unlock(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws
         -> (store: KeychainStore, sealed: SealedKeychain, masterKey: SecretBytes) {
-        let store = KeychainStore(path: path ?? VFSPaths.current.keychain)
+        let store = KeychainStore(path: try path ?? VFSPaths.current.keychain)
         let sealed = try store.read()
         if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
             return (store, sealed, key)

@@ -4,7 +4,8 @@ enum KeychainHelp {
     static let overview = """
     The keychain is one file: $VFS_KEYCHAIN, else $VFS_HOME/keychain, else \
     $XDG_DATA_HOME/vfs/keychain, else ~/.local/share/vfs/keychain (mode 0600 in a \
-    0700 folder). Names and secrets alike are encrypted (ChaCha20-Poly1305) with a \
+    0700 folder; without $HOME, as under cron or env -i, ~ is the home folder in \
+    the password database). Names and secrets alike are encrypted (ChaCha20-Poly1305) with a \
     random master key. The header holds that key wrapped once per key slot: the \
     passcode slot (scrypt), and optionally a recovery slot from the normalised \
     answers to security questions, whose questions are kept readable so recover \

@@ -76,7 +76,7 @@ extension Keychain {
         }
 
         func run() throws {
-            let store = KeychainStore(path: VFSPaths.current.keychain)
+            let store = KeychainStore(path: try VFSPaths.current.keychain)
             guard !store.exists else { throw KeychainError.exists(path: store.path) }
             var questions: [String] = []
             if let questionsFile {
@@ -127,7 +127,7 @@ extension Keychain {
         @OptionGroup var newPasscodeOptions: NewPasscodeOptions
 
         func run() throws {
-            let store = KeychainStore(path: VFSPaths.current.keychain)
+            let store = KeychainStore(path: try VFSPaths.current.keychain)
             let sealed = try store.read()
             guard let slot = sealed.header.recoverySlot else { throw KeychainError.noRecovery(path: store.path) }
             let answers = try answersOptions.read(for: slot.questions)

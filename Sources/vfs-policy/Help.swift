@@ -11,7 +11,8 @@ enum PolicyHelp {
     approve nothing.
 
     Storage: $VFS_POLICY, else $VFS_HOME/policy.json (VFS_HOME defaults to \
-    $XDG_DATA_HOME/vfs, else ~/.local/share/vfs), or --policy PATH. It is plain \
+    $XDG_DATA_HOME/vfs, else ~/.local/share/vfs; without $HOME, ~ is the home \
+    folder in the password database), or --policy PATH. It is plain \
     JSON a person can read, review and keep in git: pretty-printed, keys sorted, \
     items sorted by app, times in ISO 8601 UTC, and a format "version". Every change \
     takes an exclusive lock on PATH.lock, re-reads the file, writes the whole new \

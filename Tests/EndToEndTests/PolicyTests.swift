@@ -79,6 +79,29 @@ struct PolicyTests {
         #expect(try Tools.run("vfs-policy", ["check", "evince"], environment: ["VFS_HOME": home]).status == 1)
     }
 
+    @Test("without HOME (cron, env -i) the files are under the password database's home, never under the current folder")
+    func noHome() throws {
+        let scratch = try Scratch()
+        let cwd = scratch.path("cwd")
+        try FileManager.default.createDirectory(atPath: cwd, withIntermediateDirectories: true)
+        let unset = ["HOME", "XDG_DATA_HOME"]
+        if getuid() == 0 {
+            // nobody's home is /nonexistent: the add must fail there, not write ./.local in a folder it may write.
+            #expect(chown(cwd, 65534, 65534) == 0)
+            let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+            let add = try Tools.run("setpriv", asNobody + [Tools.binDir.appendingPathComponent("vfs-policy").path, "add", "okular"],
+                                    cwd: URL(fileURLWithPath: cwd), removing: unset)
+            #expect(add.status != 0 && add.stderr.contains("\"/nonexistent"), "\(add.stderr)")
+            let list = try Tools.run("setpriv", asNobody + [Tools.binDir.appendingPathComponent("vfs-keychain").path, "list"],
+                                     cwd: URL(fileURLWithPath: cwd), removing: unset)
+            #expect(list.status == 66 && list.stderr.contains("no keychain at \"/nonexistent/.local/share/vfs/keychain\""), "\(list.stderr)")
+        } else {
+            let list = try Tools.run("vfs-keychain", ["list"], cwd: URL(fileURLWithPath: cwd), removing: unset)
+            #expect(list.stderr.contains("\"/") && !list.stderr.contains("\"./.local"), "\(list.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cwd).isEmpty)
+    }
+
     @Test("every denial reason, on stderr and as JSON")
     func denialReasons() throws {
         let s = try Setup()
