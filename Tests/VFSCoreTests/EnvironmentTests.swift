@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import VFSTestSupport
 @testable import VFSCore
 
 /// VFSPaths, groups and the bundle decision: built from injected environments and
