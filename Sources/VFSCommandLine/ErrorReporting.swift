@@ -56,7 +56,7 @@ extension KeychainError: ReportableError {
         switch self {
         case .notFound, .noRecovery, .noIdentities, .noSuchIdentity: return .noInput
         case .exists, .secretExists, .importWouldReplace, .identityExists: return .cannotCreate
-        case .corrupt, .unsupportedVersion: return .dataError
+        case .corrupt, .unsupportedVersion, .rolledBack: return .dataError
         case .wrongPasscode, .wrongAnswers: return .permissionDenied
         }
     }
@@ -68,10 +68,12 @@ extension KeychainError: ReportableError {
         case .corrupt(let path, _, let backup):
             var out = ["the file is left untouched, and no later save will overwrite it"]
             if let backup {
-                out.append("the previous good copy is \"\(backup)\": check it with VFS_KEYCHAIN=\(DisplayText.shellQuoted(backup)) vfs-keychain list, then restore it with cp -p \(DisplayText.shellQuoted(backup)) \(DisplayText.shellQuoted(path))")
+                out.append("the previous good copy is \"\(backup)\": check it with VFS_KEYCHAIN=\(DisplayText.shellQuoted(backup)) vfs-keychain list, then restore it with cp -p \(DisplayText.shellQuoted(backup)) \(DisplayText.shellQuoted(path)) && rm -f \(DisplayText.shellQuoted(path + ".epoch"))")
             }
             return out
         case .unsupportedVersion: return ["use the vfs-keychain that wrote it, or a newer one"]
+        case .rolledBack(_, _, _, let record):
+            return ["nothing was read or changed; if you restored an older copy on purpose, accept it with rm \(DisplayText.shellQuoted(record))"]
         case .wrongPasscode: return ["nothing was changed; if you forgot it, vfs-keychain recover answers the security questions"]
         case .wrongAnswers: return ["answers are compared trimmed, case-folded and with inner spaces collapsed; nothing was changed"]
         case .noRecovery: return ["only a keychain made with vfs-keychain init --questions FILE can be recovered"]

@@ -43,7 +43,7 @@ public enum KeychainSession {
     }
 
     /// The passcode; fails at once (never waits) when there is no source and no terminal.
-    static func readPasscode(_ source: SecretSource, locked: Bool, prompt: String = "Keychain passcode: ") throws -> SecretBytes {
+    public static func readPasscode(_ source: SecretSource, locked: Bool, prompt: String = "Keychain passcode: ") throws -> SecretBytes {
         guard source.isNonInteractive || Terminal.canPrompt else {
             throw ToolError(locked ? "the keychain is locked and no passcode was given (no terminal to ask for one)"
                                    : "no passcode given and no terminal to ask for one",

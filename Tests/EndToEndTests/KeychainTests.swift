@@ -63,6 +63,17 @@ final class KeychainFixture {
         return try sealed.open(masterKey: key)
     }
 
+    /// A keychain written by the format-1 code (see KeychainFormatTests.formatOne):
+    /// passcode "old passcode", questions answered Rex and Lyon, github/deploy = s3cret,
+    /// identity "work".
+    static let formatOne = Array(Data(base64Encoded: """
+        VkZTS0VZQ0gAAaeX6WrrQTqTpP73xjjYiuECAQQIAa2rQvzShBdY0ENleTjcM3Seut/xZeJlYA6DqyF3D0tEERuzsEGGXjFFXi7TjS+SQG6Ipvo2V5KFrWhm
+        Vs3/vK0CBAgBZrY2sMqb9fk+aV3Z9Bck5rOnsMg9dGatcJe4Gzj2pqqZm4OIr7FARgDzPpdcI1BxvLnQDrq+CFizMl0UarSLbwIACkZpcnN0IHBldD8ADkNp
+        dHkgb2YgYmlydGg/ChCY9/Jp6xbH7eQjDlbYLcRhdOLOubQbBXFzshRsPLaiuwMwM2blRY8xyCoAAACAIFdmYOOHxXVKT/rvjHMuffLV7Hi+Rv24SQ8r/87E
+        6w89vz2tACdmo5mUGd3FqAj4JD3yixraMtJNlbphhwPNdBKt3HS0vpqMxSsqma3wpZwVFAYss5hKaCh23i3rcdB6Mvz5AUke4pTTJybe2Vt1rP17bq/n86hL
+        P1ryjJGxhmk=
+        """, options: .ignoreUnknownCharacters)!)
+
     func unlock(timeout: String = "5m") throws {
         let run = try self.run(["unlock", "--timeout", timeout, "--passcode-file", passcodeFile])
         #expect(run.status == 0, "\(run.stderr)")
@@ -232,7 +243,7 @@ struct KeychainTests {
         #expect(try kc.run(["get", "s", "a"], passcode: true).out == "v")
     }
 
-    @Test("recover with normalised answers sets a new passcode; passcode rewraps the slot, not the body")
+    @Test("recover with normalised answers sets a new passcode; passcode and recover replace the master key")
     func recoverAndChangePasscode() throws {
         let kc = try KeychainFixture()
         try kc.initialise(questions: ["# comment lines are skipped", "First pet?", "", "City of birth?"], answers: ["Rex", "New York"])
@@ -247,18 +258,23 @@ struct KeychainTests {
         #expect(recovered.status == 0, "\(recovered.stderr)")
         #expect(try kc.run(["get", "s", "a"], passcode: true).status == 77, "the old passcode no longer opens it")
         #expect(try kc.run(["get", "s", "a"], environment: ["VFS_PASSCODE": "second passcode"]).out == "v")
-        #expect(try kc.bytes().suffix(bodyBefore.count) == bodyBefore, "the sealed body is kept byte for byte")
+        #expect(try kc.bytes().suffix(bodyBefore.count) != bodyBefore, "the body is sealed again under a new master key")
+        // The header from before, spliced onto today's body, opens nothing with the old passcode.
+        let headerBefore = sealedBefore.headerAndMAC
+        let today = try SealedKeychain(bytes: Array(try kc.bytes()), path: kc.keychainPath)
+        let spliced = try SealedKeychain(bytes: headerBefore + Array(try kc.bytes().suffix(today.bodyByteCount)), path: "spliced")
+        #expect(throws: KeychainError.self) { try spliced.open(masterKey: spliced.unlock(passcode: SecretBytes(copying: Array(kc.passcode.utf8)))) }
         // The backup is the new file too: the old passcode opens nothing.
         #expect(try Data(contentsOf: URL(fileURLWithPath: kc.keychainPath + ".prev")) == kc.bytes())
 
         let newFile = try kc.scratch.write("new", Data("third\n".utf8))
         let changed = try kc.run(["passcode", "--new-passcode-file", newFile], environment: ["VFS_PASSCODE": "second passcode"])
         #expect(changed.status == 0, "\(changed.stderr)")
-        #expect(try kc.bytes().suffix(bodyBefore.count) == bodyBefore)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kc.keychainPath + ".prev")) == kc.bytes())
         #expect(try kc.openInProcess(passcode: "third").map(\.service) == ["s"])
         // The next save, with the backup and the file one and the same, leaves no stray copy.
         #expect(try kc.run(["set", "s2", "a"], stdin: Data("w".utf8), environment: ["VFS_PASSCODE": "third"]).status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: kc.scratch.path("home")).sorted() == ["keychain", "keychain.lock", "keychain.prev"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: kc.scratch.path("home")).sorted() == ["keychain", "keychain.epoch", "keychain.lock", "keychain.prev"])
         #expect(try kc.run(["get", "s", "a"], environment: ["VFS_PASSCODE": "second passcode"]).status == 77)
         // The recovery slot still works after a passcode change.
         #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "fourth"]).status == 0)
@@ -267,6 +283,70 @@ struct KeychainTests {
         let plain = try KeychainFixture()
         try plain.initialise()
         #expect(try plain.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "x"]).status == 66)
+    }
+
+    @Test("questions sets, changes and removes the recovery questions; a running agent follows every new master key")
+    func questionsAndAgentRotation() throws {
+        let kc = try KeychainFixture()
+        defer { kc.stopAgent() }
+        try kc.initialise(questions: ["First pet?"], answers: ["Rex"])
+        #expect(try kc.run(["set", "s", "a"], stdin: Data("v".utf8), passcode: true).status == 0)
+        try kc.unlock()
+        let keyBefore = try SealedKeychain(bytes: Array(try kc.bytes()), path: "k").unlock(passcode: SecretBytes(copying: Array(kc.passcode.utf8)))
+        let questions = try kc.scratch.write("q2", Data("Street?\nTeacher?\n".utf8))
+        let answers = try kc.scratch.write("a2", Data("Elm\nSmith\n".utf8))
+        let set = try kc.run(["questions", "--questions", questions, "--answers-file", answers], passcode: true)
+        #expect(set.status == 0 && set.stderr.contains("2 recovery questions set; the master key was replaced"), "\(set.stderr)")
+        #expect(set.stderr.contains("the unlock agent holds the new key"))
+        let sealed = try SealedKeychain(bytes: Array(try kc.bytes()), path: "k")
+        #expect(sealed.header.recoverySlot?.questions == ["Street?", "Teacher?"])
+        #expect(throws: KeychainError.self) { try sealed.open(masterKey: keyBefore) }
+        // The agent was handed the new key: no passcode needed.
+        let viaAgent = try kc.run(["get", "s", "a"])
+        #expect(viaAgent.status == 0 && viaAgent.out == "v", "\(viaAgent.stderr)")
+        // The old answers no longer open; the new ones do.
+        let oldAnswers = try kc.scratch.write("a1", Data("Rex\n".utf8))
+        #expect(try kc.run(["recover", "--answers-file", oldAnswers], environment: ["VFS_NEW_PASSCODE": "x"]).status == 64)
+        let recovered = try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "second"])
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        #expect(try kc.run(["get", "s", "a"]).out == "v", "the agent follows recover too")
+        // The agent does not stand in for the passcode here; a wrong one changes nothing.
+        let before = try kc.bytes()
+        #expect(try kc.run(["questions", "--remove"], environment: ["VFS_PASSCODE": "wrong"]).status == 77)
+        #expect(try kc.bytes() == before)
+        let removed = try kc.run(["questions", "--remove"], environment: ["VFS_PASSCODE": "second"])
+        #expect(removed.status == 0 && removed.stderr.contains("recovery questions removed"), "\(removed.stderr)")
+        #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "x"]).status == 66)
+        #expect(try kc.run(["questions", "--remove"], environment: ["VFS_PASSCODE": "second"]).status == 66)
+        #expect(try kc.run(["get", "s", "a"]).out == "v")
+        for bad in [["questions"], ["questions", "--remove", "--questions", questions], ["questions", "--remove", "--answers-file", answers]] {
+            #expect(try kc.run(bad, environment: ["VFS_PASSCODE": "second"]).status == 64, "\(bad)")
+        }
+    }
+
+    @Test("a keychain written by the format-1 code opens, migrates at the next save, and passcode says the old questions must be set again")
+    func formatOneKeychain() throws {
+        let kc = try KeychainFixture()
+        try FileManager.default.createDirectory(atPath: kc.scratch.path("home"), withIntermediateDirectories: true)
+        try Data(KeychainFixture.formatOne).write(to: URL(fileURLWithPath: kc.keychainPath))
+        let old = ["VFS_PASSCODE": "old passcode"]
+        #expect(try kc.run(["get", "github", "deploy"], environment: old).out == "s3cret")
+        #expect(try kc.run(["set", "x", "y"], stdin: Data("z".utf8), environment: old).status == 0)
+        #expect(try kc.bytes()[9] == 2, "written as format 2")
+        // recover with the old answers turns the old recovery slot into a new one.
+        let answers = try kc.scratch.write("a", Data("rex\nlyon\n".utf8))
+        #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "p2"]).status == 0)
+        #expect(try SealedKeychain(bytes: Array(try kc.bytes()), path: "k").header.recoverySlot?.kind == .recovery)
+        #expect(try kc.run(["get", "github", "deploy"], environment: ["VFS_PASSCODE": "p2"]).out == "s3cret")
+        // passcode on a format-1 file cannot carry its recovery slot to a new key, and says so.
+        try Data(KeychainFixture.formatOne).write(to: URL(fileURLWithPath: kc.keychainPath))
+        try FileManager.default.removeItem(atPath: kc.keychainPath + ".epoch")
+        let changed = try kc.run(["passcode"], environment: ["VFS_PASSCODE": "old passcode", "VFS_NEW_PASSCODE": "p3"])
+        #expect(changed.status == 0 && changed.stderr.contains("warning: the recovery questions were set by an older vfs-keychain"), "\(changed.stderr)")
+        #expect(changed.stderr.contains("hint: set them again with vfs-keychain questions"))
+        #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "x"]).status == 66)
+        #expect(try kc.run(["identity", "recipient", "work"], environment: ["VFS_PASSCODE": "p3"]).out
+                == "age1zhd5g6wz44g8e638gy7qkns94dq4a040k2l0pmflfhn4eqc8va7q03f56x\n")
     }
 
     @Test("a tampered or truncated keychain exits 65, is never overwritten, and the hint names the good copy")
@@ -302,13 +382,19 @@ struct KeychainTests {
         #expect(fromBackup.status == 0 && fromBackup.out.hasPrefix("s\ta\t"))
         try FileManager.default.removeItem(atPath: kc.keychainPath)
         try FileManager.default.copyItem(atPath: kc.keychainPath + ".prev", toPath: kc.keychainPath)
+        // It is older than the last save: refused as a rollback until the record goes, as the hint says.
+        let rolledBack = try kc.run(["get", "s", "a"], passcode: true)
+        #expect(rolledBack.status == 65 && rolledBack.stderr.contains("is an older copy (save 2) than the one last seen here (save 3)"), "\(rolledBack.stderr)")
+        #expect(rolledBack.stderr.contains("hint: nothing was read or changed; if you restored an older copy on purpose, accept it with rm \(kc.keychainPath).epoch"))
+        #expect(rolledBack.out.isEmpty)
+        try FileManager.default.removeItem(atPath: kc.keychainPath + ".epoch")
         #expect(try kc.run(["get", "s", "a"], passcode: true).out == "v1")
         // A later format version is refused with its own message.
         var future = good
-        future[9] = 2
+        future[9] = 3
         try future.write(to: URL(fileURLWithPath: kc.keychainPath))
         let newer = try kc.run(["list"], passcode: true)
-        #expect(newer.status == 65 && newer.stderr.contains("format version 2"))
+        #expect(newer.status == 65 && newer.stderr.contains("format version 3"))
     }
 
     @Test("identities: new, import, recipient, list, delete; 'all' is reserved; unknown names are 66 with the names")
@@ -559,7 +645,7 @@ struct KeychainTests {
         for writer in 1...10 { for i in 1...100 { expected.insert("writer-\(writer)/account-\(i)/secret-\(writer)-\(i)") } }
         #expect(Swift.Set(entries.map { "\($0.service)/\($0.account)/\(String(decoding: $0.secret.bytes, as: UTF8.self))" }) == expected)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: kc.scratch.path("home")).sorted()
-        #expect(leftovers == ["keychain", "keychain.lock", "keychain.prev"])
+        #expect(leftovers == ["keychain", "keychain.epoch", "keychain.lock", "keychain.prev"])
     }
 
     @Test("a writer killed with SIGKILL at random moments always leaves a keychain with the old or the new content")

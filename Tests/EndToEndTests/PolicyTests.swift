@@ -82,7 +82,7 @@ struct PolicyTests {
 
     @Test("without HOME (cron, env -i) the files are under the password database's home, never under the current folder")
     func noHome() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let cwd = scratch.path("cwd")
         try FileManager.default.createDirectory(atPath: cwd, withIntermediateDirectories: true)
         let unset = ["HOME", "XDG_DATA_HOME"]

@@ -12,12 +12,15 @@ import Glibc
 /// A request is `[1, op, length u16, payload]`, a reply `[status, length u16, payload]`:
 /// - `K` + keychain id → status 0 + the 32-byte master key, or 1 if the agent holds another keychain;
 /// - `S` → status 0 + seconds left (u32) + the keychain id;
-/// - `L` → status 0, then the agent wipes the key, removes its socket and exits.
+/// - `L` → status 0, then the agent wipes the key, removes its socket and exits;
+/// - `R` + keychain id + new master key → status 0 once the agent holds the new key
+///   (after `passcode`, `recover` or `questions` replaced it), or 1 for another keychain.
 public enum AgentSocket {
     enum Operation: UInt8 {
         case key = 0x4B      // K
         case status = 0x53   // S
         case lock = 0x4C     // L
+        case rekey = 0x52    // R
     }
 
     static let protocolVersion: UInt8 = 1
@@ -165,6 +168,15 @@ public struct AgentClient: Sendable {
             let seconds = Int(raw[0]) << 24 | Int(raw[1]) << 16 | Int(raw[2]) << 8 | Int(raw[3])
             return AgentStatus(secondsLeft: seconds, keychainID: Array(raw[4...]))
         }
+    }
+
+    /// Hands the agent the keychain's new master key after a rotation; true if an agent
+    /// of this keychain took it.
+    public func rekey(keychainID: [UInt8], masterKey: SecretBytes) -> Bool {
+        var payload = keychainID + masterKey.bytes
+        defer { for i in payload.indices { payload[i] = 0 } }
+        guard let reply = exchange(.rekey, payload, replyCount: 0) else { return false }
+        return reply.status == 0
     }
 
     /// Asks the agent to wipe its key and exit; true if one was running. Waits until

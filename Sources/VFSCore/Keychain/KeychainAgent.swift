@@ -225,6 +225,7 @@ final class AgentServer {
         let length = Int(head[2]) << 8 | Int(head[3])
         guard length <= 256 else { return }
         var payload = [UInt8](repeating: 0, count: length)
+        defer { for i in payload.indices { payload[i] = 0 } }
         guard payload.withUnsafeMutableBytes({ AgentSocket.readExactly(fd, $0) }) else { return }
         switch AgentSocket.Operation(rawValue: head[1]) {
         case .key:
@@ -242,6 +243,16 @@ final class AgentServer {
         case .lock:
             send(fd, status: 0, [])
             masterKey = nil
+        case .rekey:
+            if payload.count == KeychainFormat.idCount + KeychainFormat.masterKeyCount,
+               Array(payload[0..<KeychainFormat.idCount]) == keychainID, masterKey != nil {
+                let key = SecretBytes(copying: payload[KeychainFormat.idCount...])
+                key.withUnsafeBytes { _ = mlock($0.baseAddress, $0.count) }
+                masterKey = key
+                send(fd, status: 0, [])
+            } else {
+                send(fd, status: 1, [])
+            }
         case nil:
             send(fd, status: 2, [])
         }

@@ -9,6 +9,9 @@ public enum KeychainError: Error, CustomStringConvertible, Equatable {
     case corrupt(path: String, why: String, backup: String?)
     /// A keychain written by a later version of the format.
     case unsupportedVersion(path: String, version: Int)
+    /// The file authenticates but is older (`epoch`) than the one this machine last saw
+    /// (`seen`, recorded in `record`): a rollback.
+    case rolledBack(path: String, epoch: UInt64, seen: UInt64, record: String)
     /// No key slot opens with the passcode given.
     case wrongPasscode
     /// The recovery answers do not open the recovery slot.
@@ -33,6 +36,8 @@ public enum KeychainError: Error, CustomStringConvertible, Equatable {
         case .corrupt(let path, let why, _): return "the keychain \"\(path)\" is damaged or was modified: \(why)"
         case .unsupportedVersion(let path, let version):
             return "the keychain \"\(path)\" has format version \(version); this vfs-keychain reads version \(KeychainFormat.version)"
+        case let .rolledBack(path, epoch, seen, _):
+            return "the keychain \"\(path)\" is an older copy (save \(epoch)) than the one last seen here (save \(seen)): it was rolled back"
         case .wrongPasscode: return "incorrect passcode"
         case .wrongAnswers: return "the answers do not match the recovery questions"
         case .noRecovery(let path): return "the keychain \"\(path)\" has no recovery questions"
