@@ -174,7 +174,7 @@ public struct AgentClient: Sendable {
     /// of this keychain took it.
     public func rekey(keychainID: [UInt8], masterKey: SecretBytes) -> Bool {
         var payload = keychainID + masterKey.bytes
-        defer { for i in payload.indices { payload[i] = 0 } }
+        defer { payload.wipe() }
         guard let reply = exchange(.rekey, payload, replyCount: 0) else { return false }
         return reply.status == 0
     }
@@ -202,7 +202,7 @@ public struct AgentClient: Sendable {
         }
         guard connected == 0, AgentSocket.peerUID(fd) == getuid() else { return nil }
         var request = [AgentSocket.protocolVersion, operation.rawValue, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)] + payload
-        defer { for i in request.indices { request[i] = 0 } }
+        defer { request.wipe() }
         guard request.withUnsafeBytes({ AgentSocket.writeAll(fd, $0) }) else { return nil }
         var head = [UInt8](repeating: 0, count: 3)
         guard head.withUnsafeMutableBytes({ AgentSocket.readExactly(fd, $0) }) else { return nil }

@@ -152,7 +152,6 @@ public struct KeySlot: Equatable, Sendable {
             throw KeychainFormat.Problem("unknown key slot kind \(rawKind)")
         }
         let logN = try reader.u8(), r = try reader.u8(), p = try reader.u8()
-        // Bounds keep a modified header from asking for terabytes of scrypt memory.
         // Bounded as vfs-decrypt's default --max-work-factor: a keychain edited to ask
         // for 2^30 iterations must not take a terabyte and hours to refuse.
         guard (1...Int(KeySlot.maxWorkFactor)).contains(Int(logN)), r == 8, p == 1 else {
