@@ -58,6 +58,7 @@ extension KeychainError: ReportableError {
         case .exists, .secretExists, .importWouldReplace, .identityExists: return .cannotCreate
         case .corrupt, .unsupportedVersion, .rolledBack: return .dataError
         case .wrongPasscode, .wrongAnswers: return .permissionDenied
+        case .entryTooLarge: return .usage
         }
     }
 
@@ -74,6 +75,7 @@ extension KeychainError: ReportableError {
         case .unsupportedVersion: return ["use the vfs-keychain that wrote it, or a newer one"]
         case .rolledBack(_, _, _, let record):
             return ["nothing was read or changed; if you restored an older copy on purpose, accept it with rm \(DisplayText.shellQuoted(record))"]
+        case .entryTooLarge: return ["nothing was saved; keep large data in a file encrypted with vfs-encrypt"]
         case .wrongPasscode: return ["nothing was changed; if you forgot it, vfs-keychain recover answers the security questions"]
         case .wrongAnswers: return ["answers are compared trimmed, case-folded and with inner spaces collapsed; nothing was changed"]
         case .noRecovery: return ["only a keychain made with vfs-keychain init --questions FILE can be recovered"]

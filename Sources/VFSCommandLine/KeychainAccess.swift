@@ -57,10 +57,14 @@ public enum KeychainSession {
 
 /// What names may be in a keychain.
 public enum KeychainNames {
-    /// A service, account or identity name: 1 to 1024 UTF-8 bytes, no control characters.
-    public static func check(_ name: String, what: String) throws {
-        guard !name.isEmpty else { throw ToolError.usage("the \(what) must not be empty") }
-        guard name.utf8.count <= 1024 else { throw ToolError.usage("the \(what) is longer than 1024 bytes") }
+    /// A service, account or identity name (or a label, a question): 1 to 1024 UTF-8
+    /// bytes, no control characters. The quoted name in a message is escaped
+    /// (Diagnostics prints control characters as escapes) and cut to 64 characters.
+    public static func check(_ name: String, what: String, allowEmpty: Bool = false) throws {
+        guard allowEmpty || !name.isEmpty else { throw ToolError.usage("the \(what) must not be empty") }
+        guard name.utf8.count <= KeychainEntry.maxNameCount else {
+            throw ToolError.usage("the \(what) is \(name.utf8.count) bytes long, more than \(KeychainEntry.maxNameCount)")
+        }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw ToolError.usage("the \(what) \"\(name.debugDescription.dropFirst().dropLast())\" contains a control character")
         }

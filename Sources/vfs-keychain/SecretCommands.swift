@@ -143,7 +143,11 @@ extension Keychain {
             for item in imported {
                 try KeychainNames.check(item.service, what: "service")
                 try KeychainNames.check(item.account, what: "account")
+                if let label = item.label { try KeychainNames.check(label, what: "label", allowEmpty: true) }
                 guard !item.secret.isEmpty else { throw ToolError.usage("empty secret for \"\(item.service)\" \"\(item.account)\"") }
+                guard item.secret.utf8.count <= PipedSecret.maxCount else {
+                    throw ToolError.usage("the secret for \"\(item.service)\" \"\(item.account)\" is larger than \(PipedSecret.maxCount >> 20) MiB")
+                }
             }
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
             let count = try session.importSecrets(imported, replacing: update, now: Keychain.now())

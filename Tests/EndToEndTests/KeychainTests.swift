@@ -349,6 +349,39 @@ struct KeychainTests {
                 == "age1zhd5g6wz44g8e638gy7qkns94dq4a040k2l0pmflfhn4eqc8va7q03f56x\n")
     }
 
+    @Test("an oversized label or secret in import is refused (64) without a crash, and nothing is saved")
+    func oversizedImport() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let before = try kc.bytes()
+        let label = String(repeating: "L", count: 70_000)
+        let json = "[{\"service\":\"s\",\"account\":\"a\",\"secret\":\"SECRET-SECRET-SECRET\",\"label\":\"\(label)\"}]"
+        let run = try kc.run(["import"], stdin: Data(json.utf8), passcode: true)
+        #expect(run.status == 64, "\(run.stderr.prefix(500))")
+        #expect(run.stderr.contains("the label is 70000 bytes long, more than 1024"))
+        #expect(!run.stderr.contains("SECRET") && !run.stderr.contains("LLLLLLLL") && run.stderr.count < 400)
+        let longSecret = "[{\"service\":\"s\",\"account\":\"a\",\"secret\":\"\(String(repeating: "x", count: (16 << 20) + 1))\"}]"
+        #expect(try kc.run(["import"], stdin: Data(longSecret.utf8), passcode: true).status == 64)
+        #expect(try kc.bytes() == before)
+    }
+
+    @Test("a crash while a secret is in memory prints no backtrace, registers or memory, and leaves no core")
+    func crashPrintsNoSecret() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let secret = "TOPSECRET-" + String(repeating: "Q", count: 40)
+        #expect(try kc.run(["set", "s", "a"], stdin: Data(secret.utf8), passcode: true).status == 0)
+        #expect(try kc.run(["debug-crash", "s", "a"], passcode: true).status == 64, "refused outside the test suite")
+        let crash = try kc.run(["debug-crash", "s", "a"], passcode: true, environment: ["VFS_TEST_HOOKS": "1"])
+        #expect(crash.status == SIGILL || crash.status == SIGTRAP, "killed by the trap's signal: \(crash.status)")
+        #expect(crash.stderr.contains("Fatal error"), "\(crash.stderr)")
+        for leak in ["TOPSECRET", "QQQQ", "Backtracing", "Registers", "Thread 0", "rsp 0x"] {
+            #expect(!crash.stderr.contains(leak), "\(leak) in: \(crash.stderr.prefix(2000))")
+        }
+        #expect(crash.out.isEmpty)
+        #expect(!(try kc.scratch.listing()).contains { $0.hasPrefix("core") })
+    }
+
     @Test("a tampered or truncated keychain exits 65, is never overwritten, and the hint names the good copy")
     func tamperedAndTruncated() throws {
         let kc = try KeychainFixture()

@@ -72,6 +72,7 @@ public enum KeychainFormat {
     /// Always the current format (a header read from a format-1 file is written as format 2).
     public static func seal(header: KeychainHeader, masterKey: SecretBytes, entries: [KeychainEntry]) throws -> [UInt8] {
         let header = header.current
+        try KeychainBody.checkSizes(entries)
         let nonce = try SecureRandom.bytes(nonceCount)
         let body = try ChaChaPoly.seal(key: bodyKey(masterKey, header: header), nonce: nonce, plaintext: KeychainBody.encode(entries))
         return try assemble(header: header, masterKey: masterKey, nonce: nonce, body: body)
