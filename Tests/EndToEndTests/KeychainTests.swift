@@ -349,6 +349,30 @@ struct KeychainTests {
                 == "age1zhd5g6wz44g8e638gy7qkns94dq4a040k2l0pmflfhn4eqc8va7q03f56x\n")
     }
 
+    @Test("a keychain reached through a symlink keeps a real previous copy and one lock beside the real file")
+    func symlinkedKeychain() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let links = kc.scratch.path("links")
+        try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: links + "/keychain", withDestinationPath: kc.keychainPath)
+        let viaLink = ["VFS_KEYCHAIN": links + "/keychain"]
+        #expect(try kc.run(["set", "s", "a"], stdin: Data("v1".utf8), passcode: true, environment: viaLink).status == 0)
+        let first = try kc.bytes()
+        #expect(try kc.run(["set", "s", "b"], stdin: Data("v2".utf8), passcode: true, environment: viaLink).status == 0)
+        // The backup is a real older copy beside the real file, not another name for the live one.
+        let prev = kc.keychainPath + ".prev"
+        var info = stat(), live = stat()
+        #expect(lstat(prev, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+        #expect(stat(kc.keychainPath, &live) == 0 && live.st_ino != info.st_ino)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: prev)) == first)
+        // Nothing beside the link: the lock, the backup and the record are the real file's.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: links) == ["keychain"])
+        #expect(try kc.run(["passcode"], environment: viaLink.merging(["VFS_PASSCODE": kc.passcode, "VFS_NEW_PASSCODE": "n"]) { $1 }).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: links + "/keychain") == kc.keychainPath)
+        #expect(try kc.run(["get", "s", "b"], environment: ["VFS_PASSCODE": "n"]).out == "v2")
+    }
+
     @Test("an oversized label or secret in import is refused (64) without a crash, and nothing is saved")
     func oversizedImport() throws {
         let kc = try KeychainFixture()

@@ -12,10 +12,32 @@ import Glibc
 /// the folder) with mode 0600. A writer killed at any moment leaves either the old
 /// file or the new one. Every save has the next epoch, recorded in `PATH.epoch`
 /// (`KeychainEpochs`) so that an older copy put in its place is noticed.
+///
+/// The path is resolved once, at init, to the real file (symlinks followed, the
+/// folder's when the file does not exist yet): the lock, the backup, the epoch record
+/// and the temporary files all sit beside the real file, so every process locks the
+/// same file whichever name it was given, and a symlinked keychain keeps a real
+/// previous copy instead of a second link to the live file.
 public struct KeychainStore: Sendable {
     public let path: String
 
-    public init(path: String) { self.path = path }
+    public init(path: String) { self.path = KeychainStore.realPath(path) }
+
+    /// `path` with every symlink resolved; for a file that does not exist yet, its
+    /// folder resolved and its name kept. Unchanged when neither resolves.
+    public static func realPath(_ path: String) -> String {
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard !name.isEmpty, name != ".", name != "..", let real = realpath(folder, nil) else { return path }
+        defer { free(real) }
+        let resolved = String(cString: real)
+        return (resolved == "/" ? "" : resolved) + "/" + name
+    }
 
     /// The previous good copy, replaced only by a file that opened with the master key.
     public var backupPath: String { path + ".prev" }
