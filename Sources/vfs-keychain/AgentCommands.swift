@@ -22,6 +22,10 @@ extension Keychain {
         func run() throws {
             let seconds = try DurationText.seconds(timeout)
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            let folder = VFSPaths.current.agentFolderChoice
+            if let passedOver = folder.passedOver {
+                Diagnostics.warn("\"\(passedOver)\" is not a private folder of this user (another user may have made it): the agent listens in \"\(folder.path)\" instead")
+            }
             let client = AgentClient(keychainPath: session.store.path)
             client.lock()
             _ = try KeychainAgent.start(keychainPath: session.store.path, keychainID: session.sealed.header.id,

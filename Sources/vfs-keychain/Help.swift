@@ -42,7 +42,8 @@ enum KeychainHelp {
     Protection classes: a locked keychain has complete protection: nothing in it \
     can be read without the passcode. `unlock` starts an agent that holds the \
     master key in memory, for this user only (a 0700 folder: \
-    $XDG_RUNTIME_DIR/vfs, else /run/user/UID/vfs, else /tmp/vfs-UID, and a peer \
+    $XDG_RUNTIME_DIR/vfs, else /run/user/UID/vfs, else /tmp/vfs-UID, or $VFS_HOME/agent \
+    when something not yours holds /tmp/vfs-UID, and a peer \
     uid check), so scripts \
     and cron jobs run many commands after one unlock: the keychain is then \
     available until `lock` or the timeout, when the key is wiped.

@@ -56,6 +56,31 @@ struct EnvironmentTests {
         #expect(VFSPaths(environment: ["XDG_RUNTIME_DIR": "run"], userID: nobody).agentFolder == "/tmp/vfs-\(nobody)")
     }
 
+    @Test("the agent folder: /tmp/vfs-UID taken by something not ours (another user's folder, a planted link) gives way to home/agent")
+    func agentFolderFallback() throws {
+        let tmp = try TestFolder("shared-tmp")
+        let uid: uid_t = 4_000_000_003
+        var paths = VFSPaths(environment: ["VFS_HOME": "/home/ann/vfs"], userID: uid, passwordHome: nil)
+        paths.sharedTemporaryRoot = tmp.path
+        let shared = tmp.path + "/vfs-\(uid)"
+        // Absent: /tmp/vfs-UID, to be created.
+        #expect(paths.agentFolder == shared && paths.agentFolderChoice.passedOver == nil)
+        // A symlink planted there: passed over.
+        #expect(symlink("/", shared) == 0)
+        #expect(paths.agentFolderChoice.path == "/home/ann/vfs/agent" && paths.agentFolderChoice.passedOver == shared)
+        #expect(unlink(shared) == 0)
+        // A folder of another user (this process's uid is not 4000000003): passed over.
+        #expect(mkdir(shared, 0o777) == 0)
+        #expect(paths.agentFolder == "/home/ann/vfs/agent")
+        // The user's own folder there is used (and checked for privacy when used).
+        var mine = VFSPaths(environment: ["VFS_HOME": "/home/ann/vfs"], userID: getuid(), passwordHome: nil)
+        mine.sharedTemporaryRoot = tmp.path
+        #expect(rename(shared, tmp.path + "/vfs-\(getuid())") == 0)
+        var runtime = stat()
+        let hasRunUser = lstat("/run/user/\(getuid())", &runtime) == 0 && runtime.st_uid == getuid() && runtime.st_mode & 0o077 == 0
+        #expect(mine.agentFolder == (hasRunUser ? "/run/user/\(getuid())/vfs" : tmp.path + "/vfs-\(getuid())"))
+    }
+
     @Test("groups: a file per group in the groups folder; bad names, missing, empty and bad files are told apart")
     func groups() throws {
         let folder = try TestFolder("groups")

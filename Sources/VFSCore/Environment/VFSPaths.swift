@@ -29,6 +29,8 @@ public struct VFSPaths: Sendable {
     let userID: uid_t
     /// The user's home folder in the password database (read once, at init).
     let passwordHome: String?
+    /// Where `/tmp/vfs-UID` is made (another folder in tests).
+    var sharedTemporaryRoot = "/tmp"
 
     public init(environment: [String: String], userID: uid_t = getuid()) {
         self.init(environment: environment, userID: userID, passwordHome: VFSPaths.passwordDatabaseHome(of: userID))
@@ -79,15 +81,24 @@ public struct VFSPaths: Sendable {
     /// The private folder the agent sockets live in: under `$XDG_RUNTIME_DIR` (when it
     /// is absolute), else under `/run/user/UID` when that is ours and private (cron
     /// jobs get no XDG_RUNTIME_DIR but must find the agent the login session
-    /// started), else `/tmp/vfs-UID`.
-    public var agentFolder: String {
-        if let runtime = value("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/vfs" }
+    /// started), else `/tmp/vfs-UID`, unless something that is not our folder holds
+    /// that name (another user can create it first in the shared /tmp, or plant a
+    /// symlink): then `home/agent`, which no other user can create. Every process
+    /// decides alike, so the clients find the agent.
+    public var agentFolder: String { agentFolderChoice.path }
+
+    /// The agent folder, and the /tmp folder passed over for it (to say so), if any.
+    public var agentFolderChoice: (path: String, passedOver: String?) {
+        if let runtime = value("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return (runtime + "/vfs", nil) }
         var info = stat()
         let userRuntime = "/run/user/\(userID)"
         if lstat(userRuntime, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == userID, info.st_mode & 0o077 == 0 {
-            return userRuntime + "/vfs"
+            return (userRuntime + "/vfs", nil)
         }
-        return "/tmp/vfs-\(userID)"
+        let shared = sharedTemporaryRoot + "/vfs-\(userID)"
+        if lstat(shared, &info) != 0 || ((info.st_mode & S_IFMT) == S_IFDIR && info.st_uid == userID) { return (shared, nil) }
+        guard let home = try? home else { return (shared, nil) }
+        return (home + "/agent", shared)
     }
 
     public var temporaryFolder: String { value("TMPDIR") ?? "/tmp" }

@@ -5,8 +5,9 @@ import Glibc
 /// Where the unlock agent of a keychain listens, and the wire between it and clients.
 ///
 /// The socket lives in a folder private to the user: `$XDG_RUNTIME_DIR/vfs/`, else
-/// `/run/user/UID/vfs/`, else `/tmp/vfs-UID/`, created 0700 and refused if another user owns it or others may
-/// enter it. Its name comes from the keychain's real path, so each keychain has its
+/// `/run/user/UID/vfs/`, else `/tmp/vfs-UID/` (or `home/agent` when something not ours
+/// holds that name: see VFSPaths.agentFolder), created 0700 and refused if another user
+/// owns it or others may enter it. Its name comes from the keychain's real path, so each keychain has its
 /// own agent. Both ends check the other's uid (SO_PEERCRED).
 ///
 /// A request is `[1, op, length u16, payload]`, a reply `[status, length u16, payload]`:
@@ -47,10 +48,12 @@ public enum AgentSocket {
     static func checkFolder(create: Bool) throws -> Bool {
         let path = folder
         if create {
-            if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-                let parent = String(path[..<slash])
-                if access(parent, F_OK) != 0 && mkdir(parent, 0o700) != 0 && errno != EEXIST {
-                    throw IOError("cannot create folder", path: parent)
+            // Missing parents too (home/agent may be the first thing in home), all 0700.
+            var current = ""
+            for part in path.split(separator: "/").dropLast() {
+                current += "/" + part
+                if access(current, F_OK) != 0 && mkdir(current, 0o700) != 0 && errno != EEXIST {
+                    throw IOError("cannot create folder", path: current)
                 }
             }
             if mkdir(path, 0o700) != 0 && errno != EEXIST { throw IOError("cannot create folder", path: path) }
