@@ -83,7 +83,7 @@ extension Keychain.IdentityGroup {
                 Listed(name: $0.service, recipient: try $0.identity().recipient.string, created: Keychain.date($0.created))
             }
             if json { try JSONOutput.print(listed); return }
-            try StandardOutput.write(Array(listed.map { "\($0.name)\t\($0.recipient)\n" }.joined().utf8))
+            try StandardOutput.write(Array(listed.map { "\(DisplayText.printable($0.name))\t\($0.recipient)\n" }.joined().utf8))
         }
     }
 

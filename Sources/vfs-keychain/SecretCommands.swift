@@ -119,7 +119,10 @@ extension Keychain {
                 return
             }
             let formatter = ISO8601DateFormatter()
-            let text = entries.map { "\($0.service)\t\($0.account)\t\(formatter.string(from: Keychain.date($0.modified)))\t\($0.label)\n" }.joined()
+            // Control characters as escapes: a keychain written elsewhere may hold any label.
+            let text = entries.map {
+                [$0.service, $0.account, formatter.string(from: Keychain.date($0.modified)), $0.label].map(DisplayText.printable).joined(separator: "\t") + "\n"
+            }.joined()
             try StandardOutput.write(Array(text.utf8))
         }
     }

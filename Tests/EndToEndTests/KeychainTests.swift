@@ -373,6 +373,29 @@ struct KeychainTests {
         #expect(try kc.run(["get", "s", "b"], environment: ["VFS_PASSCODE": "n"]).out == "v2")
     }
 
+    @Test("control characters in labels, identity names and recover's questions are shown as escapes, never raw")
+    func controlCharactersEscaped() throws {
+        let kc = try KeychainFixture()
+        // A keychain written elsewhere (VFSCore takes what the tools refuse): a hostile question, label and name.
+        try FileManager.default.createDirectory(atPath: kc.scratch.path("home"), withIntermediateDirectories: true)
+        let store = KeychainStore(path: kc.keychainPath)
+        try store.create(passcode: SecretBytes(copying: Array(kc.passcode.utf8)),
+                         recovery: (["Pet?\u{1b}]0;pwned\u{07}"], ["rex"]), workFactor: 4)
+        let sealed = try store.read()
+        let unlocked = try UnlockedKeychain(store: store, sealed: sealed, masterKey: sealed.unlock(passcode: SecretBytes(copying: Array(kc.passcode.utf8))))
+        try unlocked.setSecret(SecretBytes(copying: [1]), service: "s\u{1b}[2J", account: "a", label: "x\ny\tz\u{9b}", replacing: false, now: 0)
+        try unlocked.addIdentity(X25519Identity.generate(), named: "id\u{1b}[1A", now: 0)
+        let list = try kc.run(["list"], passcode: true)
+        #expect(list.status == 0 && list.out == "s\\x1b[2J\ta\t1970-01-01T00:00:00Z\tx\\ny\\tz\\u{9b}\n", "\(list.out.debugDescription)")
+        let identities = try kc.run(["identity", "list"], passcode: true)
+        #expect(identities.out.hasPrefix("id\\x1b[1A\tage1") && !identities.out.contains("\u{1b}"))
+        // recover asks the question from a header not yet authenticated: escaped on the terminal.
+        let recover = try kc.runTool("python3", [AgeToolsTests.withTTY, "pet", "rex", "--", Tools.binDir.appendingPathComponent("vfs-keychain").path, "recover"],
+                                     environment: ["VFS_NEW_PASSCODE": "new"])
+        #expect(recover.status == 0, "\(recover.out.debugDescription) \(recover.stderr)")
+        #expect(recover.out.contains("Pet?\\x1b]0;pwned\\x07") && !recover.out.contains("\u{1b}") && !recover.out.contains("\u{07}"), "\(recover.out.debugDescription)")
+    }
+
     @Test("an oversized label or secret in import is refused (64) without a crash, and nothing is saved")
     func oversizedImport() throws {
         let kc = try KeychainFixture()

@@ -103,6 +103,18 @@ struct PolicyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: cwd).isEmpty)
     }
 
+    @Test("control characters in item names and the log are shown as escapes in list and log")
+    func controlCharactersEscaped() throws {
+        let s = try Setup()
+        try s.ok(["add", "viewer", "--name", "a\u{1b}[2Jb\tc"])
+        let list = try s.ok(["list"])
+        #expect(list.contains("a\\x1b[2Jb\\tc\n") && !list.contains("\u{1b}"), "\(list.debugDescription)")
+        let log = try s.ok(["log"])
+        #expect(!log.contains("\u{1b}") && log.hasSuffix("\n"), "\(log.debugDescription)")
+        // JSON keeps the name as it is (JSON escapes it).
+        #expect(try s.item("viewer")?["name"] as? String == "a\u{1b}[2Jb\tc")
+    }
+
     @Test("every denial reason, on stderr and as JSON")
     func denialReasons() throws {
         let s = try Setup()
