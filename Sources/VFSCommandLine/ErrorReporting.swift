@@ -54,7 +54,7 @@ extension BundleError: ReportableError {
 extension KeychainError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
-        case .notFound, .noRecovery, .noIdentities, .noSuchIdentity: return .noInput
+        case .notFound, .noRecovery, .noIdentities, .noSuchIdentity, .noSuchRecipient: return .noInput
         case .exists, .secretExists, .importWouldReplace, .identityExists: return .cannotCreate
         case .corrupt, .unsupportedVersion, .rolledBack: return .dataError
         case .wrongPasscode, .wrongAnswers: return .permissionDenied
@@ -75,6 +75,7 @@ extension KeychainError: ReportableError {
         case .unsupportedVersion: return ["use the vfs-keychain that wrote it, or a newer one"]
         case .rolledBack(_, _, _, let record):
             return ["nothing was read or changed; if you restored an older copy on purpose, accept it with rm \(DisplayText.shellQuoted(record))"]
+        case .noSuchRecipient: return ["vfs-keychain identity list shows the names (it needs the passcode or the agent)"]
         case .entryTooLarge: return ["nothing was saved; keep large data in a file encrypted with vfs-encrypt"]
         case .wrongPasscode: return ["nothing was changed; if you forgot it, vfs-keychain recover answers the security questions"]
         case .wrongAnswers: return ["answers are compared trimmed, case-folded and with inner spaces collapsed; nothing was changed"]

@@ -1,5 +1,8 @@
 import ArgumentParser
 import VFSCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `-K NAME`: identities kept in the keychain, for the tools that decrypt (in addition
 /// to -i) and encrypt (to the identity's recipient). The keychain is unlocked through
@@ -34,8 +37,20 @@ public struct KeychainIdentityOptions: ParsableArguments {
         return try session.identityEntries(named: names).map { try $0.identity() }
     }
 
-    /// Their recipients (for encrypting to a keychain identity).
+    /// Their recipients (for encrypting to a keychain identity), from the keychain's
+    /// recipients table: no passcode and no agent needed, so cron jobs encrypt at any
+    /// time. When an agent runs, its key checks the header first. A keychain that is
+    /// not the user's own private file (another owner, writable by others), or a
+    /// format-1 file (no table yet), is unlocked as for decrypting instead.
     public func recipients() throws -> [X25519Recipient] {
-        try identities().map(\.recipient)
+        guard !names.isEmpty else { return [] }
+        let store = KeychainStore(path: try VFSPaths.current.keychain)
+        let sealed = try store.read()
+        var info = stat()
+        let trusted = stat(store.path, &info) == 0 && (info.st_uid == getuid() || info.st_uid == 0) && info.st_mode & 0o022 == 0
+        if trusted, let recipients = try sealed.publicRecipients(named: names, masterKey: AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id)) {
+            return recipients
+        }
+        return try identities().map(\.recipient)
     }
 }

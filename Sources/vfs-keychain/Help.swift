@@ -24,7 +24,9 @@ enum KeychainHelp {
     slot then has the 48-byte master key wrapped with ChaCha20-Poly1305 under \
     scrypt(passcode, salt); a recovery slot its 32-byte public key, a 32-byte \
     ephemeral public key, the 48-byte sealed master key and its questions (count, \
-    then u16 length + UTF-8 each). A 32-byte HMAC-SHA-256 of all that follows, \
+    then u16 length + UTF-8 each); then a u16 count of identities and per \
+    identity a 16-byte tag (SHA-256 of id and name, cut) and its 32-byte X25519 \
+    public key. A 32-byte HMAC-SHA-256 of all that follows, \
     keyed from the master key, then the body: a 12-byte nonce, a u32 length and \
     the entries sealed with ChaCha20-Poly1305 under a key derived (HKDF-SHA-256) \
     from the master key, the id and the epoch: a u32 count, then per entry its \
@@ -47,6 +49,10 @@ enum KeychainHelp {
     uid check), so scripts \
     and cron jobs run many commands after one unlock: the keychain is then \
     available until `lock` or the timeout, when the key is wiped.
+
+    Identities' recipients (their public keys) are kept readable in the header \
+    beside a tag of each name, so vfs-encrypt -K NAME needs no passcode; the names \
+    themselves stay encrypted.
 
     Commands use the agent first, then the passcode from --passcode-file, \
     --passcode-fd, VFS_PASSCODE (least safe: other processes of the user may read \

@@ -543,13 +543,30 @@ struct KeychainTests {
         let unknown = try kc.runTool("vfs-decrypt", ["-K", "desktop", "-o", kc.scratch.path("out"), kc.scratch.path("c.age")], passcode: true)
         #expect(unknown.status == 66)
         #expect(unknown.stderr.contains("vfs-decrypt: hint: the identities are: backup, laptop"))
-        let wrong = try kc.runTool("vfs-encrypt", ["-K", "laptop", "-o", kc.scratch.path("d.age"), input], environment: ["VFS_PASSCODE": "nope"])
-        #expect(wrong.status == 77 && !kc.scratch.exists("d.age"))
+        // Encrypting needs only the public recipient: no passcode, no agent, no terminal (cron).
+        let noPasscode = try kc.runTool("vfs-encrypt", ["-K", "laptop", "-o", kc.scratch.path("d.age"), input])
+        #expect(noPasscode.status == 0, "\(noPasscode.stderr)")
+        #expect(try kc.runTool("vfs-decrypt", ["-K", "laptop", kc.scratch.path("d.age")], passcode: true).stdout == plain)
+        #expect(try kc.runTool("vfs-encrypt", ["-K", "all", "-o", kc.scratch.path("e.age"), input]).status == 0)
+        #expect(try kc.runTool("vfs-decrypt", ["-K", "backup", kc.scratch.path("e.age")], passcode: true).stdout == plain)
+        let unknownRecipient = try kc.runTool("vfs-encrypt", ["-K", "desktop", "-o", kc.scratch.path("f.age"), input])
+        #expect(unknownRecipient.status == 66 && unknownRecipient.stderr.contains("no identity \"desktop\"") && !kc.scratch.exists("f.age"))
+        let wrong = try kc.runTool("vfs-decrypt", ["-K", "laptop", "-o", kc.scratch.path("g"), kc.scratch.path("d.age")], environment: ["VFS_PASSCODE": "nope"])
+        #expect(wrong.status == 77 && !kc.scratch.exists("g"))
         #expect(try kc.runTool("vfs-decrypt", ["--passcode-file", kc.passcodeFile, kc.scratch.path("c.age")]).status == 64)
         // With the agent, no passcode is needed.
         try kc.unlock()
         defer { kc.stopAgent() }
         #expect(try kc.runTool("vfs-decrypt", ["-K", "laptop", kc.scratch.path("c.age")]).stdout == plain)
+        #expect(try kc.runTool("vfs-encrypt", ["-K", "laptop", "-o", kc.scratch.path("h.age"), input]).status == 0)
+        // A recipients table edited by someone else fails the agent's check of the header.
+        var edited = Array(try kc.bytes())
+        let sealed = try SealedKeychain(bytes: edited, path: "k")
+        let tableEnd = edited.count - sealed.bodyByteCount - 32
+        edited[tableEnd - 1] ^= 1
+        try Data(edited).write(to: URL(fileURLWithPath: kc.keychainPath))
+        let tampered = try kc.runTool("vfs-encrypt", ["-K", "laptop", "-o", kc.scratch.path("i.age"), input])
+        #expect(tampered.status == 65 && !kc.scratch.exists("i.age"), "\(tampered.stderr)")
     }
 
     @Test("the agent: unlock, status, commands without a passcode, lock wipes; private folder and socket")

@@ -51,6 +51,24 @@ struct KeychainFormatTests {
         #expect(text.contains("First pet?"), "the questions are readable so recover can ask them")
     }
 
+    @Test("the identities' recipients are readable without the passcode; names are not; the MAC covers them")
+    func publicRecipients() throws {
+        let (bytes, key) = try Self.sample()
+        let sealed = try SealedKeychain(bytes: bytes, path: "k")
+        let laptop = try sealed.open(masterKey: key)[2].identity().recipient
+        #expect(try sealed.publicRecipients(named: ["laptop"]) == [laptop])
+        #expect(try sealed.publicRecipients(named: ["all"]) == [laptop])
+        #expect(try sealed.publicRecipients(named: ["laptop"], masterKey: key) == [laptop])
+        #expect(throws: KeychainError.noSuchRecipient(name: "desktop", path: "k")) { try sealed.publicRecipients(named: ["desktop"]) }
+        #expect(throws: KeychainError.self) { try sealed.publicRecipients(named: ["laptop"], masterKey: KeychainFormat.newMasterKey()) }
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("laptop"))
+        // A keychain without identities has none; a format-1 header has no table.
+        let plain = try KeychainFormat.seal(header: KeychainHeader.new(passcode: KeySlot.wrap(key, kind: .passcode, secret: Self.passcode, workFactor: 4)),
+                                            masterKey: key, entries: [])
+        #expect(throws: KeychainError.noIdentities(path: "p")) { try SealedKeychain(bytes: plain, path: "p").publicRecipients(named: ["all"]) }
+        #expect(try SealedKeychain(bytes: Self.formatOne, path: "k").publicRecipients(named: ["work"]) == nil)
+    }
+
     @Test("a wrong passcode, wrong answers and a wrong key are told apart")
     func wrongSecrets() throws {
         let (bytes, _) = try Self.sample()

@@ -14,6 +14,9 @@
 ///                key sealed to the public key 48 bytes (see `KeySlot`);
 ///              a recovery slot then has a question count u8 (1-16) and each
 ///              question as u16 length + UTF-8, in the clear so `recover` can ask them
+/// recipients   u16 count, then per identity in the body: a 16-byte name tag
+///              (SHA-256(id ‖ name), cut) and its 32-byte X25519 public key, so that
+///              encrypting to `-K NAME` needs no passcode (names stay in the body)
 /// header MAC   32 bytes  HMAC-SHA-256 over every byte above, keyed by
 ///              HKDF-SHA-256(master key, salt: id, info: "vfs-keychain v1 header")
 /// body nonce   12 bytes  random, new at every save
@@ -71,8 +74,14 @@ public enum KeychainFormat {
     /// The whole file for `header` and `entries`, the body sealed with a new nonce.
     /// Always the current format (a header read from a format-1 file is written as format 2).
     public static func seal(header: KeychainHeader, masterKey: SecretBytes, entries: [KeychainEntry]) throws -> [UInt8] {
-        let header = header.current
+        var header = header.current
         try KeychainBody.checkSizes(entries)
+        guard entries.filter({ $0.kind == .identity }).count <= Int(UInt16.max) else {
+            throw KeychainError.entryTooLarge(what: "list of identities", count: entries.count, limit: Int(UInt16.max))
+        }
+        header.recipients = try entries.filter { $0.kind == .identity }.map {
+            KeychainHeader.PublicIdentity(tag: KeychainHeader.PublicIdentity.tag(name: $0.service, id: header.id), recipient: try $0.identity().recipient)
+        }
         let nonce = try SecureRandom.bytes(nonceCount)
         let body = try ChaChaPoly.seal(key: bodyKey(masterKey, header: header), nonce: nonce, plaintext: KeychainBody.encode(entries))
         return try assemble(header: header, masterKey: masterKey, nonce: nonce, body: body)
@@ -91,7 +100,20 @@ public enum KeychainFormat {
 
 /// The clear part of a keychain file: its id and key slots.
 public struct KeychainHeader: Equatable, Sendable {
+    /// An identity's public half, readable without the passcode.
+    public struct PublicIdentity: Equatable, Sendable {
+        public static let tagCount = 16
+        public let tag: [UInt8]
+        public let recipient: X25519Recipient
+
+        /// The tag of identity `name` in the keychain `id`.
+        public static func tag(name: String, id: [UInt8]) -> [UInt8] { Array(SHA256.hash(id + Array(name.utf8)).prefix(tagCount)) }
+    }
+
     public let id: [UInt8]
+    /// The identities' recipients (format 2; empty in a format-1 header), kept in step
+    /// with the body at every save.
+    public internal(set) var recipients: [PublicIdentity] = []
     /// How many times the file was saved (0 for a format-1 file).
     public let epoch: UInt64
     /// The format the header was read in (or is written in).
@@ -173,6 +195,11 @@ public struct KeychainHeader: Equatable, Sendable {
         writer.u64(epoch)
         writer.u8(UInt8(slots.count))
         for slot in slots { slot.encode(into: &writer) }
+        writer.u16(UInt16(recipients.count))
+        for identity in recipients {
+            writer.raw(identity.tag)
+            writer.raw(identity.recipient.publicKey)
+        }
         return writer.bytes
     }
 }
@@ -226,6 +253,17 @@ public struct SealedKeychain: Sendable {
                     recovery = try KeySlot.decode(from: &reader, version: version)
                     guard recovery?.kind.isRecovery == true else { throw KeychainFormat.Problem("the second key slot is not a recovery slot") }
                 }
+                var recipients: [KeychainHeader.PublicIdentity] = []
+                if version >= 2 {
+                    let count = Int(try reader.u16())
+                    guard count * (KeychainHeader.PublicIdentity.tagCount + X25519.keyCount) <= reader.remaining else {
+                        throw KeychainFormat.Problem("the header claims \(count) recipients")
+                    }
+                    for _ in 0..<count {
+                        let tag = try reader.bytes(KeychainHeader.PublicIdentity.tagCount)
+                        recipients.append(.init(tag: tag, recipient: X25519Recipient(publicKey: try reader.bytes(X25519.keyCount))))
+                    }
+                }
                 let headerEnd = reader.offset
                 let mac = try reader.bytes(KeychainFormat.macCount)
                 let nonce = try reader.bytes(KeychainFormat.nonceCount)
@@ -236,7 +274,9 @@ public struct SealedKeychain: Sendable {
                                                                            : "\(reader.remaining - length) unexpected bytes after the body")
                 }
                 let body = try reader.bytes(length)
-                parsed = (KeychainHeader(id: id, epoch: epoch, version: version, passcode: passcode, recovery: recovery), headerEnd, mac, nonce, body)
+                var header = KeychainHeader(id: id, epoch: epoch, version: version, passcode: passcode, recovery: recovery)
+                header.recipients = recipients
+                parsed = (header, headerEnd, mac, nonce, body)
             }
             header = parsed.0
             headerBytes = Array(bytes[0..<parsed.1])
@@ -248,6 +288,29 @@ public struct SealedKeychain: Sendable {
         } catch is ByteReader.Truncated {
             throw corrupt("the file is truncated inside the header")
         }
+    }
+
+    /// The recipients of the identities `names` (every one for `all`) from the header,
+    /// without the passcode. Not authenticated: pass the master key when there is one
+    /// (an agent's) to check the header MAC first. nil for a format-1 header, which has
+    /// no recipients table (unlock it instead). `.noIdentities`, or `.noSuchRecipient`
+    /// for a name that is not there.
+    public func publicRecipients(named names: [String], masterKey: SecretBytes? = nil) throws -> [X25519Recipient]? {
+        guard header.version >= 2 else { return nil }
+        if let masterKey, try !authenticates(masterKey: masterKey) { throw corrupt("the header failed to authenticate") }
+        if names.contains("all") {
+            guard !header.recipients.isEmpty else { throw KeychainError.noIdentities(path: path) }
+            return header.recipients.map(\.recipient)
+        }
+        var out: [X25519Recipient] = []
+        for name in names {
+            let tag = KeychainHeader.PublicIdentity.tag(name: name, id: header.id)
+            guard let found = header.recipients.first(where: { $0.tag == tag }) else {
+                throw KeychainError.noSuchRecipient(name: name, path: path)
+            }
+            if !out.contains(found.recipient) { out.append(found.recipient) }
+        }
+        return out
     }
 
     /// The header and its MAC as read: the file up to the body nonce.
