@@ -1,5 +1,8 @@
 import ArgumentParser
 import VFSCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--passcode-file` and `--passcode-fd`, with VFS_PASSCODE: the keychain's passcode
 /// when no unlock agent holds its key.
@@ -40,6 +43,26 @@ public enum KeychainSession {
             return (store, sealed, key)
         }
         return (store, sealed, try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent)))
+    }
+
+    /// The recipients of the keychain identities `names` (every one for `all`), from
+    /// the keychain's recipients table: no passcode and no agent needed. When an agent
+    /// runs, its key checks the header first. A keychain that is not the user's own
+    /// private file (another owner, writable by others), or a format-1 file (no table
+    /// yet), is unlocked instead, through the agent or with the passcode.
+    public static func recipients(named names: [String], passcode: SecretSource, path: String? = nil) throws -> [X25519Recipient] {
+        let store = KeychainStore(path: try path ?? VFSPaths.current.keychain)
+        let sealed = try store.read()
+        var info = stat()
+        let trusted = stat(store.path, &info) == 0 && (info.st_uid == getuid() || info.st_uid == 0) && info.st_mode & 0o022 == 0
+        let agentKey = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id)
+        do {
+            if trusted, let recipients = try sealed.publicRecipients(named: names, masterKey: agentKey) { return recipients }
+        } catch KeychainError.noSuchRecipient(let name, let path) {
+            // When the keychain can be opened without asking, say which names there are.
+            guard agentKey != nil || passcode.isNonInteractive else { throw KeychainError.noSuchRecipient(name: name, path: path) }
+        }
+        return try open(passcode: passcode, path: store.path).identityEntries(named: names).map { try $0.identity().recipient }
     }
 
     /// The passcode; fails at once (never waits) when there is no source and no terminal.

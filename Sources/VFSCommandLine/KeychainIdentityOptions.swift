@@ -1,8 +1,5 @@
 import ArgumentParser
 import VFSCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `-K NAME`: identities kept in the keychain, for the tools that decrypt (in addition
 /// to -i) and encrypt (to the identity's recipient). The keychain is unlocked through
@@ -44,13 +41,6 @@ public struct KeychainIdentityOptions: ParsableArguments {
     /// format-1 file (no table yet), is unlocked as for decrypting instead.
     public func recipients() throws -> [X25519Recipient] {
         guard !names.isEmpty else { return [] }
-        let store = KeychainStore(path: try VFSPaths.current.keychain)
-        let sealed = try store.read()
-        var info = stat()
-        let trusted = stat(store.path, &info) == 0 && (info.st_uid == getuid() || info.st_uid == 0) && info.st_mode & 0o022 == 0
-        if trusted, let recipients = try sealed.publicRecipients(named: names, masterKey: AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id)) {
-            return recipients
-        }
-        return try identities().map(\.recipient)
+        return try KeychainSession.recipients(named: names, passcode: passcodeOptions.source)
     }
 }

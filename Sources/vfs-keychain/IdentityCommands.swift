@@ -54,14 +54,14 @@ extension Keychain.IdentityGroup {
     }
 
     struct PrintRecipient: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "recipient", abstract: "Print the recipient (age1…) of the identity NAME.")
+        static let configuration = CommandConfiguration(commandName: "recipient",
+            abstract: "Print the recipient (age1…) of the identity NAME; no passcode needed.")
         @Argument(help: "The identity's name.") var name: String
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {
-            let session = try KeychainSession.open(passcode: passcodeOptions.source)
-            let entries = try session.identityEntries(named: [name])
-            try StandardOutput.write(Array(try entries.map { try $0.identity().recipient.string + "\n" }.joined().utf8))
+            let recipients = try KeychainSession.recipients(named: [name], passcode: passcodeOptions.source)
+            try StandardOutput.write(Array(recipients.map { $0.string + "\n" }.joined().utf8))
         }
     }
 

@@ -186,7 +186,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'new' -d 'Make a new identity called NAME and print its recipient.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'import' -d 'Store the identity in FILE (an age identity file, \'-\' for stdin) as NAME; print its recipient.'
-complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'recipient' -d 'Print the recipient (age1…) of the identity NAME.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'recipient' -d 'Print the recipient (age1…) of the identity NAME; no passcode needed.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'list' -d 'List the identities: name and recipient, one a line, tab-separated (--json for JSON).'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'delete' -d 'Remove the identity NAME (exit 66 if there is none).'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
