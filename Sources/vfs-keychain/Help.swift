@@ -97,8 +97,9 @@ enum KeychainHelp {
     nothing. The master key is replaced and every entry sealed again under the \
     new one, so a copy of the old file opens nothing of the new one; PATH.prev \
     becomes the new file too. Recovery questions follow the new key without \
-    their answers (a version-1 recovery slot cannot, and is removed with a \
-    warning: set the questions again with vfs-keychain questions). A running \
+    their answers; a version-1 recovery slot needs them once: they are asked on \
+    the terminal or read from --answers-file, and without either the questions \
+    are removed with a warning (set them again with vfs-keychain questions). A running \
     agent is handed the new key and stays unlocked.
     """
 

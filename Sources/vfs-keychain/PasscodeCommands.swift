@@ -111,13 +111,23 @@ extension Keychain {
 
         @OptionGroup var passcodeOptions: PasscodeOptions
         @OptionGroup var newPasscodeOptions: NewPasscodeOptions
+        @OptionGroup var answersOptions: AnswersOptions
 
         func run() throws {
             let session = try KeychainSession.open(passcode: passcodeOptions.source, useAgent: false)
+            // A format-1 recovery slot can follow the new key only with its answers: asked
+            // for (or read from --answers-file) when possible, else it is dropped with a warning.
+            var recovery = KeychainHeader.RecoveryChange.keep
+            if let slot = session.sealed.header.recoverySlot, slot.kind == .legacyRecovery,
+               answersOptions.answersFile != nil || Terminal.canPrompt {
+                let answers = try answersOptions.read(for: slot.questions)
+                guard try slot.unwrap(answers: answers)?.isEqual(to: session.masterKey) == true else { throw KeychainError.wrongAnswers }
+                recovery = .set(questions: slot.questions, answers: answers, workFactor: Int(slot.logN))
+            }
             let newPasscode = try newPasscodeOptions.read()
             var dropped = false
             let newKey = try session.store.rotate(keychainID: session.sealed.header.id, masterKey: session.masterKey) { header, key in
-                let rekeyed = try header.rekeyed(to: key, passcode: newPasscode, recovery: .keep)
+                let rekeyed = try header.rekeyed(to: key, passcode: newPasscode, recovery: recovery)
                 dropped = rekeyed.droppedLegacyRecovery
                 return rekeyed.header
             }

@@ -345,6 +345,18 @@ struct KeychainTests {
         #expect(changed.status == 0 && changed.stderr.contains("warning: the recovery questions were set by an older vfs-keychain"), "\(changed.stderr)")
         #expect(changed.stderr.contains("hint: set them again with vfs-keychain questions"))
         #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "x"]).status == 66)
+        // With the answers, passcode carries the questions over to a new-style slot; wrong ones change nothing.
+        try Data(KeychainFixture.formatOne).write(to: URL(fileURLWithPath: kc.keychainPath))
+        try FileManager.default.removeItem(atPath: kc.keychainPath + ".epoch")
+        let wrongAnswers = try kc.scratch.write("wrong", Data("rex\nparis\n".utf8))
+        #expect(try kc.run(["passcode", "--answers-file", wrongAnswers], environment: ["VFS_PASSCODE": "old passcode", "VFS_NEW_PASSCODE": "p4"]).status == 77)
+        #expect(try kc.bytes() == Data(KeychainFixture.formatOne))
+        let carried = try kc.run(["passcode", "--answers-file", answers], environment: ["VFS_PASSCODE": "old passcode", "VFS_NEW_PASSCODE": "p4"])
+        #expect(carried.status == 0 && !carried.stderr.contains("warning"), "\(carried.stderr)")
+        #expect(try SealedKeychain(bytes: Array(try kc.bytes()), path: "k").header.recoverySlot?.kind == .recovery)
+        #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "p5"]).status == 0)
+        #expect(try kc.run(["identity", "recipient", "work"], environment: ["VFS_PASSCODE": "p5"]).out
+                == "age1zhd5g6wz44g8e638gy7qkns94dq4a040k2l0pmflfhn4eqc8va7q03f56x\n")
         #expect(try kc.run(["identity", "recipient", "work"], environment: ["VFS_PASSCODE": "p3"]).out
                 == "age1zhd5g6wz44g8e638gy7qkns94dq4a040k2l0pmflfhn4eqc8va7q03f56x\n")
     }
