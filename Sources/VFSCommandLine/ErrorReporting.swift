@@ -54,10 +54,11 @@ extension BundleError: ReportableError {
 extension KeychainError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
-        case .notFound, .noRecovery, .noIdentities, .noSuchIdentity: return .noInput
+        case .notFound, .noRecovery, .noIdentities, .noSuchIdentity, .noSuchRecipient: return .noInput
         case .exists, .secretExists, .importWouldReplace, .identityExists: return .cannotCreate
-        case .corrupt, .unsupportedVersion: return .dataError
+        case .corrupt, .unsupportedVersion, .rolledBack: return .dataError
         case .wrongPasscode, .wrongAnswers: return .permissionDenied
+        case .entryTooLarge: return .usage
         }
     }
 
@@ -68,10 +69,14 @@ extension KeychainError: ReportableError {
         case .corrupt(let path, _, let backup):
             var out = ["the file is left untouched, and no later save will overwrite it"]
             if let backup {
-                out.append("the previous good copy is \"\(backup)\": check it with VFS_KEYCHAIN=\(DisplayText.shellQuoted(backup)) vfs-keychain list, then restore it with cp -p \(DisplayText.shellQuoted(backup)) \(DisplayText.shellQuoted(path))")
+                out.append("the previous good copy is \"\(backup)\": check it with VFS_KEYCHAIN=\(DisplayText.shellQuoted(backup)) vfs-keychain list, then restore it with cp -p \(DisplayText.shellQuoted(backup)) \(DisplayText.shellQuoted(path)) && rm -f \(DisplayText.shellQuoted(path + ".epoch"))")
             }
             return out
         case .unsupportedVersion: return ["use the vfs-keychain that wrote it, or a newer one"]
+        case .rolledBack(_, _, _, let record):
+            return ["nothing was read or changed; if you restored an older copy on purpose, accept it with rm \(DisplayText.shellQuoted(record))"]
+        case .noSuchRecipient: return ["vfs-keychain identity list shows the names (it needs the passcode or the agent)"]
+        case .entryTooLarge: return ["nothing was saved; keep large data in a file encrypted with vfs-encrypt"]
         case .wrongPasscode: return ["nothing was changed; if you forgot it, vfs-keychain recover answers the security questions"]
         case .wrongAnswers: return ["answers are compared trimmed, case-folded and with inner spaces collapsed; nothing was changed"]
         case .noRecovery: return ["only a keychain made with vfs-keychain init --questions FILE can be recovered"]
@@ -150,9 +155,17 @@ extension PolicyDates.ParseError: ReportableError {
     }
 }
 
+extension VFSPathsError: ReportableError {
+    public var exitStatus: ExitStatus { .usage }
+    public var hints: [String] { ["set HOME to your home folder, or VFS_HOME to the folder for the keychain and the policy"] }
+}
+
 extension DurationText.ParseError: ReportableError {
     public var exitStatus: ExitStatus { .usage }
-    public var hints: [String] { ["write a number with a unit: 90s, 30m, 12h, 7d, 2w (or a sum like 1h30m)"] }
+    public var hints: [String] {
+        lacksUnit ? ["a bare number is not taken as seconds: write \(text)s, \(text)m, \(text)h, \(text)d or \(text)w"]
+                  : ["write a number with a unit: 90s, 30m, 12h, 7d, 2w (or a sum like 1h30m)"]
+    }
 }
 
 extension IOError: ReportableError {

@@ -1,5 +1,8 @@
 import ArgumentParser
 import VFSCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--passcode-file` and `--passcode-fd`, with VFS_PASSCODE: the keychain's passcode
 /// when no unlock agent holds its key.
@@ -34,7 +37,7 @@ public enum KeychainSession {
     /// its key then fails to authenticate, the file was modified (65), not locked.
     public static func unlock(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws
         -> (store: KeychainStore, sealed: SealedKeychain, masterKey: SecretBytes) {
-        let store = KeychainStore(path: path ?? VFSPaths.current.keychain)
+        let store = KeychainStore(path: try path ?? VFSPaths.current.keychain)
         let sealed = try store.read()
         if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
             return (store, sealed, key)
@@ -42,8 +45,28 @@ public enum KeychainSession {
         return (store, sealed, try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent)))
     }
 
+    /// The recipients of the keychain identities `names` (every one for `all`), from
+    /// the keychain's recipients table: no passcode and no agent needed. When an agent
+    /// runs, its key checks the header first. A keychain that is not the user's own
+    /// private file (another owner, writable by others), or a format-1 file (no table
+    /// yet), is unlocked instead, through the agent or with the passcode.
+    public static func recipients(named names: [String], passcode: SecretSource, path: String? = nil) throws -> [X25519Recipient] {
+        let store = KeychainStore(path: try path ?? VFSPaths.current.keychain)
+        let sealed = try store.read()
+        var info = stat()
+        let trusted = stat(store.path, &info) == 0 && (info.st_uid == getuid() || info.st_uid == 0) && info.st_mode & 0o022 == 0
+        let agentKey = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id)
+        do {
+            if trusted, let recipients = try sealed.publicRecipients(named: names, masterKey: agentKey) { return recipients }
+        } catch KeychainError.noSuchRecipient(let name, let path) {
+            // When the keychain can be opened without asking, say which names there are.
+            guard agentKey != nil || passcode.isNonInteractive else { throw KeychainError.noSuchRecipient(name: name, path: path) }
+        }
+        return try open(passcode: passcode, path: store.path).identityEntries(named: names).map { try $0.identity().recipient }
+    }
+
     /// The passcode; fails at once (never waits) when there is no source and no terminal.
-    static func readPasscode(_ source: SecretSource, locked: Bool, prompt: String = "Keychain passcode: ") throws -> SecretBytes {
+    public static func readPasscode(_ source: SecretSource, locked: Bool, prompt: String = "Keychain passcode: ") throws -> SecretBytes {
         guard source.isNonInteractive || Terminal.canPrompt else {
             throw ToolError(locked ? "the keychain is locked and no passcode was given (no terminal to ask for one)"
                                    : "no passcode given and no terminal to ask for one",
@@ -57,10 +80,14 @@ public enum KeychainSession {
 
 /// What names may be in a keychain.
 public enum KeychainNames {
-    /// A service, account or identity name: 1 to 1024 UTF-8 bytes, no control characters.
-    public static func check(_ name: String, what: String) throws {
-        guard !name.isEmpty else { throw ToolError.usage("the \(what) must not be empty") }
-        guard name.utf8.count <= 1024 else { throw ToolError.usage("the \(what) is longer than 1024 bytes") }
+    /// A service, account or identity name (or a label, a question): 1 to 1024 UTF-8
+    /// bytes, no control characters. The quoted name in a message is escaped
+    /// (Diagnostics prints control characters as escapes) and cut to 64 characters.
+    public static func check(_ name: String, what: String, allowEmpty: Bool = false) throws {
+        guard allowEmpty || !name.isEmpty else { throw ToolError.usage("the \(what) must not be empty") }
+        guard name.utf8.count <= KeychainEntry.maxNameCount else {
+            throw ToolError.usage("the \(what) is \(name.utf8.count) bytes long, more than \(KeychainEntry.maxNameCount)")
+        }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw ToolError.usage("the \(what) \"\(name.debugDescription.dropFirst().dropLast())\" contains a control character")
         }

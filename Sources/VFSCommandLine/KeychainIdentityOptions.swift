@@ -34,8 +34,13 @@ public struct KeychainIdentityOptions: ParsableArguments {
         return try session.identityEntries(named: names).map { .x25519(try $0.identity()) }
     }
 
-    /// Their recipients (for encrypting to a keychain identity).
+    /// Their recipients (for encrypting to a keychain identity), from the keychain's
+    /// recipients table: no passcode and no agent needed, so cron jobs encrypt at any
+    /// time. When an agent runs, its key checks the header first. A keychain that is
+    /// not the user's own private file (another owner, writable by others), or a
+    /// format-1 file (no table yet), is unlocked as for decrypting instead.
     public func recipients() throws -> [AgeRecipient] {
-        try identities().map(\.recipient)
+        guard !names.isEmpty else { return [] }
+        return try KeychainSession.recipients(named: names, passcode: passcodeOptions.source).map { .x25519($0) }
     }
 }

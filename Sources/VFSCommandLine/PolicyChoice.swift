@@ -4,7 +4,7 @@ import VFSCore
 /// always the local file (`VFSPaths.policyFile`). The relay work replaces the body
 /// with a relay-backed source when `VFSPaths.relayURL` is set; callers don't change.
 public enum PolicyChoice {
-    public static func source(paths: VFSPaths = .current) -> PolicySource {
-        PolicyStore(path: paths.policyFile)
+    public static func source(paths: VFSPaths = .current) throws -> PolicySource {
+        PolicyStore(path: try paths.policyFile)
     }
 }

@@ -9,8 +9,11 @@ public enum Terminal {
     public static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     public static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 
-    /// Reads one line from /dev/tty without echo; nil when there is no terminal.
+    /// Reads one line from /dev/tty without echo; nil when there is no terminal. The
+    /// prompt's control characters are shown as escapes: prompts quote names and
+    /// questions from files not yet authenticated (recover's questions).
     public static func readSecret(prompt: String) throws -> SecretBytes? {
+        let prompt = DisplayText.printable(prompt)
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -29,6 +29,7 @@ extension VFSCommand {
     /// Parses `arguments` (the process's when nil), checks and runs the command;
     /// throws whatever ends the run, for `report`.
     public static func execute(_ arguments: [String]? = nil) throws {
+        if arguments == nil { ProcessHardening.apply() }
         Diagnostics.tool = toolName
         var command = try parseAsRoot(arguments)
         if let checked = command as? CheckedCommand { try checked.check() }
@@ -49,6 +50,7 @@ extension AsyncVFSCommand {
     /// Parses `arguments` (the process's when nil), checks and runs the command;
     /// throws whatever ends the run, for `report`.
     public static func execute(_ arguments: [String]? = nil) async throws {
+        if arguments == nil { ProcessHardening.apply() }
         Diagnostics.tool = toolName
         var command = try parseAsRoot(arguments)
         if let checked = command as? CheckedCommand { try checked.check() }

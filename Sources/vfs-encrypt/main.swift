@@ -14,8 +14,10 @@ struct Encrypt: VFSCommand, CheckedCommand {
         terminal unless -o - asks for it; -a writes PEM armor instead.
 
         -K NAME encrypts to the recipient of the identity NAME kept by vfs-keychain \
-        (-K all: every one), unlocking the keychain through its agent, else with the \
-        passcode from --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal.
+        (-K all: every one). Recipients are public and readable in the keychain \
+        without the passcode, so this works from cron at any time; a running agent's \
+        key checks the keychain header first. (A keychain written before format 2, \
+        or not a private file of yours, is unlocked as for vfs-decrypt.)
 
         A passphrase (-p) is read from --passphrase-file, --passphrase-fd, the \
         VFS_PASSPHRASE environment variable (least safe: other processes of the user \

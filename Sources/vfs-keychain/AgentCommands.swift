@@ -9,7 +9,7 @@ extension Keychain {
             abstract: "Start the agent: keep the keychain unlocked for this user until lock or the timeout.",
             discussion: KeychainHelp.unlock)
 
-        @Option(name: .long, help: ArgumentHelp("How long to stay unlocked: 90s, 30m, 12h, 7d (default 15m).", valueName: "duration"))
+        @Option(name: .long, help: ArgumentHelp("How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit (default 15m).", valueName: "duration"))
         var timeout: String = "15m"
 
         @OptionGroup var passcodeOptions: PasscodeOptions
@@ -22,6 +22,10 @@ extension Keychain {
         func run() throws {
             let seconds = try DurationText.seconds(timeout)
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            let folder = VFSPaths.current.agentFolderChoice
+            if let passedOver = folder.passedOver {
+                Diagnostics.warn("\"\(passedOver)\" is not a private folder of this user (another user may have made it): the agent listens in \"\(folder.path)\" instead")
+            }
             let client = AgentClient(keychainPath: session.store.path)
             client.lock()
             _ = try KeychainAgent.start(keychainPath: session.store.path, keychainID: session.sealed.header.id,
@@ -34,7 +38,7 @@ extension Keychain {
         static let configuration = CommandConfiguration(abstract: "Stop the agent: the key is wiped from memory. Exit 0 even if it was not running.")
 
         func run() throws {
-            let path = VFSPaths.current.keychain
+            let path = try VFSPaths.current.keychain
             let stopped = AgentClient(keychainPath: path).lock()
             Diagnostics.info(stopped ? "locked \"\(path)\"" : "\"\(path)\" was not unlocked")
         }
@@ -53,7 +57,7 @@ extension Keychain {
         @Flag(name: .long, help: "Write JSON: {keychain, unlocked, secondsLeft}.") var json = false
 
         func run() throws {
-            let path = VFSPaths.current.keychain
+            let path = try VFSPaths.current.keychain
             var left: Int?
             if let status = AgentClient(keychainPath: path).status() {
                 // An agent for a keychain that was since replaced does not unlock this one.

@@ -4,35 +4,55 @@ enum KeychainHelp {
     static let overview = """
     The keychain is one file: $VFS_KEYCHAIN, else $VFS_HOME/keychain, else \
     $XDG_DATA_HOME/vfs/keychain, else ~/.local/share/vfs/keychain (mode 0600 in a \
-    0700 folder). Names and secrets alike are encrypted (ChaCha20-Poly1305) with a \
-    random master key. The header holds that key wrapped once per key slot: the \
-    passcode slot (scrypt), and optionally a recovery slot from the normalised \
-    answers to security questions, whose questions are kept readable so recover \
-    can ask them. A header MAC makes any edit of the file fail authentication.
+    0700 folder; without $HOME, as under cron or env -i, ~ is the home folder in \
+    the password database). Names and secrets alike are encrypted (ChaCha20-Poly1305) with a \
+    random master key. The header holds that key once per key slot: the \
+    passcode slot (wrapped under scrypt of the passcode), and optionally a \
+    recovery slot: an X25519 key pair derived (scrypt, then HKDF) from the \
+    normalised answers to security questions, of which only the public half is \
+    stored, with the master key sealed to it; the questions are kept readable so \
+    recover can ask them. A header MAC makes any edit of the file fail \
+    authentication. passcode, recover and questions replace the master key and \
+    seal every entry again, so an old copy of the file (a backup, a synced copy) \
+    opens nothing of today's with the old passcode or answers.
 
-    File format, version 1 (integers big-endian): the magic VFSKEYCH, a u16 \
-    version, a 16-byte random keychain id, a slot count (1 or 2), then per slot its \
-    kind (1 passcode, 2 recovery), scrypt log2 N, r and p, a 16-byte salt and the \
-    48-byte master key wrapped with ChaCha20-Poly1305 under scrypt(secret, salt); \
-    the recovery slot adds its questions (count, then u16 length + UTF-8 each). A \
-    32-byte HMAC-SHA-256 of all that follows, keyed from the master key, then the \
-    body: a 12-byte nonce, a u32 length and the entries sealed with \
-    ChaCha20-Poly1305 under a key derived (HKDF-SHA-256) from the master key: a \
-    u32 count, then per entry its kind (1 secret, 2 identity), service, account \
-    and label (u16 length + UTF-8 each), created and modified (i64 seconds) and \
-    the secret (u32 length + bytes). \
+    File format, version 2 (integers big-endian; version 1 files are read and \
+    rewritten as version 2 at the next change): the magic VFSKEYCH, a u16 \
+    version, a 16-byte random keychain id, a u64 epoch (one more at every save), \
+    a slot count (1 or 2), then per slot its kind (1 passcode, 3 recovery; 2 a \
+    version-1 recovery slot), scrypt log2 N, r and p, a 16-byte salt; a passcode \
+    slot then has the 48-byte master key wrapped with ChaCha20-Poly1305 under \
+    scrypt(passcode, salt); a recovery slot its 32-byte public key, a 32-byte \
+    ephemeral public key, the 48-byte sealed master key and its questions (count, \
+    then u16 length + UTF-8 each); then a u16 count of identities and per \
+    identity a 16-byte tag (SHA-256 of id and name, cut) and its 32-byte X25519 \
+    public key. A 32-byte HMAC-SHA-256 of all that follows, \
+    keyed from the master key, then the body: a 12-byte nonce, a u32 length and \
+    the entries sealed with ChaCha20-Poly1305 under a key derived (HKDF-SHA-256) \
+    from the master key, the id and the epoch: a u32 count, then per entry its \
+    kind (1 secret, 2 identity), service, account and label (u16 length + UTF-8 \
+    each), created and modified (i64 seconds) and the secret (u32 length + bytes). \
     Recovery answers are normalised (Unicode NFC, trimmed, inner whitespace \
     collapsed, case-folded) and joined with length prefixes. A change to the \
     passcode slot reads as a wrong passcode (77); any other change, a truncation \
     or extra bytes, as damage (65).
 
+    Rollback: the epoch of the last save is remembered beside the keychain in \
+    PATH.epoch; a keychain older than that (an old copy put in its place) is \
+    refused (65). To go back to an older copy on purpose, remove PATH.epoch too.
+
     Protection classes: a locked keychain has complete protection: nothing in it \
     can be read without the passcode. `unlock` starts an agent that holds the \
     master key in memory, for this user only (a 0700 folder: \
-    $XDG_RUNTIME_DIR/vfs, else /run/user/UID/vfs, else /tmp/vfs-UID, and a peer \
+    $XDG_RUNTIME_DIR/vfs, else /run/user/UID/vfs, else /tmp/vfs-UID, or $VFS_HOME/agent \
+    when something not yours holds /tmp/vfs-UID, and a peer \
     uid check), so scripts \
     and cron jobs run many commands after one unlock: the keychain is then \
     available until `lock` or the timeout, when the key is wiped.
+
+    Identities' recipients (their public keys) are kept readable in the header \
+    beside a tag of each name, so vfs-encrypt -K NAME needs no passcode; the names \
+    themselves stay encrypted.
 
     Commands use the agent first, then the passcode from --passcode-file, \
     --passcode-fd, VFS_PASSCODE (least safe: other processes of the user may read \
@@ -74,7 +94,28 @@ enum KeychainHelp {
     it): from --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal. The \
     new one comes from --new-passcode-file, --new-passcode-fd, VFS_NEW_PASSCODE \
     or the terminal (asked twice). A wrong current passcode exits 77 and changes \
-    nothing. A running agent keeps working: the master key does not change.
+    nothing. The master key is replaced and every entry sealed again under the \
+    new one, so a copy of the old file opens nothing of the new one; PATH.prev \
+    becomes the new file too. Recovery questions follow the new key without \
+    their answers; a version-1 recovery slot needs them once: they are asked on \
+    the terminal or read from --answers-file, and without either the questions \
+    are removed with a warning (set them again with vfs-keychain questions). A running \
+    agent is handed the new key and stays unlocked.
+    """
+
+    static let questions = """
+    --questions FILE sets the recovery questions (one a line; blank lines and # \
+    comments skipped; 1 to 16), replacing any there were; the answers come from \
+    --answers-file, one a line, or are asked on the terminal. --remove removes \
+    them, so that only the passcode opens the keychain. Either way the current \
+    passcode is asked for (from --passcode-file, --passcode-fd, VFS_PASSCODE or \
+    the terminal; the agent does not stand in for it), the master key is \
+    replaced and every entry sealed again, so the old answers open no copy made \
+    from now on. A running agent is handed the new key.
+
+    Examples:
+      vfs-keychain questions --questions questions.txt
+      vfs-keychain questions --remove
     """
 
     static let recover = """
@@ -82,7 +123,8 @@ enum KeychainHelp {
     answers from --answers-file, one a line. Answers are compared trimmed, \
     case-folded and with inner spaces collapsed. The new passcode comes from \
     --new-passcode-file, --new-passcode-fd, VFS_NEW_PASSCODE or the terminal. \
-    Wrong answers exit 77 and change nothing.
+    Wrong answers exit 77 and change nothing. As with passcode, the master key is \
+    replaced, every entry sealed again, and a running agent handed the new key.
     """
 
     static let setSecret = """

@@ -58,14 +58,14 @@ extension Keychain.IdentityGroup {
     }
 
     struct PrintRecipient: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "recipient", abstract: "Print the recipient (age1…) of the identity NAME.")
+        static let configuration = CommandConfiguration(commandName: "recipient",
+            abstract: "Print the recipient (age1…) of the identity NAME; no passcode needed.")
         @Argument(help: "The identity's name.") var name: String
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {
-            let session = try KeychainSession.open(passcode: passcodeOptions.source)
-            let entries = try session.identityEntries(named: [name])
-            try StandardOutput.write(Array(try entries.map { try $0.identity().recipient.string + "\n" }.joined().utf8))
+            let recipients = try KeychainSession.recipients(named: [name], passcode: passcodeOptions.source)
+            try StandardOutput.write(Array(recipients.map { $0.string + "\n" }.joined().utf8))
         }
     }
 
@@ -87,7 +87,7 @@ extension Keychain.IdentityGroup {
                 Listed(name: $0.service, recipient: try $0.identity().recipient.string, created: Keychain.date($0.created))
             }
             if json { try JSONOutput.print(listed); return }
-            try StandardOutput.write(Array(listed.map { "\($0.name)\t\($0.recipient)\n" }.joined().utf8))
+            try StandardOutput.write(Array(listed.map { "\(DisplayText.printable($0.name))\t\($0.recipient)\n" }.joined().utf8))
         }
     }
 

@@ -68,6 +68,16 @@ extension Keychain {
         @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for the key slots (default 18, as age; 1-22; low values only for tests).", valueName: "n"))
         var workFactor: Int = ScryptRecipient.defaultWorkFactor
 
+        /// The questions in `file`: 1 to 16, each a valid name.
+        static func readQuestions(_ file: String) throws -> [String] {
+            let questions = RecoveryText.questions(in: String(decoding: try ToolIO.openInput(file).readAll(), as: UTF8.self))
+            guard (1...KeySlot.maxQuestions).contains(questions.count) else {
+                throw ToolError.usage("\"\(file)\" has \(questions.count) questions; give 1 to \(KeySlot.maxQuestions), one a line")
+            }
+            for question in questions { try KeychainNames.check(question, what: "question") }
+            return questions
+        }
+
         func check() throws {
             guard (1...KeySlot.maxWorkFactor).contains(workFactor) else { throw ToolError.usage("--work-factor must be from 1 to \(KeySlot.maxWorkFactor)") }
             if answersOptions.answersFile != nil && questionsFile == nil {
@@ -76,16 +86,10 @@ extension Keychain {
         }
 
         func run() throws {
-            let store = KeychainStore(path: VFSPaths.current.keychain)
+            let store = KeychainStore(path: try VFSPaths.current.keychain)
             guard !store.exists else { throw KeychainError.exists(path: store.path) }
             var questions: [String] = []
-            if let questionsFile {
-                questions = RecoveryText.questions(in: String(decoding: try ToolIO.openInput(questionsFile).readAll(), as: UTF8.self))
-                guard (1...KeySlot.maxQuestions).contains(questions.count) else {
-                    throw ToolError.usage("\"\(questionsFile)\" has \(questions.count) questions; give 1 to \(KeySlot.maxQuestions), one a line")
-                }
-                for question in questions { try KeychainNames.check(question, what: "question") }
-            }
+            if let questionsFile { questions = try Self.readQuestions(questionsFile) }
             let passcode = try passcodeOptions.source.read(prompt: "New keychain passcode: ", confirm: true)
             let answers = questions.isEmpty ? [] : try answersOptions.read(for: questions)
             if !store.folder.isEmpty {
@@ -102,19 +106,34 @@ extension Keychain {
     struct ChangePasscode: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "passcode",
-            abstract: "Change the passcode (rewraps the passcode slot; the entries are not re-encrypted).",
+            abstract: "Change the passcode; the master key is replaced and every entry sealed again.",
             discussion: KeychainHelp.changePasscode)
 
         @OptionGroup var passcodeOptions: PasscodeOptions
         @OptionGroup var newPasscodeOptions: NewPasscodeOptions
+        @OptionGroup var answersOptions: AnswersOptions
 
         func run() throws {
             let session = try KeychainSession.open(passcode: passcodeOptions.source, useAgent: false)
-            let newPasscode = try newPasscodeOptions.read()
-            try session.store.updateHeader(keychainID: session.sealed.header.id, masterKey: session.masterKey) { header in
-                header.replacing(try header.passcodeSlot.rewrapped(session.masterKey, secret: newPasscode))
+            // A format-1 recovery slot can follow the new key only with its answers: asked
+            // for (or read from --answers-file) when possible, else it is dropped with a warning.
+            var recovery = KeychainHeader.RecoveryChange.keep
+            if let slot = session.sealed.header.recoverySlot, slot.kind == .legacyRecovery,
+               answersOptions.answersFile != nil || Terminal.canPrompt {
+                let answers = try answersOptions.read(for: slot.questions)
+                guard try slot.unwrap(answers: answers)?.isEqual(to: session.masterKey) == true else { throw KeychainError.wrongAnswers }
+                recovery = .set(questions: slot.questions, answers: answers, workFactor: Int(slot.logN))
             }
-            Diagnostics.info("passcode changed")
+            let newPasscode = try newPasscodeOptions.read()
+            var dropped = false
+            let newKey = try session.store.rotate(keychainID: session.sealed.header.id, masterKey: session.masterKey) { header, key in
+                let rekeyed = try header.rekeyed(to: key, passcode: newPasscode, recovery: recovery)
+                dropped = rekeyed.droppedLegacyRecovery
+                return rekeyed.header
+            }
+            KeyRotation.tellAgent(store: session.store, keychainID: session.sealed.header.id, newKey: newKey)
+            Diagnostics.info("passcode changed; the master key was replaced")
+            if dropped { KeyRotation.warnDroppedRecovery() }
         }
     }
 
@@ -127,17 +146,88 @@ extension Keychain {
         @OptionGroup var newPasscodeOptions: NewPasscodeOptions
 
         func run() throws {
-            let store = KeychainStore(path: VFSPaths.current.keychain)
+            let store = KeychainStore(path: try VFSPaths.current.keychain)
             let sealed = try store.read()
             guard let slot = sealed.header.recoverySlot else { throw KeychainError.noRecovery(path: store.path) }
             let answers = try answersOptions.read(for: slot.questions)
             let masterKey = try sealed.unlock(answers: answers)
             _ = try sealed.open(masterKey: masterKey)
             let newPasscode = try newPasscodeOptions.read()
-            try store.updateHeader(keychainID: sealed.header.id, masterKey: masterKey) { header in
-                header.replacing(try header.passcodeSlot.rewrapped(masterKey, secret: newPasscode))
+            let newKey = try store.rotate(keychainID: sealed.header.id, masterKey: masterKey) { header, key in
+                // A format-1 recovery slot becomes a public-key one: the answers are at hand.
+                let recovery: KeychainHeader.RecoveryChange = slot.kind == .recovery ? .keep
+                    : .set(questions: slot.questions, answers: answers, workFactor: Int(slot.logN))
+                return try header.rekeyed(to: key, passcode: newPasscode, recovery: recovery).header
             }
-            Diagnostics.info("passcode reset")
+            KeyRotation.tellAgent(store: store, keychainID: sealed.header.id, newKey: newKey)
+            Diagnostics.info("passcode reset; the master key was replaced")
         }
+    }
+
+    struct Questions: ParsableCommand, CheckedCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set, change or remove the recovery questions; the master key is replaced.",
+            discussion: KeychainHelp.questions)
+
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        @Option(name: .customLong("questions"), help: ArgumentHelp("The new recovery questions, one a line, from PATH.", valueName: "path"))
+        var questionsFile: String?
+
+        @OptionGroup var answersOptions: AnswersOptions
+
+        @Flag(name: .customLong("remove"), help: "Remove the recovery questions: only the passcode opens the keychain.")
+        var remove = false
+
+        @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for the recovery slot (default: the passcode slot's).", valueName: "n"))
+        var workFactor: Int?
+
+        func check() throws {
+            if let workFactor, !(1...KeySlot.maxWorkFactor).contains(workFactor) {
+                throw ToolError.usage("--work-factor must be from 1 to \(KeySlot.maxWorkFactor)")
+            }
+            guard remove != (questionsFile != nil) else {
+                throw ToolError.usage(remove ? "--remove can't be combined with --questions" : "give --questions PATH (to set or change them) or --remove")
+            }
+            if remove && (answersOptions.answersFile != nil || workFactor != nil) {
+                throw ToolError.usage("--remove takes no answers and no work factor")
+            }
+        }
+
+        func run() throws {
+            var questions: [String] = []
+            if let questionsFile { questions = try InitKeychain.readQuestions(questionsFile) }
+            // The passcode itself, not the agent: the passcode slot is wrapped again for the new key.
+            let store = KeychainStore(path: try VFSPaths.current.keychain)
+            let sealed = try store.read()
+            if remove && sealed.header.recoverySlot == nil { throw KeychainError.noRecovery(path: store.path) }
+            let passcode = try KeychainSession.readPasscode(passcodeOptions.source, locked: false)
+            let masterKey = try sealed.unlock(passcode: passcode)
+            _ = try sealed.open(masterKey: masterKey)
+            let answers = questions.isEmpty ? [] : try answersOptions.read(for: questions)
+            let factor = workFactor ?? Int(sealed.header.passcodeSlot.logN)
+            let newKey = try store.rotate(keychainID: sealed.header.id, masterKey: masterKey) { header, key in
+                try header.rekeyed(to: key, passcode: passcode,
+                                   recovery: remove ? .remove : .set(questions: questions, answers: answers, workFactor: factor)).header
+            }
+            KeyRotation.tellAgent(store: store, keychainID: sealed.header.id, newKey: newKey)
+            Diagnostics.info(remove ? "recovery questions removed; the master key was replaced"
+                                    : "\(questions.count) recovery question\(questions.count == 1 ? "" : "s") set; the master key was replaced")
+        }
+    }
+}
+
+/// After the master key was replaced.
+enum KeyRotation {
+    /// A running unlock agent gets the new key, so the keychain stays unlocked.
+    static func tellAgent(store: KeychainStore, keychainID: [UInt8], newKey: SecretBytes) {
+        if AgentClient(keychainPath: store.path).rekey(keychainID: keychainID, masterKey: newKey) {
+            Diagnostics.info("the unlock agent holds the new key")
+        }
+    }
+
+    static func warnDroppedRecovery() {
+        Diagnostics.warn("the recovery questions were set by an older vfs-keychain and cannot follow a new master key: they were removed")
+        Diagnostics.hint("set them again with vfs-keychain questions --questions FILE")
     }
 }

@@ -119,7 +119,10 @@ extension Keychain {
                 return
             }
             let formatter = ISO8601DateFormatter()
-            let text = entries.map { "\($0.service)\t\($0.account)\t\(formatter.string(from: Keychain.date($0.modified)))\t\($0.label)\n" }.joined()
+            // Control characters as escapes: a keychain written elsewhere may hold any label.
+            let text = entries.map {
+                [$0.service, $0.account, formatter.string(from: Keychain.date($0.modified)), $0.label].map(DisplayText.printable).joined(separator: "\t") + "\n"
+            }.joined()
             try StandardOutput.write(Array(text.utf8))
         }
     }
@@ -143,7 +146,11 @@ extension Keychain {
             for item in imported {
                 try KeychainNames.check(item.service, what: "service")
                 try KeychainNames.check(item.account, what: "account")
+                if let label = item.label { try KeychainNames.check(label, what: "label", allowEmpty: true) }
                 guard !item.secret.isEmpty else { throw ToolError.usage("empty secret for \"\(item.service)\" \"\(item.account)\"") }
+                guard item.secret.utf8.count <= PipedSecret.maxCount else {
+                    throw ToolError.usage("the secret for \"\(item.service)\" \"\(item.account)\" is larger than \(PipedSecret.maxCount >> 20) MiB")
+                }
             }
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
             let count = try session.importSecrets(imported, replacing: update, now: Keychain.now())

@@ -11,7 +11,8 @@ enum PolicyHelp {
     approve nothing.
 
     Storage: $VFS_POLICY, else $VFS_HOME/policy.json (VFS_HOME defaults to \
-    $XDG_DATA_HOME/vfs, else ~/.local/share/vfs), or --policy PATH. It is plain \
+    $XDG_DATA_HOME/vfs, else ~/.local/share/vfs; without $HOME, ~ is the home \
+    folder in the password database), or --policy PATH. It is plain \
     JSON a person can read, review and keep in git: pretty-printed, keys sorted, \
     items sorted by app, times in ISO 8601 UTC, and a format "version". Every change \
     takes an exclusive lock on PATH.lock, re-reads the file, writes the whole new \
@@ -26,7 +27,8 @@ enum PolicyHelp {
     Expiry: an item is expired at and after its expiry instant. --expires takes a \
     date (2027-01-31: valid through that whole day in UTC, expiring at \
     2027-02-01T00:00:00Z), a full ISO 8601 time (2027-01-31T17:00:00Z, or with an \
-    offset such as +02:00; the instant itself), or a duration from now (90d, 12h). \
+    offset such as +02:00; the instant itself), or a duration from now (90d, 12h; a unit is \
+    required). \
     Times are kept to the second.
 
     Threat model: the policy governs what this toolkit releases, and to whom, in \

@@ -69,8 +69,9 @@ extension Policy {
             }
             var text = ""
             for e in entries {
-                text += "\(PolicyDates.format(e.time))  \(e.user)(\(e.uid))  \(e.action.rawValue)  \(e.app)  \(e.id)  \(e.fields.joined(separator: ","))"
-                if let via = e.via { text += "  (\(via))" }
+                let line = "\(PolicyDates.format(e.time))  \(e.user)(\(e.uid))  \(e.action.rawValue)  \(e.app)  \(e.id)  \(e.fields.joined(separator: ","))"
+                text += DisplayText.printable(line)
+                if let via = e.via { text += "  (\(DisplayText.printable(via)))" }
                 text += "\n"
             }
             try StandardOutput.write(text)

@@ -30,8 +30,10 @@ enum ShredHelp {
 
     Symbolic links are never followed: a link is removed (its name wiped) and its \
     target is untouched; with -k links are left alone. A file with other hard links \
-    is refused, since its data stays reachable through them, unless --force (which \
-    also makes read-only files you own writable). FIFOs, sockets and character \
+    is refused, since its data stays reachable through them, unless every one of \
+    its names is in the run (named, or in a tree under -r: then the set goes, as \
+    vfs-keychain's keychain and keychain.prev after a passcode change) or --force \
+    (which also makes read-only files you own writable). FIFOs, sockets and character \
     devices are refused. A block device named on the command line is overwritten \
     with --device (opened exclusively, so a mounted one is refused) and never \
     removed; block devices inside folders are always refused. A file that can't be \
@@ -45,7 +47,8 @@ enum ShredHelp {
 
     Filters apply to files and links, never to folders (folders are always walked). \
     --older-than AGE selects entries last modified more than AGE ago (90s, 30m, 12h, \
-    7d, 2w, or a sum like 1h30m). --include and --exclude take fnmatch(3) globs \
+    7d, 2w, or a sum like 1h30m; a bare number is refused, never taken as \
+    seconds). --include and --exclude take fnmatch(3) globs \
     matched against the base name only, not the folder path: '*.csv' matches \
     reports/a.csv; '*' and '?' match a leading dot too; a glob with a '/' is refused. \
     When --include is given, an entry must match one of them; it must match no --exclude \

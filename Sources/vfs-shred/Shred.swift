@@ -34,7 +34,7 @@ struct Shred: VFSCommand, CheckedCommand {
     var device = false
 
     @Option(name: .customLong("older-than"),
-            help: ArgumentHelp("Only entries last modified more than AGE ago (30m, 12h, 7d).", valueName: "age"))
+            help: ArgumentHelp("Only entries last modified more than AGE ago (30m, 12h, 7d; a unit is required).", valueName: "age"))
     var olderThan: String?
 
     @Option(name: .customLong("include"),

@@ -63,6 +63,17 @@ final class KeychainFixture {
         return try sealed.open(masterKey: key)
     }
 
+    /// A keychain written by the format-1 code (see KeychainFormatTests.formatOne):
+    /// passcode "old passcode", questions answered Rex and Lyon, github/deploy = s3cret,
+    /// identity "work".
+    static let formatOne = Array(Data(base64Encoded: """
+        VkZTS0VZQ0gAAaeX6WrrQTqTpP73xjjYiuECAQQIAa2rQvzShBdY0ENleTjcM3Seut/xZeJlYA6DqyF3D0tEERuzsEGGXjFFXi7TjS+SQG6Ipvo2V5KFrWhm
+        Vs3/vK0CBAgBZrY2sMqb9fk+aV3Z9Bck5rOnsMg9dGatcJe4Gzj2pqqZm4OIr7FARgDzPpdcI1BxvLnQDrq+CFizMl0UarSLbwIACkZpcnN0IHBldD8ADkNp
+        dHkgb2YgYmlydGg/ChCY9/Jp6xbH7eQjDlbYLcRhdOLOubQbBXFzshRsPLaiuwMwM2blRY8xyCoAAACAIFdmYOOHxXVKT/rvjHMuffLV7Hi+Rv24SQ8r/87E
+        6w89vz2tACdmo5mUGd3FqAj4JD3yixraMtJNlbphhwPNdBKt3HS0vpqMxSsqma3wpZwVFAYss5hKaCh23i3rcdB6Mvz5AUke4pTTJybe2Vt1rP17bq/n86hL
+        P1ryjJGxhmk=
+        """, options: .ignoreUnknownCharacters)!)
+
     func unlock(timeout: String = "5m") throws {
         let run = try self.run(["unlock", "--timeout", timeout, "--passcode-file", passcodeFile])
         #expect(run.status == 0, "\(run.stderr)")
@@ -232,7 +243,7 @@ struct KeychainTests {
         #expect(try kc.run(["get", "s", "a"], passcode: true).out == "v")
     }
 
-    @Test("recover with normalised answers sets a new passcode; passcode rewraps the slot, not the body")
+    @Test("recover with normalised answers sets a new passcode; passcode and recover replace the master key")
     func recoverAndChangePasscode() throws {
         let kc = try KeychainFixture()
         try kc.initialise(questions: ["# comment lines are skipped", "First pet?", "", "City of birth?"], answers: ["Rex", "New York"])
@@ -247,18 +258,23 @@ struct KeychainTests {
         #expect(recovered.status == 0, "\(recovered.stderr)")
         #expect(try kc.run(["get", "s", "a"], passcode: true).status == 77, "the old passcode no longer opens it")
         #expect(try kc.run(["get", "s", "a"], environment: ["VFS_PASSCODE": "second passcode"]).out == "v")
-        #expect(try kc.bytes().suffix(bodyBefore.count) == bodyBefore, "the sealed body is kept byte for byte")
+        #expect(try kc.bytes().suffix(bodyBefore.count) != bodyBefore, "the body is sealed again under a new master key")
+        // The header from before, spliced onto today's body, opens nothing with the old passcode.
+        let headerBefore = sealedBefore.headerAndMAC
+        let today = try SealedKeychain(bytes: Array(try kc.bytes()), path: kc.keychainPath)
+        let spliced = try SealedKeychain(bytes: headerBefore + Array(try kc.bytes().suffix(today.bodyByteCount)), path: "spliced")
+        #expect(throws: KeychainError.self) { try spliced.open(masterKey: spliced.unlock(passcode: SecretBytes(copying: Array(kc.passcode.utf8)))) }
         // The backup is the new file too: the old passcode opens nothing.
         #expect(try Data(contentsOf: URL(fileURLWithPath: kc.keychainPath + ".prev")) == kc.bytes())
 
         let newFile = try kc.scratch.write("new", Data("third\n".utf8))
         let changed = try kc.run(["passcode", "--new-passcode-file", newFile], environment: ["VFS_PASSCODE": "second passcode"])
         #expect(changed.status == 0, "\(changed.stderr)")
-        #expect(try kc.bytes().suffix(bodyBefore.count) == bodyBefore)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kc.keychainPath + ".prev")) == kc.bytes())
         #expect(try kc.openInProcess(passcode: "third").map(\.service) == ["s"])
         // The next save, with the backup and the file one and the same, leaves no stray copy.
         #expect(try kc.run(["set", "s2", "a"], stdin: Data("w".utf8), environment: ["VFS_PASSCODE": "third"]).status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: kc.scratch.path("home")).sorted() == ["keychain", "keychain.lock", "keychain.prev"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: kc.scratch.path("home")).sorted() == ["keychain", "keychain.epoch", "keychain.lock", "keychain.prev"])
         #expect(try kc.run(["get", "s", "a"], environment: ["VFS_PASSCODE": "second passcode"]).status == 77)
         // The recovery slot still works after a passcode change.
         #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "fourth"]).status == 0)
@@ -267,6 +283,162 @@ struct KeychainTests {
         let plain = try KeychainFixture()
         try plain.initialise()
         #expect(try plain.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "x"]).status == 66)
+    }
+
+    @Test("questions sets, changes and removes the recovery questions; a running agent follows every new master key")
+    func questionsAndAgentRotation() throws {
+        let kc = try KeychainFixture()
+        defer { kc.stopAgent() }
+        try kc.initialise(questions: ["First pet?"], answers: ["Rex"])
+        #expect(try kc.run(["set", "s", "a"], stdin: Data("v".utf8), passcode: true).status == 0)
+        try kc.unlock()
+        let keyBefore = try SealedKeychain(bytes: Array(try kc.bytes()), path: "k").unlock(passcode: SecretBytes(copying: Array(kc.passcode.utf8)))
+        let questions = try kc.scratch.write("q2", Data("Street?\nTeacher?\n".utf8))
+        let answers = try kc.scratch.write("a2", Data("Elm\nSmith\n".utf8))
+        let set = try kc.run(["questions", "--questions", questions, "--answers-file", answers], passcode: true)
+        #expect(set.status == 0 && set.stderr.contains("2 recovery questions set; the master key was replaced"), "\(set.stderr)")
+        #expect(set.stderr.contains("the unlock agent holds the new key"))
+        let sealed = try SealedKeychain(bytes: Array(try kc.bytes()), path: "k")
+        #expect(sealed.header.recoverySlot?.questions == ["Street?", "Teacher?"])
+        #expect(throws: KeychainError.self) { try sealed.open(masterKey: keyBefore) }
+        // The agent was handed the new key: no passcode needed.
+        let viaAgent = try kc.run(["get", "s", "a"])
+        #expect(viaAgent.status == 0 && viaAgent.out == "v", "\(viaAgent.stderr)")
+        // The old answers no longer open; the new ones do.
+        let oldAnswers = try kc.scratch.write("a1", Data("Rex\n".utf8))
+        #expect(try kc.run(["recover", "--answers-file", oldAnswers], environment: ["VFS_NEW_PASSCODE": "x"]).status == 64)
+        let recovered = try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "second"])
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        #expect(try kc.run(["get", "s", "a"]).out == "v", "the agent follows recover too")
+        // The agent does not stand in for the passcode here; a wrong one changes nothing.
+        let before = try kc.bytes()
+        #expect(try kc.run(["questions", "--remove"], environment: ["VFS_PASSCODE": "wrong"]).status == 77)
+        #expect(try kc.bytes() == before)
+        let removed = try kc.run(["questions", "--remove"], environment: ["VFS_PASSCODE": "second"])
+        #expect(removed.status == 0 && removed.stderr.contains("recovery questions removed"), "\(removed.stderr)")
+        #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "x"]).status == 66)
+        #expect(try kc.run(["questions", "--remove"], environment: ["VFS_PASSCODE": "second"]).status == 66)
+        #expect(try kc.run(["get", "s", "a"]).out == "v")
+        for bad in [["questions"], ["questions", "--remove", "--questions", questions], ["questions", "--remove", "--answers-file", answers]] {
+            #expect(try kc.run(bad, environment: ["VFS_PASSCODE": "second"]).status == 64, "\(bad)")
+        }
+    }
+
+    @Test("a keychain written by the format-1 code opens, migrates at the next save, and passcode says the old questions must be set again")
+    func formatOneKeychain() throws {
+        let kc = try KeychainFixture()
+        try FileManager.default.createDirectory(atPath: kc.scratch.path("home"), withIntermediateDirectories: true)
+        try Data(KeychainFixture.formatOne).write(to: URL(fileURLWithPath: kc.keychainPath))
+        let old = ["VFS_PASSCODE": "old passcode"]
+        #expect(try kc.run(["get", "github", "deploy"], environment: old).out == "s3cret")
+        #expect(try kc.run(["set", "x", "y"], stdin: Data("z".utf8), environment: old).status == 0)
+        #expect(try kc.bytes()[9] == 2, "written as format 2")
+        // recover with the old answers turns the old recovery slot into a new one.
+        let answers = try kc.scratch.write("a", Data("rex\nlyon\n".utf8))
+        #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "p2"]).status == 0)
+        #expect(try SealedKeychain(bytes: Array(try kc.bytes()), path: "k").header.recoverySlot?.kind == .recovery)
+        #expect(try kc.run(["get", "github", "deploy"], environment: ["VFS_PASSCODE": "p2"]).out == "s3cret")
+        // passcode on a format-1 file cannot carry its recovery slot to a new key, and says so.
+        try Data(KeychainFixture.formatOne).write(to: URL(fileURLWithPath: kc.keychainPath))
+        try FileManager.default.removeItem(atPath: kc.keychainPath + ".epoch")
+        let changed = try kc.run(["passcode"], environment: ["VFS_PASSCODE": "old passcode", "VFS_NEW_PASSCODE": "p3"])
+        #expect(changed.status == 0 && changed.stderr.contains("warning: the recovery questions were set by an older vfs-keychain"), "\(changed.stderr)")
+        #expect(changed.stderr.contains("hint: set them again with vfs-keychain questions"))
+        #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "x"]).status == 66)
+        // With the answers, passcode carries the questions over to a new-style slot; wrong ones change nothing.
+        try Data(KeychainFixture.formatOne).write(to: URL(fileURLWithPath: kc.keychainPath))
+        try FileManager.default.removeItem(atPath: kc.keychainPath + ".epoch")
+        let wrongAnswers = try kc.scratch.write("wrong", Data("rex\nparis\n".utf8))
+        #expect(try kc.run(["passcode", "--answers-file", wrongAnswers], environment: ["VFS_PASSCODE": "old passcode", "VFS_NEW_PASSCODE": "p4"]).status == 77)
+        #expect(try kc.bytes() == Data(KeychainFixture.formatOne))
+        let carried = try kc.run(["passcode", "--answers-file", answers], environment: ["VFS_PASSCODE": "old passcode", "VFS_NEW_PASSCODE": "p4"])
+        #expect(carried.status == 0 && !carried.stderr.contains("warning"), "\(carried.stderr)")
+        #expect(try SealedKeychain(bytes: Array(try kc.bytes()), path: "k").header.recoverySlot?.kind == .recovery)
+        #expect(try kc.run(["recover", "--answers-file", answers], environment: ["VFS_NEW_PASSCODE": "p5"]).status == 0)
+        #expect(try kc.run(["identity", "recipient", "work"], environment: ["VFS_PASSCODE": "p5"]).out
+                == "age1zhd5g6wz44g8e638gy7qkns94dq4a040k2l0pmflfhn4eqc8va7q03f56x\n")
+        #expect(try kc.run(["identity", "recipient", "work"], environment: ["VFS_PASSCODE": "p3"]).out
+                == "age1zhd5g6wz44g8e638gy7qkns94dq4a040k2l0pmflfhn4eqc8va7q03f56x\n")
+    }
+
+    @Test("a keychain reached through a symlink keeps a real previous copy and one lock beside the real file")
+    func symlinkedKeychain() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let links = kc.scratch.path("links")
+        try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: links + "/keychain", withDestinationPath: kc.keychainPath)
+        let viaLink = ["VFS_KEYCHAIN": links + "/keychain"]
+        #expect(try kc.run(["set", "s", "a"], stdin: Data("v1".utf8), passcode: true, environment: viaLink).status == 0)
+        let first = try kc.bytes()
+        #expect(try kc.run(["set", "s", "b"], stdin: Data("v2".utf8), passcode: true, environment: viaLink).status == 0)
+        // The backup is a real older copy beside the real file, not another name for the live one.
+        let prev = kc.keychainPath + ".prev"
+        var info = stat(), live = stat()
+        #expect(lstat(prev, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+        #expect(stat(kc.keychainPath, &live) == 0 && live.st_ino != info.st_ino)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: prev)) == first)
+        // Nothing beside the link: the lock, the backup and the record are the real file's.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: links) == ["keychain"])
+        #expect(try kc.run(["passcode"], environment: viaLink.merging(["VFS_PASSCODE": kc.passcode, "VFS_NEW_PASSCODE": "n"]) { $1 }).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: links + "/keychain") == kc.keychainPath)
+        #expect(try kc.run(["get", "s", "b"], environment: ["VFS_PASSCODE": "n"]).out == "v2")
+    }
+
+    @Test("control characters in labels, identity names and recover's questions are shown as escapes, never raw")
+    func controlCharactersEscaped() throws {
+        let kc = try KeychainFixture()
+        // A keychain written elsewhere (VFSCore takes what the tools refuse): a hostile question, label and name.
+        try FileManager.default.createDirectory(atPath: kc.scratch.path("home"), withIntermediateDirectories: true)
+        let store = KeychainStore(path: kc.keychainPath)
+        try store.create(passcode: SecretBytes(copying: Array(kc.passcode.utf8)),
+                         recovery: (["Pet?\u{1b}]0;pwned\u{07}"], ["rex"]), workFactor: 4)
+        let sealed = try store.read()
+        let unlocked = try UnlockedKeychain(store: store, sealed: sealed, masterKey: sealed.unlock(passcode: SecretBytes(copying: Array(kc.passcode.utf8))))
+        try unlocked.setSecret(SecretBytes(copying: [1]), service: "s\u{1b}[2J", account: "a", label: "x\ny\tz\u{9b}", replacing: false, now: 0)
+        try unlocked.addIdentity(X25519Identity.generate(), named: "id\u{1b}[1A", now: 0)
+        let list = try kc.run(["list"], passcode: true)
+        #expect(list.status == 0 && list.out == "s\\x1b[2J\ta\t1970-01-01T00:00:00Z\tx\\ny\\tz\\u{9b}\n", "\(list.out.debugDescription)")
+        let identities = try kc.run(["identity", "list"], passcode: true)
+        #expect(identities.out.hasPrefix("id\\x1b[1A\tage1") && !identities.out.contains("\u{1b}"))
+        // recover asks the question from a header not yet authenticated: escaped on the terminal.
+        let recover = try kc.runTool("python3", [AgeToolsTests.withTTY, "pet", "rex", "--", Tools.binDir.appendingPathComponent("vfs-keychain").path, "recover"],
+                                     environment: ["VFS_NEW_PASSCODE": "new"])
+        #expect(recover.status == 0, "\(recover.out.debugDescription) \(recover.stderr)")
+        #expect(recover.out.contains("Pet?\\x1b]0;pwned\\x07") && !recover.out.contains("\u{1b}") && !recover.out.contains("\u{07}"), "\(recover.out.debugDescription)")
+    }
+
+    @Test("an oversized label or secret in import is refused (64) without a crash, and nothing is saved")
+    func oversizedImport() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let before = try kc.bytes()
+        let label = String(repeating: "L", count: 70_000)
+        let json = "[{\"service\":\"s\",\"account\":\"a\",\"secret\":\"SECRET-SECRET-SECRET\",\"label\":\"\(label)\"}]"
+        let run = try kc.run(["import"], stdin: Data(json.utf8), passcode: true)
+        #expect(run.status == 64, "\(run.stderr.prefix(500))")
+        #expect(run.stderr.contains("the label is 70000 bytes long, more than 1024"))
+        #expect(!run.stderr.contains("SECRET") && !run.stderr.contains("LLLLLLLL") && run.stderr.count < 400)
+        let longSecret = "[{\"service\":\"s\",\"account\":\"a\",\"secret\":\"\(String(repeating: "x", count: (16 << 20) + 1))\"}]"
+        #expect(try kc.run(["import"], stdin: Data(longSecret.utf8), passcode: true).status == 64)
+        #expect(try kc.bytes() == before)
+    }
+
+    @Test("a crash while a secret is in memory prints no backtrace, registers or memory, and leaves no core")
+    func crashPrintsNoSecret() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let secret = "TOPSECRET-" + String(repeating: "Q", count: 40)
+        #expect(try kc.run(["set", "s", "a"], stdin: Data(secret.utf8), passcode: true).status == 0)
+        #expect(try kc.run(["debug-crash", "s", "a"], passcode: true).status == 64, "refused outside the test suite")
+        let crash = try kc.run(["debug-crash", "s", "a"], passcode: true, environment: ["VFS_TEST_HOOKS": "1"])
+        #expect(crash.status == SIGILL || crash.status == SIGTRAP, "killed by the trap's signal: \(crash.status)")
+        #expect(crash.stderr.contains("Fatal error"), "\(crash.stderr)")
+        for leak in ["TOPSECRET", "QQQQ", "Backtracing", "Registers", "Thread 0", "rsp 0x"] {
+            #expect(!crash.stderr.contains(leak), "\(leak) in: \(crash.stderr.prefix(2000))")
+        }
+        #expect(crash.out.isEmpty)
+        #expect(!(try kc.scratch.listing()).contains { $0.hasPrefix("core") })
     }
 
     @Test("a tampered or truncated keychain exits 65, is never overwritten, and the hint names the good copy")
@@ -302,13 +474,19 @@ struct KeychainTests {
         #expect(fromBackup.status == 0 && fromBackup.out.hasPrefix("s\ta\t"))
         try FileManager.default.removeItem(atPath: kc.keychainPath)
         try FileManager.default.copyItem(atPath: kc.keychainPath + ".prev", toPath: kc.keychainPath)
+        // It is older than the last save: refused as a rollback until the record goes, as the hint says.
+        let rolledBack = try kc.run(["get", "s", "a"], passcode: true)
+        #expect(rolledBack.status == 65 && rolledBack.stderr.contains("is an older copy (save 2) than the one last seen here (save 3)"), "\(rolledBack.stderr)")
+        #expect(rolledBack.stderr.contains("hint: nothing was read or changed; if you restored an older copy on purpose, accept it with rm \(kc.keychainPath).epoch"))
+        #expect(rolledBack.out.isEmpty)
+        try FileManager.default.removeItem(atPath: kc.keychainPath + ".epoch")
         #expect(try kc.run(["get", "s", "a"], passcode: true).out == "v1")
         // A later format version is refused with its own message.
         var future = good
-        future[9] = 2
+        future[9] = 3
         try future.write(to: URL(fileURLWithPath: kc.keychainPath))
         let newer = try kc.run(["list"], passcode: true)
-        #expect(newer.status == 65 && newer.stderr.contains("format version 2"))
+        #expect(newer.status == 65 && newer.stderr.contains("format version 3"))
     }
 
     @Test("identities: new, import, recipient, list, delete; 'all' is reserved; unknown names are 66 with the names")
@@ -320,6 +498,9 @@ struct KeychainTests {
         let recipient = made.out.trimmingCharacters(in: .newlines)
         #expect(recipient.hasPrefix("age1") && recipient.count == 62)
         #expect(try kc.run(["identity", "recipient", "laptop"], passcode: true).out == recipient + "\n")
+        #expect(try kc.run(["identity", "recipient", "laptop"]).out == recipient + "\n", "no passcode needed: recipients are public")
+        let unknownWithoutPasscode = try kc.run(["identity", "recipient", "desktop"])
+        #expect(unknownWithoutPasscode.status == 66 && unknownWithoutPasscode.stderr.contains("hint: vfs-keychain identity list shows the names"))
         #expect(try kc.run(["identity", "new", "laptop"], passcode: true).status == 73)
         let reserved = try kc.run(["identity", "new", "all"], passcode: true)
         #expect(reserved.status == 64 && reserved.stderr.contains("reserved"))
@@ -377,13 +558,30 @@ struct KeychainTests {
         let unknown = try kc.runTool("vfs-decrypt", ["-K", "desktop", "-o", kc.scratch.path("out"), kc.scratch.path("c.age")], passcode: true)
         #expect(unknown.status == 66)
         #expect(unknown.stderr.contains("vfs-decrypt: hint: the identities are: backup, laptop"))
-        let wrong = try kc.runTool("vfs-encrypt", ["-K", "laptop", "-o", kc.scratch.path("d.age"), input], environment: ["VFS_PASSCODE": "nope"])
-        #expect(wrong.status == 77 && !kc.scratch.exists("d.age"))
+        // Encrypting needs only the public recipient: no passcode, no agent, no terminal (cron).
+        let noPasscode = try kc.runTool("vfs-encrypt", ["-K", "laptop", "-o", kc.scratch.path("d.age"), input])
+        #expect(noPasscode.status == 0, "\(noPasscode.stderr)")
+        #expect(try kc.runTool("vfs-decrypt", ["-K", "laptop", kc.scratch.path("d.age")], passcode: true).stdout == plain)
+        #expect(try kc.runTool("vfs-encrypt", ["-K", "all", "-o", kc.scratch.path("e.age"), input]).status == 0)
+        #expect(try kc.runTool("vfs-decrypt", ["-K", "backup", kc.scratch.path("e.age")], passcode: true).stdout == plain)
+        let unknownRecipient = try kc.runTool("vfs-encrypt", ["-K", "desktop", "-o", kc.scratch.path("f.age"), input])
+        #expect(unknownRecipient.status == 66 && unknownRecipient.stderr.contains("no identity \"desktop\"") && !kc.scratch.exists("f.age"))
+        let wrong = try kc.runTool("vfs-decrypt", ["-K", "laptop", "-o", kc.scratch.path("g"), kc.scratch.path("d.age")], environment: ["VFS_PASSCODE": "nope"])
+        #expect(wrong.status == 77 && !kc.scratch.exists("g"))
         #expect(try kc.runTool("vfs-decrypt", ["--passcode-file", kc.passcodeFile, kc.scratch.path("c.age")]).status == 64)
         // With the agent, no passcode is needed.
         try kc.unlock()
         defer { kc.stopAgent() }
         #expect(try kc.runTool("vfs-decrypt", ["-K", "laptop", kc.scratch.path("c.age")]).stdout == plain)
+        #expect(try kc.runTool("vfs-encrypt", ["-K", "laptop", "-o", kc.scratch.path("h.age"), input]).status == 0)
+        // A recipients table edited by someone else fails the agent's check of the header.
+        var edited = Array(try kc.bytes())
+        let sealed = try SealedKeychain(bytes: edited, path: "k")
+        let tableEnd = edited.count - sealed.bodyByteCount - 32
+        edited[tableEnd - 1] ^= 1
+        try Data(edited).write(to: URL(fileURLWithPath: kc.keychainPath))
+        let tampered = try kc.runTool("vfs-encrypt", ["-K", "laptop", "-o", kc.scratch.path("i.age"), input])
+        #expect(tampered.status == 65 && !kc.scratch.exists("i.age"), "\(tampered.stderr)")
     }
 
     @Test("the agent: unlock, status, commands without a passcode, lock wipes; private folder and socket")
@@ -507,6 +705,8 @@ struct KeychainTests {
         let kc = try KeychainFixture()
         #expect(try kc.run(["unlock", "--timeout", "soon"]).status == 64)
         #expect(try kc.run(["unlock", "--timeout", "0s"]).status == 64)
+        let bare = try kc.run(["unlock", "--timeout", "8", "--passcode-file", kc.passcodeFile])
+        #expect(bare.status == 64 && bare.stderr.contains("duration \"8\" has no unit") && bare.stderr.contains("8h"), "\(bare.stderr)")
         #expect(try kc.run(["init", "--work-factor", "31"], passcode: true).status == 64)
         #expect(try kc.run(["init", "--answers-file", kc.passcodeFile], passcode: true).status == 64)
         let empty = try kc.scratch.write("q", Data("# nothing\n\n".utf8))
@@ -557,7 +757,7 @@ struct KeychainTests {
         for writer in 1...10 { for i in 1...100 { expected.insert("writer-\(writer)/account-\(i)/secret-\(writer)-\(i)") } }
         #expect(Swift.Set(entries.map { "\($0.service)/\($0.account)/\(String(decoding: $0.secret.bytes, as: UTF8.self))" }) == expected)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: kc.scratch.path("home")).sorted()
-        #expect(leftovers == ["keychain", "keychain.lock", "keychain.prev"])
+        #expect(leftovers == ["keychain", "keychain.epoch", "keychain.lock", "keychain.prev"])
     }
 
     @Test("a writer killed with SIGKILL at random moments always leaves a keychain with the old or the new content")

@@ -80,6 +80,41 @@ struct PolicyTests {
         #expect(try Tools.run("vfs-policy", ["check", "evince"], environment: ["VFS_HOME": home]).status == 1)
     }
 
+    @Test("without HOME (cron, env -i) the files are under the password database's home, never under the current folder")
+    func noHome() throws {
+        let scratch = try TestFolder()
+        let cwd = scratch.path("cwd")
+        try FileManager.default.createDirectory(atPath: cwd, withIntermediateDirectories: true)
+        let unset = ["HOME", "XDG_DATA_HOME"]
+        if getuid() == 0 {
+            // nobody's home is /nonexistent: the add must fail there, not write ./.local in a folder it may write.
+            #expect(chown(cwd, 65534, 65534) == 0)
+            let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+            let add = try Tools.run("setpriv", asNobody + [Tools.binDir.appendingPathComponent("vfs-policy").path, "add", "okular"],
+                                    cwd: URL(fileURLWithPath: cwd), removing: unset)
+            #expect(add.status != 0 && add.stderr.contains("\"/nonexistent"), "\(add.stderr)")
+            let list = try Tools.run("setpriv", asNobody + [Tools.binDir.appendingPathComponent("vfs-keychain").path, "list"],
+                                     cwd: URL(fileURLWithPath: cwd), removing: unset)
+            #expect(list.status == 66 && list.stderr.contains("no keychain at \"/nonexistent/.local/share/vfs/keychain\""), "\(list.stderr)")
+        } else {
+            let list = try Tools.run("vfs-keychain", ["list"], cwd: URL(fileURLWithPath: cwd), removing: unset)
+            #expect(list.stderr.contains("\"/") && !list.stderr.contains("\"./.local"), "\(list.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cwd).isEmpty)
+    }
+
+    @Test("control characters in item names and the log are shown as escapes in list and log")
+    func controlCharactersEscaped() throws {
+        let s = try Setup()
+        try s.ok(["add", "viewer", "--name", "a\u{1b}[2Jb\tc"])
+        let list = try s.ok(["list"])
+        #expect(list.contains("a\\x1b[2Jb\\tc\n") && !list.contains("\u{1b}"), "\(list.debugDescription)")
+        let log = try s.ok(["log"])
+        #expect(!log.contains("\u{1b}") && log.hasSuffix("\n"), "\(log.debugDescription)")
+        // JSON keeps the name as it is (JSON escapes it).
+        #expect(try s.item("viewer")?["name"] as? String == "a\u{1b}[2Jb\tc")
+    }
+
     @Test("every denial reason, on stderr and as JSON")
     func denialReasons() throws {
         let s = try Setup()
@@ -175,7 +210,7 @@ struct PolicyTests {
 
         for bad in [["update", "viewer"], ["update", "viewer", "--enable", "--disable"],
                     ["update", "viewer", "--group", "x", "--clear-groups"], ["update", "viewer", "--type", "x", "--clear-types"],
-                    ["update", "viewer", "--expires", "1d", "--no-expiry"], ["add", "two words"], ["add", "x", "--type", "p.df"],
+                    ["update", "viewer", "--expires", "1d", "--no-expiry"], ["update", "viewer", "--expires", "90"], ["add", "two words"], ["add", "x", "--type", "p.df"],
                     ["check", "viewer", "--file", "a.pdf", "--type", "pdf"]] {
             let r = try s.run(bad)
             #expect(r.status == 64, "\(bad): \(r.stderr)")

@@ -332,6 +332,50 @@ struct ShredTests {
         #expect(longestAgreement(try scratch.read("b"), testBytes(8000, seed: 4)) < 8)
     }
 
+    @Test("a set of hard links goes when every name is in the run: named together, or in a tree under -r")
+    func hardLinkSets() throws {
+        let scratch = try TestFolder()
+        let a = try writeSynced(scratch.path("a"), testBytes(8000, seed: 5))
+        try FileManager.default.linkItem(atPath: a, toPath: scratch.path("b"))
+        let both = try Tools.run("vfs-shred", [a, scratch.path("b")])
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(try scratch.listing().isEmpty)
+        // A tree holding every name of the set: as vfs-shred -r "$VFS_HOME" after a passcode change.
+        let home = scratch.path("home")
+        try FileManager.default.createDirectory(atPath: home + "/sub", withIntermediateDirectories: true)
+        let keychain = try writeSynced(home + "/keychain", testBytes(4000, seed: 6))
+        try FileManager.default.linkItem(atPath: keychain, toPath: home + "/keychain.prev")
+        try FileManager.default.linkItem(atPath: keychain, toPath: home + "/sub/third")
+        // A name outside the run keeps the set refused.
+        try FileManager.default.linkItem(atPath: keychain, toPath: scratch.path("outside"))
+        let partial = try Tools.run("vfs-shred", ["-r", home])
+        #expect(partial.status == 1 && partial.stderr.contains("it has 3 other hard links"), "\(partial.stderr)")
+        #expect(try scratch.read("outside") == testBytes(4000, seed: 6))
+        try FileManager.default.removeItem(atPath: scratch.path("outside"))
+        let tree = try Tools.run("vfs-shred", ["-r", home])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        #expect(try scratch.listing().isEmpty)
+        // One name of a pair alone is still refused.
+        let c = try writeSynced(scratch.path("c"), testBytes(100, seed: 7))
+        try FileManager.default.linkItem(atPath: c, toPath: scratch.path("d"))
+        #expect(try Tools.run("vfs-shred", [c, c]).status == 1)
+        #expect(try scratch.read("d") == testBytes(100, seed: 7))
+    }
+
+    @Test("a real keychain folder after a passcode change is destroyed by -r")
+    func keychainFolder() throws {
+        let scratch = try TestFolder()
+        let home = scratch.path("vfs")
+        let env = ["VFS_HOME": home, "VFS_PASSCODE": "one", "XDG_RUNTIME_DIR": scratch.path("run")]
+        #expect(try Tools.run("vfs-keychain", ["init", "--work-factor", "4"], environment: env).status == 0)
+        #expect(try Tools.run("vfs-keychain", ["passcode"], environment: env.merging(["VFS_NEW_PASSCODE": "two"]) { $1 }).status == 0)
+        var info = stat()
+        #expect(stat(home + "/keychain", &info) == 0 && info.st_nlink == 2, "keychain and keychain.prev are one file")
+        let run = try Tools.run("vfs-shred", ["-r", home])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home))
+    }
+
     @Test("FIFOs, sockets and character devices are refused; the other files still go")
     func specialFiles() throws {
         let scratch = try TestFolder()
@@ -459,6 +503,7 @@ struct ShredTests {
     func usage() throws {
         for (args, words) in [([String](), "missing PATH"), (["-n", "0", "x"], "-n 0"), (["--include", "a/*.csv", "x"], "base names"),
                               (["--older-than", "7x", "x"], "invalid duration"), (["-n", "101", "x"], "--passes"),
+                              (["-r", "--older-than", "7", "--dry-run", "x"], "duration \"7\" has no unit"),
                               (["--bogus", "x"], "unknown option")] {
             let run = try Tools.run("vfs-shred", args)
             #expect(run.status == 64, "\(args)")

@@ -50,7 +50,17 @@ struct ErrorReportingTests {
     func keychainBackupHint() {
         let failure = report(KeychainError.corrupt(path: "/k/it's", why: "bad tag", backup: "/k/it's.bak"))
         #expect(failure.status == 65)
-        #expect(failure.standardError.contains("vfs-test: hint: the previous good copy is \"/k/it's.bak\": check it with VFS_KEYCHAIN='/k/it'\\''s.bak' vfs-keychain list, then restore it with cp -p '/k/it'\\''s.bak' '/k/it'\\''s'\n"))
+        #expect(failure.standardError.contains("vfs-test: hint: the previous good copy is \"/k/it's.bak\": check it with VFS_KEYCHAIN='/k/it'\\''s.bak' vfs-keychain list, then restore it with cp -p '/k/it'\\''s.bak' '/k/it'\\''s' && rm -f '/k/it'\\''s.epoch'\n"))
+    }
+
+    @Test("a rolled-back keychain and an oversized entry: their statuses and hints")
+    func rollbackAndSizeHints() {
+        let rolledBack = report(KeychainError.rolledBack(path: "/k/kc", epoch: 3, seen: 5, record: "/k/kc.epoch"))
+        #expect(rolledBack.status == 65)
+        #expect(rolledBack.standardError == "vfs-test: error: the keychain \"/k/kc\" is an older copy (save 3) than the one last seen here (save 5): it was rolled back\n"
+                + "vfs-test: hint: nothing was read or changed; if you restored an older copy on purpose, accept it with rm /k/kc.epoch\n")
+        let large = report(KeychainError.entryTooLarge(what: "label", count: 70000, limit: 65535))
+        #expect(large.status == 64 && large.standardError.hasPrefix("vfs-test: error: a label of 70000 bytes is more than the keychain holds (65535)\n"))
     }
 
     @Test("hints that need the error's data get it")

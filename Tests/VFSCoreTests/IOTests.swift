@@ -5,18 +5,19 @@ import VFSTestSupport
 
 @Suite("shared IO pieces")
 struct IOTests {
-    @Test("durations: units, sums, bare seconds; junk rejected")
+    @Test("durations: units, sums; bare numbers and junk rejected")
     func durations() throws {
-        #expect(try DurationText.seconds("90") == 90)
         #expect(try DurationText.seconds("90s") == 90)
         #expect(try DurationText.seconds("30m") == 1800)
         #expect(try DurationText.seconds("12h") == 43200)
         #expect(try DurationText.seconds("7d") == 604800)
         #expect(try DurationText.seconds("2w") == 1209600)
         #expect(try DurationText.seconds("1h30m") == 5400)
-        for bad in ["", "m", "7x", "1h30", "-5m", "1.5h", "99999999999999999999d", "7 d"] {
+        for bad in ["90", "7", "0", "", "m", "7x", "1h30", "-5m", "1.5h", "99999999999999999999d", "7 d"] {
             #expect(throws: DurationText.ParseError.self, "\(bad)") { try DurationText.seconds(bad) }
         }
+        #expect(DurationText.ParseError(text: "7").lacksUnit)
+        #expect(!DurationText.ParseError(text: "7x").lacksUnit && !DurationText.ParseError(text: "").lacksUnit)
         #expect(DurationText.format(seconds: 3725) == "1h2m5s")
         #expect(DurationText.format(seconds: 604800) == "7d")
     }

@@ -17,8 +17,7 @@ struct KeychainFormatTests {
         let key = try KeychainFormat.newMasterKey()
         let header = try KeychainHeader.new(
             passcode: KeySlot.wrap(key, kind: .passcode, secret: passcode, workFactor: 4),
-            recovery: KeySlot.wrap(key, kind: .recovery, secret: RecoveryAnswers.secret(["Rex", "New York"]), workFactor: 4,
-                                   questions: ["First pet?", "City of birth?"]))
+            recovery: KeySlot.recovery(key, questions: ["First pet?", "City of birth?"], answers: ["Rex", "New York"], workFactor: 4))
         let identity = try X25519Identity.generate()
         let entries = [entry("github.com", "alice", Array("hunter2".utf8), label: "work"),
                        entry("bank ✓", "", [0, 1, 2, 255, 10]),
@@ -29,7 +28,7 @@ struct KeychainFormatTests {
     @Test("round trip: the passcode and the recovery answers open the same entries")
     func roundTrip() throws {
         let (bytes, key) = try Self.sample()
-        #expect(Array(bytes.prefix(10)) == Array("VFSKEYCH".utf8) + [0, 1])
+        #expect(Array(bytes.prefix(10)) == Array("VFSKEYCH".utf8) + [0, 2])
         let sealed = try SealedKeychain(bytes: bytes, path: "k")
         #expect(try sealed.unlock(passcode: Self.passcode).isEqual(to: key))
         #expect(try sealed.unlock(answers: ["  rex", "NEW   york "]).isEqual(to: key))
@@ -50,6 +49,24 @@ struct KeychainFormatTests {
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(!text.contains("github") && !text.contains("hunter2") && !text.contains("laptop"))
         #expect(text.contains("First pet?"), "the questions are readable so recover can ask them")
+    }
+
+    @Test("the identities' recipients are readable without the passcode; names are not; the MAC covers them")
+    func publicRecipients() throws {
+        let (bytes, key) = try Self.sample()
+        let sealed = try SealedKeychain(bytes: bytes, path: "k")
+        let laptop = try sealed.open(masterKey: key)[2].identity().recipient
+        #expect(try sealed.publicRecipients(named: ["laptop"]) == [laptop])
+        #expect(try sealed.publicRecipients(named: ["all"]) == [laptop])
+        #expect(try sealed.publicRecipients(named: ["laptop"], masterKey: key) == [laptop])
+        #expect(throws: KeychainError.noSuchRecipient(name: "desktop", path: "k")) { try sealed.publicRecipients(named: ["desktop"]) }
+        #expect(throws: KeychainError.self) { try sealed.publicRecipients(named: ["laptop"], masterKey: KeychainFormat.newMasterKey()) }
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("laptop"))
+        // A keychain without identities has none; a format-1 header has no table.
+        let plain = try KeychainFormat.seal(header: KeychainHeader.new(passcode: KeySlot.wrap(key, kind: .passcode, secret: Self.passcode, workFactor: 4)),
+                                            masterKey: key, entries: [])
+        #expect(throws: KeychainError.noIdentities(path: "p")) { try SealedKeychain(bytes: plain, path: "p").publicRecipients(named: ["all"]) }
+        #expect(try SealedKeychain(bytes: Self.formatOne, path: "k").publicRecipients(named: ["work"]) == nil)
     }
 
     @Test("a wrong passcode, wrong answers and a wrong key are told apart")
@@ -79,10 +96,11 @@ struct KeychainFormatTests {
     @Test("every single-byte change is refused: 77 in the passcode slot, 65 everywhere else")
     func everyByteAuthenticated() throws {
         let (bytes, _) = try Self.sample()
-        // The passcode slot is bytes 27..<95: kind and scrypt parameters, then salt and
-        // wrapped key, where a change cannot be told from a wrong passcode (as in age).
-        let parameters = 27..<31
-        let saltAndKey = 31..<(31 + KeySlot.saltCount + KeySlot.wrappedCount)
+        // The passcode slot is bytes 35..<103 (after magic, version, id, epoch and slot
+        // count): kind and scrypt parameters, then salt and wrapped key, where a change
+        // cannot be told from a wrong passcode (as in age).
+        let parameters = 35..<39
+        let saltAndKey = 39..<(39 + KeySlot.saltCount + KeySlot.wrappedCount)
         for offset in bytes.indices {
             var copy = bytes
             copy[offset] ^= 0x01
@@ -106,9 +124,9 @@ struct KeychainFormatTests {
     @Test("scrypt costs beyond the bound are refused as damaged before any work is done")
     func scryptBound() throws {
         let (bytes, _) = try Self.sample()
-        // Byte 28 is the passcode slot's log2 N (after its kind byte at 27); then r and p.
-        #expect(bytes[28] == 4 && bytes[29] == 8 && bytes[30] == 1)
-        for (offset, value) in [(28, UInt8(KeySlot.maxWorkFactor + 1)), (28, 30), (29, 32), (30, 16)] {
+        // Byte 36 is the passcode slot's log2 N (after its kind byte at 35); then r and p.
+        #expect(bytes[36] == 4 && bytes[37] == 8 && bytes[38] == 1)
+        for (offset, value) in [(36, UInt8(KeySlot.maxWorkFactor + 1)), (36, 30), (37, 32), (38, 16)] {
             var copy = bytes
             copy[offset] = value
             #expect(throws: KeychainError.self, "byte \(offset) = \(value)") {
@@ -139,23 +157,72 @@ struct KeychainFormatTests {
         #expect("\(try SealedKeychain.parseError(Array("hello".utf8))!)".contains("not a vfs keychain"))
         // scrypt parameters out of range are refused before any work is done.
         var huge = bytes
-        huge[28] = 40
+        huge[36] = 40
         #expect("\(try SealedKeychain.parseError(huge)!)".contains("scrypt parameters out of range"))
     }
 
-    @Test("rewrapping the passcode slot keeps the sealed body byte for byte")
-    func rewrap() throws {
+    @Test("a new master key: the old passcode and an old header open nothing of the new file; the answers follow without being given")
+    func rotation() throws {
         let (bytes, key) = try Self.sample()
         let sealed = try SealedKeychain(bytes: bytes, path: "k")
+        let newKey = try KeychainFormat.newMasterKey()
         let newPasscode = SecretBytes(copying: Array("new".utf8))
-        let header = sealed.header.replacing(try sealed.header.passcodeSlot.rewrapped(key, secret: newPasscode))
-        let rewritten = try KeychainFormat.seal(header: header, masterKey: key, keepingBodyOf: sealed)
-        #expect(Array(rewritten.suffix(sealed.bodyByteCount)) == Array(bytes.suffix(sealed.bodyByteCount)))
-        let reopened = try SealedKeychain(bytes: rewritten, path: "k")
+        let (header, dropped) = try sealed.header.next.rekeyed(to: newKey, passcode: newPasscode, recovery: .keep)
+        #expect(!dropped && header.epoch == sealed.header.epoch + 1)
+        let rotated = try KeychainFormat.seal(header: header, masterKey: newKey, entries: sealed.open(masterKey: key))
+        let reopened = try SealedKeychain(bytes: rotated, path: "k")
         #expect(throws: KeychainError.wrongPasscode) { try reopened.unlock(passcode: Self.passcode) }
-        #expect(try reopened.open(masterKey: reopened.unlock(passcode: newPasscode)).count == 3)
-        #expect(try reopened.unlock(answers: ["rex", "new york"]).isEqual(to: key))
-        #expect(reopened.header.passcodeSlot.salt != sealed.header.passcodeSlot.salt)
+        #expect(try reopened.unlock(passcode: newPasscode).isEqual(to: newKey))
+        // The recovery slot was resealed to its public key: the answers open the new key.
+        #expect(try reopened.unlock(answers: ["rex", "new york"]).isEqual(to: newKey))
+        #expect(reopened.header.recoverySlot?.recipient == sealed.header.recoverySlot?.recipient)
+        #expect(reopened.header.recoverySlot?.ephemeral != sealed.header.recoverySlot?.ephemeral)
+        #expect(try reopened.open(masterKey: newKey).count == 3)
+        // The old header spliced onto the new body: the old passcode opens the old key, which opens nothing.
+        let oldHeader = Array(bytes.prefix(bytes.count - sealed.bodyByteCount))
+        let spliced = try SealedKeychain(bytes: oldHeader + Array(rotated.suffix(reopened.bodyByteCount)), path: "k")
+        let oldKey = try spliced.unlock(passcode: Self.passcode)
+        #expect(throws: KeychainError.self) { try spliced.open(masterKey: oldKey) }
+        // The new header onto an older body of the same key (another epoch) does not open either.
+        let again = try KeychainFormat.seal(header: header.next, masterKey: newKey, entries: [])
+        let older = try SealedKeychain(bytes: Array(again.prefix(again.count - (try SealedKeychain(bytes: again, path: "k")).bodyByteCount))
+                                         + Array(rotated.suffix(reopened.bodyByteCount)), path: "k")
+        #expect(throws: KeychainError.self) { try older.open(masterKey: newKey) }
+        // Removing and setting questions.
+        let removed = try reopened.header.rekeyed(to: key, passcode: newPasscode, recovery: .remove).header
+        #expect(removed.recoverySlot == nil)
+        let set = try reopened.header.rekeyed(to: key, passcode: newPasscode, recovery: .set(questions: ["Q?"], answers: ["A"], workFactor: 3)).header
+        #expect(set.recoverySlot?.questions == ["Q?"] && set.recoverySlot?.logN == 3)
+        #expect(try set.recoverySlot?.unwrap(answers: ["a"])?.isEqual(to: key) == true)
+        #expect(try set.recoverySlot?.unwrap(answers: ["b"]) == nil)
+    }
+
+    /// Written by vfs-keychain before format 2 (`init --questions` with the answers Rex
+    /// and Lyon, work factor 4, passcode "old passcode"; then `set github deploy`
+    /// (s3cret) and `identity new work`).
+    static let formatOne = Array(Data(base64Encoded: """
+        VkZTS0VZQ0gAAaeX6WrrQTqTpP73xjjYiuECAQQIAa2rQvzShBdY0ENleTjcM3Seut/xZeJlYA6DqyF3D0tEERuzsEGGXjFFXi7TjS+SQG6Ipvo2V5KFrWhm        Vs3/vK0CBAgBZrY2sMqb9fk+aV3Z9Bck5rOnsMg9dGatcJe4Gzj2pqqZm4OIr7FARgDzPpdcI1BxvLnQDrq+CFizMl0UarSLbwIACkZpcnN0IHBldD8ADkNp        dHkgb2YgYmlydGg/ChCY9/Jp6xbH7eQjDlbYLcRhdOLOubQbBXFzshRsPLaiuwMwM2blRY8xyCoAAACAIFdmYOOHxXVKT/rvjHMuffLV7Hi+Rv24SQ8r/87E        6w89vz2tACdmo5mUGd3FqAj4JD3yixraMtJNlbphhwPNdBKt3HS0vpqMxSsqma3wpZwVFAYss5hKaCh23i3rcdB6Mvz5AUke4pTTJybe2Vt1rP17bq/n86hL        P1ryjJGxhmk=
+        """, options: .ignoreUnknownCharacters)!)
+    static let formatOnePasscode = SecretBytes(copying: Array("old passcode".utf8))
+
+    @Test("a format-1 file written by the old code opens with its passcode and answers, and is written as format 2")
+    func formatOneFile() throws {
+        let sealed = try SealedKeychain(bytes: Self.formatOne, path: "k")
+        #expect(sealed.header.version == 1 && sealed.header.epoch == 0 && sealed.header.recoverySlot?.kind == .legacyRecovery)
+        let key = try sealed.unlock(passcode: Self.formatOnePasscode)
+        #expect(try sealed.unlock(answers: ["rex", "LYON"]).isEqual(to: key))
+        let entries = try sealed.open(masterKey: key)
+        #expect(entries.count == 2 && entries[0].service == "github" && entries[0].secret.bytes == Array("s3cret".utf8))
+        #expect(try entries[1].identity().recipient.string == "age1zhd5g6wz44g8e638gy7qkns94dq4a040k2l0pmflfhn4eqc8va7q03f56x")
+        // An entry change keeps the key and the legacy slot, in format 2.
+        let saved = try KeychainFormat.seal(header: sealed.header.next, masterKey: key, entries: entries)
+        let migrated = try SealedKeychain(bytes: saved, path: "k")
+        #expect(migrated.header.version == 2 && migrated.header.epoch == 1 && Array(saved[8..<10]) == [0, 2])
+        #expect(try migrated.unlock(answers: ["Rex", "Lyon"]).isEqual(to: key))
+        #expect(try migrated.open(masterKey: migrated.unlock(passcode: Self.formatOnePasscode)).count == 2)
+        // A new master key cannot carry a legacy slot (it needs the answers): it is dropped and said so.
+        let rekeyed = try migrated.header.next.rekeyed(to: KeychainFormat.newMasterKey(), passcode: Self.formatOnePasscode, recovery: .keep)
+        #expect(rekeyed.droppedLegacyRecovery && rekeyed.header.recoverySlot == nil)
     }
 
     @Test("the body encoding round-trips empty, large and unusual entries")

@@ -60,7 +60,7 @@ struct KeychainStoreTests {
         let third = try f.bytes()
         try f.store.updateEntries(keychainID: f.id, masterKey: f.key) { _ in ((), false) }
         #expect(try f.bytes() == third && (try f.bytes(f.store.backupPath)) == second)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: f.folder).sorted() == ["keychain", "keychain.lock", "keychain.prev"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: f.folder).sorted() == ["keychain", "keychain.epoch", "keychain.lock", "keychain.prev"])
     }
 
     @Test("a damaged keychain is never overwritten, and its backup is kept")
@@ -81,6 +81,50 @@ struct KeychainStoreTests {
         #expect(try f.bytes() == damaged)
         #expect(try f.bytes(f.store.backupPath) == backup)
         #expect(try SealedKeychain(bytes: Array(backup), path: "b").open(masterKey: f.key).map(\.service) == ["a"])
+    }
+
+    @Test("rotate: a new master key, every entry sealed again, the backup is the new file, the epoch one more")
+    func rotate() throws {
+        let f = try Fixture()
+        try f.add("a", "1")
+        let before = try f.store.read()
+        let newPasscode = SecretBytes(copying: [9])
+        let newKey = try f.store.rotate(keychainID: f.id, masterKey: f.key) { header, key in
+            try header.rekeyed(to: key, passcode: newPasscode, recovery: .keep).header
+        }
+        #expect(!newKey.isEqual(to: f.key))
+        let after = try f.store.read()
+        #expect(after.header.epoch == before.header.epoch + 1 && after.header.id == f.id)
+        #expect(throws: KeychainError.wrongPasscode) { try after.unlock(passcode: SecretBytes(copying: [1])) }
+        #expect(try after.open(masterKey: after.unlock(passcode: newPasscode)).map(\.service) == ["a"])
+        #expect(throws: KeychainError.self) { try after.open(masterKey: f.key) }
+        #expect(try f.bytes(f.store.backupPath) == f.bytes(), "the old file, which the old passcode opens, is not kept")
+        #expect(f.store.epochs.recorded()?.epoch == after.header.epoch)
+    }
+
+    @Test("rollback: an older copy put in place of the keychain is refused once authenticated; a newer one is recorded")
+    func rollback() throws {
+        let f = try Fixture()
+        try f.add("a", "1")
+        let old = try f.bytes()
+        try f.add("b", "2")
+        let current = try f.bytes()
+        #expect(f.store.epochs.recorded()?.epoch == 3 && f.store.epochs.recorded()?.id == f.id)
+        try old.write(to: URL(fileURLWithPath: f.store.path))
+        #expect(throws: KeychainError.rolledBack(path: f.store.path, epoch: 2, seen: 3, record: f.store.path + ".epoch")) { try f.entries() }
+        #expect(throws: KeychainError.self) { try f.add("c", "3") }
+        #expect(try f.bytes() == old, "a rolled-back file is not saved over")
+        // Accepting it on purpose: remove the record.
+        try FileManager.default.removeItem(atPath: f.store.epochs.path)
+        #expect(try f.entries().map(\.service) == ["a"])
+        // A newer copy (synced from elsewhere) is taken and remembered.
+        try current.write(to: URL(fileURLWithPath: f.store.path))
+        try f.store.epochs.record(id: f.id, epoch: 2)
+        #expect(try f.entries().count == 2)
+        #expect(f.store.epochs.recorded()?.epoch == 3)
+        // Another keychain's record does not stand in the way.
+        try f.store.epochs.record(id: [UInt8](repeating: 7, count: 16), epoch: 99)
+        #expect(try f.entries().count == 2)
     }
 
     @Test("a keychain replaced by another (new init) is not written with the old key")

@@ -83,7 +83,7 @@ complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_op
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" r recursive' -s 'r' -l 'recursive' -d 'Descend into folders; remove the emptied folders too.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" f force' -s 'f' -l 'force' -d 'Overwrite files that have other hard links; make read-only files writable.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" device' -l 'device' -d 'Overwrite block devices named as PATH (never removed).'
-complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" older-than' -l 'older-than' -d 'Only entries last modified more than AGE ago (30m, 12h, 7d).' -rfka ''
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" older-than' -l 'older-than' -d 'Only entries last modified more than AGE ago (30m, 12h, 7d; a unit is required).' -rfka ''
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred"' -l 'include' -d 'Only entries whose base name matches GLOB. Repeatable.' -rfka ''
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred"' -l 'exclude' -d 'Leave entries whose base name matches GLOB. Repeatable.' -rfka ''
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" dry-run' -l 'dry-run' -d 'Print what would be destroyed; touch nothing.'

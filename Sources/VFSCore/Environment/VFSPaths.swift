@@ -9,7 +9,12 @@ import Glibc
 /// sources, and PolicyLog records $USER as the actor). Tests build one from a
 /// dictionary instead of changing the process's environment.
 ///
-/// - `home`: `$VFS_HOME`, else `$XDG_DATA_HOME/vfs`, else `~/.local/share/vfs`.
+/// - `home`: `$VFS_HOME`, else `$XDG_DATA_HOME/vfs` (when absolute, as the XDG spec
+///   says), else `HOME/.local/share/vfs`, where HOME is `$HOME` when absolute, else the
+///   user's home folder in the password database (cron, systemd and `env -i` runs have
+///   no HOME). With neither, every path below home is `VFSPathsError.noHome`: a
+///   relative default would make the keychain and the policy depend on the folder a
+///   command runs in.
 /// - `keychain`: `$VFS_KEYCHAIN`, else `home/keychain`.
 /// - `policyFile`: `$VFS_POLICY`, else `home/policy.json`.
 /// - `groupsFolder`: `home/groups`, one age recipients file per group.
@@ -23,10 +28,30 @@ import Glibc
 public struct VFSPaths: Sendable {
     public let environment: [String: String]
     let userID: uid_t
+    /// The user's home folder in the password database (read once, at init).
+    let passwordHome: String?
+    /// Where `/tmp/vfs-UID` is made (another folder in tests).
+    var sharedTemporaryRoot = "/tmp"
 
     public init(environment: [String: String], userID: uid_t = getuid()) {
+        self.init(environment: environment, userID: userID, passwordHome: VFSPaths.passwordDatabaseHome(of: userID))
+    }
+
+    /// With the password database's answer given (tests).
+    init(environment: [String: String], userID: uid_t, passwordHome: String?) {
         self.environment = environment
         self.userID = userID
+        self.passwordHome = passwordHome
+    }
+
+    /// `pw_dir` of `userID`'s entry (getpwuid_r), nil without an entry or an absolute folder.
+    static func passwordDatabaseHome(of userID: uid_t) -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16384)
+        guard getpwuid_r(userID, &entry, &buffer, buffer.count, &result) == 0, result != nil, let dir = entry.pw_dir else { return nil }
+        let home = String(cString: dir)
+        return home.hasPrefix("/") ? home : nil
     }
 
     /// The paths of this process's environment.
@@ -39,35 +64,48 @@ public struct VFSPaths: Sendable {
     }
 
     public var home: String {
-        if let value = value("VFS_HOME") { return value }
-        if let xdg = value("XDG_DATA_HOME") { return xdg + "/vfs" }
-        return (environment["HOME"] ?? ".") + "/.local/share/vfs"
+        get throws {
+            if let value = value("VFS_HOME") { return value }
+            if let xdg = value("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg + "/vfs" }
+            if let home = value("HOME"), home.hasPrefix("/") { return home + "/.local/share/vfs" }
+            if let home = passwordHome { return home + "/.local/share/vfs" }
+            throw VFSPathsError.noHome(userID: userID)
+        }
     }
 
-    public var keychain: String { value("VFS_KEYCHAIN") ?? home + "/keychain" }
+    public var keychain: String { get throws { try value("VFS_KEYCHAIN") ?? home + "/keychain" } }
 
-    public var policyFile: String { value("VFS_POLICY") ?? home + "/policy.json" }
+    public var policyFile: String { get throws { try value("VFS_POLICY") ?? home + "/policy.json" } }
 
-    public var groupsFolder: String { home + "/groups" }
+    public var groupsFolder: String { get throws { try home + "/groups" } }
 
     /// The private folder the agent sockets live in: under `$XDG_RUNTIME_DIR` (when it
     /// is absolute), else under `/run/user/UID` when that is ours and private (cron
     /// jobs get no XDG_RUNTIME_DIR but must find the agent the login session
-    /// started), else `/tmp/vfs-UID`.
-    public var agentFolder: String {
-        if let runtime = value("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/vfs" }
+    /// started), else `/tmp/vfs-UID`, unless something that is not our folder holds
+    /// that name (another user can create it first in the shared /tmp, or plant a
+    /// symlink): then `home/agent`, which no other user can create. Every process
+    /// decides alike, so the clients find the agent.
+    public var agentFolder: String { agentFolderChoice.path }
+
+    /// The agent folder, and the /tmp folder passed over for it (to say so), if any.
+    public var agentFolderChoice: (path: String, passedOver: String?) {
+        if let runtime = value("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return (runtime + "/vfs", nil) }
         var info = stat()
         let userRuntime = "/run/user/\(userID)"
         if lstat(userRuntime, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == userID, info.st_mode & 0o077 == 0 {
-            return userRuntime + "/vfs"
+            return (userRuntime + "/vfs", nil)
         }
-        return "/tmp/vfs-\(userID)"
+        let shared = sharedTemporaryRoot + "/vfs-\(userID)"
+        if lstat(shared, &info) != 0 || ((info.st_mode & S_IFMT) == S_IFDIR && info.st_uid == userID) { return (shared, nil) }
+        guard let home = try? home else { return (shared, nil) }
+        return (home + "/agent", shared)
     }
 
     public var temporaryFolder: String { value("TMPDIR") ?? "/tmp" }
 
     /// The device's relay settings (for the relay tools; nothing reads it yet).
-    public var relayConfig: String { home + "/relay.json" }
+    public var relayConfig: String { get throws { try home + "/relay.json" } }
 
     /// The relay's base URL from `$VFS_RELAY`; nil means no relay is configured.
     public var relayURL: String? { value("VFS_RELAY") }
@@ -76,5 +114,17 @@ public struct VFSPaths: Sendable {
     public var relayData: String { home + "/relay" }
 
     /// Where a relay-backed PolicySource caches fetched policies (nothing writes it yet).
-    public var policyCache: String { home + "/policy-cache" }
+    public var policyCache: String { get throws { try home + "/policy-cache" } }
+}
+
+/// No folder to keep the toolkit's files in.
+public enum VFSPathsError: Error, Equatable, CustomStringConvertible {
+    /// HOME is unset or relative and the password database has no home for the user.
+    case noHome(userID: uid_t)
+
+    public var description: String {
+        switch self {
+        case .noHome(let uid): return "no home folder: HOME is not an absolute path and user \(uid) has no home in the password database"
+        }
+    }
 }

@@ -4,7 +4,10 @@
 public struct GroupRecipients: Sendable {
     public let folder: String
 
-    public init(folder: String = VFSPaths.current.groupsFolder) { self.folder = folder }
+    public init(folder: String) { self.folder = folder }
+
+    /// The groups folder of this process's environment.
+    public init() throws { self.folder = try VFSPaths.current.groupsFolder }
 
     /// The group's file; a name that is not a plain file name is `.invalidName`.
     public func file(of group: String) throws -> String {

@@ -5,19 +5,23 @@ import Glibc
 /// Where the unlock agent of a keychain listens, and the wire between it and clients.
 ///
 /// The socket lives in a folder private to the user: `$XDG_RUNTIME_DIR/vfs/`, else
-/// `/run/user/UID/vfs/`, else `/tmp/vfs-UID/`, created 0700 and refused if another user owns it or others may
-/// enter it. Its name comes from the keychain's real path, so each keychain has its
+/// `/run/user/UID/vfs/`, else `/tmp/vfs-UID/` (or `home/agent` when something not ours
+/// holds that name: see VFSPaths.agentFolder), created 0700 and refused if another user
+/// owns it or others may enter it. Its name comes from the keychain's real path, so each keychain has its
 /// own agent. Both ends check the other's uid (SO_PEERCRED).
 ///
 /// A request is `[1, op, length u16, payload]`, a reply `[status, length u16, payload]`:
 /// - `K` + keychain id → status 0 + the 32-byte master key, or 1 if the agent holds another keychain;
 /// - `S` → status 0 + seconds left (u32) + the keychain id;
-/// - `L` → status 0, then the agent wipes the key, removes its socket and exits.
+/// - `L` → status 0, then the agent wipes the key, removes its socket and exits;
+/// - `R` + keychain id + new master key → status 0 once the agent holds the new key
+///   (after `passcode`, `recover` or `questions` replaced it), or 1 for another keychain.
 public enum AgentSocket {
     enum Operation: UInt8 {
         case key = 0x4B      // K
         case status = 0x53   // S
         case lock = 0x4C     // L
+        case rekey = 0x52    // R
     }
 
     static let protocolVersion: UInt8 = 1
@@ -44,10 +48,12 @@ public enum AgentSocket {
     static func checkFolder(create: Bool) throws -> Bool {
         let path = folder
         if create {
-            if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-                let parent = String(path[..<slash])
-                if access(parent, F_OK) != 0 && mkdir(parent, 0o700) != 0 && errno != EEXIST {
-                    throw IOError("cannot create folder", path: parent)
+            // Missing parents too (home/agent may be the first thing in home), all 0700.
+            var current = ""
+            for part in path.split(separator: "/").dropLast() {
+                current += "/" + part
+                if access(current, F_OK) != 0 && mkdir(current, 0o700) != 0 && errno != EEXIST {
+                    throw IOError("cannot create folder", path: current)
                 }
             }
             if mkdir(path, 0o700) != 0 && errno != EEXIST { throw IOError("cannot create folder", path: path) }
@@ -165,6 +171,15 @@ public struct AgentClient: Sendable {
             let seconds = Int(raw[0]) << 24 | Int(raw[1]) << 16 | Int(raw[2]) << 8 | Int(raw[3])
             return AgentStatus(secondsLeft: seconds, keychainID: Array(raw[4...]))
         }
+    }
+
+    /// Hands the agent the keychain's new master key after a rotation; true if an agent
+    /// of this keychain took it.
+    public func rekey(keychainID: [UInt8], masterKey: SecretBytes) -> Bool {
+        var payload = keychainID + masterKey.bytes
+        defer { payload.wipe() }
+        guard let reply = exchange(.rekey, payload, replyCount: 0) else { return false }
+        return reply.status == 0
     }
 
     /// Asks the agent to wipe its key and exit; true if one was running. Waits until

@@ -7,8 +7,8 @@ struct ByteWriter {
     mutating func u8(_ value: UInt8) { bytes.append(value) }
     mutating func u16(_ value: UInt16) { bytes.append(UInt8(value >> 8)); bytes.append(UInt8(value & 0xff)) }
     mutating func u32(_ value: UInt32) { for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8((value >> UInt32(shift)) & 0xff)) } }
-    mutating func i64(_ value: Int64) {
-        let raw = UInt64(bitPattern: value)
+    mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
+    mutating func u64(_ raw: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((raw >> UInt64(shift)) & 0xff)) }
     }
     mutating func raw<Bytes: Sequence>(_ value: Bytes) where Bytes.Element == UInt8 { bytes.append(contentsOf: value) }
@@ -43,11 +43,12 @@ struct ByteReader {
         let b = try take(4)
         return UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
     }
-    mutating func i64() throws(Truncated) -> Int64 {
+    mutating func i64() throws(Truncated) -> Int64 { Int64(bitPattern: try u64()) }
+    mutating func u64() throws(Truncated) -> UInt64 {
         let b = try take(8)
         var raw: UInt64 = 0
         for byte in b { raw = raw << 8 | UInt64(byte) }
-        return Int64(bitPattern: raw)
+        return raw
     }
     mutating func bytes(_ count: Int) throws(Truncated) -> [UInt8] { Array(try take(count)) }
     /// nil when the bytes are not valid UTF-8.

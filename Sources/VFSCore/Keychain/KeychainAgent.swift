@@ -95,7 +95,7 @@ public enum KeychainAgent {
         setsid()
         chdir("/")
         umask(0o077)
-        makeUndumpable()
+        ProcessHardening.apply()
         var handOff = [UInt8](repeating: 0, count: handOffCount)
         let complete = handOff.withUnsafeMutableBytes { buffer -> Bool in
             var offset = 0
@@ -131,13 +131,6 @@ public enum KeychainAgent {
         _ = Array(text.utf8).withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
     }
 
-    /// prctl(PR_SET_DUMPABLE, 0): no core dumps, and other processes of the user cannot
-    /// ptrace the agent or read its memory. Glibc does not export prctl to Swift.
-    private static func makeUndumpable() {
-        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
-        _ = unsafeBitCast(symbol, to: Prctl.self)(4 /* PR_SET_DUMPABLE */, 0, 0, 0, 0)
-    }
 }
 
 /// The agent's listening loop (one request per connection, one at a time).
@@ -225,6 +218,7 @@ final class AgentServer {
         let length = Int(head[2]) << 8 | Int(head[3])
         guard length <= 256 else { return }
         var payload = [UInt8](repeating: 0, count: length)
+        defer { payload.wipe() }
         guard payload.withUnsafeMutableBytes({ AgentSocket.readExactly(fd, $0) }) else { return }
         switch AgentSocket.Operation(rawValue: head[1]) {
         case .key:
@@ -242,6 +236,16 @@ final class AgentServer {
         case .lock:
             send(fd, status: 0, [])
             masterKey = nil
+        case .rekey:
+            if payload.count == KeychainFormat.idCount + KeychainFormat.masterKeyCount,
+               Array(payload[0..<KeychainFormat.idCount]) == keychainID, masterKey != nil {
+                let key = SecretBytes(copying: payload[KeychainFormat.idCount...])
+                key.withUnsafeBytes { _ = mlock($0.baseAddress, $0.count) }
+                masterKey = key
+                send(fd, status: 0, [])
+            } else {
+                send(fd, status: 1, [])
+            }
         case nil:
             send(fd, status: 2, [])
         }

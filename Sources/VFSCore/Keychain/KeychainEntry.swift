@@ -18,6 +18,13 @@ public struct KeychainEntry: Sendable {
     /// The secret as stored (for an identity, its 32-byte X25519 scalar).
     public var secret: SecretBytes
 
+    /// The longest service, account, label or question the tools accept, in UTF-8 bytes.
+    public static let maxNameCount = 1024
+    /// The longest the format can hold: a u16 length.
+    public static let maxFieldCount = Int(UInt16.max)
+    /// The largest secret the tools store (the format's u32 would hold more).
+    public static let maxSecretCount = 16 << 20
+
     public init(kind: Kind, service: String, account: String, label: String = "", created: Int64, modified: Int64, secret: SecretBytes) {
         self.kind = kind
         self.service = service
@@ -49,6 +56,21 @@ public struct KeychainEntry: Sendable {
 /// account and label (u16 length + UTF-8 each), created and modified (i64 seconds),
 /// and the secret (u32 length + bytes).
 enum KeychainBody {
+    /// Refuses (`KeychainError.entryTooLarge`) what `encode` could not hold, so that no
+    /// name or secret ever reaches a trapping conversion.
+    static func checkSizes(_ entries: [KeychainEntry]) throws {
+        for entry in entries {
+            for (what, text) in [("service", entry.service), ("account", entry.account), ("label", entry.label)]
+            where text.utf8.count > KeychainEntry.maxFieldCount {
+                throw KeychainError.entryTooLarge(what: what, count: text.utf8.count, limit: KeychainEntry.maxFieldCount)
+            }
+            guard entry.secret.count <= KeychainEntry.maxSecretCount else {
+                throw KeychainError.entryTooLarge(what: "secret", count: entry.secret.count, limit: KeychainEntry.maxSecretCount)
+            }
+        }
+    }
+
+    /// The body's plaintext; `checkSizes` must have passed.
     static func encode(_ entries: [KeychainEntry]) -> SecretBytes {
         var size = 4
         for entry in entries { size += 1 + 6 + entry.service.utf8.count + entry.account.utf8.count + entry.label.utf8.count + 16 + 4 + entry.secret.count }

@@ -9,6 +9,13 @@ public enum KeychainError: Error, CustomStringConvertible, Equatable {
     case corrupt(path: String, why: String, backup: String?)
     /// A keychain written by a later version of the format.
     case unsupportedVersion(path: String, version: Int)
+    /// The file authenticates but is older (`epoch`) than the one this machine last saw
+    /// (`seen`, recorded in `record`): a rollback.
+    case rolledBack(path: String, epoch: UInt64, seen: UInt64, record: String)
+    /// A name, label or secret too long for the keychain: nothing was saved.
+    case entryTooLarge(what: String, count: Int, limit: Int)
+    /// Encrypting to an identity the keychain's recipients table does not list.
+    case noSuchRecipient(name: String, path: String)
     /// No key slot opens with the passcode given.
     case wrongPasscode
     /// The recovery answers do not open the recovery slot.
@@ -33,6 +40,10 @@ public enum KeychainError: Error, CustomStringConvertible, Equatable {
         case .corrupt(let path, let why, _): return "the keychain \"\(path)\" is damaged or was modified: \(why)"
         case .unsupportedVersion(let path, let version):
             return "the keychain \"\(path)\" has format version \(version); this vfs-keychain reads version \(KeychainFormat.version)"
+        case let .rolledBack(path, epoch, seen, _):
+            return "the keychain \"\(path)\" is an older copy (save \(epoch)) than the one last seen here (save \(seen)): it was rolled back"
+        case let .entryTooLarge(what, count, limit): return "a \(what) of \(count) bytes is more than the keychain holds (\(limit))"
+        case let .noSuchRecipient(name, path): return "no identity \"\(name)\" in the keychain \"\(path)\""
         case .wrongPasscode: return "incorrect passcode"
         case .wrongAnswers: return "the answers do not match the recovery questions"
         case .noRecovery(let path): return "the keychain \"\(path)\" has no recovery questions"

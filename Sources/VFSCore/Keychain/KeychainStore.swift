@@ -10,11 +10,34 @@ import Glibc
 /// to the verified file, so the previous good copy costs no copying), and writes the
 /// new file through `AtomicOutputFile` (temp in the same folder, fsync, rename, fsync
 /// the folder) with mode 0600. A writer killed at any moment leaves either the old
-/// file or the new one.
+/// file or the new one. Every save has the next epoch, recorded in `PATH.epoch`
+/// (`KeychainEpochs`) so that an older copy put in its place is noticed.
+///
+/// The path is resolved once, at init, to the real file (symlinks followed, the
+/// folder's when the file does not exist yet): the lock, the backup, the epoch record
+/// and the temporary files all sit beside the real file, so every process locks the
+/// same file whichever name it was given, and a symlinked keychain keeps a real
+/// previous copy instead of a second link to the live file.
 public struct KeychainStore: Sendable {
     public let path: String
 
-    public init(path: String) { self.path = path }
+    public init(path: String) { self.path = KeychainStore.realPath(path) }
+
+    /// `path` with every symlink resolved; for a file that does not exist yet, its
+    /// folder resolved and its name kept. Unchanged when neither resolves.
+    public static func realPath(_ path: String) -> String {
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard !name.isEmpty, name != ".", name != "..", let real = realpath(folder, nil) else { return path }
+        defer { free(real) }
+        let resolved = String(cString: real)
+        return (resolved == "/" ? "" : resolved) + "/" + name
+    }
 
     /// The previous good copy, replaced only by a file that opened with the master key.
     public var backupPath: String { path + ".prev" }
@@ -26,8 +49,8 @@ public struct KeychainStore: Sendable {
     /// The keychain as it is now, read under a shared lock.
     public func read() throws -> SealedKeychain {
         guard exists else { throw KeychainError.notFound(path: path) }
-        let bytes = try FileLock.withLock(for: path, exclusive: false) { try readBytes() }
-        return try SealedKeychain(bytes: bytes, path: path, backup: existingBackup)
+        let (bytes, record) = try FileLock.withLock(for: path, exclusive: false) { (try readBytes(), epochs.recorded()) }
+        return try SealedKeychain(bytes: bytes, path: path, backup: existingBackup, epochRecord: .some(record))
     }
 
     private func readBytes() throws -> [UInt8] {
@@ -45,8 +68,12 @@ public struct KeychainStore: Sendable {
             let file = try AtomicOutputFile(path: path, mode: 0o600, exclusive: true)
             try file.write(bytes)
             try file.commit(exclusive: true)
+            try epochs.record(id: header.id, epoch: header.epoch)
         }
     }
+
+    /// Where the epoch of the last save is remembered.
+    public var epochs: KeychainEpochs { KeychainEpochs(keychainPath: path) }
 
     /// Creates a keychain with a new master key, wrapped under `passcode` and, with
     /// `recovery`, under the answers to its questions. Fails with `.exists` if there is
@@ -55,7 +82,7 @@ public struct KeychainStore: Sendable {
         let masterKey = try KeychainFormat.newMasterKey()
         let passcodeSlot = try KeySlot.wrap(masterKey, kind: .passcode, secret: passcode, workFactor: workFactor)
         let recoverySlot = try recovery.map {
-            try KeySlot.wrap(masterKey, kind: .recovery, secret: RecoveryAnswers.secret($0.answers), workFactor: workFactor, questions: $0.questions)
+            try KeySlot.recovery(masterKey, questions: $0.questions, answers: $0.answers, workFactor: workFactor)
         }
         try create(header: KeychainHeader.new(passcode: passcodeSlot, recovery: recoverySlot), masterKey: masterKey)
     }
@@ -75,26 +102,31 @@ public struct KeychainStore: Sendable {
             var entries = try current.sealed.open(masterKey: masterKey)
             let (result, changed) = try change(&entries)
             if changed {
-                let bytes = try KeychainFormat.seal(header: current.sealed.header, masterKey: masterKey, entries: entries)
-                try replace(with: bytes)
+                let header = current.sealed.header.next
+                try replace(with: KeychainFormat.seal(header: header, masterKey: masterKey, entries: entries), header: header)
             }
             return result
         }
     }
 
-    /// Replaces the header (a rewrapped slot) of the keychain as it is when the lock is
-    /// held; the sealed body is kept byte for byte. The backup becomes the new file, so
-    /// an old passcode opens neither.
-    public func updateHeader(keychainID: [UInt8], masterKey: SecretBytes, _ change: (KeychainHeader) throws -> KeychainHeader) throws {
+    /// Replaces the master key of the keychain as it is when the lock is held: the
+    /// entries are sealed again under a new key, and `slots` makes the key slots for it
+    /// from the current header (its epoch already the next). Returns the new key. The
+    /// backup becomes the new file too: the old file still opens with the old passcode
+    /// (or answers), so it must not stay as `PATH.prev`.
+    @discardableResult
+    public func rotate(keychainID: [UInt8], masterKey: SecretBytes,
+                       _ slots: (_ header: KeychainHeader, _ newKey: SecretBytes) throws -> KeychainHeader) throws -> SecretBytes {
         try FileLock.withLock(for: path, exclusive: true) {
             let current = try currentFile(keychainID: keychainID)
             // Open it all: a damaged body must not be carried into a new file either.
-            _ = try current.sealed.open(masterKey: masterKey)
-            let header = try change(current.sealed.header)
-            try replace(with: KeychainFormat.seal(header: header, masterKey: masterKey, keepingBodyOf: current.sealed))
-            // The old header still opens with the old passcode: the backup must not.
-            // The body is the same, so the new file is the good copy now.
+            let entries = try current.sealed.open(masterKey: masterKey)
+            let newKey = try KeychainFormat.newMasterKey()
+            let header = try slots(current.sealed.header.next, newKey)
+            precondition(header.id == keychainID && header.epoch == current.sealed.header.epoch + 1)
+            try replace(with: KeychainFormat.seal(header: header, masterKey: newKey, entries: entries), header: header)
             try keepBackup()
+            return newKey
         }
     }
 
@@ -102,18 +134,20 @@ public struct KeychainStore: Sendable {
     private func currentFile(keychainID: [UInt8]) throws -> (sealed: SealedKeychain, bytes: [UInt8]) {
         guard exists else { throw KeychainError.notFound(path: path) }
         let bytes = try readBytes()
-        let sealed = try SealedKeychain(bytes: bytes, path: path, backup: existingBackup)
+        let sealed = try SealedKeychain(bytes: bytes, path: path, backup: existingBackup, epochRecord: .some(epochs.recorded()))
         guard sealed.header.id == keychainID else { throw KeychainStoreError.replaced(path: path) }
         return (sealed, bytes)
     }
 
-    /// Keeps the current (verified) file as the backup, then puts `bytes` in its place.
-    private func replace(with bytes: [UInt8]) throws {
+    /// Keeps the current (verified) file as the backup, then puts `bytes` (the file of
+    /// `header`) in its place and records its epoch.
+    private func replace(with bytes: [UInt8], header: KeychainHeader) throws {
         removeStaleTemporaries()
         try keepBackup()
         let file = try AtomicOutputFile(path: path, mode: 0o600)
         try file.write(bytes)
         try file.commit()
+        try epochs.record(id: header.id, epoch: header.epoch)
     }
 
     /// Temporary files a killed writer left behind (SIGKILL leaves no chance to clean
@@ -121,7 +155,7 @@ public struct KeychainStore: Sendable {
     private func removeStaleTemporaries() {
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let base = path.split(separator: "/").last.map(String.init) ?? path
-        let prefixes = [".\(base).tmp-", "\(base).prev.tmp-", ".\(base).prev.tmp-"]
+        let prefixes = [".\(base).tmp-", "\(base).prev.tmp-", ".\(base).prev.tmp-", ".\(base).epoch.tmp-"]
         guard let dir = opendir(folder.isEmpty ? "/" : folder) else { return }
         defer { closedir(dir) }
         while let entry = readdir(dir) {

@@ -52,7 +52,7 @@ enum FileOverwrite {
             close(fd)
             return .refused(.changedMeanwhile)
         }
-        if info.st_nlink > 1 && !options.force {
+        if info.st_nlink > 1 && !options.mayOverwrite(linked: info) {
             close(fd)
             return .refused(.hardLinked(otherNames: Int(info.st_nlink) - 1))
         }

@@ -24,6 +24,15 @@ public struct ShredOptions: Sendable {
     public var selection = ShredSelection()
     /// Files overwritten at the same time in a tree (their syncs share journal commits).
     public var workers = 4
+    /// Multiply-linked files whose every name is in the run (see HardLinkCensus), with
+    /// their link counts then: destroyed without `force`. Set by the Shredder.
+    var completeLinkSets: [HardLinkCensus.FileID: Int] = [:]
+
+    /// Whether a file with other names may be overwritten: with `force`, or when all of
+    /// its names are in the run (and it gained none since).
+    func mayOverwrite(linked info: stat) -> Bool {
+        force || completeLinkSets[HardLinkCensus.FileID(info)].map { Int(info.st_nlink) <= $0 } == true
+    }
 
     public init() {}
 }

@@ -16,7 +16,7 @@ import Glibc
 /// once (their syncs share the journal's commits), then their names are wiped
 /// together, one folder sync per round.
 public final class Shredder {
-    public let options: ShredOptions
+    public private(set) var options: ShredOptions
     public private(set) var summary = ShredSummary()
     private let onEvent: (ShredEvent) -> Void
     private let progress: ProgressCounter?
@@ -61,6 +61,7 @@ public final class Shredder {
     /// not be UTF-8).
     @discardableResult
     public func shred(rawPaths paths: [[UInt8]]) -> ShredSummary {
+        if !options.force { options.completeLinkSets = HardLinkCensus.completeSets(paths, options: options) }
         // Consecutive arguments in the same folder are destroyed as one batch.
         var pending: (folder: FileName, fd: Int32, entries: [Entry])?
         func flush() {
@@ -169,7 +170,7 @@ public final class Shredder {
         switch entry.type {
         case S_IFREG:
             let others = Int(entry.info.st_nlink) - 1
-            guard others > 0 && !options.force else { return true }
+            guard others > 0 && !options.mayOverwrite(linked: entry.info) else { return true }
             refusal = .hardLinked(otherNames: others)
         case S_IFLNK: return !options.keep  // a link has no data of its own; --keep leaves it
         case S_IFIFO: refusal = .fifo

@@ -1,9 +1,16 @@
 /// Durations as people type them on a command line: `90s`, `30m`, `12h`, `7d`, `2w`,
-/// or a sum such as `1h30m`. A bare number is seconds.
+/// or a sum such as `1h30m`. A bare number is refused: `7` could mean seven days to
+/// the one who typed it and seven seconds to a parser, and a cron `vfs-shred
+/// --older-than 7` would destroy nearly everything.
 public enum DurationText {
     public struct ParseError: Error, CustomStringConvertible {
         public let text: String
-        public var description: String { "invalid duration \"\(text)\"" }
+        public init(text: String) { self.text = text }
+        /// The text is a number without a unit (`7`).
+        public var lacksUnit: Bool { !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+        public var description: String {
+            lacksUnit ? "duration \"\(text)\" has no unit" : "invalid duration \"\(text)\""
+        }
     }
 
     static let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800]
@@ -30,13 +37,8 @@ public enum DurationText {
                 throw ParseError(text: text)
             }
         }
-        if let n = number {
-            // A trailing bare number is seconds only when it stands alone ("90").
-            guard !sawUnit else { throw ParseError(text: text) }
-            total = n
-        } else if !sawUnit {
-            throw ParseError(text: text)
-        }
+        // Every number needs its unit, a lone one ("90") too.
+        guard number == nil, sawUnit else { throw ParseError(text: text) }
         return total
     }
 
