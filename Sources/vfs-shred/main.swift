@@ -46,7 +46,14 @@ struct Shred: VFSCommand, CheckedCommand {
         removed; block devices inside folders are always refused. A file that can't be \
         opened is reported and the others still go.
 
-        Folders (with -r) are walked depth first without crossing links. A folder is \
+        Folders (with -r) are walked depth first without crossing links, and without \
+        leaving the file system the walk starts on: a mount point inside the tree \
+        (another file system, or a bind mount of the same one) is skipped and reported \
+        (exit 1); name it on the command line to shred what it holds. A mount point \
+        named on the command line has its content shredded and stays, with a warning. \
+        Files on sysfs, proc, devtmpfs, cgroup and the other kernel pseudo file systems \
+        (debugfs, tracefs, securityfs, efivarfs, configfs, devpts…) are refused outright: \
+        they are kernel interfaces, not stored data. A folder is \
         removed, its name wiped too, once everything in it was destroyed. When \
         --older-than or --include or --exclude is given, only the folders this run \
         emptied are removed, so a spool folder that was already empty stays. -k never removes a \
@@ -254,6 +261,8 @@ struct EventReport {
         case .failed(let path, let reason):
             let message = reason.contains("\"\(path)\"") ? reason : "\"\(path)\": \(reason)"
             Diagnostics.writeStandardError("\(Self.tool): error: \(Terminal.printable(message))\n")
+        case .keptMountPoint(let path):
+            Diagnostics.warn("\"\(Terminal.printable(path))\" \(ShredSummary.mountPointKept)", tool: Self.tool)
         case .weakFileSystem(let path, let kind):
             Diagnostics.warn("\"\(path)\" is on \(kind.name) (\(kind.caveat ?? "")): overwriting may not reach the old data", tool: Self.tool)
             once("keep such files encrypted with vfs-encrypt and destroy the key instead (see vfs-shred(1))")

@@ -21,4 +21,9 @@ int vfs_open_path_nofollow(int dirfd, const char *path);
 long long vfs_seek_data(int fd, long long offset);
 long long vfs_seek_hole(int fd, long long offset);
 
+/// statx(2)'s mount id (STATX_MNT_ID) into *id: of the entry `name` in the folder `dirfd`
+/// (a link not followed, an automount not triggered), or with name "" of `dirfd` itself.
+/// -1 with ENOSYS when the kernel does not report one (before Linux 5.8).
+int vfs_mount_id(int dirfd, const char *name, unsigned long long *id);
+
 #endif
