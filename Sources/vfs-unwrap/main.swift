@@ -20,7 +20,10 @@ struct Unwrap: VFSCommand, CheckedCommand {
         whole file authenticated; if anything fails, nothing is left behind (also when \
         interrupted by SIGINT, SIGTERM or SIGHUP). Existing files and links are replaced \
         only with --force, and a folder is never replaced by a file; folders that exist \
-        are merged into.
+        are merged into. DIR is opened once and everything happens relative to it, \
+        without following links: if someone who can write to DIR swaps a folder being \
+        merged into for a link or another folder during the extraction, vfs-unwrap \
+        stops (exit 73), takes back what it placed, and nothing lands outside DIR.
 
         Extraction is safe against hostile bundles: absolute paths, '..', symbolic or hard \
         links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, and entries \

@@ -409,6 +409,51 @@ struct WrapTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["late.txt"])
     }
 
+    @Test("a folder being merged into, swapped for a link or another folder mid-extraction: nothing lands outside DIR (exit 73)",
+          arguments: ["link", "folder"])
+    func mergeFolderSwapped(swap: String) throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        let tree = scratch.path("t")
+        try FileManager.default.createDirectory(atPath: tree + "/d", withIntermediateDirectories: true)
+        try Data("first\n".utf8).write(to: URL(fileURLWithPath: tree + "/a.txt"))
+        try Data("planted\n".utf8).write(to: URL(fileURLWithPath: tree + "/d/x.txt"))
+        try testBytes(8 << 20, seed: 5).write(to: URL(fileURLWithPath: tree + "/z.bin"))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree + "/a.txt", tree + "/d", tree + "/z.bin"]).status == 0)
+        let bundle = try scratch.read("t.vfs")
+        // DIR already has d/, so the plan merges into it.
+        let out = scratch.path("out"), outside = scratch.path("outside")
+        for folder in [out + "/d", outside] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: out + "/d/mine.txt"))
+        _ = Tools.ignoreSIGPIPE
+        let process = Process()
+        process.executableURL = Tools.binDir.appendingPathComponent("vfs-unwrap")
+        process.arguments = ["-q", "-i", key.path, "-C", out]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        try process.run()
+        try feedAllButLastMiB(bundle, to: input, stagingIn: out)
+        // Another user who may rename in DIR moves d away and puts a link (or a folder
+        // of their own) in its place.
+        #expect(rename(out + "/d", out + "/d-moved") == 0)
+        if swap == "link" {
+            #expect(symlink(outside, out + "/d") == 0)
+        } else {
+            #expect(rename(outside, out + "/d") == 0)
+        }
+        try input.fileHandleForWriting.write(contentsOf: bundle.suffix(1 << 20))
+        try input.fileHandleForWriting.close()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 73, "\(stderr)")
+        #expect(stderr.contains("error: \"\(out)/d\" was replaced during extraction; nothing is placed through it"), "\(stderr)")
+        let swapped = swap == "link" ? outside : out + "/d"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: swapped) == [], "a file landed in the swapped-in folder")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["d", "d-moved"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/d-moved") == ["mine.txt"])
+    }
+
     @Test("killed mid-extraction (input stalled), vfs-unwrap removes its staging folder and dies of the signal")
     func interrupted() throws {
         let scratch = try Scratch()

@@ -20,6 +20,9 @@ public enum BundleError: ReportableError, Equatable {
     case badInput(String)
     /// The target folder does not exist or can't be written.
     case cannotExtract(String)
+    /// A folder in the target that extraction merges into was replaced (by a link or
+    /// another folder) between the plan and the move; nothing is placed through it.
+    case changedDuringExtraction(path: String)
 
     public var description: String {
         switch self {
@@ -32,6 +35,8 @@ public enum BundleError: ReportableError, Equatable {
         case .exists(let path, let folder):
             return folder ? "\"\(path)\" is a folder; a file or link can't replace it" : "\"\(path)\" already exists"
         case .badInput(let why), .cannotExtract(let why): return why
+        case .changedDuringExtraction(let path):
+            return "\"\(path)\" was replaced during extraction; nothing is placed through it"
         }
     }
 
@@ -40,7 +45,7 @@ public enum BundleError: ReportableError, Equatable {
         case .archive(_, let writing): return writing ? .ioError : .dataError
         case .notABundle, .manifest, .unsafeEntry, .digestMismatch: return .dataError
         case .changedWhileWrapping: return .temporaryFailure
-        case .exists, .cannotExtract: return .cannotCreate
+        case .exists, .cannotExtract, .changedDuringExtraction: return .cannotCreate
         case .badInput: return .usage
         }
     }
@@ -53,6 +58,8 @@ public enum BundleError: ReportableError, Equatable {
                           : ["use --force to replace it, or extract elsewhere with -C DIR"]
         case .notABundle: return ["it may be a plain age file: try vfs-decrypt"]
         case .cannotExtract: return ["-C DIR names an existing folder you can write to"]
+        case .changedDuringExtraction:
+            return ["someone who can write to DIR renamed or replaced a folder in it; extract into a folder only you can write to"]
         default: return []
         }
     }

@@ -124,32 +124,43 @@ public final class BundleReader {
     /// moved into place. Existing paths are replaced only with `force` (a folder is
     /// never replaced by a file; folders that exist are merged into). On failure the
     /// staging folder is removed and `folder` is as it was.
+    ///
+    /// Everything is done relative to descriptors: `folder` is opened once, the staging
+    /// folder is created and filled with `mkdirat`/`openat`/`symlinkat`, folders are
+    /// opened with `O_DIRECTORY|O_NOFOLLOW`, a folder merged into must still be the one
+    /// the plan saw (device and inode) when entries move into it with `renameat2`, and
+    /// rollback and cleanup use the same descriptors. Someone who can rename entries in
+    /// `folder` can make the extraction fail, but not put a file outside it.
     /// - Returns: the count of entries extracted.
     @discardableResult
     public func extract(into folder: String, force: Bool) throws -> Int {
-        let placement = try plan(into: folder, force: force)
-        var template = Array("\(folder)/.vfs-unwrap-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw BundleError.cannotExtract(IOError("cannot create a staging folder in", path: folder).description)
+        let target: FolderHandle
+        do { target = try FolderHandle.open(folder) } catch {
+            throw BundleError.cannotExtract(IOError("cannot extract into", path: folder, code: error.code).description)
         }
-        let staging = String(cString: template)
+        let placement = try plan(in: target, shown: folder, force: force)
+        let staging = try StagingFolder(in: target, shown: folder)
         var succeeded = false
         let interrupt = ExtractionInterrupt()
         self.interrupt = interrupt
         defer {
-            if !succeeded { StagingFolder.remove(staging) }
+            if !succeeded { staging.remove() }
             self.interrupt = nil
             interrupt.finish()
         }
 
+        let stagingPath = folder + "/" + staging.name
+        var staged = FolderChain(root: staging.handle, rootPath: stagingPath)
         while let entry = try nextEntry() {
             try interrupt.check()
-            let path = staging + "/" + entry.path
+            let path = stagingPath + "/" + entry.path
+            let parent = try staged.handle(for: BundlePath.parent(of: entry.path))
+            let name = BundlePath.name(of: entry.path)
             switch entry.type {
             case .directory:
-                guard mkdir(path, 0o700) == 0 else { throw IOError("cannot create folder", path: path) }
+                guard mkdirat(parent.fd, name, 0o700) == 0 else { throw IOError("cannot create folder", path: path) }
             case .file:
-                let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                let fd = openat(parent.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
                 guard fd >= 0 else { throw IOError("cannot create", path: path) }
                 defer { close(fd) }
                 let out = FileDescriptorSink(fd: fd, name: path)
@@ -158,60 +169,62 @@ public final class BundleReader {
                 var times = Self.times(entry.mtime)
                 futimens(fd, &times)
             case .symlink:
-                guard symlink(entry.target ?? "", path) == 0 else { throw IOError("cannot create link", path: path) }
+                guard symlinkat(entry.target ?? "", parent.fd, name) == 0 else { throw IOError("cannot create link", path: path) }
                 var times = Self.times(entry.mtime)
-                utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
+                utimensat(parent.fd, name, &times, AT_SYMLINK_NOFOLLOW)
             }
         }
         try drain()
 
         // Folders get their mode and time last (children first), except those merged
         // into existing folders, which stay behind in staging.
-        for entry in manifest.entries.reversed() where entry.type == .directory && placement[entry.path] != .merge {
-            let path = staging + "/" + entry.path
-            guard chmod(path, mode_t(entry.permissions ?? 0o700)) == 0 else { throw IOError("cannot set the mode of", path: path) }
+        for entry in manifest.entries.reversed() where entry.type == .directory && !(placement[entry.path]?.isMerge ?? false) {
+            let path = stagingPath + "/" + entry.path
+            let handle = try staged.handle(for: entry.path)
+            guard fchmod(handle.fd, mode_t(entry.permissions ?? 0o700)) == 0 else { throw IOError("cannot set the mode of", path: path) }
             var times = Self.times(entry.mtime)
-            utimensat(AT_FDCWD, path, &times, 0)
+            futimens(handle.fd, &times)
         }
-        try moveIntoPlace(from: staging, to: folder, placement: placement)
+        staged = FolderChain(root: staging.handle, rootPath: stagingPath)
+        try moveIntoPlace(from: &staged, to: target, shown: folder, placement: placement)
         succeeded = true
-        StagingFolder.remove(staging)
+        staging.remove()
         return manifest.entries.count
     }
 
     enum Placement: Equatable {
         /// Nothing there: move the entry (a folder with everything in it).
         case new
-        /// A folder is there and the entry is a folder: move its entries one by one.
-        case merge
+        /// A folder is there and the entry is a folder: move its entries one by one. The
+        /// folder must still be this one (device and inode) when they move.
+        case merge(FileIdentity)
         /// Something else is there and `force` allows replacing it.
         case replace
         /// Inside an entry that moves whole.
         case carried
+
+        var isMerge: Bool { if case .merge = self { return true } else { return false } }
     }
 
     /// Where each entry goes, checked before anything is written.
-    private func plan(into folder: String, force: Bool) throws -> [String: Placement] {
-        var info = stat()
-        guard stat(folder, &info) == 0 else { throw BundleError.cannotExtract(IOError("cannot extract into", path: folder).description) }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw BundleError.cannotExtract(IOError("cannot extract into", path: folder, code: ENOTDIR).description)
-        }
+    private func plan(in target: FolderHandle, shown folder: String, force: Bool) throws -> [String: Placement] {
         var placement = [String: Placement]()
+        var existing = FolderChain(root: target, rootPath: folder)
         for entry in manifest.entries {
-            if let parent = BundlePath.parent(of: entry.path), placement[parent] != .merge {
+            let parent = BundlePath.parent(of: entry.path)
+            if let parent, !(placement[parent]?.isMerge ?? false) {
                 placement[entry.path] = .carried
                 continue
             }
             let destination = folder + "/" + entry.path
-            guard lstat(destination, &info) == 0 else {
-                guard errno == ENOENT else { throw IOError("cannot check", path: destination) }
+            let parentHandle = try existing.handle(for: parent)
+            guard let info = try parentHandle.entry(BundlePath.name(of: entry.path), shown: destination) else {
                 placement[entry.path] = .new
                 continue
             }
             let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
             if isFolder && entry.type == .directory {
-                placement[entry.path] = .merge
+                placement[entry.path] = .merge(FileIdentity(info))
             } else if isFolder {
                 throw BundleError.exists(path: destination, folder: true)
             } else if !force {
@@ -223,30 +236,39 @@ public final class BundleReader {
         return placement
     }
 
-    /// Moves the staged entries into `folder`. If a move fails, the entries this run
-    /// placed where nothing was are moved back into staging (which the caller then
-    /// removes), so `folder` is left as it was; a replaced entry (--force) stays replaced.
-    private func moveIntoPlace(from staging: String, to folder: String, placement: [String: Placement]) throws {
-        var placed: [(from: String, to: String)] = []
+    /// Moves the staged entries into `target`. Each move goes from an open staging folder
+    /// to an open target folder; the target folders merged into are reopened without
+    /// following links and must be the ones the plan saw. If a move fails, the entries
+    /// this run placed where nothing was are moved back into staging (which the caller
+    /// then removes), so the target is left as it was; a replaced entry (--force) stays
+    /// replaced.
+    private func moveIntoPlace(from staged: inout FolderChain, to target: FolderHandle, shown folder: String,
+                               placement: [String: Placement]) throws {
+        var merged = [String: FileIdentity]()
+        for (path, place) in placement { if case .merge(let identity) = place { merged[path] = identity } }
+        var destinations = FolderChain(root: target, rootPath: folder, expected: merged)
+        var placed: [(from: FolderHandle, to: FolderHandle, name: String)] = []
         do {
             for entry in manifest.entries {
-                let from = staging + "/" + entry.path, to = folder + "/" + entry.path
-                switch placement[entry.path] {
-                case .new?:
-                    try Self.moveWithoutReplacing(from, to, isFolder: entry.type == .directory)
-                    placed.append((from, to))
-                case .replace?:
+                let place = placement[entry.path]
+                guard place == .new || place == .replace else { continue }
+                let parent = BundlePath.parent(of: entry.path)
+                let name = BundlePath.name(of: entry.path)
+                let from = try staged.handle(for: parent), to = try destinations.handle(for: parent)
+                let shown = folder + "/" + entry.path
+                if place == .new {
+                    try Self.moveWithoutReplacing(name, from: from, to: to, shown: shown, isFolder: entry.type == .directory)
+                    placed.append((from, to, name))
+                } else {
                     if entry.type == .directory {
                         // A file or link where the folder goes (rename can't replace it).
-                        guard unlink(to) == 0 || errno == ENOENT else { throw IOError("cannot replace", path: to) }
+                        guard unlinkat(to.fd, name, 0) == 0 || errno == ENOENT else { throw IOError("cannot replace", path: shown) }
                     }
-                    guard rename(from, to) == 0 else { throw IOError("cannot move into place", path: to) }
-                case .merge?, .carried?, nil:
-                    break
+                    guard renameat(from.fd, name, to.fd, name) == 0 else { throw IOError("cannot move into place", path: shown) }
                 }
             }
         } catch {
-            for move in placed.reversed() { rename(move.to, move.from) }
+            for move in placed.reversed() { renameat(move.to.fd, move.name, move.from.fd, move.name) }
             if let io = error as? IOError { throw BundleError.cannotExtract(io.description) }
             throw error
         }
@@ -254,13 +276,14 @@ public final class BundleReader {
 
     /// Nothing was there when the plan was made; something that appeared since (another
     /// program's file) is not replaced (renameat2 RENAME_NOREPLACE).
-    private static func moveWithoutReplacing(_ from: String, _ to: String, isFolder: Bool) throws {
-        if vfs_renameat_noreplace(AT_FDCWD, from, AT_FDCWD, to) == 0 { return }
-        if errno == EEXIST { throw BundleError.exists(path: to, folder: isFolder) }
-        guard errno == EINVAL || errno == ENOSYS else { throw IOError("cannot move into place", path: to) }
+    private static func moveWithoutReplacing(_ name: String, from: FolderHandle, to: FolderHandle, shown: String,
+                                             isFolder: Bool) throws {
+        if vfs_renameat_noreplace(from.fd, name, to.fd, name) == 0 { return }
+        if errno == EEXIST { throw BundleError.exists(path: shown, folder: isFolder) }
+        guard errno == EINVAL || errno == ENOSYS else { throw IOError("cannot move into place", path: shown) }
         var info = stat()
-        if lstat(to, &info) == 0 { throw BundleError.exists(path: to, folder: isFolder) }
-        guard rename(from, to) == 0 else { throw IOError("cannot move into place", path: to) }
+        if fstatat(to.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { throw BundleError.exists(path: shown, folder: isFolder) }
+        guard renameat(from.fd, name, to.fd, name) == 0 else { throw IOError("cannot move into place", path: shown) }
     }
 
     /// Access time left alone (UTIME_OMIT, a macro Swift does not import), mtime set.
@@ -286,23 +309,5 @@ public final class BundleReader {
         let magic = Array("age-encryption.org/".utf8)
         if try input.peek(magic.count).elementsEqual(magic) { return true }
         return try Armor.looksArmored(input)
-    }
-}
-
-/// Removes a staging tree we created (no links are followed; read-only folders are
-/// made writable first).
-enum StagingFolder {
-    static func remove(_ path: String) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            chmod(path, 0o700)
-            if let names = try? BundlePlan.names(in: path) {
-                for name in names { remove(path + "/" + String(decoding: name, as: UTF8.self)) }
-            }
-            rmdir(path)
-        } else {
-            unlink(path)
-        }
     }
 }

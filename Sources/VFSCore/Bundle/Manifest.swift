@@ -158,6 +158,12 @@ enum BundlePath {
         }
     }
 
+    /// The last component of a path.
+    static func name(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
     static func parent(of path: String) -> String? {
         guard let slash = path.lastIndex(of: "/") else { return nil }
         return String(path[..<slash])
