@@ -43,7 +43,9 @@ struct Unwrap: VFSCommand, CheckedCommand {
 
         Input that is not age at all (a file that was never wrapped) is refused with exit \
         65; with --passthrough it is copied out unchanged, to stdout with --stdout, \
-        else into DIR under IN's name.
+        else into DIR under IN's name (with --force through a link there as -o does: \
+        the link's target is replaced, and another user's link in a sticky, \
+        world-writable folder is refused, exit 73).
 
         Examples:
           vfs-unwrap -i key.txt -C inbox q3.vfs

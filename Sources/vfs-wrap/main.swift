@@ -42,6 +42,8 @@ struct Wrap: VFSCommand, CheckedCommand {
         the archive streams into the encryptor through a small pipe. With -o, OUT appears \
         only if the whole bundle was written. A progress bar is shown on a terminal.
 
+        \(ToolIO.outputLinkNote)
+
         Examples:
           vfs-wrap -g finance -K me -o q3.vfs report.pdf figures/
           vfs-wrap -R team.txt --access-id viewer -o notes.vfs notes.txt

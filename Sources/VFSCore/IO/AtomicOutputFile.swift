@@ -23,8 +23,9 @@ public final class AtomicOutputFile: ByteSink {
         if lstat(requested, &info) == 0 {
             if exclusive { throw IOError("cannot create", path: requested, code: EEXIST) }
             if (info.st_mode & S_IFMT) == S_IFLNK {
-                // Write the file the link points to, keeping the link.
-                path = AtomicOutputFile.linkTarget(requested)
+                // Write the file the link points to, keeping the link; another user's
+                // link in a sticky, world-writable folder is refused (OutputLink).
+                path = try OutputLink.resolve(requested)
                 if stat(path, &info) != 0 { info.st_mode = S_IFREG }
             } else {
                 path = requested
@@ -88,19 +89,6 @@ public final class AtomicOutputFile: ByteSink {
         close(fd)
         unlink(temporaryPath)
         TemporaryFiles.unregister(temporaryPath)
-    }
-
-    /// Where a symbolic link points, resolved against the link's folder.
-    static func linkTarget(_ link: String) -> String {
-        if let resolved = realpath(link, nil) {
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink(link, &buffer, buffer.count - 1)
-        guard n > 0 else { return link }
-        let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return target.hasPrefix("/") ? target : folder(of: link) + "/" + target
     }
 
     static func folder(of path: String) -> String {
