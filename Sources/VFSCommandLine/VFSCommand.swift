@@ -8,6 +8,11 @@ import Glibc
 /// `vfs-tool: error: …` and `vfs-tool: hint: …` lines with the documented exit status.
 public protocol VFSCommand: ParsableCommand {}
 
+/// The async twin of `VFSCommand`, for tools whose work is naturally async (the relay
+/// server and its clients). Parsing, `check()` and error reporting are the same: both
+/// entry points end in `CommandFailure.report`.
+public protocol AsyncVFSCommand: AsyncParsableCommand {}
+
 /// A command with checks across its options. They run in `check()`, once parsing has
 /// fully succeeded, not in ArgumentParser's `validate()`: that runs before unknown
 /// options are looked for, so a mistyped `--recipeint` would be reported as whatever
@@ -18,33 +23,90 @@ public protocol CheckedCommand: ParsableCommand {
 
 extension VFSCommand {
     public static func main() {
-        let tool = configuration.commandName ?? "vfs"
-        do {
-            var command = try parseAsRoot()
-            if let checked = command as? CheckedCommand { try checked.check() }
-            try command.run()
-        } catch let error as ReportableError {
-            Diagnostics.report(error, tool: tool)
-            Glibc.exit(error.exitStatus.rawValue)
-        } catch {
-            if let reportable = Self.underlyingReportable(error) {
-                Diagnostics.report(reportable, tool: tool)
-                Glibc.exit(reportable.exitStatus.rawValue)
-            }
-            let code = exitCode(for: error)
-            if code == .success {
-                // --help, --version: ArgumentParser's text on stdout.
-                print(fullMessage(for: error))
-                Glibc.exit(0)
-            }
-            let message = fullMessage(for: error)
-            Diagnostics.reportParserMessage(message, tool: tool)
-            Glibc.exit(code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue)
-        }
+        do { try execute() } catch { report(error) }
+    }
+
+    /// Parses `arguments` (the process's when nil), checks and runs the command;
+    /// throws whatever ends the run, for `report`.
+    public static func execute(_ arguments: [String]? = nil) throws {
+        var command = try parseAsRoot(arguments)
+        if let checked = command as? CheckedCommand { try checked.check() }
+        try command.run()
+    }
+
+    /// Reports `error` the toolkit's way and exits with its status.
+    public static func report(_ error: Error) -> Never {
+        CommandFailure.report(error, command: self)
     }
 }
 
-extension VFSCommand {
+extension AsyncVFSCommand {
+    public static func main() async {
+        do { try await execute() } catch { report(error) }
+    }
+
+    /// Parses `arguments` (the process's when nil), checks and runs the command;
+    /// throws whatever ends the run, for `report`.
+    public static func execute(_ arguments: [String]? = nil) async throws {
+        var command = try parseAsRoot(arguments)
+        if let checked = command as? CheckedCommand { try checked.check() }
+        // A subcommand of an async root may itself be sync.
+        if var asyncCommand = command as? AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
+        }
+    }
+
+    /// Reports `error` the toolkit's way and exits with its status.
+    public static func report(_ error: Error) -> Never {
+        CommandFailure.report(error, command: self)
+    }
+}
+
+/// The one place that turns an error a command ended with into what the user sees
+/// (stderr lines, or ArgumentParser's text on stdout for --help/--version) and the
+/// process's exit status.
+public struct CommandFailure: Equatable, Sendable {
+    /// Text for stdout (only --help and --version have any).
+    public var standardOutput: String
+    /// `tool: error: …` then `tool: hint: …` lines.
+    public var standardError: String
+    public var status: Int32
+
+    /// What `command` (the root command type) reports for `error`.
+    public init(_ error: Error, command: ParsableCommand.Type) {
+        let tool = command.configuration.commandName ?? "vfs"
+        if let reportable = Self.underlyingReportable(error) {
+            self.init(standardOutput: "", standardError: Diagnostics.lines(for: reportable, tool: tool),
+                      status: reportable.exitStatus.rawValue)
+            return
+        }
+        let code = command.exitCode(for: error)
+        let message = command.fullMessage(for: error)
+        if code == .success {
+            // --help, --version: ArgumentParser's text on stdout.
+            self.init(standardOutput: message + "\n", standardError: "", status: 0)
+            return
+        }
+        self.init(standardOutput: "", standardError: Diagnostics.parserLines(message, tool: tool),
+                  status: code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue)
+    }
+
+    public init(standardOutput: String, standardError: String, status: Int32) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.status = status
+    }
+
+    /// Writes the report and exits.
+    public static func report(_ error: Error, command: ParsableCommand.Type) -> Never {
+        let failure = CommandFailure(error, command: command)
+        if !failure.standardOutput.isEmpty { print(failure.standardOutput, terminator: "") }
+        Diagnostics.writeStandardError(failure.standardError)
+        Glibc.exit(failure.status)
+    }
+
     /// A ReportableError thrown from `validate()` reaches us wrapped in ArgumentParser's
     /// internal error type; find it so its exit status and hints survive.
     static func underlyingReportable(_ error: Error, depth: Int = 0) -> ReportableError? {
@@ -65,9 +127,13 @@ public enum Diagnostics {
     /// Messages quote names from files and bundles: their control characters are
     /// escaped (Terminal.printable), so each message stays one line of plain text.
     public static func report(_ error: ReportableError, tool: String) {
+        writeStandardError(lines(for: error, tool: tool))
+    }
+
+    static func lines(for error: ReportableError, tool: String) -> String {
         var text = "\(tool): error: \(Terminal.printable(error.description))\n"
         for hint in error.hints { text += "\(tool): hint: \(Terminal.printable(hint))\n" }
-        writeStandardError(text)
+        return text
     }
 
     public static func warn(_ message: String, tool: String) {
@@ -79,9 +145,9 @@ public enum Diagnostics {
     }
 
     /// ArgumentParser's "Error: …" becomes "tool: error: …"; the usage lines follow as hints.
-    static func reportParserMessage(_ message: String, tool: String) {
+    static func parserLines(_ message: String, tool: String) -> String {
         var lines = message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-        guard !lines.isEmpty else { return }
+        guard !lines.isEmpty else { return "" }
         var first = lines.removeFirst()
         if first.hasPrefix("Error: ") { first.removeFirst(7) }
         if let c = first.first { first = c.lowercased() + first.dropFirst() }
@@ -92,7 +158,7 @@ public enum Diagnostics {
                 text += "\(tool): hint: \(trimmed.prefix(1).lowercased() + trimmed.dropFirst())\n"
             }
         }
-        writeStandardError(text)
+        return text
     }
 
     public static func writeStandardError(_ text: String) {
