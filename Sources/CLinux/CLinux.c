@@ -45,3 +45,15 @@ int vfs_mount_id(int dirfd, const char *name, unsigned long long *id) {
     *id = (unsigned long long)info.stx_mnt_id;
     return 0;
 }
+
+int vfs_open_tmpfile(const char *folder, unsigned int mode) {
+    return open(folder, O_TMPFILE | O_WRONLY | O_CLOEXEC, (mode_t)mode);
+}
+
+int vfs_link_tmpfile(int fd, const char *path) {
+    if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0) return 0;
+    if (errno != ENOENT && errno != EPERM) return -1;  /* ENOENT: no CAP_DAC_READ_SEARCH */
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}

@@ -7,7 +7,7 @@ import Glibc
 /// `-o FILE` appears only when `commit()` is reached.
 public enum ToolIO {
     /// What -o does with a symbolic link, for every tool's --help.
-    public static let outputLinkNote = "If -o names a symbolic link, the file it points to is replaced and the link is kept; a link owned by another user in a sticky, world-writable folder such as /tmp is refused (exit 73), as the kernel's protected_symlinks refuses it to open(2), unless that user owns the folder."
+    public static let outputLinkNote = "If -o names a symbolic link, the file it points to is replaced and the link is kept; a link owned by another user in a sticky, world-writable folder such as /tmp is refused (exit 73), as the kernel's protected_symlinks refuses it to open(2), unless that user owns the folder. Until it is complete, the output is an unnamed file (O_TMPFILE; a 0600 .FILE.tmp-XXXXXX where the file system has none): a run killed with SIGKILL leaves no plaintext readable by others, and the next run writing FILE removes what it left."
 
     /// Opens the input; a missing file is exit 66.
     public static func openInput(_ path: String?) throws -> FileDescriptorSource {

@@ -18,7 +18,9 @@ struct Unwrap: VFSCommand, CheckedCommand {
         entry into -C DIR (default: the current folder). Entries are written to a staging \
         folder inside DIR and moved into place only after every SHA-256 matched and the \
         whole file authenticated; if anything fails, nothing is left behind (also when \
-        interrupted by SIGINT, SIGTERM or SIGHUP). Existing files and links are replaced \
+        interrupted by SIGINT, SIGTERM or SIGHUP). The staging folder \
+        (.vfs-unwrap-PID-XXXXXXXXXXXX) is private (mode 0700); one that a run killed with \
+        SIGKILL left is removed by the next extraction into DIR. Existing files and links are replaced \
         only with --force, and a folder is never replaced by a file; folders that exist \
         are merged into. DIR is opened once and everything happens relative to it, \
         without following links: if someone who can write to DIR swaps a folder being \

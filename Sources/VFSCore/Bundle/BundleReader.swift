@@ -138,6 +138,7 @@ public final class BundleReader {
         do { target = try FolderHandle.open(folder) } catch {
             throw BundleError.cannotExtract(IOError("cannot extract into", path: folder, code: error.code).description)
         }
+        StagingFolder.removeStale(in: target)
         let placement = try plan(in: target, shown: folder, force: force)
         let staging = try StagingFolder(in: target, shown: folder)
         var succeeded = false

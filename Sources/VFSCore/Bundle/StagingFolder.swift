@@ -35,6 +35,32 @@ final class StagingFolder {
         throw BundleError.cannotExtract(IOError("cannot create a staging folder in", path: shown, code: EEXIST).description)
     }
 
+    /// Removes the staging folders that killed extractions (SIGKILL, a crash, a power
+    /// cut) left in `parent`: this user's, named `.vfs-unwrap-PID-…`, whose process is
+    /// gone and whose lock nobody holds. A running extraction's folder is left alone.
+    /// - Returns: how many were removed.
+    @discardableResult
+    static func removeStale(in parent: FolderHandle) -> Int {
+        guard let names = try? Shredder.list(parent.fd) else { return 0 }
+        var removed = 0
+        for name in names {
+            let text = name.description
+            guard text.hasPrefix(prefix), let pid = Int32(text.dropFirst(prefix.count).prefix { $0 != "-" }) else { continue }
+            if kill(pid, 0) == 0 || errno == EPERM { continue }  // that process still runs
+            let fd = openat(parent.fd, name.bytes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var info = stat(), now = stat()
+            guard fstat(fd, &info) == 0, info.st_uid == geteuid(), flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            empty(fd)
+            if fstatat(parent.fd, name.bytes, &now, AT_SYMLINK_NOFOLLOW) == 0, FileIdentity(now) == FileIdentity(info),
+               unlinkat(parent.fd, name.bytes, AT_REMOVEDIR) == 0 {
+                removed += 1
+            }
+        }
+        return removed
+    }
+
     /// Removes everything staged and the folder itself (if the name in the target is
     /// still this folder).
     func remove() {
