@@ -12,11 +12,7 @@ public enum ToolIO {
     /// Opens the input; a missing file is exit 66.
     public static func openInput(_ path: String?) throws -> FileDescriptorSource {
         guard let path, path != "-" else { return .standardInput() }
-        do {
-            return try FileDescriptorSource(path: path)
-        } catch let error as IOError {
-            throw ToolError(error.description, exit: error.code == ENOENT ? .noInput : error.exitStatus)
-        }
+        return try FileDescriptorSource(path: path)
     }
 
     /// Opens the output. Binary output is refused on a terminal unless `-o -` asked for it.
@@ -87,6 +83,14 @@ public enum ToolPaths {
     }
 
     /// Creates `path` and missing parents with mode 0700.
+    /// The permission bits of the folder at `path` when group or others have any; nil
+    /// when it is private (or can't be looked at).
+    public static func permissionsOpenToOthers(_ path: String) -> UInt32? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return nil }
+        return UInt32(info.st_mode & 0o777)
+    }
+
     public static func makePrivateFolder(_ path: String) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {

@@ -29,6 +29,7 @@ extension VFSCommand {
     /// Parses `arguments` (the process's when nil), checks and runs the command;
     /// throws whatever ends the run, for `report`.
     public static func execute(_ arguments: [String]? = nil) throws {
+        Diagnostics.tool = toolName
         var command = try parseAsRoot(arguments)
         if let checked = command as? CheckedCommand { try checked.check() }
         try command.run()
@@ -48,6 +49,7 @@ extension AsyncVFSCommand {
     /// Parses `arguments` (the process's when nil), checks and runs the command;
     /// throws whatever ends the run, for `report`.
     public static func execute(_ arguments: [String]? = nil) async throws {
+        Diagnostics.tool = toolName
         var command = try parseAsRoot(arguments)
         if let checked = command as? CheckedCommand { try checked.check() }
         // A subcommand of an async root may itself be sync.
@@ -76,8 +78,8 @@ public struct CommandFailure: Equatable, Sendable {
 
     /// What `command` (the root command type) reports for `error`.
     public init(_ error: Error, command: ParsableCommand.Type) {
-        let tool = command.configuration.commandName ?? "vfs"
-        if let reportable = Self.underlyingReportable(error) {
+        let tool = command.toolName
+        if let reportable = error as? ReportableError {
             self.init(standardOutput: "", standardError: Diagnostics.lines(for: reportable, tool: tool),
                       status: reportable.exitStatus.rawValue)
             return
@@ -106,42 +108,48 @@ public struct CommandFailure: Equatable, Sendable {
         Diagnostics.writeStandardError(failure.standardError)
         Glibc.exit(failure.status)
     }
-
-    /// A ReportableError thrown from `validate()` reaches us wrapped in ArgumentParser's
-    /// internal error type; find it so its exit status and hints survive.
-    static func underlyingReportable(_ error: Error, depth: Int = 0) -> ReportableError? {
-        if let reportable = error as? ReportableError { return reportable }
-        guard depth < 4 else { return nil }
-        for child in Mirror(reflecting: error).children {
-            if let inner = child.value as? Error, let found = underlyingReportable(inner, depth: depth + 1) { return found }
-            for grandchild in Mirror(reflecting: child.value).children {
-                if let inner = grandchild.value as? Error, let found = underlyingReportable(inner, depth: depth + 1) { return found }
-            }
-        }
-        return nil
-    }
 }
 
-/// Writes diagnostics to stderr in the toolkit's format.
+extension ParsableCommand {
+    /// The name diagnostics start with: the root command's name.
+    static var toolName: String { configuration.commandName ?? "vfs" }
+}
+
+/// Writes diagnostics to stderr in the toolkit's format (as age's cmd/age/tui.go):
+/// `tool: error: …` (lowercase, no final period, bad input quoted), then
+/// `tool: hint: …` lines; `tool: warning: …` and plain `tool: …` notes. Nothing else
+/// goes to stderr, and nothing of this goes to stdout.
 public enum Diagnostics {
+    /// The tool's name, set once by the entry point (VFSCommand/AsyncVFSCommand).
+    public nonisolated(unsafe) static var tool = "vfs"
+
     /// Messages quote names from files and bundles: their control characters are
-    /// escaped (Terminal.printable), so each message stays one line of plain text.
-    public static func report(_ error: ReportableError, tool: String) {
+    /// escaped (DisplayText.printable), so each message stays one line of plain text.
+    public static func report(_ error: ReportableError) {
         writeStandardError(lines(for: error, tool: tool))
     }
 
     static func lines(for error: ReportableError, tool: String) -> String {
-        var text = "\(tool): error: \(Terminal.printable(error.description))\n"
-        for hint in error.hints { text += "\(tool): hint: \(Terminal.printable(hint))\n" }
+        var text = "\(tool): error: \(DisplayText.printable(error.description))\n"
+        for hint in error.hints { text += "\(tool): hint: \(DisplayText.printable(hint))\n" }
         return text
     }
 
-    public static func warn(_ message: String, tool: String) {
-        writeStandardError("\(tool): warning: \(Terminal.printable(message))\n")
+    public static func warn(_ message: String) {
+        writeStandardError("\(tool): warning: \(DisplayText.printable(message))\n")
     }
 
-    public static func info(_ message: String, tool: String) {
-        writeStandardError("\(tool): \(Terminal.printable(message))\n")
+    /// An error that does not end the run (a tool that goes on with its other operands).
+    public static func error(_ message: String) {
+        writeStandardError("\(tool): error: \(DisplayText.printable(message))\n")
+    }
+
+    public static func hint(_ message: String) {
+        writeStandardError("\(tool): hint: \(DisplayText.printable(message))\n")
+    }
+
+    public static func info(_ message: String) {
+        writeStandardError("\(tool): \(DisplayText.printable(message))\n")
     }
 
     /// ArgumentParser's "Error: …" becomes "tool: error: …"; the usage lines follow as hints.

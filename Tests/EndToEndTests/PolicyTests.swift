@@ -42,6 +42,18 @@ struct PolicyTests {
         return (plain.status, object?["reason"] as? String, plain.stderr)
     }
 
+    @Test("a failed write to stdout is an I/O error (74), not a silent success")
+    func stdoutFull() throws {
+        let setup = try Setup()
+        try setup.ok(["add", "evince"])
+        let tool = Tools.binDir.appendingPathComponent("vfs-policy").path
+        for arguments in [["list"], ["list", "--json"], ["log"], ["add", "okular"]] {
+            let r = try Tools.run("sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", tool] + arguments, environment: ["VFS_POLICY": setup.policy])
+            #expect(r.status == 74, "\(arguments)")
+            #expect(r.stderr == "vfs-policy: error: cannot write \"standard output\": no space left on device\n", "\(arguments)")
+        }
+    }
+
     @Test("default deny: no policy file approves nothing, and a check creates nothing")
     func defaultDeny() throws {
         let scratch = try Scratch()

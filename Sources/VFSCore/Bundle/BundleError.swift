@@ -1,5 +1,5 @@
 /// What can go wrong writing or opening a bundle.
-public enum BundleError: ReportableError, Equatable {
+public enum BundleError: Error, CustomStringConvertible, Equatable {
     /// libarchive failed; `message` is its archive_error_string. Writing is an I/O
     /// problem (74), reading means the plaintext is not a valid bundle (65).
     case archive(String, writing: Bool)
@@ -37,30 +37,6 @@ public enum BundleError: ReportableError, Equatable {
         case .badInput(let why), .cannotExtract(let why): return why
         case .changedDuringExtraction(let path):
             return "\"\(path)\" was replaced during extraction; nothing is placed through it"
-        }
-    }
-
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .archive(_, let writing): return writing ? .ioError : .dataError
-        case .notABundle, .manifest, .unsafeEntry, .digestMismatch: return .dataError
-        case .changedWhileWrapping: return .temporaryFailure
-        case .exists, .cannotExtract, .changedDuringExtraction: return .cannotCreate
-        case .badInput: return .usage
-        }
-    }
-
-    public var hints: [String] {
-        switch self {
-        case .changedWhileWrapping: return ["wrap it again when nothing is writing to it"]
-        case .exists(_, let folder):
-            return folder ? ["remove it yourself, or extract elsewhere with -C DIR"]
-                          : ["use --force to replace it, or extract elsewhere with -C DIR"]
-        case .notABundle: return ["it may be a plain age file: try vfs-decrypt"]
-        case .cannotExtract: return ["-C DIR names an existing folder you can write to"]
-        case .changedDuringExtraction:
-            return ["someone who can write to DIR renamed or replaced a folder in it; extract into a folder only you can write to"]
-        default: return []
         }
     }
 }

@@ -40,18 +40,12 @@ package enum OutputLink {
 }
 
 /// An output link that another user planted in a sticky, world-writable folder.
-public struct UnsafeOutputLink: ReportableError, Equatable {
+public struct UnsafeOutputLink: Error, CustomStringConvertible, Equatable {
     public let path: String
     /// The link's owner (uid).
     public let owner: uid_t
 
     public var description: String {
         "refusing to write through \"\(path)\": a link owned by another user (uid \(owner)) in a sticky, world-writable folder"
-    }
-
-    public var exitStatus: ExitStatus { .cannotCreate }
-
-    public var hints: [String] {
-        ["such a link is not followed (as the kernel's protected_symlinks does for open): remove it, or choose another name with -o"]
     }
 }

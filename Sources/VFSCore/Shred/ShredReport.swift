@@ -33,21 +33,6 @@ public enum ShredRefusal: Sendable, Equatable, CustomStringConvertible {
         case .pseudoFileSystem(let name): return "is on \(name), a kernel pseudo file system, not stored data; refused"
         }
     }
-
-    /// How to get it destroyed anyway, where there is a way.
-    public var hint: String? {
-        switch self {
-        case .hardLinked:
-            return "its data stays reachable through the other names: shred every name, or add --force to overwrite the shared data anyway"
-        case .folderWithoutRecursive: return "use -r to shred a folder and everything in it"
-        case .blockDevice: return "add --device to overwrite the whole device (it is never removed)"
-        case .blockDeviceInTree: return "name a block device on the command line with --device to overwrite it"
-        case .fifo, .socket, .characterDevice, .unknownType:
-            return "only regular files hold data to overwrite; remove it with rm"
-        case .otherFileSystem: return "vfs-shred -r stays on the file system it starts on; name the mount point on the command line to shred what it holds"
-        case .specialName, .changedMeanwhile, .pseudoFileSystem: return nil
-        }
-    }
 }
 
 /// What happens to each entry, in the order it happens (reported on the calling thread).
