@@ -33,7 +33,8 @@ extension BundleError: ReportableError {
         case .archive(_, let writing): return writing ? .ioError : .dataError
         case .notABundle, .manifest, .unsafeEntry, .digestMismatch: return .dataError
         case .changedWhileWrapping: return .temporaryFailure
-        case .exists, .cannotExtract, .changedDuringExtraction: return .cannotCreate
+        case .exists, .cannotExtract, .changedDuringExtraction, .notEnoughSpace: return .cannotCreate
+        case .expansionTooLarge: return .dataError
         case .badInput: return .usage
         }
     }
@@ -48,6 +49,10 @@ extension BundleError: ReportableError {
         case .cannotExtract: return ["-C DIR names an existing folder you can write to"]
         case .changedDuringExtraction:
             return ["someone who can write to DIR renamed or replaced a folder in it; extract into a folder only you can write to"]
+        case .notEnoughSpace: return ["nothing was written; free some space, or extract elsewhere with -C DIR"]
+        case .expansionTooLarge:
+            return ["nothing was kept; a small bundle that expands this much may be a decompression bomb",
+                    "if you trust it, raise the cap with --max-expansion RATIO, or lift it with --max-expansion 0"]
         case .archive, .manifest, .unsafeEntry, .digestMismatch, .badInput: return []
         }
     }

@@ -18,8 +18,17 @@ enum UnwrapHelp {
     stops (exit 73), takes back what it placed, and nothing lands outside DIR.
 
     Extraction is safe against hostile bundles: absolute paths, '..', symbolic or hard \
-    links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, and entries \
-    not in the manifest are refused (exit 65) with nothing written.
+    links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, sparse \
+    files, and entries not in the manifest are refused (exit 65) with nothing written.
+
+    Limits on what extraction writes: before a byte is written, the manifest's total \
+    (in whole blocks) is checked against the free space of DIR's file system (exit 73 \
+    with both figures). A bundle whose content is more than --max-expansion RATIO \
+    times its own size (default 1000; zstd makes about 1000:1 of long runs of zeros, \
+    and a decompression bomb far more) is refused (exit 65): a bundle file before \
+    anything is written, a bundle on stdin as soon as more came out than RATIO times \
+    what was read (plus 1 MiB), and what it wrote is removed. --max-expansion 0 \
+    lifts the cap.
 
     --for APP asks the policy ($VFS_POLICY, else $VFS_HOME/policy.json; the same \
     decision as vfs-policy check, with the bundle's group and the type, from its \
@@ -47,9 +56,11 @@ enum UnwrapHelp {
       vfs-unwrap -i key.txt --passthrough -C inbox maybe-wrapped.pdf
 
     Exit status: 0 success; 64 usage; 65 not a bundle, corrupt or tampered, a digest \
-    mismatch, or an unsafe entry, and IN not age unless --passthrough is given, or \
-    a corrupt policy or keychain; 66 IN, the keychain or a keychain identity does not \
-    exist; 73 an entry exists and --force was not given, or DIR can't be written; 74 read or \
+    mismatch, an unsafe entry, or content over --max-expansion, and IN not age \
+    unless --passthrough is given, or a corrupt policy or keychain; 66 IN, the \
+    keychain or a keychain identity does not exist; 73 an entry exists and --force \
+    was not given, DIR can't be written or lacks the space, or a folder in DIR was \
+    replaced during the extraction; 74 read or \
     write error; 77 no identity matched, a wrong keychain passcode, or the policy \
     denies APP.
     """

@@ -39,6 +39,10 @@ struct Unwrap: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("passthrough"), help: "Copy input that is not age out unchanged instead of failing.")
     var passthrough = false
 
+    @Option(name: .customLong("max-expansion"),
+            help: ArgumentHelp("Refuse content more than RATIO times the bundle's size (default \(ExtractionLimits.defaultMaxExpansion); 0: no cap).", valueName: "ratio"))
+    var maxExpansion = ExtractionLimits.defaultMaxExpansion
+
     @Flag(name: .shortAndLong, help: "No progress bar.")
     var quiet = false
 
@@ -51,6 +55,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
             throw ToolError.usage("choose one of -C DIR, --stdout and --list")
         }
         if json && !list { throw ToolError.usage("--json goes with --list") }
+        if maxExpansion < 0 { throw ToolError.usage("--max-expansion must be 0 (no cap) or more") }
         if force && (toStandardOutput || list) { throw ToolError.usage("--force goes with extraction (-C DIR)") }
         if identityOptions.identityFiles.contains("-") && (input == nil || input == "-") {
             throw ToolError.usage("-i - and the bundle can't both be standard input")
@@ -80,7 +85,8 @@ struct Unwrap: VFSCommand, CheckedCommand {
             if let app { try authorize(app, group: reader.manifest.group, paths: reader.manifest.contentEntries.map(\.path)) }
             if list { return try printList(reader.manifest) }
             if toStandardOutput { return try reader.writeSingleFile(to: FileDescriptorSink.standardOutput()) }
-            try reader.extract(into: directory ?? ".", force: force)
+            try reader.extract(into: directory ?? ".", force: force,
+                               limits: ExtractionLimits(maxExpansion: maxExpansion == 0 ? nil : maxExpansion, bundleSize: file.regularFileSize))
         }
     }
 

@@ -6,7 +6,7 @@ import VFSCore
 /// A bundle written with libarchive directly, entry by entry, so it can lie: each entry
 /// is stored as given, whatever the manifest says.
 struct RawEntry {
-    enum Kind { case file, directory, symlink, hardlink, characterDevice }
+    enum Kind { case file, directory, symlink, hardlink, characterDevice, sparse }
     var path: String
     var kind: Kind = .file
     var content = ""
@@ -37,9 +37,14 @@ func writeRawBundle(to path: String, manifest: BundleManifest?, entries: [RawEnt
         case .symlink: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFLNK)); archive_entry_set_symlink(entry, item.target)
         case .hardlink: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG)); archive_entry_set_hardlink(entry, item.target)
         case .characterDevice: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFCHR)); archive_entry_set_rdevmajor(entry, 1); archive_entry_set_rdevminor(entry, 3)
+        case .sparse:
+            // Its content, then a 64 MiB hole: the archive holds only the content.
+            archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG))
+            archive_entry_set_size(entry, Int64(item.content.utf8.count) + (64 << 20))
+            archive_entry_sparse_add_entry(entry, 0, Int64(item.content.utf8.count))
         }
         #expect(archive_write_header(a, entry) == ARCHIVE_OK, "\(String(cString: archive_error_string(a)))")
-        if item.kind == .file && !item.content.isEmpty {
+        if (item.kind == .file || item.kind == .sparse) && !item.content.isEmpty {
             let bytes = Array(item.content.utf8)
             #expect(archive_write_data(a, bytes, bytes.count) == bytes.count)
         }
@@ -286,6 +291,7 @@ struct WrapTests {
          [RawEntry(path: "a", content: "x"), RawEntry(path: "extra", content: "y")], "not in the manifest"),
         ("digest mismatch", [manifestEntry("a", content: "honest")], [RawEntry(path: "a", content: "forged")], "SHA-256"),
         ("no manifest", [], [RawEntry(path: "a", content: "x")], "not a vfs bundle"),
+        ("sparse file", [manifestEntry("s", content: "x")], [RawEntry(path: "s", kind: .sparse, content: "x")], "it is a sparse file"),
     ]
 
     @Test("hostile bundles are refused with 65, nothing written in or outside DIR", arguments: WrapTests.hostile.indices)
@@ -452,6 +458,59 @@ struct WrapTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: swapped) == [], "a file landed in the swapped-in folder")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["d", "d-moved"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/d-moved") == ["mine.txt"])
+    }
+
+    @Test("a bundle that expands more than 1000 times is refused (65) before writing, or as it streams from a pipe; --max-expansion 0 lifts the cap")
+    func expansionCapped() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        try Data(count: 64 << 20).write(to: URL(fileURLWithPath: scratch.path("zeros.img")))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("z.vfs"), scratch.path("zeros.img")]).status == 0)
+        let bundleSize = try scratch.read("z.vfs").count
+        #expect(bundleSize * 1000 < 64 << 20, "zeros compress more than 1000:1 (\(bundleSize) bytes)")
+        let out = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+
+        let file = try Tools.run("vfs-unwrap", ["-q", "-i", key.path, "-C", out, scratch.path("z.vfs")])
+        #expect(file.status == 65, "\(file.stderr)")
+        #expect(file.stderr.contains("the bundle's files hold 64.0 MiB in a bundle of"), "\(file.stderr)")
+        #expect(file.stderr.contains("more than 1000 times its size"))
+        #expect(file.stderr.contains("hint: if you trust it, raise the cap with --max-expansion RATIO, or lift it with --max-expansion 0"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == [])
+
+        let piped = try Tools.run("vfs-unwrap", ["-q", "-i", key.path, "-C", out], stdin: try scratch.read("z.vfs"))
+        #expect(piped.status == 65, "\(piped.stderr)")
+        #expect(piped.stderr.contains("came out of the first"), "\(piped.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == [])
+
+        let lifted = try Tools.run("vfs-unwrap", ["-q", "-i", key.path, "-C", out, "--max-expansion", "0", scratch.path("z.vfs")])
+        #expect(lifted.status == 0, "\(lifted.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/zeros.img")) == Data(count: 64 << 20))
+        #expect(try Tools.run("vfs-unwrap", ["--max-expansion", "-1", scratch.path("z.vfs")]).status == 64)
+    }
+
+    @Test("the manifest's total is checked against DIR's free space before a byte is written (73 with the figures), as root and as a user")
+    func freeSpaceChecked() throws {
+        let scratch = try Scratch()
+        let key = try keypair(scratch)
+        #expect(chmod(key.path, 0o644) == 0)
+        try testBytes(4 << 20, seed: 12).write(to: URL(fileURLWithPath: scratch.path("big.bin")))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("b.vfs"), scratch.path("big.bin")]).status == 0)
+        let small = scratch.path("small")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
+        try #require(try Tools.run("mount", ["-t", "tmpfs", "-o", "size=2m,mode=0777", "vfs-test", small]).status == 0,
+                     "mounting a small tmpfs needs root (CI runs as root)")
+        defer { _ = try? Tools.run("umount", ["-l", small]) }
+        let unwrap = Tools.binDir.appendingPathComponent("vfs-unwrap").path
+        for asUser in [false, true] {
+            let arguments = ["-q", "-i", key.path, "-C", small, scratch.path("b.vfs")]
+            let run = asUser ? try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", unwrap] + arguments)
+                             : try Tools.run("vfs-unwrap", arguments)
+            #expect(run.status == 73, "\(run.stderr)")
+            #expect(run.stderr.contains("error: the bundle's files need 4.0 MiB but \"\(small)\" has 2.0 MiB free"), "\(run.stderr)")
+            #expect(run.stderr.contains("hint: nothing was written"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: small) == [])
+        }
     }
 
     @Test("killed mid-extraction (input stalled), vfs-unwrap removes its staging folder and dies of the signal")

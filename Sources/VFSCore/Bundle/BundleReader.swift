@@ -15,6 +15,12 @@ public final class BundleReader {
     private var nextIndex = 0
     /// Set while extracting to a staging folder.
     private var interrupt: ExtractionInterrupt?
+    /// How much of the sealed bundle was read so far (set by `openSealed`).
+    private var bundleBytesRead: (() -> Int)?
+    /// While extracting a bundle of unknown size: the expansion cap, checked as content
+    /// comes out; and the content written so far.
+    private var streamingLimit: Int?
+    private var extracted = 0
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
 
     /// Reads and validates the manifest.
@@ -68,6 +74,7 @@ public final class BundleReader {
         default: break
         }
         if header.permissions & 0o6000 != 0 { throw refuse("it has the setuid or setgid bit") }
+        if header.sparse { throw refuse("it is a sparse file (its holes could claim far more than the bundle holds)") }
         guard nextIndex < manifest.entries.count, manifest.entries[nextIndex].path == path else {
             if manifest.entries.contains(where: { $0.path == path }) { throw refuse("it is out of the manifest's order") }
             throw refuse("it is not in the manifest")
@@ -92,6 +99,14 @@ public final class BundleReader {
             total += n
             guard total <= entry.size else { throw BundleError.digestMismatch(path: entry.path) }
             try interrupt?.check()
+            if let limit = streamingLimit, let read = bundleBytesRead?() {
+                extracted += n
+                // Some slack: the content of the first chunks is already out when little
+                // of the bundle was counted.
+                if extracted > Self.saturatingMultiply(limit, read) + ExtractionLimits.streamingSlack {
+                    throw BundleError.expansionTooLarge(content: extracted, bundle: read, limit: limit, streaming: true)
+                }
+            }
             let part = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             hasher.update(part)
             try body(part)
@@ -132,14 +147,21 @@ public final class BundleReader {
     /// rollback and cleanup use the same descriptors. Someone who can rename entries in
     /// `folder` can make the extraction fail, but not put a file outside it.
     /// - Returns: the count of entries extracted.
+    ///
+    /// Before anything is written, the manifest's total is checked against the free space
+    /// of `folder`'s file system and, with `limits`, against the bundle's size.
     @discardableResult
-    public func extract(into folder: String, force: Bool) throws -> Int {
+    public func extract(into folder: String, force: Bool, limits: ExtractionLimits = ExtractionLimits(maxExpansion: nil)) throws -> Int {
         let target: FolderHandle
         do { target = try FolderHandle.open(folder) } catch {
             throw BundleError.cannotExtract(IOError("cannot extract into", path: folder, code: error.code).description)
         }
         StagingFolder.removeStale(in: target)
         let placement = try plan(in: target, shown: folder, force: force)
+        try check(limits, target: target, shown: folder)
+        streamingLimit = limits.bundleSize == nil ? limits.maxExpansion : nil
+        extracted = 0
+        defer { streamingLimit = nil }
         let staging = try StagingFolder(in: target, shown: folder)
         var succeeded = false
         let interrupt = ExtractionInterrupt()
@@ -191,6 +213,36 @@ public final class BundleReader {
         succeeded = true
         staging.remove()
         return manifest.entries.count
+    }
+
+    /// The space and expansion checks made before anything is written.
+    private func check(_ limits: ExtractionLimits, target: FolderHandle, shown folder: String) throws {
+        var content = 0
+        for entry in manifest.entries where entry.type == .file { content = Self.saturatingAdd(content, entry.size) }
+        if let limit = limits.maxExpansion, let size = limits.bundleSize, content > Self.saturatingMultiply(limit, max(size, 1)) {
+            throw BundleError.expansionTooLarge(content: content, bundle: size, limit: limit, streaming: false)
+        }
+        var info = statvfs()
+        guard fstatvfs(target.fd, &info) == 0 else { throw IOError("cannot check the free space of", path: folder) }
+        let block = max(Int(info.f_frsize), 1)
+        let available = Self.saturatingMultiply(Int(clamping: info.f_bavail), block)
+        // Whole blocks: each file rounded up, a block for each folder and link.
+        var needed = 0
+        for entry in manifest.entries {
+            let blocks = entry.type == .file ? entry.size / block + (entry.size % block == 0 ? 0 : 1) : 1
+            needed = Self.saturatingAdd(needed, Self.saturatingMultiply(blocks, block))
+        }
+        if needed > available { throw BundleError.notEnoughSpace(folder: folder, needed: needed, available: available) }
+    }
+
+    static func saturatingAdd(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    static func saturatingMultiply(_ a: Int, _ b: Int) -> Int {
+        let (product, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? .max : product
     }
 
     enum Placement: Equatable {
@@ -298,10 +350,16 @@ public final class BundleReader {
     public static func openSealed<R>(_ decryptor: AgeDecryptor, fileKey: SecretBytes, progress: (@Sendable (Int) -> Void)? = nil,
                                _ body: (BundleReader) throws -> R) throws -> R {
         let job = HandOff(value: decryptor)
+        let read = ReadCounter()
         return try BytePipe.run(producerOnThread: { plaintext in
-            try job.value.decrypt(fileKey: fileKey, to: plaintext, progress: progress)
+            try job.value.decrypt(fileKey: fileKey, to: plaintext, progress: { n in
+                read.set(n)
+                progress?(n)
+            })
         }, consumer: { plaintext in
-            try body(BundleReader(source: plaintext))
+            let reader = try BundleReader(source: plaintext)
+            reader.bundleBytesRead = read.get
+            return try body(reader)
         })
     }
 
@@ -311,4 +369,32 @@ public final class BundleReader {
         if try input.peek(magic.count).elementsEqual(magic) { return true }
         return try Armor.looksArmored(input)
     }
+}
+
+/// What an extraction may write, beyond what the manifest says.
+public struct ExtractionLimits: Sendable {
+    /// The default cap: the content may be at most this many times the bundle's size.
+    public static let defaultMaxExpansion = 1000
+    /// Content (of a bundle that comes through a pipe) allowed beyond the cap while the
+    /// first chunks are read.
+    static let streamingSlack = 1 << 20
+    /// The most bytes of content per byte of bundle; nil for no cap.
+    public var maxExpansion: Int?
+    /// The bundle's size when it is a file; nil for a pipe, where the cap is checked as
+    /// the content comes out.
+    public var bundleSize: Int?
+
+    public init(maxExpansion: Int? = ExtractionLimits.defaultMaxExpansion, bundleSize: Int? = nil) {
+        self.maxExpansion = maxExpansion
+        self.bundleSize = bundleSize
+    }
+}
+
+/// The count of bundle bytes read, set by the decrypting thread, read by the extracting one.
+private final class ReadCounter: @unchecked Sendable {
+    // Sendable: `value` is only touched under `lock`.
+    private let lock = Mutex()
+    private var value = 0
+    func set(_ n: Int) { lock.withLock { value = n } }
+    func get() -> Int { lock.withLock { value } }
 }
