@@ -39,13 +39,16 @@ let package = Package(
         // Tests only: inflates the zlib-compressed conformance vectors.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
-        .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "CZlib"]),
-        // CArchive: the wrap tests build hostile bundles with libarchive directly.
+        // Tests only: the temp folder, the process harness, the bundle forger and the
+        // background-server fixture every test target shares. CArchive: the forger
+        // writes hostile bundles with libarchive directly.
+        .target(name: "VFSTestSupport", dependencies: ["VFSCore", "CArchive"], path: "Tests/Support"),
+        .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "VFSTestSupport", "CZlib"]),
         .testTarget(name: "VFSCommandLineTests", dependencies: [
-            "VFSCommandLine", "VFSCore",
+            "VFSCommandLine", "VFSCore", "VFSTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "CArchive"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),
     ] + tools.map {
         .executableTarget(name: $0.name, dependencies: ["VFSCommandLine", "VFSCore"] + $0.dependencies)
     }

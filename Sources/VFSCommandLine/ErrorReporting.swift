@@ -201,3 +201,21 @@ extension UnsafeOutputLink: ReportableError {
         ["such a link is not followed (as the kernel's protected_symlinks does for open): remove it, or choose another name with -o"]
     }
 }
+
+extension GroupError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .invalidName: return .usage
+        case .unreadable(_, _, let error): return error.exitStatus
+        case .badRecipients: return .dataError
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .invalidName(_, let folder): return ["a group name is a file name in \(folder): no '/', not starting with '.'"]
+        case .unreadable(_, let path, _): return ["create \(path) with one age1… recipient per line"]
+        case .badRecipients: return []
+        }
+    }
+}

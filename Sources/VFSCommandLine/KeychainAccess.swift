@@ -1,14 +1,6 @@
 import ArgumentParser
 import VFSCore
 
-extension ToolPaths {
-    /// The keychain file: `VFS_KEYCHAIN`, else `VFS_HOME/keychain` (see `home`).
-    public static var keychain: String {
-        if let value = environment("VFS_KEYCHAIN"), !value.isEmpty { return value }
-        return home + "/keychain"
-    }
-}
-
 /// `--passcode-file` and `--passcode-fd`, with VFS_PASSCODE: the keychain's passcode
 /// when no unlock agent holds its key.
 public struct PasscodeOptions: ParsableArguments {
@@ -42,7 +34,7 @@ public enum KeychainSession {
     /// its key then fails to authenticate, the file was modified (65), not locked.
     public static func unlock(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws
         -> (store: KeychainStore, sealed: SealedKeychain, masterKey: SecretBytes) {
-        let store = KeychainStore(path: path ?? ToolPaths.keychain)
+        let store = KeychainStore(path: path ?? VFSPaths.current.keychain)
         let sealed = try store.read()
         if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
             return (store, sealed, key)

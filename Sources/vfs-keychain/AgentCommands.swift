@@ -34,7 +34,7 @@ extension Keychain {
         static let configuration = CommandConfiguration(abstract: "Stop the agent: the key is wiped from memory. Exit 0 even if it was not running.")
 
         func run() throws {
-            let path = ToolPaths.keychain
+            let path = VFSPaths.current.keychain
             let stopped = AgentClient(keychainPath: path).lock()
             Diagnostics.info(stopped ? "locked \"\(path)\"" : "\"\(path)\" was not unlocked")
         }
@@ -53,7 +53,7 @@ extension Keychain {
         @Flag(name: .long, help: "Write JSON: {keychain, unlocked, secondsLeft}.") var json = false
 
         func run() throws {
-            let path = ToolPaths.keychain
+            let path = VFSPaths.current.keychain
             var left: Int?
             if let status = AgentClient(keychainPath: path).status() {
                 // An agent for a keychain that was since replaced does not unlock this one.

@@ -76,7 +76,7 @@ extension Keychain {
         }
 
         func run() throws {
-            let store = KeychainStore(path: ToolPaths.keychain)
+            let store = KeychainStore(path: VFSPaths.current.keychain)
             guard !store.exists else { throw KeychainError.exists(path: store.path) }
             var questions: [String] = []
             if let questionsFile {
@@ -89,8 +89,8 @@ extension Keychain {
             let passcode = try passcodeOptions.source.read(prompt: "New keychain passcode: ", confirm: true)
             let answers = questions.isEmpty ? [] : try answersOptions.read(for: questions)
             if !store.folder.isEmpty {
-                try ToolPaths.makePrivateFolder(store.folder)
-                if let mode = ToolPaths.permissionsOpenToOthers(store.folder) {
+                try PrivateFolder.make(store.folder)
+                if let mode = PrivateFolder.permissionsOpenToOthers(store.folder) {
                     Diagnostics.warn("the folder \"\(store.folder)\" is open to other users (mode \(String(mode, radix: 8))); chmod 700 it")
                 }
             }
@@ -127,7 +127,7 @@ extension Keychain {
         @OptionGroup var newPasscodeOptions: NewPasscodeOptions
 
         func run() throws {
-            let store = KeychainStore(path: ToolPaths.keychain)
+            let store = KeychainStore(path: VFSPaths.current.keychain)
             let sealed = try store.read()
             guard let slot = sealed.header.recoverySlot else { throw KeychainError.noRecovery(path: store.path) }
             let answers = try answersOptions.read(for: slot.questions)

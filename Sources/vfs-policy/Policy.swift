@@ -18,14 +18,14 @@ struct PolicyFileOption: ParsableArguments {
     @Option(name: .customLong("policy"), help: ArgumentHelp("The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).", valueName: "path"))
     var path: String?
 
-    var store: PolicyStore { PolicyStore(path: path ?? ToolPaths.policyFile) }
+    var store: PolicyStore { PolicyStore(path: path ?? VFSPaths.current.policyFile) }
 
     /// The store, with its folder created (0700) if missing, for a change.
     func storeForChange() throws -> PolicyStore {
         let store = self.store
         let folder = (store.path as NSString).deletingLastPathComponent
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
-            try ToolPaths.makePrivateFolder(folder)
+            try PrivateFolder.make(folder)
         }
         return store
     }

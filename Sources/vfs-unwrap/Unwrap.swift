@@ -92,20 +92,11 @@ struct Unwrap: VFSCommand, CheckedCommand {
 
     var inputName: String { input.map { $0 == "-" ? "standard input" : "\"\($0)\"" } ?? "standard input" }
 
-    /// The policy's decision for each distinct file type (one request with no type when
-    /// the bundle has only folders); the first denial stops everything.
+    /// The policy's decision for the files to release (PolicySource.decide(files:group:app:)).
     func authorize(_ app: String, group: String?, paths: [String]) throws {
-        var types: [String?] = []
-        for path in paths {
-            let type = PolicyRequest.fileType(ofPath: path)
-            if !types.contains(type) { types.append(type) }
-        }
-        let store = PolicyStore(path: ToolPaths.policyFile)
-        for type in types.isEmpty ? [nil] : types {
-            if case .denied(let denial) = try store.decide(PolicyRequest(app: app, group: group, fileType: type)) {
-                throw ToolError(denial.description, exit: .permissionDenied,
-                                hints: ["nothing was written; vfs-policy list shows what each app may receive"])
-            }
+        if case .denied(let denial) = try PolicyChoice.source().decide(files: paths, group: group, app: app) {
+            throw ToolError(denial.description, exit: .permissionDenied,
+                            hints: ["nothing was written; vfs-policy list shows what each app may receive"])
         }
     }
 

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import VFSTestSupport
 
 /// What a run killed with SIGKILL (no chance to clean up) leaves behind, and how the
 /// next run deals with it.
 @Suite("runs killed with SIGKILL")
 struct KilledRunTests {
-    func keypair(_ scratch: Scratch) throws -> (path: String, recipient: String) { try AgeToolsTests().keypair(scratch) }
+    func keypair(_ scratch: TestFolder) throws -> (path: String, recipient: String) { try AgeToolsTests().keypair(scratch) }
 
     /// Starts `tool arguments` reading a pipe and feeds it all of `input` but its last MiB.
     func startStalled(_ tool: String, _ arguments: [String], input: Data) throws -> (Process, Pipe) {
@@ -29,7 +30,7 @@ struct KilledRunTests {
 
     @Test("vfs-decrypt -o: the pending plaintext is private (0600) while written, and SIGKILL leaves no file at all")
     func decryptKilled() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let plain = try scratch.write("plain.bin", testBytes(6 << 20, seed: 21))
         #expect(try Tools.run("vfs-encrypt", ["-r", key.recipient, "-o", scratch.path("s.age"), plain]).status == 0)
@@ -53,7 +54,7 @@ struct KilledRunTests {
 
     @Test("a later -o run removes the temporary files killed runs left for that output: its user's, unlocked ones only (run as an unprivileged user)")
     func staleTemporariesSwept() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let plain = try scratch.write("plain.txt", Data("hello\n".utf8))
         #expect(try Tools.run("vfs-encrypt", ["-r", key.recipient, "-o", scratch.path("s.age"), plain]).status == 0)
@@ -85,7 +86,7 @@ struct KilledRunTests {
 
     @Test("vfs-unwrap: SIGKILL leaves a private (0700) staging folder; the next extraction into DIR removes it, a running one's stays")
     func unwrapStagingSwept() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let tree = scratch.path("t")
         try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)

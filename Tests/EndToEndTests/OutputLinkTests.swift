@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 
 /// `-o FILE` through a symbolic link: the kernel's protected-symlinks rule holds for
 /// every tool that writes an output file, although the tools resolve the link themselves.
@@ -7,13 +8,13 @@ import Testing
 struct OutputLinkTests {
     /// Inputs for every tool that writes -o, and the arguments that make each write `out`.
     struct Fixture {
-        let scratch: Scratch
+        let scratch: TestFolder
         let key: (path: String, recipient: String)
         let plain: String
         let sealed: String
 
         init() throws {
-            scratch = try Scratch()
+            scratch = try TestFolder()
             key = try AgeToolsTests().keypair(scratch)
             plain = try scratch.write("plain.txt", Data("new content\n".utf8))
             sealed = scratch.path("sealed.age")
@@ -64,7 +65,7 @@ struct OutputLinkTests {
         #expect(run.stderr.contains("hint: such a link is not followed"))
         #expect(try fixture.scratch.read("victim.txt") == Data("root's file\n".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: sticky) == ["out"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.scratch.path("")).filter { $0.contains(".tmp-") }.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.scratch.path).filter { $0.contains(".tmp-") }.isEmpty)
     }
 
     @Test("as an unprivileged user: a link planted by a third user can't redirect the output over the user's own file")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 @testable import VFSCore
 
 /// The keychain's operations on entries (UnlockedKeychain), as vfs-keychain uses them.
