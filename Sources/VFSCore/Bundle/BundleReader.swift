@@ -146,10 +146,10 @@ public final class BundleReader {
     /// the plan saw (device and inode) when entries move into it with `renameat2`, and
     /// rollback and cleanup use the same descriptors. Someone who can rename entries in
     /// `folder` can make the extraction fail, but not put a file outside it.
-    /// - Returns: the count of entries extracted.
     ///
     /// Before anything is written, the manifest's total is checked against the free space
     /// of `folder`'s file system and, with `limits`, against the bundle's size.
+    /// - Returns: the count of entries extracted.
     @discardableResult
     public func extract(into folder: String, force: Bool, limits: ExtractionLimits = ExtractionLimits(maxExpansion: nil)) throws -> Int {
         let target: FolderHandle
@@ -162,10 +162,17 @@ public final class BundleReader {
         streamingLimit = limits.bundleSize == nil ? limits.maxExpansion : nil
         extracted = 0
         defer { streamingLimit = nil }
-        let staging = try StagingFolder(in: target, shown: folder)
-        var succeeded = false
+        // The handlers go in before the staging folder exists: a signal from then on is
+        // recorded, not fatal, so there is no moment where dying would leave the folder.
         let interrupt = ExtractionInterrupt()
         self.interrupt = interrupt
+        let staging: StagingFolder
+        do { staging = try StagingFolder(in: target, shown: folder) } catch {
+            self.interrupt = nil
+            interrupt.finish()
+            throw error
+        }
+        var succeeded = false
         defer {
             if !succeeded { staging.remove() }
             self.interrupt = nil

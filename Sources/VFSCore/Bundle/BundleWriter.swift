@@ -299,7 +299,7 @@ final class StandardInputSpool {
             try job.value.decrypt(fileKey: key, to: sink)
         }, consumer: { source in
             var chunk = [UInt8](repeating: 0, count: 1 << 20)
-            defer { for i in chunk.indices { chunk[i] = 0 } }
+            defer { chunk.wipe() }
             let hasher = SHA256()
             var total = 0
             while true {
