@@ -43,8 +43,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
             help: ArgumentHelp("Refuse content more than RATIO times the bundle's size (default \(ExtractionLimits.defaultMaxExpansion); 0: no cap).", valueName: "ratio"))
     var maxExpansion = ExtractionLimits.defaultMaxExpansion
 
-    @Flag(name: .shortAndLong, help: "No progress bar.")
-    var quiet = false
+    @OptionGroup var progressOptions: ProgressOptions
 
     @Argument(help: ArgumentHelp("The bundle ('-' or none for stdin).", valueName: "in"))
     var input: String?
@@ -79,7 +78,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
         }
         let decryptor = try AgeDecryptor(source: source)
         let fileKey = try decryptor.fileKey(identities: identities)
-        let progress = ProgressBar.make(label: "unwrapping", total: file.regularFileSize, quiet: quiet || list)
+        let progress = ProgressBar.make(label: "unwrapping", total: file.regularFileSize, quiet: progressOptions.quiet || list)
         defer { progress?.finish() }
         try BundleReader.openSealed(decryptor, fileKey: fileKey, progress: progress?.callback) { reader in
             if let app { try authorize(app, group: reader.manifest.group, paths: reader.manifest.contentEntries.map(\.path)) }
