@@ -17,6 +17,10 @@ enum UnwrapHelp {
     merged into for a link or another folder during the extraction, vfs-unwrap \
     stops (exit 73), takes back what it placed, and nothing lands outside DIR.
 
+    Modes are set as tar sets them: for root, as the bundle has them; for anyone \
+    else, less the umask (under umask 077 a folder that was 0777 when wrapped comes \
+    out 0700). Folders merged into keep their own mode.
+
     Extraction is safe against hostile bundles: absolute paths, '..', symbolic or hard \
     links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, sparse \
     files, and entries not in the manifest are refused (exit 65) with nothing written.

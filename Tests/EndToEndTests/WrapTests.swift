@@ -458,6 +458,38 @@ struct WrapTests {
         }
     }
 
+    @Test("modes: a user's umask applies to what vfs-unwrap creates (as tar does); root keeps the bundle's modes")
+    func umaskApplies() throws {
+        try #require(getuid() == 0, "running as another user takes root")
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        #expect(chmod(key.path, 0o644) == 0)
+        let tree = scratch.path("t")
+        try FileManager.default.createDirectory(atPath: tree + "/shared", withIntermediateDirectories: true)
+        try Data("notes\n".utf8).write(to: URL(fileURLWithPath: tree + "/shared/notes.txt"))
+        try Data("plain\n".utf8).write(to: URL(fileURLWithPath: tree + "/plain.txt"))
+        #expect(chmod(tree + "/shared", 0o777) == 0 && chmod(tree + "/shared/notes.txt", 0o666) == 0 && chmod(tree + "/plain.txt", 0o644) == 0)
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree + "/shared", tree + "/plain.txt"]).status == 0)
+        func modes(_ folder: String) -> [String] {
+            ["shared", "shared/notes.txt", "plain.txt"].map { name in
+                var info = stat()
+                return lstat(folder + "/" + name, &info) == 0 ? String(info.st_mode & 0o7777, radix: 8) : "missing"
+            }
+        }
+        let unwrap = Tools.binDir.appendingPathComponent("vfs-unwrap").path
+        for (umask, user, expected) in [("077", true, ["700", "600", "600"]), ("022", true, ["755", "644", "644"]),
+                                        ("077", false, ["777", "666", "644"])] {
+            let out = scratch.path("out-\(umask)-\(user)")
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+            if user { #expect(chown(out, 65534, 65534) == 0) }
+            let shell = ["/bin/sh", "-c", "umask \(umask) && exec \"$0\" \"$@\"", unwrap, "-q", "-i", key.path, "-C", out, scratch.path("t.vfs")]
+            let run = user ? try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups"] + shell)
+                           : try Tools.run(shell[0], Array(shell.dropFirst()))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(modes(out) == expected, "umask \(umask), \(user ? "as a user" : "as root")")
+        }
+    }
+
     @Test("killed mid-extraction (input stalled), vfs-unwrap removes its staging folder and dies of the signal")
     func interrupted() throws {
         let scratch = try TestFolder()

@@ -149,6 +149,9 @@ public final class BundleReader {
     ///
     /// Before anything is written, the manifest's total is checked against the free space
     /// of `folder`'s file system and, with `limits`, against the bundle's size.
+    ///
+    /// Modes are those of the manifest for root and, for anyone else, those less the
+    /// umask, as tar does.
     /// - Returns: the count of entries extracted.
     @discardableResult
     public func extract(into folder: String, force: Bool, limits: ExtractionLimits = ExtractionLimits(maxExpansion: nil)) throws -> Int {
@@ -179,6 +182,9 @@ public final class BundleReader {
             interrupt.finish()
         }
 
+        // Modes as tar sets them: as they are in the bundle for root, less the umask for
+        // anyone else (a world-writable folder in a bundle is not one under umask 077).
+        let mask: mode_t = geteuid() == 0 ? 0 : AtomicOutputFile.currentUmask()
         let stagingPath = folder + "/" + staging.name
         var staged = FolderChain(root: staging.handle, rootPath: stagingPath)
         while let entry = try nextEntry() {
@@ -195,7 +201,7 @@ public final class BundleReader {
                 defer { close(fd) }
                 let out = FileDescriptorSink(fd: fd, name: path)
                 try readContent(of: entry) { try out.write($0) }
-                guard fchmod(fd, mode_t(entry.permissions ?? 0o600)) == 0 else { throw IOError("cannot set the mode of", path: path) }
+                guard fchmod(fd, mode_t(entry.permissions ?? 0o600) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: path) }
                 var times = Self.times(entry.mtime)
                 futimens(fd, &times)
             case .symlink:
@@ -211,7 +217,7 @@ public final class BundleReader {
         for entry in manifest.entries.reversed() where entry.type == .directory && !(placement[entry.path]?.isMerge ?? false) {
             let path = stagingPath + "/" + entry.path
             let handle = try staged.handle(for: entry.path)
-            guard fchmod(handle.fd, mode_t(entry.permissions ?? 0o700)) == 0 else { throw IOError("cannot set the mode of", path: path) }
+            guard fchmod(handle.fd, mode_t(entry.permissions ?? 0o700) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: path) }
             var times = Self.times(entry.mtime)
             futimens(handle.fd, &times)
         }
