@@ -34,7 +34,7 @@ extension BundleError: ReportableError {
         case .notABundle, .manifest, .unsafeEntry, .digestMismatch: return .dataError
         case .changedWhileWrapping: return .temporaryFailure
         case .exists, .cannotExtract, .changedDuringExtraction, .notEnoughSpace: return .cannotCreate
-        case .expansionTooLarge: return .dataError
+        case .expansionTooLarge, .notUnwrappable: return .dataError
         case .badInput: return .usage
         }
     }
@@ -53,6 +53,9 @@ extension BundleError: ReportableError {
         case .expansionTooLarge:
             return ["nothing was kept; a small bundle that expands this much may be a decompression bomb",
                     "if you trust it, raise the cap with --max-expansion RATIO, or lift it with --max-expansion 0"]
+        case .notUnwrappable(_, .setuidFile): return ["wrap a copy without the bit (cp, then chmod u-s,g-s)"]
+        case .notUnwrappable(_, .linkOutside):
+            return ["wrap the folder that holds the link's target too, or replace the link with a copy of what it points to"]
         case .archive, .manifest, .unsafeEntry, .digestMismatch, .badInput: return []
         }
     }

@@ -17,7 +17,11 @@ struct Wrap: VFSCommand, CheckedCommand {
         creation time, and each entry's path, type, size, mode, mtime, SHA-256 and link \
         target. Folders are stored recursively with relative paths, modes and mtimes; \
         symbolic links are stored as links; sockets, FIFOs and devices are skipped with a \
-        warning. Each PATH is stored under its last component (docs/ as docs). Anyone \
+        warning. What vfs-unwrap would refuse is refused here, by its path (exit 65): \
+        a file with the setuid or setgid bit, and a symbolic link that points outside \
+        what is wrapped (an absolute target, or one that climbs out with '..', also \
+        through other links). A folder's setgid bit is not kept (vfs-unwrap never sets \
+        it). Each PATH is stored under its last component (docs/ as docs). Anyone \
         holding a recipient's identity can open a bundle with standard tools: \
         age -d -i KEY FILE | bsdtar -xf -. vfs-unwrap also checks the policy and every \
         digest.
@@ -51,7 +55,8 @@ struct Wrap: VFSCommand, CheckedCommand {
 
         Exit status: 0 success; 64 usage (no recipients, no input, bad recipient or \
         group name, binary output to a terminal); 65 a recipients or group file is not \
-        valid (or the keychain is damaged); 66 an input, the group's file, the keychain \
+        valid (or the keychain is damaged), or an input vfs-unwrap would refuse (a \
+        setuid file, a link out of the tree); 66 an input, the group's file, the keychain \
         or the keychain identity does not exist; 73 OUT cannot be created; 74 read or \
         write error; 75 a file changed while it was being wrapped; 77 wrong keychain \
         passcode.

@@ -490,6 +490,68 @@ struct WrapTests {
         }
     }
 
+    /// Runs a tool as root, or as nobody with `setpriv`.
+    func run(_ tool: String, _ arguments: [String], asUser: Bool) throws -> Run {
+        guard asUser else { return try Tools.run(tool, arguments) }
+        return try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                         Tools.binDir.appendingPathComponent(tool).path] + arguments)
+    }
+
+    @Test("what vfs-wrap makes, vfs-unwrap opens: a setgid folder and a read-only folder go through; a setuid file and a link out are refused at wrap, by name",
+          arguments: [false, true])
+    func wrapMatchesUnwrap(asUser: Bool) throws {
+        try #require(getuid() == 0, "the setgid folder and the run as another user take root")
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        #expect(chmod(key.path, 0o644) == 0)
+        let tree = scratch.path("t")
+        try FileManager.default.createDirectory(atPath: tree + "/group", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: tree + "/sealed", withIntermediateDirectories: true)
+        try Data("shared\n".utf8).write(to: URL(fileURLWithPath: tree + "/group/a.txt"))
+        try Data("kept\n".utf8).write(to: URL(fileURLWithPath: tree + "/sealed/b.txt"))
+        #expect(chmod(tree + "/group", 0o2775) == 0 && chmod(tree + "/sealed", 0o555) == 0)
+        defer { chmod(tree + "/sealed", 0o755) }
+        let out = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        if asUser { #expect(chown(out, 65534, 65534) == 0 && chown(scratch.path, 0, 0) == 0 && chmod(scratch.path, 0o777) == 0) }
+
+        // The setgid folder and the read-only folder (each moved into DIR itself).
+        let wrapped = try run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("ok.vfs"), tree + "/group", tree + "/sealed"], asUser: asUser)
+        #expect(wrapped.status == 0, "\(wrapped.stderr)")
+        let list = try Tools.run("vfs-unwrap", ["-i", key.path, "--list", "--json", scratch.path("ok.vfs")])
+        let entries = (try JSONSerialization.jsonObject(with: list.stdout) as? [String: Any])?["entries"] as? [[String: Any]]
+        #expect(entries?.first { $0["path"] as? String == "group" }?["mode"] as? String == "0775", "the setgid bit is not kept")
+        let unwrapped = try run("vfs-unwrap", ["-q", "-i", key.path, "-C", out, scratch.path("ok.vfs")], asUser: asUser)
+        #expect(unwrapped.status == 0, "\(unwrapped.stderr)")
+        #expect(try String(contentsOfFile: out + "/sealed/b.txt", encoding: .utf8) == "kept\n")
+        #expect(try String(contentsOfFile: out + "/group/a.txt", encoding: .utf8) == "shared\n")
+        var info = stat()
+        #expect(stat(out + "/sealed", &info) == 0 && info.st_mode & 0o7777 == 0o555)
+        #expect(stat(out + "/group", &info) == 0 && info.st_mode & 0o2000 == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["group", "sealed"])
+        chmod(out + "/sealed", 0o755)
+
+        // A setuid file, and links that leave the wrapped tree: refused by name, no output.
+        try Data("#!/bin/sh\n".utf8).write(to: URL(fileURLWithPath: tree + "/group/run"))
+        #expect(chmod(tree + "/group/run", 0o4755) == 0)
+        let setuid = try run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("suid.vfs"), tree + "/group"], asUser: asUser)
+        #expect(setuid.status == 65, "\(setuid.stderr)")
+        #expect(setuid.stderr.contains("error: can't wrap \"\(tree)/group/run\": it has the setuid or setgid bit"), "\(setuid.stderr)")
+        #expect(setuid.stderr.contains("hint: wrap a copy without the bit"))
+        unlink(tree + "/group/run")
+        for target in ["../../outside.txt", "/etc/passwd", "hop/.."] {
+            try FileManager.default.createDirectory(atPath: tree + "/links", withIntermediateDirectories: true)
+            #expect(symlink(target, tree + "/links/l") == 0)
+            if target == "hop/.." { #expect(symlink("..", tree + "/links/hop") == 0) }  // out through another link
+            let link = try run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("link.vfs"), tree + "/links"], asUser: asUser)
+            #expect(link.status == 65, "\(target): \(link.stderr)")
+            #expect(link.stderr.contains("error: can't wrap \"\(tree)/links/"), "\(target): \(link.stderr)")
+            #expect(link.stderr.contains("the symbolic link points outside what is wrapped"), "\(link.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("link.vfs")))
+            try FileManager.default.removeItem(atPath: tree + "/links")
+        }
+    }
+
     @Test("killed mid-extraction (input stalled), vfs-unwrap removes its staging folder and dies of the signal")
     func interrupted() throws {
         let scratch = try TestFolder()

@@ -29,6 +29,16 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
     /// The content is more than `limit` times the size of the bundle (`bundle`: its size,
     /// or what was read of it so far when it comes through a pipe).
     case expansionTooLarge(content: Int, bundle: Int, limit: Int, streaming: Bool)
+    /// An input that vfs-unwrap would refuse, so it is not wrapped (`path` on disk).
+    case notUnwrappable(path: String, reason: UnwrappableReason)
+
+    /// Why an input can't go into a bundle.
+    public enum UnwrappableReason: Sendable, Equatable {
+        /// A regular file with the setuid or setgid bit.
+        case setuidFile
+        /// A symbolic link that resolves outside what is wrapped.
+        case linkOutside(target: String)
+    }
 
     public var description: String {
         switch self {
@@ -49,6 +59,10 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
             let what = streaming ? "\(Self.size(content)) came out of the first \(Self.size(bundle)) of the bundle"
                                  : "the bundle's files hold \(Self.size(content)) in a bundle of \(Self.size(bundle))"
             return "\(what): more than \(limit) times its size, the most an extraction expands by default"
+        case let .notUnwrappable(path, .setuidFile):
+            return "can't wrap \"\(path)\": it has the setuid or setgid bit, which vfs-unwrap refuses"
+        case let .notUnwrappable(path, .linkOutside(target)):
+            return "can't wrap \"\(path)\": the symbolic link points outside what is wrapped (\"\(target)\"), which vfs-unwrap refuses"
         }
     }
 }

@@ -213,8 +213,10 @@ public final class BundleReader {
         try drain()
 
         // Folders get their mode and time last (children first), except those merged
-        // into existing folders, which stay behind in staging.
-        for entry in manifest.entries.reversed() where entry.type == .directory && !(placement[entry.path]?.isMerge ?? false) {
+        // into existing folders, which stay behind in staging, and those that move
+        // themselves: moving a folder to another parent rewrites its "..", which takes
+        // write permission on it, so a read-only one gets its mode once in place.
+        for entry in manifest.entries.reversed() where entry.type == .directory && placement[entry.path] == .carried {
             let path = stagingPath + "/" + entry.path
             let handle = try staged.handle(for: entry.path)
             guard fchmod(handle.fd, mode_t(entry.permissions ?? 0o700) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: path) }
@@ -222,7 +224,7 @@ public final class BundleReader {
             futimens(handle.fd, &times)
         }
         staged = FolderChain(root: staging.handle, rootPath: stagingPath)
-        try moveIntoPlace(from: &staged, to: target, shown: folder, placement: placement)
+        try moveIntoPlace(from: &staged, to: target, shown: folder, placement: placement, mask: mask)
         succeeded = true
         staging.remove()
         return manifest.entries.count
@@ -309,11 +311,13 @@ public final class BundleReader {
     /// then removes), so the target is left as it was; a replaced entry (--force) stays
     /// replaced.
     private func moveIntoPlace(from staged: inout FolderChain, to target: FolderHandle, shown folder: String,
-                               placement: [String: Placement]) throws {
+                               placement: [String: Placement], mask: mode_t) throws {
         var merged = [String: FileIdentity]()
         for (path, place) in placement { if case .merge(let identity) = place { merged[path] = identity } }
         var destinations = FolderChain(root: target, rootPath: folder, expected: merged)
         var placed: [(from: FolderHandle, to: FolderHandle, name: String)] = []
+        /// Folders moved themselves, to get their mode and time once every move is done.
+        var settle: [(to: FolderHandle, name: String, identity: FileIdentity, entry: BundleManifest.Entry)] = []
         do {
             for entry in manifest.entries {
                 let place = placement[entry.path]
@@ -322,6 +326,9 @@ public final class BundleReader {
                 let name = BundlePath.name(of: entry.path)
                 let from = try staged.handle(for: parent), to = try destinations.handle(for: parent)
                 let shown = folder + "/" + entry.path
+                if entry.type == .directory {
+                    settle.append((to, name, try from.folder(name, shown: shown).identity, entry))
+                }
                 if place == .new {
                     try Self.moveWithoutReplacing(name, from: from, to: to, shown: shown, isFolder: entry.type == .directory)
                     placed.append((from, to, name))
@@ -332,6 +339,14 @@ public final class BundleReader {
                     }
                     guard renameat(from.fd, name, to.fd, name) == 0 else { throw IOError("cannot move into place", path: shown) }
                 }
+            }
+            for (to, name, identity, entry) in settle.reversed() {
+                let shown = folder + "/" + entry.path
+                let moved = try to.folder(name, shown: shown)
+                guard moved.identity == identity else { throw BundleError.changedDuringExtraction(path: shown) }
+                guard fchmod(moved.fd, mode_t(entry.permissions ?? 0o700) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: shown) }
+                var times = Self.times(entry.mtime)
+                futimens(moved.fd, &times)
             }
         } catch {
             for move in placed.reversed() { renameat(move.to.fd, move.name, move.from.fd, move.name) }
