@@ -55,6 +55,8 @@ enum ShredHelp {
     7d, 2w, or a sum like 1h30m). --include and --exclude take fnmatch(3) globs \
     matched against the base name only, not the folder path: '*.csv' matches \
     reports/a.csv; '*' and '?' match a leading dot too; a glob with a '/' is refused. \
+    Paths and globs are taken as the bytes given, so names that are not UTF-8 are \
+    matched and found exactly. \
     When --include is given, an entry must match one of them; it must match no --exclude \
     glob.
 

@@ -453,6 +453,56 @@ struct ShredTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    // MARK: names that are not UTF-8
+
+    /// Runs vfs-shred with arguments given as bytes (Process takes only Strings).
+    func shredRaw(_ arguments: [[UInt8]], cwd: String? = nil) throws -> Run {
+        let script = "import os, sys; os.execv(sys.argv[1], [sys.argv[1]] + [bytes.fromhex(a) for a in sys.argv[2:]])"
+        return try Tools.run("python3", ["-c", script, Tools.binDir.appendingPathComponent("vfs-shred").path]
+                                          + arguments.map { $0.map { String(format: "%02x", $0) }.joined() },
+                             cwd: cwd.map { URL(fileURLWithPath: $0) })
+    }
+
+    func exists(_ folder: String, _ name: [UInt8]) -> Bool {
+        var info = stat()
+        return (Array(folder.utf8) + [UInt8(ascii: "/")] + name + [0]).withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) == 0 }
+        }
+    }
+
+    func create(_ folder: String, _ name: [UInt8]) {
+        let fd = (Array(folder.utf8) + [UInt8(ascii: "/")] + name + [0]).withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        }
+        #expect(fd >= 0)
+        _ = "secret".withCString { write(fd, $0, 6) }
+        close(fd)
+    }
+
+    @Test("--exclude and paths with names that are not UTF-8 keep their bytes: the excluded file stays, the named one goes")
+    func nonUTF8Names() throws {
+        let scratch = try TestFolder()
+        let folder = scratch.path("spool")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        // Two names that ArgumentParser's strings can't tell apart ("x\u{FFFD}").
+        let kept: [UInt8] = [0x78, 0xFF], named: [UInt8] = [0x78, 0xFE], other: [UInt8] = [0x79, 0xFF]
+        for name in [kept, named, other] { create(folder, name) }
+        // The named file, with the other name excluded (from inside the folder, so the
+        // glob and the path are the same text to ArgumentParser).
+        let one = try shredRaw([Array("--exclude".utf8), kept, named], cwd: folder)
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(exists(folder, kept), "the excluded file was destroyed")
+        #expect(!exists(folder, named))
+        // A tree, with the glob as bytes: only the exact bytes are excluded.
+        let tree = try shredRaw([Array("-r".utf8), Array("--exclude".utf8), [0x2A, 0xFF], Array(folder.utf8)])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        #expect(exists(folder, kept) && exists(folder, other), "files matching the glob's bytes stay")
+        create(folder, named)
+        let again = try shredRaw([Array("-r".utf8), Array("--exclude=".utf8) + kept, Array(folder.utf8)])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(exists(folder, kept) && !exists(folder, named) && !exists(folder, other))
+    }
+
     // MARK: mounts and pseudo file systems
 
     /// Mounts with mount(8); false when this process may not mount (not root, or no
