@@ -46,6 +46,12 @@ enum UnwrapHelp {
     it) without extracting; in its text and in messages, control characters in \
     names are escaped (\\n, \\x1b), so a hostile name can't rewrite the screen.
 
+    The sender in a manifest is a claim, not a proof: vfs-wrap -K records the \
+    recipient of the identity it sealed with, but anyone who can encrypt to the \
+    group's recipients can make a bundle that names any sender. --list shows it as \
+    "claimed sender: … (not verified)", and the "sender" field of --json is the same \
+    unverified claim; don't grant trust on it.
+
     Input that is not age at all (a file that was never wrapped) is refused with exit \
     65; with --passthrough it is copied out unchanged, to stdout with --stdout, \
     else into DIR under IN's name (with --force through a link there as -o does: \

@@ -27,7 +27,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("stdout"), help: "Write the content of a one-file bundle to stdout.")
     var toStandardOutput = false
 
-    @Flag(name: [.customShort("t"), .customLong("list")], help: "Print the manifest instead of extracting.")
+    @Flag(name: [.customShort("t"), .customLong("list")], help: "Print the manifest (its sender is an unverified claim) instead of extracting.")
     var list = false
 
     @Flag(name: .customLong("json"), help: "With --list, print the whole manifest as JSON.")
@@ -103,7 +103,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
         if json { return try JSONOutput.print(manifest) }
         // Names come from the bundle: control characters are escaped (--json has them exact).
         let show = DisplayText.printable
-        var text = "# group: \(show(manifest.group ?? "-"))\n# access id: \(show(manifest.accessID ?? "-"))\n# sender: \(show(manifest.sender ?? "-"))\n"
+        var text = "# group: \(show(manifest.group ?? "-"))\n# access id: \(show(manifest.accessID ?? "-"))\n# claimed sender: \(manifest.sender.map { show($0) + " (not verified)" } ?? "-")\n"
         text += "# created: \(ISO8601DateFormatter().string(from: manifest.created))\n"
         for entry in manifest.entries {
             let size = String(entry.size)

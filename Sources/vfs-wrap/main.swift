@@ -27,7 +27,8 @@ struct Wrap: VFSCommand, CheckedCommand {
         digest.
 
         -K NAME encrypts to the recipient of the identity NAME kept by vfs-keychain (-K \
-        all: every one) and records the first as the bundle's sender; the keychain is \
+        all: every one) and records the first as the bundle's sender (a claim that \
+        vfs-unwrap shows as such: nothing proves it); the keychain is \
         unlocked through its agent, else with the passcode from --passcode-file, \
         --passcode-fd, VFS_PASSCODE (least safe) or the terminal.
 

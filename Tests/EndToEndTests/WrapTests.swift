@@ -659,6 +659,25 @@ struct WrapTests {
         #expect(corrupt.status == 65 && corrupt.stdout.isEmpty)
     }
 
+    @Test("the sender is shown as an unverified claim: a bundle forged by anyone with the group's recipient names any sender")
+    func senderIsAClaim() throws {
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        let forgedSender = "age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq"
+        try writeRawBundle(to: scratch.path("plain.tar.zst"),
+                           manifest: BundleManifest(group: "finance", accessID: nil, sender: forgedSender, entries: [manifestEntry("a.txt", content: "x")]),
+                           entries: [RawEntry(path: "a.txt", content: "x")])
+        #expect(try Tools.run("age", ["-r", key.recipient, "-o", scratch.path("forged.vfs"), scratch.path("plain.tar.zst")]).status == 0)
+        let list = try Tools.run("vfs-unwrap", ["-i", key.path, "--list", scratch.path("forged.vfs")])
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.out.contains("# claimed sender: \(forgedSender) (not verified)\n"), "\(list.out)")
+        #expect(!list.out.contains("# sender:"))
+        let help = try Tools.run("vfs-unwrap", ["--help"])
+        #expect(help.out.contains("The sender in a manifest is a claim, not a proof"))
+        let flat = help.out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("the \"sender\" field of --json is the same unverified claim"))
+    }
+
     @Test("-K NAME: wrap to a keychain identity (recorded as the sender) and unwrap with it")
     func keychain() throws {
         let keychain = try KeychainFixture()

@@ -84,7 +84,7 @@ complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" for' -l 'for' -d 'Release the content only if the policy approves APP.' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" C directory' -s 'C' -l 'directory' -d 'Extract into DIR (default: the current folder).' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" stdout' -l 'stdout' -d 'Write the content of a one-file bundle to stdout.'
-complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" list t' -s 't' -l 'list' -d 'Print the manifest instead of extracting.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" list t' -s 't' -l 'list' -d 'Print the manifest (its sender is an unverified claim) instead of extracting.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" json' -l 'json' -d 'With --list, print the whole manifest as JSON.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" f force' -l 'force' -s 'f' -d 'Replace existing files and links.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passthrough' -l 'passthrough' -d 'Copy input that is not age out unchanged instead of failing.'

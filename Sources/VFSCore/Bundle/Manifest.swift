@@ -14,7 +14,8 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     public var group: String?
     /// The access control id (`--access-id`).
     public var accessID: String?
-    /// Who sealed it, when known (the recipient of the sender's keychain identity).
+    /// Who sealed it, as the sealer claims (the recipient of vfs-wrap -K's keychain
+    /// identity). Nothing proves it: anyone who can encrypt to the group can write any.
     public var sender: String?
     public var created: Date
     public var entries: [Entry]
