@@ -596,6 +596,14 @@ struct ShredTests {
             #expect(run.stderr.contains("skipped \"\(path)\": is on \(kind), a kernel pseudo file system, not stored data; refused"), "\(run.stderr)")
             #expect((try json(run)["files"] as? Int) == 0)
         }
+        if getuid() == 0 {
+            // Not only root: a user's run refuses a pseudo file system too.
+            let asUser = try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                   Tools.binDir.appendingPathComponent("vfs-shred").path, "--dry-run", "/proc/self/status"])
+            #expect(asUser.status == 1, "\(asUser.stderr)")
+            #expect(asUser.stderr.contains("is on proc, a kernel pseudo file system"), "\(asUser.stderr)")
+            #expect(asUser.out.isEmpty)
+        }
         let tree = try Tools.run("vfs-shred", ["-r", "--dry-run", "/proc/self/net"])
         #expect(tree.status == 1)
         #expect(tree.stderr.contains("is on proc, a kernel pseudo file system"))
