@@ -2,6 +2,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include "CLinux.h"
 
@@ -33,4 +35,25 @@ long long vfs_seek_data(int fd, long long offset) {
 
 long long vfs_seek_hole(int fd, long long offset) {
     return lseek(fd, offset, SEEK_HOLE);
+}
+
+int vfs_mount_id(int dirfd, const char *name, unsigned long long *id) {
+    struct statx info;
+    int flags = name[0] == 0 ? AT_EMPTY_PATH : (AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT);
+    if (statx(dirfd, name, flags, STATX_MNT_ID, &info) != 0) return -1;
+    if (!(info.stx_mask & STATX_MNT_ID)) { errno = ENOSYS; return -1; }
+    *id = (unsigned long long)info.stx_mnt_id;
+    return 0;
+}
+
+int vfs_open_tmpfile(const char *folder, unsigned int mode) {
+    return open(folder, O_TMPFILE | O_WRONLY | O_CLOEXEC, (mode_t)mode);
+}
+
+int vfs_link_tmpfile(int fd, const char *path) {
+    if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0) return 0;
+    if (errno != ENOENT && errno != EPERM) return -1;  /* ENOENT: no CAP_DAC_READ_SEARCH */
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }

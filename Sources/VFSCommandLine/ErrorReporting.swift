@@ -33,7 +33,8 @@ extension BundleError: ReportableError {
         case .archive(_, let writing): return writing ? .ioError : .dataError
         case .notABundle, .manifest, .unsafeEntry, .digestMismatch: return .dataError
         case .changedWhileWrapping: return .temporaryFailure
-        case .exists, .cannotExtract: return .cannotCreate
+        case .exists, .cannotExtract, .changedDuringExtraction, .notEnoughSpace: return .cannotCreate
+        case .expansionTooLarge, .notUnwrappable: return .dataError
         case .badInput: return .usage
         }
     }
@@ -46,6 +47,15 @@ extension BundleError: ReportableError {
                           : ["use --force to replace it, or extract elsewhere with -C DIR"]
         case .notABundle: return ["it may be a plain age file: try vfs-decrypt"]
         case .cannotExtract: return ["-C DIR names an existing folder you can write to"]
+        case .changedDuringExtraction:
+            return ["someone who can write to DIR renamed or replaced a folder in it; extract into a folder only you can write to"]
+        case .notEnoughSpace: return ["nothing was written; free some space, or extract elsewhere with -C DIR"]
+        case .expansionTooLarge:
+            return ["nothing was kept; a small bundle that expands this much may be a decompression bomb",
+                    "if you trust it, raise the cap with --max-expansion RATIO, or lift it with --max-expansion 0"]
+        case .notUnwrappable(_, .setuidFile): return ["wrap a copy without the bit (cp, then chmod u-s,g-s)"]
+        case .notUnwrappable(_, .linkOutside):
+            return ["wrap the folder that holds the link's target too, or replace the link with a copy of what it points to"]
         case .archive, .manifest, .unsafeEntry, .digestMismatch, .badInput: return []
         }
     }
@@ -194,8 +204,17 @@ extension ShredRefusal {
         case .blockDeviceInTree: return "name a block device on the command line with --device to overwrite it"
         case .fifo, .socket, .characterDevice, .unknownType:
             return "only regular files hold data to overwrite; remove it with rm"
-        case .specialName, .changedMeanwhile: return nil
+        case .otherFileSystem:
+            return "vfs-shred -r stays on the file system it starts on; name the mount point on the command line to shred what it holds"
+        case .specialName, .changedMeanwhile, .pseudoFileSystem: return nil
         }
+    }
+}
+
+extension UnsafeOutputLink: ReportableError {
+    public var exitStatus: ExitStatus { .cannotCreate }
+    public var hints: [String] {
+        ["such a link is not followed (as the kernel's protected_symlinks does for open): remove it, or choose another name with -o"]
     }
 }
 

@@ -6,6 +6,9 @@ import Glibc
 /// Input and output the way every tool treats them: no path or `-` is stdin/stdout;
 /// `-o FILE` appears only when `commit()` is reached.
 public enum ToolIO {
+    /// What -o does with a symbolic link, for every tool's --help.
+    public static let outputLinkNote = "If -o names a symbolic link, the file it points to is replaced and the link is kept; a link owned by another user in a sticky, world-writable folder such as /tmp is refused (exit 73), as the kernel's protected_symlinks refuses it to open(2), unless that user owns the folder. Until it is complete, the output is an unnamed file (O_TMPFILE; a 0600 .FILE.tmp-XXXXXX where the file system has none): a run killed with SIGKILL leaves no plaintext readable by others, and the next run writing FILE removes what it left."
+
     /// Opens the input; a missing file is exit 66.
     public static func openInput(_ path: String?) throws -> FileDescriptorSource {
         guard let path, path != "-" else { return .standardInput() }
@@ -19,6 +22,9 @@ public enum ToolIO {
             // A device, FIFO or socket (/dev/null, a named pipe) is written in place:
             // renaming over it would replace it with a regular file.
             var info = stat()
+            // Another user's link in a sticky, world-writable folder is refused even where
+            // the kernel's protected_symlinks is off (OutputLink).
+            if !exclusive, lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK { _ = try OutputLink.resolve(path) }
             if !exclusive, stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFDIR {
                 let fd = open(path, O_WRONLY | O_CLOEXEC)
                 guard fd >= 0 else { throw ToolError(IOError("cannot open", path: path).description, exit: .cannotCreate) }

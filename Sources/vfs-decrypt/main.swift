@@ -23,6 +23,8 @@ struct Decrypt: VFSCommand, CheckedCommand {
         you pay: 2^N iterations and 2^N KiB of memory (22, the default as in age, \
         means about 4 GiB and tens of seconds).
 
+        \(ToolIO.outputLinkNote)
+
         Examples:
           vfs-decrypt -i key.txt -o doc.pdf doc.pdf.age
           vfs-decrypt -i key.txt < docs.tar.age | tar -x

@@ -24,6 +24,8 @@ struct Encrypt: VFSCommand, CheckedCommand {
         may read it), or a no-echo prompt on the terminal; without any of these and \
         without a terminal the command fails at once.
 
+        \(ToolIO.outputLinkNote)
+
         Examples:
           vfs-encrypt -r age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o doc.age doc.pdf
           tar -c docs | vfs-encrypt -R team.txt -a > docs.tar.age

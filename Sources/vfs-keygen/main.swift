@@ -27,6 +27,8 @@ struct KeyGen: VFSCommand, CheckedCommand {
           vfs-keygen --pq -o pq-key.txt
           vfs-keygen -y key.txt > recipients.txt
 
+        \(ToolIO.outputLinkNote)
+
         Exit status: 0 success; 64 usage; 65 the identity file is not valid; \
         66 the input file does not exist; 73 the output file exists or cannot be created.
         """,

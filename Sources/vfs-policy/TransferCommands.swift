@@ -7,7 +7,7 @@ extension Policy {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the policy (the file's format) to stdout or -o FILE.",
-            discussion: "With -o, FILE appears only when it is written whole. A missing policy exports as an empty one.")
+            discussion: "With -o, FILE appears only when it is written whole. A missing policy exports as an empty one. \(ToolIO.outputLinkNote)")
 
         @OptionGroup var policy: PolicyFileOption
 

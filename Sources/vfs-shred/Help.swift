@@ -39,7 +39,14 @@ enum ShredHelp {
     removed; block devices inside folders are always refused. A file that can't be \
     opened is reported and the others still go.
 
-    Folders (with -r) are walked depth first without crossing links. A folder is \
+    Folders (with -r) are walked depth first without crossing links, and without \
+    leaving the file system the walk starts on: a mount point inside the tree \
+    (another file system, or a bind mount of the same one) is skipped and reported \
+    (exit 1); name it on the command line to shred what it holds. A mount point \
+    named on the command line has its content shredded and stays, with a warning. \
+    Files on sysfs, proc, devtmpfs, cgroup and the other kernel pseudo file systems \
+    (debugfs, tracefs, securityfs, efivarfs, configfs, devpts…) are refused outright: \
+    they are kernel interfaces, not stored data. A folder is \
     removed, its name wiped too, once everything in it was destroyed. When \
     --older-than or --include or --exclude is given, only the folders this run \
     emptied are removed, so a spool folder that was already empty stays. -k never removes a \
@@ -51,6 +58,8 @@ enum ShredHelp {
     seconds). --include and --exclude take fnmatch(3) globs \
     matched against the base name only, not the folder path: '*.csv' matches \
     reports/a.csv; '*' and '?' match a leading dot too; a glob with a '/' is refused. \
+    Paths and globs are taken as the bytes given, so names that are not UTF-8 are \
+    matched and found exactly. \
     When --include is given, an entry must match one of them; it must match no --exclude \
     glob.
 

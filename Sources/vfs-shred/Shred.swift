@@ -79,15 +79,18 @@ struct Shred: VFSCommand, CheckedCommand {
         return total * (passes + (zero ? 1 : 0))
     }
 
-    /// The bytes of the command-line argument that decodes to `text`: a file name need
-    /// not be UTF-8, and ArgumentParser's strings replace what is not.
-    static func rawArgument(_ text: String) -> [UInt8] {
-        for i in 1..<Int(CommandLine.argc) {
-            guard let arg = CommandLine.unsafeArgv[i] else { continue }
-            let bytes = Array(UnsafeBufferPointer(start: arg, count: strlen(arg))).map { UInt8(bitPattern: $0) }
-            if String(decoding: bytes, as: UTF8.self) == text { return bytes }
+    /// The paths and globs as the bytes of the command line (a file name need not be
+    /// UTF-8), checked against what ArgumentParser parsed.
+    static func rawArguments(paths: [String], includes: [String], excludes: [String]) throws
+        -> (paths: [[UInt8]], includes: [[UInt8]], excludes: [[UInt8]]) {
+        let raw = RawArguments.current(valueOptions: ["passes": "n", "older-than": nil, "include": nil, "exclude": nil])
+        let rawIncludes = raw.values["include"] ?? [], rawExcludes = raw.values["exclude"] ?? []
+        guard RawArguments.agree(raw.positionals, paths), RawArguments.agree(rawIncludes, includes),
+              RawArguments.agree(rawExcludes, excludes) else {
+            throw ToolError.usage("can't tell the paths and globs apart in this command line",
+                                  hints: ["write each option and its value as two arguments (--exclude GLOB), and put -- before the paths"])
         }
-        return Array(text.utf8)
+        return (raw.positionals, rawIncludes, rawExcludes)
     }
 
     func check() throws {
@@ -114,15 +117,16 @@ struct Shred: VFSCommand, CheckedCommand {
         options.devices = device
         options.dryRun = dryRun
         options.verify = verify
+        let raw = try Self.rawArguments(paths: paths, includes: includes, excludes: excludes)
         options.selection = ShredSelection(olderThan: try olderThan.map(DurationText.seconds),
-                                           includes: includes, excludes: excludes)
+                                           rawIncludes: raw.includes, rawExcludes: raw.excludes)
         let bar = verbose || dryRun ? nil : ProgressBar.make(label: "shredding", total: plannedBytes(), quiet: progressOptions.quiet)
         defer { bar?.finish() }
         var report = EventReport(verbose: verbose, dryRun: dryRun, keep: keep, listOnStdout: dryRun && !json)
         let summary = Shredder(options: options, progress: bar?.callback) { event in
             bar?.finish()
             report.show(event)
-        }.shred(rawPaths: paths.map(Self.rawArgument))
+        }.shred(rawPaths: raw.paths)
         bar?.finish()
         if let error = report.outputError { throw error }
         if json { try JSONOutput.print(summary) }
@@ -167,6 +171,8 @@ struct EventReport {
         case .failed(let path, let reason):
             let message = reason.contains("\"\(path)\"") ? reason : "\"\(path)\": \(reason)"
             Diagnostics.error(message)
+        case .keptMountPoint(let path):
+            Diagnostics.warn("\"\(path)\" \(ShredSummary.mountPointKept)")
         case .weakFileSystem(let path, let kind):
             Diagnostics.warn("\"\(path)\" is on \(kind.name) (\(kind.caveat ?? "")): overwriting may not reach the old data")
             once("keep such files encrypted with vfs-encrypt and destroy the key instead (see vfs-shred(1))")

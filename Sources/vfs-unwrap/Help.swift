@@ -8,13 +8,31 @@ enum UnwrapHelp {
     entry into -C DIR (default: the current folder). Entries are written to a staging \
     folder inside DIR and moved into place only after every SHA-256 matched and the \
     whole file authenticated; if anything fails, nothing is left behind (also when \
-    interrupted by SIGINT, SIGTERM or SIGHUP). Existing files and links are replaced \
+    interrupted by SIGINT, SIGTERM or SIGHUP). The staging folder \
+    (.vfs-unwrap-PID-XXXXXXXXXXXX) is private (mode 0700); one that a run killed with \
+    SIGKILL left is removed by the next extraction into DIR. Existing files and links are replaced \
     only with --force, and a folder is never replaced by a file; folders that exist \
-    are merged into.
+    are merged into. DIR is opened once and everything happens relative to it, \
+    without following links: if someone who can write to DIR swaps a folder being \
+    merged into for a link or another folder during the extraction, vfs-unwrap \
+    stops (exit 73), takes back what it placed, and nothing lands outside DIR.
+
+    Modes are set as tar sets them: for root, as the bundle has them; for anyone \
+    else, less the umask (under umask 077 a folder that was 0777 when wrapped comes \
+    out 0700). Folders merged into keep their own mode.
 
     Extraction is safe against hostile bundles: absolute paths, '..', symbolic or hard \
-    links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, and entries \
-    not in the manifest are refused (exit 65) with nothing written.
+    links that point outside DIR, device nodes, FIFOs, setuid/setgid bits, sparse \
+    files, and entries not in the manifest are refused (exit 65) with nothing written.
+
+    Limits on what extraction writes: before a byte is written, the manifest's total \
+    (in whole blocks) is checked against the free space of DIR's file system (exit 73 \
+    with both figures). A bundle whose content is more than --max-expansion RATIO \
+    times its own size (default 1000; zstd makes about 1000:1 of long runs of zeros, \
+    and a decompression bomb far more) is refused (exit 65): a bundle file before \
+    anything is written, a bundle on stdin as soon as more came out than RATIO times \
+    what was read (plus 1 MiB), and what it wrote is removed. --max-expansion 0 \
+    lifts the cap.
 
     --for APP asks the policy ($VFS_POLICY, else $VFS_HOME/policy.json; the same \
     decision as vfs-policy check, with the bundle's group and the type, from its \
@@ -28,9 +46,17 @@ enum UnwrapHelp {
     it) without extracting; in its text and in messages, control characters in \
     names are escaped (\\n, \\x1b), so a hostile name can't rewrite the screen.
 
+    The sender in a manifest is a claim, not a proof: vfs-wrap -K records the \
+    recipient of the identity it sealed with, but anyone who can encrypt to the \
+    group's recipients can make a bundle that names any sender. --list shows it as \
+    "claimed sender: … (not verified)", and the "sender" field of --json is the same \
+    unverified claim; don't grant trust on it.
+
     Input that is not age at all (a file that was never wrapped) is refused with exit \
     65; with --passthrough it is copied out unchanged, to stdout with --stdout, \
-    else into DIR under IN's name.
+    else into DIR under IN's name (with --force through a link there as -o does: \
+    the link's target is replaced, and another user's link in a sticky, \
+    world-writable folder is refused, exit 73).
 
     Examples:
       vfs-unwrap -i key.txt -C inbox q3.vfs
@@ -40,9 +66,11 @@ enum UnwrapHelp {
       vfs-unwrap -i key.txt --passthrough -C inbox maybe-wrapped.pdf
 
     Exit status: 0 success; 64 usage; 65 not a bundle, corrupt or tampered, a digest \
-    mismatch, or an unsafe entry, and IN not age unless --passthrough is given, or \
-    a corrupt policy or keychain; 66 IN, the keychain or a keychain identity does not \
-    exist; 73 an entry exists and --force was not given, or DIR can't be written; 74 read or \
+    mismatch, an unsafe entry, or content over --max-expansion, and IN not age \
+    unless --passthrough is given, or a corrupt policy or keychain; 66 IN, the \
+    keychain or a keychain identity does not exist; 73 an entry exists and --force \
+    was not given, DIR can't be written or lacks the space, or a folder in DIR was \
+    replaced during the extraction; 74 read or \
     write error; 77 no identity matched, a wrong keychain passcode, or the policy \
     denies APP.
     """

@@ -27,7 +27,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("stdout"), help: "Write the content of a one-file bundle to stdout.")
     var toStandardOutput = false
 
-    @Flag(name: [.customShort("t"), .customLong("list")], help: "Print the manifest instead of extracting.")
+    @Flag(name: [.customShort("t"), .customLong("list")], help: "Print the manifest (its sender is an unverified claim) instead of extracting.")
     var list = false
 
     @Flag(name: .customLong("json"), help: "With --list, print the whole manifest as JSON.")
@@ -38,6 +38,10 @@ struct Unwrap: VFSCommand, CheckedCommand {
 
     @Flag(name: .customLong("passthrough"), help: "Copy input that is not age out unchanged instead of failing.")
     var passthrough = false
+
+    @Option(name: .customLong("max-expansion"),
+            help: ArgumentHelp("Refuse content more than RATIO times the bundle's size (default \(ExtractionLimits.defaultMaxExpansion); 0: no cap).", valueName: "ratio"))
+    var maxExpansion = ExtractionLimits.defaultMaxExpansion
 
     @OptionGroup var progressOptions: ProgressOptions
 
@@ -50,6 +54,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
             throw ToolError.usage("choose one of -C DIR, --stdout and --list")
         }
         if json && !list { throw ToolError.usage("--json goes with --list") }
+        if maxExpansion < 0 { throw ToolError.usage("--max-expansion must be 0 (no cap) or more") }
         if force && (toStandardOutput || list) { throw ToolError.usage("--force goes with extraction (-C DIR)") }
         if identityOptions.identityFiles.contains("-") && (input == nil || input == "-") {
             throw ToolError.usage("-i - and the bundle can't both be standard input")
@@ -79,7 +84,8 @@ struct Unwrap: VFSCommand, CheckedCommand {
             if let app { try authorize(app, group: reader.manifest.group, paths: reader.manifest.contentEntries.map(\.path)) }
             if list { return try printList(reader.manifest) }
             if toStandardOutput { return try reader.writeSingleFile(to: FileDescriptorSink.standardOutput()) }
-            try reader.extract(into: directory ?? ".", force: force)
+            try reader.extract(into: directory ?? ".", force: force,
+                               limits: ExtractionLimits(maxExpansion: maxExpansion == 0 ? nil : maxExpansion, bundleSize: file.regularFileSize))
         }
     }
 
@@ -97,7 +103,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
         if json { return try JSONOutput.print(manifest) }
         // Names come from the bundle: control characters are escaped (--json has them exact).
         let show = DisplayText.printable
-        var text = "# group: \(show(manifest.group ?? "-"))\n# access id: \(show(manifest.accessID ?? "-"))\n# sender: \(show(manifest.sender ?? "-"))\n"
+        var text = "# group: \(show(manifest.group ?? "-"))\n# access id: \(show(manifest.accessID ?? "-"))\n# claimed sender: \(manifest.sender.map { show($0) + " (not verified)" } ?? "-")\n"
         text += "# created: \(ISO8601DateFormatter().string(from: manifest.created))\n"
         for entry in manifest.entries {
             let size = String(entry.size)

@@ -17,13 +17,18 @@ struct Wrap: VFSCommand, CheckedCommand {
         creation time, and each entry's path, type, size, mode, mtime, SHA-256 and link \
         target. Folders are stored recursively with relative paths, modes and mtimes; \
         symbolic links are stored as links; sockets, FIFOs and devices are skipped with a \
-        warning. Each PATH is stored under its last component (docs/ as docs). Anyone \
+        warning. What vfs-unwrap would refuse is refused here, by its path (exit 65): \
+        a file with the setuid or setgid bit, and a symbolic link that points outside \
+        what is wrapped (an absolute target, or one that climbs out with '..', also \
+        through other links). A folder's setgid bit is not kept (vfs-unwrap never sets \
+        it). Each PATH is stored under its last component (docs/ as docs). Anyone \
         holding a recipient's identity can open a bundle with standard tools: \
         age -d -i KEY FILE | bsdtar -xf -. vfs-unwrap also checks the policy and every \
         digest.
 
         -K NAME encrypts to the recipient of the identity NAME kept by vfs-keychain (-K \
-        all: every one) and records the first as the bundle's sender; the keychain is \
+        all: every one) and records the first as the bundle's sender (a claim that \
+        vfs-unwrap shows as such: nothing proves it); the keychain is \
         unlocked through its agent, else with the passcode from --passcode-file, \
         --passcode-fd, VFS_PASSCODE (least safe) or the terminal.
 
@@ -42,6 +47,8 @@ struct Wrap: VFSCommand, CheckedCommand {
         the archive streams into the encryptor through a small pipe. With -o, OUT appears \
         only if the whole bundle was written. A progress bar is shown on a terminal.
 
+        \(ToolIO.outputLinkNote)
+
         Examples:
           vfs-wrap -g finance -K me -o q3.vfs report.pdf figures/
           vfs-wrap -R team.txt --access-id viewer -o notes.vfs notes.txt
@@ -49,7 +56,8 @@ struct Wrap: VFSCommand, CheckedCommand {
 
         Exit status: 0 success; 64 usage (no recipients, no input, bad recipient or \
         group name, binary output to a terminal); 65 a recipients or group file is not \
-        valid (or the keychain is damaged); 66 an input, the group's file, the keychain \
+        valid (or the keychain is damaged), or an input vfs-unwrap would refuse (a \
+        setuid file, a link out of the tree); 66 an input, the group's file, the keychain \
         or the keychain identity does not exist; 73 OUT cannot be created; 74 read or \
         write error; 75 a file changed while it was being wrapped; 77 wrong keychain \
         passcode.

@@ -346,12 +346,8 @@ struct AgeToolsTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         try input.fileHandleForWriting.write(contentsOf: plain.prefix(plain.count / 2))
-        var pending = false
-        for _ in 0..<3000 where !pending {
-            pending = try scratch.listing().contains { $0.hasPrefix(".out.age.tmp-") }
-            if !pending { usleep(10_000) }
-        }
-        #expect(pending, "the temporary output file never appeared")
+        #expect(waitForPendingOutput(pid: process.processIdentifier, in: scratch.url.path, prefix: ".out.age.tmp-"),
+                "the temporary output file never appeared")
         kill(process.processIdentifier, SIGHUP)
         return (scratch, process, input, plain, key.path)
     }

@@ -497,6 +497,176 @@ struct ShredTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    // MARK: names that are not UTF-8
+
+    /// Runs vfs-shred with arguments given as bytes (Process takes only Strings).
+    func shredRaw(_ arguments: [[UInt8]], cwd: String? = nil) throws -> Run {
+        let script = "import os, sys; os.execv(sys.argv[1], [sys.argv[1]] + [bytes.fromhex(a) for a in sys.argv[2:]])"
+        return try Tools.run("python3", ["-c", script, Tools.binDir.appendingPathComponent("vfs-shred").path]
+                                          + arguments.map { $0.map { String(format: "%02x", $0) }.joined() },
+                             cwd: cwd.map { URL(fileURLWithPath: $0) })
+    }
+
+    func exists(_ folder: String, _ name: [UInt8]) -> Bool {
+        var info = stat()
+        return (Array(folder.utf8) + [UInt8(ascii: "/")] + name + [0]).withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) == 0 }
+        }
+    }
+
+    func create(_ folder: String, _ name: [UInt8]) {
+        let fd = (Array(folder.utf8) + [UInt8(ascii: "/")] + name + [0]).withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        }
+        #expect(fd >= 0)
+        _ = "secret".withCString { write(fd, $0, 6) }
+        close(fd)
+    }
+
+    @Test("--exclude and paths with names that are not UTF-8 keep their bytes: the excluded file stays, the named one goes")
+    func nonUTF8Names() throws {
+        let scratch = try TestFolder()
+        let folder = scratch.path("spool")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        // Two names that ArgumentParser's strings can't tell apart ("x\u{FFFD}").
+        let kept: [UInt8] = [0x78, 0xFF], named: [UInt8] = [0x78, 0xFE], other: [UInt8] = [0x79, 0xFF]
+        for name in [kept, named, other] { create(folder, name) }
+        // The named file, with the other name excluded (from inside the folder, so the
+        // glob and the path are the same text to ArgumentParser).
+        let one = try shredRaw([Array("--exclude".utf8), kept, named], cwd: folder)
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(exists(folder, kept), "the excluded file was destroyed")
+        #expect(!exists(folder, named))
+        // A tree, with the glob as bytes: only the exact bytes are excluded.
+        let tree = try shredRaw([Array("-r".utf8), Array("--exclude".utf8), [0x2A, 0xFF], Array(folder.utf8)])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        #expect(exists(folder, kept) && exists(folder, other), "files matching the glob's bytes stay")
+        create(folder, named)
+        let again = try shredRaw([Array("-r".utf8), Array("--exclude=".utf8) + kept, Array(folder.utf8)])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(exists(folder, kept) && !exists(folder, named) && !exists(folder, other))
+    }
+
+    // MARK: mounts and pseudo file systems
+
+    /// Mounts with mount(8); false when this process may not mount (not root, or no
+    /// CAP_SYS_ADMIN in a container).
+    func mount(_ arguments: [String]) throws -> Bool {
+        try Tools.run("mount", arguments).status == 0
+    }
+
+    func unmount(_ path: String) { _ = try? Tools.run("umount", ["-l", path]) }
+
+    @Test("-r stays on its file system: a tmpfs mounted inside the tree is skipped and reported, its files untouched")
+    func staysOnFileSystem() throws {
+        let scratch = try TestFolder()
+        let tree = scratch.path("tree")
+        let inner = tree + "/mounted"
+        try FileManager.default.createDirectory(atPath: inner, withIntermediateDirectories: true)
+        try writeSynced(tree + "/a", testBytes(3000, seed: 1))
+        // A tmpfs, or where mounting one is refused, a bind mount of another folder.
+        var mounted = try mount(["-t", "tmpfs", "vfs-test", inner])
+        if !mounted {
+            try FileManager.default.createDirectory(atPath: scratch.path("elsewhere"), withIntermediateDirectories: false)
+            mounted = try mount(["--bind", scratch.path("elsewhere"), inner])
+        }
+        try #require(mounted, "neither a tmpfs nor a bind mount could be mounted; MountIdentityTests cover the logic")
+        defer { unmount(inner) }
+        try writeSynced(inner + "/precious", testBytes(4000, seed: 2))
+        try FileManager.default.createDirectory(atPath: inner + "/sub", withIntermediateDirectories: false)
+        try writeSynced(inner + "/sub/more", testBytes(100, seed: 3))
+
+        let run = try Tools.run("vfs-shred", ["-r", "--json", tree])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("vfs-shred: skipped \"\(inner)\": is a mount point (another file system or a bind mount); not crossed"), "\(run.stderr)")
+        #expect(run.stderr.contains("hint: vfs-shred -r stays on the file system it starts on"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inner + "/precious")) == testBytes(4000, seed: 2))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inner + "/sub/more")) == testBytes(100, seed: 3))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tree) == ["mounted"])
+        let summary = try json(run)
+        #expect(summary["files"] as? Int == 1)
+        #expect((summary["skipped"] as? [[String: String]])?.map { $0["path"]! } == [inner])
+
+        // Named on the command line, the mount point's content goes and the folder stays.
+        let named = try Tools.run("vfs-shred", ["-r", inner])
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.stderr.contains("warning: \"\(inner)\" is a mount point: what it held was shredded, the folder itself stays"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inner).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: inner))
+    }
+
+    @Test("-r does not cross a bind mount of the same file system (same device, another mount id)")
+    func staysOffBindMounts() throws {
+        let scratch = try TestFolder()
+        let tree = scratch.path("tree")
+        let outside = scratch.path("outside")
+        for folder in [tree + "/bound", outside] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        try writeSynced(outside + "/precious", testBytes(2000, seed: 4))
+        try writeSynced(scratch.path("outside-file"), testBytes(500, seed: 5))
+        try writeSynced(tree + "/bound-file", Data())
+        try writeSynced(tree + "/a", testBytes(700, seed: 6))
+        try #require(try mount(["--bind", outside, tree + "/bound"]), "bind mounts need root; MountIdentityTests cover the logic")
+        defer { unmount(tree + "/bound") }
+        // A file can be bind-mounted too.
+        try #require(try mount(["--bind", scratch.path("outside-file"), tree + "/bound-file"]))
+        defer { unmount(tree + "/bound-file") }
+        var bound = stat(), parent = stat()
+        #expect(stat(tree + "/bound", &bound) == 0 && stat(tree, &parent) == 0)
+        #expect(bound.st_dev == parent.st_dev, "a bind mount keeps the device: st_dev alone can't tell")
+
+        let run = try Tools.run("vfs-shred", ["-r", tree])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("skipped \"\(tree)/bound\": is a mount point"))
+        #expect(run.stderr.contains("skipped \"\(tree)/bound-file\": is a mount point"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside + "/precious")) == testBytes(2000, seed: 4))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path("outside-file"))) == testBytes(500, seed: 5))
+        #expect(!FileManager.default.fileExists(atPath: tree + "/a"))
+    }
+
+    @Test("sysfs, proc, cgroup and devtmpfs files are refused outright, in a dry run too")
+    func pseudoFileSystemsRefused() throws {
+        // Dry runs: were the refusal missing, nothing would still be written.
+        var targets: [(path: String, kind: String)] = [("/proc/self/status", "proc")]
+        if let sysfsFile = try FileManager.default.contentsOfDirectory(atPath: "/sys/kernel").sorted()
+            .map({ "/sys/kernel/" + $0 }).first(where: { path in
+                var info = stat(); return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG }) {
+            targets.append((sysfsFile, "sysfs"))
+        }
+        for (path, kind) in targets {
+            let run = try Tools.run("vfs-shred", ["--dry-run", "--json", path])
+            #expect(run.status == 1, "\(path): \(run.stderr)")
+            #expect(run.stderr.contains("skipped \"\(path)\": is on \(kind), a kernel pseudo file system, not stored data; refused"), "\(run.stderr)")
+            #expect((try json(run)["files"] as? Int) == 0)
+        }
+        if getuid() == 0 {
+            // Not only root: a user's run refuses a pseudo file system too.
+            let asUser = try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                   Tools.binDir.appendingPathComponent("vfs-shred").path, "--dry-run", "/proc/self/status"])
+            #expect(asUser.status == 1, "\(asUser.stderr)")
+            #expect(asUser.stderr.contains("is on proc, a kernel pseudo file system"), "\(asUser.stderr)")
+            #expect(asUser.out.isEmpty)
+        }
+        let tree = try Tools.run("vfs-shred", ["-r", "--dry-run", "/proc/self/net"])
+        #expect(tree.status == 1)
+        #expect(tree.stderr.contains("is on proc, a kernel pseudo file system"))
+        #expect(tree.out.isEmpty)
+
+        // devtmpfs reports tmpfs's magic number; the mount table tells them apart.
+        if try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)
+            .split(separator: "\n").contains(where: { $0.contains(" /dev ") && $0.contains(" - devtmpfs ") }),
+           getuid() == 0 {
+            let file = "/dev/vfs-shred-test-\(UUID().uuidString)"
+            try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+            defer { unlink(file) }
+            let run = try Tools.run("vfs-shred", [file])
+            #expect(run.status == 1)
+            #expect(run.stderr.contains("is on devtmpfs, a kernel pseudo file system"), "\(run.stderr)")
+            #expect(FileManager.default.fileExists(atPath: file))
+        }
+    }
+
     // MARK: the command line
 
     @Test("usage errors exit 64 with a hint; --help has an example and the exit statuses")

@@ -236,6 +236,7 @@ struct WrapTests {
          [RawEntry(path: "a", content: "x"), RawEntry(path: "extra", content: "y")], "not in the manifest"),
         ("digest mismatch", [manifestEntry("a", content: "honest")], [RawEntry(path: "a", content: "forged")], "SHA-256"),
         ("no manifest", [], [RawEntry(path: "a", content: "x")], "not a vfs bundle"),
+        ("sparse file", [manifestEntry("s", content: "x")], [RawEntry(path: "s", kind: .sparse, content: "x")], "it is a sparse file"),
     ]
 
     @Test("hostile bundles are refused with 65, nothing written in or outside DIR", arguments: WrapTests.hostile.indices)
@@ -359,6 +360,198 @@ struct WrapTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["late.txt"])
     }
 
+    @Test("a folder being merged into, swapped for a link or another folder mid-extraction: nothing lands outside DIR (exit 73)",
+          arguments: ["link", "folder"])
+    func mergeFolderSwapped(swap: String) throws {
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        let tree = scratch.path("t")
+        try FileManager.default.createDirectory(atPath: tree + "/d", withIntermediateDirectories: true)
+        try Data("first\n".utf8).write(to: URL(fileURLWithPath: tree + "/a.txt"))
+        try Data("planted\n".utf8).write(to: URL(fileURLWithPath: tree + "/d/x.txt"))
+        try testBytes(8 << 20, seed: 5).write(to: URL(fileURLWithPath: tree + "/z.bin"))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree + "/a.txt", tree + "/d", tree + "/z.bin"]).status == 0)
+        let bundle = try scratch.read("t.vfs")
+        // DIR already has d/, so the plan merges into it.
+        let out = scratch.path("out"), outside = scratch.path("outside")
+        for folder in [out + "/d", outside] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: out + "/d/mine.txt"))
+        _ = Tools.ignoreSIGPIPE
+        let process = Process()
+        process.executableURL = Tools.binDir.appendingPathComponent("vfs-unwrap")
+        process.arguments = ["-q", "-i", key.path, "-C", out]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        try process.run()
+        try feedAllButLastMiB(bundle, to: input, stagingIn: out)
+        // Another user who may rename in DIR moves d away and puts a link (or a folder
+        // of their own) in its place.
+        #expect(rename(out + "/d", out + "/d-moved") == 0)
+        if swap == "link" {
+            #expect(symlink(outside, out + "/d") == 0)
+        } else {
+            #expect(rename(outside, out + "/d") == 0)
+        }
+        try input.fileHandleForWriting.write(contentsOf: bundle.suffix(1 << 20))
+        try input.fileHandleForWriting.close()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 73, "\(stderr)")
+        #expect(stderr.contains("error: \"\(out)/d\" was replaced during extraction; nothing is placed through it"), "\(stderr)")
+        let swapped = swap == "link" ? outside : out + "/d"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: swapped) == [], "a file landed in the swapped-in folder")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["d", "d-moved"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/d-moved") == ["mine.txt"])
+    }
+
+    @Test("a bundle that expands more than 1000 times is refused (65) before writing, or as it streams from a pipe; --max-expansion 0 lifts the cap")
+    func expansionCapped() throws {
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        try Data(count: 64 << 20).write(to: URL(fileURLWithPath: scratch.path("zeros.img")))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("z.vfs"), scratch.path("zeros.img")]).status == 0)
+        let bundleSize = try scratch.read("z.vfs").count
+        #expect(bundleSize * 1000 < 64 << 20, "zeros compress more than 1000:1 (\(bundleSize) bytes)")
+        let out = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+
+        let file = try Tools.run("vfs-unwrap", ["-q", "-i", key.path, "-C", out, scratch.path("z.vfs")])
+        #expect(file.status == 65, "\(file.stderr)")
+        #expect(file.stderr.contains("the bundle's files hold 64.0 MiB in a bundle of"), "\(file.stderr)")
+        #expect(file.stderr.contains("more than 1000 times its size"))
+        #expect(file.stderr.contains("hint: if you trust it, raise the cap with --max-expansion RATIO, or lift it with --max-expansion 0"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == [])
+
+        let piped = try Tools.run("vfs-unwrap", ["-q", "-i", key.path, "-C", out], stdin: try scratch.read("z.vfs"))
+        #expect(piped.status == 65, "\(piped.stderr)")
+        #expect(piped.stderr.contains("came out of the first"), "\(piped.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == [])
+
+        let lifted = try Tools.run("vfs-unwrap", ["-q", "-i", key.path, "-C", out, "--max-expansion", "0", scratch.path("z.vfs")])
+        #expect(lifted.status == 0, "\(lifted.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/zeros.img")) == Data(count: 64 << 20))
+        #expect(try Tools.run("vfs-unwrap", ["--max-expansion", "-1", scratch.path("z.vfs")]).status == 64)
+    }
+
+    @Test("the manifest's total is checked against DIR's free space before a byte is written (73 with the figures), as root and as a user")
+    func freeSpaceChecked() throws {
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        #expect(chmod(key.path, 0o644) == 0)
+        try testBytes(4 << 20, seed: 12).write(to: URL(fileURLWithPath: scratch.path("big.bin")))
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("b.vfs"), scratch.path("big.bin")]).status == 0)
+        let small = scratch.path("small")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
+        try #require(try Tools.run("mount", ["-t", "tmpfs", "-o", "size=2m,mode=0777", "vfs-test", small]).status == 0,
+                     "mounting a small tmpfs needs root (CI runs as root)")
+        defer { _ = try? Tools.run("umount", ["-l", small]) }
+        let unwrap = Tools.binDir.appendingPathComponent("vfs-unwrap").path
+        for asUser in [false, true] {
+            let arguments = ["-q", "-i", key.path, "-C", small, scratch.path("b.vfs")]
+            let run = asUser ? try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", unwrap] + arguments)
+                             : try Tools.run("vfs-unwrap", arguments)
+            #expect(run.status == 73, "\(run.stderr)")
+            #expect(run.stderr.contains("error: the bundle's files need 4.0 MiB but \"\(small)\" has 2.0 MiB free"), "\(run.stderr)")
+            #expect(run.stderr.contains("hint: nothing was written"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: small) == [])
+        }
+    }
+
+    @Test("modes: a user's umask applies to what vfs-unwrap creates (as tar does); root keeps the bundle's modes")
+    func umaskApplies() throws {
+        try #require(getuid() == 0, "running as another user takes root")
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        #expect(chmod(key.path, 0o644) == 0)
+        let tree = scratch.path("t")
+        try FileManager.default.createDirectory(atPath: tree + "/shared", withIntermediateDirectories: true)
+        try Data("notes\n".utf8).write(to: URL(fileURLWithPath: tree + "/shared/notes.txt"))
+        try Data("plain\n".utf8).write(to: URL(fileURLWithPath: tree + "/plain.txt"))
+        #expect(chmod(tree + "/shared", 0o777) == 0 && chmod(tree + "/shared/notes.txt", 0o666) == 0 && chmod(tree + "/plain.txt", 0o644) == 0)
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree + "/shared", tree + "/plain.txt"]).status == 0)
+        func modes(_ folder: String) -> [String] {
+            ["shared", "shared/notes.txt", "plain.txt"].map { name in
+                var info = stat()
+                return lstat(folder + "/" + name, &info) == 0 ? String(info.st_mode & 0o7777, radix: 8) : "missing"
+            }
+        }
+        let unwrap = Tools.binDir.appendingPathComponent("vfs-unwrap").path
+        for (umask, user, expected) in [("077", true, ["700", "600", "600"]), ("022", true, ["755", "644", "644"]),
+                                        ("077", false, ["777", "666", "644"])] {
+            let out = scratch.path("out-\(umask)-\(user)")
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+            if user { #expect(chown(out, 65534, 65534) == 0) }
+            let shell = ["/bin/sh", "-c", "umask \(umask) && exec \"$0\" \"$@\"", unwrap, "-q", "-i", key.path, "-C", out, scratch.path("t.vfs")]
+            let run = user ? try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups"] + shell)
+                           : try Tools.run(shell[0], Array(shell.dropFirst()))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(modes(out) == expected, "umask \(umask), \(user ? "as a user" : "as root")")
+        }
+    }
+
+    /// Runs a tool as root, or as nobody with `setpriv`.
+    func run(_ tool: String, _ arguments: [String], asUser: Bool) throws -> Run {
+        guard asUser else { return try Tools.run(tool, arguments) }
+        return try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                         Tools.binDir.appendingPathComponent(tool).path] + arguments)
+    }
+
+    @Test("what vfs-wrap makes, vfs-unwrap opens: a setgid folder and a read-only folder go through; a setuid file and a link out are refused at wrap, by name",
+          arguments: [false, true])
+    func wrapMatchesUnwrap(asUser: Bool) throws {
+        try #require(getuid() == 0, "the setgid folder and the run as another user take root")
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        #expect(chmod(key.path, 0o644) == 0)
+        let tree = scratch.path("t")
+        try FileManager.default.createDirectory(atPath: tree + "/group", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: tree + "/sealed", withIntermediateDirectories: true)
+        try Data("shared\n".utf8).write(to: URL(fileURLWithPath: tree + "/group/a.txt"))
+        try Data("kept\n".utf8).write(to: URL(fileURLWithPath: tree + "/sealed/b.txt"))
+        #expect(chmod(tree + "/group", 0o2775) == 0 && chmod(tree + "/sealed", 0o555) == 0)
+        defer { chmod(tree + "/sealed", 0o755) }
+        let out = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        if asUser { #expect(chown(out, 65534, 65534) == 0 && chown(scratch.path, 0, 0) == 0 && chmod(scratch.path, 0o777) == 0) }
+
+        // The setgid folder and the read-only folder (each moved into DIR itself).
+        let wrapped = try run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("ok.vfs"), tree + "/group", tree + "/sealed"], asUser: asUser)
+        #expect(wrapped.status == 0, "\(wrapped.stderr)")
+        let list = try Tools.run("vfs-unwrap", ["-i", key.path, "--list", "--json", scratch.path("ok.vfs")])
+        let entries = (try JSONSerialization.jsonObject(with: list.stdout) as? [String: Any])?["entries"] as? [[String: Any]]
+        #expect(entries?.first { $0["path"] as? String == "group" }?["mode"] as? String == "0775", "the setgid bit is not kept")
+        let unwrapped = try run("vfs-unwrap", ["-q", "-i", key.path, "-C", out, scratch.path("ok.vfs")], asUser: asUser)
+        #expect(unwrapped.status == 0, "\(unwrapped.stderr)")
+        #expect(try String(contentsOfFile: out + "/sealed/b.txt", encoding: .utf8) == "kept\n")
+        #expect(try String(contentsOfFile: out + "/group/a.txt", encoding: .utf8) == "shared\n")
+        var info = stat()
+        #expect(stat(out + "/sealed", &info) == 0 && info.st_mode & 0o7777 == 0o555)
+        #expect(stat(out + "/group", &info) == 0 && info.st_mode & 0o2000 == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["group", "sealed"])
+        chmod(out + "/sealed", 0o755)
+
+        // A setuid file, and links that leave the wrapped tree: refused by name, no output.
+        try Data("#!/bin/sh\n".utf8).write(to: URL(fileURLWithPath: tree + "/group/run"))
+        #expect(chmod(tree + "/group/run", 0o4755) == 0)
+        let setuid = try run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("suid.vfs"), tree + "/group"], asUser: asUser)
+        #expect(setuid.status == 65, "\(setuid.stderr)")
+        #expect(setuid.stderr.contains("error: can't wrap \"\(tree)/group/run\": it has the setuid or setgid bit"), "\(setuid.stderr)")
+        #expect(setuid.stderr.contains("hint: wrap a copy without the bit"))
+        unlink(tree + "/group/run")
+        for target in ["../../outside.txt", "/etc/passwd", "hop/.."] {
+            try FileManager.default.createDirectory(atPath: tree + "/links", withIntermediateDirectories: true)
+            #expect(symlink(target, tree + "/links/l") == 0)
+            if target == "hop/.." { #expect(symlink("..", tree + "/links/hop") == 0) }  // out through another link
+            let link = try run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("link.vfs"), tree + "/links"], asUser: asUser)
+            #expect(link.status == 65, "\(target): \(link.stderr)")
+            #expect(link.stderr.contains("error: can't wrap \"\(tree)/links/"), "\(target): \(link.stderr)")
+            #expect(link.stderr.contains("the symbolic link points outside what is wrapped"), "\(link.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("link.vfs")))
+            try FileManager.default.removeItem(atPath: tree + "/links")
+        }
+    }
+
     @Test("killed mid-extraction (input stalled), vfs-unwrap removes its staging folder and dies of the signal")
     func interrupted() throws {
         let scratch = try TestFolder()
@@ -464,6 +657,25 @@ struct WrapTests {
         try Data("{ not json".utf8).write(to: URL(fileURLWithPath: scratch.path("policy.json")))
         let corrupt = try Tools.run("vfs-unwrap", ["-i", key.path, "--for", "viewer", "--stdout", scratch.path("nogroup.vfs")], environment: env)
         #expect(corrupt.status == 65 && corrupt.stdout.isEmpty)
+    }
+
+    @Test("the sender is shown as an unverified claim: a bundle forged by anyone with the group's recipient names any sender")
+    func senderIsAClaim() throws {
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        let forgedSender = "age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq"
+        try writeRawBundle(to: scratch.path("plain.tar.zst"),
+                           manifest: BundleManifest(group: "finance", accessID: nil, sender: forgedSender, entries: [manifestEntry("a.txt", content: "x")]),
+                           entries: [RawEntry(path: "a.txt", content: "x")])
+        #expect(try Tools.run("age", ["-r", key.recipient, "-o", scratch.path("forged.vfs"), scratch.path("plain.tar.zst")]).status == 0)
+        let list = try Tools.run("vfs-unwrap", ["-i", key.path, "--list", scratch.path("forged.vfs")])
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.out.contains("# claimed sender: \(forgedSender) (not verified)\n"), "\(list.out)")
+        #expect(!list.out.contains("# sender:"))
+        let help = try Tools.run("vfs-unwrap", ["--help"])
+        #expect(help.out.contains("The sender in a manifest is a claim, not a proof"))
+        let flat = help.out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("the \"sender\" field of --json is the same unverified claim"))
     }
 
     @Test("-K NAME: wrap to a keychain identity (recorded as the sender) and unwrap with it")

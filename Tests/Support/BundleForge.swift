@@ -5,7 +5,7 @@ import VFSCore
 
 /// One entry of a forged bundle, stored as given whatever the manifest says.
 public struct RawEntry: Sendable {
-    public enum Kind: Sendable { case file, directory, symlink, hardlink, characterDevice }
+    public enum Kind: Sendable { case file, directory, symlink, hardlink, characterDevice, sparse }
     public var path: String
     public var kind: Kind
     public var content: String
@@ -60,9 +60,14 @@ public func writeRawBundle(to path: String, manifest: BundleManifest?, entries: 
         case .hardlink: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG)); archive_entry_set_hardlink(entry, item.target)
         case .characterDevice:
             archive_entry_set_filetype(entry, UInt32(Glibc.S_IFCHR)); archive_entry_set_rdevmajor(entry, 1); archive_entry_set_rdevminor(entry, 3)
+        case .sparse:
+            // Its content, then a 64 MiB hole: the archive holds only the content.
+            archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG))
+            archive_entry_set_size(entry, Int64(item.content.utf8.count) + (64 << 20))
+            archive_entry_sparse_add_entry(entry, 0, Int64(item.content.utf8.count))
         }
         try check(archive_write_header(a, entry), "header of \(item.path)")
-        if item.kind == .file && !item.content.isEmpty {
+        if (item.kind == .file || item.kind == .sparse) && !item.content.isEmpty {
             let bytes = Array(item.content.utf8)
             guard archive_write_data(a, bytes, bytes.count) == bytes.count else { throw ForgeError(description: "data of \(item.path)") }
         }

@@ -69,5 +69,20 @@ public enum Tools {
     }
 }
 
+/// True once process `pid` holds open a file it is writing in `folder` that has no
+/// name yet (O_TMPFILE, shown as "folder/#inode (deleted)") or a temporary name
+/// starting with `prefix`; waits up to 30 s.
+public func waitForPendingOutput(pid: Int32, in folder: String, prefix: String) -> Bool {
+    for _ in 0..<3000 {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        for fd in fds {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)") else { continue }
+            if target.hasPrefix(folder + "/#") || target.hasPrefix(folder + "/" + prefix) { return true }
+        }
+        usleep(10_000)
+    }
+    return false
+}
+
 /// Sendable: written by one reader thread, read after the DispatchGroup wait.
 final class DataBox: @unchecked Sendable { var data = Data() }

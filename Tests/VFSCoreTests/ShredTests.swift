@@ -128,6 +128,43 @@ struct ShredEngineTests {
         #expect(FileSystemKind.of(fd: shm)?.name == "tmpfs")
     }
 
+    @Test("pseudo file systems are known by magic number, devtmpfs by the mount table")
+    func pseudoFileSystems() throws {
+        for (magic, name) in [(0x62656572, "sysfs"), (0x9FA0, "proc"), (0x27E0EB, "cgroup"), (0x63677270, "cgroup2"),
+                              (0x64626720, "debugfs"), (0xDE5E81E4, "efivarfs")] as [(UInt, String)] {
+            #expect(FileSystemKind(magic: magic).pseudo && FileSystemKind(magic: magic).name == name)
+        }
+        #expect(!FileSystemKind(magic: 0xEF53).pseudo && !FileSystemKind(magic: 0x01021994).pseudo)
+        for (path, name) in [("/proc", "proc"), ("/sys", "sysfs")] {
+            let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY)
+            defer { close(fd) }
+            let kind = FileSystemKind.of(fd: fd)
+            #expect(kind?.pseudo == true && kind?.name == name)
+        }
+        let shm = Glibc.open("/dev/shm", O_RDONLY | O_DIRECTORY)
+        defer { close(shm) }
+        #expect(FileSystemKind.of(fd: shm)?.pseudo == false)
+    }
+
+    @Test("mount identity: the same mount needs the same device and, where known, the same mount id")
+    func mountIdentity() throws {
+        let a = MountIdentity(device: 5, mount: 40), bindOfA = MountIdentity(device: 5, mount: 41)
+        #expect(a.sameMount(as: a))
+        #expect(!a.sameMount(as: bindOfA), "a bind mount shares the device, not the mount id")
+        #expect(!a.sameMount(as: MountIdentity(device: 6, mount: 40)))
+        #expect(a.sameMount(as: MountIdentity(device: 5, mount: nil)), "without mount ids only devices compare")
+        // The running kernel: /proc and / are different mounts, and the table names /proc's type.
+        let proc = Glibc.open("/proc", O_RDONLY | O_DIRECTORY), root = Glibc.open("/", O_RDONLY | O_DIRECTORY)
+        defer { close(proc); close(root) }
+        let procMount = try #require(MountIdentity.of(fd: proc)), rootMount = try #require(MountIdentity.of(fd: root))
+        #expect(!procMount.sameMount(as: rootMount))
+        let id = try #require(procMount.mount, "kernels since 5.8 report mount ids")
+        #expect(MountIdentity.typeName(ofMount: id) == "proc")
+        var info = stat()
+        #expect(fstatat(root, "proc", &info, AT_SYMLINK_NOFOLLOW) == 0)
+        #expect(MountIdentity.of(Array("proc".utf8CString), in: root, info: info) == procMount)
+    }
+
     @Test("overwriting writes the keystream over every byte in place, then zeros with a zero pass", arguments: [1, 4095, 4096, 3 << 20, (9 << 20) + 5])
     func overwrite(size: Int) throws {
         let folder = try TestFolder("shred")

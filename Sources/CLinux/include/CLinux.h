@@ -21,4 +21,18 @@ int vfs_open_path_nofollow(int dirfd, const char *path);
 long long vfs_seek_data(int fd, long long offset);
 long long vfs_seek_hole(int fd, long long offset);
 
+/// statx(2)'s mount id (STATX_MNT_ID) into *id: of the entry `name` in the folder `dirfd`
+/// (a link not followed, an automount not triggered), or with name "" of `dirfd` itself.
+/// -1 with ENOSYS when the kernel does not report one (before Linux 5.8).
+int vfs_mount_id(int dirfd, const char *name, unsigned long long *id);
+
+/// open(folder, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode): an unnamed file in `folder`
+/// that vanishes with the process unless linked; -1 (EOPNOTSUPP, EISDIR, EINVAL) where
+/// the file system has no O_TMPFILE.
+int vfs_open_tmpfile(const char *folder, unsigned int mode);
+
+/// Gives the unnamed file `fd` (from vfs_open_tmpfile) the name `path`; fails with
+/// EEXIST if something is there. linkat(AT_EMPTY_PATH), else through /proc/self/fd.
+int vfs_link_tmpfile(int fd, const char *path);
+
 #endif

@@ -18,6 +18,8 @@ struct ArchiveEntryHeader {
     var mtimeNanoseconds: Int
     /// Symbolic or hard link target.
     var linkTarget: String?
+    /// A sparse entry (GNU or pax sparse map): its holes are not in the archive.
+    var sparse = false
 }
 
 /// Shared by the reader and the writer: the handle and the error checkpoint.
@@ -185,7 +187,7 @@ final class ArchiveReader: ArchiveHandle {
         return ArchiveEntryHeader(path: path, kind: kind, size: Int(archive_entry_size(entry)),
                                   permissions: mode_t(archive_entry_perm(entry)) & 0o7777,
                                   mtime: Int(archive_entry_mtime(entry)), mtimeNanoseconds: Int(archive_entry_mtime_nsec(entry)),
-                                  linkTarget: target)
+                                  linkTarget: target, sparse: archive_entry_sparse_count(entry) > 0)
     }
 
     /// Reads the current entry's data; 0 at its end.

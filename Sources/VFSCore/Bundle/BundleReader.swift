@@ -15,6 +15,12 @@ public final class BundleReader {
     private var nextIndex = 0
     /// Set while extracting to a staging folder.
     private var interrupt: ExtractionInterrupt?
+    /// How much of the sealed bundle was read so far (set by `openSealed`).
+    private var bundleBytesRead: (() -> Int)?
+    /// While extracting a bundle of unknown size: the expansion cap, checked as content
+    /// comes out; and the content written so far.
+    private var streamingLimit: Int?
+    private var extracted = 0
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
 
     /// Reads and validates the manifest.
@@ -68,6 +74,7 @@ public final class BundleReader {
         default: break
         }
         if header.permissions & 0o6000 != 0 { throw refuse("it has the setuid or setgid bit") }
+        if header.sparse { throw refuse("it is a sparse file (its holes could claim far more than the bundle holds)") }
         guard nextIndex < manifest.entries.count, manifest.entries[nextIndex].path == path else {
             if manifest.entries.contains(where: { $0.path == path }) { throw refuse("it is out of the manifest's order") }
             throw refuse("it is not in the manifest")
@@ -92,6 +99,14 @@ public final class BundleReader {
             total += n
             guard total <= entry.size else { throw BundleError.digestMismatch(path: entry.path) }
             try interrupt?.check()
+            if let limit = streamingLimit, let read = bundleBytesRead?() {
+                extracted += n
+                // Some slack: the content of the first chunks is already out when little
+                // of the bundle was counted.
+                if extracted > Self.saturatingMultiply(limit, read) + ExtractionLimits.streamingSlack {
+                    throw BundleError.expansionTooLarge(content: extracted, bundle: read, limit: limit, streaming: true)
+                }
+            }
             let part = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             hasher.update(part)
             try body(part)
@@ -124,99 +139,160 @@ public final class BundleReader {
     /// moved into place. Existing paths are replaced only with `force` (a folder is
     /// never replaced by a file; folders that exist are merged into). On failure the
     /// staging folder is removed and `folder` is as it was.
+    ///
+    /// Everything is done relative to descriptors: `folder` is opened once, the staging
+    /// folder is created and filled with `mkdirat`/`openat`/`symlinkat`, folders are
+    /// opened with `O_DIRECTORY|O_NOFOLLOW`, a folder merged into must still be the one
+    /// the plan saw (device and inode) when entries move into it with `renameat2`, and
+    /// rollback and cleanup use the same descriptors. Someone who can rename entries in
+    /// `folder` can make the extraction fail, but not put a file outside it.
+    ///
+    /// Before anything is written, the manifest's total is checked against the free space
+    /// of `folder`'s file system and, with `limits`, against the bundle's size.
+    ///
+    /// Modes are those of the manifest for root and, for anyone else, those less the
+    /// umask, as tar does.
     /// - Returns: the count of entries extracted.
     @discardableResult
-    public func extract(into folder: String, force: Bool) throws -> Int {
-        let placement = try plan(into: folder, force: force)
+    public func extract(into folder: String, force: Bool, limits: ExtractionLimits = ExtractionLimits(maxExpansion: nil)) throws -> Int {
+        let target: FolderHandle
+        do { target = try FolderHandle.open(folder) } catch {
+            throw BundleError.cannotExtract(IOError("cannot extract into", path: folder, code: error.code).description)
+        }
+        StagingFolder.removeStale(in: target)
+        let placement = try plan(in: target, shown: folder, force: force)
+        try check(limits, target: target, shown: folder)
+        streamingLimit = limits.bundleSize == nil ? limits.maxExpansion : nil
+        extracted = 0
+        defer { streamingLimit = nil }
         // The handlers go in before the staging folder exists: a signal from then on is
         // recorded, not fatal, so there is no moment where dying would leave the folder.
         let interrupt = ExtractionInterrupt()
         self.interrupt = interrupt
-        var template = Array("\(folder)/.vfs-unwrap-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            let error = IOError("cannot create a staging folder in", path: folder)
+        let staging: StagingFolder
+        do { staging = try StagingFolder(in: target, shown: folder) } catch {
             self.interrupt = nil
             interrupt.finish()
-            throw BundleError.cannotExtract(error.description)
+            throw error
         }
-        let staging = String(cString: template)
         var succeeded = false
         defer {
-            if !succeeded { StagingFolder.remove(staging) }
+            if !succeeded { staging.remove() }
             self.interrupt = nil
             interrupt.finish()
         }
 
+        // Modes as tar sets them: as they are in the bundle for root, less the umask for
+        // anyone else (a world-writable folder in a bundle is not one under umask 077).
+        let mask: mode_t = geteuid() == 0 ? 0 : AtomicOutputFile.currentUmask()
+        let stagingPath = folder + "/" + staging.name
+        var staged = FolderChain(root: staging.handle, rootPath: stagingPath)
         while let entry = try nextEntry() {
             try interrupt.check()
-            let path = staging + "/" + entry.path
+            let path = stagingPath + "/" + entry.path
+            let parent = try staged.handle(for: BundlePath.parent(of: entry.path))
+            let name = BundlePath.name(of: entry.path)
             switch entry.type {
             case .directory:
-                guard mkdir(path, 0o700) == 0 else { throw IOError("cannot create folder", path: path) }
+                guard mkdirat(parent.fd, name, 0o700) == 0 else { throw IOError("cannot create folder", path: path) }
             case .file:
-                let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                let fd = openat(parent.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
                 guard fd >= 0 else { throw IOError("cannot create", path: path) }
                 defer { close(fd) }
                 let out = FileDescriptorSink(fd: fd, name: path)
                 try readContent(of: entry) { try out.write($0) }
-                guard fchmod(fd, mode_t(entry.permissions ?? 0o600)) == 0 else { throw IOError("cannot set the mode of", path: path) }
+                guard fchmod(fd, mode_t(entry.permissions ?? 0o600) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: path) }
                 var times = Self.times(entry.mtime)
                 futimens(fd, &times)
             case .symlink:
-                guard symlink(entry.target ?? "", path) == 0 else { throw IOError("cannot create link", path: path) }
+                guard symlinkat(entry.target ?? "", parent.fd, name) == 0 else { throw IOError("cannot create link", path: path) }
                 var times = Self.times(entry.mtime)
-                utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
+                utimensat(parent.fd, name, &times, AT_SYMLINK_NOFOLLOW)
             }
         }
         try drain()
 
         // Folders get their mode and time last (children first), except those merged
-        // into existing folders, which stay behind in staging.
-        for entry in manifest.entries.reversed() where entry.type == .directory && placement[entry.path] != .merge {
-            let path = staging + "/" + entry.path
-            guard chmod(path, mode_t(entry.permissions ?? 0o700)) == 0 else { throw IOError("cannot set the mode of", path: path) }
+        // into existing folders, which stay behind in staging, and those that move
+        // themselves: moving a folder to another parent rewrites its "..", which takes
+        // write permission on it, so a read-only one gets its mode once in place.
+        for entry in manifest.entries.reversed() where entry.type == .directory && placement[entry.path] == .carried {
+            let path = stagingPath + "/" + entry.path
+            let handle = try staged.handle(for: entry.path)
+            guard fchmod(handle.fd, mode_t(entry.permissions ?? 0o700) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: path) }
             var times = Self.times(entry.mtime)
-            utimensat(AT_FDCWD, path, &times, 0)
+            futimens(handle.fd, &times)
         }
-        try moveIntoPlace(from: staging, to: folder, placement: placement)
+        staged = FolderChain(root: staging.handle, rootPath: stagingPath)
+        try moveIntoPlace(from: &staged, to: target, shown: folder, placement: placement, mask: mask)
         succeeded = true
-        StagingFolder.remove(staging)
+        staging.remove()
         return manifest.entries.count
+    }
+
+    /// The space and expansion checks made before anything is written.
+    private func check(_ limits: ExtractionLimits, target: FolderHandle, shown folder: String) throws {
+        var content = 0
+        for entry in manifest.entries where entry.type == .file { content = Self.saturatingAdd(content, entry.size) }
+        if let limit = limits.maxExpansion, let size = limits.bundleSize, content > Self.saturatingMultiply(limit, max(size, 1)) {
+            throw BundleError.expansionTooLarge(content: content, bundle: size, limit: limit, streaming: false)
+        }
+        var info = statvfs()
+        guard fstatvfs(target.fd, &info) == 0 else { throw IOError("cannot check the free space of", path: folder) }
+        let block = max(Int(info.f_frsize), 1)
+        let available = Self.saturatingMultiply(Int(clamping: info.f_bavail), block)
+        // Whole blocks: each file rounded up, a block for each folder and link.
+        var needed = 0
+        for entry in manifest.entries {
+            let blocks = entry.type == .file ? entry.size / block + (entry.size % block == 0 ? 0 : 1) : 1
+            needed = Self.saturatingAdd(needed, Self.saturatingMultiply(blocks, block))
+        }
+        if needed > available { throw BundleError.notEnoughSpace(folder: folder, needed: needed, available: available) }
+    }
+
+    static func saturatingAdd(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    static func saturatingMultiply(_ a: Int, _ b: Int) -> Int {
+        let (product, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? .max : product
     }
 
     enum Placement: Equatable {
         /// Nothing there: move the entry (a folder with everything in it).
         case new
-        /// A folder is there and the entry is a folder: move its entries one by one.
-        case merge
+        /// A folder is there and the entry is a folder: move its entries one by one. The
+        /// folder must still be this one (device and inode) when they move.
+        case merge(FileIdentity)
         /// Something else is there and `force` allows replacing it.
         case replace
         /// Inside an entry that moves whole.
         case carried
+
+        var isMerge: Bool { if case .merge = self { return true } else { return false } }
     }
 
     /// Where each entry goes, checked before anything is written.
-    private func plan(into folder: String, force: Bool) throws -> [String: Placement] {
-        var info = stat()
-        guard stat(folder, &info) == 0 else { throw BundleError.cannotExtract(IOError("cannot extract into", path: folder).description) }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw BundleError.cannotExtract(IOError("cannot extract into", path: folder, code: ENOTDIR).description)
-        }
+    private func plan(in target: FolderHandle, shown folder: String, force: Bool) throws -> [String: Placement] {
         var placement = [String: Placement]()
+        var existing = FolderChain(root: target, rootPath: folder)
         for entry in manifest.entries {
-            if let parent = BundlePath.parent(of: entry.path), placement[parent] != .merge {
+            let parent = BundlePath.parent(of: entry.path)
+            if let parent, !(placement[parent]?.isMerge ?? false) {
                 placement[entry.path] = .carried
                 continue
             }
             let destination = folder + "/" + entry.path
-            guard lstat(destination, &info) == 0 else {
-                guard errno == ENOENT else { throw IOError("cannot check", path: destination) }
+            let parentHandle = try existing.handle(for: parent)
+            guard let info = try parentHandle.entry(BundlePath.name(of: entry.path), shown: destination) else {
                 placement[entry.path] = .new
                 continue
             }
             let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
             if isFolder && entry.type == .directory {
-                placement[entry.path] = .merge
+                placement[entry.path] = .merge(FileIdentity(info))
             } else if isFolder {
                 throw BundleError.exists(path: destination, folder: true)
             } else if !force {
@@ -228,30 +304,52 @@ public final class BundleReader {
         return placement
     }
 
-    /// Moves the staged entries into `folder`. If a move fails, the entries this run
-    /// placed where nothing was are moved back into staging (which the caller then
-    /// removes), so `folder` is left as it was; a replaced entry (--force) stays replaced.
-    private func moveIntoPlace(from staging: String, to folder: String, placement: [String: Placement]) throws {
-        var placed: [(from: String, to: String)] = []
+    /// Moves the staged entries into `target`. Each move goes from an open staging folder
+    /// to an open target folder; the target folders merged into are reopened without
+    /// following links and must be the ones the plan saw. If a move fails, the entries
+    /// this run placed where nothing was are moved back into staging (which the caller
+    /// then removes), so the target is left as it was; a replaced entry (--force) stays
+    /// replaced.
+    private func moveIntoPlace(from staged: inout FolderChain, to target: FolderHandle, shown folder: String,
+                               placement: [String: Placement], mask: mode_t) throws {
+        var merged = [String: FileIdentity]()
+        for (path, place) in placement { if case .merge(let identity) = place { merged[path] = identity } }
+        var destinations = FolderChain(root: target, rootPath: folder, expected: merged)
+        var placed: [(from: FolderHandle, to: FolderHandle, name: String)] = []
+        /// Folders moved themselves, to get their mode and time once every move is done.
+        var settle: [(to: FolderHandle, name: String, identity: FileIdentity, entry: BundleManifest.Entry)] = []
         do {
             for entry in manifest.entries {
-                let from = staging + "/" + entry.path, to = folder + "/" + entry.path
-                switch placement[entry.path] {
-                case .new?:
-                    try Self.moveWithoutReplacing(from, to, isFolder: entry.type == .directory)
-                    placed.append((from, to))
-                case .replace?:
+                let place = placement[entry.path]
+                guard place == .new || place == .replace else { continue }
+                let parent = BundlePath.parent(of: entry.path)
+                let name = BundlePath.name(of: entry.path)
+                let from = try staged.handle(for: parent), to = try destinations.handle(for: parent)
+                let shown = folder + "/" + entry.path
+                if entry.type == .directory {
+                    settle.append((to, name, try from.folder(name, shown: shown).identity, entry))
+                }
+                if place == .new {
+                    try Self.moveWithoutReplacing(name, from: from, to: to, shown: shown, isFolder: entry.type == .directory)
+                    placed.append((from, to, name))
+                } else {
                     if entry.type == .directory {
                         // A file or link where the folder goes (rename can't replace it).
-                        guard unlink(to) == 0 || errno == ENOENT else { throw IOError("cannot replace", path: to) }
+                        guard unlinkat(to.fd, name, 0) == 0 || errno == ENOENT else { throw IOError("cannot replace", path: shown) }
                     }
-                    guard rename(from, to) == 0 else { throw IOError("cannot move into place", path: to) }
-                case .merge?, .carried?, nil:
-                    break
+                    guard renameat(from.fd, name, to.fd, name) == 0 else { throw IOError("cannot move into place", path: shown) }
                 }
             }
+            for (to, name, identity, entry) in settle.reversed() {
+                let shown = folder + "/" + entry.path
+                let moved = try to.folder(name, shown: shown)
+                guard moved.identity == identity else { throw BundleError.changedDuringExtraction(path: shown) }
+                guard fchmod(moved.fd, mode_t(entry.permissions ?? 0o700) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: shown) }
+                var times = Self.times(entry.mtime)
+                futimens(moved.fd, &times)
+            }
         } catch {
-            for move in placed.reversed() { rename(move.to, move.from) }
+            for move in placed.reversed() { renameat(move.to.fd, move.name, move.from.fd, move.name) }
             if let io = error as? IOError { throw BundleError.cannotExtract(io.description) }
             throw error
         }
@@ -259,13 +357,14 @@ public final class BundleReader {
 
     /// Nothing was there when the plan was made; something that appeared since (another
     /// program's file) is not replaced (renameat2 RENAME_NOREPLACE).
-    private static func moveWithoutReplacing(_ from: String, _ to: String, isFolder: Bool) throws {
-        if vfs_renameat_noreplace(AT_FDCWD, from, AT_FDCWD, to) == 0 { return }
-        if errno == EEXIST { throw BundleError.exists(path: to, folder: isFolder) }
-        guard errno == EINVAL || errno == ENOSYS else { throw IOError("cannot move into place", path: to) }
+    private static func moveWithoutReplacing(_ name: String, from: FolderHandle, to: FolderHandle, shown: String,
+                                             isFolder: Bool) throws {
+        if vfs_renameat_noreplace(from.fd, name, to.fd, name) == 0 { return }
+        if errno == EEXIST { throw BundleError.exists(path: shown, folder: isFolder) }
+        guard errno == EINVAL || errno == ENOSYS else { throw IOError("cannot move into place", path: shown) }
         var info = stat()
-        if lstat(to, &info) == 0 { throw BundleError.exists(path: to, folder: isFolder) }
-        guard rename(from, to) == 0 else { throw IOError("cannot move into place", path: to) }
+        if fstatat(to.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { throw BundleError.exists(path: shown, folder: isFolder) }
+        guard renameat(from.fd, name, to.fd, name) == 0 else { throw IOError("cannot move into place", path: shown) }
     }
 
     /// Access time left alone (UTIME_OMIT, a macro Swift does not import), mtime set.
@@ -279,10 +378,16 @@ public final class BundleReader {
     public static func openSealed<R>(_ decryptor: AgeDecryptor, fileKey: SecretBytes, progress: (@Sendable (Int) -> Void)? = nil,
                                _ body: (BundleReader) throws -> R) throws -> R {
         let job = HandOff(value: decryptor)
+        let read = ReadCounter()
         return try BytePipe.run(producerOnThread: { plaintext in
-            try job.value.decrypt(fileKey: fileKey, to: plaintext, progress: progress)
+            try job.value.decrypt(fileKey: fileKey, to: plaintext, progress: { n in
+                read.set(n)
+                progress?(n)
+            })
         }, consumer: { plaintext in
-            try body(BundleReader(source: plaintext))
+            let reader = try BundleReader(source: plaintext)
+            reader.bundleBytesRead = read.get
+            return try body(reader)
         })
     }
 
@@ -294,20 +399,30 @@ public final class BundleReader {
     }
 }
 
-/// Removes a staging tree we created (no links are followed; read-only folders are
-/// made writable first).
-enum StagingFolder {
-    static func remove(_ path: String) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            chmod(path, 0o700)
-            if let names = try? BundlePlan.names(in: path) {
-                for name in names { remove(path + "/" + String(decoding: name, as: UTF8.self)) }
-            }
-            rmdir(path)
-        } else {
-            unlink(path)
-        }
+/// What an extraction may write, beyond what the manifest says.
+public struct ExtractionLimits: Sendable {
+    /// The default cap: the content may be at most this many times the bundle's size.
+    public static let defaultMaxExpansion = 1000
+    /// Content (of a bundle that comes through a pipe) allowed beyond the cap while the
+    /// first chunks are read.
+    static let streamingSlack = 1 << 20
+    /// The most bytes of content per byte of bundle; nil for no cap.
+    public var maxExpansion: Int?
+    /// The bundle's size when it is a file; nil for a pipe, where the cap is checked as
+    /// the content comes out.
+    public var bundleSize: Int?
+
+    public init(maxExpansion: Int? = ExtractionLimits.defaultMaxExpansion, bundleSize: Int? = nil) {
+        self.maxExpansion = maxExpansion
+        self.bundleSize = bundleSize
     }
+}
+
+/// The count of bundle bytes read, set by the decrypting thread, read by the extracting one.
+private final class ReadCounter: @unchecked Sendable {
+    // Sendable: `value` is only touched under `lock`.
+    private let lock = Mutex()
+    private var value = 0
+    func set(_ n: Int) { lock.withLock { value = n } }
+    func get() -> Int { lock.withLock { value } }
 }

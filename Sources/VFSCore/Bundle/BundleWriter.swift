@@ -13,6 +13,8 @@ public final class BundlePlan {
     /// Bytes of file content (for progress).
     public private(set) var contentBytes = 0
     private var sources: [Source] = []
+    /// Where each link was found (stored path → path on disk), for messages.
+    private var linkPaths: [String: String] = [:]
 
     enum Source {
         case none
@@ -42,6 +44,7 @@ public final class BundlePlan {
             try addTop(name, shown: path)
             try walk(path: path, stored: name, warning: warning)
         }
+        try checkLinksStayInside()
         if let name = standardInputName, let input = standardInput {
             try addTop(name, shown: "standard input")
             let spool = try StandardInputSpool(source: input)
@@ -52,6 +55,18 @@ public final class BundlePlan {
             contentBytes += spool.size
         }
         try hashFiles()
+    }
+
+    /// Every link must resolve inside what is wrapped (through the other links too), as
+    /// vfs-unwrap insists; one that does not is refused here, by its path.
+    private func checkLinksStayInside() throws {
+        let links = Dictionary(uniqueKeysWithValues: entries.filter { $0.type == .symlink }.map { ($0.path, $0.target ?? "") })
+        for entry in entries where entry.type == .symlink {
+            let target = entry.target ?? ""
+            if !BundlePath.linkStaysInside(path: entry.path, target: target, links: links) {
+                throw BundleError.notUnwrappable(path: linkPaths[entry.path] ?? entry.path, reason: .linkOutside(target: target))
+            }
+        }
     }
 
     /// The name an input path is stored under: its last component (`docs/` → `docs`).
@@ -71,10 +86,12 @@ public final class BundlePlan {
     private func walk(path: String, stored: String, warning: (String) -> Void) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else { throw IOError("cannot read", path: path) }
-        let permissions = UInt32(info.st_mode & 0o7777)
+        var permissions = UInt32(info.st_mode & 0o7777)
         let mtime = Int(info.st_mtim.tv_sec)
         switch info.st_mode & S_IFMT {
         case S_IFREG:
+            // vfs-unwrap never creates setuid or setgid files: refuse now, not there.
+            if permissions & 0o6000 != 0 { throw BundleError.notUnwrappable(path: path, reason: .setuidFile) }
             let signature = FileSignature(info)
             entries.append(.init(path: stored, type: .file, size: signature.size, permissions: permissions, mtime: mtime))
             sources.append(.file(path: path, signature: signature))
@@ -89,7 +106,11 @@ public final class BundlePlan {
             }
             entries.append(.init(path: stored, type: .symlink, size: 0, permissions: permissions, mtime: mtime, target: target))
             sources.append(.none)
+            linkPaths[stored] = path
         case S_IFDIR:
+            // A folder's setgid bit (new files take its group) is about this machine's
+            // groups; it is not kept, as vfs-unwrap never sets it.
+            permissions &= ~0o6000
             entries.append(.init(path: stored, type: .directory, size: 0, permissions: permissions, mtime: mtime))
             sources.append(.none)
             for name in try Self.names(in: path) {

@@ -14,7 +14,8 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     public var group: String?
     /// The access control id (`--access-id`).
     public var accessID: String?
-    /// Who sealed it, when known (the recipient of the sender's keychain identity).
+    /// Who sealed it, as the sealer claims (the recipient of vfs-wrap -K's keychain
+    /// identity). Nothing proves it: anyone who can encrypt to the group can write any.
     public var sender: String?
     public var created: Date
     public var entries: [Entry]
@@ -156,6 +157,12 @@ enum BundlePath {
             if part == ".." { throw refuse("the path contains \"..\"") }
             if part == "." || part.isEmpty { throw refuse("the path is not in normal form") }
         }
+    }
+
+    /// The last component of a path.
+    static func name(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
     }
 
     static func parent(of path: String) -> String? {

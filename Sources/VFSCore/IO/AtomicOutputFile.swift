@@ -1,3 +1,4 @@
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,10 +9,19 @@ import Darwin
 /// temporary file in the same folder, which `commit()` fsyncs and renames over the
 /// target, then fsyncs the folder. Dropped without `commit()` (or on a signal), the
 /// temporary file is removed, so a failed run leaves nothing behind.
+///
+/// The temporary file is an unnamed O_TMPFILE file where the file system allows it, so
+/// even SIGKILL leaves nothing behind: it gets a name only at `commit()` (linked under
+/// a temporary name and renamed over the target, or with `exclusive` linked straight
+/// to the target). Elsewhere it is a named `.NAME.tmp-XXXXXX`. Either way it is mode
+/// 0600 until it is in place, locked (flock) while this process lives, and a later run
+/// writing the same target removes the ones a killed run left (its own, unlocked).
 public final class AtomicOutputFile: ByteSink {
     public let path: String
-    public let temporaryPath: String
+    /// The named temporary file, or nil while the file is unnamed (O_TMPFILE).
+    public private(set) var temporaryPath: String?
     public let fd: Int32
+    private let finalMode: mode_t
     private var done = false
 
     /// - Parameters:
@@ -23,8 +33,9 @@ public final class AtomicOutputFile: ByteSink {
         if lstat(requested, &info) == 0 {
             if exclusive { throw IOError("cannot create", path: requested, code: EEXIST) }
             if (info.st_mode & S_IFMT) == S_IFLNK {
-                // Write the file the link points to, keeping the link.
-                path = AtomicOutputFile.linkTarget(requested)
+                // Write the file the link points to, keeping the link; another user's
+                // link in a sticky, world-writable folder is refused (OutputLink).
+                path = try OutputLink.resolve(requested)
                 if stat(path, &info) != 0 { info.st_mode = S_IFREG }
             } else {
                 path = requested
@@ -40,20 +51,23 @@ public final class AtomicOutputFile: ByteSink {
         // 0644 because its new content was written elsewhere first).
         var existing = stat()
         let existingMode: mode_t? = stat(path, &existing) == 0 ? existing.st_mode & 0o777 : nil
+        finalMode = mode ?? existingMode ?? (0o666 & ~AtomicOutputFile.currentUmask())
         let folder = AtomicOutputFile.folder(of: path)
-        let base = path.split(separator: "/").last.map(String.init) ?? path
-        var template = Array("\(folder)/.\(base).tmp-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw IOError("cannot create", path: path) }
-        self.fd = fd
-        temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        TemporaryFiles.register(temporaryPath)
-        let finalMode = mode ?? existingMode ?? (0o666 & ~AtomicOutputFile.currentUmask())
-        if fchmod(fd, finalMode) != 0 {
-            let error = IOError("cannot set mode of", path: path)
-            abandon()
-            throw error
+        let prefix = Self.temporaryPrefix(of: path)
+        Self.removeStale(in: folder, prefix: prefix)
+        var fd = vfs_open_tmpfile(folder, 0o600)
+        if fd < 0 {
+            guard [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(errno) else { throw IOError("cannot create", path: path) }
+            var template = Array("\(folder)/\(prefix)XXXXXX".utf8CString)
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // mode 0600
+            guard fd >= 0 else { throw IOError("cannot create", path: path) }
+            let named = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            temporaryPath = named
+            TemporaryFiles.register(named)
         }
+        self.fd = fd
+        // Held until the process ends: a later run's sweep sees this writer is alive.
+        _ = flock(fd, LOCK_EX | LOCK_NB)
     }
 
     deinit { if !done { abandon() } }
@@ -69,16 +83,44 @@ public final class AtomicOutputFile: ByteSink {
         precondition(!done)
         guard fsync(fd) == 0 else { throw IOError("cannot sync", path: path) }
         if exclusive {
-            // link(2) fails if the target exists, so a file that appeared meanwhile is kept.
-            guard link(temporaryPath, path) == 0 else { throw IOError("cannot create", path: path) }
-            unlink(temporaryPath)
+            // The final mode first: the file appears under its own name at once. link(2)
+            // fails if the target exists, so a file that appeared meanwhile is kept.
+            guard fchmod(fd, finalMode) == 0 else { throw IOError("cannot set mode of", path: path) }
+            if let named = temporaryPath {
+                guard link(named, path) == 0 else { throw IOError("cannot create", path: path) }
+                unlink(named)
+            } else {
+                guard vfs_link_tmpfile(fd, path) == 0 else { throw IOError("cannot create", path: path) }
+            }
         } else {
-            guard rename(temporaryPath, path) == 0 else { throw IOError("cannot rename into place", path: path) }
+            let named = try temporaryPath ?? linkUnderTemporaryName()
+            guard rename(named, path) == 0 else { throw IOError("cannot rename into place", path: path) }
+            // 0600 until it was in place.
+            guard fchmod(fd, finalMode) == 0 else {
+                done = true
+                close(fd)
+                throw IOError("cannot set mode of", path: path)
+            }
         }
         done = true
         close(fd)
-        TemporaryFiles.unregister(temporaryPath)
+        if let named = temporaryPath { TemporaryFiles.unregister(named) }
         AtomicOutputFile.syncFolder(AtomicOutputFile.folder(of: path))
+    }
+
+    /// Gives the unnamed file a temporary name beside the target, for the rename.
+    private func linkUnderTemporaryName() throws -> String {
+        let folder = AtomicOutputFile.folder(of: path), prefix = Self.temporaryPrefix(of: path)
+        for _ in 0..<64 {
+            let named = folder + "/" + prefix + (try SecureRandom.bytes(6)).hexString
+            if vfs_link_tmpfile(fd, named) == 0 {
+                temporaryPath = named
+                TemporaryFiles.register(named)
+                return named
+            }
+            guard errno == EEXIST else { throw IOError("cannot create", path: path) }
+        }
+        throw IOError("cannot create", path: path, code: EEXIST)
     }
 
     /// Removes the temporary file; nothing appears at `path`.
@@ -86,21 +128,36 @@ public final class AtomicOutputFile: ByteSink {
         guard !done else { return }
         done = true
         close(fd)
-        unlink(temporaryPath)
-        TemporaryFiles.unregister(temporaryPath)
+        if let named = temporaryPath {
+            unlink(named)
+            TemporaryFiles.unregister(named)
+        }
     }
 
-    /// Where a symbolic link points, resolved against the link's folder.
-    static func linkTarget(_ link: String) -> String {
-        if let resolved = realpath(link, nil) {
-            defer { free(resolved) }
-            return String(cString: resolved)
+    /// `.NAME.tmp-`: the start of the temporary names for `path`.
+    static func temporaryPrefix(of path: String) -> String {
+        ".\(path.split(separator: "/").last.map(String.init) ?? path).tmp-"
+    }
+
+    /// Removes the named temporary files for one target that a killed run left in
+    /// `folder`: this user's regular files whose writer no longer holds their lock.
+    static func removeStale(in folder: String, prefix: String) {
+        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folderFD >= 0 else { return }
+        defer { close(folderFD) }
+        guard let names = try? Shredder.list(folderFD) else { return }
+        let start = Array(prefix.utf8).map { CChar(bitPattern: $0) }
+        for name in names where name.bytes.starts(with: start) {
+            let fd = openat(folderFD, name.bytes, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var opened = stat(), now = stat()
+            guard fstat(fd, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG, opened.st_uid == geteuid(),
+                  flock(fd, LOCK_EX | LOCK_NB) == 0,
+                  fstatat(folderFD, name.bytes, &now, AT_SYMLINK_NOFOLLOW) == 0,
+                  now.st_dev == opened.st_dev, now.st_ino == opened.st_ino else { continue }
+            unlinkat(folderFD, name.bytes, 0)
         }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink(link, &buffer, buffer.count - 1)
-        guard n > 0 else { return link }
-        let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return target.hasPrefix("/") ? target : folder(of: link) + "/" + target
     }
 
     static func folder(of path: String) -> String {

@@ -52,6 +52,13 @@ enum FileOverwrite {
             close(fd)
             return .refused(.changedMeanwhile)
         }
+        // The walk never enters a pseudo file system; this holds even if one was mounted
+        // over the path meanwhile (the magic number alone: devtmpfs needs the mount table).
+        var magic: UInt = 0
+        if vfs_fstatfs_type(fd, &magic) == 0, case let kind = FileSystemKind(magic: magic), kind.pseudo {
+            close(fd)
+            return .refused(.pseudoFileSystem(kind.name))
+        }
         if info.st_nlink > 1 && !options.mayOverwrite(linked: info) {
             close(fd)
             return .refused(.hardLinked(otherNames: Int(info.st_nlink) - 1))

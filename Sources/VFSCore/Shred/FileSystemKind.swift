@@ -1,4 +1,7 @@
 import CLinux
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The file system a file lives on, as far as overwriting it in place is concerned.
 ///
@@ -14,25 +17,83 @@ public struct FileSystemKind: Sendable, Equatable {
     /// Why an in-place overwrite may leave old data behind; nil where it is in place.
     public let caveat: String?
 
+    /// A kernel interface dressed as files (sysfs, proc, devtmpfs, cgroup…): its "files"
+    /// are not stored data, and writing random bytes into them changes the running
+    /// system. Never shredded.
+    public let pseudo: Bool
+
     public var overwritesInPlace: Bool { caveat == nil }
 
-    /// The file system of an open file or folder.
+    /// The file system of an open file or folder. devtmpfs reports tmpfs's magic number,
+    /// so for a RAM-backed one the mount table names it.
     public static func of(fd: Int32) -> FileSystemKind? {
         var type: UInt = 0
         guard vfs_fstatfs_type(fd, &type) == 0 else { return nil }
+        if type == Self.tmpfsMagic || type == Self.ramfsMagic,
+           let mount = MountIdentity.of(fd: fd)?.mount, MountIdentity.typeName(ofMount: mount) == "devtmpfs" {
+            return FileSystemKind(magic: type, name: "devtmpfs", caveat: nil, pseudo: true)
+        }
         return FileSystemKind(magic: type)
+    }
+
+    /// The file system of the entry `name` in an open folder, without following a link.
+    static func of(_ name: [CChar], in folder: Int32) -> FileSystemKind? {
+        let handle = vfs_open_path_nofollow(folder, name)
+        guard handle >= 0 else { return nil }
+        defer { close(handle) }
+        return of(fd: handle)
     }
 
     public init(magic: UInt) {
         self.magic = magic
-        if let known = Self.known[magic] {
+        if let pseudoName = Self.pseudoKinds[magic] {
+            name = pseudoName
+            caveat = nil
+            pseudo = true
+        } else if let known = Self.known[magic] {
             name = known.name
             caveat = known.caveat
+            pseudo = false
         } else {
             name = "0x" + String(magic, radix: 16)
             caveat = nil
+            pseudo = false
         }
     }
+
+    private init(magic: UInt, name: String, caveat: String?, pseudo: Bool) {
+        self.magic = magic
+        self.name = name
+        self.caveat = caveat
+        self.pseudo = pseudo
+    }
+
+    static let tmpfsMagic: UInt = 0x01021994
+    static let ramfsMagic: UInt = 0x858458F6
+
+    /// linux/magic.h's numbers of the pseudo file systems.
+    private static let pseudoKinds: [UInt: String] = [
+        0x62656572: "sysfs",
+        0x9FA0: "proc",
+        0x27E0EB: "cgroup",
+        0x63677270: "cgroup2",
+        0x64626720: "debugfs",
+        0x74726163: "tracefs",
+        0x73636673: "securityfs",
+        0x6165676C: "pstore",
+        0xDE5E81E4: "efivarfs",
+        0xCAFE4A11: "bpf",
+        0x62656570: "configfs",
+        0x1CD1: "devpts",
+        0x19800202: "mqueue",
+        0x42494E4D: "binfmt_misc",
+        0x65735543: "fusectl",
+        0xF97CFF8C: "selinuxfs",
+        0x43415D53: "smackfs",
+        0x6E736673: "nsfs",
+        0x0187: "autofs",
+        0x67596969: "rpc_pipefs",
+    ]
 
     private static let copyOnWrite = "copy-on-write: new data goes to new blocks, old blocks (and snapshots) keep the old content"
     private static let known: [UInt: (name: String, caveat: String?)] = [
@@ -54,6 +115,5 @@ public struct FileSystemKind: Sendable, Equatable {
         0xFE534D42: ("smb2", "network file system: the server decides where data is written"),
         0x65735546: ("fuse", "FUSE: the file system process decides where data is written"),
         0x73717368: ("squashfs", "read-only compressed file system"),
-        0x9FA0: ("proc", "not a disk file system"),
     ]
 }

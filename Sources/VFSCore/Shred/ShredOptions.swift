@@ -41,17 +41,23 @@ public struct ShredOptions: Sendable {
 public struct ShredSelection: Sendable {
     /// Only entries last modified at least this many seconds before `now`.
     public var olderThan: Int?
-    /// fnmatch(3) patterns matched against base names; an entry must match one of them
-    /// (when there are any) and none of `excludes`.
-    public var includes: [String] = []
-    public var excludes: [String] = []
+    /// fnmatch(3) patterns matched against base names, as NUL-terminated bytes (a glob,
+    /// like a name, need not be UTF-8); an entry must match one of `includes` (when there
+    /// are any) and none of `excludes`.
+    var includes: [[CChar]] = []
+    var excludes: [[CChar]] = []
     /// The moment ages are measured from, in seconds since the epoch.
     public var now: Int
 
     public init(olderThan: Int? = nil, includes: [String] = [], excludes: [String] = [], now: Int? = nil) {
+        self.init(olderThan: olderThan, rawIncludes: includes.map { Array($0.utf8) }, rawExcludes: excludes.map { Array($0.utf8) }, now: now)
+    }
+
+    /// Globs as the bytes the command line gave.
+    public init(olderThan: Int? = nil, rawIncludes: [[UInt8]], rawExcludes: [[UInt8]], now: Int? = nil) {
         self.olderThan = olderThan
-        self.includes = includes
-        self.excludes = excludes
+        self.includes = rawIncludes.map { $0.map { CChar(bitPattern: $0) } + [0] }
+        self.excludes = rawExcludes.map { $0.map { CChar(bitPattern: $0) } + [0] }
         self.now = now ?? Int(time(nil))
     }
 
@@ -75,7 +81,7 @@ public struct ShredSelection: Sendable {
     }
 
     /// fnmatch without flags: `*` and `?` match any character, a leading dot included.
-    static func matches(_ pattern: String, _ name: [CChar]) -> Bool {
+    static func matches(_ pattern: [CChar], _ name: [CChar]) -> Bool {
         fnmatch(pattern, name, 0) == 0
     }
 }

@@ -12,6 +12,10 @@ public enum ShredRefusal: Sendable, Equatable, CustomStringConvertible {
     case specialName
     /// The entry was replaced by another one between looking at it and opening it.
     case changedMeanwhile
+    /// A mount point inside a tree (another file system, or a bind mount): not crossed.
+    case otherFileSystem
+    /// On sysfs, proc, devtmpfs, cgroup or another kernel pseudo file system (its name).
+    case pseudoFileSystem(String)
 
     public var description: String {
         switch self {
@@ -25,6 +29,8 @@ public enum ShredRefusal: Sendable, Equatable, CustomStringConvertible {
         case .unknownType: return "is not a regular file"
         case .specialName: return "refusing to shred '.', '..' or '/'"
         case .changedMeanwhile: return "it was replaced while being shredded; left alone"
+        case .otherFileSystem: return "is a mount point (another file system or a bind mount); not crossed"
+        case .pseudoFileSystem(let name): return "is on \(name), a kernel pseudo file system, not stored data; refused"
         }
     }
 }
@@ -41,6 +47,9 @@ public enum ShredEvent: Sendable {
     case failed(path: String, reason: String)
     /// The first time a file system that may not overwrite in place is met.
     case weakFileSystem(path: String, kind: FileSystemKind)
+    /// A folder named on the command line is a mount point: what it held went, the
+    /// folder itself stays (a mount point can't be removed).
+    case keptMountPoint(path: String)
 }
 
 /// The run's summary (`--json`).
@@ -66,6 +75,9 @@ public struct ShredSummary: Codable, Sendable, Equatable {
 
     public init() {}
 
+    /// Why a mount point named on the command line was kept.
+    public static let mountPointKept = "is a mount point: what it held was shredded, the folder itself stays"
+
     /// Exit 0 only when nothing was skipped or failed.
     public var complete: Bool { skipped.isEmpty && errors.isEmpty }
 
@@ -78,6 +90,8 @@ public struct ShredSummary: Codable, Sendable, Equatable {
         case .failed(let path, let reason): errors.append(Entry(path: path, reason: reason))
         case .weakFileSystem(let path, let kind):
             warnings.append(Entry(path: path, reason: "\(kind.name): \(kind.caveat ?? "")"))
+        case .keptMountPoint(let path):
+            warnings.append(Entry(path: path, reason: Self.mountPointKept))
         }
     }
 }

@@ -91,13 +91,29 @@ public final class Shredder {
                 continue
             }
             let entry = Entry(name: name, path: shown, info: info)
+            // sysfs, proc and the like are refused outright (devices, refused or
+            // overwritten for what they are, live on devtmpfs).
+            if [S_IFREG, S_IFDIR, S_IFLNK].contains(entry.type),
+               let kind = FileSystemKind.of(name.bytes, in: folderFD), kind.pseudo {
+                emit(.skipped(path: shown, reason: .pseudoFileSystem(kind.name)))
+                continue
+            }
             switch entry.type {
             case S_IFDIR:
                 guard options.recursive else {
                     emit(.skipped(path: shown, reason: .folderWithoutRecursive))
                     continue
                 }
-                if shredFolder(entry, in: folderFD) { pending!.entries.append(entry) }
+                if shredFolder(entry, in: folderFD, root: nil) {
+                    // A mount point named on the command line: its content went, the
+                    // folder can't (and shouldn't) be removed.
+                    if let parentMount = MountIdentity.of(fd: folderFD),
+                       !MountIdentity.of(name.bytes, in: folderFD, info: info).sameMount(as: parentMount) {
+                        emit(.keptMountPoint(path: shown))
+                    } else {
+                        pending!.entries.append(entry)
+                    }
+                }
             case S_IFBLK where options.devices:
                 if options.selection.selects(name.bytes, modified: info.st_mtim) { overwriteDevice(entry, in: folderFD) }
             default:
@@ -116,7 +132,9 @@ public final class Shredder {
 
     /// Shreds what a folder holds, depth first; true when the folder itself should go
     /// (everything in it was destroyed, and it held something or nothing was filtered).
-    private func shredFolder(_ entry: Entry, in parent: Int32) -> Bool {
+    /// The walk stays on `root`, the mount it started on (the folder's own for the folder
+    /// named): entries on another mount, bind mounts included, are skipped and reported.
+    private func shredFolder(_ entry: Entry, in parent: Int32, root: MountIdentity?) -> Bool {
         let fd = openat(parent, entry.name.bytes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ELOOP || errno == ENOTDIR { emit(.skipped(path: entry.path, reason: .changedMeanwhile)) }
@@ -127,6 +145,15 @@ public final class Shredder {
         var opened = stat()
         guard fstat(fd, &opened) == 0, opened.st_dev == entry.info.st_dev, opened.st_ino == entry.info.st_ino else {
             emit(.skipped(path: entry.path, reason: .changedMeanwhile))
+            return false
+        }
+        guard let here = MountIdentity.of(fd: fd) else {
+            emit(.failed(path: entry.path, reason: IOError("cannot look at folder", path: entry.path).description))
+            return false
+        }
+        let root = root ?? here
+        guard here.sameMount(as: root) else {
+            emit(.skipped(path: entry.path, reason: .otherFileSystem))
             return false
         }
         let names: [FileName]
@@ -147,12 +174,17 @@ public final class Shredder {
                 continue
             }
             let child = Entry(name: name, path: path, info: info)
+            guard MountIdentity.of(name.bytes, in: fd, info: info).sameMount(as: root) else {
+                emit(.skipped(path: path, reason: .otherFileSystem))
+                everythingGone = false
+                continue
+            }
             if child.type == S_IFDIR { folders.append(child) }
             else if disposition(of: child, inTree: true) { batch.append(child) }
             else { everythingGone = false }
         }
         for folder in folders {
-            if shredFolder(folder, in: fd) { batch.append(folder) } else { everythingGone = false }
+            if shredFolder(folder, in: fd, root: root) { batch.append(folder) } else { everythingGone = false }
         }
         var start = 0
         while start < batch.count {
