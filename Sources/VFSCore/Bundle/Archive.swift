@@ -1,4 +1,4 @@
-import CArchive
+internal import CArchive
 #if canImport(Glibc)
 import Glibc
 #endif

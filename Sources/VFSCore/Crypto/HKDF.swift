@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// HKDF-SHA-256 (extract then expand) through OpenSSL's EVP_KDF.
 public enum HKDF {

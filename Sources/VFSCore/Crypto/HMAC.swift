@@ -1,5 +1,5 @@
 import Foundation
-import COpenSSL
+internal import COpenSSL
 
 /// HMAC-SHA-256.
 public enum HMACSHA256 {

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// A fast stream of random-looking bytes: the AES-256-CTR keystream under a random key
 /// (AES-NI makes it several GB/s per core), for overwriting data. It owns one

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// A failure inside libcrypto, with the library's own message.
 public struct OpenSSLError: Error, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Foundation
-import COpenSSL
+internal import COpenSSL
 
 /// SHA-256, one-shot or incremental (EVP_MD_CTX, owned and freed here).
 public final class SHA256 {

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// scrypt (RFC 7914) through EVP_PBE_scrypt.
 public enum Scrypt {

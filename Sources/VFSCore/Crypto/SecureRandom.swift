@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// The CSPRNG (OpenSSL RAND_bytes).
 public enum SecureRandom {

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// X25519 (RFC 7748) through EVP_PKEY.
 public enum X25519 {

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 
 /// The file system a file lives on, as far as overwriting it in place is concerned.
 ///
