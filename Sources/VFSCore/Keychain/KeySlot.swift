@@ -45,13 +45,13 @@ public struct KeySlot: Equatable, Sendable {
         let salt = try SecureRandom.bytes(saltCount)
         let key = try Scrypt.deriveKey(password: secret, salt: salt, logN: workFactor, r: 8, p: 1)
         return KeySlot(kind: kind, logN: UInt8(workFactor), r: 8, p: 1, salt: salt,
-                       wrappedKey: try ChaChaPoly.seal(key: key, plaintext: masterKey), questions: questions)
+                       wrappedKey: try wrapKey(masterKey, under: key), questions: questions)
     }
 
     /// The master key, or nil when `secret` is not the one this slot was wrapped with.
     public func unwrap(secret: SecretBytes) throws -> SecretBytes? {
         let key = try Scrypt.deriveKey(password: secret, salt: salt, logN: Int(logN), r: Int(r), p: Int(p))
-        return try ChaChaPoly.open(key: key, ciphertext: wrappedKey)
+        return try KeySlot.unwrapKey(wrappedKey, under: key)
     }
 
     /// The same key under another secret (a new passcode): a new salt, the same work factor.
@@ -95,5 +95,21 @@ public struct KeySlot: Equatable, Sendable {
             }
         }
         return KeySlot(kind: kind, logN: logN, r: r, p: p, salt: salt, wrappedKey: wrapped, questions: questions)
+    }
+}
+
+private extension KeySlot {
+    // The nonce is fixed (all zeros), as age does for file keys: every wrapping key is
+    // derived afresh (a new scrypt salt, or a new ephemeral share) and seals one master
+    // key only, so a key and nonce pair never meets a second message.
+    static let zeroNonce = [UInt8](repeating: 0, count: ChaChaPoly.nonceCount)
+
+    static func wrapKey(_ masterKey: SecretBytes, under key: SecretBytes) throws -> [UInt8] {
+        try ChaChaPoly.seal(key: key, nonce: zeroNonce, plaintext: masterKey)
+    }
+
+    /// nil when `key` is not the one `wrapped` was sealed under.
+    static func unwrapKey(_ wrapped: [UInt8], under key: SecretBytes) throws -> SecretBytes? {
+        try ChaChaPoly.open(key: key, nonce: zeroNonce, ciphertext: wrapped)
     }
 }
