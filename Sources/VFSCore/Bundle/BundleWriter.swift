@@ -248,11 +248,8 @@ struct FileSignature: Equatable {
         guard FileSignature(info) == expecting else { throw BundleError.changedWhileWrapping(path: path) }
         var total = 0
         while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw IOError("cannot read", path: path)
-            }
+            let n = retryingEINTR { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            if n < 0 { throw IOError("cannot read", path: path) }
             if n == 0 { break }
             total += n
             guard total <= expecting.size else { throw BundleError.changedWhileWrapping(path: path) }

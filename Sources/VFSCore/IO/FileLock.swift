@@ -23,8 +23,7 @@ public final class FileLock {
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
         guard fd >= 0 else { throw IOError("cannot open lock file", path: path) }
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
-        while flock(fd, operation) != 0 {
-            if errno == EINTR { continue }
+        if retryingEINTR({ flock(fd, operation) }) != 0 {
             let error = IOError(errno == EWOULDBLOCK ? "locked by another process:" : "cannot lock", path: path)
             close(fd)
             fd = -1
