@@ -125,7 +125,7 @@ public final class BundlePlan {
     private func hashFiles() throws {
         let jobs = sources.indices.filter { if case .file = sources[$0] { return true } else { return false } }
         let results = HashResults(count: sources.count)
-        let workers = max(1, min(jobs.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        let workers = ProcessorCount.available(limit: max(1, jobs.count))
         let next = Counter()
         let work = HandOff(value: sources)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
