@@ -3,7 +3,7 @@ internal import COpenSSL
 /// ChaCha20-Poly1305 (RFC 7539) with a 12-byte nonce and a 16-byte tag appended to the
 /// ciphertext. One context per thread: it owns an EVP_CIPHER_CTX and keeps its key
 /// schedule between messages, so a stream of chunks only changes the nonce.
-public final class ChaChaPoly {
+final class ChaChaPoly {
     public static let keyCount = 32
     public static let nonceCount = 12
     public static let tagCount = 16
