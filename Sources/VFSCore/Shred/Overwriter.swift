@@ -131,7 +131,7 @@ private struct PassTarget {
         let free = BlockingQueue<Int>(), full = BlockingQueue<Int>()
         for i in buffers.indices { free.put(i) }
         let shared = HandOff(value: (stream, buffers, chunks))
-        let failure = ErrorBox()
+        let failure = FirstError()
         let producer = JoinableThread {
             let (stream, buffers, chunks) = shared.value
             for chunk in chunks {
@@ -210,13 +210,4 @@ final class AlignedBuffer: @unchecked Sendable {
     }
 
     deinit { bytes.deallocate() }
-}
-
-/// The first error another thread met.
-final class ErrorBox: @unchecked Sendable {
-    // Sendable: `error` is only touched under `lock`.
-    private let lock = PThreadMutex()
-    private var error: Error?
-    func set(_ value: Error) { lock.withLock { if error == nil { error = value } } }
-    func get() -> Error? { lock.withLock { error } }
 }
