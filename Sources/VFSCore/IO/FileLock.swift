@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// An advisory lock (flock) on a sidecar file `PATH.lock` beside a data file.
