@@ -9,7 +9,7 @@ import Glibc
 /// new one. Readers take it shared, writers exclusive; it is released by `unlock()`,
 /// on deinit, or by the kernel when the process dies (so a killed writer never
 /// leaves a stale lock behind).
-public final class FileLock {
+final class FileLock {
     public let path: String
     private var fd: Int32
 
