@@ -18,9 +18,9 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-relay", ["VFSRelayServer", .product(name: "Logging", package: "swift-log")]),
 ]
 
+// Linux only (Glibc, and renameat2, fstatfs, O_DIRECT through CLinux): no platforms line.
 let package = Package(
     name: "vfs",
-    platforms: [.macOS(.v13)],
     products: tools.map { .executable(name: $0.name, targets: [$0.name]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -31,8 +31,7 @@ public enum Terminal {
         var line = [UInt8]()
         var byte: UInt8 = 0
         while true {
-            let n = Glibc.read(fd, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
+            let n = retryingEINTR { Glibc.read(fd, &byte, 1) }
             if n <= 0 || byte == 0x0A { break }
             line.append(byte)
         }

@@ -172,13 +172,8 @@ public enum Diagnostics {
     }
 
     public static func writeStandardError(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { if errno == EINTR { continue }; return }
-            offset += n
-        }
+        // Nowhere left to report a failure to write the report.
+        try? writeAll(fd: STDERR_FILENO, Array(text.utf8))
     }
 }
 

@@ -64,7 +64,7 @@ struct KeyGen: VFSCommand, CheckedCommand {
             return
         }
         let identity: AgeIdentity = postQuantum ? .hybrid(try HybridIdentity.generate()) : .x25519(try X25519Identity.generate())
-        let created = ISO8601DateFormatter().string(from: Date())
+        let created = DateText.iso8601(Date())
         let out = try ToolIO.openOutput(output, binary: false, mode: 0o600, exclusive: true)
         try out.sink.write(Array(KeyFile.identityFileText(identity, created: created).utf8))
         try out.commit(exclusive: true)

@@ -104,10 +104,10 @@ struct Unwrap: VFSCommand, CheckedCommand {
         // Names come from the bundle: control characters are escaped (--json has them exact).
         let show = DisplayText.printable
         var text = "# group: \(show(manifest.group ?? "-"))\n# access id: \(show(manifest.accessID ?? "-"))\n# claimed sender: \(manifest.sender.map { show($0) + " (not verified)" } ?? "-")\n"
-        text += "# created: \(ISO8601DateFormatter().string(from: manifest.created))\n"
+        text += "# created: \(DateText.iso8601(manifest.created))\n"
         for entry in manifest.entries {
             let size = String(entry.size)
-            text += "\(Self.modeString(entry)) \(String(repeating: " ", count: max(0, 12 - size.count)))\(size) \(Self.timeString(entry.mtime)) \(show(entry.path))"
+            text += "\(Self.modeString(entry)) \(String(repeating: " ", count: max(0, 12 - size.count)))\(size) \(DateText.minutes(sinceEpoch: entry.mtime)) \(show(entry.path))"
             if let target = entry.target { text += " -> \(show(target))" }
             text += "\n"
         }
@@ -119,14 +119,6 @@ struct Unwrap: VFSCommand, CheckedCommand {
         var out = entry.type == .directory ? "d" : entry.type == .symlink ? "l" : "-"
         for (i, c) in "rwxrwxrwx".enumerated() { out.append(bits & (0o400 >> UInt32(i)) != 0 ? c : "-") }
         return out
-    }
-
-    static func timeString(_ seconds: Int) -> String {
-        var t = time_t(seconds), parts = tm()
-        gmtime_r(&t, &parts)
-        var buffer = [CChar](repeating: 0, count: 32)
-        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M", &parts)
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Input that is not age: copied out unchanged (the seed's "not wrapped, use it directly").

@@ -83,15 +83,18 @@ struct ShredEngineTests {
     func selection() {
         let now = 1_000_000
         let select = ShredSelection(olderThan: 7 * 86400, includes: ["*.csv", "*.tsv"], excludes: ["keep*"], now: now)
-        let old = timespec(tv_sec: now - 8 * 86400, tv_nsec: 0)
-        let young = timespec(tv_sec: now - 6 * 86400, tv_nsec: 0)
-        let edge = timespec(tv_sec: now - 7 * 86400, tv_nsec: 0)
+        let old = now - 8 * 86400
+        let young = now - 6 * 86400
+        let edge = now - 7 * 86400
         #expect(select.selects(name: "a.csv", modified: old))
         #expect(select.selects(name: ".hidden.tsv", modified: old))
         #expect(!select.selects(name: "a.csv", modified: young))
         #expect(!select.selects(name: "a.csv", modified: edge))
         #expect(!select.selects(name: "a.txt", modified: old))
         #expect(!select.selects(name: "keep.csv", modified: old))
+        // The form the tree walk calls, with stat(2)'s time: whole seconds decide.
+        #expect(select.selects(Array("a.csv".utf8CString), modified: timespec(tv_sec: old, tv_nsec: 999_999_999)))
+        #expect(!select.selects(Array("a.csv".utf8CString), modified: timespec(tv_sec: edge, tv_nsec: 0)))
         #expect(select.filters)
         let all = ShredSelection()
         #expect(!all.filters)

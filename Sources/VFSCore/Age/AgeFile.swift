@@ -38,7 +38,7 @@ public enum AgeEncryptor {
 /// passphrase is needed), then the file key, then the payload.
 public final class AgeDecryptor {
     private let input: BufferedSource
-    public let header: Header
+    let header: Header
     public let isArmored: Bool
 
     /// Parses the header; detects armor unless `armored` says.

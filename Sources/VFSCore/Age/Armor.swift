@@ -1,6 +1,6 @@
 /// ASCII armor: strict PEM (RFC 7468) with the label "AGE ENCRYPTED FILE", padded
 /// canonical base64 in 64-column lines, up to 1024 bytes of whitespace around it.
-public enum Armor {
+enum Armor {
     static let begin = Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)
     static let end = Array("-----END AGE ENCRYPTED FILE-----".utf8)
     static let columns = 64

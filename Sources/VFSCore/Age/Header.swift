@@ -1,5 +1,5 @@
 /// The age v1 header: version line, stanzas, and the MAC line.
-public struct Header: Sendable {
+struct Header: Sendable {
     public static let versionLine = "age-encryption.org/v1"
 
     public var stanzas: [Stanza]

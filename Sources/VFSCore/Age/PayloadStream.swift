@@ -11,7 +11,7 @@ import Dispatch
 /// core, and a writer thread writes the batch out. A fixed pool of batches bounds memory
 /// whatever the input size. On decryption a batch's plaintext is written only up to the
 /// first chunk that fails to authenticate.
-public enum PayloadStream {
+enum PayloadStream {
     public static let chunkSize = 64 * 1024
     public static let sealedChunkSize = chunkSize + ChaChaPoly.tagCount
     public static let nonceCount = 16

@@ -16,7 +16,7 @@ enum WrappedFileKey {
     static let bodyCount = fileKeyCount + ChaChaPoly.tagCount
 
     static func seal(_ fileKey: SecretBytes, key: SecretBytes) throws -> [UInt8] {
-        try ChaChaPoly.seal(key: key, plaintext: fileKey)
+        try ChaChaPoly.seal(key: key, nonce: zeroNonce, plaintext: fileKey)
     }
 
     /// nil if the body does not authenticate under `key` (a different recipient).
@@ -25,6 +25,11 @@ enum WrappedFileKey {
         guard body.count == bodyCount else {
             throw AgeError.header("\(stanzaType) stanza body is \(body.count) bytes, not \(bodyCount)")
         }
-        return try ChaChaPoly.open(key: key, ciphertext: body)
+        return try ChaChaPoly.open(key: key, nonce: zeroNonce, ciphertext: body)
     }
+
+    // The nonce is fixed (all zeros) because every wrapping key here is derived afresh
+    // for one file key (from a new ephemeral share or a new scrypt salt) and seals that
+    // one message only. The payload, where one key seals many chunks, counts its nonces.
+    private static let zeroNonce = [UInt8](repeating: 0, count: ChaChaPoly.nonceCount)
 }

@@ -1,4 +1,4 @@
-import CArchive
+internal import CArchive
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -67,7 +67,7 @@ final class ArchiveWriter: ArchiveHandle {
         if compress {
             try check(archive_write_add_filter_zstd(a), "add the zstd filter")
             // Compress on every core (zstd's own workers); the output is still one zstd stream.
-            let cores = max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 16))
+            let cores = ProcessorCount.available(limit: 16)
             try check(archive_write_set_filter_option(a, "zstd", "threads", "\(cores)"), "set the zstd threads")
         }
         // Blocks of 1 MiB (few hand-offs to the encryptor), and the last one not padded: the stream ends where its data

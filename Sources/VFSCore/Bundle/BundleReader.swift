@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc

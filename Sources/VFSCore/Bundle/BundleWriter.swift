@@ -145,32 +145,21 @@ public final class BundlePlan {
     /// Hashes every file on all cores.
     private func hashFiles() throws {
         let jobs = sources.indices.filter { if case .file = sources[$0] { return true } else { return false } }
-        let results = HashResults(count: sources.count)
-        let workers = max(1, min(jobs.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-        let next = Counter()
         let work = HandOff(value: sources)
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        let digests = WorkQueue<Result<String, Error>>.forEach(count: jobs.count,
+                                                              workers: ProcessorCount.available(limit: jobs.count)) { queue in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
-            while let job = next.take(below: jobs.count) {
-                let index = jobs[job]
-                guard case .file(let path, let signature) = work.value[index] else { continue }
-                do {
+            while let job = queue.take() {
+                guard case .file(let path, let signature) = work.value[jobs[job]] else { preconditionFailure("jobs are files") }
+                queue.record(job, Result {
                     let hasher = SHA256()
                     try FileSignature.read(path: path, expecting: signature, buffer: buffer) { hasher.update($0) }
-                    results.set(index, .success(hasher.finalize().hexString))
-                } catch {
-                    results.set(index, .failure(error))
-                }
+                    return hasher.finalize().hexString
+                })
             }
         }
-        for index in jobs {
-            switch results.get(index) {
-            case .success(let digest): entries[index].sha256 = digest
-            case .failure(let error): throw error
-            case nil: preconditionFailure("a file was not hashed")
-            }
-        }
+        for (job, index) in jobs.enumerated() { entries[index].sha256 = try digests[job].get() }
     }
 
     /// Writes the plaintext bundle: the manifest, then every entry in its order.
@@ -269,11 +258,8 @@ struct FileSignature: Equatable {
         guard FileSignature(info) == expecting else { throw BundleError.changedWhileWrapping(path: path) }
         var total = 0
         while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw IOError("cannot read", path: path)
-            }
+            let n = retryingEINTR { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            if n < 0 { throw IOError("cannot read", path: path) }
             if n == 0 { break }
             total += n
             guard total <= expecting.size else { throw BundleError.changedWhileWrapping(path: path) }
@@ -351,29 +337,5 @@ final class HashingSource: ByteSource {
         hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         count += n
         return n
-    }
-}
-
-/// Digests (or errors) by index, filled by the hashing workers.
-private final class HashResults: @unchecked Sendable {
-    // Sendable: every access holds `lock`.
-    private var results: [Result<String, Error>?]
-    private let lock = PThreadMutex()
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ value: Result<String, Error>) { lock.withLock { results[index] = value } }
-    func get(_ index: Int) -> Result<String, Error>? { lock.withLock { results[index] } }
-}
-
-/// Hands out job numbers to workers.
-private final class Counter: @unchecked Sendable {
-    // Sendable: `next` is only touched with `lock` held.
-    private var next = 0
-    private let lock = PThreadMutex()
-    func take(below limit: Int) -> Int? {
-        lock.withLock {
-            guard next < limit else { return nil }
-            defer { next += 1 }
-            return next
-        }
     }
 }

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// A FIFO handed between threads; `cancel()` wakes every waiter and makes `take()`

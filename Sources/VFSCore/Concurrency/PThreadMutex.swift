@@ -4,7 +4,7 @@ import Glibc
 
 /// A pthread mutex (Foundation-free, usable from a signal-free context only). Named so
 /// it does not clash with Swift 6's `Synchronization.Mutex` in code that imports both.
-public final class PThreadMutex: @unchecked Sendable {
+package final class PThreadMutex: @unchecked Sendable {
     // Sendable: all access to the pthread mutex goes through lock/unlock.
     private var mutex = pthread_mutex_t()
     public init() { pthread_mutex_init(&mutex, nil) }

@@ -1,9 +1,9 @@
-import COpenSSL
+internal import COpenSSL
 
 /// ChaCha20-Poly1305 (RFC 7539) with a 12-byte nonce and a 16-byte tag appended to the
 /// ciphertext. One context per thread: it owns an EVP_CIPHER_CTX and keeps its key
 /// schedule between messages, so a stream of chunks only changes the nonce.
-public final class ChaChaPoly {
+final class ChaChaPoly {
     public static let keyCount = 32
     public static let nonceCount = 12
     public static let tagCount = 16
@@ -67,9 +67,12 @@ public final class ChaChaPoly {
         return ok == 1
     }
 
-    // MARK: one-shot helpers for small messages (key wrapping)
+    // MARK: one-shot helpers for small messages
+    //
+    // No nonce default: a fixed nonce is safe only where each key seals one message, and
+    // the callers that rely on that (WrappedFileKey, KeySlot) say why beside their call.
 
-    public static func seal(key: SecretBytes, nonce: [UInt8] = [UInt8](repeating: 0, count: 12), plaintext: SecretBytes) throws -> [UInt8] {
+    public static func seal(key: SecretBytes, nonce: [UInt8], plaintext: SecretBytes) throws -> [UInt8] {
         let cipher = try ChaChaPoly(key: key, encrypting: true)
         var out = [UInt8](repeating: 0, count: plaintext.count + tagCount)
         try nonce.withUnsafeBytes { n in
@@ -81,7 +84,7 @@ public final class ChaChaPoly {
     }
 
     /// nil when authentication fails.
-    public static func open(key: SecretBytes, nonce: [UInt8] = [UInt8](repeating: 0, count: 12), ciphertext: [UInt8]) throws -> SecretBytes? {
+    public static func open(key: SecretBytes, nonce: [UInt8], ciphertext: [UInt8]) throws -> SecretBytes? {
         guard ciphertext.count >= tagCount else { return nil }
         let cipher = try ChaChaPoly(key: key, encrypting: false)
         var authentic = false

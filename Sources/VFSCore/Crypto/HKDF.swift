@@ -1,7 +1,7 @@
-import COpenSSL
+internal import COpenSSL
 
 /// HKDF-SHA-256 (extract then expand) through OpenSSL's EVP_KDF.
-public enum HKDF {
+enum HKDF {
     public static func deriveKey(inputKey: SecretBytes, salt: [UInt8], info: String, count: Int = 32) throws -> SecretBytes {
         guard let kdf = EVP_KDF_fetch(nil, "HKDF", nil) else { throw OpenSSLError.current("EVP_KDF_fetch(HKDF)") }
         defer { EVP_KDF_free(kdf) }

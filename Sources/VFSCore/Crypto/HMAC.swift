@@ -1,8 +1,8 @@
 import Foundation
-import COpenSSL
+internal import COpenSSL
 
 /// HMAC-SHA-256.
-public enum HMACSHA256 {
+enum HMACSHA256 {
     public static func authenticate(key: SecretBytes, message: UnsafeRawBufferPointer) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0

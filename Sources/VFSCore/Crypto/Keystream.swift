@@ -1,10 +1,10 @@
-import COpenSSL
+internal import COpenSSL
 
 /// A fast stream of random-looking bytes: the AES-256-CTR keystream under a random key
 /// (AES-NI makes it several GB/s per core), for overwriting data. It owns one
 /// EVP_CIPHER_CTX. The same key and IV give the same stream again, which is how a
 /// written pass is checked by reading it back.
-public final class Keystream {
+final class Keystream {
     public static let keyCount = 32
     public static let ivCount = 16
 

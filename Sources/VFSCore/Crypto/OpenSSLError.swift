@@ -1,7 +1,7 @@
-import COpenSSL
+internal import COpenSSL
 
 /// A failure inside libcrypto, with the library's own message.
-public struct OpenSSLError: Error, CustomStringConvertible {
+package struct OpenSSLError: Error, CustomStringConvertible {
     public let function: String
     public let reason: String
     public var description: String { "libcrypto: \(function) failed: \(reason)" }

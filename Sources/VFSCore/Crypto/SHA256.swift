@@ -1,8 +1,8 @@
 import Foundation
-import COpenSSL
+internal import COpenSSL
 
 /// SHA-256, one-shot or incremental (EVP_MD_CTX, owned and freed here).
-public final class SHA256 {
+package final class SHA256 {
     public static let byteCount = 32
     private let context: OpaquePointer
 

@@ -1,7 +1,7 @@
-import COpenSSL
+internal import COpenSSL
 
 /// scrypt (RFC 7914) through EVP_PBE_scrypt.
-public enum Scrypt {
+enum Scrypt {
     /// Memory scrypt needs for N = 2^logN, r, p: 128·r·N for V plus 128·r·p for B, and a margin.
     public static func memoryNeeded(logN: Int, r: Int = 8, p: Int = 1) -> UInt64 {
         128 * UInt64(r) * (UInt64(1) << UInt64(logN)) + 128 * UInt64(r) * UInt64(p) + (1 << 20)

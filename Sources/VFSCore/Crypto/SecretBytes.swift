@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Key material in memory that is wiped (OPENSSL_cleanse) when the last reference goes.
 ///

@@ -1,7 +1,7 @@
-import COpenSSL
+internal import COpenSSL
 
 /// X25519 (RFC 7748) through EVP_PKEY.
-public enum X25519 {
+enum X25519 {
     public static let keyCount = 32
 
     public static func generatePrivateKey() throws -> SecretBytes {

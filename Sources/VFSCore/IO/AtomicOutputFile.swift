@@ -1,8 +1,6 @@
-import CLinux
+internal import CLinux
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// An output file that appears only when the whole operation succeeded: data goes to a
@@ -190,7 +188,7 @@ public final class AtomicOutputFile: ByteSink {
 
 /// Temporary files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP,
 /// SIGPIPE), so an interrupted run leaves no partial output either.
-public enum TemporaryFiles {
+enum TemporaryFiles {
     // Paths as C strings kept in a fixed table that the signal handler can walk
     // without allocating (unlink is async-signal-safe).
     nonisolated(unsafe) private static var table = [UnsafeMutablePointer<CChar>?](repeating: nil, count: 64)

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// An advisory lock (flock) on a sidecar file `PATH.lock` beside a data file.
@@ -11,7 +9,7 @@ import Darwin
 /// new one. Readers take it shared, writers exclusive; it is released by `unlock()`,
 /// on deinit, or by the kernel when the process dies (so a killed writer never
 /// leaves a stale lock behind).
-public final class FileLock {
+final class FileLock {
     public let path: String
     private var fd: Int32
 
@@ -23,8 +21,7 @@ public final class FileLock {
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
         guard fd >= 0 else { throw IOError("cannot open lock file", path: path) }
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
-        while flock(fd, operation) != 0 {
-            if errno == EINTR { continue }
+        if retryingEINTR({ flock(fd, operation) }) != 0 {
             let error = IOError(errno == EWOULDBLOCK ? "locked by another process:" : "cannot lock", path: path)
             close(fd)
             fd = -1

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// A failed system call, with the path or stream it was about.

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Something bytes are read from.
@@ -179,14 +177,14 @@ func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, name: String) throws
 }
 
 /// Collects everything written, for tests and small in-memory outputs.
-public final class MemorySink: ByteSink {
+final class MemorySink: ByteSink {
     public private(set) var bytes: [UInt8] = []
     public init() {}
     public func write(_ data: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: data) }
 }
 
 /// Serves a byte array, for tests and in-memory inputs.
-public final class MemorySource: ByteSource {
+final class MemorySource: ByteSource {
     private let data: [UInt8]
     private var offset = 0
     public init<Bytes: Sequence>(_ data: Bytes) where Bytes.Element == UInt8 { self.data = Array(data) }

@@ -98,26 +98,14 @@ public enum AgentSocket {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
+    /// All of `bytes` sent (no SIGPIPE when the peer has gone), or false.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
+        (try? VFSCore.writeAll(bytes) { rest, count, _ in send(fd, rest, count, Int32(MSG_NOSIGNAL)) }) != nil
     }
 
+    /// `buffer` filled, or false (an error, or the peer closed first).
     static func readExactly(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < buffer.count {
-            let n = recv(fd, buffer.baseAddress! + offset, buffer.count - offset, 0)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
+        (try? VFSCore.readExactly(buffer) { rest, count, _ in recv(fd, rest, count, 0) }) == buffer.count
     }
 
     /// One framed message: a leading byte, a u16 length, the payload.

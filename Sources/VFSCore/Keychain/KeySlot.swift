@@ -67,7 +67,7 @@ public struct KeySlot: Equatable, Sendable {
         let salt = try SecureRandom.bytes(saltCount)
         let key = try Scrypt.deriveKey(password: secret, salt: salt, logN: workFactor, r: 8, p: 1)
         return KeySlot(kind: kind, logN: UInt8(workFactor), r: 8, p: 1, salt: salt,
-                       wrappedKey: try ChaChaPoly.seal(key: key, plaintext: masterKey), questions: questions)
+                       wrappedKey: try wrapKey(masterKey, under: key), questions: questions)
     }
 
     /// A recovery slot for `questions`: the key pair derived from `answers` with a new
@@ -101,7 +101,7 @@ public struct KeySlot: Equatable, Sendable {
         }
         let key = try KeySlot.envelopeKey(shared: shared, ephemeral: ephemeral, recipient: recipient)
         return KeySlot(kind: .recovery, logN: logN, r: r, p: p, salt: salt, recipient: recipient, ephemeral: ephemeral,
-                       wrappedKey: try ChaChaPoly.seal(key: key, plaintext: masterKey), questions: questions)
+                       wrappedKey: try KeySlot.wrapKey(masterKey, under: key), questions: questions)
     }
 
     /// The master key from a passcode or legacy recovery slot, or nil when `secret` is
@@ -109,7 +109,7 @@ public struct KeySlot: Equatable, Sendable {
     public func unwrap(secret: SecretBytes) throws -> SecretBytes? {
         precondition(kind != .recovery)
         let key = try Scrypt.deriveKey(password: secret, salt: salt, logN: Int(logN), r: Int(r), p: Int(p))
-        return try ChaChaPoly.open(key: key, ciphertext: wrappedKey)
+        return try KeySlot.unwrapKey(wrappedKey, under: key)
     }
 
     /// The master key from a recovery slot (either kind), or nil when the answers are wrong.
@@ -120,7 +120,7 @@ public struct KeySlot: Equatable, Sendable {
         let scalar = try KeySlot.recoveryScalar(answers: answers, salt: salt, logN: Int(logN))
         guard HMACSHA256.equal(try X25519.publicKey(of: scalar), recipient),
               let shared = try X25519.sharedSecret(privateKey: scalar, publicKey: ephemeral) else { return nil }
-        return try ChaChaPoly.open(key: KeySlot.envelopeKey(shared: shared, ephemeral: ephemeral, recipient: recipient), ciphertext: wrappedKey)
+        return try KeySlot.unwrapKey(wrappedKey, under: KeySlot.envelopeKey(shared: shared, ephemeral: ephemeral, recipient: recipient))
     }
 
     /// The same key under another secret (a new passcode): a new salt, the same work factor.
@@ -177,5 +177,21 @@ public struct KeySlot: Equatable, Sendable {
         }
         return KeySlot(kind: kind, logN: logN, r: r, p: p, salt: salt, recipient: recipient, ephemeral: ephemeral,
                        wrappedKey: wrapped, questions: questions)
+    }
+}
+
+private extension KeySlot {
+    // The nonce is fixed (all zeros), as age does for file keys: every wrapping key is
+    // derived afresh (a new scrypt salt, or a new ephemeral share) and seals one master
+    // key only, so a key and nonce pair never meets a second message.
+    static let zeroNonce = [UInt8](repeating: 0, count: ChaChaPoly.nonceCount)
+
+    static func wrapKey(_ masterKey: SecretBytes, under key: SecretBytes) throws -> [UInt8] {
+        try ChaChaPoly.seal(key: key, nonce: zeroNonce, plaintext: masterKey)
+    }
+
+    /// nil when `key` is not the one `wrapped` was sealed under.
+    static func unwrapKey(_ wrapped: [UInt8], under key: SecretBytes) throws -> SecretBytes? {
+        try ChaChaPoly.open(key: key, nonce: zeroNonce, ciphertext: wrapped)
     }
 }

@@ -58,8 +58,7 @@ public enum KeychainAgent {
         var chunk = [UInt8](repeating: 0, count: 256)
         var poller = pollfd(fd: readyPipe[0], events: Int16(POLLIN), revents: 0)
         while poll(&poller, 1, 10_000) > 0 {
-            let n = read(readyPipe[0], &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
+            let n = retryingEINTR { read(readyPipe[0], &chunk, chunk.count) }
             if n <= 0 { break }
             reply += chunk[0..<n]
         }
@@ -97,15 +96,8 @@ public enum KeychainAgent {
         umask(0o077)
         ProcessHardening.apply()
         var handOff = [UInt8](repeating: 0, count: handOffCount)
-        let complete = handOff.withUnsafeMutableBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let n = read(0, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
+        let complete = handOff.withUnsafeMutableBytes { buffer in
+            (try? readExactly(fd: 0, buffer)) == buffer.count
         }
         let nullFD = open("/dev/null", O_RDWR)
         dup2(nullFD, 0)

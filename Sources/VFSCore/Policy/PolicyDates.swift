@@ -9,20 +9,10 @@ public enum PolicyDates {
         public var description: String { "invalid \(what) \"\(text)\"" }
     }
 
-    static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
+    static var utc: Calendar { DateText.utc }
 
     /// `2027-01-31T00:00:00Z`.
-    public static func format(_ date: Date) -> String {
-        let c = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ n: Int?) -> String { let v = n ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
-        let year = String(c.year ?? 0)
-        return String(repeating: "0", count: max(0, 4 - year.count)) + year
-            + "-\(two(c.month))-\(two(c.day))T\(two(c.hour)):\(two(c.minute)):\(two(c.second))Z"
-    }
+    public static func format(_ date: Date) -> String { DateText.iso8601(date) }
 
     /// An expiry as `--expires` takes it. A date alone (`2027-01-31`) keeps the item valid
     /// through that whole day in UTC: it expires at the next midnight UTC

@@ -64,14 +64,10 @@ enum PolicyLogFile {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw IOError("cannot open the policy log", path: path) }
         defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw IOError("cannot write the policy log", path: path)
-            }
-            offset += n
+        do {
+            try writeAll(fd: fd, bytes)
+        } catch {
+            throw IOError("cannot write the policy log", path: path, code: error.code)
         }
         guard fsync(fd) == 0 else { throw IOError("cannot sync the policy log", path: path) }
     }

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,17 +21,10 @@ enum FileOverwrite {
         guard threads > 1 else {
             return entries.map { one($0, in: folder, options: options, progress: progress) }
         }
-        let results = OutcomeTable(count: entries.count)
         let work = HandOff(value: entries)
-        let threadsStarted = (0..<threads).map { _ in
-            JoinableThread {
-                while let i = results.claim() {
-                    results.set(i, one(work.value[i], in: folder, options: options, progress: progress))
-                }
-            }
+        return WorkQueue.map(count: entries.count, workers: threads) { i in
+            one(work.value[i], in: folder, options: options, progress: progress)
         }
-        for thread in threadsStarted { thread.join() }
-        return results.all()
     }
 
     /// Opens, checks and overwrites one file.
@@ -100,26 +93,4 @@ enum FileOverwrite {
         let mode = (info.st_mode & 0o7777) | S_IWUSR | (readable ? S_IRUSR : 0)
         return chmod("/proc/self/fd/\(handle)", mode) == 0
     }
-}
-
-/// Hands out indices to worker threads and collects their outcomes.
-private final class OutcomeTable: @unchecked Sendable {
-    // Sendable: `next` and `outcomes` are only touched under `lock`.
-    private let lock = PThreadMutex()
-    private var next = 0
-    private var outcomes: [FileOverwrite.Outcome?]
-
-    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
-
-    func claim() -> Int? {
-        lock.withLock {
-            guard next < outcomes.count else { return nil }
-            defer { next += 1 }
-            return next
-        }
-    }
-
-    func set(_ i: Int, _ outcome: FileOverwrite.Outcome) { lock.withLock { outcomes[i] = outcome } }
-
-    func all() -> [FileOverwrite.Outcome] { lock.withLock { outcomes.map { $0! } } }
 }

@@ -1,7 +1,5 @@
-import CLinux
-#if canImport(Glibc)
+internal import CLinux
 import Glibc
-#endif
 
 /// The file system a file lives on, as far as overwriting it in place is concerned.
 ///

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -131,7 +131,7 @@ private struct PassTarget {
         let free = BlockingQueue<Int>(), full = BlockingQueue<Int>()
         for i in buffers.indices { free.put(i) }
         let shared = HandOff(value: (stream, buffers, chunks))
-        let failure = ErrorBox()
+        let failure = FirstError()
         let producer = JoinableThread {
             let (stream, buffers, chunks) = shared.value
             for chunk in chunks {
@@ -181,13 +181,13 @@ private struct PassTarget {
         let expected = AlignedBuffer(count: buffer.count)
         for chunk in chunks {
             let got = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<chunk.count])
-            var done = 0
-            while done < chunk.count {
-                let r = pread(fd, got.baseAddress! + done, chunk.count - done, off_t(chunk.offset + done))
-                if r < 0 && errno == EINTR { continue }
-                guard r > 0 else { throw IOError("cannot read back", path: path, code: r == 0 ? EIO : errno) }
-                done += r
+            let filled: Int
+            do {
+                filled = try readExactly(got) { rest, count, done in pread(fd, rest, count, off_t(chunk.offset + done)) }
+            } catch {
+                throw IOError("cannot read back", path: path, code: error.code)
             }
+            guard filled == chunk.count else { throw IOError("cannot read back", path: path, code: EIO) }
             let want = UnsafeMutableRawBufferPointer(rebasing: expected.bytes[0..<chunk.count])
             if let stream { try stream.fill(want) } else { want.initializeMemory(as: UInt8.self, repeating: 0) }
             if memcmp(got.baseAddress!, want.baseAddress!, chunk.count) != 0 {
@@ -210,13 +210,4 @@ final class AlignedBuffer: @unchecked Sendable {
     }
 
     deinit { bytes.deallocate() }
-}
-
-/// The first error another thread met.
-final class ErrorBox: @unchecked Sendable {
-    // Sendable: `error` is only touched under `lock`.
-    private let lock = PThreadMutex()
-    private var error: Error?
-    func set(_ value: Error) { lock.withLock { if error == nil { error = value } } }
-    func get() -> Error? { lock.withLock { error } }
 }

@@ -64,17 +64,23 @@ public struct ShredSelection: Sendable {
     /// True when some entries may be left out.
     public var filters: Bool { olderThan != nil || !includes.isEmpty || !excludes.isEmpty }
 
-    /// Whether an entry with this base name and modification time is selected.
-    public func selects(name: String, modified: timespec) -> Bool {
+    /// Whether an entry with this base name, last modified `modified` seconds after the
+    /// epoch, is selected.
+    func selects(name: String, modified: Int) -> Bool {
         selects(Array(name.utf8CString), modified: modified)
     }
 
-    /// The same for a name as NUL-terminated bytes (names need not be UTF-8).
+    /// The same for a name as NUL-terminated bytes (names need not be UTF-8) and the
+    /// modification time as stat(2) gives it.
     func selects(_ name: [CChar], modified: timespec) -> Bool {
+        selects(name, modified: Int(modified.tv_sec))
+    }
+
+    func selects(_ name: [CChar], modified: Int) -> Bool {
         if let olderThan {
             // Modified strictly before now - AGE.
             let cutoff = now - olderThan
-            guard modified.tv_sec < cutoff else { return false }
+            guard modified < cutoff else { return false }
         }
         if !includes.isEmpty && !includes.contains(where: { Self.matches($0, name) }) { return false }
         return !excludes.contains(where: { Self.matches($0, name) })
