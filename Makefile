@@ -15,8 +15,10 @@ TOOLS := $(shell sed -n 's/^ *\x28"\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
 APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl
 # What make bench times us against, and the timers.
 BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass
-# Expanded once (:=), not on every use.
+# Expanded once (:=), not on every use. DEBUG_BIN: the build make test makes, which
+# make demo, make man and make completions reuse (no second, release build).
 BIN := $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
+DEBUG_BIN := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 # The date the man pages carry; set it for a release (make man MAN_DATE=YYYY-MM-DD).
 MAN_DATE ?= 2026-11-22
 
@@ -45,8 +47,11 @@ test: deps
 	$(SWIFT) build --build-tests
 	VFS_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test --skip-build
 
-demo: deps build
-	@VFS_BIN="$(BIN)" bash scripts/demo.sh
+# The demo runs the debug build make test uses: it shows behaviour, not speed (make bench
+# does that with the release build), and a fresh machine builds once instead of twice.
+demo: deps
+	$(SWIFT) build
+	@VFS_BIN="$(DEBUG_BIN)" bash scripts/demo.sh
 
 bench-deps:
 	@$(MAKE) --no-print-directory deps PACKAGES="$(BENCH_PACKAGES)"
@@ -54,18 +59,21 @@ bench-deps:
 bench: deps build bench-deps
 	@BIN="$(BIN)" bash bench/run.sh
 
-man: build
+# Generated from the debug build (the text does not depend on the configuration).
+man:
+	$(SWIFT) build
 	@mkdir -p man/tmp
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date $(MAN_DATE) --output-directory man/tmp
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug --date $(MAN_DATE) --output-directory man/tmp
 	@for t in $(TOOLS); do mv man/tmp/$$t.1 man/$$t.1; done; rm -rf man/tmp
 	@python3 scripts/fix-man.py $(addprefix man/,$(addsuffix .1,$(TOOLS)))
 
-completions: build
+completions:
+	$(SWIFT) build
 	@mkdir -p completions/bash completions/zsh completions/fish
 	@for t in $(TOOLS); do \
-	  "$(BIN)/$$t" --generate-completion-script bash > completions/bash/$$t; \
-	  "$(BIN)/$$t" --generate-completion-script zsh > completions/zsh/_$$t; \
-	  "$(BIN)/$$t" --generate-completion-script fish > completions/fish/$$t.fish; \
+	  "$(DEBUG_BIN)/$$t" --generate-completion-script bash > completions/bash/$$t; \
+	  "$(DEBUG_BIN)/$$t" --generate-completion-script zsh > completions/zsh/_$$t; \
+	  "$(DEBUG_BIN)/$$t" --generate-completion-script fish > completions/fish/$$t.fish; \
 	done
 
 install: build
