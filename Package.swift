@@ -1,22 +1,26 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Every tool is one executable product with exactly one target of the same name.
-let tools = [
-    "vfs-encrypt",
-    "vfs-decrypt",
-    "vfs-keygen",
-    "vfs-keychain",
-    "vfs-policy",
-    "vfs-shred",
-    "vfs-wrap",
-    "vfs-unwrap",
+/// Every tool is one executable product with exactly one target of the same name,
+/// depending on VFSCommandLine and VFSCore plus what its entry adds (a relay tool adds
+/// its relay library, for instance).
+/// Makefile (TOOLS) and PackagingTests read the names from the lines starting `("vfs-`:
+/// keep one entry per line, or at least its name on the line that opens it.
+let tools: [(name: String, dependencies: [Target.Dependency])] = [
+    ("vfs-encrypt", []),
+    ("vfs-decrypt", []),
+    ("vfs-keygen", []),
+    ("vfs-keychain", []),
+    ("vfs-policy", []),
+    ("vfs-shred", []),
+    ("vfs-wrap", []),
+    ("vfs-unwrap", []),
 ]
 
 let package = Package(
     name: "vfs",
     platforms: [.macOS(.v13)],
-    products: tools.map { .executable(name: $0, targets: [$0]) }
+    products: tools.map { .executable(name: $0.name, targets: [$0.name]) }
         + [.executable(name: "vfs-relay", targets: ["vfs-relay"])],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -65,6 +69,10 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "CZlib"]),
         // CArchive: the wrap tests build hostile bundles with libarchive directly.
+        .testTarget(name: "VFSCommandLineTests", dependencies: [
+            "VFSCommandLine", "VFSCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "CArchive"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol",
@@ -73,6 +81,6 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ] + tools.map {
-        .executableTarget(name: $0, dependencies: ["VFSCommandLine", "VFSCore"])
+        .executableTarget(name: $0.name, dependencies: ["VFSCommandLine", "VFSCore"] + $0.dependencies)
     }
 )

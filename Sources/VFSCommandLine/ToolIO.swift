@@ -9,11 +9,7 @@ public enum ToolIO {
     /// Opens the input; a missing file is exit 66.
     public static func openInput(_ path: String?) throws -> FileDescriptorSource {
         guard let path, path != "-" else { return .standardInput() }
-        do {
-            return try FileDescriptorSource(path: path)
-        } catch let error as IOError {
-            throw ToolError(error.description, exit: error.code == ENOENT ? .noInput : error.exitStatus)
-        }
+        return try FileDescriptorSource(path: path)
     }
 
     /// Opens the output. Binary output is refused on a terminal unless `-o -` asked for it.

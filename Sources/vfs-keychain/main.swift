@@ -183,11 +183,11 @@ extension Keychain {
                 try ToolPaths.makePrivateFolder(folder)
                 var info = stat()
                 if stat(folder, &info) == 0, info.st_mode & 0o077 != 0 {
-                    Diagnostics.warn("the folder \"\(folder)\" is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 700 it", tool: "vfs-keychain")
+                    Diagnostics.warn("the folder \"\(folder)\" is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 700 it")
                 }
             }
             try store.create(header: KeychainHeader.new(passcode: passcodeSlot, recovery: recoverySlot), masterKey: masterKey)
-            Diagnostics.info("created \"\(store.path)\"" + (questions.isEmpty ? "" : " with \(questions.count) recovery question\(questions.count == 1 ? "" : "s")"), tool: "vfs-keychain")
+            Diagnostics.info("created \"\(store.path)\"" + (questions.isEmpty ? "" : " with \(questions.count) recovery question\(questions.count == 1 ? "" : "s")"))
         }
     }
 
@@ -407,7 +407,7 @@ extension Keychain {
                 }
                 return (imported.count, !imported.isEmpty)
             }
-            Diagnostics.info("imported \(count) entr\(count == 1 ? "y" : "ies")", tool: "vfs-keychain")
+            Diagnostics.info("imported \(count) entr\(count == 1 ? "y" : "ies")")
         }
     }
 
@@ -431,7 +431,7 @@ extension Keychain {
             try session.store.updateHeader(keychainID: session.sealed.header.id, masterKey: session.masterKey) { header in
                 header.replacing(try header.passcodeSlot.rewrapped(session.masterKey, secret: newPasscode))
             }
-            Diagnostics.info("passcode changed", tool: "vfs-keychain")
+            Diagnostics.info("passcode changed")
         }
     }
 
@@ -460,7 +460,7 @@ extension Keychain {
             try store.updateHeader(keychainID: sealed.header.id, masterKey: masterKey) { header in
                 header.replacing(try header.passcodeSlot.rewrapped(masterKey, secret: newPasscode))
             }
-            Diagnostics.info("passcode reset", tool: "vfs-keychain")
+            Diagnostics.info("passcode reset")
         }
     }
 }
@@ -608,7 +608,7 @@ extension Keychain {
             client.lock()
             _ = try KeychainAgent.start(keychainPath: session.store.path, keychainID: session.sealed.header.id,
                                         masterKey: session.masterKey, arguments: [Agent.configuration.commandName!, "--timeout-seconds", String(seconds)])
-            Diagnostics.info("unlocked \"\(session.store.path)\" for \(DurationText.format(seconds: seconds))", tool: "vfs-keychain")
+            Diagnostics.info("unlocked \"\(session.store.path)\" for \(DurationText.format(seconds: seconds))")
         }
     }
 
@@ -618,7 +618,7 @@ extension Keychain {
         func run() throws {
             let path = ToolPaths.keychain
             let stopped = AgentClient(keychainPath: path).lock()
-            Diagnostics.info(stopped ? "locked \"\(path)\"" : "\"\(path)\" was not unlocked", tool: "vfs-keychain")
+            Diagnostics.info(stopped ? "locked \"\(path)\"" : "\"\(path)\" was not unlocked")
         }
     }
 

@@ -94,7 +94,7 @@ struct ItemOptions: ParsableArguments {
     /// An expiry given in the past is kept (it may be meant), but said.
     func warnIfExpired(_ item: PolicyItem, now: Date) {
         if expires != nil, let at = item.expires, item.isExpired(at: now) {
-            Diagnostics.warn("\"\(item.app)\" expired at \(PolicyDates.format(at)), so it denies from now on", tool: "vfs-policy")
+            Diagnostics.warn("\"\(item.app)\" expired at \(PolicyDates.format(at)), so it denies from now on")
         }
     }
 
@@ -288,7 +288,7 @@ extension Policy {
                 }
                 try JSONOutput.print(result)
             } else if case let .denied(denial) = decision {
-                Diagnostics.info("denied: \(denial.description)", tool: "vfs-policy")
+                Diagnostics.info("denied: \(denial.description)")
             }
             if !decision.isAllowed { throw ExitCode(ExitStatus.no.rawValue) }
         }
@@ -343,7 +343,7 @@ extension Policy {
             if json {
                 try JSONOutput.print(summary)
             } else {
-                Diagnostics.info("imported \(name): \(summary.added) added, \(summary.updated) updated, \(summary.removed) removed, \(summary.unchanged) unchanged", tool: "vfs-policy")
+                Diagnostics.info("imported \(name): \(summary.added) added, \(summary.updated) updated, \(summary.removed) removed, \(summary.unchanged) unchanged")
             }
         }
     }

@@ -13,6 +13,7 @@ enum RelayMain {
     static let tool = "vfs-relay"
 
     static func run(_ root: any AsyncParsableCommand.Type) async {
+        Diagnostics.tool = tool
         do {
             var command = try root.parseAsRoot()
             if var async = command as? any AsyncParsableCommand {
@@ -21,11 +22,11 @@ enum RelayMain {
                 try command.run()
             }
         } catch let error as ReportableError {
-            Diagnostics.report(error, tool: tool)
+            Diagnostics.report(error)
             exit(error.exitStatus.rawValue)
         } catch let error as StoreError {
             let reportable = report(error)
-            Diagnostics.report(reportable, tool: tool)
+            Diagnostics.report(reportable)
             exit(reportable.exitStatus.rawValue)
         } catch {
             let code = root.exitCode(for: error)
@@ -40,7 +41,7 @@ enum RelayMain {
             if let c = first.first { first = c.lowercased() + first.dropFirst() }
             let hints = lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("Usage:") || $0.hasPrefix("See '") }
             let status: ExitStatus = code == .validationFailure ? .usage : (code.rawValue == 64 ? .usage : .ioError)
-            Diagnostics.report(ToolError(first, exit: status, hints: hints.map { $0.prefix(1).lowercased() + $0.dropFirst() }), tool: tool)
+            Diagnostics.report(ToolError(first, exit: status, hints: hints.map { $0.prefix(1).lowercased() + $0.dropFirst() }))
             exit(status.rawValue)
         }
     }

@@ -229,7 +229,6 @@ struct EventReport {
     let keep: Bool
     let listOnStdout: Bool
     private var hintsShown = Set<String>()
-    static let tool = "vfs-shred"
 
     init(verbose: Bool, dryRun: Bool, keep: Bool, listOnStdout: Bool) {
         self.verbose = verbose
@@ -249,13 +248,13 @@ struct EventReport {
         case .removedFolder(let path):
             done(path + "/", "removed folder \"\(path)\"")
         case .skipped(let path, let reason):
-            Diagnostics.writeStandardError("\(Self.tool): skipped \"\(Terminal.printable(path))\": \(reason)\n")
+            Diagnostics.info("skipped \"\(path)\": \(reason)")
             if let hint = reason.hint { once(hint) }
         case .failed(let path, let reason):
             let message = reason.contains("\"\(path)\"") ? reason : "\"\(path)\": \(reason)"
-            Diagnostics.writeStandardError("\(Self.tool): error: \(Terminal.printable(message))\n")
+            Diagnostics.error(message)
         case .weakFileSystem(let path, let kind):
-            Diagnostics.warn("\"\(path)\" is on \(kind.name) (\(kind.caveat ?? "")): overwriting may not reach the old data", tool: Self.tool)
+            Diagnostics.warn("\"\(path)\" is on \(kind.name) (\(kind.caveat ?? "")): overwriting may not reach the old data")
             once("keep such files encrypted with vfs-encrypt and destroy the key instead (see vfs-shred(1))")
         }
     }
@@ -263,13 +262,13 @@ struct EventReport {
     private func done(_ listed: String, _ message: String) {
         if listOnStdout {
             // Names as they are for scripts; escaped on a terminal, as ls does.
-            print(Terminal.stdoutIsTerminal ? Terminal.printable(listed) : listed)
+            print(Terminal.stdoutIsTerminal ? DisplayText.printable(listed) : listed)
         } else if verbose {
-            Diagnostics.info(dryRun ? "would have " + message : message, tool: Self.tool)
+            Diagnostics.info(dryRun ? "would have " + message : message)
         }
     }
 
     private mutating func once(_ hint: String) {
-        if hintsShown.insert(hint).inserted { Diagnostics.writeStandardError("\(Self.tool): hint: \(hint)\n") }
+        if hintsShown.insert(hint).inserted { Diagnostics.hint(hint) }
     }
 }

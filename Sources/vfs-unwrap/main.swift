@@ -90,6 +90,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     var input: String?
 
     func check() throws {
+        try keychainOptions.check()
         if [directory != nil, toStandardOutput, list].filter({ $0 }).count > 1 {
             throw ToolError.usage("choose one of -C DIR, --stdout and --list")
         }
@@ -149,7 +150,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     func printList(_ manifest: BundleManifest) throws {
         if json { return try JSONOutput.print(manifest) }
         // Names come from the bundle: control characters are escaped (--json has them exact).
-        let show = Terminal.printable
+        let show = DisplayText.printable
         var text = "# group: \(show(manifest.group ?? "-"))\n# access id: \(show(manifest.accessID ?? "-"))\n# sender: \(show(manifest.sender ?? "-"))\n"
         text += "# created: \(ISO8601DateFormatter().string(from: manifest.created))\n"
         for entry in manifest.entries {

@@ -77,8 +77,7 @@ struct KeychainStoreTests {
             try f.add("c", "3")
             Issue.record("a save over a damaged keychain succeeded")
         } catch let error as KeychainError {
-            #expect(error.exitStatus == .dataError)
-            #expect(error.hints.contains { $0.contains(f.store.backupPath) })
+            #expect(error == .corrupt(path: f.store.path, why: error.corruptReason ?? "", backup: f.store.backupPath))
         }
         #expect(try f.bytes() == damaged)
         #expect(try f.bytes(f.store.backupPath) == backup)
@@ -115,3 +114,10 @@ struct KeychainStoreTests {
 }
 
 extension KeychainStoreTests.Fixture: @unchecked Sendable {}
+
+extension KeychainError {
+    var corruptReason: String? {
+        if case .corrupt(_, let why, _) = self { return why }
+        return nil
+    }
+}

@@ -183,8 +183,7 @@ struct PolicyStoreTests {
 
         let after = try folder.text(folder.policy)
         let clash = PolicyDocument(items: [PolicyItem(id: "abcdef12", app: theirs.id, created: Self.t0, updated: Self.t0)])
-        #expect(throws: PolicyError.conflict("cannot import y: after merging, app \"\(theirs.id)\" is also the id of item 1, so it would be ambiguous",
-                                             hint: "rename or remove the clashing item, or import with --replace")) {
+        #expect(throws: PolicyError.importConflict(source: "y", reason: "app \"\(theirs.id)\" is also the id of item 1, so it would be ambiguous")) {
             try folder.store.importDocument(clash, replace: false, source: "y", by: alice)
         }
         #expect(try folder.text(folder.policy) == after)
@@ -281,7 +280,6 @@ struct PolicyCodecTests {
         }
         #expect(Self.corruption("[]") != nil)
         #expect(Self.corruption("{\"version\": 1}") != nil)
-        #expect(PolicyError.corrupt(file: "p.json", line: 3, column: nil, reason: "x").exitStatus == .dataError)
     }
 
     @Test("the locator finds the value of a path")

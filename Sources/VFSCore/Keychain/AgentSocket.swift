@@ -136,7 +136,7 @@ public enum AgentSocket {
 }
 
 /// Problems with the agent itself (not with the keychain).
-public enum AgentError: ReportableError {
+public enum AgentError: Error, CustomStringConvertible {
     case unsafeFolder(String)
     case pathTooLong(String)
     case startFailed(String)
@@ -146,22 +146,6 @@ public enum AgentError: ReportableError {
         case .unsafeFolder(let path): return "the agent folder \"\(path)\" is not a private folder of this user"
         case .pathTooLong(let path): return "the agent socket path \"\(path)\" is too long for a Unix socket"
         case .startFailed(let why): return "cannot start the unlock agent: \(why)"
-        }
-    }
-
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .unsafeFolder: return .permissionDenied
-        case .pathTooLong: return .cannotCreate
-        case .startFailed: return .temporaryFailure
-        }
-    }
-
-    public var hints: [String] {
-        switch self {
-        case .unsafeFolder(let path): return ["it must be a folder owned by you with mode 0700; remove \"\(path)\" or set XDG_RUNTIME_DIR"]
-        case .pathTooLong: return ["set XDG_RUNTIME_DIR to a shorter folder"]
-        case .startFailed: return []
         }
     }
 }

@@ -134,7 +134,7 @@ public struct KeychainStore: Sendable {
 }
 
 /// Store failures that are not about the file's content.
-public enum KeychainStoreError: ReportableError {
+public enum KeychainStoreError: Error, CustomStringConvertible {
     /// The keychain was replaced (a new `init`) between unlocking it and saving.
     case replaced(path: String)
 
@@ -144,6 +144,4 @@ public enum KeychainStoreError: ReportableError {
         }
     }
 
-    public var exitStatus: ExitStatus { .temporaryFailure }
-    public var hints: [String] { ["run the command again; nothing was saved"] }
 }
