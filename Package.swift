@@ -15,6 +15,9 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-shred", []),
     ("vfs-wrap", []),
     ("vfs-unwrap", []),
+    ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol"]),
 ]
 
 let package = Package(
@@ -31,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
@@ -55,13 +59,22 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // The relay's client side for vfs-device, vfs-push and vfs-fetch: HTTP API, tus
+        // uploads, Range downloads, server-sent events, device config, pins, credentials.
+        .target(name: "VFSRelayClient", dependencies: [
+            "VFSRelayProtocol", "VFSCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         .executableTarget(name: "vfs-relay", dependencies: [
             "VFSRelayServer", "VFSCommandLine", "VFSCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // VFSRelayProtocol: the relay client's errors get their exit statuses here too.
         .target(name: "VFSCommandLine", dependencies: [
-            "VFSCore",
+            "VFSCore", "VFSRelayProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Tests only: inflates the zlib-compressed conformance vectors.
@@ -74,6 +87,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "CArchive"]),
+        .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
