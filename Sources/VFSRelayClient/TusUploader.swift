@@ -16,7 +16,7 @@ public struct TusUploader: Sendable {
     public var retries: Int
     public var backoff: Backoff
 
-    public init(client: RelayClient, retries: Int = 5, backoff: Backoff = Backoff(base: 0.2, cap: 5)) {
+    public init(client: RelayClient, retries: Int = 8, backoff: Backoff = Backoff(base: 0.2, cap: 5)) {
         self.client = client
         self.retries = retries
         self.backoff = backoff

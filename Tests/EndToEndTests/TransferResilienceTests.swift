@@ -73,21 +73,23 @@ struct TransferResilienceTests {
         let fleet = try Fleet()
         let content = testBytes(6 << 20, seed: 42)
         try fleet.scratch.write("big.bin", content)
-        let proxy = try SlowProxy(to: fleet.relay.port, bytesPerSecond: 1 << 20)
+        var proxy: SlowProxy? = try SlowProxy(to: fleet.relay.port, bytesPerSecond: 1 << 20)
         let direct = "http://127.0.0.1:\(fleet.relay.port)"
 
-        fleet.laptop.relayURL = "http://127.0.0.1:\(proxy.port)"
+        fleet.laptop.relayURL = "http://127.0.0.1:\(proxy!.port)"
         let push = try fleet.laptop.start("vfs-push", ["-d", "phone", fleet.scratch.path("big.bin")],
                                           log: fleet.scratch.url.appendingPathComponent("push.log"))
         #expect(eventually { fleet.storedFiles().contains { (try? $0.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) ?? 0 > 1 << 20 } })
         kill(push.processIdentifier, SIGKILL)
         push.waitUntilExit()
+        proxy = nil  // the connection drops with it
         let spools = try FileManager.default.contentsOfDirectory(atPath: fleet.laptop.path + "/outgoing")
         #expect(spools.count == 1)
         let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fleet.laptop.path + "/outgoing/\(spools[0])/push.json"))) as? [String: Any]
         let location = state?["location"] as? String ?? ""
         let token = String(decoding: try fleet.laptop.keychainEntries().first { $0.service == "vfs-relay" }!.secret.bytes, as: UTF8.self)
-        let offset = try RelayClient(port: fleet.relay.port).offset(location, token: token)
+        var offset = 0
+        #expect(eventually { offset = (try? RelayClient(port: fleet.relay.port).offset(location, token: token)) ?? 0; return offset > 0 })
         #expect(offset > 0 && offset < content.count)
 
         fleet.laptop.relayURL = direct
@@ -96,7 +98,8 @@ struct TransferResilienceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: fleet.laptop.path + "/outgoing").isEmpty)
         #expect(try fleet.laptop.run("vfs-push", ["resume"]).stderr.contains("no interrupted push"))
 
-        fleet.phone.relayURL = "http://127.0.0.1:\(proxy.port)"
+        proxy = try SlowProxy(to: fleet.relay.port, bytesPerSecond: 1 << 20)
+        fleet.phone.relayURL = "http://127.0.0.1:\(proxy!.port)"
         let inbox = fleet.scratch.path("inbox")
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
         let fetch = try fleet.phone.start("vfs-fetch", ["--all", "-C", inbox], log: fleet.scratch.url.appendingPathComponent("fetch.log"))
@@ -104,6 +107,7 @@ struct TransferResilienceTests {
         #expect(eventually { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 1 << 20 })
         kill(fetch.processIdentifier, SIGKILL)
         fetch.waitUntilExit()
+        proxy = nil
         let partial = try FileManager.default.attributesOfItem(atPath: part)[.size] as? Int ?? 0
         #expect(partial > 0 && partial < content.count)
         #expect(!FileManager.default.fileExists(atPath: inbox + "/big.bin"))
