@@ -15,6 +15,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-shred", []),
     ("vfs-wrap", []),
     ("vfs-unwrap", []),
+    ("vfs-relay", ["VFSRelayServer", .product(name: "Logging", package: "swift-log")]),
     ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol"]),
@@ -23,8 +24,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
 let package = Package(
     name: "vfs",
     platforms: [.macOS(.v13)],
-    products: tools.map { .executable(name: $0.name, targets: [$0.name]) }
-        + [.executable(name: "vfs-relay", targets: ["vfs-relay"])],
+    products: tools.map { .executable(name: $0.name, targets: [$0.name]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -52,6 +53,9 @@ let package = Package(
         .target(name: "VFSRelayServer", dependencies: [
             "VFSRelayProtocol",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
@@ -67,11 +71,6 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
-        .executableTarget(name: "vfs-relay", dependencies: [
-            "VFSRelayServer", "VFSCommandLine", "VFSCore",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
         // VFSRelayProtocol: the relay client's errors get their exit statuses here too.
         .target(name: "VFSCommandLine", dependencies: [
             "VFSCore", "VFSRelayProtocol",
@@ -80,13 +79,16 @@ let package = Package(
         // Tests only: inflates the zlib-compressed conformance vectors.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
-        .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "CZlib"]),
-        // CArchive: the wrap tests build hostile bundles with libarchive directly.
+        // Tests only: the temp folder, the process harness, the bundle forger and the
+        // background-server fixture every test target shares. CArchive: the forger
+        // writes hostile bundles with libarchive directly.
+        .target(name: "VFSTestSupport", dependencies: ["VFSCore", "CArchive"], path: "Tests/Support"),
+        .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "VFSTestSupport", "CZlib"]),
         .testTarget(name: "VFSCommandLineTests", dependencies: [
-            "VFSCommandLine", "VFSCore",
+            "VFSCommandLine", "VFSCore", "VFSTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "CArchive"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),
         .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol",

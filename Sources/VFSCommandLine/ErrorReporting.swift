@@ -55,8 +55,8 @@ extension BundleError: ReportableError {
 extension KeychainError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
-        case .notFound, .noRecovery: return .noInput
-        case .exists: return .cannotCreate
+        case .notFound, .noRecovery, .noIdentities, .noSuchIdentity: return .noInput
+        case .exists, .secretExists, .importWouldReplace, .identityExists: return .cannotCreate
         case .corrupt, .unsupportedVersion: return .dataError
         case .wrongPasscode, .wrongAnswers: return .permissionDenied
         }
@@ -76,6 +76,14 @@ extension KeychainError: ReportableError {
         case .wrongPasscode: return ["nothing was changed; if you forgot it, vfs-keychain recover answers the security questions"]
         case .wrongAnswers: return ["answers are compared trimmed, case-folded and with inner spaces collapsed; nothing was changed"]
         case .noRecovery: return ["only a keychain made with vfs-keychain init --questions FILE can be recovered"]
+        case let .secretExists(service, account): return ["replace it with vfs-keychain set --update \(service) \(account)"]
+        case .importWouldReplace: return ["replace existing entries with --update"]
+        case .identityExists(let name): return ["choose another name, or remove it first with vfs-keychain identity delete \(name)"]
+        case .noIdentities:
+            return ["make one with vfs-keychain identity new NAME, or import one with vfs-keychain identity import NAME FILE"]
+        case .noSuchIdentity(_, _, let known):
+            return [known.isEmpty ? "the keychain holds no identities; make one with vfs-keychain identity new NAME"
+                                  : "the identities are: " + known.sorted().joined(separator: ", ")]
         }
     }
 }
@@ -175,6 +183,24 @@ extension ShredRefusal {
         case .fifo, .socket, .characterDevice, .unknownType:
             return "only regular files hold data to overwrite; remove it with rm"
         case .specialName, .changedMeanwhile: return nil
+        }
+    }
+}
+
+extension GroupError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .invalidName: return .usage
+        case .unreadable(_, _, let error): return error.exitStatus
+        case .badRecipients: return .dataError
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .invalidName(_, let folder): return ["a group name is a file name in \(folder): no '/', not starting with '.'"]
+        case .unreadable(_, let path, _): return ["create \(path) with one age1… recipient per line"]
+        case .badRecipients: return []
         }
     }
 }

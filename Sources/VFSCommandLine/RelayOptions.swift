@@ -15,7 +15,7 @@ public struct RelayCredentialOptions: ParsableArguments {
     public init() {}
 
     /// The keychain file these tools use.
-    public var keychainPath: String { ToolPaths.keychain }
+    public var keychainPath: String { VFSPaths.current.keychain }
 
     /// Reads the keychain passcode when asked; fails at once without a source and a terminal.
     public var passcodeReader: @Sendable () throws -> SecretBytes {
@@ -28,21 +28,13 @@ public struct RelayCredentialOptions: ParsableArguments {
 }
 
 /// The approved-apps gate vfs-unwrap and vfs-fetch apply before releasing a byte:
-/// one policy decision per distinct file type in the bundle (one with no type when it
-/// holds only folders); the first denial is exit 77.
+/// the policy's decision for the bundle's files and group (PolicySource.decide); a
+/// denial is exit 77.
 public enum PolicyGate {
-    public static func authorize(_ app: String, group: String?, paths: [String], policyPath: String = ToolPaths.policyFile) throws {
-        var types: [String?] = []
-        for path in paths {
-            let type = PolicyRequest.fileType(ofPath: path)
-            if !types.contains(type) { types.append(type) }
-        }
-        let store = PolicyStore(path: policyPath)
-        for type in types.isEmpty ? [nil] : types {
-            if case .denied(let denial) = try store.decide(PolicyRequest(app: app, group: group, fileType: type)) {
-                throw ToolError(denial.description, exit: .permissionDenied,
-                                hints: ["nothing was written; vfs-policy list shows what each app may receive"])
-            }
+    public static func authorize(_ app: String, group: String?, paths: [String], source: PolicySource = PolicyChoice.source()) throws {
+        if case .denied(let denial) = try source.decide(files: paths, group: group, app: app) {
+            throw ToolError(denial.description, exit: .permissionDenied,
+                            hints: ["nothing was written; vfs-policy list shows what each app may receive"])
         }
     }
 }

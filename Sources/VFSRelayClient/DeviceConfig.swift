@@ -15,10 +15,11 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
         self.name = name
     }
 
-    public static func path(home: String) -> String { home + "/relay.json" }
+    public static func path(home: String) -> String { VFSPaths(environment: ["VFS_HOME": home]).relayConfig }
 
-    /// The config in `home`; `.notEnrolled` without one.
-    public static func load(home: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DeviceConfig {
+    /// The config in `home`; `.notEnrolled` without one. `paths.relayURL` (VFS_RELAY)
+    /// overrides the URL.
+    public static func load(home: String, paths: VFSPaths = .current) throws -> DeviceConfig {
         let path = path(home: home)
         guard let data = FileManager.default.contents(atPath: path) else { throw RelayClientError.notEnrolled(config: path) }
         var config: DeviceConfig
@@ -27,7 +28,7 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
         } catch {
             throw RelayClientError.badAnswer(url: path, reason: "not a relay config: \(error)")
         }
-        if let url = environment["VFS_RELAY"], !url.isEmpty { config.relay = url }
+        if let url = paths.relayURL { config.relay = url }
         return config
     }
 

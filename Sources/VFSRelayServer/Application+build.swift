@@ -1,5 +1,8 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -42,7 +45,7 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
     let hub = EventHub()
     let router = buildRouter(store: store, blobs: blobs, hub: hub, configuration: configuration, logger: logger)
     let application = Application(
-        router: router,
+        router: router, server: try serverBuilder(configuration),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
@@ -54,6 +57,15 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
             SweeperService(maintenance: maintenance, interval: configuration.sweepInterval, logger: logger),
         ],
         store: store, hub: hub, shutdownGrace: configuration.shutdownGrace)
+}
+
+/// HTTP/1.1, inside TLS when a certificate and key are configured.
+func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuilder {
+    guard let tls = configuration.tls else { return .http1() }
+    let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
+    let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
+    let settings = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+    return try .tls(.http1(), tlsConfiguration: settings)
 }
 
 /// Every route, its controller and middleware: request log outermost, then errors as

@@ -35,6 +35,9 @@ public struct RelayConfiguration: Sendable {
     /// How long a stop waits for requests in flight before cancelling them.
     public var shutdownGrace: Duration = .seconds(5)
 
+    /// PEM files of the certificate chain and its private key: serve HTTPS when set.
+    public var tls: (certificate: String, key: String)?
+
     public init(dataFolder: URL, host: String = "127.0.0.1", port: Int = 8787) {
         self.dataFolder = dataFolder
         self.host = host

@@ -49,6 +49,6 @@ struct DeviceOptions: ParsableArguments {
     }
 
     func session() throws -> RelaySession {
-        try RelaySession.open(home: ToolPaths.home, place: place)
+        try RelaySession.open(home: VFSPaths.current.home, place: place)
     }
 }

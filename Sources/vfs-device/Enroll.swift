@@ -37,8 +37,8 @@ extension DeviceTool {
                 try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: identity.recipient.string))
             }
             try DeviceCredentials.save(place, token: answer.token, identity: identity)
-            try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name).save(home: ToolPaths.home)
-            var pins = try PinStore(home: ToolPaths.home)
+            try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name).save(home: VFSPaths.current.home)
+            var pins = try PinStore(home: VFSPaths.current.home)
             pins.trust(answer.device)
             try pins.save()
             Diagnostics.info("enrolled \"\(answer.device.name)\" with \(url)")

@@ -65,7 +65,7 @@ extension DeviceTool {
                 return try await client.renameDevice(device.id, to: new)
             }
             if renamed.id == session.config.device {
-                try DeviceConfig(relay: try DeviceConfig.load(home: session.home, environment: [:]).relay, device: renamed.id,
+                try DeviceConfig(relay: try DeviceConfig.load(home: session.home, paths: VFSPaths(environment: [:])).relay, device: renamed.id,
                                  name: renamed.name).save(home: session.home)
             }
         }

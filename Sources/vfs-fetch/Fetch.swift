@@ -81,7 +81,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
 
     func run() async throws {
         let needsIdentity = all || !ids.isEmpty || watch
-        let session = try RelaySession.open(home: ToolPaths.home, place: place, identity: needsIdentity && !raw)
+        let session = try RelaySession.open(home: VFSPaths.current.home, place: place, identity: needsIdentity && !raw)
         if watch { return try await Watcher(tool: self, session: session).run() }
         try await session.withClient { client in
             if let decline {

@@ -16,7 +16,7 @@ struct Receiver {
     let session: RelaySession
     let client: RelayClient
 
-    static var incoming: String { ToolPaths.home + "/incoming" }
+    static var incoming: String { VFSPaths.current.home + "/incoming" }
 
     /// The top-level names unpacked (for --exec), empty for --stdout/--raw.
     func receive(_ entry: InboxEntry) async throws -> [String] {

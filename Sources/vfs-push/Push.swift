@@ -44,7 +44,7 @@ struct PushOptions: ParsableArguments {
     @OptionGroup var credentials: RelayCredentialOptions
 
     func session() throws -> RelaySession {
-        try RelaySession.open(home: ToolPaths.home, place: CredentialPlace(
+        try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
             tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
             keychainPath: credentials.keychainPath, passcode: credentials.passcodeReader))
     }

@@ -19,7 +19,7 @@ struct Spool: Codable {
     var location: String?
     var length: Int64
 
-    static var folder: String { ToolPaths.home + "/outgoing" }
+    static var folder: String { VFSPaths.current.home + "/outgoing" }
 
     /// Every pending push (oldest first).
     static func pending() -> [String] {

@@ -110,7 +110,7 @@ struct Wrap: VFSCommand, CheckedCommand {
 
     func run() throws {
         var recipients = try recipientOptions.resolve()
-        if let group = groups.first { recipients += try GroupRecipients.load(group) }
+        if let group = groups.first { recipients += try GroupRecipients().load(group) }
         // The sender is known when it seals with its own keychain identity.
         let own = try keychainOptions.recipients()
         recipients += own

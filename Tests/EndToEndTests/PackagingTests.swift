@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 
 /// Every tool has a committed man page and completions that match the command as built.
 @Suite("packaging")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VFSCore
+import VFSTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,7 @@ final class Machine: @unchecked Sendable {
     var relayURL: String?
     var id = ""
 
-    init(_ name: String, in scratch: Scratch) throws {
+    init(_ name: String, in scratch: TestFolder) throws {
         self.name = name
         home = scratch.url.appendingPathComponent("home-\(name)")
         try FileManager.default.createDirectory(at: home.appendingPathComponent("run"), withIntermediateDirectories: true,
@@ -79,14 +80,14 @@ final class Machine: @unchecked Sendable {
 
 /// A relay with alice's laptop, phone and tablet and bob's desktop enrolled.
 final class Fleet: @unchecked Sendable {
-    let scratch: Scratch
+    let scratch: TestFolder
     let data: URL
     let admin: RelayAdmin
     var relay: RelayProcess
     let laptop: Machine, phone: Machine, tablet: Machine, desktop: Machine
 
     init(relayArguments: [String] = []) throws {
-        scratch = try Scratch()
+        scratch = try TestFolder()
         data = scratch.url.appendingPathComponent("data")
         admin = RelayAdmin(data: data)
         let alice = try admin.addUser("alice@acme.example", org: "acme")
@@ -102,7 +103,7 @@ final class Fleet: @unchecked Sendable {
         try desktop.enroll(port: relay.port, code: bob)
     }
 
-    deinit { relay.stop(grace: 5) }
+    deinit { relay.stop() }
 
     /// Every file under the relay's data folder except the database: the stored blobs and uploads.
     func storedFiles() -> [URL] {

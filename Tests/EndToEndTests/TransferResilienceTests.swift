@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VFSCore
+import VFSTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -15,6 +15,16 @@ public enum KeychainError: Error, CustomStringConvertible, Equatable {
     case wrongAnswers
     /// `recover` on a keychain made without security questions.
     case noRecovery(path: String)
+    /// Setting a secret that exists, without asking to replace it.
+    case secretExists(service: String, account: String)
+    /// An import that would replace an existing secret, without asking to: nothing is imported.
+    case importWouldReplace(service: String, account: String)
+    /// Adding an identity under a name that is taken.
+    case identityExists(name: String)
+    /// Asking for every identity of a keychain that holds none.
+    case noIdentities(path: String)
+    /// Asking for an identity the keychain does not hold; `known` are the names it has.
+    case noSuchIdentity(name: String, path: String, known: [String])
 
     public var description: String {
         switch self {
@@ -26,6 +36,12 @@ public enum KeychainError: Error, CustomStringConvertible, Equatable {
         case .wrongPasscode: return "incorrect passcode"
         case .wrongAnswers: return "the answers do not match the recovery questions"
         case .noRecovery(let path): return "the keychain \"\(path)\" has no recovery questions"
+        case let .secretExists(service, account): return "an entry for \"\(service)\" \"\(account)\" already exists"
+        case let .importWouldReplace(service, account):
+            return "an entry for \"\(service)\" \"\(account)\" already exists; nothing was imported"
+        case .identityExists(let name): return "an identity \"\(name)\" already exists"
+        case .noIdentities(let path): return "the keychain \"\(path)\" holds no identities"
+        case let .noSuchIdentity(name, path, _): return "no identity \"\(name)\" in the keychain \"\(path)\""
         }
     }
 }
