@@ -15,7 +15,10 @@ TOOLS := $(shell sed -n 's/^ *\x28"\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
 APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl
 # What make bench times us against, and the timers.
 BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass
-BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
+# Expanded once (:=), not on every use.
+BIN := $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
+# The date the man pages carry; set it for a release (make man MAN_DATE=YYYY-MM-DD).
+MAN_DATE ?= 2026-11-22
 
 # make deps PACKAGES=… installs another list the same way (make bench does).
 PACKAGES ?= $(APT_PACKAGES)
@@ -34,25 +37,26 @@ deps:
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-build: deps
+# deps stays explicit (it may run sudo apt-get): test, demo and bench ask for it.
+build:
 	$(SWIFT) build -c $(CONFIG)
 
 test: deps
 	$(SWIFT) build --build-tests
 	VFS_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test --skip-build
 
-demo: build
+demo: deps build
 	@VFS_BIN="$(BIN)" bash scripts/demo.sh
 
 bench-deps:
 	@$(MAKE) --no-print-directory deps PACKAGES="$(BENCH_PACKAGES)"
 
-bench: build bench-deps
+bench: deps build bench-deps
 	@BIN="$(BIN)" bash bench/run.sh
 
 man: build
 	@mkdir -p man/tmp
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 --output-directory man/tmp
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date $(MAN_DATE) --output-directory man/tmp
 	@for t in $(TOOLS); do mv man/tmp/$$t.1 man/$$t.1; done; rm -rf man/tmp
 	@python3 scripts/fix-man.py $(addprefix man/,$(addsuffix .1,$(TOOLS)))
 
