@@ -149,6 +149,12 @@ public final class SQLiteRelayStore: RelayStore {
         try target.close()
     }
 
+    public func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws {
+        try await pool.write { db in
+            try Self.audit(db, org: org, actor: actor, action: action, subject: subject, detail: detail, now: now)
+        }
+    }
+
     public func deviceIDs(ofUser email: String) async throws -> [String] {
         try await pool.read { db in
             guard let user = try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [email]) else {
@@ -399,15 +405,6 @@ public final class SQLiteRelayStore: RelayStore {
         try db.execute(sql: "INSERT INTO blobs(id, size, sha256, refs, created) VALUES (?, ?, ?, ?, ?)",
                        arguments: [blobID, upload.length, sha256, refs, seconds(now)])
         return BlobRef(id: blobID, size: upload.length, sha256: sha256)
-    }
-
-    /// Checks an upload can become a blob, without changing anything.
-    public func finishedUpload(id: String, user: Int64) async throws -> UploadRecord {
-        let upload = try await self.upload(id: id, user: user)
-        guard upload.offset == upload.length, upload.sha256 != nil else {
-            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
-        }
-        return upload
     }
 
     // MARK: - transfers
