@@ -221,3 +221,10 @@ public final class RelayClient: Sendable {
         segment.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "._-"))) ?? segment
     }
 }
+
+extension RelayClient {
+    /// A one-time code to enrol another device of this user.
+    public func invite() async throws -> Invite {
+        try await call(.POST, RelayPaths.invites, as: Invite.self)
+    }
+}

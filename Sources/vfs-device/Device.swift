@@ -36,7 +36,7 @@ struct DeviceTool: AsyncVFSCommand {
         passcode.
         """,
         version: vfsVersion,
-        subcommands: [Enroll.self, List.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self])
+        subcommands: [Enroll.self, InviteCommand.self, List.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self])
 }
 
 /// Options every subcommand that talks to the relay as this device shares.

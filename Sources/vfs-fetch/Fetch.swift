@@ -57,7 +57,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @Option(help: ArgumentHelp("With --watch, run CMD (sh -c) after each transfer.", valueName: "cmd")) var exec: String?
     @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when the relay logs this device out.") var wipeOnLogout = false
     @Flag(help: "Print the inbox as JSON.") var json = false
-    @Flag(name: .shortAndLong, help: "No progress bar.") var quiet = false
+    @OptionGroup var progressOptions: ProgressOptions
+    var quiet: Bool { progressOptions.quiet }
     @OptionGroup var credentials: RelayCredentialOptions
     @Argument(help: ArgumentHelp("Transfers to fetch.", valueName: "id")) var ids: [String] = []
 

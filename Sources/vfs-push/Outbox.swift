@@ -55,7 +55,8 @@ extension PushTool {
         static let configuration = CommandConfiguration(
             abstract: "Finish pushes that were interrupted (from the relay's offset).",
             discussion: "Example:\n  vfs-push resume")
-        @Flag(name: .shortAndLong, help: "No progress bar.") var quiet = false
+        @OptionGroup var progressOptions: ProgressOptions
+        var quiet: Bool { progressOptions.quiet }
         @OptionGroup var options: PushOptions
 
         func run() async throws {

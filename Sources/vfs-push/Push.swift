@@ -63,7 +63,8 @@ extension PushTool {
         @Option(help: ArgumentHelp("Undelivered copies expire after DURATION (2d, 12h; the relay's default is 7d).", valueName: "duration"))
         var expires: String?
         @Flag(help: "Wait until every target fetched or declined it, or it expired.") var wait = false
-        @Flag(name: .shortAndLong, help: "No progress bar.") var quiet = false
+        @OptionGroup var progressOptions: ProgressOptions
+        var quiet: Bool { progressOptions.quiet }
         @OptionGroup var options: PushOptions
         @Argument(help: ArgumentHelp("Files, folders (with -r), or '-' for standard input.", valueName: "path"))
         var paths: [String] = []

@@ -99,7 +99,10 @@ final class Fleet: @unchecked Sendable {
         desktop = try Machine("desktop", in: scratch)
         try laptop.enroll(port: relay.port, code: alice)
         try phone.enroll(port: relay.port, code: try admin.invite("alice@acme.example"))
-        try tablet.enroll(port: relay.port, code: try admin.invite("alice@acme.example"))
+        // The tablet's code comes from the laptop (vfs-device invite), not the operator.
+        let invite = try laptop.run("vfs-device", ["invite"])
+        guard invite.status == 0 else { throw HarnessError("invite: \(invite.stderr)") }
+        try tablet.enroll(port: relay.port, code: invite.out.trimmingCharacters(in: .whitespacesAndNewlines))
         try desktop.enroll(port: relay.port, code: bob)
     }
 

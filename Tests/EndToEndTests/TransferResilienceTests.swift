@@ -185,4 +185,30 @@ struct TransferResilienceTests {
         // --raw does not acknowledge.
         #expect(inboxCount(fleet.phone) == 1)
     }
+
+    @Test("on a terminal, a large push shows its sealing and pushing progress and a fetch its download; -q silences them")
+    func progress() throws {
+        let fleet = try Fleet()
+        let content = testBytes(17 << 20, seed: 9)
+        try fleet.scratch.write("large.bin", content)
+        try fleet.scratch.write("quiet.bin", content)
+        let withTTY = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("tools/with-tty.py").path
+        func onTerminal(_ machine: Machine, _ tool: String, _ arguments: [String]) throws -> Run {
+            try machine.run("python3", [withTTY, "no-prompt", "x", "--", Tools.binDir.appendingPathComponent(tool).path] + arguments)
+        }
+        let push = try onTerminal(fleet.laptop, "vfs-push", ["-d", "phone", fleet.scratch.path("large.bin")])
+        #expect(push.status == 0)
+        #expect(push.out.contains("sealing") && push.out.contains("pushing"), "\(push.out.suffix(300))")
+        let quiet = try onTerminal(fleet.laptop, "vfs-push", ["-q", "-d", "phone", fleet.scratch.path("quiet.bin")])
+        #expect(quiet.status == 0)
+        #expect(!quiet.out.contains("pushing"))
+        let inbox = fleet.scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let fetch = try onTerminal(fleet.phone, "vfs-fetch", ["--all", "-C", inbox])
+        #expect(fetch.status == 0)
+        #expect(fetch.out.contains("fetching"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/large.bin")) == content)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/quiet.bin")) == content)
+    }
 }
