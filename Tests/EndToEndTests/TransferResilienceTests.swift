@@ -211,4 +211,31 @@ struct TransferResilienceTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/large.bin")) == content)
         #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/quiet.bin")) == content)
     }
+
+    @Test("a blob corrupted on the relay fails its SHA-256 (65): nothing extracted, not acknowledged; wrong enrolment codes end in 429 (75)")
+    func corruptionAndThrottling() throws {
+        let fleet = try Fleet()
+        try fleet.scratch.write("doc.txt", Data("intact".utf8))
+        let id = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", fleet.scratch.path("doc.txt")]))
+        let blobs = fleet.storedFiles()
+        #expect(blobs.count == 1)
+        var bytes = try Data(contentsOf: blobs[0])
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: blobs[0])
+        let inbox = fleet.scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let fetched = try fleet.phone.run("vfs-fetch", [id, "-C", inbox])
+        #expect(fetched.status == 65)
+        #expect(fetched.stderr.hasPrefix("vfs-fetch: error: transfer \"\(id)\" downloaded with SHA-256"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty)
+        #expect(inboxCount(fleet.phone) == 1)
+
+        let stranger = try Machine("stranger", in: fleet.scratch)
+        let url = "http://127.0.0.1:\(fleet.relay.port)"
+        var statuses: [Int32] = []
+        for _ in 0..<6 { statuses.append(try stranger.run("vfs-device", ["enroll", url, "WRONG-CODE", "--name", "x"]).status) }
+        #expect(statuses.prefix(5).allSatisfy { $0 == 77 })
+        #expect(statuses.last == 75)
+        #expect(!FileManager.default.fileExists(atPath: stranger.path + "/relay.json"))
+    }
 }
