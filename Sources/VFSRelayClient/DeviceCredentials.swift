@@ -55,6 +55,12 @@ public final class DeviceCredentials: @unchecked Sendable {
         return (store, sealed, try sealed.unlock(passcode: place.passcode()))
     }
 
+    /// Opens the keychain (when the place uses it) and nothing else: a wrong passcode or a
+    /// missing keychain fails here, before a one-time enrolment code is spent.
+    public static func checkKeychain(_ place: CredentialPlace) throws {
+        if place.usesKeychain { _ = try unlock(place) }
+    }
+
     /// Reads the token (and the identity when `identity` is true).
     public static func load(_ place: CredentialPlace, identity needIdentity: Bool) throws -> DeviceCredentials {
         var token: String?
@@ -67,7 +73,7 @@ public final class DeviceCredentials: @unchecked Sendable {
             identity = try KeyFile.identities(in: try readText(file, what: "identity"), source: file).first
             if identity == nil { throw RelayClientError.missingCredential(what: "identity", place: "\"\(file)\"") }
         }
-        if token == nil || (needIdentity && identity == nil) || place.usesKeychain {
+        if token == nil || (needIdentity && identity == nil) {
             let (store, sealed, key) = try unlock(place)
             let entries = try sealed.open(masterKey: key)
             keychain = (store, sealed.header.id, key)

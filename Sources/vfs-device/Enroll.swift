@@ -31,7 +31,7 @@ extension DeviceTool {
             }
             let place = options.place
             // Unlock first: a wrong passcode must not waste the one-time code.
-            if place.tokenFile == nil || place.identityFile == nil { _ = try? DeviceCredentials.load(place, identity: false) }
+            try DeviceCredentials.checkKeychain(place)
             let identity = try X25519Identity.generate()
             let answer = try await RelayClient.with(baseURL: url, token: nil) { client in
                 try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: identity.recipient.string))

@@ -187,4 +187,36 @@ struct TransferToolsTests {
         #expect(try statuses(fleet, cancelledID) == ["phone": "expired"])
         #expect(try fleet.laptop.run("vfs-push", ["cancel", "nope"]).status == 66)
     }
+
+    @Test("--token-file and --identity-file: a machine without a keychain enrols, receives and fetches")
+    func credentialFiles() throws {
+        let fleet = try Fleet()
+        let server = try Machine("server", in: fleet.scratch)
+        try FileManager.default.removeItem(atPath: server.keychainPath)
+        let files = ["--token-file", server.path + "/token", "--identity-file", server.path + "/identity.txt"]
+        let code = try fleet.laptop.run("vfs-device", ["invite"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
+        // A wrong keychain passcode fails before the one-time code is spent.
+        let kiosk = try Machine("kiosk", in: fleet.scratch)
+        let url = "http://127.0.0.1:\(fleet.relay.port)"
+        let wrong = try Tools.run("vfs-device", ["enroll", url, code, "--name", "kiosk"],
+                                  environment: kiosk.environment.merging(["VFS_PASSCODE": "not it"]) { $1 })
+        #expect(wrong.status == 77)
+        #expect(!FileManager.default.fileExists(atPath: kiosk.path + "/relay.json"))
+        let enrolled = try server.run("vfs-device", ["enroll", url, code, "--name", "server"] + files)
+        #expect(enrolled.status == 0, "\(enrolled.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: server.keychainPath))
+        for name in ["token", "identity.txt"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: server.path + "/" + name)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+        }
+        try fleet.scratch.write("job.txt", Data("nightly job".utf8))
+        _ = try fleet.laptop.run("vfs-push", ["-d", "server", fleet.scratch.path("job.txt")])
+        let inbox = fleet.scratch.path("server-inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let fetched = try server.run("vfs-fetch", ["--all", "-C", inbox] + files)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try String(contentsOfFile: inbox + "/job.txt", encoding: .utf8) == "nightly job")
+        // Without the files and without a keychain there is nothing to authenticate with.
+        #expect(try server.run("vfs-fetch", []).status == 66)
+    }
 }
