@@ -84,7 +84,9 @@ on() { local who=$1; shift; VFS_HOME="$work/$who" VFS_KEYCHAIN="$work/$who/keych
 for who in laptop phone tablet; do
   mkdir -p "$work/$who/run" && chmod 700 "$work/$who/run"
   on "$who" vfs-keychain init --work-factor 14 --passcode-file "$pass" 2>/dev/null
-  [ "$who" = laptop ] || code=$(vfs-relay invite alice@acme.example --data "$relay_data" 2>/dev/null)
+  # the phone's code comes from the operator, the tablet's from the laptop (vfs-device invite)
+  [ "$who" = phone ] && code=$(vfs-relay invite alice@acme.example --data "$relay_data" 2>/dev/null)
+  [ "$who" = tablet ] && code=$(on laptop vfs-device invite 2>/dev/null)
   on "$who" vfs-device enroll "$url" "$code" --name "$who" >/dev/null 2>&1
 done
 on laptop vfs-device group create home laptop phone tablet
@@ -105,7 +107,7 @@ step "tablet's policy refuses it (exit 77: $(sed -n 's/^vfs-fetch: error: //p' e
 on tablet vfs-fetch --decline "$transfer"
 step "outbox: $(on laptop vfs-push outbox | awk 'NR>1 {printf "%s%s %s", (NR>2 ? "; " : ""), $1, $2}')"
 
-mkdir -p phone-watch
+mkdir -p phone-watch && : > watch.log
 on phone vfs-fetch --watch -C phone-watch --wipe-on-logout 2>watch.log &
 watch_pid=$!
 for _ in $(seq 1 100); do grep -q watching watch.log && break; sleep 0.1; done
