@@ -16,6 +16,9 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-wrap", []),
     ("vfs-unwrap", []),
     ("vfs-relay", ["VFSRelayServer", .product(name: "Logging", package: "swift-log")]),
+    ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol"]),
 ]
 
 // Linux only (Glibc, and renameat2, fstatfs, O_DIRECT through CLinux): no platforms line.
@@ -32,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
@@ -64,8 +68,17 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // The relay's client side for vfs-device, vfs-push and vfs-fetch: HTTP API, tus
+        // uploads, Range downloads, server-sent events, device config, pins, credentials.
+        .target(name: "VFSRelayClient", dependencies: [
+            "VFSRelayProtocol", "VFSCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        // VFSRelayProtocol: the relay client's errors get their exit statuses here too.
         .target(name: "VFSCommandLine", dependencies: [
-            "VFSCore",
+            "VFSCore", "VFSRelayProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Tests only: inflates the zlib-compressed conformance vectors.
@@ -81,6 +94,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),
+        .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -2,7 +2,10 @@
 # make demo: the toolkit's local job end to end on a sample folder, in a throwaway
 # VFS_HOME: a keychain with an identity, a group, a policy that approves one app, a
 # bundle wrapped for the group, an unwrap refused for an unapproved app and allowed for
-# the approved one, then the originals shredded. One line per step.
+# the approved one, then the originals shredded. Then the relay: a local vfs-relay, three
+# enrolled devices in a group, a folder pushed to the group, fetched with the policy gate
+# on two, declined on the third, the outbox, a revoked device's watcher erasing its
+# credentials, the relay stopped. One line per step.
 set -euo pipefail
 BIN=${VFS_BIN:?VFS_BIN is the folder of the built tools}
 export PATH="$BIN:$PATH"
@@ -62,4 +65,56 @@ echo "x" | vfs-encrypt -K laptop --passcode-file "$pass" -o x.age
 printf 'X' | dd of=x.age bs=1 seek=200 conv=notrunc status=none
 if vfs-decrypt -K laptop --passcode-file "$pass" -o x.out x.age 2>/dev/null; then echo "unexpected: tampered file decrypted"; exit 1; fi
 step "plain age files too: vfs-encrypt/vfs-decrypt; a tampered one is refused, no output file ($([ -e x.out ] && echo present || echo none))"
+
+# The relay: a server on a free loopback port that stores ciphertext only, three of
+# alice's machines (each its own VFS_HOME and keychain), a group, a pushed folder.
+relay_data="$work/relay"
+vfs-relay org add acme --data "$relay_data" >/dev/null
+code=$(vfs-relay user add alice@acme.example --org acme --data "$relay_data" 2>/dev/null)
+vfs-relay serve --listen 127.0.0.1:0 --data "$relay_data" >relay.out 2>relay.log &
+relay_pid=$!
+trap 'kill "$relay_pid" 2>/dev/null; kill "${watch_pid:-}" 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 1 300); do grep -q listening relay.out 2>/dev/null && break; sleep 0.1; done
+url=$(sed -n 's/^vfs-relay: listening on //p' relay.out)
+step "relay: vfs-relay serve on $url (data in $relay_data), user alice@acme.example"
+
+# on NAME CMD…: run a command as one of the machines.
+on() { local who=$1; shift; VFS_HOME="$work/$who" VFS_KEYCHAIN="$work/$who/keychain" VFS_POLICY="$work/$who/policy.json" \
+  VFS_PASSCODE="demo passcode $$" XDG_RUNTIME_DIR="$work/$who/run" "$@"; }
+for who in laptop phone tablet; do
+  mkdir -p "$work/$who/run" && chmod 700 "$work/$who/run"
+  on "$who" vfs-keychain init --work-factor 14 --passcode-file "$pass" 2>/dev/null
+  # the phone's code comes from the operator, the tablet's from the laptop (vfs-device invite)
+  [ "$who" = phone ] && code=$(vfs-relay invite alice@acme.example --data "$relay_data" 2>/dev/null)
+  [ "$who" = tablet ] && code=$(on laptop vfs-device invite 2>/dev/null)
+  on "$who" vfs-device enroll "$url" "$code" --name "$who" >/dev/null 2>&1
+done
+on laptop vfs-device group create home laptop phone tablet
+step "enrolled laptop, phone and tablet (identity and token in each keychain); group home = $(on laptop vfs-device group list | cut -f2)"
+
+mkdir -p outgoing/trip && echo "flight 8:05, gate B12" > outgoing/trip/itinerary.txt && seq 1 500 > outgoing/trip/expenses.csv
+transfer=$(on laptop vfs-push -q -g home -r outgoing/trip)
+step "laptop pushed trip/ to group home: one upload, transfer $transfer; the relay's blobs hold $(grep -rl 'gate B12\|itinerary' "$relay_data" 2>/dev/null | wc -l) files with the plaintext or names"
+
+for who in laptop phone; do on "$who" vfs-policy add com.example.viewer --group home --type txt --type csv >/dev/null; done
+on tablet vfs-policy add com.example.viewer --group work >/dev/null
+mkdir -p phone-inbox laptop-inbox tablet-inbox
+on phone vfs-fetch --all -C phone-inbox --for com.example.viewer
+on laptop vfs-fetch --all -C laptop-inbox --for com.example.viewer
+step "phone and laptop fetched it for com.example.viewer (their policy allows group home): identical: $(diff -r outgoing/trip phone-inbox/trip >/dev/null && diff -r outgoing/trip laptop-inbox/trip >/dev/null && echo yes || echo no)"
+if on tablet vfs-fetch --all -C tablet-inbox --for com.example.viewer 2>err.txt; then echo "unexpected: the tablet's policy allowed it"; exit 1; fi
+step "tablet's policy refuses it (exit 77: $(sed -n 's/^vfs-fetch: error: //p' err.txt | head -1)); the tablet declines"
+on tablet vfs-fetch --decline "$transfer"
+step "outbox: $(on laptop vfs-push outbox | awk 'NR>1 {printf "%s%s %s", (NR>2 ? "; " : ""), $1, $2}')"
+
+mkdir -p phone-watch && : > watch.log
+on phone vfs-fetch --watch -C phone-watch --wipe-on-logout 2>watch.log &
+watch_pid=$!
+for _ in $(seq 1 100); do grep -q watching watch.log && break; sleep 0.1; done
+on laptop vfs-device revoke phone
+wait "$watch_pid" && watch_status=0 || watch_status=$?
+step "phone revoked: its watcher exited $watch_status ($(sed -n 's/^vfs-fetch: error: //p' watch.log)); keychain entries left: $(on phone vfs-keychain list --passcode-file "$pass" 2>/dev/null | wc -l)"
+
+kill "$relay_pid" && wait "$relay_pid" || true
+step "relay stopped"
 echo "demo finished"

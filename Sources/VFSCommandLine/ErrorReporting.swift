@@ -1,4 +1,5 @@
 import VFSCore
+import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -232,6 +233,51 @@ extension GroupError: ReportableError {
         case .invalidName(_, let folder): return ["a group name is a file name in \(folder): no '/', not starting with '.'"]
         case .unreadable(_, let path, _): return ["create \(path) with one age1… recipient per line"]
         case .badRecipients: return []
+        }
+    }
+}
+
+extension RelayClientError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .unreachable: return .unavailable
+        case .rejected(let status, _, _):
+            switch status {
+            case 401, 403: return .permissionDenied
+            case 404: return .noInput
+            case 413: return .cannotCreate
+            case 412, 429, 503: return .temporaryFailure
+            case 500...: return .temporaryFailure
+            default: return .dataError
+            }
+        case .badAnswer, .corruptDownload: return .dataError
+        case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer: return .noInput
+        case .keyChanged, .missingCredential, .loggedOut: return .permissionDenied
+        case .undelivered: return .no
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .unreachable:
+            return ["is the relay running? relay.json in VFS_HOME names it, VFS_RELAY overrides it; vfs-device status checks"]
+        case .rejected(let status, _, _):
+            switch status {
+            case 401: return ["this device's token is not accepted: it may have been revoked; vfs-device status tells, vfs-device enroll enrols again"]
+            case 404: return ["vfs-device list and vfs-fetch show what exists"]
+            case 429, 503: return ["try again later"]
+            default: return []
+            }
+        case .notEnrolled: return ["enrol this machine first: vfs-device enroll URL CODE --name NAME"]
+        case .keyChanged(let device, _, _):
+            return ["if \"\(device)\" really has a new key (it enrolled again), accept it with: vfs-device trust \(DisplayText.shellQuoted(device))"]
+        case .noSuchDevice: return ["vfs-device list shows the devices"]
+        case .noSuchGroup: return ["vfs-device group list shows the groups"]
+        case .noSuchTransfer: return ["vfs-fetch lists the inbox, vfs-push outbox what was sent"]
+        case .missingCredential:
+            return ["enrol again with vfs-device enroll, or name the files with --token-file and --identity-file"]
+        case .corruptDownload: return ["nothing was extracted; fetch it again"]
+        case .loggedOut, .badAnswer, .undelivered: return []
         }
     }
 }

@@ -18,6 +18,8 @@ public enum RelayPaths {
     public static func group(_ name: String) -> String { "\(groups)/\(name)" }
     public static func groupMember(_ name: String, _ device: String) -> String { "\(groups)/\(name)/members/\(device)" }
     public static func upload(_ id: String) -> String { "\(uploads)/\(id)" }
+    /// `DELETE`: the sender cancels the transfer.
+    public static func transfer(_ id: String) -> String { "\(transfers)/\(id)" }
     public static func transferContent(_ id: String) -> String { "\(transfers)/\(id)/content" }
     public static func transferAck(_ id: String) -> String { "\(transfers)/\(id)/ack" }
     public static func transferDecline(_ id: String) -> String { "\(transfers)/\(id)/decline" }

@@ -83,6 +83,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     EnrollController(services: services).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthMiddleware(store: store))
     DeviceController(services: services).addRoutes(to: authenticated)
+    InviteController(services: services).addRoutes(to: authenticated)
     GroupController(services: services).addRoutes(to: authenticated)
     UploadController(services: services).addRoutes(discovery: router, to: authenticated)
     TransferController(services: services).addRoutes(to: authenticated)

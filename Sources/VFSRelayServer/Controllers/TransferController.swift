@@ -15,6 +15,7 @@ struct TransferController {
         group.get(RouterPath(RelayPaths.transfers + "/:id/content"), use: content)
         group.post(RouterPath(RelayPaths.transfers + "/:id/ack"), use: ack)
         group.post(RouterPath(RelayPaths.transfers + "/:id/decline"), use: decline)
+        group.delete(RouterPath(RelayPaths.transfers + "/:id"), use: cancel)
     }
 
     @Sendable func create(_ request: Request, context: RelayRequestContext) async throws -> Response {
@@ -54,6 +55,13 @@ struct TransferController {
 
     @Sendable func decline(_ request: Request, context: RelayRequestContext) async throws -> Response {
         try await finish(.declined, context)
+    }
+
+    /// The sender withdraws it: waiting copies expire (delivered ones stay delivered).
+    @Sendable func cancel(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let released = try await services.store.cancelTransfer(id: pathID(context), sender: context.requireIdentity().deviceID, now: Date())
+        services.deleteBlobs(released)
+        return emptyResponse()
     }
 
     func finish(_ status: TransferStatus, _ context: RelayRequestContext) async throws -> Response {

@@ -159,6 +159,8 @@ public protocol RelayStore: Sendable {
     /// `delivered` or `declined`; returns the blob ids to delete.
     func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String]
     func expireTransfers(now: Date) async throws -> [String]
+    /// The sender withdraws a transfer: its waiting copies expire; returns the blob ids to delete.
+    func cancelTransfer(id: String, sender: String, now: Date) async throws -> [String]
 
     // Events
     /// Stores one event for each device; returns the devices it was stored for.

@@ -517,6 +517,23 @@ public final class SQLiteRelayStore: RelayStore {
         }
     }
 
+    public func cancelTransfer(id: String, sender: String, now: Date) async throws -> [String] {
+        try await pool.write { db in
+            guard let blob = try String.fetchOne(db, sql: "SELECT blob_id FROM transfers WHERE id = ? AND sender_device = ?",
+                                                 arguments: [id, sender]) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            let waiting = try String.fetchAll(db, sql: "SELECT device_id FROM outbox WHERE transfer_id = ? AND status IN ('unattended', 'initiated')",
+                                              arguments: [id])
+            var released = [String]()
+            for device in waiting {
+                try db.execute(sql: "UPDATE outbox SET status = 'expired', updated = ? WHERE transfer_id = ? AND device_id = ?",
+                               arguments: [Self.seconds(now), id, device])
+                if try Self.release(db, blob: blob) { released.append(blob) }
+            }
+            try Self.audit(db, org: nil, actor: sender, action: "transfer.cancel", subject: id, now: now)
+            return released
+        }
+    }
+
     // MARK: - events
 
     public func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String] {

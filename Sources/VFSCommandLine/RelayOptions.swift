@@ -1,0 +1,40 @@
+import ArgumentParser
+import VFSCore
+
+/// Where vfs-device, vfs-push and vfs-fetch find this device's relay token and
+/// identity: the keychain (unlocked by its agent, else the passcode), or two files.
+public struct RelayCredentialOptions: ParsableArguments {
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Keep the device's relay token in PATH instead of the keychain.", valueName: "path"))
+    public var tokenFile: String?
+
+    @Option(name: .customLong("identity-file"), help: ArgumentHelp("Keep the device's age identity in PATH instead of the keychain.", valueName: "path"))
+    public var identityFile: String?
+
+    @OptionGroup public var passcode: PasscodeOptions
+
+    public init() {}
+
+    /// The keychain file these tools use.
+    public var keychainPath: String { VFSPaths.current.keychain }
+
+    /// Reads the keychain passcode when asked; fails at once without a source and a terminal.
+    public var passcodeReader: @Sendable () throws -> SecretBytes {
+        let file = passcode.passcodeFile, fd = passcode.passcodeFD
+        return {
+            let source = SecretSource(file: file, fd: fd, noun: "passcode", environmentVariable: "VFS_PASSCODE")
+            return try KeychainSession.readPasscode(source, locked: true)
+        }
+    }
+}
+
+/// The approved-apps gate vfs-unwrap and vfs-fetch apply before releasing a byte:
+/// the policy's decision for the bundle's files and group (PolicySource.decide); a
+/// denial is exit 77.
+public enum PolicyGate {
+    public static func authorize(_ app: String, group: String?, paths: [String], source: PolicySource = PolicyChoice.source()) throws {
+        if case .denied(let denial) = try source.decide(files: paths, group: group, app: app) {
+            throw ToolError(denial.description, exit: .permissionDenied,
+                            hints: ["nothing was written; vfs-policy list shows what each app may receive"])
+        }
+    }
+}

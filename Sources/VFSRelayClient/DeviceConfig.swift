@@ -1,0 +1,98 @@
+import Foundation
+import VFSCore
+import VFSRelayProtocol
+
+/// `$VFS_HOME/relay.json`: which relay this machine is enrolled with, and as which
+/// device. `VFS_RELAY` overrides the URL (a relay that moved, a test).
+public struct DeviceConfig: Codable, Equatable, Sendable {
+    public var relay: String
+    public var device: String
+    public var name: String
+
+    public init(relay: String, device: String, name: String) {
+        self.relay = relay
+        self.device = device
+        self.name = name
+    }
+
+    public static func path(home: String) -> String { VFSPaths(environment: ["VFS_HOME": home]).relayConfig }
+
+    /// The config in `home`; `.notEnrolled` without one. `paths.relayURL` (VFS_RELAY)
+    /// overrides the URL.
+    public static func load(home: String, paths: VFSPaths = .current) throws -> DeviceConfig {
+        let path = path(home: home)
+        guard let data = FileManager.default.contents(atPath: path) else { throw RelayClientError.notEnrolled(config: path) }
+        var config: DeviceConfig
+        do {
+            config = try JSONDecoder().decode(DeviceConfig.self, from: data)
+        } catch {
+            throw RelayClientError.badAnswer(url: path, reason: "not a relay config: \(error)")
+        }
+        if let url = paths.relayURL { config.relay = url }
+        return config
+    }
+
+    /// Written atomically, private to the user.
+    public func save(home: String) throws {
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try AtomicOutputFile.write(Array(try encoder.encode(self)) + [0x0A], to: Self.path(home: home), mode: 0o600)
+    }
+
+    public static func remove(home: String) {
+        try? FileManager.default.removeItem(atPath: path(home: home))
+    }
+}
+
+/// `$VFS_HOME/relay-pins.json`: the recipient first seen for each other device
+/// (trust on first use). A relay that later reports another key for a device is
+/// refused until `vfs-device trust NAME` accepts it.
+public struct PinStore: Sendable {
+    public struct Pin: Codable, Equatable, Sendable {
+        public var name: String
+        public var recipient: String
+    }
+
+    public let path: String
+    public private(set) var pins: [String: Pin]
+
+    public init(home: String) throws {
+        path = home + "/relay-pins.json"
+        if let data = FileManager.default.contents(atPath: path) {
+            do {
+                pins = try JSONDecoder().decode([String: Pin].self, from: data)
+            } catch {
+                throw RelayClientError.badAnswer(url: path, reason: "not a pin file: \(error)")
+            }
+        } else {
+            pins = [:]
+        }
+    }
+
+    /// Pins `device` on first sight; throws `.keyChanged` if its pin differs.
+    /// Returns true when a new pin was recorded.
+    @discardableResult
+    public mutating func check(_ device: Device) throws -> Bool {
+        if let pin = pins[device.id] {
+            guard pin.recipient == device.recipient else {
+                throw RelayClientError.keyChanged(device: device.name, pinned: pin.recipient, reported: device.recipient)
+            }
+            if pin.name != device.name { pins[device.id]?.name = device.name }
+            return false
+        }
+        pins[device.id] = Pin(name: device.name, recipient: device.recipient)
+        return true
+    }
+
+    /// Accepts the device's current recipient.
+    public mutating func trust(_ device: Device) {
+        pins[device.id] = Pin(name: device.name, recipient: device.recipient)
+    }
+
+    public func save() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try AtomicOutputFile.write(Array(try encoder.encode(pins)) + [0x0A], to: path, mode: 0o600)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import VFSCore
+import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a device's relay token and age identity live: entries of the vfs-keychain
+/// (the identity `vfs-device`, the secret `vfs-relay`/`token`), or two files on a
+/// machine without a keychain (`--token-file`, `--identity-file`).
+public struct CredentialPlace: Sendable {
+    public var tokenFile: String?
+    public var identityFile: String?
+    public var keychainPath: String
+    /// The keychain passcode, asked only when no unlock agent holds the key.
+    public var passcode: @Sendable () throws -> SecretBytes
+
+    public init(tokenFile: String?, identityFile: String?, keychainPath: String, passcode: @escaping @Sendable () throws -> SecretBytes) {
+        self.tokenFile = tokenFile
+        self.identityFile = identityFile
+        self.keychainPath = keychainPath
+        self.passcode = passcode
+    }
+
+    public static let identityName = "vfs-device"
+    public static let tokenService = "vfs-relay"
+    public static let tokenAccount = "token"
+
+    var usesKeychain: Bool { tokenFile == nil || identityFile == nil }
+}
+
+/// A device's token and identity as read; keeps the keychain's key so that a watcher
+/// told to log out can erase them without asking again.
+public final class DeviceCredentials: @unchecked Sendable {
+    // Sendable: immutable after init.
+    public let token: String
+    public let identity: X25519Identity?
+    let place: CredentialPlace
+    let keychain: (store: KeychainStore, id: [UInt8], key: SecretBytes)?
+
+    init(token: String, identity: X25519Identity?, place: CredentialPlace, keychain: (KeychainStore, [UInt8], SecretBytes)?) {
+        self.token = token
+        self.identity = identity
+        self.place = place
+        self.keychain = keychain
+    }
+
+    /// Opens the keychain: with its agent's key, else the passcode.
+    static func unlock(_ place: CredentialPlace) throws -> (KeychainStore, SealedKeychain, SecretBytes) {
+        let store = KeychainStore(path: place.keychainPath)
+        let sealed = try store.read()
+        if let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
+            return (store, sealed, key)
+        }
+        return (store, sealed, try sealed.unlock(passcode: place.passcode()))
+    }
+
+    /// Opens the keychain (when the place uses it) and nothing else: a wrong passcode or a
+    /// missing keychain fails here, before a one-time enrolment code is spent.
+    public static func checkKeychain(_ place: CredentialPlace) throws {
+        if place.usesKeychain { _ = try unlock(place) }
+    }
+
+    /// Reads the token (and the identity when `identity` is true).
+    public static func load(_ place: CredentialPlace, identity needIdentity: Bool) throws -> DeviceCredentials {
+        var token: String?
+        var identity: X25519Identity?
+        var keychain: (KeychainStore, [UInt8], SecretBytes)?
+        if let file = place.tokenFile {
+            token = try readText(file, what: "token").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let file = place.identityFile, needIdentity {
+            identity = try KeyFile.identities(in: try readText(file, what: "identity"), source: file).first
+            if identity == nil { throw RelayClientError.missingCredential(what: "identity", place: "\"\(file)\"") }
+        }
+        if token == nil || (needIdentity && identity == nil) {
+            let (store, sealed, key) = try unlock(place)
+            let entries = try sealed.open(masterKey: key)
+            keychain = (store, sealed.header.id, key)
+            if token == nil {
+                guard let entry = entries.first(where: { $0.matches(.secret, CredentialPlace.tokenService, CredentialPlace.tokenAccount) }) else {
+                    throw RelayClientError.missingCredential(what: "relay token", place: "the keychain \"\(store.path)\"")
+                }
+                token = String(decoding: entry.secret.bytes, as: UTF8.self)
+            }
+            if needIdentity && identity == nil {
+                guard let entry = entries.first(where: { $0.matches(.identity, CredentialPlace.identityName, "") }) else {
+                    throw RelayClientError.missingCredential(what: "identity \"\(CredentialPlace.identityName)\"", place: "the keychain \"\(store.path)\"")
+                }
+                identity = try entry.identity()
+            }
+        }
+        return DeviceCredentials(token: token!, identity: identity, place: place, keychain: keychain)
+    }
+
+    static func readText(_ path: String, what: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RelayClientError.missingCredential(what: what, place: "\"\(path)\" (cannot read it)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Keeps a new enrolment's token and identity (replacing an earlier enrolment's).
+    public static func save(_ place: CredentialPlace, token: String, identity: X25519Identity) throws {
+        if let file = place.tokenFile {
+            try AtomicOutputFile.write(Array((token + "\n").utf8), to: file, mode: 0o600)
+        }
+        if let file = place.identityFile {
+            let created = ISO8601DateFormatter().string(from: Date())
+            try AtomicOutputFile.write(Array(KeyFile.identityFileText(identity, created: created).utf8), to: file, mode: 0o600)
+        }
+        guard place.usesKeychain else { return }
+        let (store, sealed, key) = try unlock(place)
+        let now = Int64(Date().timeIntervalSince1970)
+        try store.updateEntries(keychainID: sealed.header.id, masterKey: key) { entries in
+            if place.tokenFile == nil {
+                entries.removeAll { $0.matches(.secret, CredentialPlace.tokenService, CredentialPlace.tokenAccount) }
+                entries.append(KeychainEntry(kind: .secret, service: CredentialPlace.tokenService, account: CredentialPlace.tokenAccount,
+                                             label: "relay token of this device", created: now, modified: now,
+                                             secret: SecretBytes(copying: Array(token.utf8))))
+            }
+            if place.identityFile == nil {
+                entries.removeAll { $0.matches(.identity, CredentialPlace.identityName, "") }
+                entries.append(KeychainEntry(identityNamed: CredentialPlace.identityName, identity, created: now))
+            }
+            return ((), true)
+        }
+    }
+
+    /// Erases the token and the identity (a remote log-out): keychain entries removed,
+    /// files overwritten and removed.
+    public func erase() throws {
+        for file in [place.tokenFile, place.identityFile].compactMap({ $0 }) {
+            Self.overwriteAndRemove(file)
+        }
+        guard place.usesKeychain else { return }
+        let (store, id, key) = try keychain ?? {
+            let (store, sealed, key) = try Self.unlock(place)
+            return (store, sealed.header.id, key)
+        }()
+        try store.updateEntries(keychainID: id, masterKey: key) { entries in
+            let before = entries.count
+            entries.removeAll {
+                (place.tokenFile == nil && $0.matches(.secret, CredentialPlace.tokenService, CredentialPlace.tokenAccount))
+                    || (place.identityFile == nil && $0.matches(.identity, CredentialPlace.identityName, ""))
+            }
+            return ((), entries.count != before)
+        }
+    }
+
+    static func overwriteAndRemove(_ path: String) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        if fd >= 0 {
+            var info = stat()
+            if fstat(fd, &info) == 0, info.st_size > 0 {
+                let zeros = [UInt8](repeating: 0, count: Int(info.st_size))
+                _ = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
+                fsync(fd)
+            }
+            close(fd)
+        }
+        unlink(path)
+    }
+}

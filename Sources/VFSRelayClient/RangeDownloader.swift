@@ -1,0 +1,110 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import VFSCore
+import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Downloads a transfer's ciphertext into a partial file, resuming with HTTP Range
+/// from the bytes already there (If-Range with the transfer's ETag, so a changed blob
+/// starts over), and checks its SHA-256 once complete.
+public struct RangeDownloader: Sendable {
+    public let client: RelayClient
+    public var retries: Int
+    public var backoff: Backoff
+
+    public init(client: RelayClient, retries: Int = 5, backoff: Backoff = Backoff(base: 0.2, cap: 5)) {
+        self.client = client
+        self.retries = retries
+        self.backoff = backoff
+    }
+
+    /// Fills `path` with the transfer's `size` bytes; throws `.corruptDownload` (and
+    /// removes the file) if the whole does not hash to `sha256`.
+    public func download(_ transfer: InboxEntry, to path: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws {
+        var failures = 0
+        while true {
+            do {
+                try await fetchRest(transfer, to: path, progress: progress)
+                break
+            } catch RelayClientError.unreachable(let url, let reason) {
+                failures += 1
+                guard failures <= retries else { throw RelayClientError.unreachable(url: url, reason: reason) }
+                try await Task.sleep(for: .seconds(backoff.delay(attempt: failures)))
+            }
+        }
+        let digest = try Self.sha256(ofFile: path)
+        guard digest == transfer.sha256 else {
+            unlink(path)
+            throw RelayClientError.corruptDownload(transfer: transfer.id, expected: transfer.sha256, actual: digest)
+        }
+    }
+
+    func fetchRest(_ transfer: InboxEntry, to path: String, progress: (@Sendable (Int64) -> Void)?) async throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
+        defer { close(fd) }
+        var have = Int64(lseek(fd, 0, SEEK_END))
+        if have > transfer.size {
+            ftruncate(fd, 0)
+            have = 0
+        }
+        progress?(have)
+        if have == transfer.size { return }
+        var headers: [(String, String)] = []
+        if have > 0 { headers = [("Range", "bytes=\(have)-"), ("If-Range", "\"\(transfer.sha256)\"")] }
+        let response = try await client.execute(client.request(.GET, RelayPaths.transferContent(transfer.id), headers: headers),
+                                                timeout: .hours(24))
+        if response.status.code >= 400 {
+            _ = try await client.collect(response)
+        }
+        var position: Int64
+        if response.status == .partialContent {
+            position = have
+        } else {
+            // The whole content: start over.
+            guard ftruncate(fd, 0) == 0 else { throw VFSCore.IOError("cannot truncate", path: path) }
+            position = 0
+        }
+        do {
+            for try await chunk in response.body {
+                try chunk.withUnsafeReadableBytes { bytes in
+                    var done = 0
+                    while done < bytes.count {
+                        let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(position) + off_t(done))
+                        if n < 0 {
+                            if errno == EINTR { continue }
+                            throw VFSCore.IOError("cannot write", path: path)
+                        }
+                        done += n
+                    }
+                }
+                position += Int64(chunk.readableBytes)
+                progress?(position)
+            }
+        } catch let error as VFSCore.IOError {
+            throw error
+        } catch {
+            throw RelayClientError.unreachable(url: client.baseURL, reason: RelayClient.describe(error))
+        }
+        guard position == transfer.size else {
+            throw RelayClientError.unreachable(url: client.baseURL, reason: "the download stopped at \(position) of \(transfer.size) bytes")
+        }
+    }
+
+    /// The file's SHA-256 in lowercase hex, read in chunks.
+    public static func sha256(ofFile path: String) throws -> String {
+        let source = try FileDescriptorSource(path: path)
+        let hash = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
+            if n == 0 { break }
+            buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,230 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import VFSRelayProtocol
+
+/// One relay's API for one device: bearer token, JSON bodies, and errors as
+/// `RelayClientError` (an error status keeps its status and code; no connection is
+/// `.unreachable`).
+public final class RelayClient: Sendable {
+    public let baseURL: String
+    public let token: String?
+    let http: HTTPClient
+
+    /// `baseURL` such as `http://127.0.0.1:8787` (a trailing slash is dropped).
+    public init(baseURL: String, token: String?) {
+        var url = baseURL
+        while url.hasSuffix("/") { url.removeLast() }
+        self.baseURL = url
+        self.token = token
+        var configuration = HTTPClient.Configuration()
+        // A refused connection is an answer: don't retry it until the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(120))
+        configuration.decompression = .disabled
+        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Call once when done (every path of a command does, through `withClient`).
+    public func shutdown() async {
+        try? await http.shutdown()
+    }
+
+    /// Runs `body` with a client and shuts it down afterwards, whatever happens.
+    public static func with<R>(baseURL: String, token: String?, _ body: (RelayClient) async throws -> R) async throws -> R {
+        let client = RelayClient(baseURL: baseURL, token: token)
+        do {
+            let result = try await body(client)
+            await client.shutdown()
+            return result
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    /// A request to `path` with the token and the given headers.
+    func request(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = []) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        return request
+    }
+
+    /// Sends `request`; a failure before any answer is `.unreachable`.
+    func execute(_ request: HTTPClientRequest, timeout: TimeAmount = .minutes(10)) async throws -> HTTPClientResponse {
+        do {
+            return try await http.execute(request, timeout: timeout)
+        } catch let error as RelayClientError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw RelayClientError.unreachable(url: baseURL, reason: Self.describe(error))
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        let text = String(describing: error)
+        if text.contains("connectionRefused") || text.contains("Connection refused") || text.contains("ECONNREFUSED") {
+            return "connection refused"
+        }
+        if text.contains("connectTimeout") { return "connection timed out" }
+        if text.contains("remoteConnectionClosed") { return "the connection was closed" }
+        return text
+    }
+
+    /// Reads a whole (small) body; throws the error an error status stands for.
+    func collect(_ response: HTTPClientResponse, limit: Int = 16 << 20) async throws -> [UInt8] {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await response.body.collect(upTo: limit)
+        } catch {
+            throw RelayClientError.unreachable(url: baseURL, reason: Self.describe(error))
+        }
+        let bytes = Array(buffer.readableBytesView)
+        try Self.check(response.status, bytes)
+        return bytes
+    }
+
+    /// An error status becomes `.rejected` with the body's code and message.
+    static func check(_ status: HTTPResponseStatus, _ body: [UInt8]) throws {
+        guard status.code >= 400 else { return }
+        if let error = try? decoder.decode(RelayErrorBody.self, from: Data(body)) {
+            throw RelayClientError.rejected(status: Int(status.code), code: error.error, message: error.message)
+        }
+        throw RelayClientError.rejected(status: Int(status.code), code: "http", message: status.reasonPhrase)
+    }
+
+    /// A request without a body whose JSON answer decodes as `T`.
+    public func call<T: Decodable>(_ method: HTTPMethod, _ path: String, as type: T.Type) async throws -> T {
+        try decode(T.self, try await send(method, path, json: nil), path: path)
+    }
+
+    /// A JSON request whose JSON answer decodes as `T`.
+    public func call<T: Decodable, B: Encodable>(_ method: HTTPMethod, _ path: String, body: B, as type: T.Type) async throws -> T {
+        try decode(T.self, try await send(method, path, json: try Self.encoder.encode(body)), path: path)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8], path: String) throws -> T {
+        do {
+            return try Self.decoder.decode(T.self, from: Data(bytes))
+        } catch {
+            throw RelayClientError.badAnswer(url: baseURL + path, reason: "\(error)")
+        }
+    }
+
+    /// A request whose answer body is returned as bytes (an error status is thrown).
+    public func send(_ method: HTTPMethod, _ path: String, json: Data? = nil) async throws -> [UInt8] {
+        var request = self.request(method, path)
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: json))
+        } else if method == .POST || method == .PUT || method == .PATCH {
+            request.headers.add(name: "Content-Length", value: "0")
+        }
+        return try await collect(try await execute(request, timeout: .seconds(60)))
+    }
+
+    // MARK: The API, one call per route the tools use.
+
+    public func health() async throws -> HealthStatus {
+        try await call(.GET, RelayPaths.health, as: HealthStatus.self)
+    }
+
+    public func enroll(_ body: EnrollRequest) async throws -> EnrollResponse {
+        try await call(.POST, RelayPaths.enroll, body: body, as: EnrollResponse.self)
+    }
+
+    public func devices() async throws -> [Device] {
+        try await call(.GET, RelayPaths.devices, as: [Device].self)
+    }
+
+    public func device(_ id: String) async throws -> Device {
+        try await call(.GET, RelayPaths.device(id), as: Device.self)
+    }
+
+    public func renameDevice(_ id: String, to name: String) async throws -> Device {
+        try await call(.PATCH, RelayPaths.device(id), body: DeviceRename(name: name), as: Device.self)
+    }
+
+    public func invalidateDevice(_ id: String) async throws {
+        _ = try await send(.DELETE, RelayPaths.device(id))
+    }
+
+    public func groups() async throws -> [DeviceGroup] {
+        try await call(.GET, RelayPaths.groups, as: [DeviceGroup].self)
+    }
+
+    public func group(_ name: String) async throws -> DeviceGroup {
+        try await call(.GET, RelayPaths.group(Self.escape(name)), as: DeviceGroup.self)
+    }
+
+    public func createGroup(_ name: String, members: [String]) async throws -> DeviceGroup {
+        try await call(.POST, RelayPaths.groups, body: GroupCreate(name: name, members: members), as: DeviceGroup.self)
+    }
+
+    public func addMember(_ group: String, _ device: String) async throws -> DeviceGroup {
+        try await call(.PUT, RelayPaths.groupMember(Self.escape(group), device), as: DeviceGroup.self)
+    }
+
+    public func removeMember(_ group: String, _ device: String) async throws -> DeviceGroup {
+        try await call(.DELETE, RelayPaths.groupMember(Self.escape(group), device), as: DeviceGroup.self)
+    }
+
+    public func deleteGroup(_ name: String) async throws {
+        _ = try await send(.DELETE, RelayPaths.group(Self.escape(name)))
+    }
+
+    public func createTransfer(_ body: TransferCreate) async throws -> OutboxEntry {
+        try await call(.POST, RelayPaths.transfers, body: body, as: OutboxEntry.self)
+    }
+
+    public func inbox() async throws -> [InboxEntry] {
+        try await call(.GET, RelayPaths.inbox, as: [InboxEntry].self)
+    }
+
+    public func outbox() async throws -> [OutboxEntry] {
+        try await call(.GET, RelayPaths.outbox, as: [OutboxEntry].self)
+    }
+
+    public func ack(_ transfer: String) async throws {
+        _ = try await send(.POST, RelayPaths.transferAck(transfer))
+    }
+
+    public func decline(_ transfer: String) async throws {
+        _ = try await send(.POST, RelayPaths.transferDecline(transfer))
+    }
+
+    public func cancel(_ transfer: String) async throws {
+        _ = try await send(.DELETE, RelayPaths.transfer(transfer))
+    }
+
+    /// Group names are letters, digits, `.`, `_`, `-`; anything else is escaped so it
+    /// can't change the path (the relay then answers 404 or 400).
+    static func escape(_ segment: String) -> String {
+        segment.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "._-"))) ?? segment
+    }
+}
+
+extension RelayClient {
+    /// A one-time code to enrol another device of this user.
+    public func invite() async throws -> Invite {
+        try await call(.POST, RelayPaths.invites, as: Invite.self)
+    }
+}

@@ -1,0 +1,51 @@
+/// What a relay client (vfs-device, vfs-push, vfs-fetch) can run into. The data only:
+/// VFSCommandLine's ErrorReporting gives each its exit status and hints.
+public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// No connection to the relay (refused, reset before an answer, no such host).
+    case unreachable(url: String, reason: String)
+    /// The relay answered with an error status and its JSON body.
+    case rejected(status: Int, code: String, message: String)
+    /// The relay's answer did not make sense (not JSON, missing header).
+    case badAnswer(url: String, reason: String)
+    /// No `relay.json`: this machine is not enrolled.
+    case notEnrolled(config: String)
+    /// The relay reports another recipient for a device than the one pinned.
+    case keyChanged(device: String, pinned: String, reported: String)
+    case noSuchDevice(String)
+    case noSuchGroup(String)
+    case noSuchTransfer(String)
+    /// The device's token or identity is not where it should be.
+    case missingCredential(what: String, place: String)
+    /// The relay logged this device out (a `logout` event).
+    case loggedOut(device: String)
+    /// A downloaded transfer does not have the SHA-256 the relay listed.
+    case corruptDownload(transfer: String, expected: String, actual: String)
+    /// `--wait` ended with some targets that will never get the transfer.
+    case undelivered(transfer: String, devices: [String])
+
+    public var description: String {
+        switch self {
+        case let .unreachable(url, reason): return "relay unreachable at \(url): \(reason)"
+        case let .rejected(status, code, message): return "the relay refused: \(message) (\(status) \(code))"
+        case let .badAnswer(url, reason): return "unexpected answer from the relay at \(url): \(reason)"
+        case let .notEnrolled(config): return "this machine is not enrolled with a relay (no \"\(config)\")"
+        case let .keyChanged(device, pinned, reported):
+            return "the relay reports a new key for device \"\(device)\" (pinned \(pinned), now \(reported)); refusing to encrypt to it"
+        case let .noSuchDevice(name): return "no device \"\(name)\""
+        case let .noSuchGroup(name): return "no group \"\(name)\""
+        case let .noSuchTransfer(id): return "no transfer \"\(id)\""
+        case let .missingCredential(what, place): return "no \(what) for this device in \(place)"
+        case let .loggedOut(device): return "device \"\(device)\" was logged out by the relay; its token and identity were erased"
+        case let .corruptDownload(transfer, expected, actual):
+            return "transfer \"\(transfer)\" downloaded with SHA-256 \(actual), not \(expected)"
+        case let .undelivered(transfer, devices):
+            return "transfer \"\(transfer)\" was not delivered to " + devices.map { "\"\($0)\"" }.joined(separator: ", ")
+        }
+    }
+
+    /// The HTTP status, for a rejection.
+    public var status: Int? {
+        if case .rejected(let status, _, _) = self { return status }
+        return nil
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSCore
+import VFSRelayClient
+import VFSRelayProtocol
+
+@main
+struct DeviceTool: AsyncVFSCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-device",
+        abstract: "Enrol this machine with a relay, manage your devices and device groups, pin their keys.",
+        discussion: """
+        A device is a machine enrolled with a vfs relay: it has an age identity (its \
+        recipient is what senders encrypt to) and a relay token. Both are kept in the \
+        vfs-keychain (the identity "vfs-device", the secret vfs-relay/token), unlocked \
+        by its agent or with the passcode from --passcode-file, --passcode-fd, \
+        VFS_PASSCODE or the terminal; --token-file and --identity-file keep them in \
+        files instead. The relay URL, the device id and name are in \
+        $VFS_HOME/relay.json; VFS_RELAY overrides the URL.
+
+        Key pinning: the first time this machine sees another device's recipient it \
+        records it in $VFS_HOME/relay-pins.json; vfs-push refuses a device whose \
+        recipient changed until "vfs-device trust NAME" accepts the new one.
+
+        Examples:
+          vfs-device enroll http://127.0.0.1:8787 K7QX-M2PD --name laptop
+          vfs-device list --json | jq '.[].name'
+          vfs-device group create home laptop phone tablet
+          vfs-device revoke phone
+          vfs-device status || echo "relay down or device revoked"
+
+        Exit status: 0 success; 64 usage; 65 a bad answer or a corrupt file; 66 no such \
+        device or group, or not enrolled; 69 relay unreachable; 75 temporary (429, \
+        503): try again; 77 this device's token was refused (revoked), a wrong keychain \
+        passcode.
+        """,
+        version: vfsVersion,
+        subcommands: [Enroll.self, InviteCommand.self, List.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self])
+}
+
+/// Options every subcommand that talks to the relay as this device shares.
+struct DeviceOptions: ParsableArguments {
+    @OptionGroup var credentials: RelayCredentialOptions
+
+    var place: CredentialPlace {
+        CredentialPlace(tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
+                        keychainPath: credentials.keychainPath, passcode: credentials.passcodeReader)
+    }
+
+    func session() throws -> RelaySession {
+        try RelaySession.open(home: VFSPaths.current.home, place: place)
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSCore
+import VFSRelayClient
+import VFSRelayProtocol
+
+@main
+struct FetchTool: AsyncVFSCommand, CheckedCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-fetch",
+        abstract: "Receive transfers sent to this device: list, download, verify, unwrap, acknowledge.",
+        discussion: """
+        Without arguments, lists the inbox (id, sender, size, sent, expires). With --all \
+        or transfer IDs, downloads each (HTTP Range: an interrupted download resumes \
+        from the bytes already in $VFS_HOME/incoming), checks its SHA-256, decrypts it \
+        with this device's identity and unwraps it into -C DIR with the same checks as \
+        vfs-unwrap: with --for APP the policy must approve APP for the bundle's group and \
+        every file type before a byte is released (exit 77 otherwise), every digest is \
+        verified, extraction never leaves DIR. Only then is the transfer acknowledged \
+        (delivered). --stdout streams a one-file transfer; --raw writes the ciphertext \
+        as downloaded (an age file: age -d -i KEY | bsdtar -x opens it) without \
+        acknowledging.
+
+        --watch holds the relay's event stream and fetches each transfer as its event \
+        arrives (and everything waiting whenever it connects), reconnecting with backoff, \
+        jitter and Last-Event-ID, so a relay restart loses nothing. --exec CMD runs \
+        after each transfer with VFS_FILE (the first path it unpacked), VFS_DIR and \
+        VFS_TRANSFER in its environment. When the relay logs the device out (vfs-device \
+        revoke), the watcher erases the device's token and identity and exits 77; with \
+        --wipe-on-logout it first shreds DIR with the vfs-shred engine.
+
+        Examples:
+          vfs-fetch
+          vfs-fetch --all -C ~/Inbox --for evince
+          vfs-fetch 3f9c0d… --stdout | less
+          vfs-fetch --decline 3f9c0d…
+          vfs-fetch --watch -C ~/Inbox --exec 'notify-send "$VFS_FILE"'
+
+        Exit status: 0 success; 64 usage; 65 corrupt or tampered (a digest, the age \
+        authentication, an unsafe entry); 66 no such transfer, or not enrolled; 69 relay \
+        unreachable; 73 DIR can't be written or an entry exists; 75 temporary (429, 503); \
+        77 the policy denies APP, this device was revoked or logged out, a wrong keychain \
+        passcode.
+        """,
+        version: vfsVersion)
+
+    @Flag(help: "Fetch every transfer in the inbox.") var all = false
+    @Option(name: [.customShort("C"), .customLong("directory")], help: ArgumentHelp("Unpack into DIR (default: the current folder).", valueName: "dir"))
+    var directory: String?
+    @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"))
+    var app: String?
+    @Flag(name: .customLong("stdout"), help: "Write the content of a one-file transfer to stdout.") var toStandardOutput = false
+    @Flag(help: "Write the transfer's ciphertext to stdout, as downloaded, without acknowledging it.") var raw = false
+    @Option(help: ArgumentHelp("Decline the transfer ID (its sender sees \"declined\").", valueName: "id")) var decline: String?
+    @Flag(help: "Stay connected and fetch each transfer as it arrives.") var watch = false
+    @Option(help: ArgumentHelp("With --watch, run CMD (sh -c) after each transfer.", valueName: "cmd")) var exec: String?
+    @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when the relay logs this device out.") var wipeOnLogout = false
+    @Flag(help: "Print the inbox as JSON.") var json = false
+    @OptionGroup var progressOptions: ProgressOptions
+    var quiet: Bool { progressOptions.quiet }
+    @OptionGroup var credentials: RelayCredentialOptions
+    @Argument(help: ArgumentHelp("Transfers to fetch.", valueName: "id")) var ids: [String] = []
+
+    func check() throws {
+        let modes = [all || !ids.isEmpty, decline != nil, watch].filter { $0 }.count
+        if modes > 1 { throw ToolError.usage("choose one of --all/IDs, --decline ID and --watch") }
+        if all && !ids.isEmpty { throw ToolError.usage("--all fetches every transfer; don't name IDs with it") }
+        if (toStandardOutput || raw) && (ids.count != 1 || directory != nil) {
+            throw ToolError.usage("--stdout and --raw write one transfer: name its ID, without -C DIR")
+        }
+        if toStandardOutput && raw { throw ToolError.usage("choose one of --stdout and --raw") }
+        if (exec != nil || wipeOnLogout) && !watch { throw ToolError.usage("--exec and --wipe-on-logout go with --watch") }
+        if wipeOnLogout && directory == nil { throw ToolError.usage("--wipe-on-logout needs -C DIR, the folder it would shred") }
+        if json && (all || !ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--json goes with the inbox listing") }
+    }
+
+    var place: CredentialPlace {
+        CredentialPlace(tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
+                        keychainPath: credentials.keychainPath, passcode: credentials.passcodeReader)
+    }
+
+    func run() async throws {
+        let needsIdentity = all || !ids.isEmpty || watch
+        let session = try RelaySession.open(home: VFSPaths.current.home, place: place, identity: needsIdentity && !raw)
+        if watch { return try await Watcher(tool: self, session: session).run() }
+        try await session.withClient { client in
+            if let decline {
+                do {
+                    try await client.decline(decline)
+                } catch RelayClientError.rejected(404, _, _) {
+                    throw RelayClientError.noSuchTransfer(decline)
+                }
+                return
+            }
+            if !all && ids.isEmpty { return try await listInbox(client) }
+            let inbox = try await client.inbox()
+            let wanted = all ? inbox : try ids.map { id in
+                guard let entry = inbox.first(where: { $0.id == id }) else { throw RelayClientError.noSuchTransfer(id) }
+                return entry
+            }
+            let receiver = Receiver(tool: self, session: session, client: client)
+            var firstError: Error?
+            for entry in wanted {
+                do {
+                    _ = try await receiver.receive(entry)
+                } catch {
+                    // Go on with the others; the first failure decides the exit status.
+                    if wanted.count > 1, let reportable = error as? ReportableError { Diagnostics.report(reportable) }
+                    if firstError == nil { firstError = error }
+                }
+            }
+            if let firstError {
+                if wanted.count > 1 { throw ExitCode(CommandFailure(firstError, command: FetchTool.self).status) }
+                throw firstError
+            }
+        }
+    }
+
+    func listInbox(_ client: RelayClient) async throws {
+        let (inbox, devices) = (try await client.inbox(), try await client.devices())
+        let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        struct Row: Encodable {
+            var id: String, sender: String, from: String, size: Int64, sha256: String, created: Date, expires: Date, status: TransferStatus
+        }
+        let rows = inbox.map { Row(id: $0.id, sender: $0.sender, from: names[$0.sender] ?? $0.sender, size: $0.size, sha256: $0.sha256,
+                                   created: $0.created, expires: $0.expires, status: $0.status) }
+        if json { return try JSONOutput.print(rows) }
+        let formatter = ISO8601DateFormatter()
+        var text = ""
+        for row in rows {
+            text += [row.id, DisplayText.printable(row.from), String(row.size), formatter.string(from: row.created),
+                     "expires " + formatter.string(from: row.expires)].joined(separator: "\t") + "\n"
+        }
+        print(text, terminator: "")
+    }
+}

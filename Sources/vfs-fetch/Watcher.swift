@@ -1,0 +1,102 @@
+import Foundation
+import VFSCommandLine
+import VFSCore
+import VFSRelayClient
+import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `vfs-fetch --watch`: the event stream drives fetches. Every (re)connection first
+/// fetches whatever waits in the inbox, so a transfer sent while the watcher or the
+/// relay was down is not lost; each `transfer` event fetches again; `logout` erases
+/// the credentials (and with --wipe-on-logout shreds DIR) and ends the run with 77.
+struct Watcher {
+    let tool: FetchTool
+    let session: RelaySession
+
+    /// Transfers that failed here (a policy denial, a corrupt one): not retried on
+    /// every event; reported once.
+    final class Failed: @unchecked Sendable {
+        // Sendable: used from one task at a time (the stream's callbacks run in order).
+        var ids = Set<String>()
+    }
+
+    func run() async throws {
+        let failed = Failed()
+        try await session.withClient { client in
+            let receiver = Receiver(tool: tool, session: session, client: client)
+            let stream = EventStreamClient(client: client)
+            try await stream.run(lastEventID: nil, onConnect: {
+                Diagnostics.info("watching \(session.config.relay) for \"\(session.config.name)\"")
+                try await catchUp(receiver, client: client, failed: failed)
+            }, onEvent: { event in
+                switch event.type {
+                case RelayEventKind.transfer.rawValue:
+                    try await catchUp(receiver, client: client, failed: failed)
+                    return .keepGoing
+                case RelayEventKind.logout.rawValue:
+                    try logOut()
+                    return .stop
+                default:
+                    return .keepGoing
+                }
+            }, onDisconnect: { error, wait in
+                Diagnostics.info("\(error.description); connecting again in \(String(format: "%.1f", wait)) s")
+            })
+        }
+        throw RelayClientError.loggedOut(device: session.config.name)
+    }
+
+    func catchUp(_ receiver: Receiver, client: RelayClient, failed: Failed) async throws {
+        for entry in try await client.inbox() where !failed.ids.contains(entry.id) {
+            do {
+                let names = try await receiver.receive(entry)
+                Diagnostics.info("fetched \(entry.id) into \(tool.directory ?? ".")")
+                if let command = tool.exec { runHook(command, transfer: entry.id, file: names.first) }
+            } catch let error as RelayClientError {
+                // The relay going away is the stream's business (it reconnects).
+                if case .unreachable = error { throw error }
+                failed.ids.insert(entry.id)
+                Diagnostics.error("transfer \(entry.id): \(error.description)")
+            } catch let error as ReportableError {
+                failed.ids.insert(entry.id)
+                Diagnostics.error("transfer \(entry.id): \(error.description)")
+            }
+        }
+    }
+
+    func logOut() throws {
+        if tool.wipeOnLogout, let folder = tool.directory {
+            var options = ShredOptions()
+            options.recursive = true
+            options.force = true
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).map { folder + "/" + $0 }
+            Shredder(options: options).shred(names)
+        }
+        try session.credentials.erase()
+        let incoming = Receiver.incoming
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? [] { unlink(incoming + "/" + name) }
+    }
+
+    /// `sh -c CMD` with VFS_FILE, VFS_DIR and VFS_TRANSFER; its failure is reported, not fatal.
+    func runHook(_ command: String, transfer: String, file: String?) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        var environment = ProcessInfo.processInfo.environment
+        environment["VFS_TRANSFER"] = transfer
+        environment["VFS_DIR"] = tool.directory ?? "."
+        environment["VFS_FILE"] = file ?? ""
+        process.environment = environment
+        do {
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus != 0 {
+                Diagnostics.warn("--exec command exited with \(process.terminationStatus) for transfer \(transfer)")
+            }
+        } catch {
+            Diagnostics.warn("cannot run the --exec command: \(error)")
+        }
+    }
+}

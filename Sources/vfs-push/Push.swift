@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSCore
+import VFSRelayClient
+import VFSRelayProtocol
+
+@main
+struct PushTool: AsyncVFSCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-push",
+        abstract: "Send files, end to end encrypted, to your devices and device groups through the relay.",
+        discussion: """
+        Files and folders (-r), or standard input ('-' with --name), become one vfs \
+        bundle (the vfs-wrap format) encrypted to the pinned recipient of every target \
+        device, uploaded once with a resumable tus upload, then sent as one transfer to \
+        all targets: the relay sees neither the content nor the file names. A target \
+        whose key changed since it was pinned is refused (exit 77) until \
+        "vfs-device trust NAME"; revoked devices in a group are skipped with a warning.
+
+        The sealed bundle waits in $VFS_HOME/outgoing until the transfer exists: a push \
+        killed or cut off halfway continues with "vfs-push resume" from the relay's \
+        offset. A progress bar is shown on a terminal for large pushes.
+
+        Examples:
+          vfs-push -d phone report.pdf
+          vfs-push -g home -r photos/ notes.txt
+          tar c project | vfs-push -g home --name project.tar -
+          vfs-push -g home --expires 2d --wait big.iso
+          vfs-push outbox --json | jq '.[0].recipients'
+
+        Exit status: 0 sent (with --wait: delivered to every target); 1 --wait ended with \
+        a target that declined or let it expire; 64 usage; 65 a bad answer; 66 no such \
+        device, group, transfer or input; 69 relay unreachable; 73 too large for the \
+        relay or the quota; 75 temporary (429, 503); 77 a changed device key, a revoked \
+        token, or a wrong keychain passcode.
+        """,
+        version: vfsVersion,
+        subcommands: [Send.self, Outbox.self, Cancel.self, Resume.self],
+        defaultSubcommand: Send.self)
+}
+
+struct PushOptions: ParsableArguments {
+    @OptionGroup var credentials: RelayCredentialOptions
+
+    func session() throws -> RelaySession {
+        try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
+            tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
+            keychainPath: credentials.keychainPath, passcode: credentials.passcodeReader))
+    }
+}
+
+extension PushTool {
+    struct Send: AsyncVFSCommand, CheckedCommand {
+        static let configuration = CommandConfiguration(abstract: "Push files to devices (-d) and groups (-g).")
+
+        @Option(name: [.customShort("d"), .customLong("device")], help: ArgumentHelp("A target device (name or id).", valueName: "device"))
+        var devices: [String] = []
+        @Option(name: [.customShort("g"), .customLong("group")], help: ArgumentHelp("A target group.", valueName: "group"))
+        var groups: [String] = []
+        @Flag(name: .shortAndLong, help: "Push folders with everything in them.") var recursive = false
+        @Option(help: ArgumentHelp("Store standard input under NAME.", valueName: "name")) var name: String?
+        @Option(help: ArgumentHelp("Undelivered copies expire after DURATION (2d, 12h; the relay's default is 7d).", valueName: "duration"))
+        var expires: String?
+        @Flag(help: "Wait until every target fetched or declined it, or it expired.") var wait = false
+        @OptionGroup var progressOptions: ProgressOptions
+        var quiet: Bool { progressOptions.quiet }
+        @OptionGroup var options: PushOptions
+        @Argument(help: ArgumentHelp("Files, folders (with -r), or '-' for standard input.", valueName: "path"))
+        var paths: [String] = []
+
+        func check() throws {
+            if devices.isEmpty && groups.isEmpty {
+                throw ToolError.usage("no target", hints: ["name devices with -d DEVICE or groups with -g GROUP"])
+            }
+            if paths.isEmpty { throw ToolError.usage("nothing to push", hints: ["name files, folders with -r, or '-' with --name NAME"]) }
+            if paths.contains("-") && name == nil { throw ToolError.usage("standard input needs a name", hints: ["give it with --name NAME"]) }
+            if !paths.contains("-") && name != nil { throw ToolError.usage("--name names standard input, which is not being pushed") }
+            if let expires { _ = try DurationText.seconds(expires) }
+            for path in paths where path != "-" && !recursive {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                    throw ToolError.usage("\"\(path)\" is a folder", hints: ["use -r to push a folder and everything in it"])
+                }
+            }
+        }
+
+        func run() async throws {
+            let session = try options.session()
+            let entry = try await session.withClient { client -> OutboxEntry in
+                let all = try await client.devices()
+                var targets: [Device] = []
+                func add(_ device: Device, via: String?) {
+                    guard !targets.contains(where: { $0.id == device.id }) else { return }
+                    guard device.invalidated == nil else {
+                        return Diagnostics.warn("skipping \"\(device.name)\"\(via.map { " in group \"\($0)\"" } ?? ""): it was revoked")
+                    }
+                    targets.append(device)
+                }
+                for reference in devices { add(try RelaySession.device(reference, in: all), via: nil) }
+                for group in groups {
+                    for id in try await RelaySession.group(group, client: client).members {
+                        if let device = all.first(where: { $0.id == id }) { add(device, via: group) }
+                    }
+                }
+                guard !targets.isEmpty else {
+                    throw ToolError("no live device to push to", exit: .noInput, hints: ["vfs-device list shows which are revoked"])
+                }
+                var pins = try PinStore(home: session.home)
+                for target in targets { try pins.check(target) }
+                try pins.save()
+                let sender = all.first { $0.id == session.config.device }?.recipient
+                let dir = try seal(for: targets, sender: sender)
+                return try await Spool.deliver(dir, client: client, quiet: quiet)
+            }
+            print(entry.id)
+            if wait { try await waitForDelivery(entry.id, session: session) }
+        }
+
+        /// Seals the bundle into a new spool folder; returns it.
+        func seal(for targets: [Device], sender: String?) throws -> String {
+            let recipients = try targets.map { try X25519Recipient($0.recipient) }
+            let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
+                                      standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
+            // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
+            let group = devices.isEmpty && groups.count == 1 ? groups[0] : nil
+            let manifest = plan.manifest(group: group, accessID: nil, sender: sender)
+            try FileManager.default.createDirectory(atPath: Spool.folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let dir = Spool.folder + "/" + String(Int(Date().timeIntervalSince1970 * 1000)) + "-" + UUID().uuidString.prefix(8).lowercased()
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            do {
+                let out = try AtomicOutputFile(path: dir + "/bundle.age", mode: 0o600)
+                let bar = ProgressBar.make(label: "sealing", total: plan.contentBytes, quiet: quiet)
+                defer { bar?.finish() }
+                try BundleWriter.seal(plan, manifest: manifest, recipients: recipients, to: out, progress: bar?.callback)
+                try out.commit()
+                let size = try FileManager.default.attributesOfItem(atPath: dir + "/bundle.age")[.size] as? Int64 ?? 0
+                let lifetime = try expires.map { try DurationText.seconds($0) }
+                try Spool(devices: targets.map(\.id), names: targets.map(\.name), lifetime: lifetime, location: nil, length: size).save(dir)
+            } catch {
+                Spool.remove(dir)
+                throw error
+            }
+            return dir
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+import VFSCore
+import VFSTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One enrolled machine for the transfer tools: its own VFS_HOME, keychain (fast work
+/// factor, passcode in VFS_PASSCODE) and agent folder.
+final class Machine: @unchecked Sendable {
+    let name: String
+    let home: URL
+    let passcode = "machine passcode"
+    var relayURL: String?
+    var id = ""
+
+    init(_ name: String, in scratch: TestFolder) throws {
+        self.name = name
+        home = scratch.url.appendingPathComponent("home-\(name)")
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("run"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try Data((passcode + "\n").utf8).write(to: home.appendingPathComponent("passcode"))
+        let made = try run("vfs-keychain", ["init", "--work-factor", "8", "--passcode-file", home.appendingPathComponent("passcode").path])
+        guard made.status == 0 else { throw HarnessError("keychain init: \(made.stderr)") }
+    }
+
+    var path: String { home.path }
+    var keychainPath: String { home.appendingPathComponent("keychain").path }
+
+    var environment: [String: String] {
+        var env = ["VFS_HOME": home.path, "VFS_PASSCODE": passcode, "XDG_RUNTIME_DIR": home.appendingPathComponent("run").path]
+        if let relayURL { env["VFS_RELAY"] = relayURL }
+        return env
+    }
+
+    @discardableResult
+    func run(_ tool: String, _ arguments: [String], stdin: Data? = nil, cwd: URL? = nil) throws -> Run {
+        try Tools.run(tool, arguments, stdin: stdin, cwd: cwd, environment: environment)
+    }
+
+    /// Enrols with the relay on `port` using `code`.
+    func enroll(port: Int, code: String) throws {
+        let result = try run("vfs-device", ["enroll", "http://127.0.0.1:\(port)", code, "--name", name])
+        guard result.status == 0 else { throw HarnessError("enroll \(name): \(result.stderr)") }
+        id = result.out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The keychain's entries, opened in process with the passcode.
+    func keychainEntries() throws -> [KeychainEntry] {
+        let sealed = try KeychainStore(path: keychainPath).read()
+        return try sealed.open(masterKey: try sealed.unlock(passcode: SecretBytes(copying: Array(passcode.utf8))))
+    }
+
+    /// The device identity exported from the keychain as an age identity file.
+    func exportIdentity(to path: String) throws {
+        guard let entry = try keychainEntries().first(where: { $0.kind == .identity && $0.service == "vfs-device" }) else {
+            throw HarnessError("no vfs-device identity in \(name)'s keychain")
+        }
+        try Data(KeyFile.identityFileText(try entry.identity(), created: "test").utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Starts a tool in the background (a watcher, a --wait push).
+    func start(_ tool: String, _ arguments: [String], log: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = Tools.binDir.appendingPathComponent(tool)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for name in ["VFS_PASSPHRASE", "VFS_PASSCODE", "VFS_HOME", "VFS_KEYCHAIN", "VFS_POLICY", "VFS_RELAY"] { env.removeValue(forKey: name) }
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = process.standardOutput
+        try process.run()
+        return process
+    }
+}
+
+/// A relay with alice's laptop, phone and tablet and bob's desktop enrolled.
+final class Fleet: @unchecked Sendable {
+    let scratch: TestFolder
+    let data: URL
+    let admin: RelayAdmin
+    var relay: RelayProcess
+    let laptop: Machine, phone: Machine, tablet: Machine, desktop: Machine
+
+    init(relayArguments: [String] = []) throws {
+        scratch = try TestFolder()
+        data = scratch.url.appendingPathComponent("data")
+        admin = RelayAdmin(data: data)
+        let alice = try admin.addUser("alice@acme.example", org: "acme")
+        let bob = try admin.addUser("bob@acme.example", org: "acme")
+        relay = try RelayProcess(data: data, arguments: relayArguments)
+        laptop = try Machine("laptop", in: scratch)
+        phone = try Machine("phone", in: scratch)
+        tablet = try Machine("tablet", in: scratch)
+        desktop = try Machine("desktop", in: scratch)
+        try laptop.enroll(port: relay.port, code: alice)
+        try phone.enroll(port: relay.port, code: try admin.invite("alice@acme.example"))
+        // The tablet's code comes from the laptop (vfs-device invite), not the operator.
+        let invite = try laptop.run("vfs-device", ["invite"])
+        guard invite.status == 0 else { throw HarnessError("invite: \(invite.stderr)") }
+        try tablet.enroll(port: relay.port, code: invite.out.trimmingCharacters(in: .whitespacesAndNewlines))
+        try desktop.enroll(port: relay.port, code: bob)
+    }
+
+    deinit { relay.stop() }
+
+    /// Every file under the relay's data folder except the database: the stored blobs and uploads.
+    func storedFiles() -> [URL] {
+        let walker = FileManager.default.enumerator(at: data, includingPropertiesForKeys: [.isRegularFileKey])
+        var out: [URL] = []
+        while let url = walker?.nextObject() as? URL {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true, !url.lastPathComponent.contains("sqlite") {
+                out.append(url)
+            }
+        }
+        return out
+    }
+
+    /// Runs SQL on the relay's database (sqlite3), for tests that play a lying relay.
+    func sql(_ statement: String) throws {
+        let database = try FileManager.default.contentsOfDirectory(atPath: data.path).first { $0.hasSuffix(".sqlite") }
+        let result = try Tools.run("sqlite3", [data.appendingPathComponent(database ?? "relay.sqlite").path, statement])
+        guard result.status == 0 else { throw HarnessError("sqlite3: \(result.stderr)") }
+    }
+}
+
+/// Waits until `condition` holds (polling); false if it never did within `seconds`.
+func eventually(_ seconds: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(50_000)
+    }
+    return try condition()
+}
+
+/// The JSON array a tool printed.
+func jsonArray(_ run: Run) -> [[String: Any]] {
+    (try? JSONSerialization.jsonObject(with: run.stdout)) as? [[String: Any]] ?? []
+}
+
+/// A throttled TCP proxy to a local port (Tests/tools/slow-proxy.py), killed on release.
+final class SlowProxy {
+    let process = Process()
+    let port: Int
+
+    init(to target: Int, bytesPerSecond: Int) throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("tools/slow-proxy.py").path
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, String(target), String(bytesPerSecond)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw HarnessError("the slow proxy did not start")
+        }
+        self.port = port
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Testing
+import VFSCore
+import VFSTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The transfer tools when things go wrong: policy, a lying relay, interruptions,
+/// a watcher across disconnections and a revoke, and interop with age and bsdtar.
+@Suite("transfer tools: policy, pinning, resume, watch, interop", .serialized)
+struct TransferResilienceTests {
+    func pushed(_ run: Run) -> String {
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func inboxCount(_ machine: Machine) -> Int {
+        (try? jsonArray(machine.run("vfs-fetch", ["--json"])).count) ?? -1
+    }
+
+    @Test("--for APP: the policy gate refuses (77, nothing written, still in the inbox) until the app is approved for the group and type")
+    func policyGate() throws {
+        let fleet = try Fleet()
+        try fleet.scratch.write("memo.txt", Data("policy guarded".utf8))
+        #expect(try fleet.laptop.run("vfs-device", ["group", "create", "home", "phone"]).status == 0)
+        let id = pushed(try fleet.laptop.run("vfs-push", ["-g", "home", fleet.scratch.path("memo.txt")]))
+        let inbox = fleet.scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        #expect(try fleet.phone.run("vfs-policy", ["add", "viewer", "--group", "work", "--type", "txt"]).status == 0)
+        let denied = try fleet.phone.run("vfs-fetch", ["--all", "-C", inbox, "--for", "viewer"])
+        #expect(denied.status == 77)
+        #expect(denied.stderr.hasPrefix("vfs-fetch: error: "))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty)
+        #expect(inboxCount(fleet.phone) == 1)
+        #expect(try fleet.phone.run("vfs-policy", ["update", "viewer", "--group", "home"]).status == 0)
+        let allowed = try fleet.phone.run("vfs-fetch", [id, "-C", inbox, "--for", "viewer"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try String(contentsOfFile: inbox + "/memo.txt", encoding: .utf8) == "policy guarded")
+        #expect(inboxCount(fleet.phone) == 0)
+    }
+
+    @Test("pinning: a device key swapped in the relay's database is refused (77, names vfs-device trust) until trusted")
+    func pinning() throws {
+        let fleet = try Fleet()
+        try fleet.scratch.write("a.txt", Data("pinned".utf8))
+        _ = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", fleet.scratch.path("a.txt")]))
+        let keygen = try Tools.run("vfs-keygen", ["-o", fleet.scratch.path("evil.key")])
+        #expect(keygen.status == 0)
+        let evil = try String(contentsOfFile: fleet.scratch.path("evil.key"), encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("# public key: ") }!.dropFirst("# public key: ".count)
+        try fleet.sql("UPDATE devices SET recipient = '\(evil)' WHERE id = '\(fleet.phone.id)'")
+        let refused = try fleet.laptop.run("vfs-push", ["-d", "phone", fleet.scratch.path("a.txt")])
+        #expect(refused.status == 77)
+        #expect(refused.stderr.contains("vfs-push: error: the relay reports a new key for device \"phone\""))
+        #expect(refused.stderr.contains("vfs-push: hint:") && refused.stderr.contains("vfs-device trust phone"))
+        #expect(refused.stdout.isEmpty)
+        #expect(inboxCount(fleet.phone) == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fleet.laptop.path + "/outgoing").isEmpty)
+        let list = jsonArray(try fleet.laptop.run("vfs-device", ["list", "--json"]))
+        #expect(list.first { $0["name"] as? String == "phone" }?["status"] as? String == "key-changed")
+        #expect(try fleet.laptop.run("vfs-device", ["trust", "phone"]).status == 0)
+        _ = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", fleet.scratch.path("a.txt")]))
+        // Encrypted to the swapped key, as the user accepted: the real phone can't open it.
+        let inbox = fleet.scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let second = jsonArray(try fleet.phone.run("vfs-fetch", ["--json"])).compactMap { $0["id"] as? String }
+        let opened = try fleet.phone.run("vfs-fetch", second + ["-C", inbox])
+        #expect(opened.status == 77)
+    }
+
+    @Test("resume: a push killed halfway continues from the relay's offset; a fetch killed halfway resumes with Range; byte-identical")
+    func resume() throws {
+        let fleet = try Fleet()
+        let content = testBytes(6 << 20, seed: 42)
+        try fleet.scratch.write("big.bin", content)
+        var proxy: SlowProxy? = try SlowProxy(to: fleet.relay.port, bytesPerSecond: 1 << 20)
+        let direct = "http://127.0.0.1:\(fleet.relay.port)"
+
+        fleet.laptop.relayURL = "http://127.0.0.1:\(proxy!.port)"
+        let push = try fleet.laptop.start("vfs-push", ["-d", "phone", fleet.scratch.path("big.bin")],
+                                          log: fleet.scratch.url.appendingPathComponent("push.log"))
+        #expect(eventually { fleet.storedFiles().contains { (try? $0.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) ?? 0 > 1 << 20 } })
+        kill(push.processIdentifier, SIGKILL)
+        push.waitUntilExit()
+        proxy = nil  // the connection drops with it
+        let spools = try FileManager.default.contentsOfDirectory(atPath: fleet.laptop.path + "/outgoing")
+        #expect(spools.count == 1)
+        let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fleet.laptop.path + "/outgoing/\(spools[0])/push.json"))) as? [String: Any]
+        let location = state?["location"] as? String ?? ""
+        let token = String(decoding: try fleet.laptop.keychainEntries().first { $0.service == "vfs-relay" }!.secret.bytes, as: UTF8.self)
+        var offset = 0
+        #expect(eventually { offset = (try? RelayClient(port: fleet.relay.port).offset(location, token: token)) ?? 0; return offset > 0 })
+        #expect(offset > 0 && offset < content.count)
+
+        fleet.laptop.relayURL = direct
+        let resumed = try fleet.laptop.run("vfs-push", ["resume"])
+        let id = pushed(resumed)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fleet.laptop.path + "/outgoing").isEmpty)
+        #expect(try fleet.laptop.run("vfs-push", ["resume"]).stderr.contains("no interrupted push"))
+
+        proxy = try SlowProxy(to: fleet.relay.port, bytesPerSecond: 1 << 20)
+        fleet.phone.relayURL = "http://127.0.0.1:\(proxy!.port)"
+        let inbox = fleet.scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let fetch = try fleet.phone.start("vfs-fetch", ["--all", "-C", inbox], log: fleet.scratch.url.appendingPathComponent("fetch.log"))
+        let part = fleet.phone.path + "/incoming/\(id).age"
+        #expect(eventually { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 1 << 20 })
+        kill(fetch.processIdentifier, SIGKILL)
+        fetch.waitUntilExit()
+        proxy = nil
+        let partial = try FileManager.default.attributesOfItem(atPath: part)[.size] as? Int ?? 0
+        #expect(partial > 0 && partial < content.count)
+        #expect(!FileManager.default.fileExists(atPath: inbox + "/big.bin"))
+
+        fleet.phone.relayURL = direct
+        let finished = try fleet.phone.run("vfs-fetch", ["--all", "-C", inbox])
+        #expect(finished.status == 0, "\(finished.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/big.bin")) == content)
+        #expect(fleet.relay.stderrText.contains("GET /v1/transfers/\(id)/content 206"))
+        #expect(!FileManager.default.fileExists(atPath: part))
+    }
+
+    @Test("--watch: fetches live, after its own disconnection and across a relay restart; a revoke erases its credentials and inbox and it exits 77")
+    func watch() throws {
+        let fleet = try Fleet()
+        let inbox = fleet.scratch.path("watched")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let hooks = fleet.scratch.path("hooks.log")
+        let arguments = ["--watch", "-C", inbox, "--exec", "echo \"$VFS_FILE\" >> \(hooks)", "--wipe-on-logout"]
+        var watcher = try fleet.phone.start("vfs-fetch", arguments, log: fleet.scratch.url.appendingPathComponent("watch1.log"))
+        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        for name in ["live.txt", "offline.txt", "restart.txt"] { try fleet.scratch.write(name, Data("content of \(name)".utf8)) }
+
+        _ = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", fleet.scratch.path("live.txt")]))
+        #expect(eventually { FileManager.default.fileExists(atPath: inbox + "/live.txt") })
+        #expect(eventually { ((try? String(contentsOfFile: hooks, encoding: .utf8)) ?? "").contains(inbox + "/live.txt") })
+
+        // Pushed while the watcher is gone: fetched when it comes back.
+        kill(watcher.processIdentifier, SIGTERM)
+        watcher.waitUntilExit()
+        _ = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", fleet.scratch.path("offline.txt")]))
+        watcher = try fleet.phone.start("vfs-fetch", arguments, log: fleet.scratch.url.appendingPathComponent("watch2.log"))
+        #expect(eventually { FileManager.default.fileExists(atPath: inbox + "/offline.txt") })
+
+        // The relay restarts on the same port; the watcher reconnects.
+        let port = fleet.relay.port
+        #expect(fleet.relay.stop() == 0)
+        fleet.relay = try RelayProcess(data: fleet.data, arguments: ["--listen", "127.0.0.1:\(port)"])
+        #expect(fleet.relay.port == port)
+        _ = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", fleet.scratch.path("restart.txt")]))
+        #expect(eventually { FileManager.default.fileExists(atPath: inbox + "/restart.txt") })
+        #expect(try String(contentsOfFile: inbox + "/restart.txt", encoding: .utf8) == "content of restart.txt")
+
+        // Revoked: the watcher erases the token and identity, shreds the inbox, exits 77.
+        #expect(try fleet.phone.keychainEntries().count == 2)
+        #expect(try fleet.laptop.run("vfs-device", ["revoke", "phone"]).status == 0)
+        #expect(eventually { !watcher.isRunning })
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 77)
+        let log = try String(contentsOf: fleet.scratch.url.appendingPathComponent("watch2.log"), encoding: .utf8)
+        #expect(log.contains("vfs-fetch: error: device \"phone\" was logged out by the relay; its token and identity were erased"))
+        #expect(try fleet.phone.keychainEntries().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty)
+    }
+
+    @Test("interop: a transfer's raw ciphertext opens with age -d | bsdtar -x using the identity exported from the keychain")
+    func interop() throws {
+        let fleet = try Fleet()
+        try FileManager.default.createDirectory(atPath: fleet.scratch.path("docs/sub"), withIntermediateDirectories: true)
+        try fleet.scratch.write("docs/sub/data.bin", testBytes(200_000, seed: 3))
+        try fleet.scratch.write("docs/readme.md", Data("# hello".utf8))
+        let id = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", "-r", fleet.scratch.path("docs")]))
+        let raw = try fleet.phone.run("vfs-fetch", [id, "--raw"])
+        #expect(raw.status == 0, "\(raw.stderr)")
+        #expect(raw.stdout.starts(with: Data("age-encryption.org/v1\n".utf8)))
+        try fleet.scratch.write("transfer.age", raw.stdout)
+        try fleet.phone.exportIdentity(to: fleet.scratch.path("phone.key"))
+        let out = fleet.scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let opened = try Tools.run("sh", ["-c", "age -d -i \(fleet.scratch.path("phone.key")) \(fleet.scratch.path("transfer.age")) | bsdtar -xf - -C \(out)"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/docs/sub/data.bin")) == testBytes(200_000, seed: 3))
+        #expect(try String(contentsOfFile: out + "/docs/readme.md", encoding: .utf8) == "# hello")
+        // --raw does not acknowledge.
+        #expect(inboxCount(fleet.phone) == 1)
+    }
+
+    @Test("on a terminal, a large push shows its sealing and pushing progress and a fetch its download; -q silences them")
+    func progress() throws {
+        let fleet = try Fleet()
+        let content = testBytes(17 << 20, seed: 9)
+        try fleet.scratch.write("large.bin", content)
+        try fleet.scratch.write("quiet.bin", content)
+        let withTTY = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("tools/with-tty.py").path
+        func onTerminal(_ machine: Machine, _ tool: String, _ arguments: [String]) throws -> Run {
+            try machine.run("python3", [withTTY, "no-prompt", "x", "--", Tools.binDir.appendingPathComponent(tool).path] + arguments)
+        }
+        let push = try onTerminal(fleet.laptop, "vfs-push", ["-d", "phone", fleet.scratch.path("large.bin")])
+        #expect(push.status == 0)
+        #expect(push.out.contains("sealing") && push.out.contains("pushing"), "\(push.out.suffix(300))")
+        let quiet = try onTerminal(fleet.laptop, "vfs-push", ["-q", "-d", "phone", fleet.scratch.path("quiet.bin")])
+        #expect(quiet.status == 0)
+        #expect(!quiet.out.contains("pushing"))
+        let inbox = fleet.scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let fetch = try onTerminal(fleet.phone, "vfs-fetch", ["--all", "-C", inbox])
+        #expect(fetch.status == 0)
+        #expect(fetch.out.contains("fetching"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/large.bin")) == content)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/quiet.bin")) == content)
+    }
+
+    @Test("a blob corrupted on the relay fails its SHA-256 (65): nothing extracted, not acknowledged; wrong enrolment codes end in 429 (75)")
+    func corruptionAndThrottling() throws {
+        let fleet = try Fleet()
+        try fleet.scratch.write("doc.txt", Data("intact".utf8))
+        let id = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", fleet.scratch.path("doc.txt")]))
+        let blobs = fleet.storedFiles()
+        #expect(blobs.count == 1)
+        var bytes = try Data(contentsOf: blobs[0])
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: blobs[0])
+        let inbox = fleet.scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let fetched = try fleet.phone.run("vfs-fetch", [id, "-C", inbox])
+        #expect(fetched.status == 65)
+        #expect(fetched.stderr.hasPrefix("vfs-fetch: error: transfer \"\(id)\" downloaded with SHA-256"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty)
+        #expect(inboxCount(fleet.phone) == 1)
+
+        let stranger = try Machine("stranger", in: fleet.scratch)
+        let url = "http://127.0.0.1:\(fleet.relay.port)"
+        var statuses: [Int32] = []
+        for _ in 0..<6 { statuses.append(try stranger.run("vfs-device", ["enroll", url, "WRONG-CODE", "--name", "x"]).status) }
+        #expect(statuses.prefix(5).allSatisfy { $0 == 77 })
+        #expect(statuses.last == 75)
+        #expect(!FileManager.default.fileExists(atPath: stranger.path + "/relay.json"))
+    }
+}
