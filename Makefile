@@ -12,7 +12,7 @@ CONFIG ?= release
 
 # The tool names, from the entries of Package.swift's tools list that open a line with ("vfs-NAME", (\x28 is "(": make would count a bare one).
 TOOLS := $(shell sed -n 's/^ *\x28"\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
-APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl
+APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl sqlite3
 # What make bench times us against, and the timers.
 BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass
 # Expanded once (:=), not on every use. DEBUG_BIN: the build make test makes, which
