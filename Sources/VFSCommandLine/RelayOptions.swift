@@ -15,7 +15,7 @@ public struct RelayCredentialOptions: ParsableArguments {
     public init() {}
 
     /// The keychain file these tools use.
-    public var keychainPath: String { VFSPaths.current.keychain }
+    public var keychainPath: String { get throws { try VFSPaths.current.keychain } }
 
     /// Reads the keychain passcode when asked; fails at once without a source and a terminal.
     public var passcodeReader: @Sendable () throws -> SecretBytes {
@@ -31,7 +31,8 @@ public struct RelayCredentialOptions: ParsableArguments {
 /// the policy's decision for the bundle's files and group (PolicySource.decide); a
 /// denial is exit 77.
 public enum PolicyGate {
-    public static func authorize(_ app: String, group: String?, paths: [String], source: PolicySource = PolicyChoice.source()) throws {
+    public static func authorize(_ app: String, group: String?, paths: [String], source: PolicySource? = nil) throws {
+        let source = try source ?? PolicyChoice.source()
         if case .denied(let denial) = try source.decide(files: paths, group: group, app: app) {
             throw ToolError(denial.description, exit: .permissionDenied,
                             hints: ["nothing was written; vfs-policy list shows what each app may receive"])

@@ -15,12 +15,12 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
         self.name = name
     }
 
-    public static func path(home: String) -> String { VFSPaths(environment: ["VFS_HOME": home]).relayConfig }
+    public static func path(home: String) throws -> String { try VFSPaths(environment: ["VFS_HOME": home]).relayConfig }
 
     /// The config in `home`; `.notEnrolled` without one. `paths.relayURL` (VFS_RELAY)
     /// overrides the URL.
     public static func load(home: String, paths: VFSPaths = .current) throws -> DeviceConfig {
-        let path = path(home: home)
+        let path = try path(home: home)
         guard let data = FileManager.default.contents(atPath: path) else { throw RelayClientError.notEnrolled(config: path) }
         var config: DeviceConfig
         do {
@@ -41,7 +41,7 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
     }
 
     public static func remove(home: String) {
-        try? FileManager.default.removeItem(atPath: path(home: home))
+        if let path = try? path(home: home) { try? FileManager.default.removeItem(atPath: path) }
     }
 }
 

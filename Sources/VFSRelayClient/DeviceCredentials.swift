@@ -70,8 +70,11 @@ public final class DeviceCredentials: @unchecked Sendable {
             token = try readText(file, what: "token").trimmingCharacters(in: .whitespacesAndNewlines)
         }
         if let file = place.identityFile, needIdentity {
-            identity = try KeyFile.identities(in: try readText(file, what: "identity"), source: file).first
-            if identity == nil { throw RelayClientError.missingCredential(what: "identity", place: "\"\(file)\"") }
+            // A device is known to the relay by an X25519 recipient (age1…).
+            if case .x25519(let found)? = try KeyFile.identities(in: try readText(file, what: "identity"), source: file).first {
+                identity = found
+            }
+            if identity == nil { throw RelayClientError.missingCredential(what: "X25519 identity", place: "\"\(file)\"") }
         }
         if token == nil || (needIdentity && identity == nil) {
             let (store, sealed, key) = try unlock(place)
@@ -106,8 +109,8 @@ public final class DeviceCredentials: @unchecked Sendable {
             try AtomicOutputFile.write(Array((token + "\n").utf8), to: file, mode: 0o600)
         }
         if let file = place.identityFile {
-            let created = ISO8601DateFormatter().string(from: Date())
-            try AtomicOutputFile.write(Array(KeyFile.identityFileText(identity, created: created).utf8), to: file, mode: 0o600)
+            let created = DateText.iso8601(Date())
+            try AtomicOutputFile.write(Array(KeyFile.identityFileText(.x25519(identity), created: created).utf8), to: file, mode: 0o600)
         }
         guard place.usesKeychain else { return }
         let (store, sealed, key) = try unlock(place)

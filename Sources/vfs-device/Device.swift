@@ -44,11 +44,13 @@ struct DeviceOptions: ParsableArguments {
     @OptionGroup var credentials: RelayCredentialOptions
 
     var place: CredentialPlace {
-        CredentialPlace(tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-                        keychainPath: credentials.keychainPath, passcode: credentials.passcodeReader)
+        get throws {
+            CredentialPlace(tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
+                            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader)
+        }
     }
 
     func session() throws -> RelaySession {
-        try RelaySession.open(home: VFSPaths.current.home, place: place)
+        try RelaySession.open(home: try VFSPaths.current.home, place: try place)
     }
 }

@@ -29,7 +29,7 @@ extension DeviceTool {
             guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
                 throw ToolError.usage("invalid relay URL \"\(url)\"", hints: ["write it as http://HOST:PORT or https://HOST:PORT"])
             }
-            let place = options.place
+            let place = try options.place
             // Unlock first: a wrong passcode must not waste the one-time code.
             try DeviceCredentials.checkKeychain(place)
             let identity = try X25519Identity.generate()

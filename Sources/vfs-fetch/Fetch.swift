@@ -76,13 +76,15 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     }
 
     var place: CredentialPlace {
+        get throws {
         CredentialPlace(tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-                        keychainPath: credentials.keychainPath, passcode: credentials.passcodeReader)
+                        keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader)
+        }
     }
 
     func run() async throws {
         let needsIdentity = all || !ids.isEmpty || watch
-        let session = try RelaySession.open(home: VFSPaths.current.home, place: place, identity: needsIdentity && !raw)
+        let session = try RelaySession.open(home: try VFSPaths.current.home, place: try place, identity: needsIdentity && !raw)
         if watch { return try await Watcher(tool: self, session: session).run() }
         try await session.withClient { client in
             if let decline {

@@ -16,12 +16,13 @@ struct Receiver {
     let session: RelaySession
     let client: RelayClient
 
-    static var incoming: String { VFSPaths.current.home + "/incoming" }
+    static var incoming: String { get throws { try VFSPaths.current.home + "/incoming" } }
 
     /// The top-level names unpacked (for --exec), empty for --stdout/--raw.
     func receive(_ entry: InboxEntry) async throws -> [String] {
-        try FileManager.default.createDirectory(atPath: Self.incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let part = Self.incoming + "/" + entry.id + ".age"
+        let incoming = try Self.incoming
+        try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let part = incoming + "/" + entry.id + ".age"
         let bar = ProgressBar.make(label: "fetching", total: Int(entry.size), quiet: tool.quiet)
         var update: (@Sendable (Int64) -> Void)?
         if let bar { update = { bar.update(Int($0)) } }

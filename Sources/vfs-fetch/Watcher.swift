@@ -75,7 +75,7 @@ struct Watcher {
             Shredder(options: options).shred(names)
         }
         try session.credentials.erase()
-        let incoming = Receiver.incoming
+        let incoming = try Receiver.incoming
         for name in (try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? [] { unlink(incoming + "/" + name) }
     }
 

@@ -60,7 +60,7 @@ extension PushTool {
         @OptionGroup var options: PushOptions
 
         func run() async throws {
-            let pending = Spool.pending()
+            let pending = try Spool.pending()
             guard !pending.isEmpty else { return Diagnostics.info("no interrupted push") }
             try await options.session().withClient { client in
                 for dir in pending {

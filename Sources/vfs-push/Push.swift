@@ -46,7 +46,7 @@ struct PushOptions: ParsableArguments {
     func session() throws -> RelaySession {
         try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
             tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-            keychainPath: credentials.keychainPath, passcode: credentials.passcodeReader))
+            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader))
     }
 }
 
@@ -125,8 +125,9 @@ extension PushTool {
             // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
             let group = devices.isEmpty && groups.count == 1 ? groups[0] : nil
             let manifest = plan.manifest(group: group, accessID: nil, sender: sender)
-            try FileManager.default.createDirectory(atPath: Spool.folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let dir = Spool.folder + "/" + String(Int(Date().timeIntervalSince1970 * 1000)) + "-" + UUID().uuidString.prefix(8).lowercased()
+            let spoolFolder = try Spool.folder
+            try FileManager.default.createDirectory(atPath: spoolFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let dir = spoolFolder + "/" + String(Int(Date().timeIntervalSince1970 * 1000)) + "-" + UUID().uuidString.prefix(8).lowercased()
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             do {
                 let out = try AtomicOutputFile(path: dir + "/bundle.age", mode: 0o600)

@@ -19,11 +19,12 @@ struct Spool: Codable {
     var location: String?
     var length: Int64
 
-    static var folder: String { VFSPaths.current.home + "/outgoing" }
+    static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
 
     /// Every pending push (oldest first).
-    static func pending() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().map { folder + "/" + $0 }
+    static func pending() throws -> [String] {
+        let folder = try folder
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().map { folder + "/" + $0 }
             .filter { FileManager.default.fileExists(atPath: $0 + "/push.json") }
     }
 

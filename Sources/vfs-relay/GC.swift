@@ -17,7 +17,7 @@ struct GC: AsyncParsableCommand {
     func run() async throws {
         guard grace >= 0 else { throw ToolError.usage("--grace must be 0 or more") }
         let (store, blobs) = try data.open()
-        var configuration = data.configuration()
+        var configuration = try data.configuration()
         configuration.orphanGrace = TimeInterval(grace)
         let report = try await RelayMaintenance(store: store, blobs: blobs, configuration: configuration).sweep()
         if json { return try JSONOutput.print(report) }

@@ -50,7 +50,7 @@ struct Serve: AsyncParsableCommand {
         guard keepAlive > 0, sweepInterval > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
         var host = String(listen[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        var configuration = data.configuration()
+        var configuration = try data.configuration()
         configuration.host = host
         configuration.port = port
         if let maxUpload { configuration.maxUploadSize = maxUpload }

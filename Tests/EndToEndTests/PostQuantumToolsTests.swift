@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import VFSTestSupport
 
 /// Hybrid post-quantum keys through vfs-keygen, vfs-encrypt and vfs-decrypt, and the
 /// header limits as the tools meet them.
 @Suite("post-quantum keys and header limits, end to end")
 struct PostQuantumToolsTests {
     /// A new post-quantum identity file in `scratch`, and its recipient.
-    func pqKeypair(_ scratch: Scratch, _ name: String = "pq.txt") throws -> (path: String, recipient: String) {
+    func pqKeypair(_ scratch: TestFolder, _ name: String = "pq.txt") throws -> (path: String, recipient: String) {
         let path = scratch.path(name)
         let run = try Tools.run("vfs-keygen", ["--pq", "-o", path])
         #expect(run.status == 0, "\(run.stderr)")
@@ -16,7 +17,7 @@ struct PostQuantumToolsTests {
 
     @Test("vfs-keygen --pq writes an AGE-SECRET-KEY-PQ-1 identity, 0600; -y prints its age1pq1 recipient")
     func keygen() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let (path, recipient) = try pqKeypair(scratch)
         let lines = String(decoding: try scratch.read("pq.txt"), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 3)
@@ -32,7 +33,7 @@ struct PostQuantumToolsTests {
 
     @Test("encrypt with -r age1pq1…, -R and -i; decrypt with -i; a classic identity does not match")
     func roundTrip() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let a = try pqKeypair(scratch, "a.txt"), b = try pqKeypair(scratch, "b.txt")
         let plain = testBytes(3 * 65536 + 5, seed: 11)
         let input = try scratch.write("plain", plain)
@@ -59,7 +60,7 @@ struct PostQuantumToolsTests {
 
     @Test("post-quantum and classic recipients together are refused (64); a bad age1pq1 is 64")
     func mixingRefused() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let pq = try pqKeypair(scratch)
         let classic = scratch.path("classic.txt")
         let keygen = try Tools.run("vfs-keygen", ["-o", classic])
@@ -76,7 +77,7 @@ struct PostQuantumToolsTests {
 
     @Test("a 200 MB header line is refused with 65 without reading it, from a file and from a pipe")
     func hugeHeaderLine() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = scratch.path("key.txt")
         #expect(try Tools.run("vfs-keygen", ["-o", key]).status == 0)
         let path = try scratch.write("huge.age", Data("age-encryption.org/v1\n-> X25519 ".utf8))

@@ -57,7 +57,7 @@ final class Machine: @unchecked Sendable {
         guard let entry = try keychainEntries().first(where: { $0.kind == .identity && $0.service == "vfs-device" }) else {
             throw HarnessError("no vfs-device identity in \(name)'s keychain")
         }
-        try Data(KeyFile.identityFileText(try entry.identity(), created: "test").utf8).write(to: URL(fileURLWithPath: path))
+        try Data(KeyFile.identityFileText(.x25519(try entry.identity()), created: "test").utf8).write(to: URL(fileURLWithPath: path))
     }
 
     /// Starts a tool in the background (a watcher, a --wait push).

@@ -111,7 +111,7 @@ public struct VFSPaths: Sendable {
     public var relayURL: String? { value("VFS_RELAY") }
 
     /// The relay server's data folder (`vfs-relay --data` default): `home/relay`.
-    public var relayData: String { home + "/relay" }
+    public var relayData: String { get throws { try home + "/relay" } }
 
     /// Where a relay-backed PolicySource caches fetched policies (nothing writes it yet).
     public var policyCache: String { get throws { try home + "/policy-cache" } }
