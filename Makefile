@@ -11,9 +11,10 @@ SWIFT ?= swift
 CONFIG ?= release
 
 TOOLS := $(shell sed -n 's/^ *"\(vfs-[a-z-]*\)",.*/\1/p' Package.swift)
-APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux
+APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux \
+  openssl curl nginx-light
 # What make bench times us against, and the timers.
-BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass
+BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass wrk nginx-light curl
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
 # make deps PACKAGES=… installs another list the same way (make bench does).

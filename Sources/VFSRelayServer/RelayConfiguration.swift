@@ -35,6 +35,9 @@ public struct RelayConfiguration: Sendable {
     /// How long a stop waits for requests in flight before cancelling them.
     public var shutdownGrace: Duration = .seconds(5)
 
+    /// Serve HTTPS with this certificate chain and key (PEM files); nil: plain HTTP.
+    public var tls: RelayTLSFiles?
+
     public init(dataFolder: URL, host: String = "127.0.0.1", port: Int = 8787) {
         self.dataFolder = dataFolder
         self.host = host
@@ -42,4 +45,14 @@ public struct RelayConfiguration: Sendable {
     }
 
     public var databasePath: String { dataFolder.appendingPathComponent("relay.sqlite").path }
+}
+
+/// The PEM files `serve --tls-cert/--tls-key` names.
+public struct RelayTLSFiles: Sendable {
+    public var certificateChain: String
+    public var privateKey: String
+    public init(certificateChain: String, privateKey: String) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+    }
 }

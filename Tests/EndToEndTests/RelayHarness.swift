@@ -31,7 +31,7 @@ final class RelayProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let text = (try? String(contentsOf: outFile, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("vfs-relay: listening on http://127.0.0.1:") }),
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("vfs-relay: listening on http://127.0.0.1:") || $0.hasPrefix("vfs-relay: listening on https://127.0.0.1:") }),
                let port = Int(line.split(separator: ":").last ?? "") {
                 self.port = port
                 return
