@@ -12,9 +12,12 @@ CONFIG ?= release
 
 TOOLS := $(shell sed -n 's/^ *"\(vfs-[a-z-]*\)",.*/\1/p' Package.swift)
 APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux \
-  openssl curl nginx-light
+  openssl curl nginx-light python3-pip
 # What make bench times us against, and the timers.
 BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass wrk nginx-light curl
+# PyPI tools the tests run (pinned): schemathesis checks the relay against its OpenAPI document.
+PIP_PACKAGES := schemathesis==4.32.5
+PYTHON ?= python3
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
 # make deps PACKAGES=… installs another list the same way (make bench does).
@@ -33,6 +36,12 @@ deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@if [ "$(PACKAGES)" = "$(APT_PACKAGES)" ]; then for p in $(PIP_PACKAGES); do \
+	  name=$${p%%==*}; want=$${p#*==}; \
+	  have=$$($(PYTHON) -m pip show "$$name" 2>/dev/null | sed -n 's/^Version: //p'); \
+	  if [ "$$have" != "$$want" ]; then echo "installing: $$p (pip)"; \
+	    $(PYTHON) -m pip install -q "$$p" 2>/dev/null || $(PYTHON) -m pip install -q --break-system-packages "$$p"; fi; \
+	done; fi
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)

@@ -52,7 +52,9 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        ],
+        // The OpenAPI document, compiled in: an installed binary serves it too.
+        resources: [.embedInCode("Resources/openapi.yaml")]),
         .executableTarget(name: "vfs-relay", dependencies: [
             "VFSRelayServer", "VFSCommandLine", "VFSCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
