@@ -10,9 +10,10 @@ DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= release
 
-TOOLS := $(shell sed -n 's/^ *"\(vfs-[a-z-]*\)",.*/\1/p' Package.swift)
-APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux \
-  openssl curl nginx-light python3-pip
+# The tool names, from the entries of Package.swift's tools list that open a line with ("vfs-NAME", (\x28 is "(": make would count a bare one).
+TOOLS := $(shell sed -n 's/^ *\x28"\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
+APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl \
+  nginx-light python3-pip
 # What make bench times us against, and the timers.
 BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass wrk nginx-light curl
 # PyPI tools the tests run (pinned): schemathesis checks the relay against its OpenAPI document.

@@ -1,23 +1,27 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Every tool is one executable product with exactly one target of the same name.
-let tools = [
-    "vfs-encrypt",
-    "vfs-decrypt",
-    "vfs-keygen",
-    "vfs-keychain",
-    "vfs-policy",
-    "vfs-shred",
-    "vfs-wrap",
-    "vfs-unwrap",
+/// Every tool is one executable product with exactly one target of the same name,
+/// depending on VFSCommandLine and VFSCore plus what its entry adds (a relay tool adds
+/// its relay library, for instance).
+/// Makefile (TOOLS) and PackagingTests read the names from the lines starting `("vfs-`:
+/// keep one entry per line, or at least its name on the line that opens it.
+let tools: [(name: String, dependencies: [Target.Dependency])] = [
+    ("vfs-encrypt", []),
+    ("vfs-decrypt", []),
+    ("vfs-keygen", []),
+    ("vfs-keychain", []),
+    ("vfs-policy", []),
+    ("vfs-shred", []),
+    ("vfs-wrap", []),
+    ("vfs-unwrap", []),
+    ("vfs-relay", ["VFSRelayServer", .product(name: "Logging", package: "swift-log")]),
 ]
 
 let package = Package(
     name: "vfs",
     platforms: [.macOS(.v13)],
-    products: tools.map { .executable(name: $0, targets: [$0]) }
-        + [.executable(name: "vfs-relay", targets: ["vfs-relay"])],
+    products: tools.map { .executable(name: $0.name, targets: [$0.name]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -26,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
@@ -46,6 +51,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
@@ -55,11 +61,6 @@ let package = Package(
         ],
         // The OpenAPI document, compiled in: an installed binary serves it too.
         resources: [.embedInCode("Resources/openapi.yaml")]),
-        .executableTarget(name: "vfs-relay", dependencies: [
-            "VFSRelayServer", "VFSCommandLine", "VFSCore",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
         .target(name: "VFSCommandLine", dependencies: [
             "VFSCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -67,9 +68,16 @@ let package = Package(
         // Tests only: inflates the zlib-compressed conformance vectors.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
-        .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "CZlib"]),
-        // CArchive: the wrap tests build hostile bundles with libarchive directly.
-        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "CArchive"]),
+        // Tests only: the temp folder, the process harness, the bundle forger and the
+        // background-server fixture every test target shares. CArchive: the forger
+        // writes hostile bundles with libarchive directly.
+        .target(name: "VFSTestSupport", dependencies: ["VFSCore", "CArchive"], path: "Tests/Support"),
+        .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "VFSTestSupport", "CZlib"]),
+        .testTarget(name: "VFSCommandLineTests", dependencies: [
+            "VFSCommandLine", "VFSCore", "VFSTestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -77,6 +85,6 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
     ] + tools.map {
-        .executableTarget(name: $0, dependencies: ["VFSCommandLine", "VFSCore"])
+        .executableTarget(name: $0.name, dependencies: ["VFSCommandLine", "VFSCore"] + $0.dependencies)
     }
 )

@@ -7,6 +7,6 @@ public enum JSONOutput {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        try StandardOutput.write(Array(data) + [0x0A])
     }
 }

@@ -1,14 +1,6 @@
 import ArgumentParser
 import VFSCore
 
-extension ToolPaths {
-    /// The keychain file: `VFS_KEYCHAIN`, else `VFS_HOME/keychain` (see `home`).
-    public static var keychain: String {
-        if let value = environment("VFS_KEYCHAIN"), !value.isEmpty { return value }
-        return home + "/keychain"
-    }
-}
-
 /// `--passcode-file` and `--passcode-fd`, with VFS_PASSCODE: the keychain's passcode
 /// when no unlock agent holds its key.
 public struct PasscodeOptions: ParsableArguments {
@@ -25,21 +17,15 @@ public struct PasscodeOptions: ParsableArguments {
     }
 }
 
-/// An unlocked keychain: the file as read, its master key and its entries.
-public struct KeychainSession {
-    public let store: KeychainStore
-    public let sealed: SealedKeychain
-    public let masterKey: SecretBytes
-    public let entries: [KeychainEntry]
-    /// True when the unlock agent supplied the key.
-    public let viaAgent: Bool
-
+/// Opening the keychain from a command: through its unlock agent when one runs, else
+/// with a passcode from the command's sources (the operations are UnlockedKeychain's).
+public enum KeychainSession {
     /// Opens the keychain at `path` (the default location if nil): with the key of its
     /// unlock agent when one runs, else with the passcode from `passcode`.
     /// Without an agent and without any passcode source it fails at once (77).
-    public static func open(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws -> KeychainSession {
-        let (store, sealed, key, viaAgent) = try unlock(passcode: passcode, path: path, useAgent: useAgent)
-        return KeychainSession(store: store, sealed: sealed, masterKey: key, entries: try sealed.open(masterKey: key), viaAgent: viaAgent)
+    public static func open(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws -> UnlockedKeychain {
+        let (store, sealed, key) = try unlock(passcode: passcode, path: path, useAgent: useAgent)
+        return try UnlockedKeychain(store: store, sealed: sealed, masterKey: key)
     }
 
     /// The keychain file and its master key, the body not yet opened (`get` looks up
@@ -47,13 +33,13 @@ public struct KeychainSession {
     /// when the body is opened: the agent answers only for this keychain's id, so if
     /// its key then fails to authenticate, the file was modified (65), not locked.
     public static func unlock(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws
-        -> (store: KeychainStore, sealed: SealedKeychain, masterKey: SecretBytes, viaAgent: Bool) {
-        let store = KeychainStore(path: path ?? ToolPaths.keychain)
+        -> (store: KeychainStore, sealed: SealedKeychain, masterKey: SecretBytes) {
+        let store = KeychainStore(path: path ?? VFSPaths.current.keychain)
         let sealed = try store.read()
         if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
-            return (store, sealed, key, true)
+            return (store, sealed, key)
         }
-        return (store, sealed, try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent)), false)
+        return (store, sealed, try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent)))
     }
 
     /// The passcode; fails at once (never waits) when there is no source and no terminal.
@@ -67,44 +53,10 @@ public struct KeychainSession {
         }
         return try source.read(prompt: prompt)
     }
-
-    /// Changes the entries of the keychain as it is now (under its lock) and saves it.
-    @discardableResult
-    public func update<R>(_ change: (inout [KeychainEntry]) throws -> (result: R, changed: Bool)) throws -> R {
-        try store.updateEntries(keychainID: sealed.header.id, masterKey: masterKey, change)
-    }
-
-    public var identities: [KeychainEntry] { entries.filter { $0.kind == .identity } }
-
-    /// The identity entries named (every one for `all`); an unknown name is exit 66
-    /// with a hint listing the names there are.
-    public func identityEntries(named names: [String]) throws -> [KeychainEntry] {
-        let all = identities
-        if names.contains(KeychainNames.allIdentities) {
-            guard !all.isEmpty else {
-                throw ToolError("the keychain \"\(store.path)\" holds no identities", exit: .noInput,
-                                hints: ["make one with vfs-keychain identity new NAME, or import one with vfs-keychain identity import NAME FILE"])
-            }
-            return all
-        }
-        var out: [KeychainEntry] = []
-        for name in names where !out.contains(where: { $0.service == name }) {
-            guard let entry = all.first(where: { $0.service == name }) else {
-                throw ToolError("no identity \"\(name)\" in the keychain \"\(store.path)\"", exit: .noInput,
-                                hints: [all.isEmpty ? "the keychain holds no identities; make one with vfs-keychain identity new NAME"
-                                                    : "the identities are: " + all.map(\.service).sorted().joined(separator: ", ")])
-            }
-            out.append(entry)
-        }
-        return out
-    }
 }
 
 /// What names may be in a keychain.
 public enum KeychainNames {
-    /// `-K all` means every identity, so no identity may be called that.
-    public static let allIdentities = "all"
-
     /// A service, account or identity name: 1 to 1024 UTF-8 bytes, no control characters.
     public static func check(_ name: String, what: String) throws {
         guard !name.isEmpty else { throw ToolError.usage("the \(what) must not be empty") }
@@ -116,7 +68,7 @@ public enum KeychainNames {
 
     public static func checkIdentity(_ name: String) throws {
         try check(name, what: "identity name")
-        guard name != allIdentities else {
+        guard name != UnlockedKeychain.allIdentities else {
             throw ToolError.usage("\"all\" is reserved for every identity (-K all); choose another name")
         }
     }

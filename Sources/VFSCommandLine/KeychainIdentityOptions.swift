@@ -17,7 +17,9 @@ public struct KeychainIdentityOptions: ParsableArguments {
 
     public var isEmpty: Bool { names.isEmpty }
 
-    public func validate() throws {
+    /// Called from the command's `check()` (see CheckedCommand: not ArgumentParser's
+    /// `validate()`, which runs before unknown options are reported).
+    public func check() throws {
         if names.isEmpty && (passcodeOptions.passcodeFile != nil || passcodeOptions.passcodeFD != nil) {
             throw ToolError.usage("--passcode-file and --passcode-fd go with -K NAME")
         }

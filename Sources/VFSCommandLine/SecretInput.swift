@@ -12,17 +12,21 @@ public struct SecretSource {
     /// e.g. "passphrase" or "passcode", for messages and option names.
     public var noun: String
     public var environmentVariable: String
+    /// Where `environmentVariable` is looked up: the process's, unless a test injects one.
+    public var environment: [String: String]
 
-    public init(file: String?, fd: Int32?, noun: String, environmentVariable: String) {
+    public init(file: String?, fd: Int32?, noun: String, environmentVariable: String,
+                environment: [String: String] = VFSPaths.current.environment) {
         self.file = file
         self.fd = fd
         self.noun = noun
         self.environmentVariable = environmentVariable
+        self.environment = environment
     }
 
     /// True if a non-interactive source was given.
     public var isNonInteractive: Bool {
-        file != nil || fd != nil || getenv(environmentVariable) != nil
+        file != nil || fd != nil || environment[environmentVariable] != nil
     }
 
     /// Reads the secret. `confirm` asks twice on a terminal (for new secrets).
@@ -37,8 +41,8 @@ public struct SecretSource {
             }
             return try Self.firstLine(of: FileDescriptorSource(fd: fd, name: "file descriptor \(fd)"), what: "\(noun) fd \(fd)")
         }
-        if let value = getenv(environmentVariable) {
-            let bytes = Array(String(cString: value).utf8)
+        if let value = environment[environmentVariable] {
+            let bytes = Array(value.utf8)
             guard !bytes.isEmpty else { throw ToolError("\(environmentVariable) is set but empty", exit: .usage) }
             return SecretBytes(copying: bytes)
         }

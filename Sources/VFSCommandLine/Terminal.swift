@@ -38,30 +38,6 @@ public enum Terminal {
         return SecretBytes(copying: line)
     }
 
-    /// `text` with control characters written as escapes (`\n`, `\t`, `\x1b`, `\u{9b}`),
-    /// for names that come from files or bundles: printed raw, an escape sequence in a
-    /// hostile name could clear the screen, move the cursor or forge a line of output.
-    public static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            case _ where scalar.value < 0x80 && isControl(scalar):
-                out += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            case _ where isControl(scalar): out += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
-
     /// Whether a terminal can be opened for a prompt.
     public static var canPrompt: Bool {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)

@@ -9,11 +9,7 @@ public enum ToolIO {
     /// Opens the input; a missing file is exit 66.
     public static func openInput(_ path: String?) throws -> FileDescriptorSource {
         guard let path, path != "-" else { return .standardInput() }
-        do {
-            return try FileDescriptorSource(path: path)
-        } catch let error as IOError {
-            throw ToolError(error.description, exit: error.code == ENOENT ? .noInput : error.exitStatus)
-        }
+        return try FileDescriptorSource(path: path)
     }
 
     /// Opens the output. Binary output is refused on a terminal unless `-o -` asked for it.
@@ -67,21 +63,18 @@ public enum ToolIO {
     }
 }
 
-/// Where the toolkit keeps its state: `VFS_HOME`, else `$XDG_DATA_HOME/vfs`, else
-/// `~/.local/share/vfs`.
-public enum ToolPaths {
-    public static var home: String {
-        if let value = environment("VFS_HOME"), !value.isEmpty { return value }
-        if let xdg = environment("XDG_DATA_HOME"), !xdg.isEmpty { return xdg + "/vfs" }
-        return (environment("HOME") ?? ".") + "/.local/share/vfs"
+/// The toolkit's folders (state, keychain, policy) are private to the user.
+public enum PrivateFolder {
+    /// The permission bits of the folder at `path` when group or others have any; nil
+    /// when it is private (or can't be looked at).
+    public static func permissionsOpenToOthers(_ path: String) -> UInt32? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return nil }
+        return UInt32(info.st_mode & 0o777)
     }
 
-    public static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
-    }
-
-    /// Creates `path` and missing parents with mode 0700.
-    public static func makePrivateFolder(_ path: String) throws {
+    /// Creates `path` and missing parents with mode 0700 (73 if it can't).
+    public static func make(_ path: String) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part

@@ -8,6 +8,11 @@ import Glibc
 /// `vfs-tool: error: …` and `vfs-tool: hint: …` lines with the documented exit status.
 public protocol VFSCommand: ParsableCommand {}
 
+/// The async twin of `VFSCommand`, for tools whose work is naturally async (the relay
+/// server and its clients). Parsing, `check()` and error reporting are the same: both
+/// entry points end in `CommandFailure.report`.
+public protocol AsyncVFSCommand: AsyncParsableCommand {}
+
 /// A command with checks across its options. They run in `check()`, once parsing has
 /// fully succeeded, not in ArgumentParser's `validate()`: that runs before unknown
 /// options are looked for, so a mistyped `--recipeint` would be reported as whatever
@@ -18,70 +23,139 @@ public protocol CheckedCommand: ParsableCommand {
 
 extension VFSCommand {
     public static func main() {
-        let tool = configuration.commandName ?? "vfs"
-        do {
-            var command = try parseAsRoot()
-            if let checked = command as? CheckedCommand { try checked.check() }
+        do { try execute() } catch { report(error) }
+    }
+
+    /// Parses `arguments` (the process's when nil), checks and runs the command;
+    /// throws whatever ends the run, for `report`.
+    public static func execute(_ arguments: [String]? = nil) throws {
+        Diagnostics.tool = toolName
+        var command = try parseAsRoot(arguments)
+        if let checked = command as? CheckedCommand { try checked.check() }
+        try command.run()
+    }
+
+    /// Reports `error` the toolkit's way and exits with its status.
+    public static func report(_ error: Error) -> Never {
+        CommandFailure.report(error, command: self)
+    }
+}
+
+extension AsyncVFSCommand {
+    public static func main() async {
+        do { try await execute() } catch { report(error) }
+    }
+
+    /// Parses `arguments` (the process's when nil), checks and runs the command;
+    /// throws whatever ends the run, for `report`.
+    public static func execute(_ arguments: [String]? = nil) async throws {
+        Diagnostics.tool = toolName
+        var command = try parseAsRoot(arguments)
+        if let checked = command as? CheckedCommand { try checked.check() }
+        // A subcommand of an async root may itself be sync.
+        if var asyncCommand = command as? AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
             try command.run()
-        } catch let error as ReportableError {
-            Diagnostics.report(error, tool: tool)
-            Glibc.exit(error.exitStatus.rawValue)
-        } catch {
-            if let reportable = Self.underlyingReportable(error) {
-                Diagnostics.report(reportable, tool: tool)
-                Glibc.exit(reportable.exitStatus.rawValue)
-            }
-            let code = exitCode(for: error)
-            if code == .success {
-                // --help, --version: ArgumentParser's text on stdout.
-                print(fullMessage(for: error))
-                Glibc.exit(0)
-            }
-            let message = fullMessage(for: error)
-            Diagnostics.reportParserMessage(message, tool: tool)
-            Glibc.exit(code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue)
         }
+    }
+
+    /// Reports `error` the toolkit's way and exits with its status.
+    public static func report(_ error: Error) -> Never {
+        CommandFailure.report(error, command: self)
     }
 }
 
-extension VFSCommand {
-    /// A ReportableError thrown from `validate()` reaches us wrapped in ArgumentParser's
-    /// internal error type; find it so its exit status and hints survive.
-    static func underlyingReportable(_ error: Error, depth: Int = 0) -> ReportableError? {
-        if let reportable = error as? ReportableError { return reportable }
-        guard depth < 4 else { return nil }
-        for child in Mirror(reflecting: error).children {
-            if let inner = child.value as? Error, let found = underlyingReportable(inner, depth: depth + 1) { return found }
-            for grandchild in Mirror(reflecting: child.value).children {
-                if let inner = grandchild.value as? Error, let found = underlyingReportable(inner, depth: depth + 1) { return found }
-            }
+/// The one place that turns an error a command ended with into what the user sees
+/// (stderr lines, or ArgumentParser's text on stdout for --help/--version) and the
+/// process's exit status.
+public struct CommandFailure: Equatable, Sendable {
+    /// Text for stdout (only --help and --version have any).
+    public var standardOutput: String
+    /// `tool: error: …` then `tool: hint: …` lines.
+    public var standardError: String
+    public var status: Int32
+
+    /// What `command` (the root command type) reports for `error`.
+    public init(_ error: Error, command: ParsableCommand.Type) {
+        let tool = command.toolName
+        if let reportable = error as? ReportableError {
+            self.init(standardOutput: "", standardError: Diagnostics.lines(for: reportable, tool: tool),
+                      status: reportable.exitStatus.rawValue)
+            return
         }
-        return nil
+        let code = command.exitCode(for: error)
+        let message = command.fullMessage(for: error)
+        if code == .success {
+            // --help, --version: ArgumentParser's text on stdout.
+            self.init(standardOutput: message + "\n", standardError: "", status: 0)
+            return
+        }
+        self.init(standardOutput: "", standardError: Diagnostics.parserLines(message, tool: tool),
+                  status: code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue)
+    }
+
+    public init(standardOutput: String, standardError: String, status: Int32) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.status = status
+    }
+
+    /// Writes the report and exits.
+    public static func report(_ error: Error, command: ParsableCommand.Type) -> Never {
+        let failure = CommandFailure(error, command: command)
+        if !failure.standardOutput.isEmpty { print(failure.standardOutput, terminator: "") }
+        Diagnostics.writeStandardError(failure.standardError)
+        Glibc.exit(failure.status)
     }
 }
 
-/// Writes diagnostics to stderr in the toolkit's format.
+extension ParsableCommand {
+    /// The name diagnostics start with: the root command's name.
+    static var toolName: String { configuration.commandName ?? "vfs" }
+}
+
+/// Writes diagnostics to stderr in the toolkit's format (as age's cmd/age/tui.go):
+/// `tool: error: …` (lowercase, no final period, bad input quoted), then
+/// `tool: hint: …` lines; `tool: warning: …` and plain `tool: …` notes. Nothing else
+/// goes to stderr, and nothing of this goes to stdout.
 public enum Diagnostics {
+    /// The tool's name, set once by the entry point (VFSCommand/AsyncVFSCommand).
+    public nonisolated(unsafe) static var tool = "vfs"
+
     /// Messages quote names from files and bundles: their control characters are
-    /// escaped (Terminal.printable), so each message stays one line of plain text.
-    public static func report(_ error: ReportableError, tool: String) {
-        var text = "\(tool): error: \(Terminal.printable(error.description))\n"
-        for hint in error.hints { text += "\(tool): hint: \(Terminal.printable(hint))\n" }
-        writeStandardError(text)
+    /// escaped (DisplayText.printable), so each message stays one line of plain text.
+    public static func report(_ error: ReportableError) {
+        writeStandardError(lines(for: error, tool: tool))
     }
 
-    public static func warn(_ message: String, tool: String) {
-        writeStandardError("\(tool): warning: \(Terminal.printable(message))\n")
+    static func lines(for error: ReportableError, tool: String) -> String {
+        var text = "\(tool): error: \(DisplayText.printable(error.description))\n"
+        for hint in error.hints { text += "\(tool): hint: \(DisplayText.printable(hint))\n" }
+        return text
     }
 
-    public static func info(_ message: String, tool: String) {
-        writeStandardError("\(tool): \(Terminal.printable(message))\n")
+    public static func warn(_ message: String) {
+        writeStandardError("\(tool): warning: \(DisplayText.printable(message))\n")
+    }
+
+    /// An error that does not end the run (a tool that goes on with its other operands).
+    public static func error(_ message: String) {
+        writeStandardError("\(tool): error: \(DisplayText.printable(message))\n")
+    }
+
+    public static func hint(_ message: String) {
+        writeStandardError("\(tool): hint: \(DisplayText.printable(message))\n")
+    }
+
+    public static func info(_ message: String) {
+        writeStandardError("\(tool): \(DisplayText.printable(message))\n")
     }
 
     /// ArgumentParser's "Error: …" becomes "tool: error: …"; the usage lines follow as hints.
-    static func reportParserMessage(_ message: String, tool: String) {
+    static func parserLines(_ message: String, tool: String) -> String {
         var lines = message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-        guard !lines.isEmpty else { return }
+        guard !lines.isEmpty else { return "" }
         var first = lines.removeFirst()
         if first.hasPrefix("Error: ") { first.removeFirst(7) }
         if let c = first.first { first = c.lowercased() + first.dropFirst() }
@@ -92,7 +166,7 @@ public enum Diagnostics {
                 text += "\(tool): hint: \(trimmed.prefix(1).lowercased() + trimmed.dropFirst())\n"
             }
         }
-        writeStandardError(text)
+        return text
     }
 
     public static func writeStandardError(_ text: String) {

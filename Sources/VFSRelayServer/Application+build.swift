@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import NIOSSL
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -44,8 +45,7 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
     let hub = EventHub()
     let router = buildRouter(store: store, blobs: blobs, hub: hub, configuration: configuration, logger: logger)
     let application = Application(
-        router: router,
-        server: try serverBuilder(configuration.tls),
+        router: router, server: try serverBuilder(configuration),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
@@ -59,37 +59,13 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
         store: store, hub: hub, shutdownGrace: configuration.shutdownGrace)
 }
 
-/// HTTP/1.1, over TLS when certificate and key files are given.
-func serverBuilder(_ tls: RelayTLSFiles?) throws -> HTTPServerBuilder {
-    guard let tls else { return .http1() }
-    let chain: [NIOSSLCertificate]
-    let key: NIOSSLPrivateKey
-    do {
-        chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChain)
-    } catch {
-        throw RelayTLSError.badCertificate(tls.certificateChain)
-    }
-    guard !chain.isEmpty else { throw RelayTLSError.badCertificate(tls.certificateChain) }
-    do {
-        key = try NIOSSLPrivateKey(file: tls.privateKey, format: .pem)
-    } catch {
-        throw RelayTLSError.badKey(tls.privateKey)
-    }
-    let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) },
-                                                                 privateKey: .privateKey(key))
-    return try .tls(.http1(), tlsConfiguration: configuration)
-}
-
-/// A certificate or key file that does not hold what TLS needs.
-public enum RelayTLSError: Error, CustomStringConvertible {
-    case badCertificate(String)
-    case badKey(String)
-    public var description: String {
-        switch self {
-        case .badCertificate(let path): "no PEM certificate in \"\(path)\""
-        case .badKey(let path): "no PEM private key in \"\(path)\""
-        }
-    }
+/// HTTP/1.1, inside TLS when a certificate and key are configured.
+func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuilder {
+    guard let tls = configuration.tls else { return .http1() }
+    let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
+    let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
+    let settings = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+    return try .tls(.http1(), tlsConfiguration: settings)
 }
 
 /// Every route, its controller and middleware: request log outermost, then errors as

@@ -35,8 +35,8 @@ public struct RelayConfiguration: Sendable {
     /// How long a stop waits for requests in flight before cancelling them.
     public var shutdownGrace: Duration = .seconds(5)
 
-    /// Serve HTTPS with this certificate chain and key (PEM files); nil: plain HTTP.
-    public var tls: RelayTLSFiles?
+    /// PEM files of the certificate chain and its private key: serve HTTPS when set.
+    public var tls: (certificate: String, key: String)?
 
     public init(dataFolder: URL, host: String = "127.0.0.1", port: Int = 8787) {
         self.dataFolder = dataFolder
@@ -45,14 +45,4 @@ public struct RelayConfiguration: Sendable {
     }
 
     public var databasePath: String { dataFolder.appendingPathComponent("relay.sqlite").path }
-}
-
-/// The PEM files `serve --tls-cert/--tls-key` names.
-public struct RelayTLSFiles: Sendable {
-    public var certificateChain: String
-    public var privateKey: String
-    public init(certificateChain: String, privateKey: String) {
-        self.certificateChain = certificateChain
-        self.privateKey = privateKey
-    }
 }

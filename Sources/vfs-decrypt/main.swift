@@ -59,7 +59,8 @@ struct Decrypt: VFSCommand, CheckedCommand {
     var input: String?
 
     func check() throws {
-        guard (1...30).contains(maxWorkFactor) else { throw ToolError.usage("--max-work-factor must be from 1 to 30") }
+        try keychainOptions.check()
+        guard ScryptRecipient.workFactorRange.contains(maxWorkFactor) else { throw ToolError.usage("--max-work-factor must be from \(ScryptRecipient.workFactorRange.lowerBound) to \(ScryptRecipient.workFactorRange.upperBound)") }
     }
 
     func run() throws {

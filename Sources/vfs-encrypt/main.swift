@@ -65,6 +65,7 @@ struct Encrypt: VFSCommand, CheckedCommand {
     var input: String?
 
     func check() throws {
+        try keychainOptions.check()
         let hasRecipients = !recipientOptions.isEmpty || !identityFiles.isEmpty || !keychainOptions.isEmpty
         if passphrase && hasRecipients {
             throw ToolError.usage("-p can't be combined with -r, -R, -i or -K", hints: ["a passphrase-encrypted file has exactly one stanza, as age requires"])
@@ -75,7 +76,7 @@ struct Encrypt: VFSCommand, CheckedCommand {
         if !passphrase && (passphraseOptions.passphraseFile != nil || passphraseOptions.passphraseFD != nil) {
             throw ToolError.usage("--passphrase-file and --passphrase-fd go with -p")
         }
-        guard (1...30).contains(workFactor) else { throw ToolError.usage("--work-factor must be from 1 to 30") }
+        guard ScryptRecipient.workFactorRange.contains(workFactor) else { throw ToolError.usage("--work-factor must be from \(ScryptRecipient.workFactorRange.lowerBound) to \(ScryptRecipient.workFactorRange.upperBound)") }
     }
 
     func run() throws {

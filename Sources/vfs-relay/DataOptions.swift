@@ -9,7 +9,7 @@ struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data"), help: ArgumentHelp("The relay's data folder (default: $VFS_HOME/relay).", valueName: "dir"))
     var folder: String?
 
-    var url: URL { URL(fileURLWithPath: folder ?? ToolPaths.home + "/relay") }
+    var url: URL { URL(fileURLWithPath: folder ?? VFSPaths.current.relayData) }
 
     func configuration() -> RelayConfiguration { RelayConfiguration(dataFolder: url) }
 

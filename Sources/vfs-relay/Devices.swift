@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VFSCommandLine
+import VFSCore
 
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List devices: user, id, name, platform, state.")
@@ -14,7 +15,7 @@ struct Devices: AsyncParsableCommand {
         if json { return try JSONOutput.print(devices) }
         for entry in devices {
             let device = entry.device
-            print("\(entry.user)\t\(device.id)\t\(Terminal.printable(device.name))\t\(Terminal.printable(device.platform))\t\(device.invalidated == nil ? "active" : "logged out")")
+            print("\(entry.user)\t\(device.id)\t\(DisplayText.printable(device.name))\t\(DisplayText.printable(device.platform))\t\(device.invalidated == nil ? "active" : "logged out")")
         }
     }
 }

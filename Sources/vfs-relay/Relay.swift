@@ -3,7 +3,7 @@ import VFSCommandLine
 import VFSCore
 
 @main
-struct Relay: AsyncParsableCommand {
+struct Relay: AsyncVFSCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-relay",
         abstract: "Run the vfs relay, which moves ciphertext between a person's devices, and administer it.",
@@ -16,12 +16,20 @@ struct Relay: AsyncParsableCommand {
           vfs-relay serve --listen 127.0.0.1:8787
           vfs-relay org add acme
           vfs-relay user add alice@acme.example --org acme --admin
+
+        What is stored where: DIR/relay.sqlite (SQLite in WAL mode: organisations, users, \
+        devices with their age recipients and token hashes, enrolment code hashes, groups, \
+        transfer and cloud metadata, cloud folder and file names, policy items, events, an \
+        audit log), DIR/blobs (ciphertext, one file per stored blob), DIR/uploads \
+        (unfinished tus uploads). Tokens and enrolment codes are stored only as SHA-256 \
+        hashes. The relay never sees plaintext nor the names of transferred files; cloud \
+        folder and file names are metadata it does see.
+
+        Exit status: 0 success; 64 usage; 65 the name already exists; 66 no such \
+        organisation or user, or no relay database in DIR; 69 cannot listen; 73 the backup \
+        file cannot be created; 74 read or write error.
         """,
         version: vfsVersion,
         subcommands: [Serve.self, Org.self, User.self, Invite.self, Alert.self, Users.self, Devices.self,
                       Stats.self, GC.self, Backup.self])
-
-    static func main() async {
-        await RelayMain.run(Self.self)
-    }
 }

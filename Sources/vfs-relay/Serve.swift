@@ -18,6 +18,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The address and port to listen on.", valueName: "host:port"))
     var listen = "127.0.0.1:8787"
 
+    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
     @Option(help: ArgumentHelp("The largest upload, in bytes.", valueName: "bytes"))
     var maxUpload: Int64?
 
@@ -30,24 +36,18 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between sweeps for expired transfers and orphan blobs.", valueName: "seconds"))
     var sweepInterval: Int = 600
 
-    @Option(help: ArgumentHelp("Serve HTTPS with this certificate (chain), a PEM file; needs --tls-key.", valueName: "file"))
-    var tlsCert: String?
-
-    @Option(help: ArgumentHelp("The certificate's private key, a PEM file; needs --tls-cert.", valueName: "file"))
-    var tlsKey: String?
-
     func run() async throws {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
               (0...65535).contains(port), colon != listen.startIndex else {
             throw ToolError.usage("invalid --listen \"\(listen)\"", hints: ["write HOST:PORT, such as 127.0.0.1:8787 (port 0: any free port)"])
         }
-        guard keepAlive > 0, sweepInterval > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
         guard (tlsCert == nil) == (tlsKey == nil) else {
-            throw ToolError.usage("--tls-cert and --tls-key go together", hints: ["give both PEM files, or neither for plain HTTP"])
+            throw ToolError.usage("--tls-cert and --tls-key go together")
         }
         for file in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
             throw ToolError("cannot read \"\(file)\"", exit: .noInput)
         }
+        guard keepAlive > 0, sweepInterval > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
         var host = String(listen[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         var configuration = data.configuration()
@@ -57,7 +57,8 @@ struct Serve: AsyncParsableCommand {
         if let quota { configuration.userQuota = quota }
         configuration.keepAliveInterval = .seconds(keepAlive)
         configuration.sweepInterval = .seconds(sweepInterval)
-        if let tlsCert, let tlsKey { configuration.tls = RelayTLSFiles(certificateChain: tlsCert, privateKey: tlsKey) }
+        if let tlsCert, let tlsKey { configuration.tls = (tlsCert, tlsKey) }
+        let scheme = configuration.tls == nil ? "http" : "https"
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -66,13 +67,11 @@ struct Serve: AsyncParsableCommand {
         }
         let relay: RelayServer
         do {
-            let shown = (tlsCert == nil ? "http://" : "https://") + (host.contains(":") ? "[\(host)]" : host)
+            let shown = host.contains(":") ? "[\(host)]" : host
             relay = try buildRelay(configuration, logger: Logger(label: "vfs-relay")) { port in
                 // The ready line: tests and scripts wait for it to learn the port.
-                FileHandle.standardOutput.write(Data("vfs-relay: listening on \(shown):\(port)\n".utf8))
+                FileHandle.standardOutput.write(Data("vfs-relay: listening on \(scheme)://\(shown):\(port)\n".utf8))
             }
-        } catch let error as RelayTLSError {
-            throw ToolError("\(error)", exit: .dataError, hints: ["--tls-cert wants a PEM certificate chain, --tls-key its PEM private key"])
         } catch {
             throw ToolError("cannot open the relay data in \"\(configuration.dataFolder.path)\": \(error)", exit: .ioError)
         }

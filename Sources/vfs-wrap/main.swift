@@ -85,6 +85,7 @@ struct Wrap: VFSCommand, CheckedCommand {
     var readsStandardInput: Bool { paths.contains("-") || (paths.isEmpty && name != nil) }
 
     func check() throws {
+        try keychainOptions.check()
         if recipientOptions.isEmpty && groups.isEmpty && keychainOptions.isEmpty {
             throw ToolError.usage("missing recipients", hints: ["name them with -g GROUP, -r age1…, -R FILE or -K NAME"])
         }
@@ -109,21 +110,16 @@ struct Wrap: VFSCommand, CheckedCommand {
 
     func run() throws {
         var recipients = try recipientOptions.resolve()
-        if let group = groups.first { recipients += try GroupRecipients.load(group) }
+        if let group = groups.first { recipients += try GroupRecipients().load(group) }
         // The sender is known when it seals with its own keychain identity.
         let own = try keychainOptions.recipients()
         recipients += own
         var seen = Set<X25519Recipient>()
         recipients = recipients.filter { seen.insert($0).inserted }
 
-        let plan: BundlePlan
-        do {
-            plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: readsStandardInput ? name : nil,
+        let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: readsStandardInput ? name : nil,
                                   standardInput: ToolIO.openInput("-"),
-                                  warning: { Diagnostics.warn($0, tool: "vfs-wrap") })
-        } catch let error as IOError {
-            throw ToolError(error.description, exit: error.code == ENOENT ? .noInput : error.exitStatus)
-        }
+                                  warning: { Diagnostics.warn($0) })
         let manifest = plan.manifest(group: groups.first, accessID: accessID, sender: own.first?.string)
         let out = try ToolIO.openOutput(output, binary: true)
         let progress = ProgressBar.make(label: "wrapping", total: plan.contentBytes, quiet: quiet)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 
 /// vfs-keygen, vfs-encrypt and vfs-decrypt as a user runs them, and against `age`.
 @Suite("age tools end to end")
@@ -9,7 +10,7 @@ struct AgeToolsTests {
         .appendingPathComponent("tools/with-tty.py").path
 
     /// A new identity file in `scratch`, and its recipient.
-    func keypair(_ scratch: Scratch, _ name: String = "key.txt") throws -> (path: String, recipient: String) {
+    func keypair(_ scratch: TestFolder, _ name: String = "key.txt") throws -> (path: String, recipient: String) {
         let path = scratch.path(name)
         let run = try Tools.run("vfs-keygen", ["-o", path])
         #expect(run.status == 0, "\(run.stderr)")
@@ -19,7 +20,7 @@ struct AgeToolsTests {
 
     @Test("vfs-keygen writes an age-keygen identity file, 0600, never overwritten")
     func keygen() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let (path, recipient) = try keypair(scratch)
         let text = String(decoding: try scratch.read("key.txt"), as: UTF8.self)
         let lines = text.split(separator: "\n")
@@ -42,7 +43,7 @@ struct AgeToolsTests {
 
     @Test("vfs-keygen -y reads several identities and comments; rejects junk with 65")
     func keygenConvert() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let a = try keypair(scratch, "a.txt"), b = try keypair(scratch, "b.txt")
         let both = try String(contentsOfFile: a.path, encoding: .utf8) + "\n# another\n\n" + (try String(contentsOfFile: b.path, encoding: .utf8))
         let combined = try scratch.write("both.txt", Data(both.utf8))
@@ -56,7 +57,7 @@ struct AgeToolsTests {
 
     @Test("vfs-encrypt output is read by age, at chunk-boundary sizes", arguments: AgeToolsTests.sizes)
     func encryptForAge(size: Int) throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let plain = testBytes(size, seed: UInt64(size) + 1)
         let input = try scratch.write("plain", plain)
@@ -75,7 +76,7 @@ struct AgeToolsTests {
 
     @Test("age output is read by vfs-decrypt, at chunk-boundary sizes", arguments: AgeToolsTests.sizes)
     func decryptFromAge(size: Int) throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let plain = testBytes(size, seed: UInt64(size) + 7)
         let input = try scratch.write("plain", plain)
@@ -90,7 +91,7 @@ struct AgeToolsTests {
 
     @Test("several recipients: each identity opens the file, with age and with vfs")
     func severalRecipients() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let a = try keypair(scratch, "a.txt"), b = try keypair(scratch, "b.txt"), c = try keypair(scratch, "c.txt")
         let recipientsFile = try scratch.write("team.txt", Data("# team\n\(b.recipient)\n\n\(c.recipient)\n".utf8))
         let plain = testBytes(200_000)
@@ -114,7 +115,7 @@ struct AgeToolsTests {
 
     @Test("armor: written by vfs, read by age; written by age, detected and read by vfs")
     func armor() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let plain = testBytes(100_000, seed: 9)
         let input = try scratch.write("plain", plain)
@@ -141,7 +142,7 @@ struct AgeToolsTests {
 
     @Test("passphrases: from a file, an fd and the environment; prompted on a terminal; read by age")
     func passphrases() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let plain = testBytes(70_000, seed: 3)
         let input = try scratch.write("plain", plain)
         let passFile = try scratch.write("pass", Data("correct horse\n".utf8))
@@ -171,7 +172,7 @@ struct AgeToolsTests {
 
     @Test("no passphrase source and no terminal: fails at once with a hint")
     func noPassphraseSource() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let input = try scratch.write("plain", Data("x".utf8))
         let enc = try Tools.run("setsid", ["-w", Tools.binDir.appendingPathComponent("vfs-encrypt").path, "-p", "-o", scratch.path("p.age"), input])
         #expect(enc.status == 64)
@@ -182,7 +183,7 @@ struct AgeToolsTests {
 
     @Test("--max-work-factor refuses expensive files with a hint; raising it works")
     func maxWorkFactor() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let input = try scratch.write("plain", Data("x".utf8))
         let env = ["VFS_PASSPHRASE": "pw"]
         #expect(try Tools.run("vfs-encrypt", ["-p", "--work-factor", "14", "-o", scratch.path("p.age"), input], environment: env).status == 0)
@@ -195,7 +196,7 @@ struct AgeToolsTests {
 
     @Test("a corrupt file fails with 65, leaves no output file, and releases only authenticated chunks")
     func corruptPayload() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let plain = testBytes(5 * 65536, seed: 5)
         #expect(try Tools.run("vfs-encrypt", ["-r", key.recipient, "-o", scratch.path("c.age")], stdin: plain).status == 0)
@@ -229,7 +230,7 @@ struct AgeToolsTests {
 
     @Test("exit statuses: wrong identity 77, missing input 66, usage 64, bad recipient with a hint")
     func exitStatuses() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let a = try keypair(scratch, "a.txt"), b = try keypair(scratch, "b.txt")
         let input = try scratch.write("plain", Data("secret".utf8))
         #expect(try Tools.run("vfs-encrypt", ["-r", a.recipient, "-o", scratch.path("c.age"), input]).status == 0)
@@ -257,7 +258,7 @@ struct AgeToolsTests {
 
     @Test("binary ciphertext is not written to a terminal unless -o - asks")
     func terminalRefusal() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let input = try scratch.write("plain", Data("x".utf8))
         let refused = try Tools.run("python3", [Self.withTTY, "never-asked", "", "--",
@@ -273,7 +274,7 @@ struct AgeToolsTests {
 
     @Test("-o onto a device writes to it rather than replacing it; onto a link, its target")
     func specialOutputs() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let input = try scratch.write("plain", Data("x".utf8))
         #expect(try Tools.run("vfs-encrypt", ["-r", key.recipient, "-o", "/dev/null", input]).status == 0)
@@ -307,7 +308,7 @@ struct AgeToolsTests {
 
     @Test("-o over an existing file keeps its permissions (also through a link); a new file follows the umask")
     func outputKeepsMode() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let secret = try scratch.write("secret.txt", Data("the plan\n".utf8))
         #expect(try Tools.run("vfs-encrypt", ["-r", key.recipient, "-o", scratch.path("s.age"), secret]).status == 0)
@@ -329,8 +330,8 @@ struct AgeToolsTests {
 
     /// Starts vfs-encrypt -o OUT reading a pipe, with SIGHUP at its default or ignored (as
     /// under nohup), feeds it half the input, waits for its temporary file, sends SIGHUP.
-    func hangUpMidway(ignored: Bool) throws -> (scratch: Scratch, process: Process, input: Pipe, plain: Data, recipientKey: String) {
-        let scratch = try Scratch()
+    func hangUpMidway(ignored: Bool) throws -> (scratch: TestFolder, process: Process, input: Pipe, plain: Data, recipientKey: String) {
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let plain = testBytes(4 << 20, seed: 11)
         _ = Tools.ignoreSIGPIPE

@@ -1,17 +1,18 @@
 import Foundation
 import Testing
+import VFSTestSupport
 import VFSCore
 
 /// A keychain of its own for one test: its file, its agent folder, a passcode file,
 /// and a low scrypt work factor so tests stay fast. `stopAgent()` runs at the end of
 /// every test that unlocks (and the agent also exits once its folder is removed).
 final class KeychainFixture {
-    let scratch: Scratch
+    let scratch: TestFolder
     let passcode = "correct horse battery"
     let workFactor = "8"
 
     init() throws {
-        scratch = try Scratch()
+        scratch = try TestFolder()
         try FileManager.default.createDirectory(atPath: scratch.path("run"), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         try scratch.write("passcode", Data((passcode + "\n").utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 
 /// The OpenAPI document against the built relay: served byte for byte as committed, and
 /// every documented operation answered with a documented status, headers and body
@@ -15,14 +16,14 @@ struct OpenAPITests {
     /// file, an unfinished upload and a policy item: the schemathesis settings name them
     /// (RELAY_* variables), so generated requests meet real things, not only 404.
     struct Setup {
-        let scratch: Scratch
+        let scratch: TestFolder
         let relay: RelayProcess
         let client: RelayClient
         let laptop: (id: String, token: String)
         let things: [String: String]
 
         init() throws {
-            scratch = try Scratch()
+            scratch = try TestFolder("openapi")
             let data = scratch.url.appendingPathComponent("data")
             let admin = RelayAdmin(data: data)
             let code = try admin.addUser("alice@acme.example", org: "acme", admin: true)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 
 /// Every tool has a committed man page and completions that match the command as built.
 @Suite("packaging")
@@ -8,10 +9,14 @@ struct PackagingTests {
 
     static let tools: [String] = {
         let manifest = (try? String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)) ?? ""
+        // Entries of the tools list open a line with `("vfs-name",` (the Makefile's TOOLS
+        // reads them the same way).
         return manifest.split(separator: "\n").compactMap { line in
             let t = line.trimmingCharacters(in: .whitespaces)
-            guard t.hasPrefix("\"vfs-"), t.hasSuffix("\",") else { return nil }
-            return String(t.dropFirst().dropLast(2))
+            guard t.hasPrefix("(\"vfs-") else { return nil }
+            let name = t.dropFirst(2).prefix(while: { $0 != "\"" })
+            guard t.dropFirst(2 + name.count).hasPrefix("\",") else { return nil }
+            return String(name)
         }
     }()
 

@@ -1,15 +1,16 @@
 import Foundation
 import Testing
+import VFSTestSupport
 
 /// vfs-policy as a user and a script run it.
 @Suite("vfs-policy end to end")
 struct PolicyTests {
     /// A scratch folder whose policy is `policy.json` (through VFS_POLICY).
     final class Setup {
-        let scratch: Scratch
+        let scratch: TestFolder
         let policy: String
         init() throws {
-            scratch = try Scratch()
+            scratch = try TestFolder()
             policy = scratch.path("policy.json")
         }
         @discardableResult
@@ -42,9 +43,21 @@ struct PolicyTests {
         return (plain.status, object?["reason"] as? String, plain.stderr)
     }
 
+    @Test("a failed write to stdout is an I/O error (74), not a silent success")
+    func stdoutFull() throws {
+        let setup = try Setup()
+        try setup.ok(["add", "evince"])
+        let tool = Tools.binDir.appendingPathComponent("vfs-policy").path
+        for arguments in [["list"], ["list", "--json"], ["log"], ["add", "okular"]] {
+            let r = try Tools.run("sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", tool] + arguments, environment: ["VFS_POLICY": setup.policy])
+            #expect(r.status == 74, "\(arguments)")
+            #expect(r.stderr == "vfs-policy: error: cannot write \"standard output\": no space left on device\n", "\(arguments)")
+        }
+    }
+
     @Test("default deny: no policy file approves nothing, and a check creates nothing")
     func defaultDeny() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let home = scratch.path("home")
         let r = try Tools.run("vfs-policy", ["check", "evince", "--file", "a.pdf"], environment: ["VFS_HOME": home])
         #expect(r.status == 1)
@@ -247,7 +260,7 @@ struct PolicyTests {
         text = text.replacingOccurrences(of: "\"enabled\" : true,", with: "\"enabled\" : true,,")
         let badLine = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(",,") }! + 1
         try s.scratch.write("policy.json", Data(text.utf8))
-        let elsewhere = try Scratch()
+        let elsewhere = try TestFolder()
         let emptyPolicy = try elsewhere.write("empty.json", Data("{\n  \"items\" : [],\n  \"version\" : 1\n}\n".utf8))
         for arguments in [["check", "viewer"], ["list"], ["add", "other"], ["update", "viewer", "--disable"],
                           ["remove", "viewer"], ["export"], ["import", "--replace", emptyPolicy]] {

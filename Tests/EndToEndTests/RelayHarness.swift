@@ -1,76 +1,41 @@
 import Foundation
 import Testing
+import VFSTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A `vfs-relay serve` child on 127.0.0.1, port 0, in a data folder; stopped by `stop()`
-/// or when released (SIGTERM, then SIGKILL).
+/// A `vfs-relay serve` on 127.0.0.1, port 0, in a data folder (the shared
+/// BackgroundServer fixture: stopped by `stop()` or when released, SIGTERM then SIGKILL).
 final class RelayProcess: @unchecked Sendable {
     let data: URL
-    let process = Process()
-    let outFile: URL
-    let errFile: URL
-    private(set) var port = 0
+    let server: BackgroundServer
 
     /// Starts the relay and waits for its ready line.
     init(data: URL, arguments: [String] = []) throws {
         self.data = data
-        let logs = data.deletingLastPathComponent()
-        let tag = UUID().uuidString.prefix(8)
-        outFile = logs.appendingPathComponent("relay-\(tag).out")
-        errFile = logs.appendingPathComponent("relay-\(tag).err")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        process.executableURL = Tools.binDir.appendingPathComponent("vfs-relay")
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data", data.path] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outFile)
-        process.standardError = try FileHandle(forWritingTo: errFile)
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let text = (try? String(contentsOf: outFile, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("vfs-relay: listening on http://127.0.0.1:") || $0.hasPrefix("vfs-relay: listening on https://127.0.0.1:") }),
-               let port = Int(line.split(separator: ":").last ?? "") {
-                self.port = port
-                return
-            }
-            if !process.isRunning { break }
-            usleep(20_000)
-        }
-        stop()
-        throw HarnessError("the relay did not print its ready line: \(stderrText)")
+        server = try BackgroundServer("vfs-relay", ["serve", "--listen", "127.0.0.1:0", "--data", data.path] + arguments,
+                                      timeout: 60, grace: 30)
     }
 
-    var stdoutText: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
-    var stderrText: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
-    var isRunning: Bool { process.isRunning }
+    var port: Int { server.port }
+    var stdoutText: String { server.standardOutput }
+    var stderrText: String { server.standardError }
+    var isRunning: Bool { server.isRunning }
 
-    /// SIGTERM, then SIGKILL if it has not stopped after `grace` seconds. Returns the exit status.
+    /// SIGTERM (SIGKILL after the grace); the exit status, 0 for a clean stop.
     @discardableResult
-    func stop(grace: TimeInterval = 15) -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(grace)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return -1
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+    func stop() -> Int32 {
+        server.stop()
+        return server.process.terminationReason == .exit ? server.process.terminationStatus : -1
     }
 
     /// A crash: SIGKILL at once.
     func crash() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        guard server.isRunning else { return }
+        kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
     }
-
-    deinit { stop(grace: 5) }
 }
 
 struct HarnessError: Error, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VFSCore
+import VFSTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +11,7 @@ import Glibc
 struct RelayTests {
     /// A relay with alice (laptop and phone) enrolled.
     struct Setup {
-        let scratch: Scratch
+        let scratch: TestFolder
         let admin: RelayAdmin
         let relay: RelayProcess
         let client: RelayClient
@@ -18,7 +19,7 @@ struct RelayTests {
         let phone: (id: String, token: String)
 
         init(arguments: [String] = []) throws {
-            scratch = try Scratch()
+            scratch = try TestFolder()
             let data = scratch.url.appendingPathComponent("data")
             admin = RelayAdmin(data: data)
             let code = try admin.addUser("alice@acme.example", org: "acme", admin: true)
@@ -74,7 +75,7 @@ struct RelayTests {
 
     @Test("--data defaults to $VFS_HOME/relay; admin commands on a missing folder fail with 66")
     func dataDefault() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let home = scratch.url.appendingPathComponent("home").path
         let missing = try Tools.run("vfs-relay", ["users"], environment: ["VFS_HOME": home])
         #expect(missing.status == 66)
@@ -82,6 +83,28 @@ struct RelayTests {
         #expect(try Tools.run("vfs-relay", ["org", "add", "acme"], environment: ["VFS_HOME": home]).status == 0)
         #expect(FileManager.default.fileExists(atPath: home + "/relay/relay.sqlite"))
         #expect(try Tools.run("vfs-relay", ["serve", "--listen", "nonsense"], environment: ["VFS_HOME": home]).status == 64)
+    }
+
+    @Test("--tls-cert/--tls-key: the relay serves HTTPS with that certificate; one without the other is a usage error")
+    func tls() throws {
+        let scratch = try TestFolder()
+        let cert = scratch.path("cert.pem"), key = scratch.path("key.pem")
+        let made = try Tools.run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                             "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                                             "-addext", "subjectAltName=IP:127.0.0.1"])
+        #expect(made.status == 0)
+        let data = scratch.url.appendingPathComponent("data")
+        let relay = try RelayProcess(data: data, arguments: ["--tls-cert", cert, "--tls-key", key])
+        #expect(relay.stdoutText == "vfs-relay: listening on https://127.0.0.1:\(relay.port)\n")
+        let health = try Tools.run("curl", ["-sS", "--cacert", cert, "https://127.0.0.1:\(relay.port)/v1/health"])
+        #expect(health.status == 0)
+        #expect(health.out.contains("\"status\":\"ok\""))
+        // Plain HTTP on the TLS port gets no answer.
+        #expect(try Tools.run("curl", ["-sS", "-m", "5", "http://127.0.0.1:\(relay.port)/v1/health"]).out.isEmpty)
+        #expect(relay.stop() == 0)
+        let half = try Tools.run("vfs-relay", ["serve", "--listen", "127.0.0.1:0", "--data", data.path, "--tls-cert", cert])
+        #expect(half.status == 64)
+        #expect(half.stderr.hasPrefix("vfs-relay: error: --tls-cert and --tls-key go together"))
     }
 
     @Test("tus: a dropped connection keeps what arrived; the upload resumes from there")
@@ -132,7 +155,7 @@ struct RelayTests {
         ])
         try connection.send(Array(content[1_000_000..<1_200_000]))
         usleep(300_000)
-        #expect(setup.relay.stop(grace: 30) == 0)
+        #expect(setup.relay.stop() == 0)
 
         let relay = try RelayProcess(data: setup.relay.data)
         let client = RelayClient(port: relay.port)
@@ -165,7 +188,12 @@ struct RelayTests {
         #expect(delivered.event == "transfer")
         #expect(delivered.data.contains(first))
         #expect(try stream.waitForKeepAlive())
-        let lastID = try #require(delivered.id)
+        // An alert stored by the admin command (another process) reaches the open stream.
+        #expect(try setup.admin.run(["alert", "alice@acme.example", "hello"]).status == 0)
+        let live = try #require(try stream.next())
+        #expect(live.event == "alert")
+        #expect(live.data == #"{"message":"hello"}"#)
+        let lastID = try #require(live.id)
 
         // Offline: events are stored, including an alert made by the admin command.
         let second = try setup.client.send(upload: try setup.client.upload([4], token: setup.laptop.token),
@@ -176,10 +204,11 @@ struct RelayTests {
         #expect(replay.map(\.event) == ["transfer", "alert"])
         #expect(replay.first?.data.contains(second) == true)
         #expect(replay.last?.data.contains("rotate your keys") == true)
-        let ids = ([lastID] + replay.compactMap(\.id)).compactMap { Int($0) }
-        #expect(ids == ids.sorted() && Set(ids).count == 3)
+        let ids = ([delivered.id!, lastID] + replay.compactMap(\.id)).compactMap { Int($0) }
+        #expect(ids == ids.sorted() && Set(ids).count == 4)
         // From the start: everything again, in order.
         let all = try EventStream(port: setup.relay.port, token: setup.phone.token, lastEventID: "0")
+        #expect(try all.next()?.id == delivered.id)
         #expect(try all.next()?.id == lastID)
 
         // Log the phone out: its open stream gets `logout` and ends.

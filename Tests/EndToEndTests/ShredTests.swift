@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 
 /// vfs-shred as a user (and cron) runs it.
 @Suite("vfs-shred end to end")
@@ -65,7 +66,7 @@ struct ShredTests {
 
     @Test("--keep: every byte of the content is replaced, the file keeps its size and its blocks")
     func keepOverwritesInPlace() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let sizes = [10_000, (1 << 20) + 17, 9 << 20]
         var originals: [String: Data] = [:]
         var before: [String: [String]] = [:]
@@ -173,7 +174,7 @@ struct ShredTests {
 
     @Test("removal wipes the name through shorter and shorter names, then deletes; no entry of the name's length is left")
     func nameWipe() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let secret = "confidential-plan.txt"  // 21 characters
         try writeSynced(scratch.path(secret), testBytes(20_000))
         try writeSynced(scratch.path("notes.md"), testBytes(10, seed: 2))
@@ -230,7 +231,7 @@ struct ShredTests {
 
     @Test("age filters and globs select exactly the right files; only the folders emptied go; --dry-run touches nothing")
     func filters() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let root = scratch.path("exports")
         try makeTree(root)
         let before = try snapshot(root)
@@ -275,7 +276,7 @@ struct ShredTests {
 
     @Test("--dry-run on files lists them and changes nothing")
     func dryRunFiles() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let a = try writeSynced(scratch.path("a.key"), testBytes(5000))
         try FileManager.default.createSymbolicLink(atPath: scratch.path("l"), withDestinationPath: a)
         let before = try snapshot(scratch.url.path)
@@ -289,7 +290,7 @@ struct ShredTests {
 
     @Test("symbolic links are removed, never followed: their targets stay")
     func links() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let outside = try writeSynced(scratch.path("target.txt"), testBytes(3000, seed: 9))
         try FileManager.default.createDirectory(atPath: scratch.path("target-folder"), withIntermediateDirectories: false)
         try writeSynced(scratch.path("target-folder/inner"), testBytes(300, seed: 10))
@@ -314,7 +315,7 @@ struct ShredTests {
 
     @Test("a hard-linked file is refused with a hint unless --force")
     func hardLinks() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let a = try writeSynced(scratch.path("a"), testBytes(8000, seed: 4))
         try FileManager.default.linkItem(atPath: a, toPath: scratch.path("b"))
         let run = try Tools.run("vfs-shred", [a])
@@ -333,7 +334,7 @@ struct ShredTests {
 
     @Test("FIFOs, sockets and character devices are refused; the other files still go")
     func specialFiles() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         #expect(mkfifo(scratch.path("fifo"), 0o600) == 0)
         let socket = try Tools.run("python3", ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", scratch.path("sock")])
         #expect(socket.status == 0, "\(socket.stderr)")
@@ -362,7 +363,7 @@ struct ShredTests {
 
     @Test("a folder needs -r; '.', '..' and '/' are never shredded")
     func foldersAndSpecialNames() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         try FileManager.default.createDirectory(atPath: scratch.path("d"), withIntermediateDirectories: false)
         let run = try Tools.run("vfs-shred", [scratch.path("d")])
         #expect(run.status == 1)
@@ -378,7 +379,7 @@ struct ShredTests {
 
     @Test("block devices: refused without --device; with it the device is overwritten and kept")
     func blockDevice() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let image = try writeSynced(scratch.path("disk.img"), testBytes(2 << 20, seed: 5))
         let attach = try Tools.run("losetup", ["-f", "--show", image])
         #expect(attach.status == 0, "losetup needs root and loop devices: \(attach.stderr)")
@@ -404,7 +405,7 @@ struct ShredTests {
 
     @Test("a file that can't be opened is reported and the others still go; --force makes own read-only files writable")
     func unopenable() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let folder = scratch.path("spool")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let mine = try writeSynced(folder + "/mine", testBytes(5000, seed: 6))

@@ -1,67 +1,17 @@
-import CArchive
 import Foundation
 import Testing
+import VFSTestSupport
 import VFSCore
-
-/// A bundle written with libarchive directly, entry by entry, so it can lie: each entry
-/// is stored as given, whatever the manifest says.
-struct RawEntry {
-    enum Kind { case file, directory, symlink, hardlink, characterDevice }
-    var path: String
-    var kind: Kind = .file
-    var content = ""
-    var mode: mode_t = 0o644
-    var target: String? = nil
-}
-
-func writeRawBundle(to path: String, manifest: BundleManifest?, entries: [RawEntry]) throws {
-    let a = archive_write_new()!
-    defer { archive_write_free(a) }
-    #expect(archive_write_set_format_pax(a) == ARCHIVE_OK)
-    #expect(archive_write_add_filter_zstd(a) == ARCHIVE_OK)
-    #expect(archive_write_open_filename(a, path) == ARCHIVE_OK)
-    var all = entries
-    if let manifest {
-        let bytes = try manifest.encoded()
-        all.insert(RawEntry(path: BundleManifest.entryName, content: String(decoding: bytes, as: UTF8.self)), at: 0)
-    }
-    for item in all {
-        let entry = archive_entry_new()!
-        defer { archive_entry_free(entry) }
-        archive_entry_set_pathname(entry, item.path)
-        archive_entry_set_perm(entry, item.mode)
-        archive_entry_set_mtime(entry, 1_700_000_000, 0)
-        switch item.kind {
-        case .file: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG)); archive_entry_set_size(entry, Int64(item.content.utf8.count))
-        case .directory: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFDIR))
-        case .symlink: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFLNK)); archive_entry_set_symlink(entry, item.target)
-        case .hardlink: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG)); archive_entry_set_hardlink(entry, item.target)
-        case .characterDevice: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFCHR)); archive_entry_set_rdevmajor(entry, 1); archive_entry_set_rdevminor(entry, 3)
-        }
-        #expect(archive_write_header(a, entry) == ARCHIVE_OK, "\(String(cString: archive_error_string(a)))")
-        if item.kind == .file && !item.content.isEmpty {
-            let bytes = Array(item.content.utf8)
-            #expect(archive_write_data(a, bytes, bytes.count) == bytes.count)
-        }
-    }
-    #expect(archive_write_close(a) == ARCHIVE_OK)
-}
-
-func manifestEntry(_ path: String, _ type: BundleManifest.Entry.Kind = .file, content: String = "", mode: UInt32 = 0o644,
-                   target: String? = nil) -> BundleManifest.Entry {
-    .init(path: path, type: type, size: type == .file ? content.utf8.count : 0, permissions: mode, mtime: 1_700_000_000,
-          sha256: type == .file ? SHA256.hash(Array(content.utf8)).hexString : nil, target: target)
-}
 
 /// vfs-wrap and vfs-unwrap as a user runs them, with the standard tools beside them.
 @Suite("vfs-wrap / vfs-unwrap end to end")
 struct WrapTests {
-    func keypair(_ scratch: Scratch, _ name: String = "key.txt") throws -> (path: String, recipient: String) {
+    func keypair(_ scratch: TestFolder, _ name: String = "key.txt") throws -> (path: String, recipient: String) {
         try AgeToolsTests().keypair(scratch, name)
     }
 
     /// A small tree: a file, a folder with a private mode, a larger file, a relative link.
-    func makeTree(_ scratch: Scratch) throws -> String {
+    func makeTree(_ scratch: TestFolder) throws -> String {
         let root = scratch.path("docs")
         try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
         try Data("quarterly numbers\n".utf8).write(to: URL(fileURLWithPath: root + "/report.txt"))
@@ -76,7 +26,7 @@ struct WrapTests {
 
     @Test("a tree round-trips; age | bsdtar opens it; zstd -t accepts the stream; bsdtar lists it from a pipe")
     func roundTripAndStandardTools() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let tree = try makeTree(scratch)
         let wrap = try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("docs.vfs"), tree])
@@ -109,7 +59,7 @@ struct WrapTests {
 
     @Test("--no-compress stores a plain pax archive")
     func noCompress() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let file = try scratch.write("a.txt", Data("hello\n".utf8))
         #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "--no-compress", "-o", scratch.path("a.vfs"), file]).status == 0)
@@ -122,7 +72,7 @@ struct WrapTests {
 
     @Test("-g GROUP encrypts to the group's recipients file and records the group; --access-id is recorded")
     func groups() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let a = try keypair(scratch, "a.txt"), b = try keypair(scratch, "b.txt")
         let home = scratch.path("home")
         try FileManager.default.createDirectory(atPath: home + "/groups", withIntermediateDirectories: true)
@@ -156,7 +106,7 @@ struct WrapTests {
 
     @Test("standard input with --name; --stdout streams a one-file bundle")
     func standardInput() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let data = testBytes(300_000, seed: 9)
         let wrap = try Tools.run("vfs-wrap", ["-r", key.recipient, "--name", "dump.sql", "-"], stdin: data)
@@ -179,7 +129,7 @@ struct WrapTests {
 
     @Test("--stdout refuses a bundle of several entries")
     func stdoutNeedsOneFile() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let tree = try makeTree(scratch)
         #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree]).status == 0)
@@ -191,7 +141,7 @@ struct WrapTests {
 
     @Test("existing files are kept without --force and replaced with it")
     func force() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         try FileManager.default.createDirectory(atPath: scratch.path("in"), withIntermediateDirectories: true)
         try Data("new\n".utf8).write(to: URL(fileURLWithPath: scratch.path("in/a.txt")))
@@ -211,7 +161,7 @@ struct WrapTests {
 
     @Test("input that is not age: exit 65 with a hint, or copied out unchanged with --passthrough")
     func passthrough() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let plain = try scratch.write("plain.pdf", Data("%PDF-1.7 not wrapped".utf8))
         let refused = try Tools.run("vfs-unwrap", ["-i", key.path, "--stdout", plain])
@@ -235,7 +185,7 @@ struct WrapTests {
 
     @Test("no identity or the wrong one is 77; a tampered bundle is 65; a failed wrap leaves no output")
     func failures() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch), other = try keypair(scratch, "other.txt")
         let tree = try makeTree(scratch)
         #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("t.vfs"), tree]).status == 0)
@@ -291,7 +241,7 @@ struct WrapTests {
     @Test("hostile bundles are refused with 65, nothing written in or outside DIR", arguments: WrapTests.hostile.indices)
     func hostileBundles(index: Int) throws {
         let (name, manifest, entries, why) = Self.hostile[index]
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         try writeRawBundle(to: scratch.path("plain.tar.zst"),
                            manifest: name == "no manifest" ? nil : BundleManifest(group: nil, accessID: nil, sender: nil, entries: manifest),
@@ -311,7 +261,7 @@ struct WrapTests {
 
     @Test("names with control characters are escaped in --list and in messages (--json keeps them exact)")
     func controlCharactersEscaped() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let name = "evil\u{1B}[2J\u{1B}[31mred\nrwxr-xr-x fake.txt"
         try FileManager.default.createDirectory(atPath: scratch.path("in"), withIntermediateDirectories: true)
@@ -337,7 +287,7 @@ struct WrapTests {
 
     @Test("a move into place that fails midway takes back what it placed: exit 73, DIR as it was")
     func failedMoveRollsBack() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         try FileManager.default.createDirectory(atPath: scratch.path("in/d"), withIntermediateDirectories: true)
         try Data("a\n".utf8).write(to: URL(fileURLWithPath: scratch.path("in/a.txt")))
@@ -378,7 +328,7 @@ struct WrapTests {
 
     @Test("a file that appears in DIR during extraction is not replaced without --force (exit 73, nothing left)")
     func appearsDuringExtraction() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let tree = scratch.path("t")
         try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
@@ -411,7 +361,7 @@ struct WrapTests {
 
     @Test("killed mid-extraction (input stalled), vfs-unwrap removes its staging folder and dies of the signal")
     func interrupted() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let tree = scratch.path("t")
         try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
@@ -447,7 +397,7 @@ struct WrapTests {
     }
 
     /// A bundle of a pdf and a txt sealed for group "finance", with a policy file of its own.
-    func policyFixture(_ scratch: Scratch) throws -> (key: (path: String, recipient: String), bundle: String, env: [String: String]) {
+    func policyFixture(_ scratch: TestFolder) throws -> (key: (path: String, recipient: String), bundle: String, env: [String: String]) {
         let key = try keypair(scratch)
         try FileManager.default.createDirectory(atPath: scratch.path("in"), withIntermediateDirectories: true)
         try Data("%PDF".utf8).write(to: URL(fileURLWithPath: scratch.path("in/q3.pdf")))
@@ -473,7 +423,7 @@ struct WrapTests {
         (["add", "viewer", "--disable"], "viewer", "disabled"),
     ] as [([String], String, String)])
     func policy(setup: [String], app: String, denial: String) throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let (key, bundle, env) = try policyFixture(scratch)
         if !setup.isEmpty {
             // --disable is an update of an added item.
@@ -498,7 +448,7 @@ struct WrapTests {
 
     @Test("--for APP with no group in the bundle, a corrupt policy, and passthrough input")
     func policyEdges() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let (key, _, env) = try policyFixture(scratch)
         #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("nogroup.vfs"), scratch.path("in/q3.pdf")]).status == 0)
         #expect(try Tools.run("vfs-policy", ["add", "viewer", "--group", "finance"], environment: env).status == 0)
@@ -544,7 +494,7 @@ struct WrapTests {
 
     @Test("on a terminal: a progress bar while wrapping and unwrapping, and no binary output to the screen")
     func terminal() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder()
         let key = try keypair(scratch)
         let big = try scratch.write("big.bin", testBytes(17 << 20, seed: 5))
         let tool = Tools.binDir.appendingPathComponent("vfs-wrap").path

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 @testable import VFSCore
 
 @Suite("shared IO pieces")
@@ -22,10 +23,8 @@ struct IOTests {
 
     @Test("file lock: exclusive excludes, shared shares, released on unlock")
     func fileLock() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-lock-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let data = dir.appendingPathComponent("store").path
+        let dir = try TestFolder("lock")
+        let data = dir.path("store")
         let writer = try FileLock(for: data, exclusive: true)
         #expect(throws: IOError.self) { try FileLock(for: data, exclusive: false, wait: false) }
         #expect(throws: IOError.self) { try FileLock(for: data, exclusive: true, wait: false) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 @testable import VFSCore
 
 /// Saving a keychain: locking, re-reading, the previous good copy, refusing damage.
@@ -7,22 +8,20 @@ import Testing
 struct KeychainStoreTests {
     /// A folder with a new keychain in it, and what opens it.
     final class Fixture {
-        let folder: String
+        let scratch: TestFolder
+        var folder: String { scratch.path }
         let store: KeychainStore
         let key: SecretBytes
         let id: [UInt8]
 
         init() throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-kc-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            store = KeychainStore(path: folder + "/keychain")
+            scratch = try TestFolder("kc")
+            store = KeychainStore(path: scratch.path("keychain"))
             key = try KeychainFormat.newMasterKey()
             let header = try KeychainHeader.new(passcode: KeySlot.wrap(key, kind: .passcode, secret: SecretBytes(copying: [1]), workFactor: 2))
             id = header.id
             try store.create(header: header, masterKey: key)
         }
-
-        deinit { try? FileManager.default.removeItem(atPath: folder) }
 
         func add(_ service: String, _ account: String) throws {
             try store.updateEntries(keychainID: id, masterKey: key) { entries -> (Void, Bool) in
@@ -77,8 +76,7 @@ struct KeychainStoreTests {
             try f.add("c", "3")
             Issue.record("a save over a damaged keychain succeeded")
         } catch let error as KeychainError {
-            #expect(error.exitStatus == .dataError)
-            #expect(error.hints.contains { $0.contains(f.store.backupPath) })
+            #expect(error == .corrupt(path: f.store.path, why: error.corruptReason ?? "", backup: f.store.backupPath))
         }
         #expect(try f.bytes() == damaged)
         #expect(try f.bytes(f.store.backupPath) == backup)
@@ -115,3 +113,10 @@ struct KeychainStoreTests {
 }
 
 extension KeychainStoreTests.Fixture: @unchecked Sendable {}
+
+extension KeychainError {
+    var corruptReason: String? {
+        if case .corrupt(_, let why, _) = self { return why }
+        return nil
+    }
+}

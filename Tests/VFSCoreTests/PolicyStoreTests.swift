@@ -1,20 +1,18 @@
 import Foundation
 import Testing
+import VFSTestSupport
 @testable import VFSCore
 
-/// A temporary folder with a policy path in it.
+/// A test folder with a policy path in it.
 final class PolicyFolder {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-policy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    var policy: String { url.appendingPathComponent("policy.json").path }
+    let folder: TestFolder
+    init() throws { folder = try TestFolder("policy") }
+    var url: URL { folder.url }
+    var policy: String { folder.path("policy.json") }
     var store: PolicyStore { PolicyStore(path: policy) }
     func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
-    func write(_ text: String) throws { try Data(text.utf8).write(to: URL(fileURLWithPath: policy)) }
-    func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() }
+    func write(_ text: String) throws { try folder.write("policy.json", text) }
+    func listing() throws -> [String] { try folder.listing() }
 }
 
 @Suite("policy store")
@@ -183,8 +181,7 @@ struct PolicyStoreTests {
 
         let after = try folder.text(folder.policy)
         let clash = PolicyDocument(items: [PolicyItem(id: "abcdef12", app: theirs.id, created: Self.t0, updated: Self.t0)])
-        #expect(throws: PolicyError.conflict("cannot import y: after merging, app \"\(theirs.id)\" is also the id of item 1, so it would be ambiguous",
-                                             hint: "rename or remove the clashing item, or import with --replace")) {
+        #expect(throws: PolicyError.importConflict(source: "y", reason: "app \"\(theirs.id)\" is also the id of item 1, so it would be ambiguous")) {
             try folder.store.importDocument(clash, replace: false, source: "y", by: alice)
         }
         #expect(try folder.text(folder.policy) == after)
@@ -281,7 +278,6 @@ struct PolicyCodecTests {
         }
         #expect(Self.corruption("[]") != nil)
         #expect(Self.corruption("{\"version\": 1}") != nil)
-        #expect(PolicyError.corrupt(file: "p.json", line: 3, column: nil, reason: "x").exitStatus == .dataError)
     }
 
     @Test("the locator finds the value of a path")

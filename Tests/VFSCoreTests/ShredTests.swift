@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSTestSupport
 @testable import VFSCore
 
 private extension TestFolder {
@@ -152,6 +153,11 @@ struct ShredEngineTests {
         var info = stat()
         #expect(lstat(victim, &info) == 0)
         let entry = Shredder.Entry(name: FileName("victim"), path: victim, info: info)
+        // Held open, the removed file keeps its inode, so the file renamed into its
+        // place below can't be given the same inode number (ext4 reuses freed ones).
+        let original = Glibc.open(victim, O_RDONLY)
+        #expect(original >= 0)
+        defer { close(original) }
         // The attacker's swap: the file becomes a link to another file.
         try FileManager.default.removeItem(atPath: victim)
         try FileManager.default.createSymbolicLink(atPath: victim, withDestinationPath: target)

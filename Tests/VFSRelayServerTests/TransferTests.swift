@@ -140,7 +140,7 @@ struct TransferTests {
             let laptop = try await client.user("alice@acme.example", org: "acme")
             let phone = try await client.device(of: "alice@acme.example", name: "phone")
             let tablet = try await client.device(of: "alice@acme.example", name: "tablet")
-            let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(2))
+            let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
             let first = try await client.upload(randomBytes(10), token: laptop.token)
             let short = try decode(OutboxEntry.self, try await client.request(.post, RelayPaths.transfers, token: laptop.token,
                 json: #"{"upload":"\#(first)","devices":["\#(phone.id)"],"expires":"\#(soon)"}"#))

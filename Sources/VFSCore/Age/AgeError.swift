@@ -1,7 +1,7 @@
 /// What can go wrong reading or writing an age file. The cases follow the failure
 /// classes of the conformance suite, so a lower-level error is never masked by a
 /// higher-level one.
-public enum AgeError: ReportableError, Equatable {
+public enum AgeError: Error, CustomStringConvertible, Equatable {
     /// The header does not parse (or a stanza an identity recognises is malformed).
     case header(String)
     /// The header parses but no identity unwraps the file key.
@@ -27,22 +27,6 @@ public enum AgeError: ReportableError, Equatable {
         case .invalidKey(let why): return why
         case .workFactorTooLarge(let n, let maximum):
             return "passphrase work factor \(n) is above the maximum \(maximum)"
-        }
-    }
-
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .noMatch: return .permissionDenied
-        case .invalidKey: return .usage
-        default: return .dataError
-        }
-    }
-
-    public var hints: [String] {
-        switch self {
-        case .workFactorTooLarge(let n, _):
-            return ["if you trust the file, raise the limit with --max-work-factor \(n) (scrypt needs \(Scrypt.memoryNeeded(logN: n) >> 20) MiB for it)"]
-        default: return []
         }
     }
 }

@@ -3,12 +3,18 @@ public struct ScryptRecipient: Recipient {
     static let label = Array("age-encryption.org/v1/scrypt".utf8)
     /// age's default work factor: about a second on a modern machine.
     public static let defaultWorkFactor = 18
+    /// The work factors (log2 of scrypt's N) this toolkit writes and reads: age's own
+    /// bound, past which one unwrap would need more than 32 GiB of memory.
+    public static let workFactorRange = 1...30
+
+    /// Bytes of memory scrypt needs at `workFactor`.
+    public static func memoryNeeded(workFactor: Int) -> UInt64 { Scrypt.memoryNeeded(logN: workFactor) }
 
     let passphrase: SecretBytes
     public let workFactor: Int
 
     public init(passphrase: SecretBytes, workFactor: Int = ScryptRecipient.defaultWorkFactor) {
-        precondition((1...30).contains(workFactor))
+        precondition(Self.workFactorRange.contains(workFactor))
         self.passphrase = passphrase
         self.workFactor = workFactor
     }

@@ -1,5 +1,5 @@
 /// What can go wrong writing or opening a bundle.
-public enum BundleError: ReportableError, Equatable {
+public enum BundleError: Error, CustomStringConvertible, Equatable {
     /// libarchive failed; `message` is its archive_error_string. Writing is an I/O
     /// problem (74), reading means the plaintext is not a valid bundle (65).
     case archive(String, writing: Bool)
@@ -32,28 +32,6 @@ public enum BundleError: ReportableError, Equatable {
         case .exists(let path, let folder):
             return folder ? "\"\(path)\" is a folder; a file or link can't replace it" : "\"\(path)\" already exists"
         case .badInput(let why), .cannotExtract(let why): return why
-        }
-    }
-
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .archive(_, let writing): return writing ? .ioError : .dataError
-        case .notABundle, .manifest, .unsafeEntry, .digestMismatch: return .dataError
-        case .changedWhileWrapping: return .temporaryFailure
-        case .exists, .cannotExtract: return .cannotCreate
-        case .badInput: return .usage
-        }
-    }
-
-    public var hints: [String] {
-        switch self {
-        case .changedWhileWrapping: return ["wrap it again when nothing is writing to it"]
-        case .exists(_, let folder):
-            return folder ? ["remove it yourself, or extract elsewhere with -C DIR"]
-                          : ["use --force to replace it, or extract elsewhere with -C DIR"]
-        case .notABundle: return ["it may be a plain age file: try vfs-decrypt"]
-        case .cannotExtract: return ["-C DIR names an existing folder you can write to"]
-        default: return []
         }
     }
 }

@@ -274,7 +274,7 @@ final class StandardInputSpool {
     private let identity: X25519Identity
 
     init(source: ByteSource) throws {
-        let folder = ToolPathsForSpool.temporaryFolder
+        let folder = VFSPaths.current.temporaryFolder
         var template = Array("\(folder)/.vfs-wrap-spool-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw IOError("cannot create a temporary file in", path: folder) }
@@ -316,13 +316,6 @@ final class StandardInputSpool {
                 throw BundleError.changedWhileWrapping(path: "standard input")
             }
         })
-    }
-}
-
-enum ToolPathsForSpool {
-    static var temporaryFolder: String {
-        if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
-        return "/tmp"
     }
 }
 

@@ -1,10 +1,9 @@
 import COpenSSL
 
 /// A failure inside libcrypto, with the library's own message.
-public struct OpenSSLError: ReportableError {
+public struct OpenSSLError: Error, CustomStringConvertible {
     public let function: String
     public let reason: String
-    public var exitStatus: ExitStatus { .ioError }
     public var description: String { "libcrypto: \(function) failed: \(reason)" }
 
     /// Drains libcrypto's error queue into one error.

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// A failed system call, with the path or stream it was about.
-public struct IOError: ReportableError {
+public struct IOError: Error, CustomStringConvertible {
     public let operation: String
     public let path: String?
     public let code: Int32
@@ -20,14 +20,5 @@ public struct IOError: ReportableError {
         let reason = String(cString: strerror(code)).lowercased()
         if let path { return "\(operation) \"\(path)\": \(reason)" }
         return "\(operation): \(reason)"
-    }
-
-    public var exitStatus: ExitStatus {
-        switch code {
-        case ENOENT, ENOTDIR: return .noInput
-        case EACCES, EPERM: return .permissionDenied
-        case EAGAIN, EINTR: return .temporaryFailure
-        default: return .ioError
-        }
     }
 }

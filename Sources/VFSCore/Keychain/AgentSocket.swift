@@ -22,20 +22,8 @@ public enum AgentSocket {
 
     static let protocolVersion: UInt8 = 1
 
-    /// The private folder the sockets live in: under `$XDG_RUNTIME_DIR`, else under
-    /// `/run/user/UID` when it is ours (cron jobs get no XDG_RUNTIME_DIR but must find
-    /// the agent the login session started), else `/tmp/vfs-UID`.
-    public static var folder: String {
-        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") {
-            return runtime + "/vfs"
-        }
-        var info = stat()
-        let userRuntime = "/run/user/\(getuid())"
-        if lstat(userRuntime, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 {
-            return userRuntime + "/vfs"
-        }
-        return "/tmp/vfs-\(getuid())"
-    }
+    /// The private folder the sockets live in (VFSPaths.agentFolder).
+    public static var folder: String { VFSPaths.current.agentFolder }
 
     /// The socket of the agent for the keychain at `keychainPath`.
     public static func path(forKeychain keychainPath: String) -> String {
@@ -136,7 +124,7 @@ public enum AgentSocket {
 }
 
 /// Problems with the agent itself (not with the keychain).
-public enum AgentError: ReportableError {
+public enum AgentError: Error, CustomStringConvertible {
     case unsafeFolder(String)
     case pathTooLong(String)
     case startFailed(String)
@@ -146,22 +134,6 @@ public enum AgentError: ReportableError {
         case .unsafeFolder(let path): return "the agent folder \"\(path)\" is not a private folder of this user"
         case .pathTooLong(let path): return "the agent socket path \"\(path)\" is too long for a Unix socket"
         case .startFailed(let why): return "cannot start the unlock agent: \(why)"
-        }
-    }
-
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .unsafeFolder: return .permissionDenied
-        case .pathTooLong: return .cannotCreate
-        case .startFailed: return .temporaryFailure
-        }
-    }
-
-    public var hints: [String] {
-        switch self {
-        case .unsafeFolder(let path): return ["it must be a folder owned by you with mode 0700; remove \"\(path)\" or set XDG_RUNTIME_DIR"]
-        case .pathTooLong: return ["set XDG_RUNTIME_DIR to a shorter folder"]
-        case .startFailed: return []
         }
     }
 }

@@ -48,6 +48,23 @@ public struct KeychainStore: Sendable {
         }
     }
 
+    /// Creates a keychain with a new master key, wrapped under `passcode` and, with
+    /// `recovery`, under the answers to its questions. Fails with `.exists` if there is
+    /// one. The folder must exist.
+    public func create(passcode: SecretBytes, recovery: (questions: [String], answers: [String])?, workFactor: Int) throws {
+        let masterKey = try KeychainFormat.newMasterKey()
+        let passcodeSlot = try KeySlot.wrap(masterKey, kind: .passcode, secret: passcode, workFactor: workFactor)
+        let recoverySlot = try recovery.map {
+            try KeySlot.wrap(masterKey, kind: .recovery, secret: RecoveryAnswers.secret($0.answers), workFactor: workFactor, questions: $0.questions)
+        }
+        try create(header: KeychainHeader.new(passcode: passcodeSlot, recovery: recoverySlot), masterKey: masterKey)
+    }
+
+    /// The folder the file is in; empty for a name in the current folder.
+    public var folder: String {
+        path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    }
+
     /// Changes the entries of the keychain as it is when the lock is held, and saves.
     /// `change` returns its result and whether anything changed (nothing is written if not).
     @discardableResult
@@ -134,7 +151,7 @@ public struct KeychainStore: Sendable {
 }
 
 /// Store failures that are not about the file's content.
-public enum KeychainStoreError: ReportableError {
+public enum KeychainStoreError: Error, CustomStringConvertible {
     /// The keychain was replaced (a new `init`) between unlocking it and saving.
     case replaced(path: String)
 
@@ -144,6 +161,4 @@ public enum KeychainStoreError: ReportableError {
         }
     }
 
-    public var exitStatus: ExitStatus { .temporaryFailure }
-    public var hints: [String] { ["run the command again; nothing was saved"] }
 }

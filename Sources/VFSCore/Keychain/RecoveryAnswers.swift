@@ -24,3 +24,41 @@ public enum RecoveryAnswers {
         return SecretBytes(copying: joined)
     }
 }
+
+/// The text files `init --questions` and `--answers-file` read.
+public enum RecoveryText {
+    /// Questions, one a line; blank lines and `#` comments skipped, each trimmed.
+    public static func questions(in text: String) -> [String] {
+        lines(text).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// Answers, one a line, kept as written (a final newline ends the last one).
+    public static func answers(in text: String) -> [String] {
+        var lines = lines(text)
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    /// The lines of `text`, ended by LF or CRLF. (Swift sees "\r\n" as one Character,
+    /// so splitting on "\n" alone would leave a CRLF file one long line.)
+    static func lines(_ text: String) -> [String] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init)
+    }
+}
+
+/// How a secret given on standard input is stored.
+public enum PipedSecret {
+    /// The most a secret may hold; larger data belongs in an encrypted file.
+    public static let maxCount = 16 << 20
+
+    /// `bytes` less one trailing newline (LF or CRLF), so that echo and here-strings
+    /// store what was meant; all of them with `raw`.
+    public static func trimmed(_ bytes: [UInt8], raw: Bool) -> ArraySlice<UInt8> {
+        var end = bytes.count
+        if !raw && end > 0 && bytes[end - 1] == 0x0A {
+            end -= 1
+            if end > 0 && bytes[end - 1] == 0x0D { end -= 1 }
+        }
+        return bytes[0..<end]
+    }
+}

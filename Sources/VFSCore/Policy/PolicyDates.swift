@@ -2,16 +2,11 @@ import Foundation
 
 /// Times in the policy: ISO 8601 in UTC to the second (`2027-01-31T00:00:00Z`).
 public enum PolicyDates {
-    public struct ParseError: ReportableError {
+    public struct ParseError: Error, CustomStringConvertible {
         public let text: String
+        /// "expiry" (which also takes a date or a duration) or "time".
         public let what: String
         public var description: String { "invalid \(what) \"\(text)\"" }
-        public var exitStatus: ExitStatus { .usage }
-        public var hints: [String] {
-            what == "expiry"
-                ? ["write a date (2027-01-31: valid through that day, UTC), a time (2027-01-31T17:00:00Z or with +02:00), or a duration from now (90d)"]
-                : ["write an ISO 8601 time such as 2027-01-31T17:00:00Z (or with an offset, +02:00)"]
-        }
     }
 
     static let utc: Calendar = {

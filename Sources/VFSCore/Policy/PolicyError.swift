@@ -1,17 +1,23 @@
 import VFSPolicyModel
 
-/// What can go wrong with the policy, and how a tool reports it.
-public enum PolicyError: ReportableError, Equatable {
-    /// The policy (or its log, or an import) does not parse or breaks a rule: exit 65.
+/// What can go wrong with the policy.
+public enum PolicyError: Error, CustomStringConvertible, Equatable {
+    /// The policy (or its log, or an import) does not parse or breaks a rule.
     case corrupt(file: String, line: Int?, column: Int?, reason: String)
-    /// No item has this app or id: exit 1.
+    /// No item has this app or id.
     case noSuchItem(String)
-    /// `add` of an app that already has an item: exit 1.
+    /// `add` of an app that already has an item.
     case alreadyApproved(app: String, id: String)
-    /// A bad app, group or type on the command line: exit 64.
-    case invalidValue(String, hint: String)
-    /// An import that parses but clashes with the policy: exit 65.
-    case conflict(String, hint: String)
+    /// An app that is not a command name or reverse-DNS id.
+    case invalidApp(String)
+    /// A group that is empty or holds spaces, commas or control characters.
+    case invalidGroup(String)
+    /// A file type that is not a lowercase extension without the dot.
+    case invalidType(String)
+    /// An app that is already the id of another item.
+    case appIsAnotherItemsID(String)
+    /// An import that parses but clashes with the policy once merged.
+    case importConflict(source: String, reason: String)
 
     public var description: String {
         switch self {
@@ -23,29 +29,11 @@ public enum PolicyError: ReportableError, Equatable {
             return "no policy item has the app or id \"\(reference)\""
         case let .alreadyApproved(app, id):
             return "\"\(app)\" is already approved (item \(id))"
-        case let .invalidValue(message, _), let .conflict(message, _):
-            return message
-        }
-    }
-
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .corrupt, .conflict: return .dataError
-        case .noSuchItem, .alreadyApproved: return .no
-        case .invalidValue: return .usage
-        }
-    }
-
-    public var hints: [String] {
-        switch self {
-        case .corrupt:
-            return ["fix the file by hand (or restore it from git or a backup); vfs-policy never replaces a policy it cannot read"]
-        case .noSuchItem:
-            return ["vfs-policy list shows the apps and ids"]
-        case let .alreadyApproved(app, _):
-            return ["change it with vfs-policy update \(app) …"]
-        case let .invalidValue(_, hint), let .conflict(_, hint):
-            return [hint]
+        case let .invalidApp(app): return "invalid app \"\(app)\""
+        case let .invalidGroup(group): return "invalid group \"\(group)\""
+        case let .invalidType(type): return "invalid file type \"\(type)\""
+        case let .appIsAnotherItemsID(app): return "\"\(app)\" is the id of another item"
+        case let .importConflict(source, reason): return "cannot import \(source): after merging, \(reason)"
         }
     }
 }
@@ -56,22 +44,21 @@ public enum PolicyRules {
     /// not starting with `-` or `.`.
     public static func checkApp(_ app: String) throws {
         guard PolicyValueRules.isValidApp(app) else {
-            throw PolicyError.invalidValue("invalid app \"\(app)\"",
-                hint: "an app is a command name (evince) or a reverse-DNS id (com.example.viewer): letters, digits, '.', '_', '-', '+'")
+            throw PolicyError.invalidApp(app)
         }
     }
 
     /// A group id: 1–255 printable characters without spaces or commas.
     public static func checkGroup(_ group: String) throws {
         guard PolicyValueRules.isValidGroup(group) else {
-            throw PolicyError.invalidValue("invalid group \"\(group)\"", hint: "a group is one word without spaces or commas; repeat --group for several")
+            throw PolicyError.invalidGroup(group)
         }
     }
 
     /// A file type in stored form: 1–32 of lowercase letters, digits, `_`, `-`, `+`.
     public static func checkType(_ type: String) throws {
         guard PolicyValueRules.isValidType(type) else {
-            throw PolicyError.invalidValue("invalid file type \"\(type)\"", hint: "a file type is an extension without the dot, such as pdf; repeat --type for several")
+            throw PolicyError.invalidType(type)
         }
     }
 

@@ -108,7 +108,7 @@ public final class PolicyStore: PolicySource, Sendable {
                 throw PolicyError.alreadyApproved(app: app, id: existing.id)
             }
             if document.items.contains(where: { $0.id == app }) {
-                throw PolicyError.invalidValue("\"\(app)\" is the id of another item", hint: "choose another app identifier")
+                throw PolicyError.appIsAnotherItemsID(app)
             }
             let time = Self.wholeSeconds(now)
             var item = PolicyItem(id: try Self.newID(in: document), app: app, created: time, updated: time)
@@ -202,8 +202,7 @@ public final class PolicyStore: PolicySource, Sendable {
             do {
                 try PolicyRules.check(merged)
             } catch let error as PolicyRuleViolation {
-                throw PolicyError.conflict("cannot import \(source): after merging, \(error.reason)",
-                                           hint: "rename or remove the clashing item, or import with --replace")
+                throw PolicyError.importConflict(source: source, reason: error.reason)
             }
             document = merged
             return (summary, entries)

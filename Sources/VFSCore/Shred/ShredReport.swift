@@ -27,20 +27,6 @@ public enum ShredRefusal: Sendable, Equatable, CustomStringConvertible {
         case .changedMeanwhile: return "it was replaced while being shredded; left alone"
         }
     }
-
-    /// How to get it destroyed anyway, where there is a way.
-    public var hint: String? {
-        switch self {
-        case .hardLinked:
-            return "its data stays reachable through the other names: shred every name, or add --force to overwrite the shared data anyway"
-        case .folderWithoutRecursive: return "use -r to shred a folder and everything in it"
-        case .blockDevice: return "add --device to overwrite the whole device (it is never removed)"
-        case .blockDeviceInTree: return "name a block device on the command line with --device to overwrite it"
-        case .fifo, .socket, .characterDevice, .unknownType:
-            return "only regular files hold data to overwrite; remove it with rm"
-        case .specialName, .changedMeanwhile: return nil
-        }
-    }
 }
 
 /// What happens to each entry, in the order it happens (reported on the calling thread).

@@ -71,9 +71,10 @@ struct ItemController {
     }
 
     @Sendable func update(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let identity = try requireAdmin(context)
+        // Another organisation's item is 404 for everyone, admin or not.
         let id = try pathID(context)
-        _ = try await services.store.item(id: id, org: identity.orgID)
+        _ = try await services.store.item(id: id, org: context.requireIdentity().orgID)
+        let identity = try requireAdmin(context)
         let version = try Self.ifMatch(request, id: id)
         let draft = try await draft(request, context)
         let item = try await services.store.updateItem(id: id, draft, ifVersion: version, actor: identity, now: Date())
@@ -82,9 +83,9 @@ struct ItemController {
     }
 
     @Sendable func delete(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let identity = try requireAdmin(context)
         let id = try pathID(context)
-        _ = try await services.store.item(id: id, org: identity.orgID)
+        _ = try await services.store.item(id: id, org: context.requireIdentity().orgID)
+        let identity = try requireAdmin(context)
         try await services.store.deleteItem(id: id, ifVersion: Self.ifMatch(request, id: id), actor: identity, now: Date())
         try await changed(id, "delete", identity)
         return emptyResponse()

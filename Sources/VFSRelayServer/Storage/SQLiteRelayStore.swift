@@ -181,17 +181,17 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity? {
-        let found = try await pool.read { db in
-            try Row.fetchOne(db, sql: """
+        let found = try await pool.read { db -> (DeviceIdentity, Double)? in
+            guard let row = try Row.fetchOne(db, sql: """
                 SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
                 WHERE d.token_hash = ? AND d.invalidated IS NULL
-                """, arguments: [tokenHash])
+                """, arguments: [tokenHash]) else { return nil }
+            let identity = DeviceIdentity(deviceID: row["id"], userID: row["user_id"], orgID: row["org_id"],
+                                          email: row["email"], isAdmin: (row["role"] as String) == "admin")
+            return (identity, row["last_seen"] ?? 0)
         }
-        guard let row = found else { return nil }
-        let identity = DeviceIdentity(deviceID: row["id"], userID: row["user_id"], orgID: row["org_id"],
-                                      email: row["email"], isAdmin: (row["role"] as String) == "admin")
+        guard let (identity, lastSeen) = found else { return nil }
         // Last seen to the minute: no write on every request.
-        let lastSeen: Double = row["last_seen"] ?? 0
         if Self.seconds(now) - lastSeen > 60 {
             try await pool.write { db in
                 try db.execute(sql: "UPDATE devices SET last_seen = ? WHERE id = ?", arguments: [Self.seconds(now), identity.deviceID])

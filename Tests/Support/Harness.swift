@@ -1,17 +1,16 @@
 import Foundation
-import Testing
 
 /// Runs the built tools as a user would and captures what they do.
-struct Run {
-    let status: Int32
-    let stdout: Data
-    let stderr: String
-    var out: String { String(decoding: stdout, as: UTF8.self) }
+public struct Run: Sendable {
+    public let status: Int32
+    public let stdout: Data
+    public let stderr: String
+    public var out: String { String(decoding: stdout, as: UTF8.self) }
 }
 
-enum Tools {
+public enum Tools {
     /// Where the built binaries are: VFS_BIN_DIR, else beside the test runner.
-    static let binDir: URL = {
+    public static let binDir: URL = {
         if let dir = ProcessInfo.processInfo.environment["VFS_BIN_DIR"] { return URL(fileURLWithPath: dir) }
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var dir = exe.deletingLastPathComponent()
@@ -23,15 +22,11 @@ enum Tools {
     }()
 
     /// A child that exits without reading its stdin must not kill the test runner.
-    static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
-
-    static let sharedFolder: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared")
+    public static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// Runs `tool` (a vfs-* name, or an absolute path / PATH command) with `arguments`.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String], stdin: Data? = nil, cwd: URL? = nil,
+    public static func run(_ tool: String, _ arguments: [String], stdin: Data? = nil, cwd: URL? = nil,
                     environment: [String: String] = [:], removing: [String] = []) throws -> Run {
         _ = ignoreSIGPIPE
         let process = Process()
@@ -76,40 +71,3 @@ enum Tools {
 
 /// Sendable: written by one reader thread, read after the DispatchGroup wait.
 final class DataBox: @unchecked Sendable { var data = Data() }
-
-/// A temporary folder removed when the test ends.
-final class Scratch {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    @discardableResult
-    func write(_ name: String, _ data: Data) throws -> String {
-        let p = path(name)
-        try data.write(to: URL(fileURLWithPath: p))
-        return p
-    }
-
-    func read(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path(name))) }
-
-    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
-
-    /// Names in the folder, hidden ones included, sorted.
-    func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() }
-}
-
-/// Deterministic pseudo-random bytes for test inputs.
-func testBytes(_ count: Int, seed: UInt64 = 1) -> Data {
-    var state = seed &* 0x9E3779B97F4A7C15 | 1
-    var out = [UInt8](repeating: 0, count: count)
-    for i in 0..<count {
-        state ^= state << 13; state ^= state >> 7; state ^= state << 17
-        out[i] = UInt8(truncatingIfNeeded: state)
-    }
-    return Data(out)
-}

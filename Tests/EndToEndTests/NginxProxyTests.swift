@@ -1,19 +1,20 @@
 import Foundation
 import Testing
+import VFSTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The relay over TLS: served by itself (`--tls-cert/--tls-key`), and behind nginx with
-/// the example configuration of docs/nginx-relay.conf. Certificates are made by
-/// `openssl req` for 127.0.0.1; clients are curl with that certificate as the CA.
-@Suite("vfs-relay TLS", .serialized)
-struct TLSProxyTests {
+/// The relay behind nginx (Debian's nginx-light) terminating TLS, with the example
+/// configuration of docs/nginx-relay.conf. The certificate is made by `openssl req` for
+/// 127.0.0.1; the client is curl with that certificate as its only CA.
+@Suite("vfs-relay behind nginx", .serialized)
+struct NginxProxyTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// A self-signed certificate for 127.0.0.1 and its key; returns their paths.
-    static func certificate(in scratch: Scratch) throws -> (cert: String, key: String) {
+    static func certificate(in scratch: TestFolder) throws -> (cert: String, key: String) {
         let cert = scratch.path("cert.pem"), key = scratch.path("key.pem")
         let made = try Tools.run("openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
@@ -30,59 +31,6 @@ struct TLSProxyTests {
 
     static func json(_ run: Run) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: run.stdout)) as? [String: Any] ?? [:]
-    }
-
-    @Test("serve --tls-cert/--tls-key speaks HTTPS: health, enrolment and a token route; plain HTTP gets nothing")
-    func relayServesTLS() throws {
-        let scratch = try Scratch()
-        let (cert, key) = try Self.certificate(in: scratch)
-        let data = scratch.url.appendingPathComponent("data")
-        let code = try RelayAdmin(data: data).addUser("alice@acme.example", org: "acme")
-        let relay = try RelayProcess(data: data, arguments: ["--tls-cert", cert, "--tls-key", key])
-        defer { relay.stop() }
-        #expect(relay.stdoutText == "vfs-relay: listening on https://127.0.0.1:\(relay.port)\n")
-        let base = "https://127.0.0.1:\(relay.port)"
-
-        let health = try Self.curl(["-w", "\n%{http_code} %{ssl_verify_result}", "\(base)/v1/health"], ca: cert)
-        #expect(health.status == 0, "\(health.stderr)")
-        #expect(health.out.hasSuffix("\n200 0"))
-        #expect(health.out.contains(#""status":"ok""#))
-
-        let enrolled = try Self.curl(["-X", "POST", "-H", "Content-Type: application/json", "-d",
-                                      #"{"code":"\#(code)","name":"laptop","platform":"linux","recipient":"age1laptop"}"#,
-                                      "\(base)/v1/enroll"], ca: cert)
-        let token = try #require(Self.json(enrolled)["token"] as? String)
-        let devices = try Self.curl(["-H", "Authorization: Bearer \(token)", "\(base)/v1/devices"], ca: cert)
-        let list = try JSONSerialization.jsonObject(with: devices.stdout) as? [[String: Any]]
-        #expect(list?.map { $0["name"] as? String } == ["laptop"])
-
-        // Not a CA we trust: refused. Plain HTTP on the TLS port: no HTTP answer.
-        let untrusted = try Tools.run("curl", ["-sS", "--max-time", "20", "\(base)/v1/health"])
-        #expect(untrusted.status == 60)
-        let plain = try Tools.run("curl", ["-sS", "--max-time", "20", "-o", "/dev/null", "-w", "%{http_code}",
-                                           "http://127.0.0.1:\(relay.port)/v1/health"])
-        #expect(plain.out != "200")
-        #expect(relay.isRunning)
-    }
-
-    @Test("serve refuses a missing or bad certificate or key, and one without the other")
-    func badTLSFiles() throws {
-        let scratch = try Scratch()
-        let (cert, key) = try Self.certificate(in: scratch)
-        let data = scratch.path("data")
-        let garbage = try scratch.write("garbage.pem", Data("not a pem file\n".utf8))
-        let cases: [([String], Int32, String)] = [
-            (["--tls-cert", cert], 64, "--tls-cert and --tls-key go together"),
-            (["--tls-cert", cert, "--tls-key", scratch.path("nope.pem")], 66, "cannot read"),
-            (["--tls-cert", garbage, "--tls-key", key], 65, "no PEM certificate in \"\(garbage)\""),
-            (["--tls-cert", cert, "--tls-key", garbage], 65, "no PEM private key in \"\(garbage)\""),
-        ]
-        for (arguments, status, message) in cases {
-            let run = try Tools.run("vfs-relay", ["serve", "--listen", "127.0.0.1:0", "--data", data] + arguments)
-            #expect(run.status == status, "\(arguments): \(run.stderr)")
-            #expect(run.stderr.hasPrefix("vfs-relay: error: \(message)"), "\(run.stderr)")
-            #expect(run.out.isEmpty)
-        }
     }
 
     /// docs/nginx-relay.conf with this test's ports, certificate and relay.
@@ -120,7 +68,7 @@ struct TLSProxyTests {
 
     @Test("docs/nginx-relay.conf: a tus upload, a Range download and an event pass through nginx over TLS")
     func behindNginx() throws {
-        let scratch = try Scratch()
+        let scratch = try TestFolder("nginx")
         let (cert, key) = try Self.certificate(in: scratch)
         let data = scratch.url.appendingPathComponent("data")
         let admin = RelayAdmin(data: data)

@@ -1,11 +1,9 @@
 /// Durations as people type them on a command line: `90s`, `30m`, `12h`, `7d`, `2w`,
 /// or a sum such as `1h30m`. A bare number is seconds.
 public enum DurationText {
-    public struct ParseError: ReportableError {
+    public struct ParseError: Error, CustomStringConvertible {
         public let text: String
         public var description: String { "invalid duration \"\(text)\"" }
-        public var exitStatus: ExitStatus { .usage }
-        public var hints: [String] { ["write a number with a unit: 90s, 30m, 12h, 7d, 2w (or a sum like 1h30m)"] }
     }
 
     static let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800]

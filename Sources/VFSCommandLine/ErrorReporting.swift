@@ -1,0 +1,205 @@
+import VFSCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The one place where VFSCore's domain errors get what only a command line needs: the
+// exit status each tool documents (DESIGN.md) and the hints, which may name flags,
+// commands and environment variables. VFSCore's errors carry the data (paths, limits,
+// the backup's path); the words about what to type next live here, as age keeps them
+// in cmd/age and not in its library.
+
+extension AgeError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .noMatch: return .permissionDenied
+        case .invalidKey: return .usage
+        case .header, .headerMAC, .payload, .armor, .workFactorTooLarge: return .dataError
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .workFactorTooLarge(let n, _):
+            return ["if you trust the file, raise the limit with --max-work-factor \(n) (scrypt needs \(ScryptRecipient.memoryNeeded(workFactor: n) >> 20) MiB for it)"]
+        default: return []
+        }
+    }
+}
+
+extension BundleError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .archive(_, let writing): return writing ? .ioError : .dataError
+        case .notABundle, .manifest, .unsafeEntry, .digestMismatch: return .dataError
+        case .changedWhileWrapping: return .temporaryFailure
+        case .exists, .cannotExtract: return .cannotCreate
+        case .badInput: return .usage
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .changedWhileWrapping: return ["wrap it again when nothing is writing to it"]
+        case .exists(_, let folder):
+            return folder ? ["remove it yourself, or extract elsewhere with -C DIR"]
+                          : ["use --force to replace it, or extract elsewhere with -C DIR"]
+        case .notABundle: return ["it may be a plain age file: try vfs-decrypt"]
+        case .cannotExtract: return ["-C DIR names an existing folder you can write to"]
+        case .archive, .manifest, .unsafeEntry, .digestMismatch, .badInput: return []
+        }
+    }
+}
+
+extension KeychainError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .notFound, .noRecovery, .noIdentities, .noSuchIdentity: return .noInput
+        case .exists, .secretExists, .importWouldReplace, .identityExists: return .cannotCreate
+        case .corrupt, .unsupportedVersion: return .dataError
+        case .wrongPasscode, .wrongAnswers: return .permissionDenied
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .notFound: return ["create one with vfs-keychain init (VFS_KEYCHAIN or VFS_HOME choose where)"]
+        case .exists: return ["it is kept as it is; to start over, move it away first"]
+        case .corrupt(let path, _, let backup):
+            var out = ["the file is left untouched, and no later save will overwrite it"]
+            if let backup {
+                out.append("the previous good copy is \"\(backup)\": check it with VFS_KEYCHAIN=\(DisplayText.shellQuoted(backup)) vfs-keychain list, then restore it with cp -p \(DisplayText.shellQuoted(backup)) \(DisplayText.shellQuoted(path))")
+            }
+            return out
+        case .unsupportedVersion: return ["use the vfs-keychain that wrote it, or a newer one"]
+        case .wrongPasscode: return ["nothing was changed; if you forgot it, vfs-keychain recover answers the security questions"]
+        case .wrongAnswers: return ["answers are compared trimmed, case-folded and with inner spaces collapsed; nothing was changed"]
+        case .noRecovery: return ["only a keychain made with vfs-keychain init --questions FILE can be recovered"]
+        case let .secretExists(service, account): return ["replace it with vfs-keychain set --update \(service) \(account)"]
+        case .importWouldReplace: return ["replace existing entries with --update"]
+        case .identityExists(let name): return ["choose another name, or remove it first with vfs-keychain identity delete \(name)"]
+        case .noIdentities:
+            return ["make one with vfs-keychain identity new NAME, or import one with vfs-keychain identity import NAME FILE"]
+        case .noSuchIdentity(_, _, let known):
+            return [known.isEmpty ? "the keychain holds no identities; make one with vfs-keychain identity new NAME"
+                                  : "the identities are: " + known.sorted().joined(separator: ", ")]
+        }
+    }
+}
+
+extension KeychainStoreError: ReportableError {
+    public var exitStatus: ExitStatus { .temporaryFailure }
+    public var hints: [String] { ["run the command again; nothing was saved"] }
+}
+
+extension AgentError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .unsafeFolder: return .permissionDenied
+        case .pathTooLong: return .cannotCreate
+        case .startFailed: return .temporaryFailure
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .unsafeFolder(let path): return ["it must be a folder owned by you with mode 0700; remove \"\(path)\" or set XDG_RUNTIME_DIR"]
+        case .pathTooLong: return ["set XDG_RUNTIME_DIR to a shorter folder"]
+        case .startFailed: return []
+        }
+    }
+}
+
+extension PolicyError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .corrupt, .importConflict: return .dataError
+        case .noSuchItem, .alreadyApproved: return .no
+        case .invalidApp, .invalidGroup, .invalidType, .appIsAnotherItemsID: return .usage
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .corrupt:
+            return ["fix the file by hand (or restore it from git or a backup); vfs-policy never replaces a policy it cannot read"]
+        case .noSuchItem:
+            return ["vfs-policy list shows the apps and ids"]
+        case let .alreadyApproved(app, _):
+            return ["change it with vfs-policy update \(app) …"]
+        case .invalidApp:
+            return ["an app is a command name (evince) or a reverse-DNS id (com.example.viewer): letters, digits, '.', '_', '-', '+'"]
+        case .invalidGroup:
+            return ["a group is one word without spaces or commas; repeat --group for several"]
+        case .invalidType:
+            return ["a file type is an extension without the dot, such as pdf; repeat --type for several"]
+        case .appIsAnotherItemsID:
+            return ["choose another app identifier"]
+        case .importConflict:
+            return ["rename or remove the clashing item, or import with --replace"]
+        }
+    }
+}
+
+extension PolicyDates.ParseError: ReportableError {
+    public var exitStatus: ExitStatus { .usage }
+    public var hints: [String] {
+        what == "expiry"
+            ? ["write a date (2027-01-31: valid through that day, UTC), a time (2027-01-31T17:00:00Z or with +02:00), or a duration from now (90d)"]
+            : ["write an ISO 8601 time such as 2027-01-31T17:00:00Z (or with an offset, +02:00)"]
+    }
+}
+
+extension DurationText.ParseError: ReportableError {
+    public var exitStatus: ExitStatus { .usage }
+    public var hints: [String] { ["write a number with a unit: 90s, 30m, 12h, 7d, 2w (or a sum like 1h30m)"] }
+}
+
+extension IOError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch code {
+        case ENOENT, ENOTDIR: return .noInput
+        case EACCES, EPERM: return .permissionDenied
+        case EAGAIN, EINTR: return .temporaryFailure
+        default: return .ioError
+        }
+    }
+}
+
+extension OpenSSLError: ReportableError {
+    public var exitStatus: ExitStatus { .ioError }
+}
+
+extension ShredRefusal {
+    /// How to get it destroyed anyway, where there is a way.
+    public var hint: String? {
+        switch self {
+        case .hardLinked:
+            return "its data stays reachable through the other names: shred every name, or add --force to overwrite the shared data anyway"
+        case .folderWithoutRecursive: return "use -r to shred a folder and everything in it"
+        case .blockDevice: return "add --device to overwrite the whole device (it is never removed)"
+        case .blockDeviceInTree: return "name a block device on the command line with --device to overwrite it"
+        case .fifo, .socket, .characterDevice, .unknownType:
+            return "only regular files hold data to overwrite; remove it with rm"
+        case .specialName, .changedMeanwhile: return nil
+        }
+    }
+}
+
+extension GroupError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .invalidName: return .usage
+        case .unreadable(_, _, let error): return error.exitStatus
+        case .badRecipients: return .dataError
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .invalidName(_, let folder): return ["a group name is a file name in \(folder): no '/', not starting with '.'"]
+        case .unreadable(_, let path, _): return ["create \(path) with one age1… recipient per line"]
+        case .badRecipients: return []
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+
+/// Rows as aligned columns: two spaces between columns, the last column not padded,
+/// no white space at either end of a line. The first row is usually the header.
+public enum TextTable {
+    public static func render(_ rows: [[String]]) -> String {
+        let columns = rows.map(\.count).max() ?? 0
+        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        var text = ""
+        for row in rows {
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            text += cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+        }
+        return text
+    }
+}

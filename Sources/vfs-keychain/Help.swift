@@ -1,0 +1,129 @@
+/// The long help texts of vfs-keychain and its commands (shown by --help and in the
+/// man page), kept apart so the commands read as code.
+enum KeychainHelp {
+    static let overview = """
+    The keychain is one file: $VFS_KEYCHAIN, else $VFS_HOME/keychain, else \
+    $XDG_DATA_HOME/vfs/keychain, else ~/.local/share/vfs/keychain (mode 0600 in a \
+    0700 folder). Names and secrets alike are encrypted (ChaCha20-Poly1305) with a \
+    random master key. The header holds that key wrapped once per key slot: the \
+    passcode slot (scrypt), and optionally a recovery slot from the normalised \
+    answers to security questions, whose questions are kept readable so recover \
+    can ask them. A header MAC makes any edit of the file fail authentication.
+
+    File format, version 1 (integers big-endian): the magic VFSKEYCH, a u16 \
+    version, a 16-byte random keychain id, a slot count (1 or 2), then per slot its \
+    kind (1 passcode, 2 recovery), scrypt log2 N, r and p, a 16-byte salt and the \
+    48-byte master key wrapped with ChaCha20-Poly1305 under scrypt(secret, salt); \
+    the recovery slot adds its questions (count, then u16 length + UTF-8 each). A \
+    32-byte HMAC-SHA-256 of all that follows, keyed from the master key, then the \
+    body: a 12-byte nonce, a u32 length and the entries sealed with \
+    ChaCha20-Poly1305 under a key derived (HKDF-SHA-256) from the master key: a \
+    u32 count, then per entry its kind (1 secret, 2 identity), service, account \
+    and label (u16 length + UTF-8 each), created and modified (i64 seconds) and \
+    the secret (u32 length + bytes). \
+    Recovery answers are normalised (Unicode NFC, trimmed, inner whitespace \
+    collapsed, case-folded) and joined with length prefixes. A change to the \
+    passcode slot reads as a wrong passcode (77); any other change, a truncation \
+    or extra bytes, as damage (65).
+
+    Protection classes: a locked keychain has complete protection: nothing in it \
+    can be read without the passcode. `unlock` starts an agent that holds the \
+    master key in memory, for this user only (a 0700 folder: \
+    $XDG_RUNTIME_DIR/vfs, else /run/user/UID/vfs, else /tmp/vfs-UID, and a peer \
+    uid check), so scripts \
+    and cron jobs run many commands after one unlock: the keychain is then \
+    available until `lock` or the timeout, when the key is wiped.
+
+    Commands use the agent first, then the passcode from --passcode-file, \
+    --passcode-fd, VFS_PASSCODE (least safe: other processes of the user may read \
+    it) or a no-echo prompt; without any of these and without a terminal they fail \
+    at once. Every change is saved atomically (temporary file, fsync, rename, fsync \
+    of the folder) under an exclusive lock (PATH.lock), after re-reading the file, \
+    so concurrent writers never lose an entry. The file as it was before the last \
+    change is kept as PATH.prev; a damaged keychain is reported and never \
+    overwritten.
+
+    Examples:
+      vfs-keychain init --questions questions.txt
+      printf %s "$TOKEN" | vfs-keychain set github.com deploy-bot
+      curl -H "Authorization: Bearer $(vfs-keychain get github.com deploy-bot)" …
+      vfs-keychain unlock --timeout 1h && vfs-keychain list
+      vfs-keychain identity new backups > backups.recipient
+      vfs-decrypt -K backups -o db.sqlite db.sqlite.age
+
+    Exit status: 0 success (status: unlocked); 1 a clean no (get or delete of an \
+    entry that is not there, status: locked); 64 usage; 65 the keychain is damaged \
+    or was modified (it is left untouched), or an identity file is not valid; 66 no \
+    keychain, no such identity, or no recovery questions; 73 the keychain or the \
+    entry already exists, or a file cannot be written; 74 I/O error; 75 the keychain \
+    was replaced meanwhile, or the agent cannot start; 77 wrong passcode or \
+    recovery answers, or the keychain is locked and no passcode was given.
+    """
+
+    static let initKeychain = """
+    The passcode comes from --passcode-file, --passcode-fd, VFS_PASSCODE or the \
+    terminal (asked twice). With --questions FILE (one question a line; blank \
+    lines and # comments skipped; 1 to 16 questions), a recovery slot is added: \
+    its key comes from the answers (from --answers-file, one a line, or asked on \
+    the terminal), trimmed, case-folded and with inner spaces collapsed, so \
+    recover can set a new passcode later. An existing keychain is never replaced.
+    """
+
+    static let changePasscode = """
+    The current passcode is always asked for (the agent does not stand in for \
+    it): from --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal. The \
+    new one comes from --new-passcode-file, --new-passcode-fd, VFS_NEW_PASSCODE \
+    or the terminal (asked twice). A wrong current passcode exits 77 and changes \
+    nothing. A running agent keeps working: the master key does not change.
+    """
+
+    static let recover = """
+    Asks each question on the terminal (answers not echoed), or reads the \
+    answers from --answers-file, one a line. Answers are compared trimmed, \
+    case-folded and with inner spaces collapsed. The new passcode comes from \
+    --new-passcode-file, --new-passcode-fd, VFS_NEW_PASSCODE or the terminal. \
+    Wrong answers exit 77 and change nothing.
+    """
+
+    static let setSecret = """
+    The secret is read from stdin when it is not a terminal: all of it, bytes as \
+    they are (several lines, binary; up to 16 MiB), less one trailing newline (LF or CRLF) so \
+    that echo and here-strings store what you meant; --raw keeps every byte. On a \
+    terminal it is asked twice without echo. An existing entry is replaced only \
+    with --update (else exit 73); --update also creates a missing one.
+    """
+
+    static let getSecret = """
+    The secret is written to stdout exactly as stored, with no newline added \
+    (so $(vfs-keychain get …) and pipes get the secret itself); on a terminal a \
+    newline is added for display. Exit 1 if there is no such entry.
+    """
+
+    static let listSecrets = """
+    One entry a line, sorted: service, account, last modified (ISO 8601, UTC) and \
+    label, separated by tabs. --json writes an array of {service, account, label, \
+    created, modified}. SERVICE limits the list to one service.
+    """
+
+    static let importSecrets = """
+    FILE ('-' or none for stdin) holds [{"service": …, "account": …, "secret": …, \
+    "label": …}, …] (label optional; the secret is the exact string). All of them \
+    are added in one save, or none: an entry that exists already stops the import \
+    with exit 73 unless --update replaces it.
+    """
+
+    static let identity = """
+    An identity is filed by NAME (not "all", which -K all uses for every \
+    identity). Its recipient (age1…) is printed on stdout by new, import and \
+    recipient; its secret key never leaves the keychain except to the tools \
+    that use it.
+    """
+
+    static let unlock = """
+    Checks the passcode (or takes the key from an agent already running, which \
+    is then replaced, so unlock also extends the time), then starts a background \
+    agent detached from the terminal that holds the master key in memory and \
+    gives it to this user's processes only. When the timeout ends, or on lock, \
+    the key is wiped from memory and the socket removed.
+    """
+}

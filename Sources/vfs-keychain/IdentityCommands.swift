@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSCore
+
+extension Keychain {
+    struct IdentityGroup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "identity",
+            abstract: "Keep age identities in the keychain, for vfs-decrypt -K and vfs-encrypt -K.",
+            discussion: KeychainHelp.identity,
+            subcommands: [NewIdentity.self, ImportIdentity.self, PrintRecipient.self, ListIdentities.self, DeleteIdentity.self])
+    }
+}
+
+extension Keychain.IdentityGroup {
+    /// Files the identity as `name` (exit 73 if the name is taken) and prints its recipient.
+    static func add(_ identity: X25519Identity, name: String, session: UnlockedKeychain) throws {
+        try session.addIdentity(identity, named: name, now: Keychain.now())
+        try StandardOutput.write(Array((identity.recipient.string + "\n").utf8))
+    }
+
+    struct NewIdentity: ParsableCommand, CheckedCommand {
+        static let configuration = CommandConfiguration(commandName: "new", abstract: "Make a new identity called NAME and print its recipient.")
+        @Argument(help: "The identity's name.") var name: String
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func check() throws { try KeychainNames.checkIdentity(name) }
+
+        func run() throws {
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            try Keychain.IdentityGroup.add(try X25519Identity.generate(), name: name, session: session)
+        }
+    }
+
+    struct ImportIdentity: ParsableCommand, CheckedCommand {
+        static let configuration = CommandConfiguration(commandName: "import",
+            abstract: "Store the identity in FILE (an age identity file, '-' for stdin) as NAME; print its recipient.",
+            discussion: "The file must hold exactly one identity. It is left as it is: shred it yourself once imported (vfs-shred).")
+        @Argument(help: "The identity's name.") var name: String
+        @Argument(help: "The identity file ('-' for stdin).") var file: String
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func check() throws { try KeychainNames.checkIdentity(name) }
+
+        func run() throws {
+            let identities = try IdentityOptions.load([file])
+            guard identities.count == 1 else {
+                throw ToolError("\"\(file)\" holds \(identities.count) identities; import one at a time", exit: .dataError)
+            }
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            try Keychain.IdentityGroup.add(identities[0], name: name, session: session)
+        }
+    }
+
+    struct PrintRecipient: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "recipient", abstract: "Print the recipient (age1…) of the identity NAME.")
+        @Argument(help: "The identity's name.") var name: String
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func run() throws {
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            let entries = try session.identityEntries(named: [name])
+            try StandardOutput.write(Array(try entries.map { try $0.identity().recipient.string + "\n" }.joined().utf8))
+        }
+    }
+
+    struct Listed: Encodable {
+        let name: String
+        let recipient: String
+        let created: Date
+    }
+
+    struct ListIdentities: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list",
+            abstract: "List the identities: name and recipient, one a line, tab-separated (--json for JSON).")
+        @Flag(name: .long, help: "Write JSON.") var json = false
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func run() throws {
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            let listed = try session.identities.sorted { $0.service < $1.service }.map {
+                Listed(name: $0.service, recipient: try $0.identity().recipient.string, created: Keychain.date($0.created))
+            }
+            if json { try JSONOutput.print(listed); return }
+            try StandardOutput.write(Array(listed.map { "\($0.name)\t\($0.recipient)\n" }.joined().utf8))
+        }
+    }
+
+    struct DeleteIdentity: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Remove the identity NAME (exit 66 if there is none).")
+        @Argument(help: "The identity's name.") var name: String
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func run() throws {
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            try session.removeIdentity(named: name)
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSCore
+
+extension Keychain {
+    struct SetSecret: ParsableCommand, CheckedCommand {
+        static let configuration = CommandConfiguration(commandName: "set",
+            abstract: "Store a secret for SERVICE and ACCOUNT.",
+            discussion: KeychainHelp.setSecret)
+
+        @Argument(help: "The service (a host name, an app).") var service: String
+        @Argument(help: "The account (a user name).") var account: String
+
+        @Flag(name: .long, help: "Replace the secret if the entry exists.")
+        var update = false
+
+        @Option(name: .long, help: ArgumentHelp("A free-text label, shown by list.", valueName: "text"))
+        var label: String?
+
+        @Flag(name: .long, help: "Store stdin byte for byte (keep a trailing newline).")
+        var raw = false
+
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func check() throws {
+            try KeychainNames.check(service, what: "service")
+            try KeychainNames.check(account, what: "account")
+            if let label { try KeychainNames.check(label, what: "label") }
+        }
+
+        func run() throws {
+            let secret = try readSecret()
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            try session.setSecret(secret, service: service, account: account, label: label, replacing: update, now: Keychain.now())
+        }
+
+        func readSecret() throws -> SecretBytes {
+            if Terminal.stdinIsTerminal {
+                guard let first = try Terminal.readSecret(prompt: "Secret for \(service) \(account): "),
+                      let second = try Terminal.readSecret(prompt: "Repeat the secret: ") else {
+                    throw ToolError.usage("no terminal to ask for the secret")
+                }
+                guard first.isEqual(to: second) else { throw ToolError.usage("the secrets did not match") }
+                guard first.count > 0 else { throw ToolError.usage("empty secret") }
+                return first
+            }
+            var bytes = try FileDescriptorSource.standardInput().readAll()
+            defer { for i in bytes.indices { bytes[i] = 0 } }
+            guard bytes.count <= PipedSecret.maxCount else {
+                throw ToolError.usage("the secret on standard input is larger than 16 MiB", hints: ["keep large files encrypted with vfs-encrypt -K NAME instead"])
+            }
+            let secret = PipedSecret.trimmed(bytes, raw: raw)
+            guard !secret.isEmpty else {
+                throw ToolError.usage("empty secret on standard input", hints: ["pipe the secret in: printf %s \"$SECRET\" | vfs-keychain set \(service) \(account)"])
+            }
+            return SecretBytes(copying: secret)
+        }
+    }
+
+    struct GetSecret: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "get",
+            abstract: "Print the secret of SERVICE and ACCOUNT, and nothing else.",
+            discussion: KeychainHelp.getSecret)
+
+        @Argument(help: "The service.") var service: String
+        @Argument(help: "The account.") var account: String
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func run() throws {
+            let keychain = try KeychainSession.unlock(passcode: passcodeOptions.source)
+            guard let secret = try keychain.sealed.secret(masterKey: keychain.masterKey, kind: .secret, service: service, account: account) else {
+                throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .no)
+            }
+            var bytes = secret.bytes
+            defer { for i in bytes.indices { bytes[i] = 0 } }
+            if Terminal.stdoutIsTerminal && bytes.last != 0x0A { bytes.append(0x0A) }
+            try StandardOutput.write(bytes)
+        }
+    }
+
+    struct DeleteSecret: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Remove the secret of SERVICE and ACCOUNT (exit 1 if there is none).")
+
+        @Argument(help: "The service.") var service: String
+        @Argument(help: "The account.") var account: String
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func run() throws {
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            guard try session.deleteSecret(service: service, account: account) else { throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .no) }
+        }
+    }
+
+    struct ListedEntry: Encodable {
+        let service: String
+        let account: String
+        let label: String
+        let created: Date
+        let modified: Date
+    }
+
+    struct ListSecrets: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list",
+            abstract: "List the entries: service, account, label and dates, never secrets.",
+            discussion: KeychainHelp.listSecrets)
+
+        @Argument(help: "Only this service.") var service: String?
+        @Flag(name: .long, help: "Write JSON.") var json = false
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func run() throws {
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            let entries = session.entries.filter { $0.kind == .secret && (service == nil || $0.service == service) }
+                .sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+            if json {
+                try JSONOutput.print(entries.map { ListedEntry(service: $0.service, account: $0.account, label: $0.label,
+                                                               created: Keychain.date($0.created), modified: Keychain.date($0.modified)) })
+                return
+            }
+            let formatter = ISO8601DateFormatter()
+            let text = entries.map { "\($0.service)\t\($0.account)\t\(formatter.string(from: Keychain.date($0.modified)))\t\($0.label)\n" }.joined()
+            try StandardOutput.write(Array(text.utf8))
+        }
+    }
+
+    struct ImportSecrets: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "import",
+            abstract: "Add many secrets at once from a JSON array (to move a store over).",
+            discussion: KeychainHelp.importSecrets)
+
+        @Argument(help: ArgumentHelp("The JSON file ('-' or none for stdin).", valueName: "file")) var file: String?
+        @Flag(name: .long, help: "Replace the secrets of entries that exist.") var update = false
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func run() throws {
+            var data = try ToolIO.openInput(file).readAll()
+            defer { for i in data.indices { data[i] = 0 } }
+            let imported: [UnlockedKeychain.ImportedSecret]
+            do { imported = try JSONDecoder().decode([UnlockedKeychain.ImportedSecret].self, from: Data(data)) } catch {
+                throw ToolError("\(file.map { "\"\($0)\"" } ?? "standard input") is not a JSON array of {service, account, secret, label}", exit: .dataError)
+            }
+            for item in imported {
+                try KeychainNames.check(item.service, what: "service")
+                try KeychainNames.check(item.account, what: "account")
+                guard !item.secret.isEmpty else { throw ToolError.usage("empty secret for \"\(item.service)\" \"\(item.account)\"") }
+            }
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            let count = try session.importSecrets(imported, replacing: update, now: Keychain.now())
+            Diagnostics.info("imported \(count) entr\(count == 1 ? "y" : "ies")")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSCore
+
+extension Policy {
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the policy (the file's format) to stdout or -o FILE.",
+            discussion: "With -o, FILE appears only when it is written whole. A missing policy exports as an empty one.")
+
+        @OptionGroup var policy: PolicyFileOption
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of stdout.", valueName: "file"))
+        var output: String?
+
+        func run() throws {
+            let bytes = PolicyCodec.encode(try policy.store.load())
+            let out = try ToolIO.openOutput(output, binary: false)
+            try out.sink.write(bytes)
+            try out.commit()
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge a policy file (as export writes it) into the policy, by app.",
+            discussion: PolicyHelp.importPolicy)
+
+        @OptionGroup var policy: PolicyFileOption
+
+        @Flag(help: "Make the policy exactly FILE: remove the apps it does not list.")
+        var replace = false
+
+        @Flag(help: "Print the summary (added, updated, removed, unchanged) as JSON.")
+        var json = false
+
+        @Argument(help: ArgumentHelp("The file to import ('-' for stdin).", valueName: "file"))
+        var file: String
+
+        func run() throws {
+            let name = file == "-" ? "standard input" : file
+            let bytes = try ToolIO.openInput(file).readAll()
+            let incoming = try PolicyCodec.decode(bytes, source: name)
+            let summary = try policy.storeForChange().importDocument(incoming, replace: replace, source: name)
+            if json {
+                try JSONOutput.print(summary)
+            } else {
+                Diagnostics.info("imported \(name): \(summary.added) added, \(summary.updated) updated, \(summary.removed) removed, \(summary.unchanged) unchanged")
+            }
+        }
+    }
+
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show who changed what, when (the log PATH.log beside the policy).",
+            discussion: "One line per changed item, oldest first: time, user(uid), action, app, id, the fields set, and the import it came from.")
+
+        @OptionGroup var policy: PolicyFileOption
+
+        @Flag(help: "Print a JSON array of the log entries.")
+        var json = false
+
+        func run() throws {
+            let entries = try policy.store.log()
+            if json {
+                try JSONOutput.print(entries)
+                return
+            }
+            var text = ""
+            for e in entries {
+                text += "\(PolicyDates.format(e.time))  \(e.user)(\(e.uid))  \(e.action.rawValue)  \(e.app)  \(e.id)  \(e.fields.joined(separator: ","))"
+                if let via = e.via { text += "  (\(via))" }
+                text += "\n"
+            }
+            try StandardOutput.write(text)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// The long help text of vfs-shred (shown by --help and in the man page), kept
+/// apart so the command reads as code.
+enum ShredHelp {
+    static let overview = """
+    Each file is destroyed in the stages of GNU shred: its bytes are overwritten in \
+    place, through its own descriptor, up to its size rounded up to a whole block \
+    (the holes of a sparse file stay holes), and every pass is flushed to the device \
+    before the next; then its name is wiped (renamed to a meaningless name of the \
+    same length, then to names half as long each round down to one character, the \
+    folder synced after every round); then it is truncated and unlinked. With -k the \
+    file keeps its size. Random passes are an AES-256-CTR keystream under a fresh \
+    random key, so they run at disk speed. --verify reads the last pass back from the \
+    device and compares it.
+
+    Passes: one random pass (the default) is what current guidance asks for (NIST SP \
+    800-88 Rev. 1 "Clear": a single overwrite for magnetic drives). The 35-pass \
+    Gutmann scheme and the 3- and 7-pass schemes were written for encodings of \
+    1990s drives and add nothing but time on drives of this century. -z adds a last \
+    pass of zeros, to hide that the file was shredded.
+
+    What overwriting cannot reach: on SSDs and flash, the drive's wear levelling may \
+    keep old copies of blocks that no command can address; on copy-on-write and \
+    log-structured file systems (Btrfs, ZFS, bcachefs, F2FS, NILFS), on XFS with \
+    reflinks, on overlay mounts (the lower layer keeps the original), on tmpfs (swap) \
+    and on network file systems (NFS, SMB), writing over a file does not promise to \
+    write over its old blocks. vfs-shred says so in a warning once per such file \
+    system. The real remedy there is to never store the plaintext: keep such files \
+    encrypted with vfs-encrypt and destroy the key (shred the identity file, which \
+    is small and short-lived), or use full-disk encryption.
+
+    Symbolic links are never followed: a link is removed (its name wiped) and its \
+    target is untouched; with -k links are left alone. A file with other hard links \
+    is refused, since its data stays reachable through them, unless --force (which \
+    also makes read-only files you own writable). FIFOs, sockets and character \
+    devices are refused. A block device named on the command line is overwritten \
+    with --device (opened exclusively, so a mounted one is refused) and never \
+    removed; block devices inside folders are always refused. A file that can't be \
+    opened is reported and the others still go.
+
+    Folders (with -r) are walked depth first without crossing links. A folder is \
+    removed, its name wiped too, once everything in it was destroyed. When \
+    --older-than or --include or --exclude is given, only the folders this run \
+    emptied are removed, so a spool folder that was already empty stays. -k never removes a \
+    folder.
+
+    Filters apply to files and links, never to folders (folders are always walked). \
+    --older-than AGE selects entries last modified more than AGE ago (90s, 30m, 12h, \
+    7d, 2w, or a sum like 1h30m). --include and --exclude take fnmatch(3) globs \
+    matched against the base name only, not the folder path: '*.csv' matches \
+    reports/a.csv; '*' and '?' match a leading dot too; a glob with a '/' is refused. \
+    When --include is given, an entry must match one of them; it must match no --exclude \
+    glob.
+
+    --dry-run prints what would be destroyed on stdout, one path a line (folders end \
+    in '/'), and touches nothing. -v lists each entry destroyed on stderr. --json \
+    prints a summary on stdout: {"dryRun", "kept", "passes", "zeroPass", "files", \
+    "bytes", "links", "folders", "skipped": [{"path", "reason"}], "errors": [{"path", \
+    "reason"}], "warnings": [{"path", "reason"}]}.
+
+    Examples:
+      vfs-shred secret.pdf old-key.txt
+      vfs-shred -n 3 -z --verify -v disk-image.raw
+      vfs-shred -r --older-than 7d --include '*.csv' --dry-run /var/spool/exports
+      vfs-shred --device -n 1 /dev/sdX
+
+    Nightly from cron (crontab -e), for a spool folder:
+      30 3 * * * vfs-shred -r --older-than 7d /var/spool/exports
+
+    Or a systemd timer. /etc/systemd/system/shred-exports.service:
+      [Unit]
+      Description=Shred exports older than 7 days
+      [Service]
+      Type=oneshot
+      ExecStart=/usr/local/bin/vfs-shred -r --older-than 7d /var/spool/exports
+
+    /etc/systemd/system/shred-exports.timer:
+      [Unit]
+      Description=Shred old exports nightly
+      [Timer]
+      OnCalendar=*-*-* 03:30:00
+      Persistent=true
+      [Install]
+      WantedBy=timers.target
+
+    Then: systemctl daemon-reload; systemctl enable shred-exports.timer; systemctl \
+    start shred-exports.timer. Add --json to keep a summary of each run in the \
+    journal or a log file.
+
+    Exit status: 0 every entry named was destroyed (or would be, with --dry-run \
+    given); 1 some were skipped or failed (each listed on stderr, and in the --json \
+    summary); 64 usage.
+    """
+}

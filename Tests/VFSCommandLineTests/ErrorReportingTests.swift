@@ -1,0 +1,85 @@
+import ArgumentParser
+import Glibc
+import Testing
+import VFSCommandLine
+@testable import VFSCore
+
+/// The mapping of VFSCore's domain errors to exit statuses and hints (ErrorReporting.swift).
+@Suite("error reporting")
+struct ErrorReportingTests {
+    struct Tool: VFSCommand {
+        static let configuration = CommandConfiguration(commandName: "vfs-test")
+    }
+
+    func report(_ error: Error) -> CommandFailure { CommandFailure(error, command: Tool.self) }
+
+    @Test("each domain error gets its documented exit status", arguments: [
+        (AgeError.noMatch("no identity matched"), 77),
+        (AgeError.invalidKey("bad key"), 64),
+        (AgeError.headerMAC, 65),
+        (AgeError.workFactorTooLarge(25, maximum: 22), 65),
+        (BundleError.archive("x", writing: true), 74),
+        (BundleError.archive("x", writing: false), 65),
+        (BundleError.exists(path: "a", folder: false), 73),
+        (BundleError.changedWhileWrapping(path: "a"), 75),
+        (BundleError.badInput("x"), 64),
+        (KeychainError.notFound(path: "k"), 66),
+        (KeychainError.exists(path: "k"), 73),
+        (KeychainError.corrupt(path: "k", why: "x", backup: nil), 65),
+        (KeychainError.wrongPasscode, 77),
+        (KeychainStoreError.replaced(path: "k"), 75),
+        (AgentError.unsafeFolder("f"), 77),
+        (AgentError.pathTooLong("f"), 73),
+        (PolicyError.corrupt(file: "p.json", line: 3, column: nil, reason: "x"), 65),
+        (PolicyError.noSuchItem("x"), 1),
+        (PolicyError.invalidGroup("a b"), 64),
+        (PolicyError.importConflict(source: "y", reason: "r"), 65),
+        (IOError("open", path: "f", code: ENOENT), 66),
+        (IOError("open", path: "f", code: EACCES), 77),
+        (IOError("write", path: "f", code: ENOSPC), 74),
+        (DurationText.ParseError(text: "soon"), 64),
+    ] as [(any Error & Sendable, Int32)])
+    func statuses(error: any Error & Sendable, status: Int32) {
+        let failure = report(error)
+        #expect(failure.status == status, "\(error)")
+        #expect(failure.standardError.hasPrefix("vfs-test: error: \(error)\n"))
+        #expect(failure.standardOutput.isEmpty)
+    }
+
+    @Test("a damaged keychain's hint names its backup, quoted for the shell")
+    func keychainBackupHint() {
+        let failure = report(KeychainError.corrupt(path: "/k/it's", why: "bad tag", backup: "/k/it's.bak"))
+        #expect(failure.status == 65)
+        #expect(failure.standardError.contains("vfs-test: hint: the previous good copy is \"/k/it's.bak\": check it with VFS_KEYCHAIN='/k/it'\\''s.bak' vfs-keychain list, then restore it with cp -p '/k/it'\\''s.bak' '/k/it'\\''s'\n"))
+    }
+
+    @Test("hints that need the error's data get it")
+    func dataInHints() {
+        #expect(report(AgeError.workFactorTooLarge(24, maximum: 22)).standardError.contains("--max-work-factor 24 (scrypt needs 16385 MiB for it)"))
+        #expect(report(PolicyError.alreadyApproved(app: "evince", id: "ab12")).standardError.hasSuffix("vfs-test: hint: change it with vfs-policy update evince …\n"))
+        #expect(report(PolicyDates.ParseError(text: "x", what: "expiry")).standardError.contains("a duration from now (90d)"))
+        #expect(!report(PolicyDates.ParseError(text: "x", what: "time")).standardError.contains("90d"))
+    }
+
+    @Test("control characters in a message are escaped, so it stays one line")
+    func escapes() {
+        let failure = report(BundleError.digestMismatch(path: "a\u{1b}[2J\nb"))
+        #expect(failure.standardError == "vfs-test: error: \"a\\x1b[2J\\nb\" does not match its SHA-256 in the manifest\n")
+    }
+
+    @Test("an error that is not reportable is an ArgumentParser failure: its message and exit 1")
+    func foreignError() {
+        struct Odd: Error, CustomStringConvertible { var description: String { "odd" } }
+        let failure = report(Odd())
+        #expect(failure.status == 1)
+        #expect(failure.standardError == "vfs-test: error: odd\n")
+    }
+
+    @Test("shell quoting leaves safe words alone")
+    func shellQuoting() {
+        #expect(DisplayText.shellQuoted("/home/a/k.bak") == "/home/a/k.bak")
+        #expect(DisplayText.shellQuoted("") == "''")
+        #expect(DisplayText.shellQuoted("a b") == "'a b'")
+        #expect(DisplayText.shellQuoted("it's") == "'it'\\''s'")
+    }
+}

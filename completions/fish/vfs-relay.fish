@@ -1,0 +1,174 @@
+function __vfs-relay_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __vfs-relay_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __vfs-relay_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __vfs-relay_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __vfs-relay_parse_tokens -S
+    set -l unparsed_tokens (__vfs-relay_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'vfs-relay'
+        __vfs-relay_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'serve'
+            __vfs-relay_parse_subcommand 0 'data=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'keep-alive=' 'sweep-interval=' 'version' 'h/help'
+        case 'org'
+            __vfs-relay_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'add'
+                __vfs-relay_parse_subcommand 1 'data=' 'version' 'h/help'
+            end
+        case 'user'
+            __vfs-relay_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'add'
+                __vfs-relay_parse_subcommand 1 'data=' 'org=' 'admin' 'expires=' 'version' 'h/help'
+            end
+        case 'invite'
+            __vfs-relay_parse_subcommand 1 'data=' 'expires=' 'version' 'h/help'
+        case 'alert'
+            __vfs-relay_parse_subcommand 2 'data=' 'version' 'h/help'
+        case 'users'
+            __vfs-relay_parse_subcommand 0 'data=' 'json' 'version' 'h/help'
+        case 'devices'
+            __vfs-relay_parse_subcommand 0 'data=' 'json' 'version' 'h/help'
+        case 'stats'
+            __vfs-relay_parse_subcommand 0 'data=' 'json' 'version' 'h/help'
+        case 'gc'
+            __vfs-relay_parse_subcommand 0 'data=' 'grace=' 'json' 'version' 'h/help'
+        case 'backup'
+            __vfs-relay_parse_subcommand 0 'data=' 'o/output=' 'version' 'h/help'
+        case 'help'
+            __vfs-relay_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __vfs-relay_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __vfs-relay_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __vfs-relay_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __vfs-relay_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__vfs-relay_tokens -p)
+    if test -z "$(__vfs-relay_tokens -t)"
+        set -l index (count (__vfs-relay_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'vfs-relay' -f
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'serve' -d 'Serve the relay API in the foreground until SIGTERM or SIGINT.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'org' -d 'Manage organisations.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'user' -d 'Manage users.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'invite' -d 'Print another one-time enrolment code for a user\'s next device.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'alert' -d 'Send an alert event to every device of a user.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'users' -d 'List users: email, organisation, role, devices.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'devices' -d 'List devices: user, id, name, platform, state.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'stats' -d 'Print counts: organisations, users, devices, blobs, transfers.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'gc' -d 'Expire transfers and uploads, recount blob references, delete orphan blobs (what serve runs on a timer).'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'backup' -d 'Write an online, consistent copy of the relay database (the blob folder is copied separately).'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" listen' -l 'listen' -d 'The address and port to listen on.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" tls-cert' -l 'tls-cert' -d 'Serve HTTPS with this PEM certificate chain (with --tls-key).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" tls-key' -l 'tls-key' -d 'The PEM private key of --tls-cert.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-upload' -l 'max-upload' -d 'The largest upload, in bytes.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" quota' -l 'quota' -d 'What one user may store at once, in bytes.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" keep-alive' -l 'keep-alive' -d 'Seconds between keep-alive comments on event streams.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" sweep-interval' -l 'sweep-interval' -d 'Seconds between sweeps for expired transfers and orphan blobs.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay org" -eq 1' -fa 'add' -d 'Add an organisation (creates the data folder if needed).'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org add" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org add" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org add" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay user" -eq 1' -fa 'add' -d 'Add a user to an organisation and print a one-time enrolment code for their first device.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user add" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user add" org' -l 'org' -d 'The user\'s organisation.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user add" admin' -l 'admin' -d 'The user administers the organisation (may change its approved apps).'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user add" expires' -l 'expires' -d 'Minutes the enrolment code stays valid.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user add" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user add" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay invite" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay invite" expires' -l 'expires' -d 'Minutes the code stays valid.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay invite" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay invite" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay alert" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay alert" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay alert" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay users" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay users" json' -l 'json' -d 'Print JSON.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay users" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay users" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay devices" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay devices" json' -l 'json' -d 'Print JSON.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay devices" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay devices" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay stats" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay stats" json' -l 'json' -d 'Print JSON.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay stats" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay stats" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay gc" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay gc" grace' -l 'grace' -d 'Files younger than this many seconds are never taken for orphans (0 when the relay is stopped).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay gc" json' -l 'json' -d 'Print JSON.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay gc" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay gc" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay backup" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay backup" o output' -l 'output' -s 'o' -d 'The copy to write (must not exist).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay backup" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay backup" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay help" version' -l 'version' -d 'Show the version.'
