@@ -19,7 +19,10 @@ BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-dele
 # PyPI tools the tests run (pinned): schemathesis checks the relay against its OpenAPI document.
 PIP_PACKAGES := schemathesis==4.32.5
 PYTHON ?= python3
-BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
+# Expanded once (:=), not on every use.
+BIN := $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
+# The date the man pages carry; set it for a release (make man MAN_DATE=YYYY-MM-DD).
+MAN_DATE ?= 2026-11-22
 
 # make deps PACKAGES=… installs another list the same way (make bench does).
 PACKAGES ?= $(APT_PACKAGES)
@@ -44,25 +47,26 @@ deps:
 	    $(PYTHON) -m pip install -q "$$p" 2>/dev/null || $(PYTHON) -m pip install -q --break-system-packages "$$p"; fi; \
 	done; fi
 
-build: deps
+# deps stays explicit (it may run sudo apt-get): test, demo and bench ask for it.
+build:
 	$(SWIFT) build -c $(CONFIG)
 
 test: deps
 	$(SWIFT) build --build-tests
 	VFS_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test --skip-build
 
-demo: build
+demo: deps build
 	@VFS_BIN="$(BIN)" bash scripts/demo.sh
 
 bench-deps:
 	@$(MAKE) --no-print-directory deps PACKAGES="$(BENCH_PACKAGES)"
 
-bench: build bench-deps
+bench: deps build bench-deps
 	@BIN="$(BIN)" bash bench/run.sh
 
 man: build
 	@mkdir -p man/tmp
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date 2026-11-22 --output-directory man/tmp
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --date $(MAN_DATE) --output-directory man/tmp
 	@for t in $(TOOLS); do mv man/tmp/$$t.1 man/$$t.1; done; rm -rf man/tmp
 	@python3 scripts/fix-man.py $(addprefix man/,$(addsuffix .1,$(TOOLS)))
 

@@ -1,3 +1,4 @@
+import ArgumentParser
 import VFSCore
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ public final class ProgressBar: @unchecked Sendable {
     // Sendable: update() may run on a pipeline thread; its state is guarded by `lock`.
     private let total: Int?
     private let label: String
-    private let lock = Mutex()
+    private let lock = PThreadMutex()
     private var lastDraw: Double = 0
     private var drawn = false
 
@@ -66,4 +67,12 @@ public final class ProgressBar: @unchecked Sendable {
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10)"
     }
+}
+
+/// `-q/--quiet`, for every tool that shows a progress bar.
+public struct ProgressOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "No progress bar.")
+    public var quiet = false
+
+    public init() {}
 }

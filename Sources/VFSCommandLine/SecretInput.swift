@@ -64,7 +64,7 @@ public struct SecretSource {
     /// The first line of a source (without its line ending), read to the end.
     static func firstLine(of source: ByteSource, what: String) throws -> SecretBytes {
         var all = try source.readAll()
-        defer { for i in all.indices { all[i] = 0 } }
+        defer { all.wipe() }
         var end = all.firstIndex(of: 0x0A) ?? all.count
         if end > 0 && all[end - 1] == 0x0D { end -= 1 }
         guard end > 0 else { throw ToolError("the \(what) is empty", exit: .dataError) }

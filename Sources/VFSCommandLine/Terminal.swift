@@ -34,7 +34,7 @@ public enum Terminal {
             line.append(byte)
         }
         if line.last == 0x0D { line.removeLast() }
-        defer { for i in line.indices { line[i] = 0 } }
+        defer { line.wipe() }
         return SecretBytes(copying: line)
     }
 

@@ -49,8 +49,7 @@ struct Decrypt: VFSCommand, CheckedCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the plaintext to OUT.", valueName: "out"))
     var output: String?
 
-    @Flag(name: .shortAndLong, help: "No progress bar.")
-    var quiet = false
+    @OptionGroup var progressOptions: ProgressOptions
 
     @Flag(name: .customShort("d"), help: ArgumentHelp("Accepted and ignored, for age's vfs-decrypt -d habit.", visibility: .hidden))
     var decryptFlag = false
@@ -80,12 +79,11 @@ struct Decrypt: VFSCommand, CheckedCommand {
         let fileKey: SecretBytes
         do {
             fileKey = try decryptor.fileKey(identities: identities)
-        } catch AgeError.noMatch(let why) where decryptor.isPassphraseEncrypted {
-            _ = why
+        } catch AgeError.noMatch where decryptor.isPassphraseEncrypted {
             throw ToolError("incorrect passphrase", exit: .permissionDenied)
         }
         let out = try ToolIO.openOutput(output, binary: false)
-        let progress = ProgressBar.make(label: "decrypting", total: source.regularFileSize, quiet: quiet)
+        let progress = ProgressBar.make(label: "decrypting", total: source.regularFileSize, quiet: progressOptions.quiet)
         defer { progress?.finish() }
         try decryptor.decrypt(fileKey: fileKey, to: out.sink, progress: progress?.callback)
         try out.commit()

@@ -58,8 +58,7 @@ struct Encrypt: VFSCommand, CheckedCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to OUT ('-' forces stdout, even a terminal).", valueName: "out"))
     var output: String?
 
-    @Flag(name: .shortAndLong, help: "No progress bar.")
-    var quiet = false
+    @OptionGroup var progressOptions: ProgressOptions
 
     @Argument(help: ArgumentHelp("The file to encrypt ('-' or none for stdin).", valueName: "input"))
     var input: String?
@@ -89,7 +88,7 @@ struct Encrypt: VFSCommand, CheckedCommand {
             let secret = try passphraseOptions.source.read(prompt: "Enter passphrase: ", confirm: true)
             recipients = [ScryptRecipient(passphrase: secret, workFactor: workFactor)]
         }
-        let progress = ProgressBar.make(label: "encrypting", total: source.regularFileSize, quiet: quiet)
+        let progress = ProgressBar.make(label: "encrypting", total: source.regularFileSize, quiet: progressOptions.quiet)
         defer { progress?.finish() }
         try AgeEncryptor.encrypt(to: recipients, from: source, to: out.sink, armor: armor,
                                  progress: progress?.callback)

@@ -46,7 +46,7 @@ extension Keychain {
                 return first
             }
             var bytes = try FileDescriptorSource.standardInput().readAll()
-            defer { for i in bytes.indices { bytes[i] = 0 } }
+            defer { bytes.wipe() }
             guard bytes.count <= PipedSecret.maxCount else {
                 throw ToolError.usage("the secret on standard input is larger than 16 MiB", hints: ["keep large files encrypted with vfs-encrypt -K NAME instead"])
             }
@@ -73,7 +73,7 @@ extension Keychain {
                 throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .no)
             }
             var bytes = secret.bytes
-            defer { for i in bytes.indices { bytes[i] = 0 } }
+            defer { bytes.wipe() }
             if Terminal.stdoutIsTerminal && bytes.last != 0x0A { bytes.append(0x0A) }
             try StandardOutput.write(bytes)
         }
@@ -135,7 +135,7 @@ extension Keychain {
 
         func run() throws {
             var data = try ToolIO.openInput(file).readAll()
-            defer { for i in data.indices { data[i] = 0 } }
+            defer { data.wipe() }
             let imported: [UnlockedKeychain.ImportedSecret]
             do { imported = try JSONDecoder().decode([UnlockedKeychain.ImportedSecret].self, from: Data(data)) } catch {
                 throw ToolError("\(file.map { "\"\($0)\"" } ?? "standard input") is not a JSON array of {service, account, secret, label}", exit: .dataError)

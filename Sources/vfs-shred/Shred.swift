@@ -57,8 +57,7 @@ struct Shred: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("json"), help: "Print a JSON summary on stdout.")
     var json = false
 
-    @Flag(name: .shortAndLong, help: "No progress bar.")
-    var quiet = false
+    @OptionGroup var progressOptions: ProgressOptions
 
     @Argument(help: ArgumentHelp("Files, links, folders with -r, or block devices with --device", valueName: "path"))
     var paths: [String] = []
@@ -117,7 +116,7 @@ struct Shred: VFSCommand, CheckedCommand {
         options.verify = verify
         options.selection = ShredSelection(olderThan: try olderThan.map(DurationText.seconds),
                                            includes: includes, excludes: excludes)
-        let bar = verbose || dryRun ? nil : ProgressBar.make(label: "shredding", total: plannedBytes(), quiet: quiet)
+        let bar = verbose || dryRun ? nil : ProgressBar.make(label: "shredding", total: plannedBytes(), quiet: progressOptions.quiet)
         defer { bar?.finish() }
         var report = EventReport(verbose: verbose, dryRun: dryRun, keep: keep, listOnStdout: dryRun && !json)
         let summary = Shredder(options: options, progress: bar?.callback) { event in

@@ -39,8 +39,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("passthrough"), help: "Copy input that is not age out unchanged instead of failing.")
     var passthrough = false
 
-    @Flag(name: .shortAndLong, help: "No progress bar.")
-    var quiet = false
+    @OptionGroup var progressOptions: ProgressOptions
 
     @Argument(help: ArgumentHelp("The bundle ('-' or none for stdin).", valueName: "in"))
     var input: String?
@@ -74,7 +73,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
         }
         let decryptor = try AgeDecryptor(source: source)
         let fileKey = try decryptor.fileKey(identities: identities)
-        let progress = ProgressBar.make(label: "unwrapping", total: file.regularFileSize, quiet: quiet || list)
+        let progress = ProgressBar.make(label: "unwrapping", total: file.regularFileSize, quiet: progressOptions.quiet || list)
         defer { progress?.finish() }
         try BundleReader.openSealed(decryptor, fileKey: fileKey, progress: progress?.callback) { reader in
             if let app { try authorize(app, group: reader.manifest.group, paths: reader.manifest.contentEntries.map(\.path)) }

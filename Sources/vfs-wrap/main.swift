@@ -76,8 +76,7 @@ struct Wrap: VFSCommand, CheckedCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the bundle to OUT ('-' forces stdout, even a terminal).", valueName: "out"))
     var output: String?
 
-    @Flag(name: .shortAndLong, help: "No progress bar.")
-    var quiet = false
+    @OptionGroup var progressOptions: ProgressOptions
 
     @Argument(help: ArgumentHelp("Files and folders to wrap ('-' for standard input, named by --name NAME).", valueName: "path"))
     var paths: [String] = []
@@ -122,7 +121,7 @@ struct Wrap: VFSCommand, CheckedCommand {
                                   warning: { Diagnostics.warn($0) })
         let manifest = plan.manifest(group: groups.first, accessID: accessID, sender: own.first?.string)
         let out = try ToolIO.openOutput(output, binary: true)
-        let progress = ProgressBar.make(label: "wrapping", total: plan.contentBytes, quiet: quiet)
+        let progress = ProgressBar.make(label: "wrapping", total: plan.contentBytes, quiet: progressOptions.quiet)
         defer { progress?.finish() }
         try BundleWriter.seal(plan, manifest: manifest, compress: !noCompress, recipients: recipients, to: out.sink,
                               progress: progress?.callback)

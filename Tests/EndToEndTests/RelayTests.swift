@@ -68,6 +68,11 @@ struct RelayTests {
         try FileManager.default.copyItem(atPath: backup, toPath: copy.appendingPathComponent("relay.sqlite").path)
         #expect(try RelayAdmin(data: copy).run(["users"]).out.contains("alice@acme.example"))
 
+        // A second relay on the same port cannot listen: 69.
+        let busy = try Tools.run("vfs-relay", ["serve", "--listen", "127.0.0.1:\(setup.relay.port)", "--data", setup.admin.data.path])
+        #expect(busy.status == 69)
+        #expect(busy.stderr.hasPrefix("vfs-relay: error: cannot serve on 127.0.0.1:\(setup.relay.port)"))
+
         #expect(setup.relay.stop() == 0)
         #expect(setup.relay.stderrText.contains("GET /v1/health 200"))
         #expect(!setup.relay.stderrText.contains(setup.laptop.token))
@@ -139,6 +144,11 @@ struct RelayTests {
         let download = try setup.client.request("GET", "/v1/transfers/\(transfer)/content", token: setup.phone.token)
         #expect(download.status == 200)
         #expect(download.body == content)
+        // SIGINT stops it cleanly too.
+        kill(setup.relay.server.process.processIdentifier, SIGINT)
+        setup.relay.server.process.waitUntilExit()
+        #expect(setup.relay.server.process.terminationReason == .exit)
+        #expect(setup.relay.server.process.terminationStatus == 0)
     }
 
     @Test("tus: the offset survives a restart, even one in the middle of a PATCH; Range downloads resume")

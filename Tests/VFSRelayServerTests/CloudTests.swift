@@ -63,6 +63,23 @@ struct CloudTests {
             #expect(try await client.request(.patch, RelayPaths.cloud("/archive-2026"), token: alice.token,
                                              json: #"{"to":"/photos/../x"}"#).status == .badRequest)
 
+            // A file cannot replace a folder; an unfinished upload is no file; parents must exist.
+            let third = try await client.upload(randomBytes(5), token: alice.token)
+            #expect(try await client.request(.put, RelayPaths.cloud("/archive-2026"), token: alice.token,
+                                             json: #"{"upload":"\#(third)"}"#).status == .conflict)
+            let created = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [tus: "1.0.0", uploadLength: "9"])
+            let unfinished = String(try #require(created.headers[.location]).split(separator: "/").last!)
+            #expect(try await client.request(.put, RelayPaths.cloud("/u"), token: alice.token,
+                                             json: #"{"upload":"\#(unfinished)"}"#).status == .conflict)
+            #expect(try await client.request(.put, RelayPaths.cloud("/none/u"), token: alice.token,
+                                             json: #"{"upload":"\#(third)"}"#).status == .notFound)
+            #expect(try await client.request(.patch, RelayPaths.cloud("/archive-2026"), token: alice.token,
+                                             json: #"{"to":"/none/x"}"#).status == .notFound)
+            #expect(try await client.request(.get, RelayPaths.cloud("/archive-2026/a b.age/deeper"), token: alice.token).status == .notFound)
+            // The failed PUTs left the upload usable.
+            #expect(try await client.request(.put, RelayPaths.cloud("/archive-2026/third"), token: alice.token,
+                                             json: #"{"upload":"\#(third)"}"#).status == .created)
+
             #expect(try await client.request(.delete, RelayPaths.cloud("/archive-2026"), token: alice.token).status == .noContent)
             #expect(fixture.blobFiles().isEmpty)
             #expect(try await fixture.store.referenceAudit().isEmpty)

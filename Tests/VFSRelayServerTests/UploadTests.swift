@@ -116,6 +116,10 @@ struct UploadTests {
             #expect(try await patch(client, id, token: bob.token, offset: 0, [1, 2]).status == .notFound)
             #expect(try await client.request(.delete, RelayPaths.upload(id), token: alice.token, headers: [tus: "1.0.0"]).status == .noContent)
             #expect(fixture.uploadFiles().isEmpty)
+            let audit = try await fixture.store.pool.read { db in
+                try String.fetchAll(db, sql: "SELECT action FROM audit WHERE subject = ?", arguments: [id])
+            }
+            #expect(audit == ["upload.create", "upload.delete"])
             #expect(try await client.request(.head, RelayPaths.upload(id), token: alice.token, headers: [tus: "1.0.0"]).status == .notFound)
         }
     }

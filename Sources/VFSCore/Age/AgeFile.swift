@@ -1,3 +1,11 @@
+/// The header MAC (age's headerMAC): HMAC-SHA-256 of the header up to and including
+/// "---", under a key derived from the file key with HKDF (info "header"). The one
+/// place it is computed, for writing and for checking.
+func headerMAC(fileKey: SecretBytes, macInput: [UInt8]) throws -> [UInt8] {
+    let macKey = try HKDF.deriveKey(inputKey: fileKey, salt: [], info: "header")
+    return try HMACSHA256.authenticate(key: macKey, message: macInput)
+}
+
 /// Writes age v1 files.
 public enum AgeEncryptor {
     /// Encrypts `source` to `recipients`, writing the whole file to `sink`.
@@ -8,11 +16,10 @@ public enum AgeEncryptor {
         let fileKey = try SecureRandom.secret(WrappedFileKey.fileKeyCount)
         var stanzas = [Stanza]()
         for recipient in recipients { stanzas += try recipient.wrap(fileKey: fileKey) }
-        if stanzas.contains(where: { $0.type == "scrypt" }) && stanzas.count != 1 {
+        if stanzas.contains(where: { $0.type == ScryptRecipient.stanzaType }) && stanzas.count != 1 {
             throw AgeError.invalidKey("a passphrase can't be combined with other recipients")
         }
-        let macKey = try HKDF.deriveKey(inputKey: fileKey, salt: [], info: "header")
-        let mac = try HMACSHA256.authenticate(key: macKey, message: Header.macInput(for: stanzas))
+        let mac = try headerMAC(fileKey: fileKey, macInput: Header.macInput(for: stanzas))
         try output.write(Header.encode(stanzas: stanzas, mac: mac))
         let nonce = try SecureRandom.bytes(PayloadStream.nonceCount)
         try output.write(nonce)
@@ -36,13 +43,13 @@ public final class AgeDecryptor {
         isArmored = armor
         input = armor ? BufferedSource(ArmorDecodingSource(buffered)) : buffered
         header = try Header.parse(from: input)
-        if header.stanzas.contains(where: { $0.type == "scrypt" }) && header.stanzas.count != 1 {
+        if header.stanzas.contains(where: { $0.type == ScryptRecipient.stanzaType }) && header.stanzas.count != 1 {
             throw AgeError.header("an scrypt stanza must be the only stanza in the header")
         }
     }
 
     /// True when the file was encrypted with a passphrase.
-    public var isPassphraseEncrypted: Bool { header.stanzas.first?.type == "scrypt" }
+    public var isPassphraseEncrypted: Bool { header.stanzas.first?.type == ScryptRecipient.stanzaType }
 
     /// The types of the header's stanzas, for messages.
     public var stanzaTypes: [String] { header.stanzas.map(\.type) }
@@ -51,9 +58,7 @@ public final class AgeDecryptor {
     public func fileKey(identities: [Identity]) throws -> SecretBytes {
         for identity in identities {
             guard let fileKey = try identity.unwrap(stanzas: header.stanzas) else { continue }
-            let macKey = try HKDF.deriveKey(inputKey: fileKey, salt: [], info: "header")
-            let mac = try HMACSHA256.authenticate(key: macKey, message: header.macInput)
-            guard HMACSHA256.equal(mac, header.mac) else { throw AgeError.headerMAC }
+            guard HMACSHA256.equal(try headerMAC(fileKey: fileKey, macInput: header.macInput), header.mac) else { throw AgeError.headerMAC }
             return fileKey
         }
         let types = Set(stanzaTypes).sorted().joined(separator: ", ")

@@ -1,5 +1,7 @@
 /// The passphrase recipient type (scrypt). It must be the only stanza in a header.
 public struct ScryptRecipient: Recipient {
+    /// The stanza's type word; such a stanza must be the header's only one.
+    public static let stanzaType = "scrypt"
     static let label = Array("age-encryption.org/v1/scrypt".utf8)
     /// age's default work factor: about a second on a modern machine.
     public static let defaultWorkFactor = 18
@@ -23,7 +25,7 @@ public struct ScryptRecipient: Recipient {
         let salt = try SecureRandom.bytes(16)
         let key = try Scrypt.deriveKey(password: passphrase, salt: Self.label + salt, logN: workFactor)
         let body = try WrappedFileKey.seal(fileKey, key: key)
-        return [Stanza(type: "scrypt", arguments: [Base64.encode(salt), String(workFactor)], body: body)]
+        return [Stanza(type: ScryptRecipient.stanzaType, arguments: [Base64.encode(salt), String(workFactor)], body: body)]
     }
 }
 
@@ -41,7 +43,7 @@ public struct ScryptIdentity: Identity {
     }
 
     public func unwrap(stanzas: [Stanza]) throws -> SecretBytes? {
-        for stanza in stanzas where stanza.type == "scrypt" {
+        for stanza in stanzas where stanza.type == ScryptRecipient.stanzaType {
             guard stanza.arguments.count == 2 else { throw AgeError.header("scrypt stanza must have two arguments") }
             guard let salt = Base64.decode(Array(stanza.arguments[0].utf8)), salt.count == 16 else {
                 throw AgeError.header("scrypt salt is not 16 bytes of canonical base64")
@@ -59,7 +61,7 @@ public struct ScryptIdentity: Identity {
                 throw AgeError.header("scrypt stanza body is \(stanza.body.count) bytes, not \(WrappedFileKey.bodyCount)")
             }
             let key = try Scrypt.deriveKey(password: passphrase, salt: ScryptRecipient.label + salt, logN: workFactor)
-            if let fileKey = try WrappedFileKey.open(stanza.body, key: key, stanzaType: "scrypt") {
+            if let fileKey = try WrappedFileKey.open(stanza.body, key: key, stanzaType: ScryptRecipient.stanzaType) {
                 return fileKey
             }
         }

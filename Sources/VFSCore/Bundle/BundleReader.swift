@@ -128,14 +128,19 @@ public final class BundleReader {
     @discardableResult
     public func extract(into folder: String, force: Bool) throws -> Int {
         let placement = try plan(into: folder, force: force)
+        // The handlers go in before the staging folder exists: a signal from then on is
+        // recorded, not fatal, so there is no moment where dying would leave the folder.
+        let interrupt = ExtractionInterrupt()
+        self.interrupt = interrupt
         var template = Array("\(folder)/.vfs-unwrap-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw BundleError.cannotExtract(IOError("cannot create a staging folder in", path: folder).description)
+            let error = IOError("cannot create a staging folder in", path: folder)
+            self.interrupt = nil
+            interrupt.finish()
+            throw BundleError.cannotExtract(error.description)
         }
         let staging = String(cString: template)
         var succeeded = false
-        let interrupt = ExtractionInterrupt()
-        self.interrupt = interrupt
         defer {
             if !succeeded { StagingFolder.remove(staging) }
             self.interrupt = nil

@@ -299,7 +299,7 @@ final class StandardInputSpool {
             try job.value.decrypt(fileKey: key, to: sink)
         }, consumer: { source in
             var chunk = [UInt8](repeating: 0, count: 1 << 20)
-            defer { for i in chunk.indices { chunk[i] = 0 } }
+            defer { chunk.wipe() }
             let hasher = SHA256()
             var total = 0
             while true {
@@ -337,7 +337,7 @@ final class HashingSource: ByteSource {
 private final class HashResults: @unchecked Sendable {
     // Sendable: every access holds `lock`.
     private var results: [Result<String, Error>?]
-    private let lock = Mutex()
+    private let lock = PThreadMutex()
     init(count: Int) { results = Array(repeating: nil, count: count) }
     func set(_ index: Int, _ value: Result<String, Error>) { lock.withLock { results[index] = value } }
     func get(_ index: Int) -> Result<String, Error>? { lock.withLock { results[index] } }
@@ -347,7 +347,7 @@ private final class HashResults: @unchecked Sendable {
 private final class Counter: @unchecked Sendable {
     // Sendable: `next` is only touched with `lock` held.
     private var next = 0
-    private let lock = Mutex()
+    private let lock = PThreadMutex()
     func take(below limit: Int) -> Int? {
         lock.withLock {
             guard next < limit else { return nil }

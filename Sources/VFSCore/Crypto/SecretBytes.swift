@@ -58,3 +58,12 @@ public final class SecretBytes: @unchecked Sendable {
         withUnsafeBytes { buffer in buffer.reduce(UInt8(0)) { $0 | $1 } == 0 }
     }
 }
+
+extension Array where Element == UInt8 {
+    /// Overwrites every byte with zero (OPENSSL_cleanse, which the optimiser may not
+    /// drop), for plaintext secrets that had to pass through an array. Copies the
+    /// array made earlier are not reached: keep keys in SecretBytes.
+    public mutating func wipe() {
+        withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+    }
+}

@@ -137,7 +137,7 @@ public enum TemporaryFiles {
     // Paths as C strings kept in a fixed table that the signal handler can walk
     // without allocating (unlink is async-signal-safe).
     nonisolated(unsafe) private static var table = [UnsafeMutablePointer<CChar>?](repeating: nil, count: 64)
-    private static let lock = Mutex()
+    private static let lock = PThreadMutex()
     nonisolated(unsafe) private static var installed = false
 
     static func register(_ path: String) {
@@ -180,18 +180,5 @@ public enum TemporaryFiles {
 
     private static func removeAllFromSignalHandler() {
         for entry in table { if let entry { unlink(entry) } }
-    }
-}
-
-/// A pthread mutex (Foundation-free, usable from a signal-free context only).
-public final class Mutex: @unchecked Sendable {
-    // Sendable: all access to the pthread mutex goes through lock/unlock.
-    private var mutex = pthread_mutex_t()
-    public init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
     }
 }

@@ -190,7 +190,7 @@ public struct AgentClient: Sendable {
         }
         guard connected == 0, AgentSocket.peerUID(fd) == getuid() else { return nil }
         var request = [AgentSocket.protocolVersion, operation.rawValue, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)] + payload
-        defer { for i in request.indices { request[i] = 0 } }
+        defer { request.wipe() }
         guard request.withUnsafeBytes({ AgentSocket.writeAll(fd, $0) }) else { return nil }
         var head = [UInt8](repeating: 0, count: 3)
         guard head.withUnsafeMutableBytes({ AgentSocket.readExactly(fd, $0) }) else { return nil }

@@ -34,11 +34,11 @@ public struct KeySlot: Equatable, Sendable {
         self.questions = questions
     }
 
-    /// Wraps `masterKey` under `secret` with a new salt.
     /// The largest scrypt work factor (log2 N) a key slot may have, as vfs-decrypt's default
     /// --max-work-factor: 2^22 iterations, about 4 GiB of memory.
     public static let maxWorkFactor = 22
 
+    /// Wraps `masterKey` under `secret` with a new salt.
     public static func wrap(_ masterKey: SecretBytes, kind: Kind, secret: SecretBytes, workFactor: Int, questions: [String] = []) throws -> KeySlot {
         precondition((1...maxWorkFactor).contains(workFactor))
         precondition((kind == .recovery) == !questions.isEmpty)
@@ -76,7 +76,6 @@ public struct KeySlot: Equatable, Sendable {
         let rawKind = try reader.u8()
         guard let kind = Kind(rawValue: rawKind) else { throw KeychainFormat.Problem("unknown key slot kind \(rawKind)") }
         let logN = try reader.u8(), r = try reader.u8(), p = try reader.u8()
-        // Bounds keep a modified header from asking for terabytes of scrypt memory.
         // Bounded as vfs-decrypt's default --max-work-factor: a keychain edited to ask
         // for 2^30 iterations must not take a terabyte and hours to refuse.
         guard (1...Int(KeySlot.maxWorkFactor)).contains(Int(logN)), r == 8, p == 1 else {

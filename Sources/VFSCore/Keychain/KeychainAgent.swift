@@ -49,7 +49,7 @@ public enum KeychainAgent {
         // The hand-off is 48 bytes: it fits in the pipe, so this never blocks.
         var handOff = keychainID + masterKey.bytes
         let written = write(keyPipe[1], &handOff, handOff.count)
-        for i in handOff.indices { handOff[i] = 0 }
+        handOff.wipe()
         close(keyPipe[1])
         close(readyPipe[1]); readyPipe[1] = -1
         guard written == handOff.count else { throw AgentError.startFailed("cannot hand the key over") }
@@ -112,7 +112,7 @@ public enum KeychainAgent {
         guard complete else { report("no key was handed over\n"); return }
         let id = Array(handOff[0..<KeychainFormat.idCount])
         let key = SecretBytes(copying: handOff[KeychainFormat.idCount...])
-        for i in handOff.indices { handOff[i] = 0 }
+        handOff.wipe()
         key.withUnsafeBytes { _ = mlock($0.baseAddress, $0.count) }
         let server: AgentServer
         do {

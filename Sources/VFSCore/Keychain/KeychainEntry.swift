@@ -104,12 +104,17 @@ enum KeychainBody {
         }
     }
 
+    /// The smallest encoded entry: kind (1), three empty u16-prefixed strings (6), two
+    /// i64 times (16) and an empty u32-prefixed secret (4). A count that could not fit
+    /// in what is left is refused before anything is allocated for it.
+    static let minimumEntryCount = 1 + 3 * 2 + 2 * 8 + 4
+
     static func decode(_ plaintext: SecretBytes) throws -> [KeychainEntry] {
         try plaintext.withUnsafeBytes { buffer in
             var reader = ByteReader(buffer)
             do {
                 let count = Int(try reader.u32())
-                guard count <= reader.remaining / 27 else { throw KeychainFormat.Problem("the body claims \(count) entries") }
+                guard count <= reader.remaining / Self.minimumEntryCount else { throw KeychainFormat.Problem("the body claims \(count) entries") }
                 var entries: [KeychainEntry] = []
                 entries.reserveCapacity(count)
                 for _ in 0..<count {

@@ -14,7 +14,7 @@ public enum RecoveryAnswers {
 
     public static func secret(_ answers: [String]) -> SecretBytes {
         var joined: [UInt8] = []
-        defer { for i in joined.indices { joined[i] = 0 } }
+        defer { joined.wipe() }
         for answer in answers {
             let bytes = Array(normalise(answer).utf8)
             var writer = ByteWriter()

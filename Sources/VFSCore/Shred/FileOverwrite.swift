@@ -98,7 +98,7 @@ enum FileOverwrite {
 /// Hands out indices to worker threads and collects their outcomes.
 private final class OutcomeTable: @unchecked Sendable {
     // Sendable: `next` and `outcomes` are only touched under `lock`.
-    private let lock = Mutex()
+    private let lock = PThreadMutex()
     private var next = 0
     private var outcomes: [FileOverwrite.Outcome?]
 

@@ -215,7 +215,7 @@ final class AlignedBuffer: @unchecked Sendable {
 /// The first error another thread met.
 final class ErrorBox: @unchecked Sendable {
     // Sendable: `error` is only touched under `lock`.
-    private let lock = Mutex()
+    private let lock = PThreadMutex()
     private var error: Error?
     func set(_ value: Error) { lock.withLock { if error == nil { error = value } } }
     func get() -> Error? { lock.withLock { error } }

@@ -345,7 +345,7 @@ public final class Shredder {
 /// Sums the bytes written by every thread into one running total.
 final class ProgressCounter: @unchecked Sendable {
     // Sendable: `total` is only touched under `lock`.
-    private let lock = Mutex()
+    private let lock = PThreadMutex()
     private var total = 0
     private let report: @Sendable (Int) -> Void
 

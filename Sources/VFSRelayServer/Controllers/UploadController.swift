@@ -71,6 +71,8 @@ struct UploadController {
             services.blobs.deleteUpload(record.id)
             throw error
         }
+        try await services.store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.create", subject: record.id,
+                                       detail: "\(length) bytes", now: now)
         if length == 0 {
             try await services.store.setUploadOffset(id: record.id, offset: 0, sha256: services.blobs.digest(upload: record.id, length: 0))
         }
@@ -139,6 +141,9 @@ struct UploadController {
         let upload = try await upload(context)
         try await services.store.deleteUpload(id: upload.id, user: upload.userID)
         services.blobs.deleteUpload(upload.id)
+        let identity = try context.requireIdentity()
+        try await services.store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.delete", subject: upload.id,
+                                       detail: "", now: Date())
         return emptyResponse(.noContent, headers: [.tusResumable: TusProtocol.version])
     }
 }

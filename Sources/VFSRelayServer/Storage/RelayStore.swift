@@ -111,6 +111,9 @@ public protocol RelayStore: Sendable {
     func allDevices() async throws -> [DeviceSummary]
     func stats() async throws -> RelayStats
     func backup(to path: String) async throws
+    /// One line of the audit log, for changes the other methods do not record themselves
+    /// (uploads, operator alerts).
+    func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws
     /// Device ids of every live device of the user with this email.
     func deviceIDs(ofUser email: String) async throws -> [String]
 

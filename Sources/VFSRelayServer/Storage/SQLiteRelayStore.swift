@@ -149,6 +149,12 @@ public final class SQLiteRelayStore: RelayStore {
         try target.close()
     }
 
+    public func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws {
+        try await pool.write { db in
+            try Self.audit(db, org: org, actor: actor, action: action, subject: subject, detail: detail, now: now)
+        }
+    }
+
     public func deviceIDs(ofUser email: String) async throws -> [String] {
         try await pool.read { db in
             guard let user = try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [email]) else {
