@@ -33,6 +33,21 @@ struct NginxProxyTests {
         (try? JSONSerialization.jsonObject(with: run.stdout)) as? [String: Any] ?? [:]
     }
 
+    @Test("serve refuses a certificate or key file that is not PEM (65), naming the file")
+    func badTLSFiles() throws {
+        let scratch = try TestFolder("tls")
+        let (cert, key) = try Self.certificate(in: scratch)
+        let data = scratch.path("data")
+        let garbage = try scratch.write("garbage.pem", "not a pem file\n")
+        for (arguments, message) in [(["--tls-cert", garbage, "--tls-key", key], "no PEM certificate in \"\(garbage)\""),
+                                     (["--tls-cert", cert, "--tls-key", garbage], "no PEM private key in \"\(garbage)\"")] {
+            let run = try Tools.run("vfs-relay", ["serve", "--listen", "127.0.0.1:0", "--data", data] + arguments)
+            #expect(run.status == 65, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.hasPrefix("vfs-relay: error: \(message)\n"), "\(run.stderr)")
+            #expect(run.out.isEmpty)
+        }
+    }
+
     /// docs/nginx-relay.conf with this test's ports, certificate and relay.
     static func nginxConfiguration(port: Int, relayPort: Int, cert: String, key: String, prefix: URL) throws -> String {
         var site = try String(contentsOf: repository.appendingPathComponent("docs/nginx-relay.conf"), encoding: .utf8)
