@@ -13,8 +13,6 @@ public struct RelayServer: Sendable {
     public let application: Application<RouterResponder<RelayRequestContext>>
     /// The event watcher and the sweeper.
     public let services: [any Service]
-    public let store: any RelayStore
-    public let hub: EventHub
     let shutdownGrace: Duration
 
     /// Runs until SIGTERM or SIGINT. The event streams close first, so the HTTP server
@@ -56,7 +54,7 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
             EventWatcher(hub: hub, store: store, interval: configuration.watchInterval),
             SweeperService(maintenance: maintenance, interval: configuration.sweepInterval, logger: logger),
         ],
-        store: store, hub: hub, shutdownGrace: configuration.shutdownGrace)
+        shutdownGrace: configuration.shutdownGrace)
 }
 
 /// HTTP/1.1, inside TLS when a certificate and key are configured.

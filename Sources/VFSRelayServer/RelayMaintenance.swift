@@ -52,6 +52,8 @@ struct SweeperService: Service {
                     let report = try await maintenance.sweep()
                     if report != GarbageReport() { logger.info("sweep: \(report)") }
                 } catch {
+                    // A stop cancels a sweep in progress: nothing to report.
+                    if Task.isCancelled || error is CancellationError { break }
                     logger.error("sweep failed: \(error)")
                 }
                 try? await Task.sleep(for: interval)

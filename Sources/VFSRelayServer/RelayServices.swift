@@ -15,6 +15,33 @@ struct RelayServices: Sendable {
     func deleteBlobs(_ ids: [String]) {
         for id in ids { blobs.deleteBlob(id) }
     }
+
+    /// Makes a finished upload of `user` a blob: moves its file into the blob folder
+    /// under a new id, then lets `record` create the rows (the store consumes the
+    /// upload). If `record` fails, the file goes back and the upload stays usable.
+    func adoptUpload<T: Sendable>(_ id: String, user: Int64, record: (String) async throws -> T) async throws -> T {
+        guard !id.isEmpty, id.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(id)\"") }
+        _ = try await store.upload(id: id, user: user)
+        guard uploadLocks.acquire(id) else { throw RelayError.conflict("upload \"\(id)\" is busy") }
+        defer { uploadLocks.release(id) }
+        let upload = try await store.upload(id: id, user: user)
+        guard upload.offset == upload.length else {
+            throw RelayError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+        }
+        if upload.sha256 == nil {
+            // Every byte landed but the digest was never recorded (a stop or a crash in
+            // between, or a PATCH that ran past the length): work it out now.
+            try await store.setUploadOffset(id: id, offset: upload.length, sha256: blobs.digest(upload: id, length: upload.length))
+        }
+        let blobID = Secrets.id()
+        try blobs.adopt(upload: id, as: blobID)
+        do {
+            return try await record(blobID)
+        } catch {
+            blobs.unadopt(blob: blobID, upload: id)
+            throw error
+        }
+    }
 }
 
 /// Counts wrong enrolment codes per address; after the limit in a row, the address

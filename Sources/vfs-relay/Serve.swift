@@ -66,6 +66,9 @@ struct Serve: AsyncParsableCommand {
             configuration.tls = (tlsCert, tlsKey)
         }
         let scheme = configuration.tls == nil ? "http" : "https"
+        if !["127.0.0.1", "::1", "localhost"].contains(host) && !host.hasPrefix("127.") {
+            Diagnostics.warn("listening on \(host), beyond loopback\(configuration.tls == nil ? " without TLS: put it behind a TLS proxy or give --tls-cert/--tls-key" : "")")
+        }
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -85,7 +88,15 @@ struct Serve: AsyncParsableCommand {
         do {
             try await relay.run()
         } catch {
-            throw ToolError("cannot serve on \(listen): \(error)", exit: .unavailable)
+            let text = "\(error)"
+            if text.contains("Address already in use") {
+                throw ToolError("cannot serve on \(listen): the address is in use", exit: .unavailable,
+                                hints: ["another program listens there: choose another port (--listen \(host):0 picks a free one)"])
+            }
+            if text.contains("Cannot assign requested address") {
+                throw ToolError("cannot serve on \(listen): no such local address", exit: .unavailable)
+            }
+            throw ToolError("cannot serve on \(listen): \(text)", exit: .unavailable)
         }
     }
 }

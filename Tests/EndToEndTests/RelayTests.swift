@@ -71,7 +71,10 @@ struct RelayTests {
         // A second relay on the same port cannot listen: 69.
         let busy = try Tools.run("vfs-relay", ["serve", "--listen", "127.0.0.1:\(setup.relay.port)", "--data", setup.admin.data.path])
         #expect(busy.status == 69)
-        #expect(busy.stderr.hasPrefix("vfs-relay: error: cannot serve on 127.0.0.1:\(setup.relay.port)"))
+        // (serve logs on stderr too; the error is the last line)
+        let lines = busy.stderr.split(separator: "\n").suffix(2).map(String.init)
+        #expect(lines == ["vfs-relay: error: cannot serve on 127.0.0.1:\(setup.relay.port): the address is in use",
+                          "vfs-relay: hint: another program listens there: choose another port (--listen 127.0.0.1:0 picks a free one)"])
 
         #expect(setup.relay.stop() == 0)
         #expect(setup.relay.stderrText.contains("GET /v1/health 200"))
@@ -88,6 +91,11 @@ struct RelayTests {
         #expect(try Tools.run("vfs-relay", ["org", "add", "acme"], environment: ["VFS_HOME": home]).status == 0)
         #expect(FileManager.default.fileExists(atPath: home + "/relay/relay.sqlite"))
         #expect(try Tools.run("vfs-relay", ["serve", "--listen", "nonsense"], environment: ["VFS_HOME": home]).status == 64)
+        // An address beyond loopback is warned about (192.0.2.1, TEST-NET-1, is no local address: nothing listens).
+        let remote = try Tools.run("vfs-relay", ["serve", "--listen", "192.0.2.1:0"], environment: ["VFS_HOME": home])
+        #expect(remote.status == 69)
+        #expect(remote.stderr.hasPrefix("vfs-relay: warning: listening on 192.0.2.1, beyond loopback without TLS"))
+        #expect(remote.stderr.hasSuffix("vfs-relay: error: cannot serve on 192.0.2.1:0: no such local address\n"))
     }
 
     @Test("--tls-cert/--tls-key: the relay serves HTTPS with that certificate; one without the other is a usage error")
@@ -149,6 +157,25 @@ struct RelayTests {
         setup.relay.server.process.waitUntilExit()
         #expect(setup.relay.server.process.terminationReason == .exit)
         #expect(setup.relay.server.process.terminationStatus == 0)
+    }
+
+    @Test("tus: a chunked PATCH that runs past Upload-Length is 413, keeps the bytes up to the length, and the upload is usable")
+    func pastTheLength() throws {
+        let setup = try Setup()
+        let content = Array(testBytes(1500, seed: 5))
+        let location = try setup.client.createUpload(length: 1000, token: setup.laptop.token)
+        let connection = try RawConnection(port: setup.relay.port)
+        try connection.sendHead("PATCH", location, headers: [
+            "Authorization": "Bearer \(setup.laptop.token)", "Tus-Resumable": "1.0.0", "Upload-Offset": "0",
+            "Content-Type": "application/offset+octet-stream", "Transfer-Encoding": "chunked", "Connection": "close",
+        ])
+        try connection.send(Array("5dc\r\n".utf8) + content + Array("\r\n0\r\n\r\n".utf8))
+        #expect(try connection.readAnswer(method: "PATCH").status == 413)
+        #expect(try setup.client.offset(location, token: setup.laptop.token) == 1000)
+        let transfer = try setup.client.send(upload: String(location.split(separator: "/").last!), to: [setup.phone.id],
+                                             token: setup.laptop.token)
+        let download = try setup.client.request("GET", "/v1/transfers/\(transfer)/content", token: setup.phone.token)
+        #expect(download.body == Array(content[0..<1000]))
     }
 
     @Test("tus: the offset survives a restart, even one in the middle of a PATCH; Range downloads resume")

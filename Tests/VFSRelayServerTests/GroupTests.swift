@@ -53,4 +53,22 @@ struct GroupTests {
         let kinds = try await fixture.store.pool.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT kind FROM events") }
         #expect(kinds.contains("group"))
     }
+
+    @Test("a device may be in many groups; logging it out takes it out of all of them")
+    func manyGroups() async throws {
+        try await RelayFixture().test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            for name in ["home", "work"] {
+                #expect(try await client.request(.post, RelayPaths.groups, token: laptop.token,
+                                                 json: #"{"name":"\#(name)","members":["\#(phone.id)","\#(laptop.id)"]}"#).status == .created)
+            }
+            let before = try decode([DeviceGroup].self, try await client.request(.get, RelayPaths.groups, token: laptop.token))
+            #expect(before.allSatisfy { Set($0.members) == [laptop.id, phone.id] })
+            #expect(try await client.request(.delete, RelayPaths.device(phone.id), token: laptop.token).status == .noContent)
+            let after = try decode([DeviceGroup].self, try await client.request(.get, RelayPaths.groups, token: laptop.token))
+            #expect(after.map(\.name) == ["home", "work"])
+            #expect(after.allSatisfy { $0.members == [laptop.id] })
+        }
+    }
 }

@@ -59,24 +59,11 @@ struct CloudController {
         let path = try Self.path(context)
         guard !path.isEmpty else { throw RelayError.conflict("the root is a folder") }
         let body = try await request.decodeJSON(CloudPut.self, context: context)
-        guard !body.upload.isEmpty, body.upload.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(body.upload)\"") }
-        let upload = try await services.store.upload(id: body.upload, user: user)
-        guard upload.offset == upload.length, upload.sha256 != nil else {
-            throw RelayError.conflict("upload \"\(upload.id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+        let (entry, released) = try await services.adoptUpload(body.upload, user: user) { blobID in
+            try await services.store.cloudPut(path: path, id: Secrets.id(), upload: body.upload, blobID: blobID, user: user, now: Date())
         }
-        guard services.uploadLocks.acquire(upload.id) else { throw RelayError.conflict("upload \"\(upload.id)\" is busy") }
-        defer { services.uploadLocks.release(upload.id) }
-        let blobID = Secrets.id()
-        try services.blobs.adopt(upload: upload.id, as: blobID)
-        do {
-            let (entry, released) = try await services.store.cloudPut(path: path, id: Secrets.id(), upload: upload.id,
-                                                                      blobID: blobID, user: user, now: Date())
-            services.deleteBlobs(released)
-            return try jsonResponse(entry, status: .created)
-        } catch {
-            services.blobs.unadopt(blob: blobID, upload: upload.id)
-            throw error
-        }
+        services.deleteBlobs(released)
+        return try jsonResponse(entry, status: .created)
     }
 
     @Sendable func move(_ request: Request, context: RelayRequestContext) async throws -> Response {

@@ -26,26 +26,13 @@ struct TransferController {
         guard expires > now, expires <= now.addingTimeInterval(configuration.maxTransferLifetime) else {
             throw RelayError.badRequest("expires must be in the future and at most \(Int(configuration.maxTransferLifetime / 86400)) days away")
         }
-        guard !body.upload.isEmpty, body.upload.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(body.upload)\"") }
-        // Check before moving the file: the upload is this user's and finished.
-        let upload = try await services.store.upload(id: body.upload, user: identity.userID)
-        guard upload.offset == upload.length, upload.sha256 != nil else {
-            throw RelayError.conflict("upload \"\(upload.id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
-        }
-        guard services.uploadLocks.acquire(upload.id) else { throw RelayError.conflict("upload \"\(upload.id)\" is busy") }
-        defer { services.uploadLocks.release(upload.id) }
-        let blobID = Secrets.id()
-        try services.blobs.adopt(upload: upload.id, as: blobID)
-        do {
-            let entry = try await services.store.createTransfer(
-                id: Secrets.id(), upload: upload.id, blobID: blobID, sender: identity, devices: body.devices,
+        let entry = try await services.adoptUpload(body.upload, user: identity.userID) { blobID in
+            try await services.store.createTransfer(
+                id: Secrets.id(), upload: body.upload, blobID: blobID, sender: identity, devices: body.devices,
                 groups: body.groups, expires: expires, now: now)
-            services.hub.notify(entry.recipients.map(\.device))
-            return try jsonResponse(entry, status: .created)
-        } catch {
-            services.blobs.unadopt(blob: blobID, upload: upload.id)
-            throw error
         }
+        services.hub.notify(entry.recipients.map(\.device))
+        return try jsonResponse(entry, status: .created)
     }
 
     @Sendable func inbox(_ request: Request, context: RelayRequestContext) async throws -> Response {

@@ -55,9 +55,6 @@ public final class EventHub: Sendable {
         for continuation in continuations { continuation.yield(.events) }
     }
 
-    /// How many streams are open (for stats and tests).
-    public var openStreams: Int { state.withLock { $0.streams.values.reduce(0) { $0 + $1.count } } }
-
     /// Ends every stream; new ones end at once.
     public func closeAll() {
         let continuations = state.withLock { state -> [AsyncStream<StreamSignal>.Continuation] in

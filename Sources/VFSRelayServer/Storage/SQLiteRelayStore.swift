@@ -407,15 +407,6 @@ public final class SQLiteRelayStore: RelayStore {
         return BlobRef(id: blobID, size: upload.length, sha256: sha256)
     }
 
-    /// Checks an upload can become a blob, without changing anything.
-    public func finishedUpload(id: String, user: Int64) async throws -> UploadRecord {
-        let upload = try await self.upload(id: id, user: user)
-        guard upload.offset == upload.length, upload.sha256 != nil else {
-            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
-        }
-        return upload
-    }
-
     // MARK: - transfers
 
     static func outboxEntry(_ db: Database, transfer row: Row) throws -> OutboxEntry {
