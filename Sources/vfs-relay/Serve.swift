@@ -18,10 +18,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The address and port to listen on.", valueName: "host:port"))
     var listen = "127.0.0.1:8787"
 
-    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "file"))
+    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "file"), completion: .file())
     var tlsCert: String?
 
-    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"), completion: .file())
     var tlsKey: String?
 
     @Option(help: ArgumentHelp("The largest upload, in bytes.", valueName: "bytes"))
