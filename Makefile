@@ -14,7 +14,8 @@ CONFIG ?= release
 TOOLS := $(shell sed -n 's/^ *\x28"\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
 APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl sqlite3
 # What make bench times us against, and the timers.
-BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass
+BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass \
+  magic-wormhole magic-wormhole-transit-relay nginx-light curl python3-pip
 # Expanded once (:=), not on every use. DEBUG_BIN: the build make test makes, which
 # make demo, make man and make completions reuse (no second, release build).
 BIN := $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
