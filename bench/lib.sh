@@ -2,7 +2,6 @@
 BIN=${BIN:-.build/release}
 BIN=$(cd "$BIN" && pwd)
 BENCH_DIR=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/vfs-bench.XXXXXX")}
-trap 'rm -rf "$BENCH_DIR"' EXIT
 need() { command -v "$1" >/dev/null || { echo "skipped: $1 is not installed (make deps installs it)"; exit 0; }; }
 
 # Mean seconds of a command over RUNS runs (hyperfine), printed as a number.
