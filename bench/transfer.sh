@@ -6,7 +6,8 @@
 #    the same file through a local mailbox server and transit relay (both sides with
 #    --no-listen, so the bytes go through the relay as vfs's do); curl PUT (WebDAV) then
 #    GET of the plaintext through nginx, the no-crypto floor. Every received file is
-#    compared with the original (cmp, not timed).
+#    compared with the original (cmp, not timed). vfs's time is split into push and
+#    fetch, each with its CPU seconds, and the relay's own time in the upload (its log).
 # 2. One push to a group of 5 devices: the bytes the relay received (its tus upload
 #    lengths and its blob files) against the ciphertext a device downloads (--raw), and
 #    the fetch time on one of them.
@@ -59,18 +60,34 @@ enrol() {
 }
 for who in laptop phone d1 d2 d3 d4 d5; do enrol "$who"; done
 on laptop vfs-device group create five d1 d2 d3 d4 d5 >/dev/null
+# timed FILE CMD…: runs CMD (a function or a program), its CPU seconds (user + system) into FILE.
+timed() {
+  local out=$1; shift
+  local me=$BASHPID before after
+  before=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
+  "$@"
+  after=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
+  echo "$before $after" > "$out"
+}
+cpu_of() { read -r b a < "$1"; python3 -c 'import os,sys; print("%.2f" % ((float(sys.argv[2]) - float(sys.argv[1])) / os.sysconf("SC_CLK_TCK")))' "$b" "$a"; }
 cmp_or_fail() { cmp -s "$file" "$1" || { echo "$2: the received file differs from the original"; exit 1; }; }
 
 # 1a. vfs: push to the phone, then fetch on the phone.
 sync; sleep 1
 mkdir "$BENCH_DIR/phone-inbox"
+log_start=$(wc -l < "$BENCH_DIR/relay.log")
 t0=$(now)
-transfer=$(on laptop vfs-push send -q -d phone "$file")
+transfer=$(timed "$BENCH_DIR/push.cpu" on laptop vfs-push send -q -d phone "$file")
 t1=$(now)
-on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
+timed "$BENCH_DIR/fetch.cpu" on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
 t2=$(now)
 cmp_or_fail "$BENCH_DIR/phone-inbox/big.bin" vfs-fetch
 vfs_push=$(elapsed "$t0" "$t1"); vfs_fetch=$(elapsed "$t1" "$t2"); vfs_total=$(elapsed "$t0" "$t2")
+# The relay's own time for the upload's PATCH requests (its log has each request's
+# milliseconds; a download's is logged when its body starts, so it is not shown).
+relay_ms() { tail -n +"$((log_start + 1))" "$BENCH_DIR/relay.log" | sed -n "s|.*$1 [0-9]* \([0-9.]*\)ms.*|\1|p" \
+  | awk '{s += $1} END {printf "%.2f", s / 1000}'; }
+relay_patch=$(relay_ms 'PATCH /v1/uploads/[^ ]*')
 rm -rf "$BENCH_DIR/phone-inbox"
 
 # 1b. magic-wormhole through a local mailbox server and transit relay.
@@ -113,8 +130,9 @@ echo
 echo "1. $SIZE_MIB MiB from one machine to another, end to end (send start -> file on disk), loopback:"
 printf '  %-44s %8s %10s %12s\n' "" seconds throughput "vs vfs"
 printf '  %-44s %7ss %10s %12s\n' "vfs-push + vfs-fetch (relay, stored)" "$vfs_total" "$(mbps "$size" "$vfs_total")" "1.00x"
-printf '  %-44s %7ss %10s %12s\n' "  of which vfs-push (bundle, encrypt, tus up)" "$vfs_push" "$(mbps "$size" "$vfs_push")" ""
-printf '  %-44s %7ss %10s %12s\n' "  of which vfs-fetch (down, decrypt, unwrap)" "$vfs_fetch" "$(mbps "$size" "$vfs_fetch")" ""
+printf '  %-44s %7ss %10s %12s\n' "  of which vfs-push (bundle, encrypt, tus up)" "$vfs_push" "$(mbps "$size" "$vfs_push")" "CPU $(cpu_of "$BENCH_DIR/push.cpu")s"
+printf '  %-44s %7ss %10s %12s\n' "  of which vfs-fetch (down, decrypt, unwrap)" "$vfs_fetch" "$(mbps "$size" "$vfs_fetch")" "CPU $(cpu_of "$BENCH_DIR/fetch.cpu")s"
+printf '  %-44s %7ss %10s\n' "  relay's time in the tus PATCH (its log)" "$relay_patch" "$(mbps "$size" "$relay_patch")"
 printf '  %-44s %7ss %10s %12s   (target >= 3.00x)\n' "wormhole send + receive (--no-listen: relay)" "$wormhole_total" \
   "$(mbps "$size" "$wormhole_total")" "$(ratio "$wormhole_total" "$vfs_total")"
 printf '  %-44s %7ss %10s %12s   (the no-crypto floor)\n' "curl PUT + GET, nginx WebDAV, plaintext" "$curl_total" \
