@@ -140,6 +140,8 @@ printf '  %-44s %7ss %10s %12s   (the no-crypto floor)\n' "curl PUT + GET, nginx
 printf '  %-44s %7ss %10s\n' "  of which PUT" "$curl_up" "$(mbps "$size" "$curl_up")"
 printf '  %-44s %7ss %10s\n' "  of which GET" "$curl_down" "$(mbps "$size" "$curl_down")"
 echo "  (vs vfs > 1.00x: vfs is faster; vfs and wormhole verify what they receive, curl does not)"
+echo "  wormhole streams sender -> relay -> receiver at once; a stored transfer uploads, then downloads:"
+echo "  curl's PUT + GET against wormhole, $(ratio "$wormhole_total" "$curl_total"), bounds what any store-and-forward relay reaches here"
 
 # 2. One push to the group of five; the relay's bytes; the fetch on one member.
 uploads_before=$(grep -c 'POST /v1/uploads ' "$BENCH_DIR/relay.log" || true)
