@@ -12,10 +12,14 @@ CONFIG ?= release
 
 # The tool names, from the entries of Package.swift's tools list that open a line with ("vfs-NAME", (\x28 is "(": make would count a bare one).
 TOOLS := $(shell sed -n 's/^ *\x28"\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
-APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl sqlite3
+APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl \
+  sqlite3 nginx-light python3-pip
 # What make bench times us against, and the timers.
-BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass \
-  magic-wormhole magic-wormhole-transit-relay nginx-light curl python3-pip
+BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass wrk nginx-light curl \
+  magic-wormhole magic-wormhole-transit-relay python3-pip
+# PyPI tools the tests run (pinned): schemathesis checks the relay against its OpenAPI document.
+PIP_PACKAGES := schemathesis==4.32.5
+PYTHON ?= python3
 # Expanded once (:=), not on every use. DEBUG_BIN: the build make test makes, which
 # make demo, make man and make completions reuse (no second, release build).
 BIN := $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
@@ -39,6 +43,12 @@ deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@if [ "$(PACKAGES)" = "$(APT_PACKAGES)" ]; then for p in $(PIP_PACKAGES); do \
+	  name=$${p%%==*}; want=$${p#*==}; \
+	  have=$$($(PYTHON) -m pip show "$$name" 2>/dev/null | sed -n 's/^Version: //p'); \
+	  if [ "$$have" != "$$want" ]; then echo "installing: $$p (pip)"; \
+	    $(PYTHON) -m pip install -q "$$p" 2>/dev/null || $(PYTHON) -m pip install -q --break-system-packages "$$p"; fi; \
+	done; fi
 
 # deps stays explicit (it may run sudo apt-get): test, demo and bench ask for it.
 build:

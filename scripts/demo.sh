@@ -73,7 +73,7 @@ vfs-relay org add acme --data "$relay_data" >/dev/null
 code=$(vfs-relay user add alice@acme.example --org acme --data "$relay_data" 2>/dev/null)
 vfs-relay serve --listen 127.0.0.1:0 --data "$relay_data" >relay.out 2>relay.log &
 relay_pid=$!
-trap 'kill "$relay_pid" 2>/dev/null; kill "${watch_pid:-}" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "$relay_pid" 2>/dev/null || true; kill "${watch_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 300); do grep -q listening relay.out 2>/dev/null && break; sleep 0.1; done
 url=$(sed -n 's/^vfs-relay: listening on //p' relay.out)
 step "relay: vfs-relay serve on $url (data in $relay_data), user alice@acme.example"

@@ -8,7 +8,7 @@ public struct RecipientOptions: ParsableArguments {
     public var recipients: [String] = []
 
     @Option(name: [.customShort("R"), .customLong("recipients-file")],
-            help: ArgumentHelp("Encrypt to the recipients listed in PATH ('-' for stdin). Repeatable.", valueName: "path"))
+            help: ArgumentHelp("Encrypt to the recipients listed in PATH ('-' for stdin). Repeatable.", valueName: "path"), completion: .file())
     public var recipientsFiles: [String] = []
 
     public init() {}
@@ -40,7 +40,7 @@ public struct RecipientOptions: ParsableArguments {
 /// `-i FILE`, shared by the tools that decrypt.
 public struct IdentityOptions: ParsableArguments {
     @Option(name: [.customShort("i"), .customLong("identity")],
-            help: ArgumentHelp("Use the identities in PATH ('-' for stdin). Repeatable.", valueName: "path"))
+            help: ArgumentHelp("Use the identities in PATH ('-' for stdin). Repeatable.", valueName: "path"), completion: .file())
     public var identityFiles: [String] = []
 
     public init() {}

@@ -7,7 +7,7 @@ import Glibc
 /// `--passcode-file` and `--passcode-fd`, with VFS_PASSCODE: the keychain's passcode
 /// when no unlock agent holds its key.
 public struct PasscodeOptions: ParsableArguments {
-    @Option(name: .customLong("passcode-file"), help: ArgumentHelp("Read the keychain passcode from the first line of PATH.", valueName: "path"))
+    @Option(name: .customLong("passcode-file"), help: ArgumentHelp("Read the keychain passcode from the first line of PATH.", valueName: "path"), completion: .file())
     public var passcodeFile: String?
 
     @Option(name: .customLong("passcode-fd"), help: ArgumentHelp("Read the keychain passcode from file descriptor N.", valueName: "n"))

@@ -4,10 +4,10 @@ import VFSCore
 /// Where vfs-device, vfs-push and vfs-fetch find this device's relay token and
 /// identity: the keychain (unlocked by its agent, else the passcode), or two files.
 public struct RelayCredentialOptions: ParsableArguments {
-    @Option(name: .customLong("token-file"), help: ArgumentHelp("Keep the device's relay token in PATH instead of the keychain.", valueName: "path"))
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Keep the device's relay token in PATH instead of the keychain.", valueName: "path"), completion: .file())
     public var tokenFile: String?
 
-    @Option(name: .customLong("identity-file"), help: ArgumentHelp("Keep the device's age identity in PATH instead of the keychain.", valueName: "path"))
+    @Option(name: .customLong("identity-file"), help: ArgumentHelp("Keep the device's age identity in PATH instead of the keychain.", valueName: "path"), completion: .file())
     public var identityFile: String?
 
     @OptionGroup public var passcode: PasscodeOptions

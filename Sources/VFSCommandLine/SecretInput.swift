@@ -74,7 +74,7 @@ public struct SecretSource {
 
 /// `--passphrase-file` and `--passphrase-fd`, with VFS_PASSPHRASE.
 public struct PassphraseOptions: ParsableArguments {
-    @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("Read the passphrase from the first line of PATH.", valueName: "path"))
+    @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("Read the passphrase from the first line of PATH.", valueName: "path"), completion: .file())
     public var passphraseFile: String?
 
     @Option(name: .customLong("passphrase-fd"), help: ArgumentHelp("Read the passphrase from file descriptor N.", valueName: "n"))

@@ -80,6 +80,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
         ErrorMiddleware()
     }
     HealthController().addRoutes(to: router)
+    OpenAPIController().addRoutes(to: router)
     EnrollController(services: services).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthMiddleware(store: store))
     DeviceController(services: services).addRoutes(to: authenticated)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import NIOCore
 
 /// What the controllers share: the store, the blob files, the open event streams.
 struct RelayServices: Sendable {
@@ -10,6 +11,7 @@ struct RelayServices: Sendable {
     let configuration: RelayConfiguration
     let throttle: EnrolmentThrottle
     let uploadLocks: UploadLocks
+    let itemLists = ItemListCache()
 
     /// Deletes blob files whose last reference went away.
     func deleteBlobs(_ ids: [String]) {
@@ -89,4 +91,24 @@ final class UploadLocks: Sendable {
 
     func acquire(_ id: String) -> Bool { held.withLock { $0.insert(id).inserted } }
     func release(_ id: String) { _ = held.withLock { $0.remove(id) } }
+}
+
+/// Each organisation's encoded item list and the items revision it was read at.
+/// GET /v1/items is the hot read of every device's policy sync: while the revision
+/// (one small read) is unchanged, the list is neither read nor encoded again. Writes
+/// through any relay instance bump the revision in the database, so a cached list is
+/// never served after a change, whichever instance made it.
+final class ItemListCache: Sendable {
+    private let lists = Mutex([Int64: (revision: Int64, body: ByteBuffer)]())
+
+    func body(org: Int64, revision: Int64) -> ByteBuffer? {
+        lists.withLock { $0[org].flatMap { $0.revision == revision ? $0.body : nil } }
+    }
+
+    func store(_ body: ByteBuffer, org: Int64, revision: Int64) {
+        lists.withLock { lists in
+            if let held = lists[org], held.revision > revision { return }
+            lists[org] = (revision, body)
+        }
+    }
 }

@@ -48,7 +48,7 @@ struct Decrypt: VFSCommand, CheckedCommand {
     @Option(name: .customLong("max-work-factor"), help: ArgumentHelp("Refuse scrypt work factors above N (default 22; 1-30).", valueName: "n"))
     var maxWorkFactor: Int = ScryptIdentity.defaultMaxWorkFactor
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the plaintext to OUT.", valueName: "out"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the plaintext to OUT.", valueName: "out"), completion: .file())
     var output: String?
 
     @OptionGroup var progressOptions: ProgressOptions
@@ -56,7 +56,7 @@ struct Decrypt: VFSCommand, CheckedCommand {
     @Flag(name: .customShort("d"), help: ArgumentHelp("Accepted and ignored, for age's vfs-decrypt -d habit.", visibility: .hidden))
     var decryptFlag = false
 
-    @Argument(help: ArgumentHelp("The file to decrypt ('-' or none for stdin).", valueName: "input"))
+    @Argument(help: ArgumentHelp("The file to decrypt ('-' or none for stdin).", valueName: "input"), completion: .file())
     var input: String?
 
     func check() throws {

@@ -43,7 +43,7 @@ struct Encrypt: VFSCommand, CheckedCommand {
     @OptionGroup var recipientOptions: RecipientOptions
 
     @Option(name: [.customShort("i"), .customLong("identity")],
-            help: ArgumentHelp("Encrypt to the recipients of the identities in PATH. Repeatable.", valueName: "path"))
+            help: ArgumentHelp("Encrypt to the recipients of the identities in PATH. Repeatable.", valueName: "path"), completion: .file())
     var identityFiles: [String] = []
 
     @OptionGroup var keychainOptions: KeychainIdentityOptions
@@ -59,12 +59,12 @@ struct Encrypt: VFSCommand, CheckedCommand {
     @Flag(name: .shortAndLong, help: "Write PEM-armored (ASCII) output.")
     var armor = false
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to OUT ('-' forces stdout, even a terminal).", valueName: "out"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to OUT ('-' forces stdout, even a terminal).", valueName: "out"), completion: .file())
     var output: String?
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    @Argument(help: ArgumentHelp("The file to encrypt ('-' or none for stdin).", valueName: "input"))
+    @Argument(help: ArgumentHelp("The file to encrypt ('-' or none for stdin).", valueName: "input"), completion: .file())
     var input: String?
 
     func check() throws {

@@ -5,7 +5,7 @@ import VFSCore
 
 /// `--new-passcode-file`, `--new-passcode-fd`, VFS_NEW_PASSCODE: the passcode to set.
 struct NewPasscodeOptions: ParsableArguments {
-    @Option(name: .customLong("new-passcode-file"), help: ArgumentHelp("Read the new passcode from the first line of PATH.", valueName: "path"))
+    @Option(name: .customLong("new-passcode-file"), help: ArgumentHelp("Read the new passcode from the first line of PATH.", valueName: "path"), completion: .file())
     var newPasscodeFile: String?
 
     @Option(name: .customLong("new-passcode-fd"), help: ArgumentHelp("Read the new passcode from file descriptor N.", valueName: "n"))
@@ -22,7 +22,7 @@ struct NewPasscodeOptions: ParsableArguments {
 
 /// `--answers-file`: the answers to the recovery questions, one a line.
 struct AnswersOptions: ParsableArguments {
-    @Option(name: .customLong("answers-file"), help: ArgumentHelp("Read the answers to the recovery questions from PATH, one a line, in order.", valueName: "path"))
+    @Option(name: .customLong("answers-file"), help: ArgumentHelp("Read the answers to the recovery questions from PATH, one a line, in order.", valueName: "path"), completion: .file())
     var answersFile: String?
 
     /// One answer per question, from the file or asked on the terminal without echo.
@@ -60,7 +60,7 @@ extension Keychain {
 
         @OptionGroup var passcodeOptions: PasscodeOptions
 
-        @Option(name: .customLong("questions"), help: ArgumentHelp("Add recovery questions, one a line, from PATH.", valueName: "path"))
+        @Option(name: .customLong("questions"), help: ArgumentHelp("Add recovery questions, one a line, from PATH.", valueName: "path"), completion: .file())
         var questionsFile: String?
 
         @OptionGroup var answersOptions: AnswersOptions
@@ -171,7 +171,7 @@ extension Keychain {
 
         @OptionGroup var passcodeOptions: PasscodeOptions
 
-        @Option(name: .customLong("questions"), help: ArgumentHelp("The new recovery questions, one a line, from PATH.", valueName: "path"))
+        @Option(name: .customLong("questions"), help: ArgumentHelp("The new recovery questions, one a line, from PATH.", valueName: "path"), completion: .file())
         var questionsFile: String?
 
         @OptionGroup var answersOptions: AnswersOptions

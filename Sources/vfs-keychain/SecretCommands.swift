@@ -132,7 +132,7 @@ extension Keychain {
             abstract: "Add many secrets at once from a JSON array (to move a store over).",
             discussion: KeychainHelp.importSecrets)
 
-        @Argument(help: ArgumentHelp("The JSON file ('-' or none for stdin).", valueName: "file")) var file: String?
+        @Argument(help: ArgumentHelp("The JSON file ('-' or none for stdin).", valueName: "file"), completion: .file()) var file: String?
         @Flag(name: .long, help: "Replace the secrets of entries that exist.") var update = false
         @OptionGroup var passcodeOptions: PasscodeOptions
 

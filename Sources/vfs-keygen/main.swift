@@ -34,7 +34,7 @@ struct KeyGen: VFSCommand, CheckedCommand {
         """,
         version: vfsVersion)
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the identity to FILE (created 0600, never overwritten).", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the identity to FILE (created 0600, never overwritten).", valueName: "file"), completion: .file())
     var output: String?
 
     @Flag(name: .customShort("y"), help: "Print the recipients of the identities in INPUT (or stdin).")
@@ -43,7 +43,7 @@ struct KeyGen: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("pq"), help: "Make a hybrid post-quantum identity (ML-KEM-768 + X25519, age1pq1…).")
     var postQuantum = false
 
-    @Argument(help: ArgumentHelp("With -y: the identity file to read ('-' or none for stdin).", valueName: "input"))
+    @Argument(help: ArgumentHelp("With -y: the identity file to read ('-' or none for stdin).", valueName: "input"), completion: .file())
     var input: String?
 
     func check() throws {

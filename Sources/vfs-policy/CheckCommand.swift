@@ -14,7 +14,7 @@ extension Policy {
         @Option(help: ArgumentHelp("The group the file belongs to.", valueName: "group"))
         var group: String?
 
-        @Option(help: ArgumentHelp("The file to release; its extension is the type.", valueName: "path"))
+        @Option(help: ArgumentHelp("The file to release; its extension is the type.", valueName: "path"), completion: .file())
         var file: String?
 
         @Option(name: .customLong("type"), help: ArgumentHelp("The file type (extension, e.g. pdf).", valueName: "ext"))

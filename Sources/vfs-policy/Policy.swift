@@ -15,7 +15,7 @@ struct Policy: VFSCommand {
 
 /// `--policy PATH`, shared by every subcommand.
 struct PolicyFileOption: ParsableArguments {
-    @Option(name: .customLong("policy"), help: ArgumentHelp("The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).", valueName: "path"))
+    @Option(name: .customLong("policy"), help: ArgumentHelp("The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).", valueName: "path"), completion: .file())
     var path: String?
 
     var store: PolicyStore { get throws { PolicyStore(path: try path ?? VFSPaths.current.policyFile) } }

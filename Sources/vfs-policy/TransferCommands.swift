@@ -11,7 +11,7 @@ extension Policy {
 
         @OptionGroup var policy: PolicyFileOption
 
-        @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of stdout.", valueName: "file"))
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of stdout.", valueName: "file"), completion: .file())
         var output: String?
 
         func run() throws {
@@ -35,7 +35,7 @@ extension Policy {
         @Flag(help: "Print the summary (added, updated, removed, unchanged) as JSON.")
         var json = false
 
-        @Argument(help: ArgumentHelp("The file to import ('-' for stdin).", valueName: "file"))
+        @Argument(help: ArgumentHelp("The file to import ('-' for stdin).", valueName: "file"), completion: .file())
         var file: String
 
         func run() throws {

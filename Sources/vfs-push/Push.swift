@@ -11,7 +11,7 @@ struct PushTool: AsyncVFSCommand {
         commandName: "vfs-push",
         abstract: "Send files, end to end encrypted, to your devices and device groups through the relay.",
         discussion: """
-        Files and folders (-r), or standard input ('-' with --name), become one vfs \
+        Files and folders (-r), or standard input ('-', named by --name NAME), become one vfs \
         bundle (the vfs-wrap format) encrypted to the pinned recipient of every target \
         device, uploaded once with a resumable tus upload, then sent as one transfer to \
         all targets: the relay sees neither the content nor the file names. A target \
@@ -29,7 +29,7 @@ struct PushTool: AsyncVFSCommand {
           vfs-push -g home --expires 2d --wait big.iso
           vfs-push outbox --json | jq '.[0].recipients'
 
-        Exit status: 0 sent (with --wait: delivered to every target); 1 --wait ended with \
+        Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
         a target that declined or let it expire; 64 usage; 65 a bad answer; 66 no such \
         device, group, transfer or input; 69 relay unreachable; 73 too large for the \
         relay or the quota; 75 temporary (429, 503); 77 a changed device key, a revoked \
@@ -66,7 +66,7 @@ extension PushTool {
         @OptionGroup var progressOptions: ProgressOptions
         var quiet: Bool { progressOptions.quiet }
         @OptionGroup var options: PushOptions
-        @Argument(help: ArgumentHelp("Files, folders (with -r), or '-' for standard input.", valueName: "path"))
+        @Argument(help: ArgumentHelp("Files, folders (with -r), or '-' for standard input.", valueName: "path"), completion: .file())
         var paths: [String] = []
 
         func check() throws {

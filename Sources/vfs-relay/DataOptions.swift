@@ -6,7 +6,7 @@ import VFSRelayServer
 
 /// `--data DIR`, shared by `serve` and the admin commands.
 struct DataOptions: ParsableArguments {
-    @Option(name: .customLong("data"), help: ArgumentHelp("The relay's data folder (default: $VFS_HOME/relay).", valueName: "dir"))
+    @Option(name: .customLong("data"), help: ArgumentHelp("The relay's data folder (default: $VFS_HOME/relay).", valueName: "dir"), completion: .directory)
     var folder: String?
 
     var url: URL { get throws { URL(fileURLWithPath: try folder ?? VFSPaths.current.relayData) } }

@@ -18,10 +18,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The address and port to listen on.", valueName: "host:port"))
     var listen = "127.0.0.1:8787"
 
-    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "file"))
+    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "file"), completion: .file())
     var tlsCert: String?
 
-    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"), completion: .file())
     var tlsKey: String?
 
     @Option(help: ArgumentHelp("The largest upload, in bytes.", valueName: "bytes"))
@@ -57,7 +57,14 @@ struct Serve: AsyncParsableCommand {
         if let quota { configuration.userQuota = quota }
         configuration.keepAliveInterval = .seconds(keepAlive)
         configuration.sweepInterval = .seconds(sweepInterval)
-        if let tlsCert, let tlsKey { configuration.tls = (tlsCert, tlsKey) }
+        if let tlsCert, let tlsKey {
+            do {
+                try checkTLSFiles(certificate: tlsCert, key: tlsKey)
+            } catch {
+                throw ToolError("\(error)", exit: .dataError, hints: ["--tls-cert takes a PEM certificate chain, --tls-key its PEM private key"])
+            }
+            configuration.tls = (tlsCert, tlsKey)
+        }
         let scheme = configuration.tls == nil ? "http" : "https"
         if !["127.0.0.1", "::1", "localhost"].contains(host) && !host.hasPrefix("127.") {
             Diagnostics.warn("listening on \(host), beyond loopback\(configuration.tls == nil ? " without TLS: put it behind a TLS proxy or give --tls-cert/--tls-key" : "")")

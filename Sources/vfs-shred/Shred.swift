@@ -59,7 +59,7 @@ struct Shred: VFSCommand, CheckedCommand {
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    @Argument(help: ArgumentHelp("Files, links, folders with -r, or block devices with --device", valueName: "path"))
+    @Argument(help: ArgumentHelp("Files, links, folders with -r, or block devices with --device", valueName: "path"), completion: .file())
     var paths: [String] = []
 
     /// What the passes will write when only files are named (for the progress bar's

@@ -21,7 +21,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"))
     var app: String?
 
-    @Option(name: [.customShort("C"), .customLong("directory")], help: ArgumentHelp("Extract into DIR (default: the current folder).", valueName: "dir"))
+    @Option(name: [.customShort("C"), .customLong("directory")], help: ArgumentHelp("Extract into DIR (default: the current folder).", valueName: "dir"), completion: .directory)
     var directory: String?
 
     @Flag(name: .customLong("stdout"), help: "Write the content of a one-file bundle to stdout.")
@@ -45,7 +45,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    @Argument(help: ArgumentHelp("The bundle ('-' or none for stdin).", valueName: "in"))
+    @Argument(help: ArgumentHelp("The bundle ('-' or none for stdin).", valueName: "in"), completion: .file())
     var input: String?
 
     func check() throws {

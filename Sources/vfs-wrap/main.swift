@@ -81,12 +81,12 @@ struct Wrap: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("no-compress"), help: "Store the archive without zstd compression.")
     var noCompress = false
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the bundle to OUT ('-' forces stdout, even a terminal).", valueName: "out"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the bundle to OUT ('-' forces stdout, even a terminal).", valueName: "out"), completion: .file())
     var output: String?
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    @Argument(help: ArgumentHelp("Files and folders to wrap ('-' for standard input, named by --name NAME).", valueName: "path"))
+    @Argument(help: ArgumentHelp("Files and folders to wrap ('-' for standard input, named by --name NAME).", valueName: "path"), completion: .file())
     var paths: [String] = []
 
     var readsStandardInput: Bool { paths.contains("-") || (paths.isEmpty && name != nil) }

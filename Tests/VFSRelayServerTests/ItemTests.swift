@@ -71,4 +71,29 @@ struct ItemTests {
         }
         #expect(policyEvents == 6)
     }
+
+    @Test("the item list follows every change, also one written to the shared database by another relay instance")
+    func listFollowsChanges() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let admin = try await client.user("ann@acme.example", org: "acme", admin: true)
+            func apps() async throws -> [String] {
+                try decode([PolicyItem].self, try await client.request(.get, RelayPaths.items, token: admin.token)).map(\.app)
+            }
+            #expect(try await apps() == [])
+            let created = try await client.request(.post, RelayPaths.items, token: admin.token, json: #"{"app":"evince"}"#)
+            let id = try decode(PolicyItem.self, created).id
+            #expect(try await apps() == ["evince"])
+            #expect(try await apps() == ["evince"])   // now answered from the kept list
+
+            // Another instance on the same database: this relay's kept list must not hide it.
+            let actor = try #require(try await fixture.store.authenticate(tokenHash: Secrets.hash(admin.token), now: Date()))
+            _ = try await fixture.store.updateItem(id: id, ItemDraft(app: "okular"), ifVersion: nil, actor: actor, now: Date())
+            #expect(try await apps() == ["okular"])
+            _ = try await fixture.store.createItem(ItemDraft(app: "zathura"), id: "0000beef", actor: actor, now: Date())
+            #expect(try await apps() == ["okular", "zathura"])
+            try await fixture.store.deleteItem(id: id, ifVersion: nil, actor: actor, now: Date())
+            #expect(try await apps() == ["zathura"])
+        }
+    }
 }

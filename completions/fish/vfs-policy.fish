@@ -104,18 +104,18 @@ complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_positiona
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_positional "vfs-policy" -eq 1' -fa 'import' -d 'Merge a policy file (as export writes it) into the policy, by app.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_positional "vfs-policy" -eq 1' -fa 'log' -d 'Show who changed what, when (the log PATH.log beside the policy).'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_positional "vfs-policy" -eq 1' -fa 'help' -d 'Show subcommand help information.'
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" json' -l 'json' -d 'Print a JSON array of the items, each with its status.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy add" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy add" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy add" name' -l 'name' -d 'A display name for people.' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy add"' -l 'group' -d 'A group whose files the app may receive. Repeatable; none means any group.' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy add"' -l 'type' -d 'A file type (extension, e.g. pdf) the app may receive. Repeatable; none means any type.' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy add" expires' -l 'expires' -d 'When the approval ends: a date (valid through that day, UTC), an ISO 8601 time, or a duration from now (90d).' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy add" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy add" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy update" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy update" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy update" name' -l 'name' -d 'A display name for people.' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy update"' -l 'group' -d 'A group whose files the app may receive. Repeatable; none means any group.' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy update"' -l 'type' -d 'A file type (extension, e.g. pdf) the app may receive. Repeatable; none means any type.' -rfka ''
@@ -127,27 +127,28 @@ complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy update" no-expiry' -l 'no-expiry' -d 'Remove the expiry.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy update" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy update" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy remove" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy remove" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy remove" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy remove" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" group' -l 'group' -d 'The group the file belongs to.' -rfka ''
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" file' -l 'file' -d 'The file to release; its extension is the type.' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" file' -l 'file' -d 'The file to release; its extension is the type.' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" type' -l 'type' -d 'The file type (extension, e.g. pdf).' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" at' -l 'at' -d 'Decide as at this ISO 8601 time instead of now.' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" json' -l 'json' -d 'Print the decision as JSON.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy export" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rfka ''
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy export" o output' -l 'output' -s 'o' -d 'Write to FILE instead of stdout.' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy export" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy export" o output' -l 'output' -s 'o' -d 'Write to FILE instead of stdout.' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy export" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy export" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" replace' -l 'replace' -d 'Make the policy exactly FILE: remove the apps it does not list.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" json' -l 'json' -d 'Print the summary (added, updated, removed, unchanged) as JSON.'
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_positional "vfs-policy import" -eq 1' -F
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy log" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy log" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy log" json' -l 'json' -d 'Print a JSON array of the log entries.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy log" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy log" h help' -s 'h' -l 'help' -d 'Show help information.'

@@ -91,7 +91,8 @@ complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_op
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" v verbose' -l 'verbose' -s 'v' -d 'List each entry destroyed on stderr.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" json' -l 'json' -d 'Print a JSON summary on stdout.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_positional "vfs-shred" -ge 1' -F
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_positional "vfs-shred" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_positional "vfs-shred" -eq 2' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred help" version' -l 'version' -d 'Show the version.'

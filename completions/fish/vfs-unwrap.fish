@@ -77,12 +77,12 @@ function __vfs-unwrap_custom_completion
 end
 
 complete -c 'vfs-unwrap' -f
-complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap"' -s 'i' -l 'identity' -d 'Use the identities in PATH (\'-\' for stdin). Repeatable.' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap"' -s 'i' -l 'identity' -d 'Use the identities in PATH (\'-\' for stdin). Repeatable.' -rF
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''
-complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" for' -l 'for' -d 'Release the content only if the policy approves APP.' -rfka ''
-complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" C directory' -s 'C' -l 'directory' -d 'Extract into DIR (default: the current folder).' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" C directory' -s 'C' -l 'directory' -d 'Extract into DIR (default: the current folder).' -rfa '(__vfs-unwrap_complete_directories)'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" stdout' -l 'stdout' -d 'Write the content of a one-file bundle to stdout.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" list t' -s 't' -l 'list' -d 'Print the manifest (its sender is an unverified claim) instead of extracting.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" json' -l 'json' -d 'With --list, print the whole manifest as JSON.'
@@ -90,7 +90,8 @@ complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passthrough' -l 'passthrough' -d 'Copy input that is not age out unchanged instead of failing.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" max-expansion' -l 'max-expansion' -d 'Refuse content more than RATIO times the bundle\'s size (default 1000; 0: no cap).' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_positional "vfs-unwrap" -eq 1' -F
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_positional "vfs-unwrap" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_positional "vfs-unwrap" -eq 2' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap help" version' -l 'version' -d 'Show the version.'

@@ -113,6 +113,9 @@ public enum KeychainAgent {
             report("\(error)\n")
             return
         }
+        // Handlers first: "ok" lets unlock return, and a SIGTERM right after it must
+        // still wipe the key and remove the socket, not kill the agent outright.
+        server.installSignalHandlers()
         report("ok\n")
         dup2(nullFD, 1)
         if nullFD > 2 { close(nullFD) }
@@ -169,8 +172,9 @@ final class AgentServer {
 
     var secondsLeft: Int { max(0, Int((deadline - Self.now()).rounded(.up))) }
 
+    /// Serves until the timeout, a signal, or the socket's removal (signal handlers are
+    /// installed by `installSignalHandlers()` before the agent reports ready).
     func run() {
-        installSignalHandlers()
         while masterKey != nil {
             let left = deadline - Self.now()
             guard left > 0, ownsSocket else { break }
@@ -251,7 +255,7 @@ final class AgentServer {
 
     /// SIGTERM, SIGINT and SIGHUP end the loop through a self-pipe, so the key is
     /// wiped and the socket removed as on `lock`.
-    private func installSignalHandlers() {
+    func installSignalHandlers() {
         var fds: [Int32] = [-1, -1]
         guard KeychainAgent.makePipe(&fds) else { return }
         _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)

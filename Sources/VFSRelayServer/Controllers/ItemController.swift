@@ -52,7 +52,18 @@ struct ItemController {
     }
 
     @Sendable func list(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        try jsonResponse(try await services.store.items(org: context.requireIdentity().orgID).map(\.item))
+        let org = try context.requireIdentity().orgID
+        // The revision is read first: a list read after it is at least that new, so it
+        // is never cached under a revision newer than its content.
+        let revision = try await services.store.itemsRevision(org: org)
+        let body: ByteBuffer
+        if let cached = services.itemLists.body(org: org, revision: revision) {
+            body = cached
+        } else {
+            body = ByteBuffer(bytes: try RelayJSON.encoder().encode(try await services.store.items(org: org).map(\.item)))
+            services.itemLists.store(body, org: org, revision: revision)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
     }
 
     @Sendable func show(_ request: Request, context: RelayRequestContext) async throws -> Response {

@@ -175,6 +175,8 @@ public protocol RelayStore: Sendable {
 
     // Policy items
     func items(org: Int64) async throws -> [VersionedItem]
+    /// Goes up with every change to the organisation's items (in the change's transaction).
+    func itemsRevision(org: Int64) async throws -> Int64
     func item(id: String, org: Int64) async throws -> VersionedItem
     func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
     func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem

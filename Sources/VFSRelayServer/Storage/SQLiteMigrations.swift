@@ -60,6 +60,11 @@ enum SQLiteMigrations {
                   actor TEXT NOT NULL, action TEXT NOT NULL, subject TEXT NOT NULL, detail TEXT NOT NULL);
                 """)
         }
+        // A counter of changes to the organisation's items, so a relay can keep the
+        // encoded list and know, with one small read, whether it is still current.
+        migrator.registerMigration("v2-items-revision") { db in
+            try db.execute(sql: "ALTER TABLE organisations ADD COLUMN items_revision INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

@@ -614,6 +614,16 @@ public final class SQLiteRelayStore: RelayStore {
         }
     }
 
+    public func itemsRevision(org: Int64) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT items_revision FROM organisations WHERE id = ?", arguments: [org]) ?? 0
+        }
+    }
+
+    static func bumpItemsRevision(_ db: Database, org: Int64) throws {
+        try db.execute(sql: "UPDATE organisations SET items_revision = items_revision + 1 WHERE id = ?", arguments: [org])
+    }
+
     public func item(id: String, org: Int64) async throws -> VersionedItem {
         try await pool.read { db in try Self.item(db, id: id, org: org) }
     }
@@ -626,6 +636,7 @@ public final class SQLiteRelayStore: RelayStore {
             try db.execute(sql: "INSERT INTO items(org_id, id, app, body, version) VALUES (?, ?, ?, ?, 1)",
                            arguments: [actor.orgID, id, draft.app, body])
             try Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.add", subject: id, detail: body, now: now)
+            try Self.bumpItemsRevision(db, org: actor.orgID)
             return VersionedItem(item: item, version: 1)
         }
     }
@@ -642,6 +653,7 @@ public final class SQLiteRelayStore: RelayStore {
             try db.execute(sql: "UPDATE items SET app = ?, body = ?, version = version + 1 WHERE org_id = ? AND id = ?",
                            arguments: [draft.app, body, actor.orgID, id])
             try Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.update", subject: id, detail: body, now: now)
+            try Self.bumpItemsRevision(db, org: actor.orgID)
             return VersionedItem(item: item, version: current.version + 1)
         }
     }
@@ -655,6 +667,7 @@ public final class SQLiteRelayStore: RelayStore {
             try db.execute(sql: "DELETE FROM items WHERE org_id = ? AND id = ?", arguments: [actor.orgID, id])
             try Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.delete", subject: id,
                            detail: current.item.app, now: now)
+            try Self.bumpItemsRevision(db, org: actor.orgID)
         }
     }
 
