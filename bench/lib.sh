@@ -2,7 +2,6 @@
 BIN=${BIN:-.build/release}
 BIN=$(cd "$BIN" && pwd)
 BENCH_DIR=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/vfs-bench.XXXXXX")}
-trap 'rm -rf "$BENCH_DIR"' EXIT
 need() { command -v "$1" >/dev/null || { echo "skipped: $1 is not installed (make deps installs it)"; exit 0; }; }
 
 # Mean seconds of a command over RUNS runs (hyperfine), printed as a number.
@@ -19,3 +18,71 @@ peak_mib() {
 
 ratio() { python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print("%.2fx" % (a/b) if b>0 else "n/a")' "$1" "$2"; }
 mbps() { python3 -c 'import sys; print("%.0f MB/s" % (float(sys.argv[1])/float(sys.argv[2])/1e6))' "$1" "$2"; }
+
+# Servers a bench starts: bench_spawn CMD… runs one in the background and records its
+# pid; on exit (whatever happens) every one is stopped and BENCH_DIR removed.
+BENCH_PIDS=()
+bench_spawn() { "$@" & BENCH_PIDS+=("$!"); }
+bench_stop() {
+  local pid
+  for pid in "${BENCH_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${BENCH_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$BENCH_DIR"
+}
+trap bench_stop EXIT
+trap 'exit 130' INT TERM
+
+# A free TCP port on 127.0.0.1.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# Waits up to 30 s for a TCP port on 127.0.0.1 to accept connections.
+wait_port() {
+  python3 - "$1" <<'PY'
+import socket, sys, time
+for _ in range(300):
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2).close(); sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit("port %s did not open" % sys.argv[1])
+PY
+}
+
+# nginx on a free loopback port serving ROOT for GET, with WebDAV PUT under ROOT/up/
+# (the no-crypto floor for uploads and downloads). Sets NGINX_URL (http://127.0.0.1:PORT).
+# Its workers run as this user (nginx only switches users when started as root), so they
+# read and write the bench's private folder; stopped by bench_stop.
+start_nginx() {
+  local root=$1 conf="$BENCH_DIR/nginx" port
+  port=$(free_port)
+  mkdir -p "$conf" "$root/up"
+  cat > "$conf/nginx.conf" <<CONF
+daemon off;
+user $(id -un);
+worker_processes 1;
+pid $conf/nginx.pid;
+error_log $conf/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $conf/body;
+  proxy_temp_path $conf/proxy;
+  fastcgi_temp_path $conf/fastcgi;
+  uwsgi_temp_path $conf/uwsgi;
+  scgi_temp_path $conf/scgi;
+  sendfile on;
+  server {
+    listen 127.0.0.1:$port;
+    root $root;
+    client_max_body_size 0;
+    location /up/ { dav_methods PUT; create_full_put_path on; }
+  }
+}
+CONF
+  bench_spawn nginx -c "$conf/nginx.conf" -p "$conf" -e "$conf/error.log"
+  wait_port "$port"
+  NGINX_URL="http://127.0.0.1:$port"
+}
+
+# Seconds between two `date +%s.%N` stamps, and now.
+now() { date +%s.%N; }
+elapsed() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$1" "$2"; }

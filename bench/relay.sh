@@ -15,16 +15,6 @@ SSE=${SSE_CONNECTIONS:-1000}
 WRK_SECONDS=${WRK_SECONDS:-10}
 ulimit -n 8192 2>/dev/null || true
 
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$BENCH_DIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 rss_mib() { awk '/^VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 peak_rss_mib() { awk '/^VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 # Resets the kernel's peak-RSS mark (VmHWM) of a process.
@@ -37,7 +27,7 @@ code=$(relay user add ann@acme.example --org acme --admin 2>/dev/null)
 code2=$(relay invite ann@acme.example 2>/dev/null)
 "$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log" &
 rpid=$!
-pids+=("$rpid")
+BENCH_PIDS+=("$rpid")
 for _ in $(seq 300); do grep -q 'listening on' "$BENCH_DIR/relay.out" 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)$/\1/p' "$BENCH_DIR/relay.out")
 [ -n "$port" ] || { echo "the relay did not start: $(cat "$BENCH_DIR/relay.log")"; exit 1; }
@@ -77,38 +67,10 @@ file="$BENCH_DIR/big.bin"
 head -c "$((SIZE_MIB << 20))" /dev/urandom > "$file"
 size=$(stat -c %s "$file")
 www="$BENCH_DIR/www"
-mkdir -p "$www/up" "$BENCH_DIR/nginx"
+mkdir -p "$www"
 cp "$file" "$www/big.bin"
-nport=$(free_port)
-# The workers run as this user (nginx only switches when started as root), so they
-# read and write the bench's private folder.
-cat > "$BENCH_DIR/nginx/nginx.conf" <<EOF
-daemon off;
-user $(id -un);
-worker_processes 1;
-pid $BENCH_DIR/nginx/nginx.pid;
-error_log $BENCH_DIR/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $BENCH_DIR/nginx/body;
-  proxy_temp_path $BENCH_DIR/nginx/proxy;
-  fastcgi_temp_path $BENCH_DIR/nginx/fastcgi;
-  uwsgi_temp_path $BENCH_DIR/nginx/uwsgi;
-  scgi_temp_path $BENCH_DIR/nginx/scgi;
-  sendfile on;
-  server {
-    listen 127.0.0.1:$nport;
-    root $www;
-    client_max_body_size 0;
-    location /up/ { dav_methods PUT; create_full_put_path on; }
-  }
-}
-EOF
-nginx -c "$BENCH_DIR/nginx/nginx.conf" -p "$BENCH_DIR/nginx" -e "$BENCH_DIR/nginx/error.log" &
-pids+=("$!")
-for _ in $(seq 100); do curl -sf -o /dev/null -r 0-0 "http://127.0.0.1:$nport/big.bin" && break; sleep 0.05; done
-nbase="http://127.0.0.1:$nport"
+start_nginx "$www"
+nbase=$NGINX_URL
 
 sync; sleep 1
 reset_peak "$rpid"
@@ -187,7 +149,7 @@ async def main():
 asyncio.run(main())
 PY
 ssepid=$!
-pids+=("$ssepid")
+BENCH_PIDS+=("$ssepid")
 held_start=$(date +%s.%N)
 for _ in $(seq 1200); do
   grep -q '^held' "$BENCH_DIR/sse.txt" && break

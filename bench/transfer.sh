@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# vfs-push / vfs-fetch end to end against magic-wormhole and plain curl + nginx, all on
+# loopback, one run each (the runs are long: a 1 GiB file by default, SIZE_MIB sets it).
+# 1. One device to another: vfs-push then vfs-fetch through a local vfs-relay (from the
+#    start of the push to the fetched file unwrapped on disk); wormhole send | receive of
+#    the same file through a local mailbox server and transit relay (both sides with
+#    --no-listen, so the bytes go through the relay as vfs's do); curl PUT (WebDAV) then
+#    GET of the plaintext through nginx, the no-crypto floor. Every received file is
+#    compared with the original (cmp, not timed). vfs's time is split into push and
+#    fetch, each with its CPU seconds, and the relay's own time in the upload (its log).
+# 2. One push to a group of 5 devices: the bytes the relay received (its tus upload
+#    lengths and its blob files) against the ciphertext a device downloads (--raw), and
+#    the fetch time on one of them.
+# Everything listens on 127.0.0.1 and is stopped on exit, temp folders removed. Use the
+# release build: `swift build -c release --scratch-path .build-release`, then
+# BIN=.build-release/release bash bench/transfer.sh. The mailbox server (PyPI) is
+# installed with pip, pinned, when missing.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+need nginx; need curl; need wormhole; need twist3; need python3
+SIZE_MIB=${SIZE_MIB:-1024}
+MAILBOX_PYTHON=${MAILBOX_PYTHON:-python3}
+MAILBOX_SERVER=magic-wormhole-mailbox-server==0.8.0
+for tool in vfs-relay vfs-device vfs-push vfs-fetch; do
+  [ -x "$BIN/$tool" ] || { echo "skipped: $BIN/$tool is not built (swift build -c release --scratch-path .build-release)"; exit 0; }
+done
+if ! "$MAILBOX_PYTHON" -c 'import wormhole_mailbox_server' 2>/dev/null; then
+  echo "installing $MAILBOX_SERVER (pip)"
+  "$MAILBOX_PYTHON" -m pip install -q "$MAILBOX_SERVER" >/dev/null 2>&1 \
+    || "$MAILBOX_PYTHON" -m pip install -q --break-system-packages "$MAILBOX_SERVER" >/dev/null
+fi
+
+file="$BENCH_DIR/big.bin"
+head -c "$((SIZE_MIB << 20))" /dev/urandom > "$file"
+size=$(stat -c %s "$file")
+echo "$SIZE_MIB MiB of random data, $(nproc) cores; figures are from ONE run on a shared machine (other builds"
+echo "may be running): rerun to compare. Everything on 127.0.0.1; files in $(df --output=fstype "$BENCH_DIR" | tail -1) under ${TMPDIR:-/tmp}."
+
+# The relay, and devices: each its own VFS_HOME, its token and identity in files.
+data="$BENCH_DIR/relay"
+relay() { "$BIN/vfs-relay" "$@" --data "$data"; }
+relay org add acme >/dev/null
+first_code=$(relay user add ann@acme.example --org acme 2>/dev/null)
+bench_spawn "$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log"
+for _ in $(seq 300); do grep -q 'listening on' "$BENCH_DIR/relay.out" 2>/dev/null && break; sleep 0.1; done
+url=$(sed -n 's/^vfs-relay: listening on //p' "$BENCH_DIR/relay.out")
+[ -n "$url" ] || { echo "the relay did not start: $(cat "$BENCH_DIR/relay.log")"; exit 1; }
+# on DEVICE TOOL ARGS…: a tool run as DEVICE (credential options appended).
+on() {
+  local who=$1 tool=$2; shift 2
+  VFS_HOME="$BENCH_DIR/dev/$who" "$BIN/$tool" "$@" \
+    --token-file "$BENCH_DIR/dev/$who/token" --identity-file "$BENCH_DIR/dev/$who/identity"
+}
+enrol() {
+  local code
+  if [ ! -e "$BENCH_DIR/dev" ]; then code=$first_code; else code=$(relay invite ann@acme.example 2>/dev/null); fi
+  mkdir -p "$BENCH_DIR/dev/$1"
+  on "$1" vfs-device enroll "$url" "$code" --name "$1" >/dev/null 2>"$BENCH_DIR/enrol.log" \
+    || { echo "enrolling $1 failed: $(cat "$BENCH_DIR/enrol.log")"; exit 1; }
+}
+for who in laptop phone d1 d2 d3 d4 d5; do enrol "$who"; done
+on laptop vfs-device group create five d1 d2 d3 d4 d5 >/dev/null
+# timed FILE CMD…: runs CMD (a function or a program), its CPU seconds (user + system) into FILE.
+timed() {
+  local out=$1; shift
+  local me=$BASHPID before after
+  before=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
+  "$@"
+  after=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
+  echo "$before $after" > "$out"
+}
+cpu_of() { read -r b a < "$1"; python3 -c 'import os,sys; print("%.2f" % ((float(sys.argv[2]) - float(sys.argv[1])) / os.sysconf("SC_CLK_TCK")))' "$b" "$a"; }
+cmp_or_fail() { cmp -s "$file" "$1" || { echo "$2: the received file differs from the original"; exit 1; }; }
+
+# 1a. vfs: push to the phone, then fetch on the phone.
+sync; sleep 1
+mkdir "$BENCH_DIR/phone-inbox"
+log_start=$(wc -l < "$BENCH_DIR/relay.log")
+t0=$(now)
+transfer=$(timed "$BENCH_DIR/push.cpu" on laptop vfs-push send -q -d phone "$file")
+t1=$(now)
+timed "$BENCH_DIR/fetch.cpu" on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
+t2=$(now)
+cmp_or_fail "$BENCH_DIR/phone-inbox/big.bin" vfs-fetch
+vfs_push=$(elapsed "$t0" "$t1"); vfs_fetch=$(elapsed "$t1" "$t2"); vfs_total=$(elapsed "$t0" "$t2")
+# The relay's own time for the upload's PATCH requests (its log has each request's
+# milliseconds; a download's is logged when its body starts, so it is not shown).
+relay_ms() { tail -n +"$((log_start + 1))" "$BENCH_DIR/relay.log" | sed -n "s|.*$1 [0-9]* \([0-9.]*\)ms.*|\1|p" \
+  | awk '{s += $1} END {printf "%.2f", s / 1000}'; }
+relay_patch=$(relay_ms 'PATCH /v1/uploads/[^ ]*')
+rm -rf "$BENCH_DIR/phone-inbox"
+
+# 1b. magic-wormhole through a local mailbox server and transit relay.
+mport=$(free_port); tport=$(free_port)
+mkdir -p "$BENCH_DIR/mailbox" "$BENCH_DIR/wormhole-in"
+(cd "$BENCH_DIR/mailbox" && exec "$MAILBOX_PYTHON" -m twisted wormhole-mailbox --port="tcp:$mport:interface=127.0.0.1" \
+  --channel-db="$BENCH_DIR/mailbox/relay.sqlite") > "$BENCH_DIR/mailbox/log" 2>&1 &
+BENCH_PIDS+=("$!")
+(cd "$BENCH_DIR/mailbox" && exec twist3 transitrelay --port="tcp:$tport:interface=127.0.0.1") > "$BENCH_DIR/mailbox/transit.log" 2>&1 &
+BENCH_PIDS+=("$!")
+wait_port "$mport"; wait_port "$tport"
+wh=(wormhole --relay-url "ws://127.0.0.1:$mport/v1" --transit-helper "tcp:127.0.0.1:$tport")
+code="7-bench-$$-transfer"
+sync; sleep 1
+t0=$(now)
+"${wh[@]}" send --no-listen --code "$code" "$file" > "$BENCH_DIR/wormhole-send.log" 2>&1 &
+send_pid=$!
+BENCH_PIDS+=("$send_pid")
+"${wh[@]}" receive --no-listen --accept-file -o "$BENCH_DIR/wormhole-in/big.bin" "$code" > "$BENCH_DIR/wormhole-receive.log" 2>&1 \
+  || { echo "wormhole receive failed: $(tail -3 "$BENCH_DIR/wormhole-receive.log")"; exit 1; }
+wait "$send_pid" || { echo "wormhole send failed: $(tail -3 "$BENCH_DIR/wormhole-send.log")"; exit 1; }
+t1=$(now)
+cmp_or_fail "$BENCH_DIR/wormhole-in/big.bin" "wormhole receive"
+wormhole_total=$(elapsed "$t0" "$t1")
+rm -rf "$BENCH_DIR/wormhole-in"
+
+# 1c. curl PUT then GET of the plaintext through nginx (WebDAV), no crypto.
+start_nginx "$BENCH_DIR/www"
+sync; sleep 1
+t0=$(now)
+curl -sf -o /dev/null -H 'Expect:' -T "$file" "$NGINX_URL/up/big.bin"
+t1=$(now)
+curl -sf -o "$BENCH_DIR/curl.bin" "$NGINX_URL/up/big.bin"
+t2=$(now)
+cmp_or_fail "$BENCH_DIR/curl.bin" "curl GET"
+curl_up=$(elapsed "$t0" "$t1"); curl_down=$(elapsed "$t1" "$t2"); curl_total=$(elapsed "$t0" "$t2")
+rm -rf "$BENCH_DIR/curl.bin" "$BENCH_DIR/www"
+
+echo
+echo "1. $SIZE_MIB MiB from one machine to another, end to end (send start -> file on disk), loopback:"
+printf '  %-44s %8s %10s %12s\n' "" seconds throughput "vs vfs"
+printf '  %-44s %7ss %10s %12s\n' "vfs-push + vfs-fetch (relay, stored)" "$vfs_total" "$(mbps "$size" "$vfs_total")" "1.00x"
+printf '  %-44s %7ss %10s %12s\n' "  of which vfs-push (bundle, encrypt, tus up)" "$vfs_push" "$(mbps "$size" "$vfs_push")" "CPU $(cpu_of "$BENCH_DIR/push.cpu")s"
+printf '  %-44s %7ss %10s %12s\n' "  of which vfs-fetch (down, decrypt, unwrap)" "$vfs_fetch" "$(mbps "$size" "$vfs_fetch")" "CPU $(cpu_of "$BENCH_DIR/fetch.cpu")s"
+printf '  %-44s %7ss %10s\n' "  relay's time in the tus PATCH (its log)" "$relay_patch" "$(mbps "$size" "$relay_patch")"
+printf '  %-44s %7ss %10s %12s   (target >= 3.00x)\n' "wormhole send + receive (--no-listen: relay)" "$wormhole_total" \
+  "$(mbps "$size" "$wormhole_total")" "$(ratio "$wormhole_total" "$vfs_total")"
+printf '  %-44s %7ss %10s %12s   (the no-crypto floor)\n' "curl PUT + GET, nginx WebDAV, plaintext" "$curl_total" \
+  "$(mbps "$size" "$curl_total")" "$(ratio "$curl_total" "$vfs_total")"
+printf '  %-44s %7ss %10s\n' "  of which PUT" "$curl_up" "$(mbps "$size" "$curl_up")"
+printf '  %-44s %7ss %10s\n' "  of which GET" "$curl_down" "$(mbps "$size" "$curl_down")"
+echo "  (vs vfs > 1.00x: vfs is faster; vfs and wormhole verify what they receive, curl does not)"
+echo "  wormhole streams sender -> relay -> receiver at once; a stored transfer uploads, then downloads:"
+echo "  curl's PUT + GET against wormhole, $(ratio "$wormhole_total" "$curl_total"), bounds what any store-and-forward relay reaches here"
+
+# 2. One push to the group of five; the relay's bytes; the fetch on one member.
+uploads_before=$(grep -c 'POST /v1/uploads ' "$BENCH_DIR/relay.log" || true)
+patches_before=$(grep -c 'PATCH /v1/uploads/' "$BENCH_DIR/relay.log" || true)
+sync; sleep 1
+t0=$(now)
+group_transfer=$(on laptop vfs-push send -q -g five "$file")
+t1=$(now)
+group_push=$(elapsed "$t0" "$t1")
+uploads=$(( $(grep -c 'POST /v1/uploads ' "$BENCH_DIR/relay.log" || true) - uploads_before ))
+patches=$(( $(grep -c 'PATCH /v1/uploads/' "$BENCH_DIR/relay.log" || true) - patches_before ))
+# The finished upload became the transfer's blob: its recorded size is the tus Upload-Length.
+read -r blob tus_length targets < <(python3 - "$data/relay.sqlite" "$group_transfer" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+blob, = db.execute("SELECT blob_id FROM transfers WHERE id = ?", (sys.argv[2],)).fetchone()
+size, = db.execute("SELECT size FROM blobs WHERE id = ?", (blob,)).fetchone()
+targets, = db.execute("SELECT count(*) FROM outbox WHERE transfer_id = ?", (sys.argv[2],)).fetchone()
+print(blob, size, targets)
+PY
+)
+blob_file=$(stat -c %s "$data/blobs/$blob")
+ciphertext=$(on d2 vfs-fetch --raw "$group_transfer" | wc -c)
+mkdir "$BENCH_DIR/d1-inbox"
+t0=$(now)
+on d1 vfs-fetch -q -C "$BENCH_DIR/d1-inbox" "$group_transfer"
+t1=$(now)
+cmp_or_fail "$BENCH_DIR/d1-inbox/big.bin" "vfs-fetch on d1"
+group_fetch=$(elapsed "$t0" "$t1")
+x() { python3 -c 'import sys; print("%.4fx" % (int(sys.argv[1]) / int(sys.argv[2])))' "$1" "$2"; }
+
+echo
+echo "2. $SIZE_MIB MiB pushed once to a group of $targets devices (plaintext $size bytes):"
+printf '  %-44s %14s\n' "ciphertext a device downloads (--raw)" "$ciphertext"
+printf '  %-44s %14s %10s   (target ~ 1x)\n' "relay: tus Upload-Length, $uploads upload(s)" "$tus_length" "$(x "$tus_length" "$ciphertext")"
+printf '  %-44s %14s %10s\n' "relay: the blob's file in its data folder" "$blob_file" "$(x "$blob_file" "$ciphertext")"
+printf '  %-44s %14s\n' "relay: PATCH requests for the upload" "$patches"
+printf '  %-44s %13ss %10s\n' "vfs-push -g (bundle, encrypt, tus up)" "$group_push" "$(mbps "$size" "$group_push")"
+printf '  %-44s %13ss %10s\n' "vfs-fetch on one of them (d1)" "$group_fetch" "$(mbps "$size" "$group_fetch")"
