@@ -104,7 +104,7 @@ public struct VFSPaths: Sendable {
 
     public var temporaryFolder: String { value("TMPDIR") ?? "/tmp" }
 
-    /// The device's relay settings (for the relay tools; nothing reads it yet).
+    /// The device's relay settings (relay URL, device id and name), kept by vfs-device enroll.
     public var relayConfig: String { get throws { try home + "/relay.json" } }
 
     /// The relay's base URL from `$VFS_RELAY`; nil means no relay is configured.
@@ -113,7 +113,7 @@ public struct VFSPaths: Sendable {
     /// The relay server's data folder (`vfs-relay --data` default): `home/relay`.
     public var relayData: String { get throws { try home + "/relay" } }
 
-    /// Where a relay-backed PolicySource caches fetched policies (nothing writes it yet).
+    /// Where a relay-backed PolicySource will cache the organisation's policy (the relay-policy work).
     public var policyCache: String { get throws { try home + "/policy-cache" } }
 }
 
