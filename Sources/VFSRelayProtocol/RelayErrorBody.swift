@@ -2,6 +2,9 @@
 public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     case badRequest = "bad_request"
     case unauthorized
+    /// The token was valid, but the device has been logged out (revoked): its holder
+    /// should erase what the device keeps, as on a `logout` event it missed.
+    case revoked
     case forbidden
     case notFound = "not_found"
     case methodNotAllowed = "method_not_allowed"

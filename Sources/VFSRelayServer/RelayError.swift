@@ -21,6 +21,7 @@ public struct RelayError: Error, Sendable {
     public static func notFound(_ message: String) -> RelayError { .init(.notFound, .notFound, message) }
     public static func conflict(_ message: String) -> RelayError { .init(.conflict, .conflict, message) }
     public static let unauthorized = RelayError(.unauthorized, .unauthorized, "a valid device token is needed (Authorization: Bearer TOKEN)")
+    public static let revoked = RelayError(.unauthorized, .revoked, "this device was logged out (revoked)")
     public static let forbidden = RelayError(.forbidden, .forbidden, "only an administrator of the organisation may do this")
 
     /// The error as the API answers it.

@@ -24,6 +24,7 @@ struct Watcher {
 
     func run() async throws {
         let failed = Failed()
+        do {
         try await session.withClient { client in
             let receiver = Receiver(tool: tool, session: session, client: client)
             let stream = EventStreamClient(client: client)
@@ -44,6 +45,11 @@ struct Watcher {
             }, onDisconnect: { error, wait in
                 Diagnostics.info("\(error.description); connecting again in \(String(format: "%.1f", wait)) s")
             })
+        }
+        } catch RelayClientError.rejected(401, RelayErrorCode.revoked.rawValue, _) {
+            // Revoked while this watcher was away: the logout event can't be read with a
+            // dead token, so the relay's answer stands in for it.
+            try logOut()
         }
         throw RelayClientError.loggedOut(device: session.config.name)
     }

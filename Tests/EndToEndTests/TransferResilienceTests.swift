@@ -164,6 +164,28 @@ struct TransferResilienceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty)
     }
 
+    @Test("--watch on a device revoked while it was offline: the relay's 'revoked' answer erases its credentials and inbox, exit 77; a wrong token is 77 and erases nothing")
+    func revokedWhileOffline() throws {
+        let fleet = try Fleet()
+        let inbox = fleet.scratch.path("offline-inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        _ = try fleet.scratch.write("offline-inbox/kept.txt", Data("fetched earlier".utf8))
+        #expect(try fleet.phone.keychainEntries().count == 2)
+        #expect(try fleet.laptop.run("vfs-device", ["revoke", "phone"]).status == 0)
+
+        let run = try fleet.phone.run("vfs-fetch", ["--watch", "-C", inbox, "--wipe-on-logout"])
+        #expect(run.status == 77, "\(run.stderr)")
+        #expect(run.stderr.contains("vfs-fetch: error: device \"phone\" was logged out by the relay; its token and identity were erased"))
+        #expect(try fleet.phone.keychainEntries().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty)
+
+        // A token the relay never issued is refused without a word about revocation.
+        let tokenFile = try fleet.scratch.write("bogus-token", Data("not-a-token\n".utf8))
+        let other = try fleet.tablet.run("vfs-device", ["status", "--token-file", tokenFile])
+        #expect(other.status == 77)
+        #expect(try fleet.tablet.keychainEntries().count == 2)
+    }
+
     @Test("interop: a transfer's raw ciphertext opens with age -d | bsdtar -x using the identity exported from the keychain")
     func interop() throws {
         let fleet = try Fleet()

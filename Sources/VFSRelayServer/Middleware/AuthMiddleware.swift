@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 
 /// Checks `Authorization: Bearer TOKEN` against the stored token hashes; the device
-/// it names becomes the request's identity. Without a live device: 401.
+/// it names becomes the request's identity. Without a live device: 401 (code `revoked`
+/// for the token of a device that was logged out).
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = RelayRequestContext
     let store: any RelayStore
@@ -13,7 +14,12 @@ struct AuthMiddleware: RouterMiddleware {
             throw RelayError.unauthorized
         }
         let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, let identity = try await store.authenticate(tokenHash: Secrets.hash(token), now: Date()) else {
+        guard !token.isEmpty else { throw RelayError.unauthorized }
+        let hash = Secrets.hash(token)
+        guard let identity = try await store.authenticate(tokenHash: hash, now: Date()) else {
+            // Only the holder of a revoked device's token learns that it was revoked, so a
+            // device that was offline at the revoke still erases its credentials.
+            if try await store.isRevoked(tokenHash: hash) { throw RelayError.revoked }
             throw RelayError.unauthorized
         }
         var context = context

@@ -122,6 +122,8 @@ public protocol RelayStore: Sendable {
     func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
                 recipient: String, now: Date) async throws -> Device?
     func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity?
+    /// Whether `tokenHash` is the token of a device that has been logged out.
+    func isRevoked(tokenHash: String) async throws -> Bool
 
     // Devices and groups
     func devices(user: Int64) async throws -> [Device]

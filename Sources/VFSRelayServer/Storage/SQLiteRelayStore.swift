@@ -186,6 +186,13 @@ public final class SQLiteRelayStore: RelayStore {
         }
     }
 
+    public func isRevoked(tokenHash: String) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE token_hash = ? AND invalidated IS NOT NULL",
+                              arguments: [tokenHash]) ?? false
+        }
+    }
+
     public func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity? {
         let found = try await pool.read { db -> (DeviceIdentity, Double)? in
             guard let row = try Row.fetchOne(db, sql: """
