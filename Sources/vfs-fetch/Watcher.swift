@@ -23,8 +23,19 @@ struct Watcher {
     }
 
     func run() async throws {
-        let failed = Failed()
         do {
+            try await watch()
+        } catch RelayClientError.rejected(401, RelayErrorCode.revoked.rawValue, _) {
+            // Revoked while this watcher was away: the logout event can't be read with a
+            // dead token, so the relay's answer stands in for it.
+            try logOut()
+        }
+        throw RelayClientError.loggedOut(device: session.config.name)
+    }
+
+    /// Holds the event stream until a `logout` event (returns) or an error (throws).
+    func watch() async throws {
+        let failed = Failed()
         try await session.withClient { client in
             let receiver = Receiver(tool: tool, session: session, client: client)
             let stream = EventStreamClient(client: client)
@@ -46,12 +57,6 @@ struct Watcher {
                 Diagnostics.info("\(error.description); connecting again in \(String(format: "%.1f", wait)) s")
             })
         }
-        } catch RelayClientError.rejected(401, RelayErrorCode.revoked.rawValue, _) {
-            // Revoked while this watcher was away: the logout event can't be read with a
-            // dead token, so the relay's answer stands in for it.
-            try logOut()
-        }
-        throw RelayClientError.loggedOut(device: session.config.name)
     }
 
     func catchUp(_ receiver: Receiver, client: RelayClient, failed: Failed) async throws {
