@@ -11,7 +11,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-decrypt", []),
     ("vfs-keygen", []),
     ("vfs-keychain", []),
-    ("vfs-policy", []),
+    ("vfs-policy", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-shred", []),
     ("vfs-wrap", []),
     ("vfs-unwrap", []),

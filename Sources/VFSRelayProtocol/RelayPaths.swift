@@ -13,6 +13,8 @@ public enum RelayPaths {
     /// The file-vault seed's paths, kept as aliases of `/v1/items`.
     public static let legacyItems = "/items"
     public static let events = "/v1/events"
+    /// The organisation's policy settings (the offline grace).
+    public static let policySettings = "/v1/policy/settings"
 
     public static func device(_ id: String) -> String { "\(devices)/\(id)" }
     public static func group(_ name: String) -> String { "\(groups)/\(name)" }

@@ -92,5 +92,6 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     CloudController(services: services).addRoutes(to: authenticated)
     ItemController(services: services, base: RelayPaths.items).addRoutes(to: authenticated)
     ItemController(services: services, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
+    PolicySettingsController(services: services).addRoutes(to: authenticated)
     return router
 }

@@ -183,6 +183,11 @@ public protocol RelayStore: Sendable {
     func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
     func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
     func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws
+    /// The organisation's offline grace for its policy in seconds; nil is the relay's default.
+    func policyGrace(org: Int64) async throws -> Int64?
+    /// Sets (nil: back to the default) the offline grace, audited as `policy.grace`, and
+    /// bumps the items revision in the same transaction (the grace is served with the list).
+    func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws
 
     // Cloud tree (paths are lists of names from the root)
     func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry])

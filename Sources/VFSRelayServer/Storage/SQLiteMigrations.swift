@@ -65,6 +65,11 @@ enum SQLiteMigrations {
         migrator.registerMigration("v2-items-revision") { db in
             try db.execute(sql: "ALTER TABLE organisations ADD COLUMN items_revision INTEGER NOT NULL DEFAULT 0")
         }
+        // How long a device may decide from its cached copy of the organisation's
+        // policy after its last sync (seconds); NULL is the relay's default.
+        migrator.registerMigration("v3-policy-grace") { db in
+            try db.execute(sql: "ALTER TABLE organisations ADD COLUMN policy_grace INTEGER")
+        }
         return migrator
     }
 }

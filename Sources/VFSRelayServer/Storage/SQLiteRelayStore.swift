@@ -678,6 +678,21 @@ public final class SQLiteRelayStore: RelayStore {
         }
     }
 
+    public func policyGrace(org: Int64) async throws -> Int64? {
+        try await pool.read { db in
+            try Int64?.fetchOne(db, sql: "SELECT policy_grace FROM organisations WHERE id = ?", arguments: [org]) ?? nil
+        }
+    }
+
+    public func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE organisations SET policy_grace = ? WHERE id = ?", arguments: [seconds, org])
+            try Self.audit(db, org: org, actor: actor.email, action: "policy.grace", subject: "organisation",
+                           detail: seconds.map(String.init) ?? "default", now: now)
+            try Self.bumpItemsRevision(db, org: org)
+        }
+    }
+
     // MARK: - cloud
 
     static func cloudEntry(_ row: Row, path: String) -> CloudEntry {
