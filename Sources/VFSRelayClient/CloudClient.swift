@@ -29,6 +29,15 @@ extension RelayClient {
         return entry
     }
 
+    /// The entry at `path`, or nil when nothing is there (nor its parent folder).
+    public func cloudLookup(_ path: String) async throws -> CloudEntry? {
+        do {
+            return try await cloudEntry(path)
+        } catch RelayClientError.rejected(404, _, _) {
+            return nil
+        }
+    }
+
     public func cloudMakeFolder(_ path: String) async throws -> CloudEntry {
         try await call(.POST, Self.cloudRoute(path), body: CloudFolderCreate(), as: CloudEntry.self)
     }

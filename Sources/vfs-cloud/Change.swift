@@ -75,13 +75,13 @@ extension CloudTool {
             var to = try CloudPath.normal(destination)
             guard from != "/" else { throw ToolError.usage("the root folder cannot be moved") }
             try await options.run { _, client in
-                if (try? await client.cloudEntry(to))?.kind == .folder, to != from {
+                if try await client.cloudLookup(to)?.kind == .folder, to != from {
                     to = CloudPath.join(to, CloudPath.name(from))
                 }
                 if to == from || to.hasPrefix(from + "/") {
                     throw ToolError("cannot move \"\(from)\" into itself (\"\(to)\")", exit: .cannotCreate)
                 }
-                if force, (try? await client.cloudEntry(to)) != nil {
+                if force, try await client.cloudLookup(to) != nil {
                     try await client.cloudDelete(to)
                 }
                 _ = try await client.cloudMove(from, to: to)

@@ -57,7 +57,7 @@ extension CloudTool {
                     into = true
                     try await MakeFolder.makeAll(destination, client: client)
                 } else {
-                    into = try await client.cloudEntry(destination)?.kind == .folder
+                    into = try await client.cloudLookup(destination)?.kind == .folder
                 }
                 var work: [(local: String, remote: String)] = []
                 for source in sources {

@@ -95,9 +95,9 @@ struct CloudToolsTests {
         let du = try laptop.run("vfs-cloud", ["du", "--json"])
         ok(du)
         let usage = (try? JSONSerialization.jsonObject(with: du.stdout)) as? [String: Any] ?? [:]
-        #expect(usage["files"] as? Int == 4 && usage["folders"] as? Int == 5 && usage["quota"] as? Int == 3 << 20)
+        #expect(usage["files"] as? Int == 4 && usage["folders"] as? Int == 6 && usage["quota"] as? Int == 3 << 20)
         #expect((usage["bytes"] as? Int ?? 0) > 370_000)
-        #expect(try laptop.run("vfs-cloud", ["du"]).out.contains("4 files in 5 folders"))
+        #expect(try laptop.run("vfs-cloud", ["du"]).out.contains("4 files in 6 folders"))
         let big = try fleet.scratch.write("big.bin", testBytes(3 << 20, seed: 3))
         let quota = try laptop.run("vfs-cloud", ["put", big, "/big.bin"])
         #expect(quota.status == 73)
