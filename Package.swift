@@ -19,6 +19,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-cloud", ["VFSRelayClient", "VFSRelayProtocol"]),
 ]
 
 // Linux only (Glibc, and renameat2, fstatfs, O_DIRECT through CLinux): no platforms line.

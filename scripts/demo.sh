@@ -5,7 +5,8 @@
 # the approved one, then the originals shredded. Then the relay: a local vfs-relay, three
 # enrolled devices in a group, a folder pushed to the group, fetched with the policy gate
 # on two, declined on the third, the outbox, an admin's policy change reaching a
-# watching device, a revoked device's watcher erasing its credentials, the relay stopped. One line per step.
+# watching device, a revoked device's watcher erasing its credentials, a cloud
+# put/ls/get, the relay stopped. One line per step.
 set -euo pipefail
 BIN=${VFS_BIN:?VFS_BIN is the folder of the built tools}
 export PATH="$BIN:$PATH"
@@ -106,6 +107,12 @@ if on tablet vfs-fetch --all -C tablet-inbox --for com.example.viewer 2>err.txt;
 step "tablet's policy refuses it (exit 77: $(sed -n 's/^vfs-fetch: error: //p' err.txt | head -1)); the tablet declines"
 on tablet vfs-fetch --decline "$transfer"
 step "outbox: $(on laptop vfs-push outbox | awk 'NR>1 {printf "%s%s %s", (NR>2 ? "; " : ""), $1, $2}')"
+
+# Cloud folders: files encrypted on the laptop to every device of alice, stored on the relay.
+on laptop vfs-cloud mkdir -p /docs/2026
+on laptop vfs-cloud put -q outgoing/trip/itinerary.txt outgoing/trip/expenses.csv /docs/2026/
+step "cloud: laptop put 2 files in /docs/2026: vfs-cloud ls -l shows $(on laptop vfs-cloud ls -l /docs/2026 | awk '{printf "%s%s (%s bytes)", (NR>1 ? ", " : ""), $4, $2}')"
+step "cloud: the phone streams one back (vfs-cloud get --stdout): \"$(on phone vfs-cloud get /docs/2026/itinerary.txt --stdout)\"; the relay's files hold the plaintext: $(grep -rl 'gate B12' "$relay_data" 2>/dev/null | wc -l)"
 
 mkdir -p phone-watch && : > watch.log
 on phone vfs-fetch --watch -C phone-watch --wipe-on-logout 2>watch.log &

@@ -197,6 +197,15 @@ public protocol RelayStore: Sendable {
     func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry
     func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String]
     func cloudFile(path: [String], user: Int64) async throws -> BlobRef
+    /// Puts the blob of `transfer` (sent by device `sender`, still held for a target) at
+    /// `path` as one more reference to it; returns the entry and the blob ids to delete.
+    func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
+                          now: Date) async throws -> (CloudEntry, [String])
+    /// Points the file at `path`, whose blob must still have SHA-256 `expected`
+    /// (else `preconditionFailed`), to the new blob `blob` (one reference, its file
+    /// already in the blob store); returns the entry and the blob ids to delete.
+    func cloudReplaceBlob(path: [String], expected: String, with blob: BlobRef, user: Int64,
+                          now: Date) async throws -> (CloudEntry, [String])
 
     // Maintenance
     /// Recounts every blob's references from the live rows, deletes blobs nobody uses
