@@ -5,7 +5,8 @@
 # the approved one, then the originals shredded. Then the relay: a local vfs-relay, three
 # enrolled devices in a group, a folder pushed to the group, fetched with the policy gate
 # on two, declined on the third, the outbox, a revoked device's watcher erasing its
-# credentials, the relay stopped. One line per step.
+# credentials, the admin web page's address and a sign-in code, the relay stopped (kept
+# running with KEEP=1). One line per step.
 set -euo pipefail
 BIN=${VFS_BIN:?VFS_BIN is the folder of the built tools}
 export PATH="$BIN:$PATH"
@@ -70,13 +71,13 @@ step "plain age files too: vfs-encrypt/vfs-decrypt; a tampered one is refused, n
 # alice's machines (each its own VFS_HOME and keychain), a group, a pushed folder.
 relay_data="$work/relay"
 vfs-relay org add acme --data "$relay_data" >/dev/null
-code=$(vfs-relay user add alice@acme.example --org acme --data "$relay_data" 2>/dev/null)
+code=$(vfs-relay user add alice@acme.example --org acme --admin --data "$relay_data" 2>/dev/null)
 vfs-relay serve --listen 127.0.0.1:0 --data "$relay_data" >relay.out 2>relay.log &
 relay_pid=$!
 trap 'kill "$relay_pid" 2>/dev/null || true; kill "${watch_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 300); do grep -q listening relay.out 2>/dev/null && break; sleep 0.1; done
 url=$(sed -n 's/^vfs-relay: listening on //p' relay.out)
-step "relay: vfs-relay serve on $url (data in $relay_data), user alice@acme.example"
+step "relay: vfs-relay serve on $url (data in $relay_data), user alice@acme.example (an admin of acme)"
 
 # on NAME CMD…: run a command as one of the machines.
 on() { local who=$1; shift; VFS_HOME="$work/$who" VFS_KEYCHAIN="$work/$who/keychain" VFS_POLICY="$work/$who/policy.json" \
@@ -115,6 +116,15 @@ on laptop vfs-device revoke phone
 wait "$watch_pid" && watch_status=0 || watch_status=$?
 step "phone revoked: its watcher exited $watch_status ($(sed -n 's/^vfs-fetch: error: //p' watch.log)); keychain entries left: $(on phone vfs-keychain list --passcode-file "$pass" 2>/dev/null | wc -l)"
 
+login=$(vfs-relay login-code alice@acme.example --data "$relay_data" 2>/dev/null)
+step "admin web page: $url/admin/ (sign in with the one-time code $login, from vfs-relay login-code alice@acme.example)"
+if [ "${KEEP:-}" = 1 ]; then
+  echo "the relay keeps running (make demo KEEP=1): open $url/admin/ and paste the code; a new one:"
+  echo "  $BIN/vfs-relay login-code alice@acme.example --data $relay_data"
+  echo "press Ctrl-C to stop it (its data folder is removed then)"
+  wait "$relay_pid" || true
+  exit 0
+fi
 kill "$relay_pid" && wait "$relay_pid" || true
-step "relay stopped"
+step "relay stopped (make demo KEEP=1 keeps it running for the admin page)"
 echo "demo finished"

@@ -65,6 +65,17 @@ enum SQLiteMigrations {
         migrator.registerMigration("v2-items-revision") { db in
             try db.execute(sql: "ALTER TABLE organisations ADD COLUMN items_revision INTEGER NOT NULL DEFAULT 0")
         }
+        // The admin web page: one-time sign-in codes and its sessions, both hashed.
+        migrator.registerMigration("v3-admin-sessions") { db in
+            try db.execute(sql: """
+                CREATE TABLE login_codes(
+                  code_hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                  created REAL NOT NULL, expires REAL NOT NULL, used REAL);
+                CREATE TABLE admin_sessions(
+                  session_hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                  created REAL NOT NULL, expires REAL NOT NULL);
+                """)
+        }
         return migrator
     }
 }
