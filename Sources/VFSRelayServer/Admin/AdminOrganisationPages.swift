@@ -79,7 +79,7 @@ extension AdminPages {
             <form class="filter" method="get" action="/admin/audit" role="search">
             <label for="q">Filter</label> <input id="q" name="q" type="search" value="\(filter)">
             <button type="submit">Apply</button></form>
-            <table id="audit"><caption>\(entries.count) entries, newest first (at most \(limit))</caption>
+            <table id="audit"><caption>Entries, newest first: \(entries.count) (at most \(limit))</caption>
             <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Subject</th>\
             <th scope="col">Detail</th></tr></thead>
             <tbody>\(rows)</tbody></table>
