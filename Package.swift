@@ -69,8 +69,8 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
-        // The OpenAPI document, compiled in: an installed binary serves it too.
-        resources: [.embedInCode("Resources/openapi.yaml")]),
+        // The OpenAPI document and the admin page's stylesheet, compiled in: an installed binary serves them too.
+        resources: [.embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/admin.css")]),
         // The relay's client side for vfs-device, vfs-push and vfs-fetch: HTTP API, tus
         // uploads, Range downloads, server-sent events, device config, pins, credentials.
         .target(name: "VFSRelayClient", dependencies: [

@@ -6,7 +6,8 @@
 # enrolled devices in a group, a folder pushed to the group, fetched with the policy gate
 # on two, declined on the third, the outbox, an admin's policy change reaching a
 # watching device, a revoked device's watcher erasing its credentials, a cloud
-# put/ls/get, the relay stopped. One line per step.
+# put/ls/get, the admin web page's address and a sign-in code, the relay stopped (kept
+# running with KEEP=1). One line per step.
 set -euo pipefail
 BIN=${VFS_BIN:?VFS_BIN is the folder of the built tools}
 export PATH="$BIN:$PATH"
@@ -128,6 +129,15 @@ on laptop vfs-device revoke phone
 wait "$watch_pid" && watch_status=0 || watch_status=$?
 step "phone revoked: its watcher exited $watch_status ($(sed -n 's/^vfs-fetch: error: //p' watch.log)); keychain entries left: $(on phone vfs-keychain list --passcode-file "$pass" 2>/dev/null | wc -l)"
 
+login=$(vfs-relay login-code alice@acme.example --data "$relay_data" 2>/dev/null)
+step "admin web page: $url/admin/ (sign in with the one-time code $login, from vfs-relay login-code alice@acme.example)"
+if [ "${KEEP:-}" = 1 ]; then
+  echo "the relay keeps running (make demo KEEP=1): open $url/admin/ and paste the code; a new one:"
+  echo "  $BIN/vfs-relay login-code alice@acme.example --data $relay_data"
+  echo "press Ctrl-C to stop it (its data folder is removed then)"
+  wait "$relay_pid" || true
+  exit 0
+fi
 kill "$relay_pid" && wait "$relay_pid" || true
-step "relay stopped"
+step "relay stopped (make demo KEEP=1 keeps it running for the admin page)"
 echo "demo finished"

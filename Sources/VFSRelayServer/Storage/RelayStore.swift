@@ -189,6 +189,23 @@ public protocol RelayStore: Sendable {
     /// bumps the items revision in the same transaction (the grace is served with the list).
     func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws
 
+    // The admin web page (sign-in codes and sessions are stored as SHA-256 hashes)
+    /// A one-time sign-in code for an administrator; `invalid` for a user who is not one.
+    func createLoginCode(email: String, codeHash: String, expires: Date, now: Date) async throws
+    /// Uses the code (single use) and opens a session for its user, if the code is live and
+    /// the user is still an administrator; nil otherwise.
+    func signIn(codeHash: String, sessionHash: String, expires: Date, now: Date) async throws -> AdminSession?
+    /// The live session with this hash, while its user is still an administrator.
+    func adminSession(hash: String, now: Date) async throws -> AdminSession?
+    func signOut(sessionHash: String, now: Date) async throws
+    /// Every user of the organisation with their devices and groups.
+    func organisationMembers(org: Int64) async throws -> [OrganisationMember]
+    /// Transfers sent by the organisation's devices with a copy still waiting.
+    func organisationTransfers(org: Int64) async throws -> [TransferOverview]
+    /// The organisation's audit lines, newest first: those recorded with the organisation
+    /// and those of its users' devices and groups; `matching` filters on any field.
+    func auditLog(org: Int64, matching: String?, limit: Int) async throws -> [AuditEntry]
+
     // Cloud tree (paths are lists of names from the root)
     func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry])
     func cloudMakeFolder(path: [String], id: String, user: Int64, now: Date) async throws -> CloudEntry

@@ -70,6 +70,17 @@ enum SQLiteMigrations {
         migrator.registerMigration("v3-policy-grace") { db in
             try db.execute(sql: "ALTER TABLE organisations ADD COLUMN policy_grace INTEGER")
         }
+        // The admin web page: one-time sign-in codes and its sessions, both hashed.
+        migrator.registerMigration("v4-admin-sessions") { db in
+            try db.execute(sql: """
+                CREATE TABLE login_codes(
+                  code_hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                  created REAL NOT NULL, expires REAL NOT NULL, used REAL);
+                CREATE TABLE admin_sessions(
+                  session_hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                  created REAL NOT NULL, expires REAL NOT NULL);
+                """)
+        }
         return migrator
     }
 }
