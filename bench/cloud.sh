@@ -64,7 +64,7 @@ cp "$data/blobs/$blob" "$root/big.age"
 start_nginx "$root"
 read -r c_first c_total < <(curl -s -o /dev/null -w '%{time_starttransfer} %{time_total}\n' "$NGINX_URL/big.age")
 
-printf '%-44s %10s %10s %12s\n' "" "first byte" "total" "throughput"
-printf '%-44s %9ss %9ss %12s\n' "vfs-cloud get --stdout (decrypted, $size B)" "$v_first" "$v_total" "$(mbps "$size" "$v_total")"
-printf '%-44s %9ss %9ss %12s\n' "curl from nginx (ciphertext, $cipher B)" "$c_first" "$c_total" "$(mbps "$cipher" "$c_total")"
+printf '%-50s %10s %10s %12s\n' "" "first byte" "total" "throughput"
+printf '%-50s %9ss %9ss %12s\n' "vfs-cloud get --stdout (decrypted, $size B)" "$v_first" "$v_total" "$(mbps "$size" "$v_total")"
+printf '%-50s %9ss %9ss %12s\n' "curl from nginx (ciphertext, $cipher B)" "$c_first" "$c_total" "$(mbps "$cipher" "$c_total")"
 echo "vfs-cloud / curl total: $(ratio "$v_total" "$c_total")"

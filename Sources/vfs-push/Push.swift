@@ -33,8 +33,8 @@ struct PushTool: AsyncVFSCommand {
         With --cloud /PATH the relay also keeps the sealed bundle as the cloud file PATH \
         (its folder must exist): one upload, one blob referenced by the transfer and the \
         cloud file. The bundle is then encrypted to the targets and to every active \
-        device of yours, so any of them can read the cloud copy ("vfs-cloud get --raw \
-        /PATH -o b.vfs", then "vfs-unwrap --keychain-identity vfs-device b.vfs").
+        device of yours, so any of them can read the cloud copy: fetch it as stored with \
+        vfs-cloud get (its raw option), then open it with vfs-unwrap -K vfs-device.
 
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
         a target that declined or let it expire; 64 usage; 65 a bad answer; 66 no such \
