@@ -34,6 +34,8 @@ from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 RELAY = os.environ["RELAY"]
 ADMIN = RELAY + "/admin/"
@@ -82,11 +84,19 @@ def fill(driver, field, value):
     element.send_keys(value)
 
 
+def follow(driver, element):
+    """Clicks a link or a submit button and waits until the next page has replaced this one
+    (reading the page right after a click can otherwise see the old one, or a stale element)."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(page))
+
+
 def sign_in(driver, code):
     driver.get(ADMIN)
     check(driver.current_url.endswith("/admin/sign-in"), "the page sends a visitor without a session to sign in")
     fill(driver, "code", code)
-    driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]"))
 
 
 def rest_items():
@@ -124,12 +134,12 @@ def main():
           "the session cookie is HttpOnly, Secure, SameSite=Strict and expires (kept by chromium on http://127.0.0.1)")
 
     # Add an app whose name holds markup.
-    first.find_element(By.LINK_TEXT, "Add an app").click()
+    follow(first, first.find_element(By.LINK_TEXT, "Add an app"))
     fill(first, "app", "com.example.viewer")
     fill(first, "name", "<script>alert('x')</script> Viewer")
     fill(first, "groups", "finance")
     fill(first, "types", "pdf, txt")
-    first.find_element(By.CSS_SELECTOR, "main form:not(.danger) button[type=submit]").click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "main form:not(.danger) button[type=submit]"))
     check("Added com.example.viewer." in text(first), "the new app is added")
     row = first.find_element(By.XPATH, "//table[@id='items']//th[text()='com.example.viewer']/..")
     check("<script>alert('x')</script> Viewer" in row.text, "a name containing <script> is shown as text")
@@ -141,22 +151,22 @@ def main():
 
     # The table sorts and filters.
     fill(first, "q", "nothing-like-this")
-    first.find_element(By.CSS_SELECTOR, "form.filter button").click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "form.filter button"))
     check(not first.find_elements(By.XPATH, "//table[@id='items']/tbody/tr"), "a filter that matches nothing empties the table")
     first.get(ADMIN + "items")
 
     # Two sessions edit the same item: the second save wins, the first is shown the conflict.
-    first.find_element(By.CSS_SELECTOR, "a[aria-label='Edit com.example.viewer']").click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "a[aria-label='Edit com.example.viewer']"))
     second = browser("second")
     sign_in(second, os.environ["ADMIN_CODE2"])
     check(second.current_url.endswith("/admin/items"), "a code from vfs-device admin-link signs in a second session")
-    second.find_element(By.CSS_SELECTOR, "a[aria-label='Edit com.example.viewer']").click()
+    follow(second, second.find_element(By.CSS_SELECTOR, "a[aria-label='Edit com.example.viewer']"))
     fill(second, "name", "Viewer B")
-    second.find_element(By.CSS_SELECTOR, "main form:not(.danger) button[type=submit]").click()
+    follow(second, second.find_element(By.CSS_SELECTOR, "main form:not(.danger) button[type=submit]"))
     check("Saved com.example.viewer." in text(second), "the second session saves its edit")
     fill(first, "name", "Viewer A")
     first.find_element(By.ID, "enabled").click()
-    first.find_element(By.CSS_SELECTOR, "main form:not(.danger) button[type=submit]").click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "main form:not(.danger) button[type=submit]"))
     page = text(first)
     check("Not saved: another administrator changed com.example.viewer after you opened it." in page,
           "the first session's save is refused with the conflict shown")
@@ -169,7 +179,7 @@ def main():
     # The server's validation message.
     first.get(ADMIN + "items/new")
     fill(first, "app", "-bad")
-    first.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "main form button[type=submit]"))
     check('invalid app "-bad"' in first.find_element(By.CSS_SELECTOR, "[role=alert]").text, "a bad app shows the server's message")
     shot(first, "validation")
 
@@ -177,7 +187,7 @@ def main():
     first.get(ADMIN + "items/new")
     fill(first, "app", "no-token-app")
     first.execute_script("document.querySelector('main form input[name=csrf]').remove()")
-    first.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "main form button[type=submit]"))
     check("security token is missing or wrong" in text(first), "a form without the CSRF token is refused")
     check(post_with_cookie(session["value"], "/admin/items", {"app": "forged"}) == 403, "a POST with the cookie but no token is refused")
     check(not [item for item in rest_items() if item["app"] in ("no-token-app", "forged")], "and neither added anything")
@@ -186,10 +196,10 @@ def main():
     first.get(ADMIN + "devices")
     check(os.environ["REVOKE_NAME"] in text(first), "the devices page lists the organisation's devices")
     shot(first, "devices")
-    first.find_element(By.CSS_SELECTOR, "a[href='/admin/devices/%s/revoke']" % os.environ["REVOKE_ID"]).click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "a[href='/admin/devices/%s/revoke']" % os.environ["REVOKE_ID"]))
     check(("Revoke %s?" % os.environ["REVOKE_NAME"]) in text(first), "revoking asks for a confirmation")
     shot(first, "revoke-confirm")
-    first.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "main form button[type=submit]"))
     check(("Revoked %s." % os.environ["REVOKE_NAME"]) in text(first), "the device is revoked")
 
     first.get(ADMIN + "transfers")
@@ -197,7 +207,7 @@ def main():
     shot(first, "outbox")
     first.get(ADMIN + "audit")
     fill(first, "q", "admin.revoke")
-    first.find_element(By.CSS_SELECTOR, "form.filter button").click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "form.filter button"))
     rows = first.find_elements(By.XPATH, "//table[@id='audit']/tbody/tr")
     check(len(rows) == 1 and os.environ["REVOKE_ID"] in rows[0].text, "the audit log filters to the revoke")
     first.get(ADMIN + "audit?q=item.update")
@@ -213,7 +223,7 @@ def main():
     shot(third, "sign-in-refused")
 
     # Sign out, then be refused.
-    first.find_element(By.CSS_SELECTOR, "form.signout button").click()
+    follow(first, first.find_element(By.CSS_SELECTOR, "form.signout button"))
     check("You are signed out." in text(first), "signing out lands on the sign-in page")
     first.get(ADMIN + "items")
     check(first.current_url.endswith("/admin/sign-in"), "after signing out the pages need a new sign-in")
