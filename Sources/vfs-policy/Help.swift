@@ -33,7 +33,7 @@ enum PolicyHelp {
 
     On the relay: an organisation keeps its list on the relay, and its admins change \
     it there. With --relay, or "policy": {"source": "relay"} in $VFS_HOME/config.json \
-    (which also makes vfs-unwrap --for and vfs-fetch --for use it), list, check and \
+    (which also makes vfs-unwrap and vfs-fetch decide with it for an app), list, check and \
     export read this device's copy, $VFS_HOME/policy-cache/organisation.json (the \
     policy file's format plus "relay": url, revision, fetched, graceSeconds; mode \
     0600), and never touch the network; add, update, remove and import (admins only: \
@@ -41,13 +41,14 @@ enum PolicyHelp {
     refresh the copy. When another admin changed the item in between (412), the \
     command says so, reads it again and applies its change to the new version \
     (after 5 such conflicts it gives up, exit 75). sync refreshes the copy; \
-    vfs-fetch --watch refreshes it on every connection and every policy event, so an \
+    a watching vfs-fetch refreshes it on every connection and every policy event, so an \
     admin's change reaches a watching device within a second. Offline grace: a copy \
     answers for the organisation's grace (72h unless its admins set another with \
     grace) after its last successful sync; past it, or with no copy yet, every check \
     denies with reason policy-stale (exit 1), so a device cut off from the relay \
     does not keep old approvals forever. The device must be enrolled (vfs-device); \
-    the token comes from the keychain (its agent, else the passcode) or --token-file.
+    the token comes from the keychain (its agent, else the passcode) or from \
+    --token-file PATH.
 
     Threat model: the policy governs what this toolkit releases, and to whom, in \
     automated flows (vfs-unwrap for an app, scripts that ask check). It \
@@ -109,7 +110,7 @@ enum PolicyHelp {
     with and replaces this device's copy ($VFS_HOME/policy-cache/organisation.json, \
     written whole, mode 0600) with it, recording the list's revision, the fetch time \
     and the organisation's offline grace. Checks answer from the copy until the grace \
-    has passed since this sync. vfs-fetch --watch does the same on every policy event.
+    has passed since this sync. A watching vfs-fetch does the same on every policy event.
     """
 
     static let grace = """
