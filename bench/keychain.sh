@@ -12,12 +12,8 @@ mkdir -m 700 "$XDG_RUNTIME_DIR"
 kc="$BIN/vfs-keychain"
 export GNUPGHOME="$BENCH_DIR/gnupg" PASSWORD_STORE_DIR="$BENCH_DIR/pass"
 # Never leave the agent (or pass's gpg-agent) running.
-cleanup() {
-  "$kc" lock >/dev/null 2>&1 || true
-  command -v gpgconf >/dev/null && gpgconf --kill gpg-agent >/dev/null 2>&1 || true
-  rm -rf "$BENCH_DIR"
-}
-trap cleanup EXIT
+bench_on_exit '"$kc" lock >/dev/null 2>&1'
+bench_on_exit 'command -v gpgconf >/dev/null && gpgconf --kill gpg-agent >/dev/null 2>&1'
 
 "$kc" init 2>/dev/null   # default work factor (18), as a user gets
 python3 -c 'import json,sys; print(json.dumps([{"service": "host%05d.example.com" % i, "account": "user%d" % i,

@@ -4,27 +4,38 @@ BIN=$(cd "$BIN" && pwd)
 BENCH_DIR=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/vfs-bench.XXXXXX")}
 need() { command -v "$1" >/dev/null || { echo "skipped: $1 is not installed (make deps installs it)"; exit 0; }; }
 
-# Mean seconds of a command over RUNS runs (hyperfine), printed as a number.
+# mean_seconds [--prepare PREP] CMD: the mean seconds of CMD over RUNS runs (hyperfine),
+# printed as a number ("nan" if it failed). With --prepare, PREP runs before every run
+# (fresh input for a destructive command) and there is no warm-up run.
 mean_seconds() {
-  local json="$BENCH_DIR/hf.json"
-  hyperfine --style none --warmup 1 --runs "${RUNS:-5}" --export-json "$json" "$1" >/dev/null 2>&1 || { echo "nan"; return; }
+  local json="$BENCH_DIR/hf.json" setup=(--warmup 1)
+  if [ "$1" = --prepare ]; then setup=(--prepare "$2"); shift 2; fi
+  hyperfine --style none "${setup[@]}" --runs "${RUNS:-5}" --export-json "$json" "$1" >/dev/null 2>&1 || { echo "nan"; return; }
   python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["mean"])' "$json"
 }
 
-# Peak resident memory in MiB of one run.
+# peak_mib [--prepare PREP] CMD: the peak resident memory in MiB of one run of CMD
+# (after PREP, not measured).
 peak_mib() {
+  if [ "$1" = --prepare ]; then bash -c "$2" >/dev/null 2>&1; shift 2; fi
   /usr/bin/time -f '%M' bash -c "$1" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1/1024}'
 }
 
 ratio() { python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print("%.2fx" % (a/b) if b>0 else "n/a")' "$1" "$2"; }
 mbps() { python3 -c 'import sys; print("%.0f MB/s" % (float(sys.argv[1])/float(sys.argv[2])/1e6))' "$1" "$2"; }
+# fps COUNT SECONDS: files (or any items) per second.
+fps() { python3 -c 'import sys; print("%.0f" % (float(sys.argv[1])/float(sys.argv[2])))' "$1" "$2"; }
 
 # Servers a bench starts: bench_spawn CMD… runs one in the background and records its
-# pid; on exit (whatever happens) every one is stopped and BENCH_DIR removed.
+# pid; on exit (whatever happens) every one is stopped, every command given to
+# bench_on_exit runs (an agent to lock, say), and BENCH_DIR is removed.
 BENCH_PIDS=()
+BENCH_EXIT_HOOKS=()
 bench_spawn() { "$@" & BENCH_PIDS+=("$!"); }
+bench_on_exit() { BENCH_EXIT_HOOKS+=("$1"); }
 bench_stop() {
-  local pid
+  local pid hook
+  for hook in "${BENCH_EXIT_HOOKS[@]}"; do eval "$hook" || true; done
   for pid in "${BENCH_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${BENCH_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$BENCH_DIR"

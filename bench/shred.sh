@@ -16,20 +16,8 @@ FILES=${BENCH_SHRED_FILES:-5000}
 RUNS=${RUNS:-3}
 VFS="$BIN/vfs-shred"
 
-# Mean seconds of COMMAND over RUNS runs, each after PREPARE.
-timed() {
-  local json="$BENCH_DIR/hf.json"
-  hyperfine --style none --runs "$RUNS" --prepare "$1" --export-json "$json" "$2" >/dev/null 2>&1 || { echo "nan"; return; }
-  python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["results"][0]["mean"])' "$json"
-}
-
-# Peak resident memory (MiB) of one run of COMMAND after PREPARE.
-peak() {
-  bash -c "$1" >/dev/null 2>&1
-  /usr/bin/time -f '%M' bash -c "$2" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1/1024}'
-}
-
 row() { printf '%-34s %9s %12s %9s MiB %9s\n' "$1" "$2" "$3" "$4" "$5"; }
+tree_row() { printf '%-34s %9s %12s %9s MiB %9s %9s\n' "$1" "$2" "$3" "$4" "$5" "$6"; }
 
 # --- one big file ---------------------------------------------------------------------
 master="$BENCH_DIR/master.bin"
@@ -40,10 +28,10 @@ bytes=$((MB * 1024 * 1024))
 echo "one file: $MB MiB of random data, fresh synced copy before each run, mean of $RUNS runs, $(nproc) cores"
 printf '%-34s %9s %12s %13s %9s\n' command seconds throughput "peak RSS" "vs shred"
 for n in 1 3; do
-  g=$(timed "$prep_file" "shred -n$n -u '$file'")
-  v=$(timed "$prep_file" "'$VFS' -n $n '$file'")
-  gm=$(peak "$prep_file" "shred -n$n -u '$file'")
-  vm=$(peak "$prep_file" "'$VFS' -n $n '$file'")
+  g=$(mean_seconds --prepare "$prep_file" "shred -n$n -u '$file'")
+  v=$(mean_seconds --prepare "$prep_file" "'$VFS' -n $n '$file'")
+  gm=$(peak_mib --prepare "$prep_file" "shred -n$n -u '$file'")
+  vm=$(peak_mib --prepare "$prep_file" "'$VFS' -n $n '$file'")
   row "shred -n$n -u" "$g" "$(mbps $((bytes * n)) "$g")" "$gm" "1.00x"
   row "vfs-shred -n $n" "$v" "$(mbps $((bytes * n)) "$v")" "$vm" "$(ratio "$g" "$v")"
 done
@@ -67,14 +55,13 @@ prep_tree="rm -rf '$victim' && cp -a '$tree' '$victim' && sync"
 echo
 echo "tree: $FILES files of 1-16 KiB in $(( (FILES + 99) / 100 )) folders ($((kib / 1024)) MiB on disk), fresh synced copy before each run, mean of $RUNS runs"
 printf '%-34s %9s %12s %13s %9s %9s\n' command seconds files/s "peak RSS" "vs srm" "vs shred"
-s=$(timed "$prep_tree" "srm -r -l -l '$victim'")
-g=$(timed "$prep_tree" "find '$victim' -type f -exec shred -n1 -u {} + && rm -r '$victim'")
-v=$(timed "$prep_tree" "'$VFS' -r '$victim'")
-sm=$(peak "$prep_tree" "srm -r -l -l '$victim'")
-gm=$(peak "$prep_tree" "find '$victim' -type f -exec shred -n1 -u {} + && rm -r '$victim'")
-vm=$(peak "$prep_tree" "'$VFS' -r '$victim'")
-fps() { python3 -c 'import sys; print("%.0f" % (float(sys.argv[1])/float(sys.argv[2])))' "$1" "$2"; }
-printf '%-34s %9s %12s %9s MiB %9s %9s\n' "srm -r -l -l" "$s" "$(fps "$FILES" "$s")" "$sm" "1.00x" "$(ratio "$g" "$s")"
-printf '%-34s %9s %12s %9s MiB %9s %9s\n' "shred -n1 -u (find) + rm -r" "$g" "$(fps "$FILES" "$g")" "$gm" "$(ratio "$s" "$g")" "1.00x"
-printf '%-34s %9s %12s %9s MiB %9s %9s\n' "vfs-shred -r" "$v" "$(fps "$FILES" "$v")" "$vm" "$(ratio "$s" "$v")" "$(ratio "$g" "$v")"
+s=$(mean_seconds --prepare "$prep_tree" "srm -r -l -l '$victim'")
+g=$(mean_seconds --prepare "$prep_tree" "find '$victim' -type f -exec shred -n1 -u {} + && rm -r '$victim'")
+v=$(mean_seconds --prepare "$prep_tree" "'$VFS' -r '$victim'")
+sm=$(peak_mib --prepare "$prep_tree" "srm -r -l -l '$victim'")
+gm=$(peak_mib --prepare "$prep_tree" "find '$victim' -type f -exec shred -n1 -u {} + && rm -r '$victim'")
+vm=$(peak_mib --prepare "$prep_tree" "'$VFS' -r '$victim'")
+tree_row "srm -r -l -l" "$s" "$(fps "$FILES" "$s")" "$sm" "1.00x" "$(ratio "$g" "$s")"
+tree_row "shred -n1 -u (find) + rm -r" "$g" "$(fps "$FILES" "$g")" "$gm" "$(ratio "$s" "$g")" "1.00x"
+tree_row "vfs-shred -r" "$v" "$(fps "$FILES" "$v")" "$vm" "$(ratio "$s" "$v")" "$(ratio "$g" "$v")"
 [ -e "$victim" ] && echo "warning: the tree was not removed" || true

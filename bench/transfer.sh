@@ -60,8 +60,8 @@ enrol() {
 }
 for who in laptop phone d1 d2 d3 d4 d5; do enrol "$who"; done
 on laptop vfs-device group create five d1 d2 d3 d4 d5 >/dev/null
-# timed FILE CMD…: runs CMD (a function or a program), its CPU seconds (user + system) into FILE.
-timed() {
+# cpu_timed FILE CMD…: runs CMD (a function or a program), its CPU seconds (user + system) into FILE.
+cpu_timed() {
   local out=$1; shift
   local me=$BASHPID before after
   before=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
@@ -77,9 +77,9 @@ sync; sleep 1
 mkdir "$BENCH_DIR/phone-inbox"
 log_start=$(wc -l < "$BENCH_DIR/relay.log")
 t0=$(now)
-transfer=$(timed "$BENCH_DIR/push.cpu" on laptop vfs-push send -q -d phone "$file")
+transfer=$(cpu_timed "$BENCH_DIR/push.cpu" on laptop vfs-push send -q -d phone "$file")
 t1=$(now)
-timed "$BENCH_DIR/fetch.cpu" on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
+cpu_timed "$BENCH_DIR/fetch.cpu" on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
 t2=$(now)
 cmp_or_fail "$BENCH_DIR/phone-inbox/big.bin" vfs-fetch
 vfs_push=$(elapsed "$t0" "$t1"); vfs_fetch=$(elapsed "$t1" "$t2"); vfs_total=$(elapsed "$t0" "$t2")

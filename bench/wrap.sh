@@ -23,6 +23,7 @@ files=$(find "$BENCH_DIR/tree/doc" | wc -l)
 tree_bytes=$(du -sb "$BENCH_DIR/tree/doc" | cut -f1)
 echo "inputs: $TREE copied ($files entries, $((tree_bytes / 1024 / 1024)) MiB) and one $MB MiB random file; $(nproc) cores; mean of ${RUNS:-5} runs"
 printf '%-8s %-9s %-22s %10s %12s %11s %10s\n' input direction tool seconds throughput "peak RSS" "vs peer"
+row() { printf '%-8s %-9s %-22s %10s %12s %7s MiB %10s\n' "$@"; }
 
 for input in tree large; do
   src="$BENCH_DIR/$input"; name=$([ $input = tree ] && echo doc || echo big.bin)
@@ -46,8 +47,8 @@ for input in tree large; do
     fi
     p=$(mean_seconds "$pcmd"); v=$(mean_seconds "$vcmd")
     pm=$(peak_mib "$pcmd"); vm=$(peak_mib "$vcmd")
-    printf '%-8s %-9s %-22s %10s %12s %7s MiB %10s\n' $input $dir "$plabel" "$p" "$(mbps "$bytes" "$p")" "$pm" "1.00x"
-    printf '%-8s %-9s %-22s %10s %12s %7s MiB %10s\n' $input $dir "vfs-$dir" "$v" "$(mbps "$bytes" "$v")" "$vm" "$(ratio "$p" "$v")"
+    row $input $dir "$plabel" "$p" "$(mbps "$bytes" "$p")" "$pm" "1.00x"
+    row $input $dir "vfs-$dir" "$v" "$(mbps "$bytes" "$v")" "$vm" "$(ratio "$p" "$v")"
     rm -rf "$out"
   done
 done

@@ -23,10 +23,13 @@ public struct RangeDownloader: Sendable {
     }
 
     /// Fills `path` with the transfer's `size` bytes; throws `.corruptDownload` (and
-    /// removes the file) if the whole does not hash to `sha256`.
-    public func download(_ transfer: InboxEntry, to path: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws {
+    /// removes the file) if the whole does not hash to `sha256`. With a `feed`, its
+    /// reader is told of every byte written, and it checks the SHA-256 instead; the
+    /// download stops (CancellationError) once the reader gave up.
+    public func download(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
+                         progress: (@Sendable (Int64) -> Void)? = nil) async throws {
         try await download(Target(route: RelayPaths.transferContent(transfer.id), label: transfer.id, size: transfer.size,
-                                  sha256: transfer.sha256), to: path, progress: progress)
+                                  sha256: transfer.sha256), to: path, feed: feed, progress: progress)
     }
 
     /// What to download: a route serving `size` bytes with ETag `"sha256"`.
@@ -45,12 +48,13 @@ public struct RangeDownloader: Sendable {
     }
 
     /// Fills `path` with the target's bytes, resuming from what the file holds, and
-    /// checks the SHA-256 (`.corruptDownload` removes the file).
-    public func download(_ transfer: Target, to path: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws {
+    /// checks the SHA-256 (`.corruptDownload` removes the file); with a `feed`, as above.
+    public func download(_ transfer: Target, to path: String, feed: DownloadFeed? = nil,
+                         progress: (@Sendable (Int64) -> Void)? = nil) async throws {
         var failures = 0
         while true {
             do {
-                try await fetchRest(transfer, to: path, progress: progress)
+                try await fetchRest(transfer, to: path, feed: feed, progress: progress)
                 break
             } catch RelayClientError.unreachable(let url, let reason) {
                 failures += 1
@@ -58,6 +62,7 @@ public struct RangeDownloader: Sendable {
                 try await Task.sleep(for: .seconds(backoff.delay(attempt: failures)))
             }
         }
+        if feed != nil { return }
         let digest = try Self.sha256(ofFile: path)
         guard digest == transfer.sha256 else {
             unlink(path)
@@ -65,7 +70,7 @@ public struct RangeDownloader: Sendable {
         }
     }
 
-    func fetchRest(_ transfer: Target, to path: String, progress: (@Sendable (Int64) -> Void)?) async throws {
+    func fetchRest(_ transfer: Target, to path: String, feed: DownloadFeed?, progress: (@Sendable (Int64) -> Void)?) async throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
         defer { close(fd) }
@@ -75,6 +80,7 @@ public struct RangeDownloader: Sendable {
             have = 0
         }
         progress?(have)
+        feed?.advance(to: have)
         if have == transfer.size { return }
         var headers: [(String, String)] = []
         if have > 0 { headers = [("Range", "bytes=\(have)-"), ("If-Range", "\"\(transfer.sha256)\"")] }
@@ -88,6 +94,7 @@ public struct RangeDownloader: Sendable {
             position = have
         } else {
             // The whole content: start over.
+            if have > 0 { feed?.restarted() }
             guard ftruncate(fd, 0) == 0 else { throw VFSCore.IOError("cannot truncate", path: path) }
             position = 0
         }
@@ -106,8 +113,12 @@ public struct RangeDownloader: Sendable {
                 }
                 position += Int64(chunk.readableBytes)
                 progress?(position)
+                feed?.advance(to: position)
+                if feed?.isAbandoned == true { throw CancellationError() }
             }
         } catch let error as VFSCore.IOError {
+            throw error
+        } catch let error as CancellationError {
             throw error
         } catch {
             throw RelayClientError.unreachable(url: client.baseURL, reason: RelayClient.describe(error))

@@ -67,6 +67,9 @@ struct Decrypt: VFSCommand, CheckedCommand {
     func run() throws {
         var identities: [Identity] = try identityOptions.resolve()
         let source = try ToolIO.openInput(input)
+        // A regular file is mapped, not read; if it shrinks meanwhile, SIGBUS removes
+        // the pending output and exits 74 (SignalCleanup).
+        source.allowsMapping = true
         let decryptor = try AgeDecryptor(source: source)
         if decryptor.isPassphraseEncrypted {
             let secret = try passphraseOptions.source.read(prompt: "Enter passphrase: ")

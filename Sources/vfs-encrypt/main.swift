@@ -87,6 +87,9 @@ struct Encrypt: VFSCommand, CheckedCommand {
         recipients += try IdentityOptions.load(identityFiles).map(\.recipient)
         recipients += try keychainOptions.recipients()
         let source = try ToolIO.openInput(input)
+        // A regular file is mapped, not read; if it shrinks meanwhile, SIGBUS removes
+        // the pending output and exits 74 (SignalCleanup).
+        source.allowsMapping = true
         let out = try ToolIO.openOutput(output, binary: !armor, terminalHints: ["did you mean -a/--armor?"])
         if passphrase {
             let secret = try passphraseOptions.source.read(prompt: "Enter passphrase: ", confirm: true)

@@ -11,6 +11,13 @@ import Glibc
 /// `$VFS_HOME/incoming/ID.age`, check its SHA-256, decrypt with the device identity,
 /// apply vfs-unwrap's checks and policy gate through VFSCore's BundleReader, and
 /// acknowledge only after all of that succeeded.
+///
+/// Into DIR, the download and the unpacking run at once (`DownloadFeed`): the policy
+/// gate is decided on the manifest, at the start of the bundle, and nothing is placed
+/// until the whole download was read and hashed to the transfer's SHA-256 (the unpacking
+/// reads its input to the end before it moves anything out of its staging folder).
+/// `--stdout` and `--raw` write to a stream, which can't be taken back: they download
+/// and check first.
 struct Receiver {
     let tool: FetchTool
     let session: RelaySession
@@ -26,6 +33,13 @@ struct Receiver {
         let bar = ProgressBar.make(label: "fetching", total: Int(entry.size), quiet: tool.quiet)
         var update: (@Sendable (Int64) -> Void)?
         if let bar { update = { bar.update(Int($0)) } }
+        if !tool.raw && !tool.toStandardOutput {
+            let names = try await streamed(entry, part: part, progress: update)
+            bar?.finish()
+            try await client.ack(entry.id)
+            unlink(part)
+            return names
+        }
         do {
             try await RangeDownloader(client: client).download(entry, to: part, progress: update)
         } catch RelayClientError.rejected(404, _, _) {
@@ -37,17 +51,38 @@ struct Receiver {
             try copy(part, to: FileDescriptorSink.standardOutput())
             return []
         }
-        let names = try unwrap(part, transfer: entry.id)
+        let names = try unwrap(BufferedSource(try FileDescriptorSource(path: part)), transfer: entry.id)
         try await client.ack(entry.id)
         unlink(part)
         return names
     }
 
-    func unwrap(_ path: String, transfer: String) throws -> [String] {
+    /// Downloads into `part` while a thread unpacks what is there. A failed download or
+    /// SHA-256 wins over the unpacking's own error (which is then only its consequence).
+    func streamed(_ entry: InboxEntry, part: String, progress: (@Sendable (Int64) -> Void)?) async throws -> [String] {
+        let feed = try DownloadFeed(path: part, transfer: entry)
+        let job = UnwrapJob(receiver: self, feed: feed, transfer: entry.id)
+        async let unpacked = job.run()
+        var downloadError: Error?
+        do {
+            try await RangeDownloader(client: client).download(entry, to: part, feed: feed, progress: progress)
+        } catch {
+            downloadError = error
+            feed.fail(error)
+        }
+        let result = await unpacked
+        if let downloadError, !(downloadError is CancellationError) {
+            if case RelayClientError.rejected(404, _, _) = downloadError { throw RelayClientError.noSuchTransfer(entry.id) }
+            throw downloadError
+        }
+        if let failure = feed.error, failure is RelayClientError { throw failure }
+        return try result.get()
+    }
+
+    func unwrap(_ source: ByteSource, transfer: String) throws -> [String] {
         guard let identity = session.credentials.identity else {
             throw RelayClientError.missingCredential(what: "identity", place: "this run")
         }
-        let source = BufferedSource(try FileDescriptorSource(path: path))
         let decryptor = try AgeDecryptor(source: source)
         let fileKey = try decryptor.fileKey(identities: [identity])
         return try BundleReader.openSealed(decryptor, fileKey: fileKey) { reader -> [String] in
@@ -77,6 +112,34 @@ struct Receiver {
             let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
             if n == 0 { return }
             try buffer.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+    }
+}
+
+/// The unpacking of a streamed fetch, on a thread of its own (it blocks on the feed
+/// while the download, on the caller's task, fills it).
+private final class UnwrapJob: @unchecked Sendable {
+    // Sendable: the receiver and feed are used by the job's thread only, apart from the
+    // feed's own locked methods.
+    let receiver: Receiver
+    let feed: DownloadFeed
+    let transfer: String
+
+    init(receiver: Receiver, feed: DownloadFeed, transfer: String) {
+        self.receiver = receiver
+        self.feed = feed
+        self.transfer = transfer
+    }
+
+    func run() async -> Result<[String], Error> {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { [self] in
+                let result = Result { try receiver.unwrap(BufferedSource(feed), transfer: transfer) }
+                feed.abandon()
+                continuation.resume(returning: result)
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
         }
     }
 }

@@ -105,6 +105,10 @@ struct TransferResilienceTests {
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
         let fetch = try fleet.phone.start("vfs-fetch", ["--all", "-C", inbox], log: fleet.scratch.url.appendingPathComponent("fetch.log"))
         let part = fleet.phone.path + "/incoming/\(id).age"
+        // The unpacking runs while the download does: its staging folder is in the inbox
+        // before the download is complete (nothing is placed until it is).
+        #expect(eventually { ((try? FileManager.default.contentsOfDirectory(atPath: inbox)) ?? []).contains { $0.hasPrefix(".vfs-unwrap-") } })
+        #expect(((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) < content.count)
         #expect(eventually { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 1 << 20 })
         kill(fetch.processIdentifier, SIGKILL)
         fetch.waitUntilExit()

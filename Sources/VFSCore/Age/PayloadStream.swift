@@ -20,10 +20,11 @@ enum PayloadStream {
     /// Chunks per batch and batches in flight: 3 × 32 × 64 KiB ≈ 6 MiB each way.
     static let chunksPerBatch = 32
     static let batchesInFlight = 3
+    /// A regular file at least this large is mapped window by window (a batch each)
+    /// instead of read, when its source allows it (`ByteSource.mappableRegion()`).
+    static let mappingThreshold = 1 << 20
 
-    static var workerCount: Int {
-        max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 16))
-    }
+    static var workerCount: Int { ProcessorCount.available(limit: 16) }
 
     static func payloadKey(fileKey: SecretBytes, nonce: [UInt8]) throws -> SecretBytes {
         try HKDF.deriveKey(inputKey: fileKey, salt: nonce, info: label)
@@ -60,6 +61,10 @@ private final class Batch: @unchecked Sendable {
     // Sendable: a batch is owned by one stage at a time, handed on through queues.
     let input: UnsafeMutableRawBufferPointer
     let output: UnsafeMutableRawBufferPointer
+    /// What the workers read: `input`, or the mapped window of the file.
+    var view: UnsafeRawBufferPointer
+    /// The mapped window `view` is in; released when the batch is refilled.
+    var window: MappedWindow?
     var inputCount = 0
     var firstChunk: UInt64 = 0
     var chunkCount = 0
@@ -76,9 +81,18 @@ private final class Batch: @unchecked Sendable {
     init(inputCapacity: Int, outputCapacity: Int, chunks: Int) {
         input = .allocate(byteCount: inputCapacity, alignment: 64)
         output = .allocate(byteCount: outputCapacity, alignment: 64)
+        view = UnsafeRawBufferPointer(input)
         chunkOutputCount = Array(repeating: 0, count: chunks)
         chunkFinal = Array(repeating: false, count: chunks)
         chunkAuthentic = Array(repeating: false, count: chunks)
+    }
+
+    /// Ready to be filled again: the previous window (if any) is unmapped.
+    func reset() {
+        window = nil
+        view = UnsafeRawBufferPointer(input)
+        error = nil
+        outputCount = 0
     }
 
     deinit {
@@ -92,7 +106,7 @@ private final class Batch: @unchecked Sendable {
 
 private final class Pipeline: @unchecked Sendable {
     // Sendable: the ciphers are used by one worker each (index = worker), the batches
-    // are handed between threads through queues, and `failure` is guarded by `lock`.
+    // are handed between threads through queues, and `failure` guards itself.
     let encrypting: Bool
     let inChunk: Int
     let outChunk: Int
@@ -100,8 +114,7 @@ private final class Pipeline: @unchecked Sendable {
     let free = BlockingQueue<Batch>()
     let ready = BlockingQueue<Batch>()
     let done = BlockingQueue<Batch>()
-    let lock = Mutex()
-    var failure: Error?
+    let failure = FirstError()
 
     let chunksPerBatch: Int
 
@@ -119,7 +132,7 @@ private final class Pipeline: @unchecked Sendable {
     }
 
     func fail(_ error: Error) {
-        lock.withLock { if failure == nil { failure = error } }
+        failure.set(error)
         free.cancel(); ready.cancel(); done.cancel()
     }
 
@@ -140,29 +153,27 @@ private final class Pipeline: @unchecked Sendable {
         }
         reader.join()
         writer.join()
-        if let failure = lock.withLock({ failure }) { throw failure }
+        if let error = failure.get() { throw error }
     }
 
     // MARK: reader
 
     private func read(from source: ByteSource, progress: (@Sendable (Int) -> Void)?) {
+        if let region = source.mappableRegion(), region.count >= PayloadStream.mappingThreshold {
+            return readMapped(region, progress: progress)
+        }
         var carry: UInt8? = nil
         var nextChunk: UInt64 = 0
         var total = 0
         let full = chunksPerBatch * inChunk
         while let batch = free.take() {
-            batch.error = nil
-            batch.outputCount = 0
+            batch.reset()
             var count = 0
             if let byte = carry { batch.input.storeBytes(of: byte, as: UInt8.self); count = 1; carry = nil }
             do {
                 count += try source.readFully(into: UnsafeMutableRawBufferPointer(rebasing: batch.input[count...]))
             } catch {
-                batch.error = error
-                batch.isLast = true
-                batch.chunkCount = 0
-                ready.put(batch)
-                return
+                return handOnFailure(batch, error)
             }
             total += min(count, full)
             progress?(total)
@@ -187,6 +198,48 @@ private final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// Ends the input with `error`: the batch goes through the pipeline empty, and
+    /// the writer reports the error after what came before.
+    private func handOnFailure(_ batch: Batch, _ error: Error) {
+        batch.error = error
+        batch.isLast = true
+        batch.chunkCount = 0
+        ready.put(batch)
+    }
+
+    /// The reader for a mapped file: each batch is a window of the file, mapped when
+    /// the batch is filled and unmapped when it comes back, so at most
+    /// `batchesInFlight` windows (6 MiB) are mapped at once whatever the file size.
+    private func readMapped(_ region: FileRegion, progress: (@Sendable (Int) -> Void)?) {
+        var position = 0
+        var nextChunk: UInt64 = 0
+        let full = chunksPerBatch * inChunk
+        while let batch = free.take() {
+            batch.reset()
+            let count = min(full, region.count - position)
+            batch.firstChunk = nextChunk
+            batch.inputCount = count
+            batch.chunkCount = (count + inChunk - 1) / inChunk
+            position += count
+            batch.isLast = position == region.count
+            do {
+                let window = try MappedWindow(region, from: position - count, count: count)
+                batch.window = window
+                batch.view = window.bytes
+                if batch.isLast { try MappedWindow.checkSize(of: region) }
+            } catch {
+                return handOnFailure(batch, error)
+            }
+            nextChunk += UInt64(batch.chunkCount)
+            progress?(position)
+            // Read before handing on: once put, the batch belongs to the workers.
+            let last = batch.isLast, first = position == count
+            ready.put(batch)
+            if first { MappedWindow.testHookShrink(region, to: position) }
+            if last { return }
+        }
+    }
+
     // MARK: workers
 
     private func process(_ batch: Batch) {
@@ -205,7 +258,7 @@ private final class Pipeline: @unchecked Sendable {
     private func processChunk(_ index: Int, of batch: Batch, cipher: ChaChaPoly) {
         let start = index * inChunk
         let count = min(inChunk, batch.inputCount - start)
-        let input = UnsafeRawBufferPointer(rebasing: batch.input[start..<(start + count)])
+        let input = UnsafeRawBufferPointer(rebasing: batch.view[start..<(start + count)])
         let output = UnsafeMutableRawBufferPointer(rebasing: batch.output[(index * outChunk)...])
         let counter = batch.firstChunk + UInt64(index)
         let isLastChunk = batch.isLast && index == batch.chunkCount - 1

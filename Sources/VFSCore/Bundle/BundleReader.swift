@@ -421,7 +421,7 @@ public struct ExtractionLimits: Sendable {
 /// The count of bundle bytes read, set by the decrypting thread, read by the extracting one.
 private final class ReadCounter: @unchecked Sendable {
     // Sendable: `value` is only touched under `lock`.
-    private let lock = Mutex()
+    private let lock = PThreadMutex()
     private var value = 0
     func set(_ n: Int) { lock.withLock { value = n } }
     func get() -> Int { lock.withLock { value } }

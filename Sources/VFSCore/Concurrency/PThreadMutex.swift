@@ -15,7 +15,3 @@ package final class PThreadMutex: @unchecked Sendable {
         return try body()
     }
 }
-
-/// The old name, inside VFSCore only (the payload stream, reworked elsewhere, still
-/// uses it); nothing outside VFSCore sees a `Mutex` from here.
-typealias Mutex = PThreadMutex

@@ -61,7 +61,7 @@ public final class AtomicOutputFile: ByteSink {
             guard fd >= 0 else { throw IOError("cannot create", path: path) }
             let named = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
             temporaryPath = named
-            TemporaryFiles.register(named)
+            SignalCleanup.removeOnSignal(named)
         }
         self.fd = fd
         // Held until the process ends: a later run's sweep sees this writer is alive.
@@ -73,7 +73,7 @@ public final class AtomicOutputFile: ByteSink {
     public var name: String { path }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        try writeAll(fd, bytes, name: path)
+        do { try writeAll(fd: fd, bytes) } catch { throw IOError("cannot write", path: path, code: error.code) }
     }
 
     /// Makes the file appear at `path` with everything written so far.
@@ -102,7 +102,7 @@ public final class AtomicOutputFile: ByteSink {
         }
         done = true
         close(fd)
-        if let named = temporaryPath { TemporaryFiles.unregister(named) }
+        if let named = temporaryPath { SignalCleanup.forget(named) }
         AtomicOutputFile.syncFolder(AtomicOutputFile.folder(of: path))
     }
 
@@ -113,7 +113,7 @@ public final class AtomicOutputFile: ByteSink {
             let named = folder + "/" + prefix + (try SecureRandom.bytes(6)).hexString
             if vfs_link_tmpfile(fd, named) == 0 {
                 temporaryPath = named
-                TemporaryFiles.register(named)
+                SignalCleanup.removeOnSignal(named)
                 return named
             }
             guard errno == EEXIST else { throw IOError("cannot create", path: path) }
@@ -128,7 +128,7 @@ public final class AtomicOutputFile: ByteSink {
         close(fd)
         if let named = temporaryPath {
             unlink(named)
-            TemporaryFiles.unregister(named)
+            SignalCleanup.forget(named)
         }
     }
 
@@ -183,57 +183,5 @@ public final class AtomicOutputFile: ByteSink {
         let file = try AtomicOutputFile(path: path, mode: mode)
         try file.write(bytes)
         try file.commit()
-    }
-}
-
-/// Temporary files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP,
-/// SIGPIPE), so an interrupted run leaves no partial output either.
-enum TemporaryFiles {
-    // Paths as C strings kept in a fixed table that the signal handler can walk
-    // without allocating (unlink is async-signal-safe).
-    nonisolated(unsafe) private static var table = [UnsafeMutablePointer<CChar>?](repeating: nil, count: 64)
-    private static let lock = PThreadMutex()
-    nonisolated(unsafe) private static var installed = false
-
-    static func register(_ path: String) {
-        lock.withLock {
-            installHandlersOnce()
-            if let slot = table.firstIndex(where: { $0 == nil }) { table[slot] = strdup(path) }
-        }
-    }
-
-    static func unregister(_ path: String) {
-        lock.withLock {
-            for i in table.indices where table[i] != nil && String(cString: table[i]!) == path {
-                let p = table[i]
-                table[i] = nil
-                free(p)
-            }
-        }
-    }
-
-    private static func installHandlersOnce() {
-        guard !installed else { return }
-        installed = true
-        for sig in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
-            // A signal the process was started with ignored (nohup, a parent that ignores
-            // SIGPIPE) stays ignored: it cannot interrupt us, so nothing needs cleaning up.
-            var current = sigaction()
-            sigaction(sig, nil, &current)
-            if unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { signal in
-                TemporaryFiles.removeAllFromSignalHandler()
-                Glibc.signal(signal, SIG_DFL)
-                raise(signal)
-            }
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = 0
-            sigaction(sig, &action, nil)
-        }
-    }
-
-    private static func removeAllFromSignalHandler() {
-        for entry in table { if let entry { unlink(entry) } }
     }
 }

@@ -8,6 +8,9 @@ public protocol ByteSource: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
     /// Called before a long run of large reads (an age payload): a pipe is enlarged.
     func prepareForStreaming()
+    /// The rest of the input when it is a regular file that may be mapped instead of
+    /// read (`MappedWindow`); nil otherwise. Mapping it leaves the source unread.
+    func mappableRegion() -> FileRegion?
 }
 
 /// Something bytes are written to.
@@ -27,6 +30,7 @@ extension ByteSink {
 
 extension ByteSource {
     public func prepareForStreaming() {}
+    public func mappableRegion() -> FileRegion? { nil }
 
     /// Reads until `buffer` is full or the input ends; returns the count read.
     public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
@@ -56,6 +60,10 @@ public final class FileDescriptorSource: ByteSource {
     public let fd: Int32
     public let name: String
     private let owned: Bool
+    /// Whether a regular file may be mapped instead of read (`mappableRegion()`). Only
+    /// a caller whose every output is cleaned up by `SignalCleanup` turns it on: a file
+    /// that shrinks under the mapping ends the process with SIGBUS (exit 74).
+    public var allowsMapping = false
 
     public init(fd: Int32, name: String, owned: Bool = false) {
         self.fd = fd
@@ -83,13 +91,19 @@ public final class FileDescriptorSource: ByteSource {
 
     public func prepareForStreaming() { PipeBuffer.enlarge(fd) }
 
+    public func mappableRegion() -> FileRegion? {
+        guard allowsMapping else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let position = Int(lseek(fd, 0, SEEK_CUR))
+        guard position >= 0, Int(info.st_size) >= position else { return nil }
+        return FileRegion(fd: fd, offset: position, count: Int(info.st_size) - position, name: name)
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if n >= 0 { return n }
-            if errno == EINTR { continue }
-            throw IOError("cannot read", path: name)
-        }
+        let n = retryingEINTR { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+        guard n >= 0 else { throw IOError("cannot read", path: name) }
+        return n
     }
 
     /// The size of a regular file, for progress; nil for pipes and terminals.
@@ -119,7 +133,7 @@ public final class FileDescriptorSink: ByteSink {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        try writeAll(fd, bytes, name: name)
+        do { try writeAll(fd: fd, bytes) } catch { throw IOError("cannot write", path: name, code: error.code) }
     }
 
     public func prepareForStreaming() { PipeBuffer.enlarge(fd) }
@@ -163,19 +177,6 @@ enum PipeBuffer {
     }
 }
 
-/// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, name: String) throws {
-    var offset = 0
-    while offset < bytes.count {
-        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw IOError("cannot write", path: name)
-        }
-        offset += n
-    }
-}
-
 /// Collects everything written, for tests and small in-memory outputs.
 final class MemorySink: ByteSink {
     public private(set) var bytes: [UInt8] = []
@@ -210,6 +211,13 @@ public final class BufferedSource: ByteSource {
     public init(_ base: ByteSource) { self.base = base }
 
     public func prepareForStreaming() { base.prepareForStreaming() }
+
+    /// The base's region with the bytes buffered but not consumed in front: they are
+    /// the bytes just before the base's position.
+    public func mappableRegion() -> FileRegion? {
+        guard let region = base.mappableRegion(), region.offset >= available else { return nil }
+        return FileRegion(fd: region.fd, offset: region.offset - available, count: region.count + available, name: region.name)
+    }
 
     private var available: Int { buffer.count - start }
 

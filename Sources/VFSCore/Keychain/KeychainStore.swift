@@ -97,16 +97,15 @@ public struct KeychainStore: Sendable {
     @discardableResult
     public func updateEntries<R>(keychainID: [UInt8], masterKey: SecretBytes,
                                  _ change: (inout [KeychainEntry]) throws -> (result: R, changed: Bool)) throws -> R {
-        try FileLock.withLock(for: path, exclusive: true) {
-            let current = try currentFile(keychainID: keychainID)
+        var saved: KeychainHeader?
+        return try document.update(mode: 0o600, read: { try currentFile(keychainID: keychainID) }, change: { current in
             var entries = try current.sealed.open(masterKey: masterKey)
             let (result, changed) = try change(&entries)
-            if changed {
-                let header = current.sealed.header.next
-                try replace(with: KeychainFormat.seal(header: header, masterKey: masterKey, entries: entries), header: header)
-            }
-            return result
-        }
+            guard changed else { return (result, nil) }
+            let header = current.sealed.header.next
+            saved = header
+            return (result, try KeychainFormat.seal(header: header, masterKey: masterKey, entries: entries))
+        }, beforeWrite: keepBackupOfCurrent, afterCommit: { try epochs.record(id: saved!.id, epoch: saved!.epoch) })
     }
 
     /// Replaces the master key of the keychain as it is when the lock is held: the
@@ -117,18 +116,24 @@ public struct KeychainStore: Sendable {
     @discardableResult
     public func rotate(keychainID: [UInt8], masterKey: SecretBytes,
                        _ slots: (_ header: KeychainHeader, _ newKey: SecretBytes) throws -> KeychainHeader) throws -> SecretBytes {
-        try FileLock.withLock(for: path, exclusive: true) {
-            let current = try currentFile(keychainID: keychainID)
+        var saved: (header: KeychainHeader, key: SecretBytes)?
+        try document.update(mode: 0o600, read: { try currentFile(keychainID: keychainID) }, change: { current in
             // Open it all: a damaged body must not be carried into a new file either.
             let entries = try current.sealed.open(masterKey: masterKey)
             let newKey = try KeychainFormat.newMasterKey()
             let header = try slots(current.sealed.header.next, newKey)
             precondition(header.id == keychainID && header.epoch == current.sealed.header.epoch + 1)
-            try replace(with: KeychainFormat.seal(header: header, masterKey: newKey, entries: entries), header: header)
+            saved = (header, newKey)
+            return ((), try KeychainFormat.seal(header: header, masterKey: newKey, entries: entries))
+        }, beforeWrite: keepBackupOfCurrent, afterCommit: {
+            try epochs.record(id: saved!.header.id, epoch: saved!.header.epoch)
             try keepBackup()
-            return newKey
-        }
+        })
+        return saved!.key
     }
+
+    /// Every change goes through it: exclusive lock, re-read, change, atomic write.
+    private var document: LockedDocumentStore { LockedDocumentStore(path: path) }
 
     /// The file under the exclusive lock; it must still be the keychain the key is for.
     private func currentFile(keychainID: [UInt8]) throws -> (sealed: SealedKeychain, bytes: [UInt8]) {
@@ -139,15 +144,10 @@ public struct KeychainStore: Sendable {
         return (sealed, bytes)
     }
 
-    /// Keeps the current (verified) file as the backup, then puts `bytes` (the file of
-    /// `header`) in its place and records its epoch.
-    private func replace(with bytes: [UInt8], header: KeychainHeader) throws {
+    /// Keeps the current (verified) file as the backup, before the new one replaces it.
+    private func keepBackupOfCurrent() throws {
         removeStaleTemporaries()
         try keepBackup()
-        let file = try AtomicOutputFile(path: path, mode: 0o600)
-        try file.write(bytes)
-        try file.commit()
-        try epochs.record(id: header.id, epoch: header.epoch)
     }
 
     /// Temporary files a killed writer left behind (SIGKILL leaves no chance to clean

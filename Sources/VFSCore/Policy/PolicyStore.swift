@@ -224,14 +224,13 @@ public final class PolicyStore: PolicySource, Sendable {
     /// command (exit 74) with the change already made, never a log line for a change
     /// that did not happen.
     func change<R>(_ body: (inout PolicyDocument) throws -> (R, [PolicyLogEntry])) throws -> R {
-        try withLock(exclusive: true) {
-            var document = try readDocument()
+        var logged: [PolicyLogEntry] = []
+        return try LockedDocumentStore(path: path, lockMode: 0o644).update(mode: nil, read: readDocument, change: { current in
+            var document = current
             let (result, entries) = try body(&document)
-            guard !entries.isEmpty else { return result }
-            try write(document)
-            try PolicyLogFile.append(entries, to: logPath)
-            return result
-        }
+            logged = entries
+            return (result, entries.isEmpty ? nil : try PolicyCodec.encode(document))
+        }, afterCommit: { try PolicyLogFile.append(logged, to: logPath) })
     }
 
     private func withLock<R>(exclusive: Bool, _ body: () throws -> R) throws -> R {
@@ -250,14 +249,6 @@ public final class PolicyStore: PolicySource, Sendable {
     private func readDocument() throws -> PolicyDocument {
         guard let bytes = try Self.readIfPresent(path) else { return PolicyDocument() }
         return try PolicyCodec.decode(bytes, source: path)
-    }
-
-    private func write(_ document: PolicyDocument) throws {
-        var info = stat()
-        let mode: mode_t? = stat(path, &info) == 0 ? info.st_mode & 0o7777 : nil
-        let file = try AtomicOutputFile(path: path, mode: mode)
-        try file.write(PolicyCodec.encode(document))
-        try file.commit()
     }
 
     /// The file's bytes, or nil if it does not exist.

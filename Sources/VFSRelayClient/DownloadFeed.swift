@@ -1,0 +1,131 @@
+import Foundation
+import VFSCore
+import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A transfer's partial file read while the download fills it, so vfs-fetch decrypts and
+/// unpacks as the bytes arrive instead of after the whole download.
+///
+/// `RangeDownloader` writes the file (resuming after the bytes a killed fetch left, with
+/// Range) and reports how far it got with `advance(to:)`; a reader on another thread
+/// reads from the start of the file, waiting when it catches up, and hashes every byte.
+/// The end of input comes only after the last byte hashed to the transfer's SHA-256:
+/// a mismatch is thrown from that read instead (and the partial file removed), so the
+/// unpacking, which reads its input to the end before it places anything, places
+/// nothing. A download that fails is thrown to the reader the same way.
+public final class DownloadFeed: ByteSource, @unchecked Sendable {
+    // Sendable: `written`, `failure` and `abandoned` are only touched under `condition`;
+    // the rest belongs to the one reading thread.
+    private let condition = NSCondition()
+    private var written: Int64 = 0
+    private var failure: Error?
+    private var abandoned = false
+
+    private let fd: Int32
+    private let path: String
+    private let transfer: InboxEntry
+    private let hash = SHA256()
+    private var position: Int64 = 0
+    private var verified = false
+
+    /// Opens (creating it, 0600) the partial file at `path` for `transfer`.
+    public init(path: String, transfer: InboxEntry) throws {
+        fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
+        self.path = path
+        self.transfer = transfer
+    }
+
+    deinit { close(fd) }
+
+    // MARK: the download's side
+
+    /// The file holds the transfer's first `count` bytes.
+    public func advance(to count: Int64) {
+        condition.withLock {
+            written = max(written, count)
+            condition.broadcast()
+        }
+    }
+
+    /// The download started over from byte 0 (the blob changed): a reader that already
+    /// read bytes of the old one fails.
+    public func restarted() {
+        condition.withLock {
+            if position > 0 || written > 0 {
+                fail(locked: RelayClientError.badAnswer(url: path, reason: "the transfer changed while it was fetched; fetch it again"))
+            }
+        }
+    }
+
+    /// The download failed: the reader's next read throws `error` (unless one failed already).
+    public func fail(_ error: Error) { condition.withLock { fail(locked: error) } }
+
+    private func fail(locked error: Error) {
+        if failure == nil { failure = error }
+        condition.broadcast()
+    }
+
+    /// Why the feed failed (a download error or a SHA-256 mismatch), nil if it did not.
+    public var error: Error? { condition.withLock { failure } }
+
+    /// True once the reader stopped (it failed or was done): the download can stop too.
+    public var isAbandoned: Bool { condition.withLock { abandoned } }
+
+    /// The reader is done with the feed, whether or not it read everything.
+    public func abandon() {
+        condition.withLock {
+            abandoned = true
+            condition.broadcast()
+        }
+    }
+
+    // MARK: the reader's side
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard buffer.count > 0 else { return 0 }
+        let available: Int64 = try condition.withLock {
+            while true {
+                if let failure { throw failure }
+                if position < written { return written - position }
+                if position >= transfer.size { return 0 }
+                condition.wait()
+            }
+        }
+        if available == 0 { return try finish() }
+        let want = Int(min(Int64(buffer.count), available))
+        let n = retryingRead(into: buffer.baseAddress!, want)
+        guard n > 0 else {
+            let error = n < 0 ? VFSCore.IOError("cannot read", path: path) : VFSCore.IOError("cannot read", path: path, code: EIO)
+            fail(error)
+            throw error
+        }
+        hash.update(UnsafeRawBufferPointer(start: buffer.baseAddress!, count: n))
+        position += Int64(n)
+        return n
+    }
+
+    private func retryingRead(into pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        while true {
+            let n = pread(fd, pointer, count, off_t(position))
+            if n < 0 && errno == EINTR { continue }
+            return n
+        }
+    }
+
+    /// Every byte was read: the end of input if they hash to the transfer's SHA-256.
+    private func finish() throws -> Int {
+        if verified { return 0 }
+        verified = true
+        let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        guard digest == transfer.sha256 else {
+            unlink(path)
+            let error = RelayClientError.corruptDownload(transfer: transfer.id, expected: transfer.sha256, actual: digest)
+            fail(error)
+            throw error
+        }
+        return 0
+    }
+}
