@@ -58,7 +58,8 @@ enum ArgumentHabits {
     }
 
     static func unknownSubcommand(_ word: String, of command: ParsableCommand.Type, path: [String]) -> ToolError {
-        let names = command.configuration.subcommands.map(name(of:))
+        // The commands --help shows (internal ones stay unnamed).
+        let names = command.configuration.subcommands.filter { $0.configuration.shouldDisplay }.map(name(of:))
         var candidates = names.filter { editDistance($0, word) <= max(1, min(2, word.count / 3)) || ($0.hasPrefix(word) && word.count >= 2) }
         for synonym in synonyms[word] ?? [] where names.contains(String(synonym.split(separator: " ")[0])) && !candidates.contains(synonym) {
             candidates.append(synonym)

@@ -115,6 +115,7 @@ struct HabitsTests {
         #expect(chek.stderr.contains("vfs-policy: hint: did you mean vfs-policy check?"), "\(chek.stderr)")
         let show = try Tools.run("vfs-keychain", ["show", "github.com"])
         #expect(show.status == 64 && show.stderr.contains("vfs-keychain get"), "\(show.stderr)")
+        #expect(show.stderr.contains("the commands: init, set, get") && !show.stderr.contains("agent-serve"), "\(show.stderr)")
         let kc = try KeychainFixture()
         try kc.initialise()
         #expect(try kc.run(["--passcode-file", kc.passcodeFile, "set", "svc", "acct"], stdin: Data("s3".utf8)).status == 0)
