@@ -71,13 +71,14 @@ bench-deps:
 bench: deps build bench-deps
 	@BIN="$(BIN)" bash bench/run.sh
 
-# Generated from the debug build (the text does not depend on the configuration).
+# Generated from the debug build (the text does not depend on the configuration): each
+# tool's own description (--experimental-dump-help) laid out as a man page by
+# scripts/make-man.py, with docs/man/TOOL.txt for sections --help leaves out.
 man:
 	$(SWIFT) build
-	@mkdir -p man/tmp
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug --date $(MAN_DATE) --output-directory man/tmp
-	@for t in $(TOOLS); do mv man/tmp/$$t.1 man/$$t.1; done; rm -rf man/tmp
-	@python3 scripts/fix-man.py $(addprefix man/,$(addsuffix .1,$(TOOLS)))
+	@for t in $(TOOLS); do \
+	  python3 scripts/make-man.py --date $(MAN_DATE) --tools "$(TOOLS)" $$t "$(DEBUG_BIN)/$$t" > man/$$t.1.tmp && mv man/$$t.1.tmp man/$$t.1 || exit 1; \
+	done
 
 completions:
 	$(SWIFT) build

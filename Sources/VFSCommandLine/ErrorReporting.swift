@@ -15,7 +15,7 @@ extension AgeError: ReportableError {
         switch self {
         case .noMatch: return .permissionDenied
         case .invalidKey: return .usage
-        case .header, .headerMAC, .payload, .armor, .workFactorTooLarge: return .dataError
+        case .header, .headerMAC, .payload, .armor, .workFactorTooLarge, .encryptedSSHKey: return .dataError
         }
     }
 
@@ -23,9 +23,18 @@ extension AgeError: ReportableError {
         switch self {
         case .workFactorTooLarge(let n, _):
             return ["if you trust the file, raise the limit with --max-work-factor \(n) (scrypt needs \(ScryptRecipient.memoryNeeded(workFactor: n) >> 20) MiB for it)"]
+        case .encryptedSSHKey: return AgeError.encryptedSSHKeyHints
         default: return []
         }
     }
+}
+
+extension AgeError {
+    /// The one hint every tool gives for a passphrase-protected OpenSSH private key.
+    public static let encryptedSSHKeyHints = [
+        "keep it as age does best: remove the SSH passphrase on a copy (ssh-keygen -p -f COPY), " +
+        "protect the copy with vfs-encrypt -p -a -o key.age COPY, shred the copy, and use -i key.age",
+    ]
 }
 
 extension BundleError: ReportableError {
@@ -130,7 +139,8 @@ extension PolicyError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
         case .corrupt, .importConflict: return .dataError
-        case .noSuchItem, .alreadyApproved: return .no
+        case .noSuchItem: return .noInput
+        case .alreadyApproved: return .cannotCreate
         case .invalidApp, .invalidGroup, .invalidType, .appIsAnotherItemsID: return .usage
         }
     }

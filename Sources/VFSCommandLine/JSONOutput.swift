@@ -9,4 +9,12 @@ public enum JSONOutput {
         let data = try encoder.encode(value)
         try StandardOutput.write(Array(data) + [0x0A])
     }
+
+    /// One compact JSON object on one line (JSON Lines), keys sorted.
+    public static func printLine<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        try StandardOutput.write(Array(try encoder.encode(value)) + [0x0A])
+    }
 }

@@ -3,11 +3,11 @@ import VFSCore
 
 /// `-r RECIPIENT` and `-R FILE`, shared by the tools that encrypt.
 public struct RecipientOptions: ParsableArguments {
-    @Option(name: [.customShort("r"), .customLong("recipient")],
-            help: ArgumentHelp("Encrypt to RECIPIENT (age1… or post-quantum age1pq1…). Repeatable.", valueName: "recipient"))
+    @Option(name: [.customShort("r", allowingJoined: true), .customLong("recipient")],
+            help: ArgumentHelp("Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, or an ssh-ed25519/ssh-rsa public key). Repeatable.", valueName: "recipient"))
     public var recipients: [String] = []
 
-    @Option(name: [.customShort("R"), .customLong("recipients-file")],
+    @Option(name: [.customShort("R", allowingJoined: true), .customLong("recipients-file")],
             help: ArgumentHelp("Encrypt to the recipients listed in PATH ('-' for stdin). Repeatable.", valueName: "path"), completion: .file())
     public var recipientsFiles: [String] = []
 
@@ -22,7 +22,7 @@ public struct RecipientOptions: ParsableArguments {
             do { out.append(try AgeRecipient(text)) } catch let error as AgeError {
                 var hints: [String] = []
                 if text.hasPrefix("AGE-SECRET-KEY-") { hints.append("that is an identity; did you mean -i FILE? (vfs-keygen -y prints its recipient)") }
-                else if text.hasPrefix("ssh-") { hints.append("SSH keys are not supported; make an age key with vfs-keygen") }
+                else if text.hasPrefix("ssh-") || text.hasPrefix("ecdsa-") || text.hasPrefix("sk-") { hints.append("ssh-ed25519 and ssh-rsa public keys (2048 bits or more) are supported, quoted as one argument: -r \"$(cat ~/.ssh/id_ed25519.pub)\"") }
                 else if !text.hasPrefix("age1") { hints.append("recipients start with age1; to read them from a file use -R \(text)") }
                 throw ToolError(error.description, exit: .usage, hints: hints)
             }
@@ -39,28 +39,48 @@ public struct RecipientOptions: ParsableArguments {
 
 /// `-i FILE`, shared by the tools that decrypt.
 public struct IdentityOptions: ParsableArguments {
-    @Option(name: [.customShort("i"), .customLong("identity")],
-            help: ArgumentHelp("Use the identities in PATH ('-' for stdin). Repeatable.", valueName: "path"), completion: .file())
+    @Option(name: [.customShort("i", allowingJoined: true), .customLong("identity")],
+            help: ArgumentHelp("Use the identities in PATH: an age identity file (passphrase-protected too), or an OpenSSH ssh-ed25519/ssh-rsa private key ('-' for stdin). Repeatable.", valueName: "path"), completion: .file())
     public var identityFiles: [String] = []
 
     public init() {}
 
-    public func resolve() throws -> [AgeIdentity] {
-        try Self.load(identityFiles)
+    /// `passphrase` opens passphrase-protected identity files (a terminal prompt unless
+    /// the tool has a passphrase source of its own).
+    public func resolve(passphrase: SecretSource = IdentityOptions.defaultPassphraseSource) throws -> [AgeIdentity] {
+        try Self.load(identityFiles, passphrase: passphrase)
     }
 
-    /// Reads identity files ('-' is stdin).
-    public static func load(_ paths: [String]) throws -> [AgeIdentity] {
+    /// VFS_PASSPHRASE, else the terminal.
+    public static var defaultPassphraseSource: SecretSource {
+        SecretSource(file: nil, fd: nil, noun: "passphrase", environmentVariable: "VFS_PASSPHRASE")
+    }
+
+    /// Reads identity files ('-' is stdin): age identity lines, an OpenSSH private key,
+    /// or either of those inside a passphrase-protected (age-encrypted) file.
+    public static func load(_ paths: [String], passphrase: SecretSource = IdentityOptions.defaultPassphraseSource) throws -> [AgeIdentity] {
         var out = [AgeIdentity]()
         for path in paths {
-            let text = String(decoding: try ToolIO.openInput(path).readAll(), as: UTF8.self)
-            do { out += try KeyFile.identities(in: text, source: path == "-" ? "standard input" : "\"\(path)\"") }
-            catch let error as AgeError {
-                var hints: [String] = []
-                if text.contains("age-encryption.org/v1") || text.contains("BEGIN AGE ENCRYPTED FILE") {
-                    hints.append("passphrase-protected identity files are not supported; decrypt it first with vfs-decrypt")
+            let source = path == "-" ? "standard input" : "\"\(path)\""
+            var bytes = try ToolIO.openInput(path).readAll()
+            defer { bytes.wipe() }
+            let text: String
+            if ProtectedIdentityFile.isEncrypted(bytes) {
+                do {
+                    text = try ProtectedIdentityFile.decrypt(bytes, source: source) {
+                        try passphrase.read(prompt: "Enter passphrase for identity file \(source): ")
+                    }
+                } catch AgeError.noMatch {
+                    throw ToolError("incorrect passphrase for identity file \(source)", exit: .permissionDenied)
+                } catch let error as AgeError {
+                    throw ToolError(error.description, exit: .dataError, hints: error.hints)
                 }
-                throw ToolError(error.description, exit: .dataError, hints: hints)
+            } else {
+                text = String(decoding: bytes, as: UTF8.self)
+            }
+            do { out += try KeyFile.identities(in: text, source: source) }
+            catch let error as AgeError {
+                throw ToolError(error.description, exit: .dataError, hints: error.hints)
             }
         }
         return out

@@ -42,7 +42,16 @@ public enum KeychainSession {
         if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
             return (store, sealed, key)
         }
-        return (store, sealed, try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent)))
+        // A passcode typed on the terminal may be retyped, three tries in all (as sudo).
+        var tries = 0
+        while true {
+            tries += 1
+            do {
+                return (store, sealed, try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent)))
+            } catch KeychainError.wrongPasscode where !passcode.isNonInteractive && tries < SecretSource.tries {
+                Diagnostics.info("sorry, try again")
+            }
+        }
     }
 
     /// The recipients of the keychain identities `names` (every one for `all`), from

@@ -7,7 +7,7 @@ import VFSCore
 /// VFS_PASSCODE or the terminal.
 public struct KeychainIdentityOptions: ParsableArguments {
     /// -K NAME / --keychain-identity NAME, repeatable. The reserved name `all` means every identity in the keychain.
-    @Option(name: [.customShort("K"), .customLong("keychain-identity")],
+    @Option(name: [.customShort("K", allowingJoined: true), .customLong("keychain-identity")],
             help: ArgumentHelp("Use the keychain identity NAME ('all' for every one). Repeatable.", valueName: "name"))
     public var names: [String] = []
 

@@ -31,7 +31,9 @@ extension VFSCommand {
     public static func execute(_ arguments: [String]? = nil) throws {
         if arguments == nil { ProcessHardening.apply() }
         Diagnostics.tool = toolName
-        var command = try parseAsRoot(arguments)
+        let given = arguments ?? Array(CommandLine.arguments.dropFirst())
+        if printsVersion(given) { return }
+        var command = try parseAsRoot(try ArgumentHabits.mend(given, root: self))
         if let checked = command as? CheckedCommand { try checked.check() }
         try command.run()
     }
@@ -52,7 +54,9 @@ extension AsyncVFSCommand {
     public static func execute(_ arguments: [String]? = nil) async throws {
         if arguments == nil { ProcessHardening.apply() }
         Diagnostics.tool = toolName
-        var command = try parseAsRoot(arguments)
+        let given = arguments ?? Array(CommandLine.arguments.dropFirst())
+        if printsVersion(given) { return }
+        var command = try parseAsRoot(try ArgumentHabits.mend(given, root: self))
         if let checked = command as? CheckedCommand { try checked.check() }
         // A subcommand of an async root may itself be sync.
         if var asyncCommand = command as? AsyncParsableCommand {
@@ -115,6 +119,15 @@ public struct CommandFailure: Equatable, Sendable {
 extension ParsableCommand {
     /// The name diagnostics start with: the root command's name.
     static var toolName: String { configuration.commandName ?? "vfs" }
+
+    /// `--version` prints the tool's name and version (`vfs-encrypt 0.1.0`), as the
+    /// GNU tools do; true if it did.
+    static func printsVersion(_ arguments: [String]) -> Bool {
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        guard !configuration.version.isEmpty, arguments[..<end].contains("--version") else { return false }
+        print("\(toolName) \(configuration.version)")
+        return true
+    }
 }
 
 /// Writes diagnostics to stderr in the toolkit's format (as age's cmd/age/tui.go):

@@ -45,36 +45,46 @@ struct Decrypt: VFSCommand, CheckedCommand {
 
     @OptionGroup var passphraseOptions: PassphraseOptions
 
-    @Option(name: .customLong("max-work-factor"), help: ArgumentHelp("Refuse scrypt work factors above N (default 22; 1-30).", valueName: "n"))
+    @Option(name: .customLong("max-work-factor"), help: ArgumentHelp("Refuse scrypt work factors above N (1-30; 22 as age, about 4 GiB).", valueName: "n"))
     var maxWorkFactor: Int = ScryptIdentity.defaultMaxWorkFactor
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the plaintext to OUT.", valueName: "out"), completion: .file())
+    @Option(name: [.customShort("o", allowingJoined: true), .long], help: ArgumentHelp("Write the plaintext to OUT.", valueName: "out"), completion: .file())
     var output: String?
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    @Flag(name: .customShort("d"), help: ArgumentHelp("Accepted and ignored, for age's vfs-decrypt -d habit.", visibility: .hidden))
+    @Flag(name: [.customShort("d"), .customLong("decrypt")], help: ArgumentHelp("Accepted and ignored, for age's -d habit.", visibility: .hidden))
     var decryptFlag = false
+
+    @Flag(name: [.customShort("e"), .customLong("encrypt")], help: ArgumentHelp("Refused: vfs-encrypt encrypts.", visibility: .hidden))
+    var encryptFlag = false
 
     @Argument(help: ArgumentHelp("The file to decrypt ('-' or none for stdin).", valueName: "input"), completion: .file())
     var input: String?
 
     func check() throws {
+        if encryptFlag { throw ToolError.usage("vfs-decrypt only decrypts", hints: ["age -e's counterpart is vfs-encrypt: vfs-encrypt -r RECIPIENT FILE"]) }
         try keychainOptions.check()
+        try StandardInputUse.check([
+            ("the input", input == nil || input == "-"), ("-i -", identityOptions.identityFiles.contains("-")),
+            (passphraseOptions.standardInputName, passphraseOptions.readsStandardInput),
+        ])
         guard ScryptRecipient.workFactorRange.contains(maxWorkFactor) else { throw ToolError.usage("--max-work-factor must be from \(ScryptRecipient.workFactorRange.lowerBound) to \(ScryptRecipient.workFactorRange.upperBound)") }
     }
 
     func run() throws {
-        var identities: [Identity] = try identityOptions.resolve()
         let source = try ToolIO.openInput(input)
         // A regular file is mapped, not read; if it shrinks meanwhile, SIGBUS removes
         // the pending output and exits 74 (SignalCleanup).
         source.allowsMapping = true
         let decryptor = try AgeDecryptor(source: source)
+        var identities: [Identity] = []
         if decryptor.isPassphraseEncrypted {
             let secret = try passphraseOptions.source.read(prompt: "Enter passphrase: ")
             identities = [ScryptIdentity(passphrase: secret, maxWorkFactor: maxWorkFactor)]
         } else {
+            // The passphrase options open a passphrase-protected identity file here.
+            identities = try identityOptions.resolve(passphrase: passphraseOptions.source)
             identities += try keychainOptions.identities()
             if identities.isEmpty {
                 throw ToolError("no identity given, and the file is encrypted to recipients, not a passphrase", exit: .permissionDenied,

@@ -27,7 +27,8 @@ struct Encrypt: VFSCommand, CheckedCommand {
         \(ToolIO.outputLinkNote)
 
         Examples:
-          vfs-encrypt -r age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o doc.age doc.pdf
+          vfs-encrypt -o doc.age doc.pdf \\
+            -r age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
           tar -c docs | vfs-encrypt -R team.txt -a > docs.tar.age
           vfs-encrypt -K backups -o db.sqlite.age db.sqlite
           vfs-encrypt -p --passphrase-file pass.txt -o secrets.age secrets.txt
@@ -42,7 +43,7 @@ struct Encrypt: VFSCommand, CheckedCommand {
 
     @OptionGroup var recipientOptions: RecipientOptions
 
-    @Option(name: [.customShort("i"), .customLong("identity")],
+    @Option(name: [.customShort("i", allowingJoined: true), .customLong("identity")],
             help: ArgumentHelp("Encrypt to the recipients of the identities in PATH. Repeatable.", valueName: "path"), completion: .file())
     var identityFiles: [String] = []
 
@@ -53,21 +54,28 @@ struct Encrypt: VFSCommand, CheckedCommand {
 
     @OptionGroup var passphraseOptions: PassphraseOptions
 
-    @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for -p (default 18, as age; 1-30).", valueName: "n"))
+    @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for -p (1-30).", valueName: "n"))
     var workFactor: Int = ScryptRecipient.defaultWorkFactor
 
     @Flag(name: .shortAndLong, help: "Write PEM-armored (ASCII) output.")
     var armor = false
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to OUT ('-' forces stdout, even a terminal).", valueName: "out"), completion: .file())
+    @Option(name: [.customShort("o", allowingJoined: true), .long], help: ArgumentHelp("Write to OUT ('-' forces stdout, even a terminal).", valueName: "out"), completion: .file())
     var output: String?
 
     @OptionGroup var progressOptions: ProgressOptions
+
+    @Flag(name: [.customShort("e"), .customLong("encrypt")], help: ArgumentHelp("Accepted and ignored, for age's -e habit.", visibility: .hidden))
+    var encryptFlag = false
+
+    @Flag(name: [.customShort("d"), .customLong("decrypt")], help: ArgumentHelp("Refused: vfs-decrypt decrypts.", visibility: .hidden))
+    var decryptFlag = false
 
     @Argument(help: ArgumentHelp("The file to encrypt ('-' or none for stdin).", valueName: "input"), completion: .file())
     var input: String?
 
     func check() throws {
+        if decryptFlag { throw ToolError.usage("vfs-encrypt only encrypts", hints: ["age -d's counterpart is vfs-decrypt: vfs-decrypt -i KEY FILE"]) }
         try keychainOptions.check()
         let hasRecipients = !recipientOptions.isEmpty || !identityFiles.isEmpty || !keychainOptions.isEmpty
         if passphrase && hasRecipients {
@@ -79,6 +87,10 @@ struct Encrypt: VFSCommand, CheckedCommand {
         if !passphrase && (passphraseOptions.passphraseFile != nil || passphraseOptions.passphraseFD != nil) {
             throw ToolError.usage("--passphrase-file and --passphrase-fd go with -p")
         }
+        try StandardInputUse.check([
+            ("the input", input == nil || input == "-"), ("-R -", recipientOptions.recipientsFiles.contains("-")),
+            ("-i -", identityFiles.contains("-")), (passphraseOptions.standardInputName, passphraseOptions.readsStandardInput),
+        ])
         guard ScryptRecipient.workFactorRange.contains(workFactor) else { throw ToolError.usage("--work-factor must be from \(ScryptRecipient.workFactorRange.lowerBound) to \(ScryptRecipient.workFactorRange.upperBound)") }
     }
 
@@ -92,7 +104,8 @@ struct Encrypt: VFSCommand, CheckedCommand {
         source.allowsMapping = true
         let out = try ToolIO.openOutput(output, binary: !armor, terminalHints: ["did you mean -a/--armor?"])
         if passphrase {
-            let secret = try passphraseOptions.source.read(prompt: "Enter passphrase: ", confirm: true)
+            let secret = try passphraseOptions.source.read(prompt: "Enter passphrase (leave empty to autogenerate a secure one): ",
+                                                           confirm: true, generate: SecretSource.generatedPassphrase)
             recipients = [ScryptRecipient(passphrase: secret, workFactor: workFactor)]
         }
         let progress = ProgressBar.make(label: "encrypting", total: source.regularFileSize, quiet: progressOptions.quiet)

@@ -51,7 +51,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         version: vfsVersion)
 
     @Flag(help: "Fetch every transfer in the inbox.") var all = false
-    @Option(name: [.customShort("C"), .customLong("directory")], help: ArgumentHelp("Unpack into DIR (default: the current folder).", valueName: "dir"), completion: .directory)
+    @Option(name: [.customShort("C", allowingJoined: true), .customLong("directory")], help: ArgumentHelp("Unpack into DIR (default: the current folder).", valueName: "dir"), completion: .directory)
     var directory: String?
     @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"))
     var app: String?

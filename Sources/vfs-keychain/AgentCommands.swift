@@ -9,7 +9,7 @@ extension Keychain {
             abstract: "Start the agent: keep the keychain unlocked for this user until lock or the timeout.",
             discussion: KeychainHelp.unlock)
 
-        @Option(name: .long, help: ArgumentHelp("How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit (default 15m).", valueName: "duration"))
+        @Option(name: .long, help: ArgumentHelp("How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit.", valueName: "duration"))
         var timeout: String = "15m"
 
         @OptionGroup var passcodeOptions: PasscodeOptions

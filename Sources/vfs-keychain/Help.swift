@@ -2,57 +2,14 @@
 /// man page), kept apart so the commands read as code.
 enum KeychainHelp {
     static let overview = """
-    The keychain is one file: $VFS_KEYCHAIN, else $VFS_HOME/keychain, else \
-    $XDG_DATA_HOME/vfs/keychain, else ~/.local/share/vfs/keychain (mode 0600 in a \
-    0700 folder; without $HOME, as under cron or env -i, ~ is the home folder in \
-    the password database). Names and secrets alike are encrypted (ChaCha20-Poly1305) with a \
-    random master key. The header holds that key once per key slot: the \
-    passcode slot (wrapped under scrypt of the passcode), and optionally a \
-    recovery slot: an X25519 key pair derived (scrypt, then HKDF) from the \
-    normalised answers to security questions, of which only the public half is \
-    stored, with the master key sealed to it; the questions are kept readable so \
-    recover can ask them. A header MAC makes any edit of the file fail \
-    authentication. passcode, recover and questions replace the master key and \
-    seal every entry again, so an old copy of the file (a backup, a synced copy) \
-    opens nothing of today's with the old passcode or answers.
-
-    File format, version 2 (integers big-endian; version 1 files are read and \
-    rewritten as version 2 at the next change): the magic VFSKEYCH, a u16 \
-    version, a 16-byte random keychain id, a u64 epoch (one more at every save), \
-    a slot count (1 or 2), then per slot its kind (1 passcode, 3 recovery; 2 a \
-    version-1 recovery slot), scrypt log2 N, r and p, a 16-byte salt; a passcode \
-    slot then has the 48-byte master key wrapped with ChaCha20-Poly1305 under \
-    scrypt(passcode, salt); a recovery slot its 32-byte public key, a 32-byte \
-    ephemeral public key, the 48-byte sealed master key and its questions (count, \
-    then u16 length + UTF-8 each); then a u16 count of identities and per \
-    identity a 16-byte tag (SHA-256 of id and name, cut) and its 32-byte X25519 \
-    public key. A 32-byte HMAC-SHA-256 of all that follows, \
-    keyed from the master key, then the body: a 12-byte nonce, a u32 length and \
-    the entries sealed with ChaCha20-Poly1305 under a key derived (HKDF-SHA-256) \
-    from the master key, the id and the epoch: a u32 count, then per entry its \
-    kind (1 secret, 2 identity), service, account and label (u16 length + UTF-8 \
-    each), created and modified (i64 seconds) and the secret (u32 length + bytes). \
-    Recovery answers are normalised (Unicode NFC, trimmed, inner whitespace \
-    collapsed, case-folded) and joined with length prefixes. A change to the \
-    passcode slot reads as a wrong passcode (77); any other change, a truncation \
-    or extra bytes, as damage (65).
-
-    Rollback: the epoch of the last save is remembered beside the keychain in \
-    PATH.epoch; a keychain older than that (an old copy put in its place) is \
-    refused (65). To go back to an older copy on purpose, remove PATH.epoch too.
-
-    Protection classes: a locked keychain has complete protection: nothing in it \
-    can be read without the passcode. `unlock` starts an agent that holds the \
-    master key in memory, for this user only (a 0700 folder: \
-    $XDG_RUNTIME_DIR/vfs, else /run/user/UID/vfs, else /tmp/vfs-UID, or $VFS_HOME/agent \
-    when something not yours holds /tmp/vfs-UID, and a peer \
-    uid check), so scripts \
-    and cron jobs run many commands after one unlock: the keychain is then \
-    available until `lock` or the timeout, when the key is wiped.
-
-    Identities' recipients (their public keys) are kept readable in the header \
-    beside a tag of each name, so vfs-encrypt -K NAME needs no passcode; the names \
-    themselves stay encrypted.
+    Secrets (by service and account) and age identities in one encrypted file: \
+    $VFS_KEYCHAIN, else $VFS_HOME/keychain, else $XDG_DATA_HOME/vfs/keychain, else \
+    ~/.local/share/vfs/keychain (mode 0600 in a 0700 folder; without $HOME, as under \
+    cron or env -i, ~ is the home folder in the password database). Names and \
+    secrets alike are encrypted under a random master key, which the passcode (and \
+    optionally the answers to security questions) unwraps; unlock hands it to an \
+    agent for a while. The file format, the key slots, rollback protection and the \
+    protection classes are described in vfs-keychain(1).
 
     Commands use the agent first, then the passcode from --passcode-file, \
     --passcode-fd, VFS_PASSCODE (least safe: other processes of the user may read \
@@ -71,10 +28,10 @@ enum KeychainHelp {
       vfs-keychain identity new backups > backups.recipient
       vfs-decrypt -K backups -o db.sqlite db.sqlite.age
 
-    Exit status: 0 success (status: unlocked); 1 a clean no (get or delete of an \
-    entry that is not there, status: locked); 64 usage; 65 the keychain is damaged \
+    Exit status: 0 success (status: unlocked); 1 a clean no (status: locked); 64 \
+    usage (an empty passcode file too); 65 the keychain is damaged \
     or was modified (it is left untouched), or an identity file is not valid; 66 no \
-    keychain, no such identity, or no recovery questions; 73 the keychain or the \
+    keychain, no such entry (get, delete), no such identity, or no recovery questions; 73 the keychain or the \
     entry already exists, or a file cannot be written; 74 I/O error; 75 the keychain \
     was replaced meanwhile, or the agent cannot start; 77 wrong passcode or \
     recovery answers, or the keychain is locked and no passcode was given.
@@ -138,7 +95,7 @@ enum KeychainHelp {
     static let getSecret = """
     The secret is written to stdout exactly as stored, with no newline added \
     (so $(vfs-keychain get …) and pipes get the secret itself); on a terminal a \
-    newline is added for display. Exit 1 if there is no such entry.
+    newline is added for display. Exit 66 if there is no such entry.
     """
 
     static let listSecrets = """

@@ -26,7 +26,8 @@ struct AnswersOptions: ParsableArguments {
     var answersFile: String?
 
     /// One answer per question, from the file or asked on the terminal without echo.
-    func read(for questions: [String]) throws -> [String] {
+    /// `confirm` (new answers) asks each twice, up to three times if they differ.
+    func read(for questions: [String], confirm: Bool = false) throws -> [String] {
         if let answersFile {
             let text = String(decoding: try ToolIO.openInput(answersFile).readAll(), as: UTF8.self)
             let lines = RecoveryText.answers(in: text)
@@ -42,10 +43,24 @@ struct AnswersOptions: ParsableArguments {
         }
         var answers: [String] = []
         for question in questions {
-            guard let secret = try Terminal.readSecret(prompt: question + " ") else { throw ToolError.usage("no terminal to ask \"\(question)\"") }
-            let answer = String(decoding: secret.bytes, as: UTF8.self)
-            guard !RecoveryAnswers.normalise(answer).isEmpty else { throw ToolError.usage("empty answer to \"\(question)\"") }
-            answers.append(answer)
+            func ask(_ prompt: String) throws -> String {
+                guard let secret = try Terminal.readSecret(prompt: prompt) else { throw ToolError.usage("no terminal to ask \"\(question)\"") }
+                let answer = String(decoding: secret.bytes, as: UTF8.self)
+                guard !RecoveryAnswers.normalise(answer).isEmpty else { throw ToolError.usage("empty answer to \"\(question)\"") }
+                return answer
+            }
+            var tries = 0
+            while true {
+                tries += 1
+                let answer = try ask(question + " ")
+                // Compared as recovery compares them: trimmed, case-folded, spaces collapsed.
+                guard confirm, RecoveryAnswers.normalise(try ask("Again: " + question + " ")) != RecoveryAnswers.normalise(answer) else {
+                    answers.append(answer)
+                    break
+                }
+                guard tries < SecretSource.tries else { throw ToolError.usage("the answers to \"\(question)\" did not match \(tries) times") }
+                Diagnostics.info("the answers did not match; try again")
+            }
         }
         return answers
     }
@@ -65,7 +80,7 @@ extension Keychain {
 
         @OptionGroup var answersOptions: AnswersOptions
 
-        @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for the key slots (default 18, as age; 1-22; low values only for tests).", valueName: "n"))
+        @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for the key slots (1-22; low values only for tests).", valueName: "n"))
         var workFactor: Int = ScryptRecipient.defaultWorkFactor
 
         /// The questions in `file`: 1 to 16, each a valid name.
@@ -91,7 +106,7 @@ extension Keychain {
             var questions: [String] = []
             if let questionsFile { questions = try Self.readQuestions(questionsFile) }
             let passcode = try passcodeOptions.source.read(prompt: "New keychain passcode: ", confirm: true)
-            let answers = questions.isEmpty ? [] : try answersOptions.read(for: questions)
+            let answers = questions.isEmpty ? [] : try answersOptions.read(for: questions, confirm: true)
             if !store.folder.isEmpty {
                 try PrivateFolder.make(store.folder)
                 if let mode = PrivateFolder.permissionsOpenToOthers(store.folder) {
@@ -204,7 +219,7 @@ extension Keychain {
             let passcode = try KeychainSession.readPasscode(passcodeOptions.source, locked: false)
             let masterKey = try sealed.unlock(passcode: passcode)
             _ = try sealed.open(masterKey: masterKey)
-            let answers = questions.isEmpty ? [] : try answersOptions.read(for: questions)
+            let answers = questions.isEmpty ? [] : try answersOptions.read(for: questions, confirm: true)
             let factor = workFactor ?? Int(sealed.header.passcodeSlot.logN)
             let newKey = try store.rotate(keychainID: sealed.header.id, masterKey: masterKey) { header, key in
                 try header.rekeyed(to: key, passcode: passcode,

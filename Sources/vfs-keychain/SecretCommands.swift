@@ -9,8 +9,9 @@ extension Keychain {
             abstract: "Store a secret for SERVICE and ACCOUNT.",
             discussion: KeychainHelp.setSecret)
 
-        @Argument(help: "The service (a host name, an app).") var service: String
-        @Argument(help: "The account (a user name).") var account: String
+        @Argument(help: "The service (a host name, an app), or SERVICE/ACCOUNT as one name, as pass names entries.") var service: String
+        @Argument(help: ArgumentHelp("The account (a user name).", valueName: "account")) var givenAccount: String?
+        var name: EntryName { EntryName(service: service, account: givenAccount) }
 
         @Flag(name: .long, help: "Replace the secret if the entry exists.")
         var update = false
@@ -24,20 +25,21 @@ extension Keychain {
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func check() throws {
-            try KeychainNames.check(service, what: "service")
-            try KeychainNames.check(account, what: "account")
+            let name = try self.name.checked()
+            try KeychainNames.check(name.service, what: "service")
+            try KeychainNames.check(name.account, what: "account")
             if let label { try KeychainNames.check(label, what: "label") }
         }
 
         func run() throws {
             let secret = try readSecret()
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
-            try session.setSecret(secret, service: service, account: account, label: label, replacing: update, now: Keychain.now())
+            try session.setSecret(secret, service: name.service, account: name.account, label: label, replacing: update, now: Keychain.now())
         }
 
         func readSecret() throws -> SecretBytes {
             if Terminal.stdinIsTerminal {
-                guard let first = try Terminal.readSecret(prompt: "Secret for \(service) \(account): "),
+                guard let first = try Terminal.readSecret(prompt: "Secret for \(name.service) \(name.account): "),
                       let second = try Terminal.readSecret(prompt: "Repeat the secret: ") else {
                     throw ToolError.usage("no terminal to ask for the secret")
                 }
@@ -52,7 +54,7 @@ extension Keychain {
             }
             let secret = PipedSecret.trimmed(bytes, raw: raw)
             guard !secret.isEmpty else {
-                throw ToolError.usage("empty secret on standard input", hints: ["pipe the secret in: printf %s \"$SECRET\" | vfs-keychain set \(service) \(account)"])
+                throw ToolError.usage("empty secret on standard input", hints: ["pipe the secret in: printf %s \"$SECRET\" | vfs-keychain set \(name.service) \(name.account)"])
             }
             return SecretBytes(copying: secret)
         }
@@ -63,14 +65,15 @@ extension Keychain {
             abstract: "Print the secret of SERVICE and ACCOUNT, and nothing else.",
             discussion: KeychainHelp.getSecret)
 
-        @Argument(help: "The service.") var service: String
-        @Argument(help: "The account.") var account: String
+        @Argument(help: "The service, or SERVICE/ACCOUNT as one name.") var service: String
+        @Argument(help: "The account.") var account: String?
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {
+            let (service, account) = try EntryName(service: self.service, account: self.account).checked().pair
             let keychain = try KeychainSession.unlock(passcode: passcodeOptions.source)
             guard let secret = try keychain.sealed.secret(masterKey: keychain.masterKey, kind: .secret, service: service, account: account) else {
-                throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .no)
+                throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .noInput)
             }
             var bytes = secret.bytes
             defer { bytes.wipe() }
@@ -80,15 +83,16 @@ extension Keychain {
     }
 
     struct DeleteSecret: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Remove the secret of SERVICE and ACCOUNT (exit 1 if there is none).")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Remove the secret of SERVICE and ACCOUNT (exit 66 if there is none).")
 
-        @Argument(help: "The service.") var service: String
-        @Argument(help: "The account.") var account: String
+        @Argument(help: "The service, or SERVICE/ACCOUNT as one name.") var service: String
+        @Argument(help: "The account.") var account: String?
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {
+            let (service, account) = try EntryName(service: self.service, account: self.account).checked().pair
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
-            guard try session.deleteSecret(service: service, account: account) else { throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .no) }
+            guard try session.deleteSecret(service: service, account: account) else { throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .noInput) }
         }
     }
 
@@ -157,4 +161,37 @@ extension Keychain {
             Diagnostics.info("imported \(count) entr\(count == 1 ? "y" : "ies")")
         }
     }
+}
+
+/// An entry's name as given: SERVICE ACCOUNT, or one SERVICE/ACCOUNT path as pass names
+/// its entries (`github.com/deploy-bot`: split at the first '/').
+struct EntryName {
+    let service: String
+    let account: String
+    private let complete: Bool
+
+    init(service: String, account: String?) {
+        if let account {
+            self.service = service
+            self.account = account
+            complete = true
+        } else if let slash = service.firstIndex(of: "/") {
+            self.service = String(service[..<slash])
+            self.account = String(service[service.index(after: slash)...])
+            complete = true
+        } else {
+            self.service = service
+            self.account = ""
+            complete = false
+        }
+    }
+
+    func checked() throws -> EntryName {
+        guard complete else {
+            throw ToolError.usage("missing ACCOUNT", hints: ["name the entry as SERVICE ACCOUNT, or as one name SERVICE/ACCOUNT (github.com/deploy-bot)"])
+        }
+        return self
+    }
+
+    var pair: (String, String) { (service, account) }
 }

@@ -34,7 +34,7 @@ struct KeyGen: VFSCommand, CheckedCommand {
         """,
         version: vfsVersion)
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the identity to FILE (created 0600, never overwritten).", valueName: "file"), completion: .file())
+    @Option(name: [.customShort("o", allowingJoined: true), .long], help: ArgumentHelp("Write the identity to FILE (created 0600, never overwritten).", valueName: "file"), completion: .file())
     var output: String?
 
     @Flag(name: .customShort("y"), help: "Print the recipients of the identities in INPUT (or stdin).")

@@ -20,7 +20,7 @@ extension Policy {
         @Option(name: .customLong("type"), help: ArgumentHelp("The file type (extension, e.g. pdf).", valueName: "ext"))
         var type: String?
 
-        @Option(help: ArgumentHelp("Decide as at this ISO 8601 time instead of now.", valueName: "time"))
+        @Option(help: ArgumentHelp("Decide as at this moment instead of now: what --expires takes (a date, at its start in UTC; an ISO 8601 time; a duration from now, 30d).", valueName: "when"))
         var at: String?
 
         @Flag(help: "Print the decision as JSON.")
@@ -34,7 +34,7 @@ extension Policy {
         }
 
         func run() throws {
-            let date = try at.map { try PolicyDates.parseInstant($0, what: "time for --at") } ?? Date()
+            let date = try at.map { try PolicyDates.parseMoment($0) } ?? Date()
             let fileType = file.flatMap(PolicyRequest.fileType(ofPath:)) ?? type.map(PolicyRequest.normalizedType)
             let request = PolicyRequest(app: app, group: group, fileType: fileType, date: date)
             let snapshot = try policy.source.snapshot()

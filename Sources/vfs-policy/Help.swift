@@ -57,26 +57,28 @@ enum PolicyHelp {
     it: protect the file and its folder like the keys, and review its log.
 
     Examples:
-      vfs-policy add com.example.viewer --name Viewer --group finance --type pdf --expires 2027-01-31
-      vfs-policy check com.example.viewer --group finance --file q3.pdf && open-with-viewer q3.pdf
+      vfs-policy add com.example.viewer --name Viewer --group finance \\
+        --type pdf --expires 2027-01-31
+      vfs-policy check com.example.viewer --group finance --file q3.pdf \\
+        && open-with-viewer q3.pdf
       vfs-policy update com.example.viewer --disable
       vfs-policy export -o policy.json && git -C audit commit -am "policy"
       vfs-policy list --json | jq -r '.[] | select(.status == "expired") | .app'
       vfs-policy add --relay evince --type pdf && vfs-policy grace 24h
 
-    Exit status: 0 success (check: allowed); 1 check denied, or no item has the \
-    given APP|ID, or add of an app that is already approved; 64 usage (a bad app, \
+    Exit status: 0 success (check: allowed); 1 check denied; 64 usage (a bad app, \
     group, type or date); 65 the policy, its log or an imported file does not \
-    parse; 66 an imported file does not exist, or (relay) this device is not \
-    enrolled; 69 the relay is unreachable; 73 the output of export cannot be \
-    created; 74 read or write error; 75 (relay) the item kept changing (412) or the \
-    relay is busy; 77 permission denied (relay: not an admin, or a revoked device).
+    parse; 66 no item has the given APP|ID, an imported file does not exist, or \
+    (relay) this device is not enrolled; 69 the relay is unreachable; 73 add of an \
+    app that is already approved, or the output of export cannot be created; 74 read \
+    or write error; 75 (relay) the item kept changing (412) or the relay is busy; 77 \
+    permission denied (relay: not an admin, or a revoked device).
     """
 
     static let add = """
     APP is a command name or a reverse-DNS id (letters, digits, '.', '_', '-', \
     '+'). Without --group or --type the app may receive files of any group or \
-    type. An app that already has an item is refused (exit 1): change it with update.
+    type. An app that already has an item is refused (exit 73): change it with update.
     """
 
     static let update = """
@@ -100,9 +102,17 @@ enum PolicyHelp {
     An app already in the policy takes the file's name, groups, types, expiry and \
     enabled flag and keeps its id; a new app is added (with a fresh id if its id \
     is taken). Apps only in the policy stay, unless --replace, which makes the \
-    policy exactly the file. The file is checked whole first: one bad line and \
-    nothing is written. Each changed item is logged. A summary goes to stderr \
-    (stdout with --json).
+    policy exactly the file. The file is checked whole first, and every problem \
+    is reported, each with its line: one bad line and nothing is written. Each \
+    changed item is logged. A summary goes to stderr (stdout with --json); \
+    --dry-run gives it and changes nothing.
+
+    A file written by hand may be a bare list of items, and its items may leave \
+    out id, created and updated (made on import; with --replace an app already \
+    there keeps its own) and give expires as --expires takes it (2027-01-31, 90d):
+
+      [{"app": "evince", "types": ["pdf"], "expires": "2027-01-31"},
+       {"app": "okular", "groups": ["finance"]}]
     """
 
     static let sync = """

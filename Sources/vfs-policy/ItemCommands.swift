@@ -7,7 +7,7 @@ extension Policy {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the items (id, app, status, expiry, groups, types, name).",
-            discussion: "Status is active, disabled or expired. An empty policy lists nothing.")
+            discussion: "Status is active, disabled or expired. An expiry given as a date shows as that date (valid through it); --json shows the instant it ends (the next midnight UTC). An empty policy lists nothing.")
 
         @OptionGroup var policy: PolicyFileOption
 
@@ -23,7 +23,7 @@ extension Policy {
             }
             guard !items.isEmpty else { return }
             let rows = [["ID", "APP", "STATUS", "EXPIRES", "GROUPS", "TYPES", "NAME"]] + items.map { item in
-                [item.id, item.app, item.status(at: now), item.expires.map(PolicyDates.format) ?? "never",
+                [item.id, item.app, item.status(at: now), item.expires.map(PolicyDates.displayExpiry) ?? "never",
                  item.groups.isEmpty ? "any" : item.groups.joined(separator: ","),
                  item.types.isEmpty ? "any" : item.types.joined(separator: ","), item.name]
             }

@@ -121,24 +121,30 @@ struct RelayPolicyEditor {
     /// Merges `incoming` by app, as the local import does: an app on the relay takes the
     /// file's fields, a new app is added (the relay gives it an id), and with `replace`
     /// apps the file does not list are removed. Each item is one request: a failure
-    /// part way leaves the items before it changed (the summary is not printed).
-    func importDocument(_ incoming: PolicyDocument, replace: Bool) async throws -> PolicyImportSummary {
+    /// part way leaves the items before it changed (the summary is not printed). With
+    /// `dryRun` the summary is worked out against the relay's list and nothing is sent.
+    func importDocument(_ incoming: PolicyDocument, replace: Bool, dryRun: Bool = false) async throws -> PolicyImportSummary {
         var summary = PolicyImportSummary()
         let listing = try await client.policyList()
         let existing = PolicyDocument(items: listing.items)
         for item in incoming.items {
             if existing.item(forApp: item.app) != nil {
                 let edit = PolicyEdit(name: item.name, groups: item.groups, types: item.types, expires: .some(item.expires), enabled: item.enabled)
-                let (_, changed) = try await update(item.app, edit)
+                let changed: [String]
+                if dryRun, var copy = existing.item(forApp: item.app) {
+                    changed = edit.apply(to: &copy)
+                } else {
+                    changed = try await update(item.app, edit).changed
+                }
                 if changed.isEmpty { summary.unchanged += 1 } else { summary.updated += 1 }
             } else {
-                _ = try await client.createItem(Self.draft(item))
+                if !dryRun { _ = try await client.createItem(Self.draft(item)) }
                 summary.added += 1
             }
         }
         if replace {
             for old in existing.items where incoming.item(forApp: old.app) == nil {
-                _ = try await remove(old.id)
+                if !dryRun { _ = try await remove(old.id) }
                 summary.removed += 1
             }
         }

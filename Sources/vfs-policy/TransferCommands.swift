@@ -36,23 +36,35 @@ extension Policy {
         @Flag(help: "Print the summary (added, updated, removed, unchanged) as JSON.")
         var json = false
 
+        @Flag(name: .customLong("dry-run"), help: "Say what the import would change; change nothing.")
+        var dryRun = false
+
         @Argument(help: ArgumentHelp("The file to import ('-' for stdin).", valueName: "file"), completion: .file())
         var file: String
 
         func run() async throws {
             let name = file == "-" ? "standard input" : file
             let bytes = try ToolIO.openInput(file).readAll()
-            let incoming = try PolicyCodec.decode(bytes, source: name)
+            let incoming: PolicyImportFile
+            do {
+                incoming = try PolicyCodec.decodeImport(bytes, source: name)
+            } catch let error as PolicyImportProblems {
+                for problem in error.problems { Diagnostics.error(problem.description) }
+                throw ToolError("\(error.problems.count) problems in \"\(name)\"; nothing was imported", exit: .dataError)
+            }
             let summary: PolicyImportSummary
             if try policy.isRelay {
-                summary = try await RelayPolicyEditor.run(token) { try await $0.importDocument(incoming, replace: replace) }
+                summary = try await RelayPolicyEditor.run(token) {
+                    try await $0.importDocument(incoming.document, replace: replace, dryRun: dryRun)
+                }
             } else {
-                summary = try policy.storeForChange().importDocument(incoming, replace: replace, source: name)
+                summary = try policy.storeForChange().importDocument(incoming.document, replace: replace, source: name,
+                                                                     handWritten: incoming.handWritten, dryRun: dryRun)
             }
             if json {
                 try JSONOutput.print(summary)
             } else {
-                Diagnostics.info("imported \(name): \(summary.added) added, \(summary.updated) updated, \(summary.removed) removed, \(summary.unchanged) unchanged")
+                Diagnostics.info("\(dryRun ? "would import" : "imported") \(name): \(summary.added) added, \(summary.updated) updated, \(summary.removed) removed, \(summary.unchanged) unchanged")
             }
         }
     }

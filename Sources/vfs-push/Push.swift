@@ -61,9 +61,9 @@ extension PushTool {
     struct Send: AsyncVFSCommand, CheckedCommand {
         static let configuration = CommandConfiguration(abstract: "Push files to devices (-d) and groups (-g).")
 
-        @Option(name: [.customShort("d"), .customLong("device")], help: ArgumentHelp("A target device (name or id).", valueName: "device"))
+        @Option(name: [.customShort("d", allowingJoined: true), .customLong("device")], help: ArgumentHelp("A target device (name or id).", valueName: "device"))
         var devices: [String] = []
-        @Option(name: [.customShort("g"), .customLong("group")], help: ArgumentHelp("A target group.", valueName: "group"))
+        @Option(name: [.customShort("g", allowingJoined: true), .customLong("group")], help: ArgumentHelp("A target group.", valueName: "group"))
         var groups: [String] = []
         @Flag(name: .shortAndLong, help: "Push folders with everything in them.") var recursive = false
         @Option(help: ArgumentHelp("Store standard input under NAME.", valueName: "name")) var name: String?

@@ -7,7 +7,7 @@ struct Backup: AsyncParsableCommand {
         abstract: "Write an online, consistent copy of the relay database (the blob folder is copied separately).")
 
     @OptionGroup var data: DataOptions
-    @Option(name: .shortAndLong, help: ArgumentHelp("The copy to write (must not exist).", valueName: "file"), completion: .file())
+    @Option(name: [.customShort("o", allowingJoined: true), .long], help: ArgumentHelp("The copy to write (must not exist).", valueName: "file"), completion: .file())
     var output: String
 
     func run() async throws {

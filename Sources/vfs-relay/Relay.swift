@@ -13,6 +13,7 @@ struct Relay: AsyncVFSCommand {
         under --data (default: $VFS_HOME/relay). Admin commands open the same folder \
         directly, also while `serve` runs.
 
+        Examples:
           vfs-relay serve --listen 127.0.0.1:8787
           vfs-relay org add acme
           vfs-relay user add alice@acme.example --org acme --admin

@@ -2,6 +2,11 @@
 /// apart so the command reads as code.
 enum ShredHelp {
     static let overview = """
+    Defaults that differ from GNU shred: the file is removed after it is overwritten \
+    (-k keeps it; GNU's -u is accepted and changes nothing), one random pass (GNU \
+    makes 3; -n N for more), folders with -r, and symbolic links are removed, never \
+    followed.
+
     Each file is destroyed in the stages of GNU shred: its bytes are overwritten in \
     place, through its own descriptor, up to its size rounded up to a whole block \
     (the holes of a sparse file stay holes), and every pass is flushed to the device \
@@ -66,8 +71,14 @@ enum ShredHelp {
     --dry-run prints what would be destroyed on stdout, one path a line (folders end \
     in '/'), and touches nothing. -v lists each entry destroyed on stderr. --json \
     prints a summary on stdout: {"dryRun", "kept", "passes", "zeroPass", "files", \
-    "bytes", "links", "folders", "skipped": [{"path", "reason"}], "errors": [{"path", \
-    "reason"}], "warnings": [{"path", "reason"}]}.
+    "bytes", "links", "folders", "destroyed": [path], "skipped": [{"path", "reason"}], \
+    "errors": [{"path", "reason"}], "warnings": [{"path", "reason"}]} (folders in \
+    "destroyed" end in '/'). --json-lines prints one compact object a line as the run \
+    goes, for logs: {"event", "path", "bytes" or "reason"} with event destroyed, \
+    overwrote-device, removed-link, removed-folder, skipped, failed or warning, then \
+    {"event": "summary", …} with the counts. On a terminal a progress line shows the \
+    bytes written against the total and the percentage; -q hides it and the file \
+    system warnings (the --json summary keeps them), for cron mail.
 
     Examples:
       vfs-shred secret.pdf old-key.txt

@@ -13,8 +13,8 @@ struct Shred: VFSCommand, CheckedCommand {
         discussion: ShredHelp.overview,
         version: vfsVersion)
 
-    @Option(name: [.customShort("n"), .customLong("passes")],
-            help: ArgumentHelp("Random overwrite passes (default 1; 0 only with -z).", valueName: "n"))
+    @Option(name: [.customShort("n", allowingJoined: true), .customLong("passes")],
+            help: ArgumentHelp("Random overwrite passes (0 only with -z; GNU shred makes 3).", valueName: "n"))
     var passes = 1
 
     @Flag(name: [.customShort("z"), .customLong("zero")], help: "Add a final pass of zeros.")
@@ -22,6 +22,9 @@ struct Shred: VFSCommand, CheckedCommand {
 
     @Flag(name: [.customShort("k"), .customLong("keep")], help: "Overwrite but do not remove.")
     var keep = false
+
+    @Flag(name: [.customShort("u"), .customLong("remove")], help: ArgumentHelp("Remove after overwriting: the default, accepted for GNU shred's -u habit.", visibility: .hidden))
+    var remove = false
 
     @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Descend into folders; remove the emptied folders too.")
     var recursive = false
@@ -54,27 +57,55 @@ struct Shred: VFSCommand, CheckedCommand {
     @Flag(name: .shortAndLong, help: "List each entry destroyed on stderr.")
     var verbose = false
 
-    @Flag(name: .customLong("json"), help: "Print a JSON summary on stdout.")
+    @Flag(name: .customLong("json"), help: "Print a JSON summary on stdout, with the paths destroyed and skipped.")
     var json = false
+
+    @Flag(name: .customLong("json-lines"), help: "Print each entry as one JSON object a line on stdout as it goes, then the summary (for logs).")
+    var jsonLines = false
 
     @OptionGroup var progressOptions: ProgressOptions
 
     @Argument(help: ArgumentHelp("Files, links, folders with -r, or block devices with --device", valueName: "path"), completion: .file())
     var paths: [String] = []
 
-    /// What the passes will write when only files are named (for the progress bar's
-    /// total); nil when a folder or device makes it unknown up front.
+    /// What the passes will write (for the progress line's total and percentage):
+    /// the named files, and with -r the regular files under the named folders; nil
+    /// when a filter or a device makes it unknown up front.
     func plannedBytes() -> Int? {
+        let filtered = olderThan != nil || !includes.isEmpty || !excludes.isEmpty
         var total = 0
+        func blocks(_ info: stat) -> Int {
+            let block = max(Int(info.st_blksize), 1)
+            return (Int(info.st_size) + block - 1) / block * block
+        }
+        /// Regular files under `path`, not crossing links or file systems (as the walk).
+        func walk(_ path: String, device: dev_t) -> Bool {
+            guard let dir = opendir(path) else { return true }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name == "." || name == ".." { continue }
+                var info = stat()
+                let child = path + "/" + name
+                guard lstat(child, &info) == 0, info.st_dev == device else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFREG: total += blocks(info)
+                case S_IFDIR: if !walk(child, device: device) { return false }
+                case S_IFLNK: continue
+                default: continue
+                }
+            }
+            return true
+        }
         for path in paths {
             var info = stat()
             guard lstat(path, &info) == 0 else { continue }
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                if info.st_mode & S_IFMT == S_IFLNK { continue }
-                return nil
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: total += blocks(info)
+            case S_IFLNK: continue
+            case S_IFDIR where recursive && !filtered: _ = walk(path, device: info.st_dev)
+            default: return nil
             }
-            let block = max(Int(info.st_blksize), 1)
-            total += (Int(info.st_size) + block - 1) / block * block
         }
         return total * (passes + (zero ? 1 : 0))
     }
@@ -105,6 +136,10 @@ struct Shred: VFSCommand, CheckedCommand {
             throw ToolError.usage("glob \"\(glob)\" contains '/'", hints: ["globs match base names only, e.g. --include '*.csv'"])
         }
         if let olderThan { _ = try DurationText.seconds(olderThan) }
+        if remove && keep {
+            throw ToolError.usage("-u removes and -k keeps: give one", hints: ["vfs-shred removes by default; -u is accepted for GNU shred's habit"])
+        }
+        if json && jsonLines { throw ToolError.usage("--json and --json-lines: give one") }
     }
 
     func run() throws {
@@ -120,9 +155,11 @@ struct Shred: VFSCommand, CheckedCommand {
         let raw = try Self.rawArguments(paths: paths, includes: includes, excludes: excludes)
         options.selection = ShredSelection(olderThan: try olderThan.map(DurationText.seconds),
                                            rawIncludes: raw.includes, rawExcludes: raw.excludes)
-        let bar = verbose || dryRun ? nil : ProgressBar.make(label: "shredding", total: plannedBytes(), quiet: progressOptions.quiet)
+        let showBar = !(verbose || dryRun || progressOptions.quiet) && Terminal.stderrIsTerminal
+        let bar = showBar ? ProgressBar.make(label: "shredding", total: plannedBytes(), quiet: false) : nil
         defer { bar?.finish() }
-        var report = EventReport(verbose: verbose, dryRun: dryRun, keep: keep, listOnStdout: dryRun && !json)
+        var report = EventReport(verbose: verbose, dryRun: dryRun, keep: keep, listOnStdout: dryRun && !json && !jsonLines,
+                                 quiet: progressOptions.quiet, jsonLines: jsonLines)
         let summary = Shredder(options: options, progress: bar?.callback) { event in
             bar?.finish()
             report.show(event)
@@ -130,6 +167,7 @@ struct Shred: VFSCommand, CheckedCommand {
         bar?.finish()
         if let error = report.outputError { throw error }
         if json { try JSONOutput.print(summary) }
+        if jsonLines { try JSONOutput.printLine(ShredLogSummary(summary)) }
         guard summary.complete else {
             let count = summary.skipped.count + summary.errors.count
             throw ToolError("\(count) \(count == 1 ? "entry was" : "entries were") not destroyed (listed above)", exit: .no)
@@ -144,18 +182,26 @@ struct EventReport {
     let dryRun: Bool
     let keep: Bool
     let listOnStdout: Bool
+    /// -q: the per-run file system warnings are left to --json (cron mail stays empty).
+    let quiet: Bool
+    let jsonLines: Bool
     private var hintsShown = Set<String>()
     /// The first failed write of the --dry-run list (reported once the run ends).
     private(set) var outputError: Error?
 
-    init(verbose: Bool, dryRun: Bool, keep: Bool, listOnStdout: Bool) {
+    init(verbose: Bool, dryRun: Bool, keep: Bool, listOnStdout: Bool, quiet: Bool = false, jsonLines: Bool = false) {
         self.verbose = verbose
         self.dryRun = dryRun
         self.keep = keep
         self.listOnStdout = listOnStdout
+        self.quiet = quiet
+        self.jsonLines = jsonLines
     }
 
     mutating func show(_ event: ShredEvent) {
+        if jsonLines {
+            do { try JSONOutput.printLine(ShredLogLine(event)) } catch { outputError = outputError ?? error }
+        }
         switch event {
         case .destroyed(let path, let bytes):
             done(path, "\(keep ? "overwrote" : "destroyed") \"\(path)\" (\(ProgressBar.size(bytes)))")
@@ -174,6 +220,7 @@ struct EventReport {
         case .keptMountPoint(let path):
             Diagnostics.warn("\"\(path)\" \(ShredSummary.mountPointKept)")
         case .weakFileSystem(let path, let kind):
+            guard !quiet else { return }
             Diagnostics.warn("\"\(path)\" is on \(kind.name) (\(kind.caveat ?? "")): overwriting may not reach the old data")
             once("keep such files encrypted with vfs-encrypt and destroy the key instead (see vfs-shred(1))")
         }
@@ -191,5 +238,29 @@ struct EventReport {
 
     private mutating func once(_ hint: String) {
         if hintsShown.insert(hint).inserted { Diagnostics.hint(hint) }
+    }
+}
+
+/// The last line of --json-lines: the summary's counts, tagged as the summary.
+struct ShredLogSummary: Encodable {
+    let summary: ShredSummary
+    init(_ summary: ShredSummary) { self.summary = summary }
+
+    private enum Key: String, CodingKey { case event, dryRun, kept, passes, zeroPass, files, bytes, links, folders, skipped, errors, warnings }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode("summary", forKey: .event)
+        try c.encode(summary.dryRun, forKey: .dryRun)
+        try c.encode(summary.kept, forKey: .kept)
+        try c.encode(summary.passes, forKey: .passes)
+        try c.encode(summary.zeroPass, forKey: .zeroPass)
+        try c.encode(summary.files, forKey: .files)
+        try c.encode(summary.bytes, forKey: .bytes)
+        try c.encode(summary.links, forKey: .links)
+        try c.encode(summary.folders, forKey: .folders)
+        try c.encode(summary.skipped.count, forKey: .skipped)
+        try c.encode(summary.errors.count, forKey: .errors)
+        try c.encode(summary.warnings.count, forKey: .warnings)
     }
 }

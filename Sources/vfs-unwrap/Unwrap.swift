@@ -21,7 +21,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"))
     var app: String?
 
-    @Option(name: [.customShort("C"), .customLong("directory")], help: ArgumentHelp("Extract into DIR (default: the current folder).", valueName: "dir"), completion: .directory)
+    @Option(name: [.customShort("C", allowingJoined: true), .customLong("directory")], help: ArgumentHelp("Extract into DIR (default: the current folder).", valueName: "dir"), completion: .directory)
     var directory: String?
 
     @Flag(name: .customLong("stdout"), help: "Write the content of a one-file bundle to stdout.")
@@ -40,7 +40,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     var passthrough = false
 
     @Option(name: .customLong("max-expansion"),
-            help: ArgumentHelp("Refuse content more than RATIO times the bundle's size (default \(ExtractionLimits.defaultMaxExpansion); 0: no cap).", valueName: "ratio"))
+            help: ArgumentHelp("Refuse content more than RATIO times the bundle's size (0: no cap).", valueName: "ratio"))
     var maxExpansion = ExtractionLimits.defaultMaxExpansion
 
     @OptionGroup var progressOptions: ProgressOptions
@@ -56,9 +56,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
         if json && !list { throw ToolError.usage("--json goes with --list") }
         if maxExpansion < 0 { throw ToolError.usage("--max-expansion must be 0 (no cap) or more") }
         if force && (toStandardOutput || list) { throw ToolError.usage("--force goes with extraction (-C DIR)") }
-        if identityOptions.identityFiles.contains("-") && (input == nil || input == "-") {
-            throw ToolError.usage("-i - and the bundle can't both be standard input")
-        }
+        try StandardInputUse.check([("the bundle", input == nil || input == "-"), ("-i -", identityOptions.identityFiles.contains("-"))])
     }
 
     func run() throws {

@@ -68,7 +68,7 @@ struct Wrap: VFSCommand, CheckedCommand {
 
     @OptionGroup var keychainOptions: KeychainIdentityOptions
 
-    @Option(name: [.customShort("g"), .customLong("group")],
+    @Option(name: [.customShort("g", allowingJoined: true), .customLong("group")],
             help: ArgumentHelp("Encrypt to the recipients of GROUP ($VFS_HOME/groups/GROUP) and record it as the group id.", valueName: "group"))
     var groups: [String] = []
 
@@ -81,7 +81,7 @@ struct Wrap: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("no-compress"), help: "Store the archive without zstd compression.")
     var noCompress = false
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the bundle to OUT ('-' forces stdout, even a terminal).", valueName: "out"), completion: .file())
+    @Option(name: [.customShort("o", allowingJoined: true), .long], help: ArgumentHelp("Write the bundle to OUT ('-' forces stdout, even a terminal).", valueName: "out"), completion: .file())
     var output: String?
 
     @OptionGroup var progressOptions: ProgressOptions

@@ -34,15 +34,83 @@ struct PackagingTests {
         }
     }
 
-    @Test("the man page is committed and documents every option of --help", arguments: PackagingTests.tools)
+    @Test("the man page is committed, regenerated from the built tool, and documents every option of --help", arguments: PackagingTests.tools)
     func manPage(tool: String) throws {
         let page = try String(contentsOf: Self.root.appendingPathComponent("man/\(tool).1"), encoding: .utf8)
         #expect(page.contains(".Nm \(tool)"))
-        #expect(page.contains("Exit status"))
         let help = try Tools.run(tool, ["--help"]).out
         let options = help.split(whereSeparator: { " ,\n<>[]=".contains($0) }).filter { $0.hasPrefix("--") && $0.count > 2 }
         for option in Set(options) where option != "--help" && option != "--version" {
             #expect(page.contains("Fl -\(option.dropFirst(2))"), "man/\(tool).1 lacks \(option): run make man")
         }
+        // What make man writes from the tool as built (the Makefile's MAN_DATE).
+        let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
+        let date = makefile.split(separator: "\n").first { $0.hasPrefix("MAN_DATE ?= ") }.map { String($0.dropFirst(12)) } ?? ""
+        let generated = try Tools.run("python3", [Self.root.appendingPathComponent("scripts/make-man.py").path, "--date", date,
+                                                  "--tools", Self.tools.joined(separator: " "), tool,
+                                                  Tools.binDir.appendingPathComponent(tool).path])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.out == page, "man/\(tool).1 is stale: run make man")
+    }
+
+    @Test("man pages: real sections, the real exit codes, literal examples with every character", arguments: PackagingTests.tools)
+    func manSections(tool: String) throws {
+        let page = try String(contentsOf: Self.root.appendingPathComponent("man/\(tool).1"), encoding: .utf8)
+        for section in [".Sh NAME", ".Sh SYNOPSIS", ".Sh DESCRIPTION", ".Sh OPTIONS", ".Sh EXAMPLES", ".Sh EXIT STATUS", ".Sh SEE ALSO"] {
+            #expect(page.contains(section + "\n"), "man/\(tool).1 lacks \(section)")
+        }
+        #expect(!page.contains(".Ex -std"), "the generic exit-status line contradicts the real codes")
+        #expect(page.contains(".It Sy 0\n") && page.contains(".It Sy 64\n"))
+        #expect(page.contains(".Bd -literal"))
+        // Inside a literal block every '-' is a minus, so a copied command runs.
+        var literal = false
+        for line in page.split(separator: "\n") {
+            if line.hasPrefix(".Bd -literal") { literal = true; continue }
+            if line == ".Ed" { literal = false; continue }
+            if literal { #expect(!line.replacingOccurrences(of: "\\-", with: "").contains("-"), "\(line)") }
+        }
+        // Nothing outside ASCII is left for a formatter to drop: age1… keeps its '…'.
+        let ascii = page.unicodeScalars.allSatisfy { $0.isASCII }
+        #expect(ascii)
+        if ["vfs-encrypt", "vfs-keygen", "vfs-keychain"].contains(tool) { #expect(page.contains("\\[u2026]")) }
+    }
+
+    @Test("vfs-keychain's man page holds the file format that --help leaves out")
+    func keychainFormat() throws {
+        let page = try String(contentsOf: Self.root.appendingPathComponent("man/vfs-keychain.1"), encoding: .utf8)
+        #expect(page.contains(".Sh FILE FORMAT") && page.contains("VFSKEYCH") && page.contains(".Sh ENVIRONMENT") && page.contains(".Sh FILES"))
+    }
+
+    @Test("--help: every example line stays indented at 80 columns; a default is printed once", arguments: PackagingTests.tools)
+    func helpExamples(tool: String) throws {
+        let dump = try Tools.run(tool, ["--experimental-dump-help"]).stdout
+        let command = (try JSONSerialization.jsonObject(with: dump) as? [String: Any])?["command"] as? [String: Any] ?? [:]
+        var paths: [[String]] = [[]]
+        for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+            guard let name = sub["commandName"] as? String, name != "help" else { continue }
+            paths.append([name])
+            for leaf in sub["subcommands"] as? [[String: Any]] ?? [] {
+                if let leafName = leaf["commandName"] as? String, leafName != "help" { paths.append([name, leafName]) }
+            }
+        }
+        for path in paths {
+            let help = try Tools.run(tool, path + ["--help"], removing: ["COLUMNS"]).out
+            var inExamples = false
+            for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasSuffix("Examples:") { inExamples = true; continue }
+                if line.isEmpty { inExamples = false; continue }
+                if inExamples { #expect(line.hasPrefix("  "), "\(tool) \(path): example line at column 0: \(line)") }
+            }
+        }
+        // ArgumentParser prints "(default: …)" after an option that has a default value:
+        // its own text must not say the default again.
+        func check(_ command: [String: Any]) {
+            for argument in command["arguments"] as? [[String: Any]] ?? [] where argument["defaultValue"] != nil {
+                let text = (argument["abstract"] as? String ?? "").lowercased()
+                #expect(!text.contains("default"), "\(tool): \(text)")
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] { check(sub) }
+        }
+        check(command)
     }
 }

@@ -183,7 +183,22 @@ struct PolicyTests {
         #expect(try s.item("day")?["expires"] == nil)
         #expect(try check(s, ["day"]).status == 0)
         #expect(try s.run(["add", "bad", "--expires", "2027-02-30"]).status == 64)
-        #expect(try s.run(["check", "day", "--at", "2027-02-01"]).status == 64)
+        #expect(try s.run(["check", "day", "--at", "2027-02-30"]).status == 64)
+    }
+
+    @Test("check --at takes what --expires takes; list shows a date expiry as the date written")
+    func atLikeExpires() throws {
+        let s = try Setup()
+        try s.ok(["add", "day", "--expires", "2027-01-31"])
+        try s.ok(["add", "instant", "--expires", "2027-01-31T17:00:00+02:00"])
+        #expect(try check(s, ["day", "--at", "2027-01-31"]).status == 0)
+        #expect(try check(s, ["day", "--at", "2027-02-01"]).reason == "expired")
+        #expect(try check(s, ["day", "--at", "1d"]).status == 0)
+        let list = try s.ok(["list"])
+        let day = list.split(separator: "\n").first { $0.contains(" day ") } ?? ""
+        let instant = list.split(separator: "\n").first { $0.contains(" instant ") } ?? ""
+        #expect(day.contains(" 2027-01-31 ") && !day.contains("2027-02-01"), "\(list)")
+        #expect(instant.contains(" 2027-01-31T15:00:00Z "), "\(list)")
     }
 
     @Test("add prints the id; update by app or id replaces lists, clears them, toggles enabled; remove")
@@ -193,7 +208,7 @@ struct PolicyTests {
         #expect(id.count == 8 && id.allSatisfy(\.isHexDigit))
         #expect(try s.item("viewer")?["id"] as? String == id)
         let again = try s.run(["add", "viewer"])
-        #expect(again.status == 1 && again.stderr.contains("already approved") && again.stderr.contains("hint: change it with vfs-policy update viewer"))
+        #expect(again.status == 73 && again.stderr.contains("already approved") && again.stderr.contains("hint: change it with vfs-policy update viewer"))
 
         try s.ok(["update", id, "--group", "b", "--group", "c"])
         #expect(try s.item("viewer")?["groups"] as? [String] == ["b", "c"])
@@ -217,10 +232,10 @@ struct PolicyTests {
             #expect(r.stderr.hasPrefix("vfs-policy: error: "), "\(bad)")
         }
         let missing = try s.run(["update", "nothing", "--enable"])
-        #expect(missing.status == 1 && missing.stderr.contains("\"nothing\""))
+        #expect(missing.status == 66 && missing.stderr.contains("\"nothing\""))
         try s.ok(["remove", id])
         #expect(try s.items().isEmpty)
-        #expect(try s.run(["remove", "viewer"]).status == 1)
+        #expect(try s.run(["remove", "viewer"]).status == 66)
     }
 
     @Test("the log records who, when and what, oldest first")
@@ -285,6 +300,47 @@ struct PolicyTests {
         #expect(bad.stderr.hasPrefix("vfs-policy: error: \"standard input\", line \(line): items[1].groups[0]: invalid group \"fin ance\""), "\(bad.stderr)")
         #expect(try b.scratch.read("policy.json") == before)
         #expect(try b.run(["import", b.scratch.path("missing.json")]).status == 66)
+    }
+
+    @Test("import: hand-written items without id or times, every problem at once, --dry-run, --replace keeps ids")
+    func handWrittenImport() throws {
+        let s = try Setup()
+        try s.ok(["add", "okular", "--type", "pdf"])
+        let okularID = try s.item("okular")?["id"] as? String
+        let written = """
+        [{"app": "evince", "types": ["pdf"], "expires": "2027-01-31"},
+         {"app": "okular", "groups": ["finance"]}]
+        """
+        let file = try s.scratch.write("team.json", Data(written.utf8))
+        let before = try s.scratch.read("policy.json")
+        let dry = try s.run(["import", "--dry-run", file])
+        #expect(dry.status == 0 && dry.stderr == "vfs-policy: would import \(file): 1 added, 1 updated, 0 removed, 0 unchanged\n", "\(dry.stderr)")
+        #expect(try s.scratch.read("policy.json") == before)
+        let done = try s.run(["import", "--replace", file])
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(try s.item("evince")?["expires"] as? String == "2027-02-01T00:00:00Z")
+        #expect((try s.item("evince")?["id"] as? String)?.count == 8)
+        #expect(try s.item("okular")?["id"] as? String == okularID)
+        #expect(try s.item("okular")?["groups"] as? [String] == ["finance"])
+        // Every problem, each with its line; nothing imported.
+        let bad = """
+        {"items": [
+          {"app": "a b"},
+          {"app": "fine"},
+          {"app": "x", "groups": ["no way"]},
+          {"app": "y", "expires": "soon"}
+        ]}
+        """
+        let after = try s.scratch.read("policy.json")
+        let run = try s.run(["import", "-"], stdin: Data(bad.utf8))
+        #expect(run.status == 65)
+        let errors = run.stderr.split(separator: "\n").filter { $0.hasPrefix("vfs-policy: error: ") }
+        #expect(errors.count == 4, "\(run.stderr)")
+        #expect(run.stderr.contains("line 2: items[0].app: invalid app \"a b\""), "\(run.stderr)")
+        #expect(run.stderr.contains("line 4: items[2].groups[0]: invalid group \"no way\""), "\(run.stderr)")
+        #expect(run.stderr.contains("line 5: items[3].expires: invalid expiry \"soon\""), "\(run.stderr)")
+        #expect(run.stderr.contains("3 problems in \"standard input\"; nothing was imported"))
+        #expect(try s.scratch.read("policy.json") == after)
     }
 
     @Test("a corrupt policy: exit 65 naming the file and line, for reads and changes; never replaced")

@@ -94,7 +94,7 @@ struct ConformanceVector: CustomTestStringConvertible, Sendable {
             case .headerMAC: outcome = "HMAC failure"
             case .payload: outcome = "payload failure"
             case .armor: outcome = "armor failure"
-            case .invalidKey: outcome = "invalid key"
+            case .invalidKey, .encryptedSSHKey: outcome = "invalid key"
             }
             return (outcome, sink.bytes, error.description)
         } catch {

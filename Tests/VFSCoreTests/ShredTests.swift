@@ -250,6 +250,8 @@ struct ShredEngineTests {
         }
         let json = try JSONEncoder().encode(summary)
         let keys = try JSONSerialization.jsonObject(with: json) as! [String: Any]
-        #expect(Set(keys.keys) == ["dryRun", "kept", "passes", "zeroPass", "files", "bytes", "links", "folders", "skipped", "errors", "warnings"])
+        #expect(Set(keys.keys) == ["dryRun", "kept", "passes", "zeroPass", "files", "bytes", "links", "folders", "destroyed", "skipped", "errors", "warnings"])
+        // Every path that went is listed (the files and the folder they were in).
+        #expect((keys["destroyed"] as? [String])?.count == summary.files + summary.folders)
     }
 }

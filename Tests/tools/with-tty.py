@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Run a command on a pseudo-terminal, answering each prompt that matches a word.
 
-usage: with-tty.py WORD ANSWER -- COMMAND...   (WORD matched case-insensitively)
+usage: with-tty.py WORD ANSWER... -- COMMAND...   (WORD matched case-insensitively)
+With several answers, the prompts get them in turn (the last one repeats).
 Prints everything the command wrote to the terminal; exits with its status.
 """
 import os, pty, sys, select, time
 
 def main():
-    word, answer = sys.argv[1].lower().encode(), sys.argv[2].encode() + b"\n"
-    command = sys.argv[sys.argv.index("--") + 1:]
+    split = sys.argv.index("--")
+    word, answers = sys.argv[1].lower().encode(), [a.encode() + b"\n" for a in sys.argv[2:split]]
+    command = sys.argv[split + 1:]
     pid, fd = pty.fork()
     if pid == 0:
         os.execvp(command[0], command)
@@ -24,8 +26,9 @@ def main():
                 break
             seen += data
             # Answer each new prompt once.
-            if seen.lower().count(word) > answered:
-                answered = seen.lower().count(word)
+            while seen.lower().count(word) > answered:
+                answer = answers[min(answered, len(answers) - 1)]
+                answered += 1
                 time.sleep(0.05)
                 os.write(fd, answer)
     _, status = os.waitpid(pid, 0)

@@ -77,14 +77,14 @@ function __vfs-decrypt_custom_completion
 end
 
 complete -c 'vfs-decrypt' -f
-complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt"' -s 'i' -l 'identity' -d 'Use the identities in PATH (\'-\' for stdin). Repeatable.' -rF
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt"' -s 'i' -l 'identity' -d 'Use the identities in PATH: an age identity file (passphrase-protected too), or an OpenSSH ssh-ed25519/ssh-rsa private key (\'-\' for stdin). Repeatable.' -rF
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passphrase-file' -l 'passphrase-file' -d 'Read the passphrase from the first line of PATH.' -rF
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passphrase-fd' -l 'passphrase-fd' -d 'Read the passphrase from file descriptor N.' -rfka ''
-complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" max-work-factor' -l 'max-work-factor' -d 'Refuse scrypt work factors above N (default 22; 1-30).' -rfka ''
-complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" o output' -l 'output' -s 'o' -d 'Write the plaintext to OUT.' -rF
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" max-work-factor' -l 'max-work-factor' -d 'Refuse scrypt work factors above N (1-30; 22 as age, about 4 GiB).' -rfka ''
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" o output' -s 'o' -l 'output' -d 'Write the plaintext to OUT.' -rF
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_positional "vfs-decrypt" -eq 1' -F
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" version' -l 'version' -d 'Show the version.'

@@ -77,7 +77,7 @@ function __vfs-encrypt_custom_completion
 end
 
 complete -c 'vfs-encrypt' -f
-complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1… or post-quantum age1pq1…). Repeatable.' -rfka ''
+complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, or an ssh-ed25519/ssh-rsa public key). Repeatable.' -rfka ''
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'R' -l 'recipients-file' -d 'Encrypt to the recipients listed in PATH (\'-\' for stdin). Repeatable.' -rF
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'i' -l 'identity' -d 'Encrypt to the recipients of the identities in PATH. Repeatable.' -rF
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''
@@ -86,9 +86,9 @@ complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_o
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" p passphrase' -l 'passphrase' -s 'p' -d 'Encrypt with a passphrase (scrypt) instead of recipients.'
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" passphrase-file' -l 'passphrase-file' -d 'Read the passphrase from the first line of PATH.' -rF
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" passphrase-fd' -l 'passphrase-fd' -d 'Read the passphrase from file descriptor N.' -rfka ''
-complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for -p (default 18, as age; 1-30).' -rfka ''
+complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for -p (1-30).' -rfka ''
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" a armor' -l 'armor' -s 'a' -d 'Write PEM-armored (ASCII) output.'
-complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" o output' -l 'output' -s 'o' -d 'Write to OUT (\'-\' forces stdout, even a terminal).' -rF
+complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" o output' -s 'o' -l 'output' -d 'Write to OUT (\'-\' forces stdout, even a terminal).' -rF
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_positional "vfs-encrypt" -eq 1' -F
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" version' -l 'version' -d 'Show the version.'

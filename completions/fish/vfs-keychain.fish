@@ -120,7 +120,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'init' -d 'Create a new keychain protected by a passcode, and optionally security questions.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'set' -d 'Store a secret for SERVICE and ACCOUNT.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'get' -d 'Print the secret of SERVICE and ACCOUNT, and nothing else.'
-complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'delete' -d 'Remove the secret of SERVICE and ACCOUNT (exit 1 if there is none).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'delete' -d 'Remove the secret of SERVICE and ACCOUNT (exit 66 if there is none).'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'list' -d 'List the entries: service, account, label and dates, never secrets.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'import' -d 'Add many secrets at once from a JSON array (to move a store over).'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'passcode' -d 'Change the passcode; the master key is replaced and every entry sealed again.'
@@ -135,7 +135,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" questions' -l 'questions' -d 'Add recovery questions, one a line, from PATH.' -rF
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" answers-file' -l 'answers-file' -d 'Read the answers to the recovery questions from PATH, one a line, in order.' -rF
-complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for the key slots (default 18, as age; 1-22; low values only for tests).' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for the key slots (1-22; low values only for tests).' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" update' -l 'update' -d 'Replace the secret if the entry exists.'
@@ -212,7 +212,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" timeout' -l 'timeout' -d 'How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit (default 15m).' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" timeout' -l 'timeout' -d 'How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" version' -l 'version' -d 'Show the version.'

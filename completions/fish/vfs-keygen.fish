@@ -77,7 +77,7 @@ function __vfs-keygen_custom_completion
 end
 
 complete -c 'vfs-keygen' -f
-complete -c 'vfs-keygen' -n '__vfs-keygen_should_offer_completions_for_flags_or_options "vfs-keygen" o output' -l 'output' -s 'o' -d 'Write the identity to FILE (created 0600, never overwritten).' -rF
+complete -c 'vfs-keygen' -n '__vfs-keygen_should_offer_completions_for_flags_or_options "vfs-keygen" o output' -s 'o' -l 'output' -d 'Write the identity to FILE (created 0600, never overwritten).' -rF
 complete -c 'vfs-keygen' -n '__vfs-keygen_should_offer_completions_for_flags_or_options "vfs-keygen" y' -s 'y' -d 'Print the recipients of the identities in INPUT (or stdin).'
 complete -c 'vfs-keygen' -n '__vfs-keygen_should_offer_completions_for_flags_or_options "vfs-keygen" pq' -l 'pq' -d 'Make a hybrid post-quantum identity (ML-KEM-768 + X25519, age1pq1…).'
 complete -c 'vfs-keygen' -n '__vfs-keygen_should_offer_completions_for_positional "vfs-keygen" -eq 1' -F

@@ -35,7 +35,7 @@ function __vfs-policy_parse_tokens -S
         case 'export'
             __vfs-policy_parse_subcommand 0 'policy=' 'relay' 'o/output=' 'version' 'h/help'
         case 'import'
-            __vfs-policy_parse_subcommand 1 'policy=' 'relay' 'token-file=' 'passcode-file=' 'passcode-fd=' 'replace' 'json' 'version' 'h/help'
+            __vfs-policy_parse_subcommand 1 'policy=' 'relay' 'token-file=' 'passcode-file=' 'passcode-fd=' 'replace' 'json' 'dry-run' 'version' 'h/help'
         case 'log'
             __vfs-policy_parse_subcommand 0 'policy=' 'relay' 'json' 'version' 'h/help'
         case 'sync'
@@ -154,7 +154,7 @@ complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" group' -l 'group' -d 'The group the file belongs to.' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" file' -l 'file' -d 'The file to release; its extension is the type.' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" type' -l 'type' -d 'The file type (extension, e.g. pdf).' -rfka ''
-complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" at' -l 'at' -d 'Decide as at this ISO 8601 time instead of now.' -rfka ''
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" at' -l 'at' -d 'Decide as at this moment instead of now: what --expires takes (a date, at its start in UTC; an ISO 8601 time; a duration from now, 30d).' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" json' -l 'json' -d 'Print the decision as JSON.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" h help' -s 'h' -l 'help' -d 'Show help information.'
@@ -170,6 +170,7 @@ complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" replace' -l 'replace' -d 'Make the policy exactly FILE: remove the apps it does not list.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" json' -l 'json' -d 'Print the summary (added, updated, removed, unchanged) as JSON.'
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" dry-run' -l 'dry-run' -d 'Say what the import would change; change nothing.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_positional "vfs-policy import" -eq 1' -F
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy import" h help' -s 'h' -l 'help' -d 'Show help information.'

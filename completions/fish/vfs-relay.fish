@@ -175,7 +175,7 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay gc" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay gc" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay backup" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfa '(__vfs-relay_complete_directories)'
-complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay backup" o output' -l 'output' -s 'o' -d 'The copy to write (must not exist).' -rF
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay backup" o output' -s 'o' -l 'output' -d 'The copy to write (must not exist).' -rF
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay backup" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay backup" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay help" version' -l 'version' -d 'Show the version.'

@@ -20,7 +20,7 @@ function __vfs-shred_parse_tokens -S
     set -l unparsed_tokens (__vfs-shred_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-shred'
-        __vfs-shred_parse_subcommand -r 1 'n/passes=' 'z/zero' 'k/keep' 'r/recursive' 'f/force' 'device' 'older-than=' 'include=+' 'exclude=+' 'dry-run' 'verify' 'v/verbose' 'json' 'q/quiet' 'version' 'h/help'
+        __vfs-shred_parse_subcommand -r 1 'n/passes=' 'z/zero' 'k/keep' 'r/recursive' 'f/force' 'device' 'older-than=' 'include=+' 'exclude=+' 'dry-run' 'verify' 'v/verbose' 'json' 'json-lines' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-shred_parse_subcommand -r 1 'version'
@@ -77,7 +77,7 @@ function __vfs-shred_custom_completion
 end
 
 complete -c 'vfs-shred' -f
-complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" n passes' -s 'n' -l 'passes' -d 'Random overwrite passes (default 1; 0 only with -z).' -rfka ''
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" n passes' -s 'n' -l 'passes' -d 'Random overwrite passes (0 only with -z; GNU shred makes 3).' -rfka ''
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" z zero' -s 'z' -l 'zero' -d 'Add a final pass of zeros.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" k keep' -s 'k' -l 'keep' -d 'Overwrite but do not remove.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" r recursive' -s 'r' -l 'recursive' -d 'Descend into folders; remove the emptied folders too.'
@@ -89,7 +89,8 @@ complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_op
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" dry-run' -l 'dry-run' -d 'Print what would be destroyed; touch nothing.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" verify' -l 'verify' -d 'Read the last pass back from the device and check it.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" v verbose' -l 'verbose' -s 'v' -d 'List each entry destroyed on stderr.'
-complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" json' -l 'json' -d 'Print a JSON summary on stdout.'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" json' -l 'json' -d 'Print a JSON summary on stdout, with the paths destroyed and skipped.'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" json-lines' -l 'json-lines' -d 'Print each entry as one JSON object a line on stdout as it goes, then the summary (for logs).'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_positional "vfs-shred" -ge 1' -F
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" version' -l 'version' -d 'Show the version.'

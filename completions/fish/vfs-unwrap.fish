@@ -77,7 +77,7 @@ function __vfs-unwrap_custom_completion
 end
 
 complete -c 'vfs-unwrap' -f
-complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap"' -s 'i' -l 'identity' -d 'Use the identities in PATH (\'-\' for stdin). Repeatable.' -rF
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap"' -s 'i' -l 'identity' -d 'Use the identities in PATH: an age identity file (passphrase-protected too), or an OpenSSH ssh-ed25519/ssh-rsa private key (\'-\' for stdin). Repeatable.' -rF
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
@@ -88,7 +88,7 @@ complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" json' -l 'json' -d 'With --list, print the whole manifest as JSON.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" f force' -l 'force' -s 'f' -d 'Replace existing files and links.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passthrough' -l 'passthrough' -d 'Copy input that is not age out unchanged instead of failing.'
-complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" max-expansion' -l 'max-expansion' -d 'Refuse content more than RATIO times the bundle\'s size (default 1000; 0: no cap).' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" max-expansion' -l 'max-expansion' -d 'Refuse content more than RATIO times the bundle\'s size (0: no cap).' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_positional "vfs-unwrap" -eq 1' -F
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" version' -l 'version' -d 'Show the version.'

@@ -77,7 +77,7 @@ function __vfs-wrap_custom_completion
 end
 
 complete -c 'vfs-wrap' -f
-complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1… or post-quantum age1pq1…). Repeatable.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, or an ssh-ed25519/ssh-rsa public key). Repeatable.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'R' -l 'recipients-file' -d 'Encrypt to the recipients listed in PATH (\'-\' for stdin). Repeatable.' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
@@ -86,7 +86,7 @@ complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_opti
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" access-id' -l 'access-id' -d 'Record ID as the bundle\'s access control id.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" name' -l 'name' -d 'Store standard input under NAME.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" no-compress' -l 'no-compress' -d 'Store the archive without zstd compression.'
-complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" o output' -l 'output' -s 'o' -d 'Write the bundle to OUT (\'-\' forces stdout, even a terminal).' -rF
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" o output' -s 'o' -l 'output' -d 'Write the bundle to OUT (\'-\' forces stdout, even a terminal).' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_positional "vfs-wrap" -ge 1' -F
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" version' -l 'version' -d 'Show the version.'

@@ -16,6 +16,9 @@ public enum AgeError: Error, CustomStringConvertible, Equatable {
     case invalidKey(String)
     /// The passphrase-file work factor is above the allowed maximum.
     case workFactorTooLarge(Int, maximum: Int)
+    /// An OpenSSH private key protected by a passphrase (bcrypt-pbkdf), which this
+    /// toolkit does not open; the source (a quoted path) is kept for the message.
+    case encryptedSSHKey(String)
 
     public var description: String {
         switch self {
@@ -27,6 +30,7 @@ public enum AgeError: Error, CustomStringConvertible, Equatable {
         case .invalidKey(let why): return why
         case .workFactorTooLarge(let n, let maximum):
             return "passphrase work factor \(n) is above the maximum \(maximum)"
+        case .encryptedSSHKey(let source): return "\(source): \(SSHKeyText.encryptedKeyMessage)"
         }
     }
 }

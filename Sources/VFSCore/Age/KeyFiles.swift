@@ -16,10 +16,24 @@ public enum KeyFile {
 
     /// Parses every identity in an identity file's text: X25519 (`AGE-SECRET-KEY-1…`)
     /// and hybrid post-quantum (`AGE-SECRET-KEY-PQ-1…`).
+    /// A file that opens with `-----BEGIN` is one SSH private key, as age reads it.
     public static func identities(in text: String, source: String) throws -> [AgeIdentity] {
+        let start = text.drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+        if start.hasPrefix("-----BEGIN") {
+            guard start.hasPrefix(SSHKeyText.privateKeyBegin) else {
+                throw AgeError.invalidKey("\(source) is a PEM key; only OpenSSH private keys (\(SSHKeyText.privateKeyBegin)) and age identities are supported")
+            }
+            do { return [try AgeIdentity(openSSHPrivateKey: text)] } catch AgeError.invalidKey(let why) {
+                if why == SSHKeyText.encryptedKeyMessage { throw AgeError.encryptedSSHKey(source) }
+                throw AgeError.invalidKey("\(source): \(why)")
+            }
+        }
         var out = [AgeIdentity]()
         for line in keyLines(text) {
             guard line.text.hasPrefix("AGE-SECRET-KEY-1") || line.text.hasPrefix("AGE-SECRET-KEY-PQ-1") else {
+                if line.text.hasPrefix("ssh-") {
+                    throw AgeError.invalidKey("\(source) line \(line.number) is an SSH public key, not an identity (give the private key file, or encrypt to it with -r/-R)")
+                }
                 if line.text.hasPrefix("age1") {
                     throw AgeError.invalidKey("\(source) line \(line.number) is a recipient, not an identity")
                 }
@@ -40,7 +54,9 @@ public enum KeyFile {
     public static func recipients(in text: String, source: String) throws -> [AgeRecipient] {
         var out = [AgeRecipient]()
         for line in keyLines(text) {
-            do { out.append(try AgeRecipient(line.text)) } catch {
+            do { out.append(try AgeRecipient(line.text)) } catch AgeError.invalidKey(let why) where line.text.hasPrefix("ssh-") {
+                throw AgeError.invalidKey("\(source) line \(line.number): \(why)")
+            } catch {
                 let hint = line.text.hasPrefix("AGE-SECRET-KEY-") ? " (it is an identity; use -i, or vfs-keygen -y to get its recipient)" : ""
                 throw AgeError.invalidKey("\(source) line \(line.number) is not a valid recipient\(hint)")
             }

@@ -1,7 +1,7 @@
 internal import COpenSSL
 
 /// The CSPRNG (OpenSSL RAND_bytes).
-enum SecureRandom {
+package enum SecureRandom {
     public static func fill(_ buffer: UnsafeMutableRawBufferPointer) throws {
         guard buffer.count > 0 else { return }
         try check(RAND_bytes(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)), "RAND_bytes")

@@ -25,13 +25,14 @@ struct LockedDocumentStore: Sendable {
     /// One change under the exclusive lock.
     /// - Parameters:
     ///   - mode: the file's permission bits; nil keeps those of the file being replaced
+    ///   - newFileMode: with `mode` nil, the bits of a file that does not exist yet
     ///     (0666 less the umask for a new one).
     ///   - read: the document as it is now (called under the lock).
     ///   - change: its result and the bytes to write, nil when nothing changed (then
     ///     nothing is written and no step below runs).
     ///   - beforeWrite: runs after `change`, before the new file is written (a backup).
     ///   - afterCommit: runs once the new file is in place, still under the lock.
-    func update<Document, R>(mode: mode_t?,
+    func update<Document, R>(mode: mode_t?, newFileMode: mode_t? = nil,
                              read: () throws -> Document,
                              change: (Document) throws -> (result: R, bytes: [UInt8]?),
                              beforeWrite: () throws -> Void = {},
@@ -43,7 +44,7 @@ struct LockedDocumentStore: Sendable {
         try beforeWrite()
         var info = stat()
         let keptMode: mode_t? = stat(path, &info) == 0 ? info.st_mode & 0o7777 : nil
-        let file = try AtomicOutputFile(path: path, mode: mode ?? keptMode)
+        let file = try AtomicOutputFile(path: path, mode: mode ?? keptMode ?? newFileMode)
         try file.write(bytes)
         try file.commit()
         try afterCommit()

@@ -30,6 +30,26 @@ public enum PolicyDates {
         throw ParseError(text: text, what: "expiry")
     }
 
+    /// A moment as `check --at` takes it: what `--expires` takes, read as a moment. A
+    /// date alone is the start of that day (UTC), so an item that expires "2027-01-31"
+    /// still approves `--at 2027-01-31`; a full time is itself; a duration counts from `now`.
+    public static func parseMoment(_ text: String, now: Date = Date()) throws -> Date {
+        if let day = parseDay(text), day.count == text.utf8.count { return day.start }
+        if let instant = parseTime(text) { return instant }
+        if let first = text.first, first.isASCII, first.isNumber, let seconds = try? DurationText.seconds(text) {
+            return Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down) + Double(seconds))
+        }
+        throw ParseError(text: text, what: "time for --at")
+    }
+
+    /// An expiry as a person wrote it: `2027-01-31` for an item valid through that day
+    /// (stored as the next midnight UTC), else the full time.
+    public static func displayExpiry(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970)
+        guard Double(seconds) == date.timeIntervalSince1970, seconds % 86400 == 0 else { return format(date) }
+        return String(format(date.addingTimeInterval(-86400)).prefix(10))
+    }
+
     /// A full ISO 8601 time (date, `T`, hours, minutes, optional seconds and fraction,
     /// then `Z` or `±hh:mm`), as in the policy file and `check --at`.
     public static func parseInstant(_ text: String, what: String = "time") throws -> Date {

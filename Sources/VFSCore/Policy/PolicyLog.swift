@@ -61,7 +61,7 @@ enum PolicyLogFile {
         for entry in entries {
             bytes += Array(try encoder.encode(entry)) + [0x0A]
         }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw IOError("cannot open the policy log", path: path) }
         defer { close(fd) }
         do {

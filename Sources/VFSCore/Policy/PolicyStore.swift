@@ -162,7 +162,12 @@ public final class PolicyStore: PolicySource, Sendable {
     /// `incoming`. The result is checked whole before anything is written.
     /// - Parameter source: how the log names the import (e.g. the file's name).
     @discardableResult
-    public func importDocument(_ incoming: PolicyDocument, replace: Bool, source: String,
+    /// - Parameters:
+    ///   - handWritten: apps whose items gave no id: with `replace` they keep the id and
+    ///     creation time they have.
+    ///   - dryRun: work out the summary; write and log nothing.
+    public func importDocument(_ incoming: PolicyDocument, replace: Bool, source: String, handWritten: Set<String> = [],
+                               dryRun: Bool = false,
                                by actor: PolicyActor = .current, now: Date = Date()) throws -> PolicyImportSummary {
         let via = "import \(source)"
         let time = Self.wholeSeconds(now)
@@ -176,8 +181,14 @@ public final class PolicyStore: PolicySource, Sendable {
                     let changed = PolicyEdit(name: item.name, groups: item.groups, types: item.types,
                                              expires: .some(item.expires), enabled: item.enabled).apply(to: &merged)
                     if replace {
-                        // The policy becomes the file: its id and times too.
+                        // The policy becomes the file: its id and times too (a hand-written
+                        // item, which has neither, keeps the ones it has).
                         merged = item
+                        if handWritten.contains(item.app) {
+                            merged.id = old.id
+                            merged.created = old.created
+                            merged.updated = changed.isEmpty ? old.updated : time
+                        }
                     } else if !changed.isEmpty {
                         merged.updated = time
                     }
@@ -210,6 +221,7 @@ public final class PolicyStore: PolicySource, Sendable {
             } catch let error as PolicyRuleViolation {
                 throw PolicyError.importConflict(source: source, reason: error.reason)
             }
+            if dryRun { return (summary, []) }
             document = merged
             return (summary, entries)
         }
@@ -225,7 +237,8 @@ public final class PolicyStore: PolicySource, Sendable {
     /// that did not happen.
     func change<R>(_ body: (inout PolicyDocument) throws -> (R, [PolicyLogEntry])) throws -> R {
         var logged: [PolicyLogEntry] = []
-        return try LockedDocumentStore(path: path, lockMode: 0o644).update(mode: nil, read: readDocument, change: { current in
+        // A new policy is private (0600), as its log and its lock; an existing one keeps its mode.
+        return try LockedDocumentStore(path: path, lockMode: 0o600).update(mode: nil, newFileMode: 0o600, read: readDocument, change: { current in
             var document = current
             let (result, entries) = try body(&document)
             logged = entries
@@ -236,7 +249,7 @@ public final class PolicyStore: PolicySource, Sendable {
     private func withLock<R>(exclusive: Bool, _ body: () throws -> R) throws -> R {
         let lock: FileLock
         do {
-            lock = try FileLock(for: path, exclusive: exclusive, mode: 0o644)
+            lock = try FileLock(for: path, exclusive: exclusive, mode: 0o600)
         } catch let error as IOError where !exclusive && [ENOENT, ENOTDIR, EACCES, EPERM, EROFS].contains(error.code) {
             // No folder yet (so no policy), or a folder we may only read: the rename
             // that every writer does keeps an unlocked read whole.

@@ -69,6 +69,9 @@ public struct ShredSummary: Codable, Sendable, Equatable {
     public var bytes = 0
     public var links = 0
     public var folders = 0
+    /// Every path destroyed (overwritten with `kept`, selected with `dryRun`): files,
+    /// devices, links, and folders (ending in '/'), in the order they went.
+    public var destroyed: [String] = []
     public var skipped: [Entry] = []
     public var errors: [Entry] = []
     public var warnings: [Entry] = []
@@ -83,15 +86,38 @@ public struct ShredSummary: Codable, Sendable, Equatable {
 
     mutating func record(_ event: ShredEvent) {
         switch event {
-        case .destroyed(_, let n), .overwroteDevice(_, let n): files += 1; bytes += n
-        case .removedLink: links += 1
-        case .removedFolder: folders += 1
+        case .destroyed(let path, let n), .overwroteDevice(let path, let n): files += 1; bytes += n; destroyed.append(path)
+        case .removedLink(let path): links += 1; destroyed.append(path)
+        case .removedFolder(let path): folders += 1; destroyed.append(path + "/")
         case .skipped(let path, let reason): skipped.append(Entry(path: path, reason: reason.description))
         case .failed(let path, let reason): errors.append(Entry(path: path, reason: reason))
         case .weakFileSystem(let path, let kind):
             warnings.append(Entry(path: path, reason: "\(kind.name): \(kind.caveat ?? "")"))
         case .keptMountPoint(let path):
             warnings.append(Entry(path: path, reason: Self.mountPointKept))
+        }
+    }
+}
+
+/// One line of `--json-lines`: an event as it happens, or the closing summary.
+public struct ShredLogLine: Codable, Sendable, Equatable {
+    /// destroyed, overwrote-device, removed-link, removed-folder, skipped, failed,
+    /// warning, or summary.
+    public var event: String
+    public var path: String?
+    public var bytes: Int?
+    public var reason: String?
+
+    public init(_ event: ShredEvent) {
+        switch event {
+        case .destroyed(let path, let n): self.event = "destroyed"; self.path = path; bytes = n
+        case .overwroteDevice(let path, let n): self.event = "overwrote-device"; self.path = path; bytes = n
+        case .removedLink(let path): self.event = "removed-link"; self.path = path
+        case .removedFolder(let path): self.event = "removed-folder"; self.path = path + "/"
+        case .skipped(let path, let why): self.event = "skipped"; self.path = path; reason = why.description
+        case .failed(let path, let why): self.event = "failed"; self.path = path; reason = why
+        case .weakFileSystem(let path, let kind): self.event = "warning"; self.path = path; reason = "\(kind.name): \(kind.caveat ?? "")"
+        case .keptMountPoint(let path): self.event = "warning"; self.path = path; reason = ShredSummary.mountPointKept
         }
     }
 }
