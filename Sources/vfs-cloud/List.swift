@@ -14,7 +14,7 @@ extension CloudTool {
         @Flag(name: .customShort("R"), help: "List folders recursively.") var recursive = false
         @Flag(help: "Print a JSON array of entries (id, name, path, kind, size, sha256, created, updated).") var json = false
         @OptionGroup var options: CloudOptions
-        @Argument(help: ArgumentHelp("The cloud folder or file (default: /).", valueName: "path")) var path = "/"
+        @Argument(help: ArgumentHelp("The cloud folder or file.", valueName: "path")) var path = "/"
 
         func run() async throws {
             let path = try CloudPath.normal(self.path)

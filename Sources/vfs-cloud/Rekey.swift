@@ -24,7 +24,7 @@ extension CloudTool {
               vfs-device revoke old-phone && vfs-cloud rekey
             """)
         @OptionGroup var options: CloudOptions
-        @Argument(help: ArgumentHelp("Rekey only this folder or file (default: /).", valueName: "path")) var path = "/"
+        @Argument(help: ArgumentHelp("Rekey only this folder or file.", valueName: "path")) var path = "/"
 
         func run() async throws {
             let root = try CloudPath.normal(path)

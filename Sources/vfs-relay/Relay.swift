@@ -17,7 +17,7 @@ struct Relay: AsyncVFSCommand {
           vfs-relay serve --listen 127.0.0.1:8787
           vfs-relay org add acme
           vfs-relay user add alice@acme.example --org acme --admin
-          vfs-relay login-code alice@acme.example   # then open http://127.0.0.1:8787/admin/
+          vfs-relay login-code alice@acme.example   # for RELAY-URL/admin/
 
         What is stored where: DIR/relay.sqlite (SQLite in WAL mode: organisations, users, \
         devices with their age recipients and token hashes, enrolment code hashes, groups, \

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// The one owner of the process's cleanup signal handlers. Others register what a
@@ -43,6 +44,8 @@ enum SignalCleanup {
         return p
     }()
     private static let lock = PThreadMutex()
+    /// Set by the first SIGBUS in one of our mappings (lock-free, so signal-safe).
+    private static let busReported = Atomic<Bool>(false)
     nonisolated(unsafe) private static var installed = false
     nonisolated(unsafe) private static var busInstalled = false
 
@@ -149,6 +152,11 @@ enum SignalCleanup {
             for i in 0..<SignalCleanup.slots {
                 let (begin, end, message) = SignalCleanup.mappings[i]
                 guard let message, address >= begin, address < end else { continue }
+                // Several workers can fault on the same shrunken window at once: the
+                // first one reports and exits; the others wait for that exit.
+                guard SignalCleanup.busReported.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else {
+                    while true { pause() }
+                }
                 SignalCleanup.removeAll()
                 _ = write(STDERR_FILENO, message, strlen(message))
                 _exit(74)
