@@ -27,7 +27,7 @@ struct Encrypt: VFSCommand, CheckedCommand {
         \(ToolIO.outputLinkNote)
 
         Examples:
-          vfs-encrypt -r age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o doc.age doc.pdf
+          vfs-encrypt -r "$(vfs-keygen -y key.txt)" -o doc.age doc.pdf
           tar -c docs | vfs-encrypt -R team.txt -a > docs.tar.age
           vfs-encrypt -K backups -o db.sqlite.age db.sqlite
           vfs-encrypt -p --passphrase-file pass.txt -o secrets.age secrets.txt
@@ -53,7 +53,7 @@ struct Encrypt: VFSCommand, CheckedCommand {
 
     @OptionGroup var passphraseOptions: PassphraseOptions
 
-    @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for -p (default 18, as age; 1-30).", valueName: "n"))
+    @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for -p (as age; 1-30).", valueName: "n"))
     var workFactor: Int = ScryptRecipient.defaultWorkFactor
 
     @Flag(name: .shortAndLong, help: "Write PEM-armored (ASCII) output.")

@@ -9,7 +9,7 @@ extension Keychain {
             abstract: "Start the agent: keep the keychain unlocked for this user until lock or the timeout.",
             discussion: KeychainHelp.unlock)
 
-        @Option(name: .long, help: ArgumentHelp("How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit (default 15m).", valueName: "duration"))
+        @Option(name: .long, help: ArgumentHelp("How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit.", valueName: "duration"))
         var timeout: String = "15m"
 
         @OptionGroup var passcodeOptions: PasscodeOptions
@@ -26,6 +26,8 @@ extension Keychain {
             if let passedOver = folder.passedOver {
                 Diagnostics.warn("\"\(passedOver)\" is not a private folder of this user (another user may have made it): the agent listens in \"\(folder.path)\" instead")
             }
+            // A keychain made before folders were marked gets its mark here.
+            if let folder = VFSPaths.current.ownKeychainFolder { BackupExclusion.markFolder(folder) }
             let client = AgentClient(keychainPath: session.store.path)
             client.lock()
             _ = try KeychainAgent.start(keychainPath: session.store.path, keychainID: session.sealed.header.id,

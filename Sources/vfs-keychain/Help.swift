@@ -16,6 +16,12 @@ enum KeychainHelp {
     seal every entry again, so an old copy of the file (a backup, a synced copy) \
     opens nothing of today's with the old passcode or answers.
 
+    Backups: the keychain file is saved with the nodump attribute (chattr +d, for \
+    dump and borg --exclude-nodump) where the file system keeps it, and the \
+    toolkit's own folder ($VFS_HOME, when $VFS_KEYCHAIN is not set) and the agent \
+    folder get nodump and a CACHEDIR.TAG (tar, borg and restic --exclude-caches) at \
+    init and unlock: an old copy of a keychain is what a rollback needs.
+
     File format, version 2 (integers big-endian; version 1 files are read and \
     rewritten as version 2 at the next change): the magic VFSKEYCH, a u16 \
     version, a 16-byte random keychain id, a u64 epoch (one more at every save), \
@@ -26,12 +32,15 @@ enum KeychainHelp {
     ephemeral public key, the 48-byte sealed master key and its questions (count, \
     then u16 length + UTF-8 each); then a u16 count of identities and per \
     identity a 16-byte tag (SHA-256 of id and name, cut) and its 32-byte X25519 \
-    public key. A 32-byte HMAC-SHA-256 of all that follows, \
+    public key (version 3, written only while the keychain holds a post-quantum \
+    identity: the tag, a type byte, 1 X25519 or 2 ML-KEM-768 + X25519, a u16 \
+    length and the public key). A 32-byte HMAC-SHA-256 of all that follows, \
     keyed from the master key, then the body: a 12-byte nonce, a u32 length and \
     the entries sealed with ChaCha20-Poly1305 under a key derived (HKDF-SHA-256) \
     from the master key, the id and the epoch: a u32 count, then per entry its \
     kind (1 secret, 2 identity), service, account and label (u16 length + UTF-8 \
-    each), created and modified (i64 seconds) and the secret (u32 length + bytes). \
+    each), created and modified (i64 seconds) and the secret (u32 length + bytes; \
+    an identity's 32-byte X25519 key, or the text of a post-quantum one). \
     Recovery answers are normalised (Unicode NFC, trimmed, inner whitespace \
     collapsed, case-folded) and joined with length prefixes. A change to the \
     passcode slot reads as a wrong passcode (77); any other change, a truncation \
@@ -77,7 +86,8 @@ enum KeychainHelp {
     keychain, no such identity, or no recovery questions; 73 the keychain or the \
     entry already exists, or a file cannot be written; 74 I/O error; 75 the keychain \
     was replaced meanwhile, or the agent cannot start; 77 wrong passcode or \
-    recovery answers, or the keychain is locked and no passcode was given.
+    recovery answers, the keychain is locked and no passcode was given, or the \
+    agent folder is not a private folder of this user.
     """
 
     static let initKeychain = """
@@ -156,9 +166,12 @@ enum KeychainHelp {
 
     static let identity = """
     An identity is filed by NAME (not "all", which -K all uses for every \
-    identity). Its recipient (age1…) is printed on stdout by new, import and \
-    recipient; its secret key never leaves the keychain except to the tools \
-    that use it.
+    identity). Its recipient (age1…, or age1pq1… for a post-quantum identity: \
+    new --pq, or import of an AGE-SECRET-KEY-PQ-1… file) is printed on stdout by \
+    new, import and recipient; its secret key never leaves the keychain except to \
+    the tools that use it. vfs-encrypt -K NAME encrypts to it without the \
+    passcode, and vfs-decrypt -K NAME decrypts with it; as with -r, post-quantum \
+    and classic recipients can't be mixed in one file.
     """
 
     static let unlock = """

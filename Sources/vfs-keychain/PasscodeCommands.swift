@@ -65,7 +65,7 @@ extension Keychain {
 
         @OptionGroup var answersOptions: AnswersOptions
 
-        @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for the key slots (default 18, as age; 1-22; low values only for tests).", valueName: "n"))
+        @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for the key slots (as age; 1-22; low values only for tests).", valueName: "n"))
         var workFactor: Int = ScryptRecipient.defaultWorkFactor
 
         /// The questions in `file`: 1 to 16, each a valid name.
@@ -98,6 +98,10 @@ extension Keychain {
                     Diagnostics.warn("the folder \"\(store.folder)\" is open to other users (mode \(String(mode, radix: 8))); chmod 700 it")
                 }
             }
+            // Kept out of backups, always: the toolkit's own folder gets nodump (which
+            // ext4 and tmpfs pass on to what is saved in it later) and a CACHEDIR.TAG;
+            // the keychain file itself gets nodump wherever it is.
+            if let folder = VFSPaths.current.ownKeychainFolder { BackupExclusion.markFolder(folder) }
             try store.create(passcode: passcode, recovery: questions.isEmpty ? nil : (questions, answers), workFactor: workFactor)
             Diagnostics.info("created \"\(store.path)\"" + (questions.isEmpty ? "" : " with \(questions.count) recovery question\(questions.count == 1 ? "" : "s")"))
         }

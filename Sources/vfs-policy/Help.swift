@@ -38,8 +38,8 @@ enum PolicyHelp {
     it: protect the file and its folder like the keys, and review its log.
 
     Examples:
-      vfs-policy add com.example.viewer --name Viewer --group finance --type pdf --expires 2027-01-31
-      vfs-policy check com.example.viewer --group finance --file q3.pdf && open-with-viewer q3.pdf
+      vfs-policy add com.example.viewer --group finance --type pdf --expires 90d
+      vfs-policy check com.example.viewer --file q3.pdf && viewer q3.pdf
       vfs-policy update com.example.viewer --disable
       vfs-policy export -o policy.json && git -C audit commit -am "policy"
       vfs-policy list --json | jq -r '.[] | select(.status == "expired") | .app'

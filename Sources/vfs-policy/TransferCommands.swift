@@ -41,7 +41,15 @@ extension Policy {
         func run() throws {
             let name = file == "-" ? "standard input" : file
             let bytes = try ToolIO.openInput(file).readAll()
-            let incoming = try PolicyCodec.decode(bytes, source: name)
+            let incoming: PolicyDocument
+            do { incoming = try PolicyCodec.decode(bytes, source: name) } catch let error as PolicyError {
+                // The file to import is at fault, not the policy: the policy's own hint
+                // (fix it by hand, never replaced) would point at the wrong file.
+                guard case .corrupt = error else { throw error }
+                throw ToolError(error.description, exit: .dataError, hints: [
+                    "the policy was not changed; fix \(DisplayText.shellQuoted(name)) (vfs-policy export writes the format import reads) and import it again",
+                ])
+            }
             let summary = try policy.storeForChange().importDocument(incoming, replace: replace, source: name)
             if json {
                 try JSONOutput.print(summary)

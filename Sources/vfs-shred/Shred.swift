@@ -14,7 +14,7 @@ struct Shred: VFSCommand, CheckedCommand {
         version: vfsVersion)
 
     @Option(name: [.customShort("n"), .customLong("passes")],
-            help: ArgumentHelp("Random overwrite passes (default 1; 0 only with -z).", valueName: "n"))
+            help: ArgumentHelp("Random overwrite passes (0 only with -z).", valueName: "n"))
     var passes = 1
 
     @Flag(name: [.customShort("z"), .customLong("zero")], help: "Add a final pass of zeros.")

@@ -66,6 +66,7 @@ public struct KeychainStore: Sendable {
         try FileLock.withLock(for: path, exclusive: true) {
             guard !exists else { throw KeychainError.exists(path: path) }
             let file = try AtomicOutputFile(path: path, mode: 0o600, exclusive: true)
+            BackupExclusion.markNoDump(fd: file.fd)
             try file.write(bytes)
             try file.commit(exclusive: true)
             try epochs.record(id: header.id, epoch: header.epoch)
@@ -145,6 +146,7 @@ public struct KeychainStore: Sendable {
         removeStaleTemporaries()
         try keepBackup()
         let file = try AtomicOutputFile(path: path, mode: 0o600)
+        BackupExclusion.markNoDump(fd: file.fd)   // kept out of backups, where the file system can
         try file.write(bytes)
         try file.commit()
         try epochs.record(id: header.id, epoch: header.epoch)
