@@ -86,7 +86,7 @@ complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_o
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" p passphrase' -l 'passphrase' -s 'p' -d 'Encrypt with a passphrase (scrypt) instead of recipients.'
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" passphrase-file' -l 'passphrase-file' -d 'Read the passphrase from the first line of PATH.' -rF
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" passphrase-fd' -l 'passphrase-fd' -d 'Read the passphrase from file descriptor N.' -rfka ''
-complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for -p (default 18, as age; 1-30).' -rfka ''
+complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for -p (as age; 1-30).' -rfka ''
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" a armor' -l 'armor' -s 'a' -d 'Write PEM-armored (ASCII) output.'
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" o output' -l 'output' -s 'o' -d 'Write to OUT (\'-\' forces stdout, even a terminal).' -rF
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'

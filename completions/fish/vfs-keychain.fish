@@ -44,7 +44,7 @@ function __vfs-keychain_parse_tokens -S
             __vfs-keychain_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'new'
-                __vfs-keychain_parse_subcommand 1 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+                __vfs-keychain_parse_subcommand 1 'pq' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             case 'import'
                 __vfs-keychain_parse_subcommand 2 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             case 'recipient'
@@ -135,7 +135,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" questions' -l 'questions' -d 'Add recovery questions, one a line, from PATH.' -rF
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" answers-file' -l 'answers-file' -d 'Read the answers to the recovery questions from PATH, one a line, in order.' -rF
-complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for the key slots (default 18, as age; 1-22; low values only for tests).' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for the key slots (as age; 1-22; low values only for tests).' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain set" update' -l 'update' -d 'Replace the secret if the entry exists.'
@@ -191,6 +191,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_posit
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'recipient' -d 'Print the recipient (age1…) of the identity NAME; no passcode needed.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'list' -d 'List the identities: name and recipient, one a line, tab-separated (--json for JSON).'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'delete' -d 'Remove the identity NAME (exit 66 if there is none).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" pq' -l 'pq' -d 'Make a post-quantum (ML-KEM-768 + X25519) identity, recipient age1pq1….'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" version' -l 'version' -d 'Show the version.'
@@ -212,7 +213,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" timeout' -l 'timeout' -d 'How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit (default 15m).' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" timeout' -l 'timeout' -d 'How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" version' -l 'version' -d 'Show the version.'

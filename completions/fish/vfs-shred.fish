@@ -77,7 +77,7 @@ function __vfs-shred_custom_completion
 end
 
 complete -c 'vfs-shred' -f
-complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" n passes' -s 'n' -l 'passes' -d 'Random overwrite passes (default 1; 0 only with -z).' -rfka ''
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" n passes' -s 'n' -l 'passes' -d 'Random overwrite passes (0 only with -z).' -rfka ''
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" z zero' -s 'z' -l 'zero' -d 'Add a final pass of zeros.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" k keep' -s 'k' -l 'keep' -d 'Overwrite but do not remove.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" r recursive' -s 'r' -l 'recursive' -d 'Descend into folders; remove the emptied folders too.'
