@@ -24,9 +24,10 @@ for target in $FUZZ_TARGETS; do
   before=$(ls "$FUZZ_DIR/crashes/$target" | wc -l)
   start=$(date +%s)
   # -timeout: an input that takes this long is a hang, reported like a crash.
-  # -detect_leaks=0: LeakSanitizer reports Swift's lazily initialised globals (static
-  # lets set on first use, e.g. HybridRecipient.info) as leaks of the first input.
-  nice -n 19 "$FUZZ_BIN" "$target" -max_total_time="$FUZZ_TIME" -timeout=30 -detect_leaks=0 -max_len=65536 -print_final_stats=1 \
+  # -detect_leaks=0 and ASAN_OPTIONS: LeakSanitizer reports Swift's lazily initialised
+  # globals (static lets set on first use, e.g. HybridRecipient.info) as leaks, of the
+  # first input and again at exit.
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} nice -n 19 "$FUZZ_BIN" "$target" -max_total_time="$FUZZ_TIME" -timeout=30 -detect_leaks=0 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$FUZZ_DIR/crashes/$target/" "$FUZZ_DIR/corpus/$target" >"$log" 2>&1
   status=$?
   seconds=$(( $(date +%s) - start ))

@@ -11,7 +11,7 @@ public struct NoBackupOption: ParsableArguments {
     public init() {}
 
     /// For each tool's --help.
-    public static let note = "--no-backup sets the nodump attribute (chattr +d; honoured by dump and borg --exclude-nodump) on each file and folder written, where the file system keeps it (ext4, XFS, btrfs, tmpfs since Linux 6.0; not ramfs, vfat, NFS), and puts a CACHEDIR.TAG (honoured by tar --exclude-caches, borg and restic --exclude-caches) in each folder it creates. Where the file system has no nodump attribute, the output is written all the same and a warning says it is not marked."
+    public static let note = "--no-backup sets the nodump attribute (chattr +d; honoured by dump and by borg's exclude-nodump option) on each file and folder written, where the file system keeps it (ext4, XFS, btrfs, tmpfs since Linux 6.0; not ramfs, vfat, NFS), and puts a CACHEDIR.TAG (honoured by the exclude-caches options of tar, borg and restic) in each folder it creates. Where the file system has no nodump attribute, the output is written all the same and a warning says it is not marked."
 
     /// Marks the output file of `-o` (nothing for stdout); warns when its file system
     /// keeps no nodump attribute.

@@ -17,9 +17,9 @@ enum KeychainHelp {
     opens nothing of today's with the old passcode or answers.
 
     Backups: the keychain file is saved with the nodump attribute (chattr +d, for \
-    dump and borg --exclude-nodump) where the file system keeps it, and the \
+    dump and borg's exclude-nodump option) where the file system keeps it, and the \
     toolkit's own folder ($VFS_HOME, when $VFS_KEYCHAIN is not set) and the agent \
-    folder get nodump and a CACHEDIR.TAG (tar, borg and restic --exclude-caches) at \
+    folder get nodump and a CACHEDIR.TAG (the exclude-caches options of tar, borg and restic) at \
     init and unlock: an old copy of a keychain is what a rollback needs.
 
     File format, version 2 (integers big-endian; version 1 files are read and \
