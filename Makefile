@@ -31,7 +31,7 @@ MAN_DATE ?= 2026-11-22
 # make deps PACKAGES=… installs another list the same way (make bench does).
 PACKAGES ?= $(APT_PACKAGES)
 
-.PHONY: all deps bench-deps build test demo bench install uninstall man completions clean
+.PHONY: all deps bench-deps build test demo bench install uninstall man completions clean fuzz fuzz-build
 
 all: build
 
@@ -89,6 +89,22 @@ completions:
 	  "$(DEBUG_BIN)/$$t" --generate-completion-script fish > completions/fish/$$t.fish; \
 	done
 
+# Fuzzing (libFuzzer, with the address sanitizer): the vfs-fuzz harness exists only with
+# VFS_FUZZ=1 and is built in its own folder, so normal builds are unaffected. Optimised
+# (release) because fuzzing lives on executions per second. Each target runs FUZZ_TIME
+# seconds, one after another, under nice; see scripts/fuzz.sh and the README.
+FUZZ_TIME ?= 60
+FUZZ_BUILD := .build-fuzz
+FUZZ_FLAGS := -c release --product vfs-fuzz --sanitize=fuzzer --sanitize=address --build-path $(FUZZ_BUILD)
+CCTV ?= ../shared/testdata/cctv-age
+
+fuzz-build:
+	VFS_FUZZ=1 nice -n 10 $(SWIFT) build $(FUZZ_FLAGS)
+
+fuzz: fuzz-build
+	FUZZ_BIN="$$(VFS_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --show-bin-path)/vfs-fuzz" FUZZ_TIME=$(FUZZ_TIME) \
+	  FUZZ_DIR=$(FUZZ_BUILD) CCTV=$(CCTV) bash scripts/fuzz.sh
+
 install: build
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
 	@for t in $(TOOLS); do \
@@ -108,4 +124,4 @@ uninstall:
 	@echo "removed $(TOOLS) from $(DESTDIR)$(PREFIX)"
 
 clean:
-	rm -rf .build
+	rm -rf .build $(FUZZ_BUILD)

@@ -108,3 +108,12 @@ let package = Package(
         .executableTarget(name: $0.name, dependencies: ["VFSCommandLine", "VFSCore"] + $0.dependencies)
     }
 )
+
+// The libFuzzer harness (make fuzz): only with VFS_FUZZ=1, built with the fuzzer and
+// address sanitizers in its own build folder, so normal builds never see it.
+if Context.environment["VFS_FUZZ"] == "1" {
+    // No main of its own: libFuzzer's runs it (-parse-as-library).
+    package.targets.append(.executableTarget(name: "vfs-fuzz", dependencies: ["VFSCore"], path: "Fuzz/vfs-fuzz",
+                                             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    package.products.append(.executable(name: "vfs-fuzz", targets: ["vfs-fuzz"]))
+}

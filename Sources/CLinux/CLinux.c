@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 #include "CLinux.h"
 
 int vfs_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
@@ -56,4 +58,20 @@ int vfs_link_tmpfile(int fd, const char *path) {
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
     return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+int vfs_get_inode_flags(int fd, int *flags) {
+    return ioctl(fd, FS_IOC_GETFLAGS, flags);
+}
+
+int vfs_set_nodump(int fd) {
+    int flags = 0;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0) return -1;
+    if (flags & FS_NODUMP_FL) return 0;
+    flags |= FS_NODUMP_FL;
+    return ioctl(fd, FS_IOC_SETFLAGS, &flags);
+}
+
+int vfs_nodump_flag(void) {
+    return FS_NODUMP_FL;
 }

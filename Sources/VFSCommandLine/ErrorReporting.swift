@@ -41,7 +41,7 @@ extension BundleError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
         case .archive(_, let writing): return writing ? .ioError : .dataError
-        case .notABundle, .manifest, .unsafeEntry, .digestMismatch: return .dataError
+        case .notABundle, .damagedCompression, .manifest, .unsafeEntry, .digestMismatch: return .dataError
         case .changedWhileWrapping: return .temporaryFailure
         case .exists, .cannotExtract, .changedDuringExtraction, .notEnoughSpace: return .cannotCreate
         case .expansionTooLarge, .notUnwrappable: return .dataError
@@ -56,6 +56,8 @@ extension BundleError: ReportableError {
             return folder ? ["remove it yourself, or extract elsewhere with -C DIR"]
                           : ["use --force to replace it, or extract elsewhere with -C DIR"]
         case .notABundle: return ["it may be a plain age file: try vfs-decrypt"]
+        case .damagedCompression:
+            return ["it decrypted and authenticated, so it was sealed damaged: ask the sender to wrap it again; nothing was written"]
         case .cannotExtract: return ["-C DIR names an existing folder you can write to"]
         case .changedDuringExtraction:
             return ["someone who can write to DIR renamed or replaced a folder in it; extract into a folder only you can write to"]

@@ -1,4 +1,5 @@
 import Foundation
+import VFSCore
 
 /// `--json` output: one JSON document on stdout, keys sorted, dates in ISO 8601.
 public enum JSONOutput {
@@ -7,7 +8,8 @@ public enum JSONOutput {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(value)
-        try StandardOutput.write(Array(data) + [0x0A])
+        // An empty list as `[]`, not over three lines (the pretty printer's way).
+        try StandardOutput.write(PolicyCodec.compactingEmptyLists(Array(data)) + [0x0A])
     }
 
     /// One compact JSON object on one line (JSON Lines), keys sorted.

@@ -59,7 +59,7 @@ public enum KeychainSession {
     /// runs, its key checks the header first. A keychain that is not the user's own
     /// private file (another owner, writable by others), or a format-1 file (no table
     /// yet), is unlocked instead, through the agent or with the passcode.
-    public static func recipients(named names: [String], passcode: SecretSource, path: String? = nil) throws -> [X25519Recipient] {
+    public static func recipients(named names: [String], passcode: SecretSource, path: String? = nil) throws -> [AgeRecipient] {
         let store = KeychainStore(path: try path ?? VFSPaths.current.keychain)
         let sealed = try store.read()
         var info = stat()
@@ -71,7 +71,7 @@ public enum KeychainSession {
             // When the keychain can be opened without asking, say which names there are.
             guard agentKey != nil || passcode.isNonInteractive else { throw KeychainError.noSuchRecipient(name: name, path: path) }
         }
-        return try open(passcode: passcode, path: store.path).identityEntries(named: names).map { try $0.identity().recipient }
+        return try open(passcode: passcode, path: store.path).identityEntries(named: names).map { try $0.ageIdentity().recipient }
     }
 
     /// The passcode; fails at once (never waits) when there is no source and no terminal.

@@ -31,7 +31,7 @@ public struct KeychainIdentityOptions: ParsableArguments {
     public func identities() throws -> [AgeIdentity] {
         guard !names.isEmpty else { return [] }
         let session = try KeychainSession.open(passcode: passcodeOptions.source)
-        return try session.identityEntries(named: names).map { .x25519(try $0.identity()) }
+        return try session.identityEntries(named: names).map { try $0.ageIdentity() }
     }
 
     /// Their recipients (for encrypting to a keychain identity), from the keychain's
@@ -41,6 +41,6 @@ public struct KeychainIdentityOptions: ParsableArguments {
     /// format-1 file (no table yet), is unlocked as for decrypting instead.
     public func recipients() throws -> [AgeRecipient] {
         guard !names.isEmpty else { return [] }
-        return try KeychainSession.recipients(named: names, passcode: passcodeOptions.source).map { .x25519($0) }
+        return try KeychainSession.recipients(named: names, passcode: passcodeOptions.source)
     }
 }

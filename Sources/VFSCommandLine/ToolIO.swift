@@ -57,6 +57,9 @@ public enum ToolIO {
         /// The output path, or nil for stdout.
         public var path: String? { file?.path }
 
+        /// The descriptor of the output file (nil for stdout or a device).
+        public var fileDescriptor: Int32? { file?.fd }
+
         /// Makes the output file appear (no-op for stdout).
         public func commit(exclusive: Bool = false) throws {
             do { try file?.commit(exclusive: exclusive) } catch let error as IOError {

@@ -25,6 +25,8 @@ struct Decrypt: VFSCommand, CheckedCommand {
 
         \(ToolIO.outputLinkNote)
 
+        \(NoBackupOption.note)
+
         Examples:
           vfs-decrypt -i key.txt -o doc.pdf doc.pdf.age
           vfs-decrypt -i key.txt < docs.tar.age | tar -x
@@ -45,11 +47,13 @@ struct Decrypt: VFSCommand, CheckedCommand {
 
     @OptionGroup var passphraseOptions: PassphraseOptions
 
-    @Option(name: .customLong("max-work-factor"), help: ArgumentHelp("Refuse scrypt work factors above N (1-30; 22 as age, about 4 GiB).", valueName: "n"))
+    @Option(name: .customLong("max-work-factor"), help: ArgumentHelp("Refuse scrypt work factors above N (1-30).", valueName: "n"))
     var maxWorkFactor: Int = ScryptIdentity.defaultMaxWorkFactor
 
     @Option(name: [.customShort("o", allowingJoined: true), .long], help: ArgumentHelp("Write the plaintext to OUT.", valueName: "out"), completion: .file())
     var output: String?
+
+    @OptionGroup var backupOption: NoBackupOption
 
     @OptionGroup var progressOptions: ProgressOptions
 
@@ -69,6 +73,7 @@ struct Decrypt: VFSCommand, CheckedCommand {
             ("the input", input == nil || input == "-"), ("-i -", identityOptions.identityFiles.contains("-")),
             (passphraseOptions.standardInputName, passphraseOptions.readsStandardInput),
         ])
+        if backupOption.noBackup && (output == nil || output == "-") { throw ToolError.usage("--no-backup goes with -o OUT (a file)") }
         guard ScryptRecipient.workFactorRange.contains(maxWorkFactor) else { throw ToolError.usage("--max-work-factor must be from \(ScryptRecipient.workFactorRange.lowerBound) to \(ScryptRecipient.workFactorRange.upperBound)") }
     }
 
@@ -98,6 +103,7 @@ struct Decrypt: VFSCommand, CheckedCommand {
             throw ToolError("incorrect passphrase", exit: .permissionDenied)
         }
         let out = try ToolIO.openOutput(output, binary: false)
+        backupOption.mark(out)
         let progress = ProgressBar.make(label: "decrypting", total: source.regularFileSize, quiet: progressOptions.quiet)
         defer { progress?.finish() }
         try decryptor.decrypt(fileKey: fileKey, to: out.sink, progress: progress?.callback)

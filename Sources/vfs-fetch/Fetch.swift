@@ -35,6 +35,10 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         revoke), the watcher erases the device's token and identity and exits 77; with \
         --wipe-on-logout it first shreds DIR with the vfs-shred engine.
 
+        --no-backup marks what is unpacked as vfs-unwrap --no-backup does: nodump on \
+        every file and folder (where the file system keeps it) and a CACHEDIR.TAG in \
+        each folder a transfer creates in DIR.
+
         Examples:
           vfs-fetch
           vfs-fetch --all -C ~/Inbox --for evince
@@ -62,6 +66,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @Option(help: ArgumentHelp("With --watch, run CMD (sh -c) after each transfer.", valueName: "cmd")) var exec: String?
     @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when the relay logs this device out.") var wipeOnLogout = false
     @Flag(help: "Print the inbox as JSON.") var json = false
+    @OptionGroup var backupOption: NoBackupOption
     @OptionGroup var progressOptions: ProgressOptions
     var quiet: Bool { progressOptions.quiet }
     @OptionGroup var credentials: RelayCredentialOptions
@@ -77,6 +82,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         if toStandardOutput && raw { throw ToolError.usage("choose one of --stdout and --raw") }
         if (exec != nil || wipeOnLogout) && !watch { throw ToolError.usage("--exec and --wipe-on-logout go with --watch") }
         if wipeOnLogout && directory == nil { throw ToolError.usage("--wipe-on-logout needs -C DIR, the folder it would shred") }
+        if backupOption.noBackup && (toStandardOutput || raw || !(all || !ids.isEmpty || watch)) {
+            throw ToolError.usage("--no-backup goes with what is unpacked into DIR (--all, IDs or --watch)")
+        }
         if json && (all || !ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--json goes with the inbox listing") }
     }
 

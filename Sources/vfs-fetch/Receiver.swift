@@ -95,7 +95,8 @@ struct Receiver {
                 return []
             }
             let folder = tool.directory ?? "."
-            _ = try reader.extract(into: folder, force: false)
+            _ = try reader.extract(into: folder, force: false, noBackup: tool.backupOption.noBackup)
+            tool.backupOption.report(reader.backupMarks, folder: folder)
             var tops: [String] = []
             for entry in manifest.entries {
                 let top = String(entry.path.split(separator: "/").first ?? "")

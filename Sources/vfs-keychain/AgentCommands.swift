@@ -26,6 +26,8 @@ extension Keychain {
             if let passedOver = folder.passedOver {
                 Diagnostics.warn("\"\(passedOver)\" is not a private folder of this user (another user may have made it): the agent listens in \"\(folder.path)\" instead")
             }
+            // A keychain made before folders were marked gets its mark here.
+            if let folder = VFSPaths.current.ownKeychainFolder { BackupExclusion.markFolder(folder) }
             let client = AgentClient(keychainPath: session.store.path)
             client.lock()
             _ = try KeychainAgent.start(keychainPath: session.store.path, keychainID: session.sealed.header.id,

@@ -11,6 +11,11 @@ enum KeychainHelp {
     agent for a while. The file format, the key slots, rollback protection and the \
     protection classes are described in vfs-keychain(1).
 
+    Backups: the keychain file is saved with the nodump attribute (chattr +d, for \
+    dump and borg's exclude-nodump option) where the file system keeps it, and the \
+    toolkit's own folder and the agent folder get nodump and a CACHEDIR.TAG at init \
+    and unlock (see vfs-keychain(1)).
+
     Commands use the agent first, then the passcode from --passcode-file, \
     --passcode-fd, VFS_PASSCODE (least safe: other processes of the user may read \
     it) or a no-echo prompt; without any of these and without a terminal they fail \
@@ -34,7 +39,8 @@ enum KeychainHelp {
     keychain, no such entry (get, delete), no such identity, or no recovery questions; 73 the keychain or the \
     entry already exists, or a file cannot be written; 74 I/O error; 75 the keychain \
     was replaced meanwhile, or the agent cannot start; 77 wrong passcode or \
-    recovery answers, or the keychain is locked and no passcode was given.
+    recovery answers, the keychain is locked and no passcode was given, or the \
+    agent folder is not a private folder of this user.
     """
 
     static let initKeychain = """
@@ -113,9 +119,12 @@ enum KeychainHelp {
 
     static let identity = """
     An identity is filed by NAME (not "all", which -K all uses for every \
-    identity). Its recipient (age1…) is printed on stdout by new, import and \
-    recipient; its secret key never leaves the keychain except to the tools \
-    that use it.
+    identity). Its recipient (age1…, or age1pq1… for a post-quantum identity: \
+    new --pq, or import of an AGE-SECRET-KEY-PQ-1… file) is printed on stdout by \
+    new, import and recipient; its secret key never leaves the keychain except to \
+    the tools that use it. vfs-encrypt -K NAME encrypts to it without the \
+    passcode, and vfs-decrypt -K NAME decrypts with it; as with -r, post-quantum \
+    and classic recipients can't be mixed in one file.
     """
 
     static let unlock = """

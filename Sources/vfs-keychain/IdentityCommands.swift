@@ -15,7 +15,7 @@ extension Keychain {
 
 extension Keychain.IdentityGroup {
     /// Files the identity as `name` (exit 73 if the name is taken) and prints its recipient.
-    static func add(_ identity: X25519Identity, name: String, session: UnlockedKeychain) throws {
+    static func add(_ identity: AgeIdentity, name: String, session: UnlockedKeychain) throws {
         try session.addIdentity(identity, named: name, now: Keychain.now())
         try StandardOutput.write(Array((identity.recipient.string + "\n").utf8))
     }
@@ -23,13 +23,16 @@ extension Keychain.IdentityGroup {
     struct NewIdentity: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(commandName: "new", abstract: "Make a new identity called NAME and print its recipient.")
         @Argument(help: "The identity's name.") var name: String
+        @Flag(name: .customLong("pq"), help: "Make a post-quantum (ML-KEM-768 + X25519) identity, recipient age1pq1….")
+        var postQuantum = false
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func check() throws { try KeychainNames.checkIdentity(name) }
 
         func run() throws {
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
-            try Keychain.IdentityGroup.add(try X25519Identity.generate(), name: name, session: session)
+            let identity: AgeIdentity = try postQuantum ? .hybrid(HybridIdentity.generate()) : .x25519(X25519Identity.generate())
+            try Keychain.IdentityGroup.add(identity, name: name, session: session)
         }
     }
 
@@ -48,12 +51,8 @@ extension Keychain.IdentityGroup {
             guard identities.count == 1 else {
                 throw ToolError("\"\(file)\" holds \(identities.count) identities; import one at a time", exit: .dataError)
             }
-            guard case .x25519(let identity) = identities[0] else {
-                throw ToolError("\"\(file)\" holds a post-quantum identity, which the keychain can't keep yet", exit: .dataError,
-                                hints: ["keep it in an identity file and use it with vfs-decrypt -i"])
-            }
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
-            try Keychain.IdentityGroup.add(identity, name: name, session: session)
+            try Keychain.IdentityGroup.add(identities[0], name: name, session: session)
         }
     }
 
@@ -84,7 +83,7 @@ extension Keychain.IdentityGroup {
         func run() throws {
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
             let listed = try session.identities.sorted { $0.service < $1.service }.map {
-                Listed(name: $0.service, recipient: try $0.identity().recipient.string, created: Keychain.date($0.created))
+                Listed(name: $0.service, recipient: try $0.ageIdentity().recipient.string, created: Keychain.date($0.created))
             }
             if json { try JSONOutput.print(listed); return }
             try StandardOutput.write(Array(listed.map { "\(DisplayText.printable($0.name))\t\($0.recipient)\n" }.joined().utf8))

@@ -113,6 +113,10 @@ extension Keychain {
                     Diagnostics.warn("the folder \"\(store.folder)\" is open to other users (mode \(String(mode, radix: 8))); chmod 700 it")
                 }
             }
+            // Kept out of backups, always: the toolkit's own folder gets nodump (which
+            // ext4 and tmpfs pass on to what is saved in it later) and a CACHEDIR.TAG;
+            // the keychain file itself gets nodump wherever it is.
+            if let folder = VFSPaths.current.ownKeychainFolder { BackupExclusion.markFolder(folder) }
             try store.create(passcode: passcode, recovery: questions.isEmpty ? nil : (questions, answers), workFactor: workFactor)
             Diagnostics.info("created \"\(store.path)\"" + (questions.isEmpty ? "" : " with \(questions.count) recovery question\(questions.count == 1 ? "" : "s")"))
         }

@@ -60,6 +60,14 @@ enum UnwrapHelp {
     the link's target is replaced, and another user's link in a sticky, \
     world-writable folder is refused, exit 73).
 
+    Keeping the plaintext out of backups: --no-backup sets the nodump attribute \
+    (chattr +d; honoured by dump and by borg's exclude-nodump option) on every file and folder \
+    extracted, where the file system keeps it (ext4, XFS, btrfs, tmpfs since Linux \
+    6.0; not ramfs, vfat or NFS: there a warning says what is not marked), and puts a \
+    CACHEDIR.TAG (honoured by the exclude-caches options of tar, borg \
+    and restic) in each folder the bundle creates in DIR; folders merged into \
+    are the user's and get no tag. Links are not marked.
+
     Examples:
       vfs-unwrap -i key.txt -C inbox q3.vfs
       vfs-unwrap -K me --for evince -C inbox q3.vfs

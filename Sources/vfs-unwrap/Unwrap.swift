@@ -43,6 +43,8 @@ struct Unwrap: VFSCommand, CheckedCommand {
             help: ArgumentHelp("Refuse content more than RATIO times the bundle's size (0: no cap).", valueName: "ratio"))
     var maxExpansion = ExtractionLimits.defaultMaxExpansion
 
+    @OptionGroup var backupOption: NoBackupOption
+
     @OptionGroup var progressOptions: ProgressOptions
 
     @Argument(help: ArgumentHelp("The bundle ('-' or none for stdin).", valueName: "in"), completion: .file())
@@ -57,6 +59,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
         if maxExpansion < 0 { throw ToolError.usage("--max-expansion must be 0 (no cap) or more") }
         if force && (toStandardOutput || list) { throw ToolError.usage("--force goes with extraction (-C DIR)") }
         try StandardInputUse.check([("the bundle", input == nil || input == "-"), ("-i -", identityOptions.identityFiles.contains("-"))])
+        if backupOption.noBackup && (toStandardOutput || list) { throw ToolError.usage("--no-backup goes with extraction (-C DIR)") }
     }
 
     func run() throws {
@@ -83,7 +86,9 @@ struct Unwrap: VFSCommand, CheckedCommand {
             if list { return try printList(reader.manifest) }
             if toStandardOutput { return try reader.writeSingleFile(to: FileDescriptorSink.standardOutput()) }
             try reader.extract(into: directory ?? ".", force: force,
-                               limits: ExtractionLimits(maxExpansion: maxExpansion == 0 ? nil : maxExpansion, bundleSize: file.regularFileSize))
+                               limits: ExtractionLimits(maxExpansion: maxExpansion == 0 ? nil : maxExpansion, bundleSize: file.regularFileSize),
+                               noBackup: backupOption.noBackup)
+            backupOption.report(reader.backupMarks, folder: directory ?? ".")
         }
     }
 
@@ -136,6 +141,9 @@ struct Unwrap: VFSCommand, CheckedCommand {
             out = try AtomicOutputFile(path: path, exclusive: !force)
         } catch let error as IOError {
             throw ToolError(error.description, exit: .cannotCreate, hints: error.code == EEXIST ? ["use --force to replace it"] : [])
+        }
+        if backupOption.noBackup && !BackupExclusion.markNoDump(fd: out.fd) {
+            Diagnostics.warn("\"\(path)\" is not marked nodump: its file system keeps no such attribute")
         }
         try copy(source, to: out)
         try out.commit(exclusive: !force)

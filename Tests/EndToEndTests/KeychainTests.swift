@@ -483,10 +483,10 @@ struct KeychainTests {
         #expect(try kc.run(["get", "s", "a"], passcode: true).out == "v1")
         // A later format version is refused with its own message.
         var future = good
-        future[9] = 3
+        future[9] = 4
         try future.write(to: URL(fileURLWithPath: kc.keychainPath))
         let newer = try kc.run(["list"], passcode: true)
-        #expect(newer.status == 65 && newer.stderr.contains("format version 3"))
+        #expect(newer.status == 65 && newer.stderr.contains("format version 4"))
     }
 
     @Test("identities: new, import, recipient, list, delete; 'all' is reserved; unknown names are 66 with the names")

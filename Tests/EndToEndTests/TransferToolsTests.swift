@@ -125,10 +125,23 @@ struct TransferToolsTests {
         // Fetch both on the phone.
         let inbox = scratch.path("phone-inbox")
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
-        let fetched = try fleet.phone.run("vfs-fetch", ["--all", "-C", inbox])
+        let fetched = try fleet.phone.run("vfs-fetch", ["--all", "--no-backup", "-C", inbox])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/report-confidential.txt")) == Data(secret.utf8))
         #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/photos/2026/beach-hidden-name.jpg")) == testBytes(300_000, seed: 7))
+        // --no-backup: a CACHEDIR.TAG in the folder the transfer created (not in DIR), and
+        // nodump on what was unpacked where the file system keeps inode flags (DIR, not
+        // marked, says whether it does).
+        #expect(try String(contentsOfFile: inbox + "/photos/CACHEDIR.TAG", encoding: .utf8).hasPrefix(BackupExclusion.tagSignature))
+        #expect(!FileManager.default.fileExists(atPath: inbox + "/CACHEDIR.TAG"))
+        if let inboxMarked = BackupExclusion.hasNoDump(path: inbox) {
+            #expect(!inboxMarked)
+            for name in ["report-confidential.txt", "photos", "photos/2026/beach-hidden-name.jpg"] {
+                #expect(BackupExclusion.hasNoDump(path: inbox + "/" + name) == true, "\(name)")
+            }
+        } else {
+            #expect(fetched.stderr.contains("are not marked nodump"))
+        }
         #expect(try statuses(fleet, first) == ["phone": "delivered"])
         #expect(try statuses(fleet, second) == ["phone": "delivered", "tablet": "unattended"])
         #expect(try inboxIDs(fleet.phone).isEmpty)

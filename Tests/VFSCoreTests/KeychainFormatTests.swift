@@ -55,7 +55,7 @@ struct KeychainFormatTests {
     func publicRecipients() throws {
         let (bytes, key) = try Self.sample()
         let sealed = try SealedKeychain(bytes: bytes, path: "k")
-        let laptop = try sealed.open(masterKey: key)[2].identity().recipient
+        let laptop = try sealed.open(masterKey: key)[2].ageIdentity().recipient
         #expect(try sealed.publicRecipients(named: ["laptop"]) == [laptop])
         #expect(try sealed.publicRecipients(named: ["all"]) == [laptop])
         #expect(try sealed.publicRecipients(named: ["laptop"], masterKey: key) == [laptop])

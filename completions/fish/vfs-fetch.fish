@@ -20,7 +20,7 @@ function __vfs-fetch_parse_tokens -S
     set -l unparsed_tokens (__vfs-fetch_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-fetch'
-        __vfs-fetch_parse_subcommand -r 1 'all' 'C/directory=' 'for=' 'stdout' 'raw' 'decline=' 'watch' 'exec=' 'wipe-on-logout' 'json' 'q/quiet' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        __vfs-fetch_parse_subcommand -r 1 'all' 'C/directory=' 'for=' 'stdout' 'raw' 'decline=' 'watch' 'exec=' 'wipe-on-logout' 'json' 'no-backup' 'q/quiet' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-fetch_parse_subcommand -r 1 'version'
@@ -87,6 +87,7 @@ complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_op
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" exec' -l 'exec' -d 'With --watch, run CMD (sh -c) after each transfer.' -rfka ''
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" wipe-on-logout' -l 'wipe-on-logout' -d 'With --watch, shred DIR when the relay logs this device out.'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" json' -l 'json' -d 'Print the inbox as JSON.'
+complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" no-backup' -l 'no-backup' -d 'Mark what is written to be left out of backups (nodump; CACHEDIR.TAG in new folders).'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF

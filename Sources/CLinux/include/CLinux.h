@@ -35,4 +35,15 @@ int vfs_open_tmpfile(const char *folder, unsigned int mode);
 /// EEXIST if something is there. linkat(AT_EMPTY_PATH), else through /proc/self/fd.
 int vfs_link_tmpfile(int fd, const char *path);
 
+/// ioctl(fd, FS_IOC_GETFLAGS) into *flags: the inode flags lsattr shows. -1 with
+/// ENOTTY or EOPNOTSUPP where the file system has none (ramfs, vfat, most FUSE).
+int vfs_get_inode_flags(int fd, int *flags);
+
+/// Adds FS_NODUMP_FL (chattr +d) to `fd`'s inode flags: FS_IOC_GETFLAGS, then
+/// FS_IOC_SETFLAGS only when the flag is not set yet.
+int vfs_set_nodump(int fd);
+
+/// FS_NODUMP_FL, for reading the flags back.
+int vfs_nodump_flag(void);
+
 #endif

@@ -5,6 +5,9 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
     case archive(String, writing: Bool)
     /// The plaintext is not a vfs bundle (no manifest first).
     case notABundle(String)
+    /// The plaintext is zstd-compressed but its compressed data is damaged: a bundle
+    /// sealed that way (it decrypted and authenticated), not a plain age file.
+    case damagedCompression(String)
     /// The manifest does not parse or breaks a rule.
     case manifest(String)
     /// An entry a safe extraction refuses: absolute paths, `..`, links out of the
@@ -44,6 +47,7 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .archive(let message, _): return "archive: \(message)"
         case .notABundle(let why): return "not a vfs bundle: \(why)"
+        case .damagedCompression(let why): return "the bundle's zstd-compressed archive is damaged: \(why)"
         case .manifest(let why): return "invalid manifest: \(why)"
         case .unsafeEntry(let path, let reason): return "refusing entry \"\(path)\": \(reason)"
         case .digestMismatch(let path): return "\"\(path)\" does not match its SHA-256 in the manifest"

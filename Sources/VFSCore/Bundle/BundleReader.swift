@@ -21,13 +21,28 @@ public final class BundleReader {
     /// comes out; and the content written so far.
     private var streamingLimit: Int?
     private var extracted = 0
+    /// What `extract(noBackup: true)` marked.
+    public private(set) var backupMarks = BackupMarks()
+
+    /// How an extraction with `noBackup` kept its output out of backups.
+    public struct BackupMarks: Sendable, Equatable {
+        /// Files and folders given the nodump flag, and those whose file system refused it.
+        public var noDump = 0
+        public var noDumpRefused = 0
+        /// Folders the bundle created (not merged into) that got a CACHEDIR.TAG.
+        public var tagged = 0
+    }
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
 
     /// Reads and validates the manifest.
     public init(source: ByteSource) throws {
-        self.source = source
+        // zstd's frame magic first: a failure below is then damaged compressed data in
+        // a bundle, not a plaintext that was never a bundle.
+        let buffered = BufferedSource(source)
+        let compressed = (try? buffered.peek(4)).map { Array($0) == [0x28, 0xB5, 0x2F, 0xFD] } ?? false
+        self.source = buffered
         do {
-            archive = try ArchiveReader(source: source)
+            archive = try ArchiveReader(source: buffered)
             guard let first = try archive.nextHeader() else { throw BundleError.notABundle("the archive is empty") }
             guard first.path == BundleManifest.entryName, first.kind == .file else {
                 throw BundleError.notABundle("the first entry is \"\(first.path)\", not \(BundleManifest.entryName)")
@@ -43,7 +58,7 @@ public final class BundleReader {
             }
             manifest = try BundleManifest.decode(bytes)
         } catch BundleError.archive(let message, _) {
-            throw BundleError.notABundle(message)
+            throw compressed ? BundleError.damagedCompression(message) : BundleError.notABundle(message)
         }
     }
 
@@ -152,9 +167,14 @@ public final class BundleReader {
     ///
     /// Modes are those of the manifest for root and, for anyone else, those less the
     /// umask, as tar does.
+    /// With `noBackup`, every file and folder written gets the nodump flag where the file
+    /// system keeps it, and every folder the bundle creates in `folder` (not one merged
+    /// into) a CACHEDIR.TAG, unless the bundle has one there (`backupMarks` says what
+    /// was done). Links are not marked: the flag can't be set on a link.
     /// - Returns: the count of entries extracted.
     @discardableResult
-    public func extract(into folder: String, force: Bool, limits: ExtractionLimits = ExtractionLimits(maxExpansion: nil)) throws -> Int {
+    public func extract(into folder: String, force: Bool, limits: ExtractionLimits = ExtractionLimits(maxExpansion: nil),
+                        noBackup: Bool = false) throws -> Int {
         let target: FolderHandle
         do { target = try FolderHandle.open(folder) } catch {
             throw BundleError.cannotExtract(IOError("cannot extract into", path: folder, code: error.code).description)
@@ -164,7 +184,11 @@ public final class BundleReader {
         try check(limits, target: target, shown: folder)
         streamingLimit = limits.bundleSize == nil ? limits.maxExpansion : nil
         extracted = 0
+        backupMarks = BackupMarks()
         defer { streamingLimit = nil }
+        func markNoDump(_ fd: Int32) {
+            if BackupExclusion.markNoDump(fd: fd) { backupMarks.noDump += 1 } else { backupMarks.noDumpRefused += 1 }
+        }
         // The handlers go in before the staging folder exists: a signal from then on is
         // recorded, not fatal, so there is no moment where dying would leave the folder.
         let interrupt = ExtractionInterrupt()
@@ -195,10 +219,17 @@ public final class BundleReader {
             switch entry.type {
             case .directory:
                 guard mkdirat(parent.fd, name, 0o700) == 0 else { throw IOError("cannot create folder", path: path) }
+                if noBackup {
+                    let fd = openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    guard fd >= 0 else { throw IOError("cannot open folder", path: path) }
+                    markNoDump(fd)
+                    close(fd)
+                }
             case .file:
                 let fd = openat(parent.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
                 guard fd >= 0 else { throw IOError("cannot create", path: path) }
                 defer { close(fd) }
+                if noBackup { markNoDump(fd) }
                 let out = FileDescriptorSink(fd: fd, name: path)
                 try readContent(of: entry) { try out.write($0) }
                 guard fchmod(fd, mode_t(entry.permissions ?? 0o600) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: path) }
@@ -211,6 +242,12 @@ public final class BundleReader {
             }
         }
         try drain()
+        if noBackup {
+            // The top of each tree the bundle creates; a folder merged into is the user's.
+            for entry in manifest.entries where entry.type == .directory && (placement[entry.path] == .new || placement[entry.path] == .replace) {
+                if BackupExclusion.tag(folderFD: try staged.handle(for: entry.path).fd) { backupMarks.tagged += 1 }
+            }
+        }
 
         // Folders get their mode and time last (children first), except those merged
         // into existing folders, which stay behind in staging, and those that move
@@ -239,6 +276,9 @@ public final class BundleReader {
         }
         var info = statvfs()
         guard fstatvfs(target.fd, &info) == 0 else { throw IOError("cannot check the free space of", path: folder) }
+        // A file system with no size at all (ramfs: it grows until memory runs out)
+        // reports no blocks: nothing to check against.
+        if info.f_blocks == 0 { return }
         let block = max(Int(info.f_frsize), 1)
         let available = Self.saturatingMultiply(Int(clamping: info.f_bavail), block)
         // Whole blocks: each file rounded up, a block for each folder and link.

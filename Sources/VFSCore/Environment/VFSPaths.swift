@@ -76,6 +76,11 @@ public struct VFSPaths: Sendable {
 
     public var keychain: String { get throws { try value("VFS_KEYCHAIN") ?? home + "/keychain" } }
 
+    /// The keychain's folder when it is the toolkit's own (`home`), so that it may be
+    /// kept out of backups as a whole; nil when $VFS_KEYCHAIN puts the keychain in a
+    /// folder of the user's choosing (a home folder must not get a CACHEDIR.TAG).
+    public var ownKeychainFolder: String? { value("VFS_KEYCHAIN") == nil ? try? home : nil }
+
     public var policyFile: String { get throws { try value("VFS_POLICY") ?? home + "/policy.json" } }
 
     public var groupsFolder: String { get throws { try home + "/groups" } }

@@ -16,10 +16,14 @@ struct LockedDocumentStore: Sendable {
     let path: String
     /// The lock file's permission bits when it has to be created.
     let lockMode: mode_t
+    /// Every new file gets the nodump attribute (kept out of backups), where the file
+    /// system keeps it.
+    let noDump: Bool
 
-    init(path: String, lockMode: mode_t = 0o600) {
+    init(path: String, lockMode: mode_t = 0o600, noDump: Bool = false) {
         self.path = path
         self.lockMode = lockMode
+        self.noDump = noDump
     }
 
     /// One change under the exclusive lock.
@@ -45,6 +49,7 @@ struct LockedDocumentStore: Sendable {
         var info = stat()
         let keptMode: mode_t? = stat(path, &info) == 0 ? info.st_mode & 0o7777 : nil
         let file = try AtomicOutputFile(path: path, mode: mode ?? keptMode ?? newFileMode)
+        if noDump { _ = BackupExclusion.markNoDump(fd: file.fd) }
         try file.write(bytes)
         try file.commit()
         try afterCommit()

@@ -66,6 +66,8 @@ public enum AgentSocket {
         guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
             throw AgentError.unsafeFolder(path)
         }
+        // Kept out of backups, always (nodump and CACHEDIR.TAG), once it is known to be ours.
+        if create { BackupExclusion.markFolder(path) }
         return true
     }
 

@@ -15,7 +15,8 @@ public struct KeychainEntry: Sendable {
     /// Seconds since 1970.
     public let created: Int64
     public var modified: Int64
-    /// The secret as stored (for an identity, its 32-byte X25519 scalar).
+    /// The secret as stored (for an identity, its 32-byte X25519 scalar, or the
+    /// `AGE-SECRET-KEY-PQ-1…` text of a post-quantum one).
     public var secret: SecretBytes
 
     /// The longest service, account, label or question the tools accept, in UTF-8 bytes.
@@ -40,10 +41,32 @@ public struct KeychainEntry: Sendable {
         self.init(kind: .identity, service: name, account: "", created: created, modified: created, secret: identity.secretKey)
     }
 
-    /// For an identity entry, the age identity.
+    /// An identity entry named `name` holding `identity`: an X25519 scalar as such, any
+    /// other kind as its text.
+    public init(identityNamed name: String, _ identity: AgeIdentity, created: Int64) {
+        switch identity {
+        case .x25519(let x25519):
+            self.init(identityNamed: name, x25519, created: created)
+        case .hybrid:
+            self.init(kind: .identity, service: name, account: "", created: created, modified: created,
+                      secret: SecretBytes(copying: Array(identity.string.utf8)))
+        }
+    }
+
+    /// For an identity entry, the X25519 identity (what the relay's device key is).
     public func identity() throws -> X25519Identity {
         precondition(kind == .identity)
         return try X25519Identity(secretKey: secret)
+    }
+
+    /// For an identity entry, the age identity of any kind: a 32-byte secret is an
+    /// X25519 scalar, anything else an identity's text.
+    public func ageIdentity() throws -> AgeIdentity {
+        precondition(kind == .identity)
+        if secret.count == X25519.keyCount { return .x25519(try X25519Identity(secretKey: secret)) }
+        let text = secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        guard text.hasPrefix(HybridIdentity.hrp + "1") else { throw AgeError.invalidKey("the keychain identity \"\(service)\" is of an unknown kind") }
+        return try AgeIdentity(text)
     }
 
     public func matches(_ kind: Kind, _ service: String, _ account: String) -> Bool {

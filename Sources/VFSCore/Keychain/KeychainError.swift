@@ -39,7 +39,7 @@ public enum KeychainError: Error, CustomStringConvertible, Equatable {
         case .exists(let path): return "a keychain already exists at \"\(path)\""
         case .corrupt(let path, let why, _): return "the keychain \"\(path)\" is damaged or was modified: \(why)"
         case .unsupportedVersion(let path, let version):
-            return "the keychain \"\(path)\" has format version \(version); this vfs-keychain reads version \(KeychainFormat.version)"
+            return "the keychain \"\(path)\" has format version \(version); this vfs-keychain reads versions 1 to \(KeychainFormat.postQuantumVersion)"
         case let .rolledBack(path, epoch, seen, _):
             return "the keychain \"\(path)\" is an older copy (save \(epoch)) than the one last seen here (save \(seen)): it was rolled back"
         case let .entryTooLarge(what, count, limit): return "a \(what) of \(count) bytes is more than the keychain holds (\(limit))"

@@ -16,7 +16,9 @@
 ///              question as u16 length + UTF-8, in the clear so `recover` can ask them
 /// recipients   u16 count, then per identity in the body: a 16-byte name tag
 ///              (SHA-256(id ‖ name), cut) and its 32-byte X25519 public key, so that
-///              encrypting to `-K NAME` needs no passcode (names stay in the body)
+///              encrypting to `-K NAME` needs no passcode (names stay in the body);
+///              format 3: the tag, a type u8 (1 X25519, 2 ML-KEM-768 + X25519 hybrid),
+///              a u16 length and the public key (32 or 1,216 bytes)
 /// header MAC   32 bytes  HMAC-SHA-256 over every byte above, keyed by
 ///              HKDF-SHA-256(master key, salt: id, info: "vfs-keychain v1 header")
 /// body nonce   12 bytes  random, new at every save
@@ -26,7 +28,8 @@
 ///              entry kind u8 (1 secret, 2 identity), service, account and label
 ///              (u16 length + UTF-8 each), created and modified (i64 seconds since
 ///              1970), the secret (u32 length + bytes; an identity's 32-byte X25519
-///              scalar) — see `KeychainBody`
+///              scalar, or for a post-quantum identity its AGE-SECRET-KEY-PQ-1… text)
+///              — see `KeychainBody`
 /// ```
 ///
 /// The master key is 32 random bytes, replaced at every change of a key slot
@@ -38,13 +41,22 @@
 /// body of the same key either. Names and secrets alike are only in the sealed body. A
 /// file that is shorter or longer than its lengths say is refused.
 ///
+/// Format 3 is format 2 with typed recipients (above): it is written only while the
+/// keychain holds a post-quantum identity, so that a keychain without one stays
+/// readable by the vfs releases that read format 2.
+///
 /// Format 1 (read, and migrated to format 2 at the next save) had no epoch, sealed the
 /// body under info "vfs-keychain v1 body" with salt id, and wrapped the recovery slot
 /// under scrypt(answers) (kind 2).
 public enum KeychainFormat {
     public static let magic = Array("VFSKEYCH".utf8)
-    /// The version written; versions 1 and 2 are read.
+    /// The version written; versions 1 to 3 are read.
     public static let version: UInt16 = 2
+    /// The version written while the keychain holds a post-quantum identity.
+    public static let postQuantumVersion: UInt16 = 3
+    /// Recipient types in a format-3 recipients table.
+    static let x25519RecipientType: UInt8 = 1
+    static let hybridRecipientType: UInt8 = 2
     public static let masterKeyCount = 32
     public static let idCount = 16
     static let macCount = 32
@@ -79,9 +91,11 @@ public enum KeychainFormat {
         guard entries.filter({ $0.kind == .identity }).count <= Int(UInt16.max) else {
             throw KeychainError.entryTooLarge(what: "list of identities", count: entries.count, limit: Int(UInt16.max))
         }
-        header.recipients = try entries.filter { $0.kind == .identity }.map {
-            KeychainHeader.PublicIdentity(tag: KeychainHeader.PublicIdentity.tag(name: $0.service, id: header.id), recipient: try $0.identity().recipient)
+        let recipients = try entries.filter { $0.kind == .identity }.map {
+            KeychainHeader.PublicIdentity(tag: KeychainHeader.PublicIdentity.tag(name: $0.service, id: header.id), recipient: try $0.ageIdentity().recipient)
         }
+        if recipients.contains(where: { $0.recipient.isPostQuantum }) { header = header.inVersion(postQuantumVersion) }
+        header.recipients = recipients
         let nonce = try SecureRandom.bytes(nonceCount)
         let body = try ChaChaPoly.seal(key: bodyKey(masterKey, header: header), nonce: nonce, plaintext: KeychainBody.encode(entries))
         return try assemble(header: header, masterKey: masterKey, nonce: nonce, body: body)
@@ -104,7 +118,7 @@ public struct KeychainHeader: Equatable, Sendable {
     public struct PublicIdentity: Equatable, Sendable {
         public static let tagCount = 16
         public let tag: [UInt8]
-        public let recipient: X25519Recipient
+        public let recipient: AgeRecipient
 
         /// The tag of identity `name` in the keychain `id`.
         public static func tag(name: String, id: [UInt8]) -> [UInt8] { Array(SHA256.hash(id + Array(name.utf8)).prefix(tagCount)) }
@@ -137,6 +151,13 @@ public struct KeychainHeader: Equatable, Sendable {
     var current: KeychainHeader {
         version == KeychainFormat.version ? self
             : KeychainHeader(id: id, epoch: epoch, version: KeychainFormat.version, passcode: passcodeSlot, recovery: recoverySlot)
+    }
+
+    /// The same header written as format `version`.
+    func inVersion(_ version: UInt16) -> KeychainHeader {
+        var header = KeychainHeader(id: id, epoch: epoch, version: version, passcode: passcodeSlot, recovery: recoverySlot)
+        header.recipients = recipients
+        return header
     }
 
     /// A header for a new keychain, with a new random id.
@@ -187,7 +208,7 @@ public struct KeychainHeader: Equatable, Sendable {
     public func removingRecovery() -> KeychainHeader { KeychainHeader(id: id, epoch: epoch, version: version, passcode: passcodeSlot) }
 
     func encoded() -> [UInt8] {
-        precondition(version == KeychainFormat.version, "only the current format is written")
+        precondition(version == KeychainFormat.version || version == KeychainFormat.postQuantumVersion, "only the current formats are written")
         var writer = ByteWriter(capacity: 256)
         writer.raw(KeychainFormat.magic)
         writer.u16(version)
@@ -198,7 +219,19 @@ public struct KeychainHeader: Equatable, Sendable {
         writer.u16(UInt16(recipients.count))
         for identity in recipients {
             writer.raw(identity.tag)
-            writer.raw(identity.recipient.publicKey)
+            switch identity.recipient {
+            case .x25519(let recipient):
+                if version >= KeychainFormat.postQuantumVersion {
+                    writer.u8(KeychainFormat.x25519RecipientType)
+                    writer.u16(UInt16(recipient.publicKey.count))
+                }
+                writer.raw(recipient.publicKey)
+            case .hybrid(let recipient):
+                precondition(version >= KeychainFormat.postQuantumVersion, "a post-quantum recipient needs format 3")
+                writer.u8(KeychainFormat.hybridRecipientType)
+                writer.u16(UInt16(recipient.publicKey.count))
+                writer.raw(recipient.publicKey)
+            }
         }
         return writer.bytes
     }
@@ -239,7 +272,7 @@ public struct SealedKeychain: Sendable {
                 var reader = ByteReader(buffer)
                 _ = try reader.take(KeychainFormat.magic.count)
                 let version = try reader.u16()
-                guard version == 1 || version == 2 else {
+                guard (1...KeychainFormat.postQuantumVersion).contains(version) else {
                     throw KeychainError.unsupportedVersion(path: path, version: Int(version))
                 }
                 let id = try reader.bytes(KeychainFormat.idCount)
@@ -261,7 +294,20 @@ public struct SealedKeychain: Sendable {
                     }
                     for _ in 0..<count {
                         let tag = try reader.bytes(KeychainHeader.PublicIdentity.tagCount)
-                        recipients.append(.init(tag: tag, recipient: X25519Recipient(publicKey: try reader.bytes(X25519.keyCount))))
+                        guard version >= KeychainFormat.postQuantumVersion else {
+                            recipients.append(.init(tag: tag, recipient: .x25519(X25519Recipient(publicKey: try reader.bytes(X25519.keyCount)))))
+                            continue
+                        }
+                        let type = try reader.u8()
+                        let key = try reader.bytes(Int(try reader.u16()))
+                        switch (type, key.count) {
+                        case (KeychainFormat.x25519RecipientType, X25519.keyCount):
+                            recipients.append(.init(tag: tag, recipient: .x25519(X25519Recipient(publicKey: key))))
+                        case (KeychainFormat.hybridRecipientType, HybridRecipient.publicKeyCount):
+                            recipients.append(.init(tag: tag, recipient: .hybrid(HybridRecipient(publicKey: key))))
+                        default:
+                            throw KeychainFormat.Problem("a recipient of type \(type) with a \(key.count)-byte key")
+                        }
                     }
                 }
                 let headerEnd = reader.offset
@@ -295,14 +341,14 @@ public struct SealedKeychain: Sendable {
     /// (an agent's) to check the header MAC first. nil for a format-1 header, which has
     /// no recipients table (unlock it instead). `.noIdentities`, or `.noSuchRecipient`
     /// for a name that is not there.
-    public func publicRecipients(named names: [String], masterKey: SecretBytes? = nil) throws -> [X25519Recipient]? {
+    public func publicRecipients(named names: [String], masterKey: SecretBytes? = nil) throws -> [AgeRecipient]? {
         guard header.version >= 2 else { return nil }
         if let masterKey, try !authenticates(masterKey: masterKey) { throw corrupt("the header failed to authenticate") }
         if names.contains("all") {
             guard !header.recipients.isEmpty else { throw KeychainError.noIdentities(path: path) }
             return header.recipients.map(\.recipient)
         }
-        var out: [X25519Recipient] = []
+        var out: [AgeRecipient] = []
         for name in names {
             let tag = KeychainHeader.PublicIdentity.tag(name: name, id: header.id)
             guard let found = header.recipients.first(where: { $0.tag == tag }) else {

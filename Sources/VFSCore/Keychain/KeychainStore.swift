@@ -66,6 +66,7 @@ public struct KeychainStore: Sendable {
         try FileLock.withLock(for: path, exclusive: true) {
             guard !exists else { throw KeychainError.exists(path: path) }
             let file = try AtomicOutputFile(path: path, mode: 0o600, exclusive: true)
+            BackupExclusion.markNoDump(fd: file.fd)
             try file.write(bytes)
             try file.commit(exclusive: true)
             try epochs.record(id: header.id, epoch: header.epoch)
@@ -133,7 +134,8 @@ public struct KeychainStore: Sendable {
     }
 
     /// Every change goes through it: exclusive lock, re-read, change, atomic write.
-    private var document: LockedDocumentStore { LockedDocumentStore(path: path) }
+    /// Saved with the nodump attribute: kept out of backups, where the file system can.
+    private var document: LockedDocumentStore { LockedDocumentStore(path: path, noDump: true) }
 
     /// The file under the exclusive lock; it must still be the keychain the key is for.
     private func currentFile(keychainID: [UInt8]) throws -> (sealed: SealedKeychain, bytes: [UInt8]) {

@@ -110,6 +110,11 @@ public struct UnlockedKeychain {
 
     /// Files `identity` as `name`; `.identityExists` if the name is taken.
     public func addIdentity(_ identity: X25519Identity, named name: String, now: Int64) throws {
+        try addIdentity(AgeIdentity.x25519(identity), named: name, now: now)
+    }
+
+    /// Files `identity` (X25519 or post-quantum) as `name`; `.identityExists` if the name is taken.
+    public func addIdentity(_ identity: AgeIdentity, named name: String, now: Int64) throws {
         try update { entries -> (Void, Bool) in
             guard !entries.contains(where: { $0.matches(.identity, name, "") }) else {
                 throw KeychainError.identityExists(name: name)

@@ -15,7 +15,7 @@ public enum PolicyCodec {
     /// The pretty printer writes an empty list over three lines; `[]` reads better.
     /// (A newline inside a JSON string is always escaped, so "[", a line break, blanks,
     /// a line break, blanks, "]" is structure.)
-    static func compactingEmptyLists(_ bytes: [UInt8]) -> [UInt8] {
+    package static func compactingEmptyLists(_ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(bytes.count)
         var i = 0

@@ -1,0 +1,37 @@
+import Foundation
+import VFSCore
+
+// libFuzzer harness for the parsers of untrusted input (`FuzzTarget`), built only with
+// `VFS_FUZZ=1` and the fuzzer and address sanitizers (`make fuzz`):
+//
+//     vfs-fuzz TARGET [libFuzzer options] [CORPUS…]
+//
+// libFuzzer's own main runs it: the first argument names the target and is taken out
+// in LLVMFuzzerInitialize, which libFuzzer calls before it reads its options.
+
+/// The target for this run; written once in LLVMFuzzerInitialize, before libFuzzer
+/// calls LLVMFuzzerTestOneInput (on one thread, or one per forked job).
+nonisolated(unsafe) var selectedTarget: FuzzTarget?
+
+@_cdecl("LLVMFuzzerInitialize")
+public func fuzzerInitialize(_ argc: UnsafeMutablePointer<Int32>,
+                             _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> Int32 {
+    let count = Int(argc.pointee)
+    guard count > 1, let arguments = argv.pointee, let first = arguments[1],
+          let target = FuzzTarget(rawValue: String(cString: first)) else {
+        let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
+        FileHandle.standardError.write(Data("vfs-fuzz: error: name a target first (\(names))\n".utf8))
+        exit(64)
+    }
+    selectedTarget = target
+    // Drop the target name: libFuzzer parses what follows as usual.
+    for index in 1..<count { arguments[index] = arguments[index + 1] }
+    argc.pointee -= 1
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    selectedTarget?.run(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}

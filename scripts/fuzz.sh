@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# make fuzz: runs each libFuzzer target of vfs-fuzz for FUZZ_TIME seconds, one at a
+# time under nice, on a corpus seeded from the CCTV vectors and Fuzz/seeds (kept in
+# .build-fuzz/corpus, so it grows from run to run). A crash stops that target; its
+# input is saved as .build-fuzz/crashes/TARGET/crash-… (copy it to
+# Fuzz/crashers/TARGET/ and add a test that replays it). Prints one line per target:
+# executions, crashes and seconds run; exits 1 if any target crashed.
+# Environment: FUZZ_BIN (the harness), FUZZ_TIME (default 60), FUZZ_TARGETS (default all),
+# CCTV (the vectors' folder), FUZZ_DIR (default .build-fuzz).
+set -u
+FUZZ_TIME=${FUZZ_TIME:-60}
+FUZZ_DIR=${FUZZ_DIR:-.build-fuzz}
+FUZZ_TARGETS=${FUZZ_TARGETS:-header armor bech32 keyfile keychain manifest policy}
+CCTV=${CCTV:-../shared/testdata/cctv-age}
+: "${FUZZ_BIN:?FUZZ_BIN must name the vfs-fuzz harness}"
+
+python3 "$(dirname "$0")/fuzz-seeds.py" "$CCTV" "$FUZZ_DIR/corpus" >/dev/null || exit 1
+report="$FUZZ_DIR/fuzz-report.txt"
+: > "$report"
+failed=0
+for target in $FUZZ_TARGETS; do
+  mkdir -p "$FUZZ_DIR/crashes/$target" "$FUZZ_DIR/logs"
+  log="$FUZZ_DIR/logs/$target.log"
+  before=$(ls "$FUZZ_DIR/crashes/$target" | wc -l)
+  start=$(date +%s)
+  # -timeout: an input that takes this long is a hang, reported like a crash.
+  # -detect_leaks=0 and ASAN_OPTIONS: LeakSanitizer reports Swift's lazily initialised
+  # globals (static lets set on first use, e.g. HybridRecipient.info) as leaks, of the
+  # first input and again at exit.
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} nice -n 19 "$FUZZ_BIN" "$target" -max_total_time="$FUZZ_TIME" -timeout=30 -detect_leaks=0 -max_len=65536 -print_final_stats=1 \
+    -artifact_prefix="$FUZZ_DIR/crashes/$target/" "$FUZZ_DIR/corpus/$target" >"$log" 2>&1
+  status=$?
+  seconds=$(( $(date +%s) - start ))
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  crashes=$(( $(ls "$FUZZ_DIR/crashes/$target" | wc -l) - before ))
+  if [ "$status" -ne 0 ]; then
+    failed=1
+    [ "$crashes" -eq 0 ] && crashes=1
+    runs=${runs:-$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')}
+  fi
+  printf '%-9s %12s executions  %d crashes  %5d s  corpus %d\n' "$target" "${runs:-?}" "$crashes" "$seconds" \
+    "$(ls "$FUZZ_DIR/corpus/$target" | wc -l)" | tee -a "$report"
+  [ "$status" -ne 0 ] && tail -n 40 "$log" | grep -m5 -E 'ERROR|Fatal|Crash|SUMMARY|artifact' >&2
+done
+exit $failed
