@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Start-up before and after static linking: every tool's --version, vfs-policy check on
+# POLICY_ITEMS (1000) items against jq, and vfs-keychain get (agent unlocked) against
+# pass show, each with the release build as make build links it (BIN: the Swift standard
+# library and Foundation linked in, stripped as make install strips it) and relinked the
+# old way (the toolchain's shared libraries). The dynamic copies are linked from the same
+# object files with the link command SwiftPM recorded, less -static-stdlib, into the
+# bench's temp folder (the build stays as it is). Also the binary sizes.
+# RUNS (default 20) sets the runs per command.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+need hyperfine; need jq; need python3
+RUNS=${RUNS:-20}
+export RUNS
+tools=$(sed -n 's/^ *("\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
+yaml="$(dirname "$BIN")/release.yaml"
+[ -f "$yaml" ] || yaml="$(cd "$BIN/../.." && pwd)/release.yaml"
+static="$BENCH_DIR/static" dynamic="$BENCH_DIR/dynamic"
+mkdir -p "$static" "$dynamic"
+for t in $tools; do
+  strip -o "$static/$t" "$BIN/$t"
+  # The recorded link command, without -static-stdlib, writing into $dynamic.
+  python3 - "$yaml" "$t" "$dynamic/$t" > "$BENCH_DIR/link.json" <<'PY'
+import json, re, sys
+yaml, tool, out = sys.argv[1:]
+text = open(yaml).read()
+m = re.search(r'"C\.%s-[^"]*\.exe":\n(?:    .*\n)*?    args: (\[.*\])\n' % re.escape(tool), text)
+if not m: sys.exit("no link command for %s in %s" % (tool, yaml))
+args = json.loads(m.group(1))
+args = [a for a in args if a != "-static-stdlib"]
+args[args.index("-o") + 1] = out
+print(json.dumps(args))
+PY
+  python3 -c 'import json,subprocess,sys; sys.exit(subprocess.call(json.load(open(sys.argv[1]))))' "$BENCH_DIR/link.json" >/dev/null 2>"$BENCH_DIR/link.err" \
+    || { echo "could not relink $t dynamically: $(head -n 3 "$BENCH_DIR/link.err")"; exit 1; }
+  strip "$dynamic/$t"
+done
+ldd "$dynamic/vfs-policy" | grep -q libswiftCore || { echo "the dynamic copy does not load libswiftCore: nothing to compare"; exit 1; }
+if ldd "$static/vfs-policy" | grep -q libswiftCore; then echo "BIN is not statically linked (make build links it): nothing to compare"; exit 1; fi
+
+mib() { python3 -c 'import os,sys; print("%.1f" % (os.path.getsize(sys.argv[1]) / 1048576))' "$1"; }
+ms() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[1]) * 1000))' "$1"; }
+echo "start-up (--version), stripped binaries; mean of $RUNS runs; $(nproc) cores"
+printf '%-14s %9s %9s %9s %9s %8s\n' tool "dyn MiB" "static" "dyn ms" "static" ratio
+for t in $tools; do
+  d=$(mean_seconds "$dynamic/$t --version"); s=$(mean_seconds "$static/$t --version")
+  printf '%-14s %9s %9s %9s %9s %8s\n' "$t" "$(mib "$dynamic/$t")" "$(mib "$static/$t")" "$(ms "$d")" "$(ms "$s")" "$(ratio "$s" "$d")"
+done
+j=$(mean_seconds "jq --version")
+printf '%-14s %9s %9s %9s %9s\n' "jq (peer)" "" "" "" "$(ms "$j")"
+echo
+echo "policy check and keychain get, before (dynamic) and after (static):"
+BIN="$dynamic" bash "$(dirname "$0")/policy.sh" | sed 's/^vfs-policy/dynamic vfs-policy/'
+BIN="$static" bash "$(dirname "$0")/policy.sh" | sed 's/^vfs-policy/static  vfs-policy/'
+BIN="$dynamic" BENCH_ENTRIES=${BENCH_ENTRIES:-1000} bash "$(dirname "$0")/keychain.sh" | sed 's/^vfs-keychain/dynamic vfs-keychain/'
+BIN="$static" BENCH_ENTRIES=${BENCH_ENTRIES:-1000} bash "$(dirname "$0")/keychain.sh" | sed 's/^vfs-keychain/static  vfs-keychain/'
