@@ -11,8 +11,9 @@ SWIFT ?= swift
 CONFIG ?= release
 # Swift's standard library, Foundation and ICU linked into every tool, so an installed
 # tool needs only Debian's libc6, libstdc++6, libgcc-s1, libssl3 and libarchive13 and
-# starts without loading the toolchain's shared libraries. Debug builds (make test) link
-# the same way, so the tests run what gets installed.
+# starts without loading the toolchain's shared libraries. Release only: a test build
+# cannot take the flag (Swift Testing has no static library); the packaging tests relink
+# the debug build's tools that way instead (packaging/relink-static.sh).
 STATIC ?= --static-swift-stdlib
 STRIP ?= strip
 READELF ?= readelf
@@ -68,13 +69,13 @@ build:
 	$(SWIFT) build -c $(CONFIG) $(STATIC)
 
 test: deps
-	$(SWIFT) build --build-tests $(STATIC)
+	$(SWIFT) build --build-tests
 	VFS_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build
 
 # The demo runs the debug build make test uses: it shows behaviour, not speed (make bench
 # does that with the release build), and a fresh machine builds once instead of twice.
 demo: deps
-	$(SWIFT) build $(STATIC)
+	$(SWIFT) build
 	@VFS_BIN="$(DEBUG_BIN)" bash scripts/demo.sh
 
 bench-deps:
@@ -85,14 +86,14 @@ bench: deps build bench-deps
 
 # Generated from the debug build (the text does not depend on the configuration).
 man:
-	$(SWIFT) build $(STATIC)
+	$(SWIFT) build
 	@mkdir -p man/tmp
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug --date $(MAN_DATE) --output-directory man/tmp
 	@for t in $(TOOLS); do mv man/tmp/$$t.1 man/$$t.1; done; rm -rf man/tmp
 	@python3 scripts/fix-man.py $(addprefix man/,$(addsuffix .1,$(TOOLS)))
 
 completions:
-	$(SWIFT) build $(STATIC)
+	$(SWIFT) build
 	@mkdir -p completions/bash completions/zsh completions/fish
 	@for t in $(TOOLS); do \
 	  "$(DEBUG_BIN)/$$t" --generate-completion-script bash > completions/bash/$$t; \

@@ -38,16 +38,23 @@ done
 ldd "$dynamic/vfs-policy" | grep -q libswiftCore || { echo "the dynamic copy does not load libswiftCore: nothing to compare"; exit 1; }
 if ldd "$static/vfs-policy" | grep -q libswiftCore; then echo "BIN is not statically linked (make build links it): nothing to compare"; exit 1; fi
 
+# Mean wall and CPU (user + system) milliseconds of a command: on a busy machine the CPU
+# time is the steadier figure (the wall time includes waiting for a core).
+wall_cpu() {
+  local json="$BENCH_DIR/hf-startup.json"
+  hyperfine -N --style none --warmup 3 --runs "$RUNS" --export-json "$json" "$1" >/dev/null 2>&1 || { echo "nan nan"; return; }
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.1f %.1f" % (r["mean"]*1000, (r["user"]+r["system"])*1000))' "$json"
+}
 mib() { python3 -c 'import os,sys; print("%.1f" % (os.path.getsize(sys.argv[1]) / 1048576))' "$1"; }
 ms() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[1]) * 1000))' "$1"; }
-echo "start-up (--version), stripped binaries; mean of $RUNS runs; $(nproc) cores"
-printf '%-14s %9s %9s %9s %9s %8s\n' tool "dyn MiB" "static" "dyn ms" "static" ratio
+echo "start-up (--version), stripped binaries; mean of $RUNS runs; $(nproc) cores; load $(cut -d' ' -f1 /proc/loadavg)"
+printf '%-14s %8s %8s | %8s %8s %6s | %8s %8s %6s\n' tool "dyn MiB" static "dyn ms" static ratio "dyn cpu" static ratio
 for t in $tools; do
-  d=$(mean_seconds "$dynamic/$t --version"); s=$(mean_seconds "$static/$t --version")
-  printf '%-14s %9s %9s %9s %9s %8s\n' "$t" "$(mib "$dynamic/$t")" "$(mib "$static/$t")" "$(ms "$d")" "$(ms "$s")" "$(ratio "$s" "$d")"
+  read -r dw dc < <(wall_cpu "$dynamic/$t --version"); read -r sw sc < <(wall_cpu "$static/$t --version")
+  printf '%-14s %8s %8s | %8s %8s %6s | %8s %8s %6s\n' "$t" "$(mib "$dynamic/$t")" "$(mib "$static/$t")" "$dw" "$sw" "$(ratio "$sw" "$dw")" "$dc" "$sc" "$(ratio "$sc" "$dc")"
 done
-j=$(mean_seconds "jq --version")
-printf '%-14s %9s %9s %9s %9s\n' "jq (peer)" "" "" "" "$(ms "$j")"
+read -r jw jc < <(wall_cpu "jq --version")
+printf '%-14s %8s %8s | %8s %8s %6s | %8s %8s\n' "jq (peer)" "" "" "" "$jw" "" "" "$jc"
 echo
 echo "policy check and keychain get, before (dynamic) and after (static):"
 BIN="$dynamic" bash "$(dirname "$0")/policy.sh" | sed 's/^vfs-policy/dynamic vfs-policy/'

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import VFSTestSupport
 
-/// make install, make uninstall and make deb, on the build the tests run (make test links
-/// it as make build does: Swift's libraries static). The installed tools must run where
-/// the toolchain is not: each run below happens in a private mount namespace with an empty
-/// tmpfs over the toolchain's folder, under `env -i`.
+/// make install, make uninstall and make deb, on the build the tests run, its tools relinked
+/// as make build links them (Swift's libraries static: packaging/relink-static.sh, from the
+/// same object files, into BUILD-static beside the build). The installed tools must run
+/// where the toolchain is not: each run below happens in a private mount namespace with an
+/// empty tmpfs over the toolchain's folder, under `env -i`.
 @Suite("packaging: install and deb", .serialized)
 struct PackagingInstallTests {
     static let root = PackagingTests.root
@@ -30,6 +31,18 @@ struct PackagingInstallTests {
         }
         return ""
     }()
+
+    /// The tools relinked with Swift's libraries static (once per test run), or why not.
+    static let staticBin: Result<String, RelinkError> = {
+        let out = Tools.binDir.deletingLastPathComponent().appendingPathComponent(Tools.binDir.lastPathComponent + "-static").path
+        do {
+            let run = try Tools.run("bash", [root.appendingPathComponent("packaging/relink-static.sh").path, Tools.binDir.path, out] + tools)
+            return run.status == 0 ? .success(out) : .failure(RelinkError(message: run.stderr))
+        } catch {
+            return .failure(RelinkError(message: "\(error)"))
+        }
+    }()
+    struct RelinkError: Error { let message: String }
 
     /// Runs make in the package root with `arguments`.
     static func make(_ arguments: [String]) throws -> Run {
@@ -94,8 +107,9 @@ struct PackagingInstallTests {
     func installAndUninstall() throws {
         let folder = try TestFolder("install")
         let dest = folder.path("dest")
+        let bin = try Self.staticBin.get()
         let before = try Self.treeSnapshot()
-        let install = try Self.make(["install", "DESTDIR=" + dest, "PREFIX=/opt/vfs", "BIN=" + Tools.binDir.path])
+        let install = try Self.make(["install", "DESTDIR=" + dest, "PREFIX=/opt/vfs", "BIN=" + bin])
         #expect(install.status == 0, "make install: \(install.stderr)")
         let after = try Self.treeSnapshot()
         let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted()
@@ -145,13 +159,11 @@ struct PackagingInstallTests {
     @Test("make install refuses binaries that load the toolchain's Swift libraries")
     func installRefusesDynamicBuild() throws {
         let folder = try TestFolder("install-dynamic")
-        let bin = folder.path("bin")
-        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        // This test runner loads libswiftCore.so from the toolchain: a stand-in for a
-        // build made without --static-swift-stdlib.
-        let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        for tool in Self.tools { try FileManager.default.copyItem(atPath: runner, toPath: bin + "/" + tool) }
-        let run = try Self.make(["install", "DESTDIR=" + folder.path("dest"), "BIN=" + bin])
+        // The debug build the tests run is linked the default way, against the toolchain's
+        // libswiftCore.so: what `swift build` without --static-swift-stdlib makes.
+        let needed = try Tools.run("readelf", ["-d", Tools.binDir.path + "/vfs-encrypt"]).out
+        #expect(needed.contains("libswiftCore.so"), "the test build is not dynamically linked: \(needed)")
+        let run = try Self.make(["install", "DESTDIR=" + folder.path("dest"), "BIN=" + Tools.binDir.path])
         #expect(run.status != 0)
         #expect(run.stderr.contains("loads the Swift toolchain's libraries"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("dest")))
@@ -161,7 +173,7 @@ struct PackagingInstallTests {
     func debianPackage() throws {
         let folder = try TestFolder("deb")
         let out = folder.path("out")
-        let build = try Self.make(["deb", "BIN=" + Tools.binDir.path, "DEB_OUT=" + out, "DEB_STAGE=" + folder.path("stage"), "DEB_COMPRESSION=none"])
+        let build = try Self.make(["deb", "BIN=" + (try Self.staticBin.get()), "DEB_OUT=" + out, "DEB_STAGE=" + folder.path("stage"), "DEB_COMPRESSION=none"])
         #expect(build.status == 0, "make deb: \(build.stderr)")
         let debs = (try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasPrefix("vfs_") && $0.hasSuffix(".deb") } ?? []
         try #require(debs.count == 1, "make deb wrote \(debs)")
