@@ -4,13 +4,14 @@
 # The multi-call binary is linked in the bench's temp folder from the build's own object
 # files (the union of every tool's link list, each tool's entry point vfs_NAME_main kept)
 # plus a small C main that dispatches on the name it was called by. BIN: the release
-# build (static, as make build links it). RUNS (default 20) runs per command.
+# build (static, as make build links it). RUNS (default 20) runs per command; TOOLS (default:
+# every tool of Package.swift) a subset.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need hyperfine; need python3; need cc
 RUNS=${RUNS:-20}
 export RUNS
-tools=$(sed -n 's/^ *("\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
+tools=${TOOLS:-$(sed -n 's/^ *("\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)}
 yaml="${YAML:-$(dirname "$BIN")/$(basename "$BIN").yaml}"
 [ -f "$yaml" ] || { echo "no $yaml: build first"; exit 1; }
 multi="$BENCH_DIR/multi" single="$BENCH_DIR/single"
@@ -84,8 +85,13 @@ mib() { python3 -c 'import sys; print("%.1f MiB" % (int(sys.argv[1]) / 1048576))
 ntools=$(echo $tools | wc -w)
 echo "one binary per tool: $ntools binaries, $(mib "$sum") stripped in all; one link (vfs-policy) ${link_one}s, so about $(python3 -c "print('%.0f' % ($link_one * $ntools))")s for all"
 echo "one multi-call binary: $(mib "$(stat -c %s "$multi/vfs")") stripped; its link ${link_multi}s"
-printf '%-14s %12s %12s %8s\n' "--version" "per tool ms" "multi ms" ratio
+# Mean wall and CPU (user + system) ms: on a busy machine the CPU time is the steadier figure.
+wall_cpu() {
+  hyperfine -N --style none --warmup 3 --runs "$RUNS" --export-json "$BENCH_DIR/hf-mc.json" "$1" >/dev/null 2>&1 || { echo "nan nan"; return; }
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.1f %.1f" % (r["mean"]*1000, (r["user"]+r["system"])*1000))' "$BENCH_DIR/hf-mc.json"
+}
+printf '%-14s %10s %10s %7s | %10s %10s %7s\n' "--version" "tool ms" "multi ms" ratio "tool cpu" "multi cpu" ratio
 for t in $tools; do
-  s=$(mean_seconds "$single/$t --version"); m=$(mean_seconds "$multi/$t --version")
-  printf '%-14s %12s %12s %8s\n' "$t" "$(python3 -c "print('%.1f' % ($s*1000))")" "$(python3 -c "print('%.1f' % ($m*1000))")" "$(ratio "$m" "$s")"
+  read -r sw sc < <(wall_cpu "$single/$t --version"); read -r mw mc < <(wall_cpu "$multi/$t --version")
+  printf '%-14s %10s %10s %7s | %10s %10s %7s\n' "$t" "$sw" "$mw" "$(ratio "$mw" "$sw")" "$sc" "$mc" "$(ratio "$mc" "$sc")"
 done

@@ -12,24 +12,27 @@ source "$(dirname "$0")/lib.sh"
 need hyperfine; need jq; need python3
 RUNS=${RUNS:-20}
 export RUNS
-tools=$(sed -n 's/^ *("\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
+tools=${TOOLS:-$(sed -n 's/^ *("\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)}
 yaml="$(dirname "$BIN")/release.yaml"
 [ -f "$yaml" ] || yaml="$(cd "$BIN/../.." && pwd)/release.yaml"
-static="$BENCH_DIR/static" dynamic="$BENCH_DIR/dynamic"
-mkdir -p "$static" "$dynamic"
+static="$BENCH_DIR/static" dynamic="$BENCH_DIR/dynamic" stubs="$BENCH_DIR/stubs"
+mkdir -p "$static" "$dynamic" "$stubs"
+# Objects compiled for the static Foundation name three libraries that the shared
+# libFoundation.so holds inside: empty archives stand in for them in the dynamic link.
+for l in CoreFoundation _FoundationCShims _FoundationCollections; do ar rc "$stubs/lib$l.a"; done
 for t in $tools; do
   strip -o "$static/$t" "$BIN/$t"
   # The recorded link command, without -static-stdlib, writing into $dynamic.
-  python3 - "$yaml" "$t" "$dynamic/$t" > "$BENCH_DIR/link.json" <<'PY'
+  python3 - "$yaml" "$t" "$dynamic/$t" "$stubs" > "$BENCH_DIR/link.json" <<'PY'
 import json, re, sys
-yaml, tool, out = sys.argv[1:]
+yaml, tool, out, stubs = sys.argv[1:]
 text = open(yaml).read()
 m = re.search(r'"C\.%s-[^"]*\.exe":\n(?:    .*\n)*?    args: (\[.*\])\n' % re.escape(tool), text)
 if not m: sys.exit("no link command for %s in %s" % (tool, yaml))
 args = json.loads(m.group(1))
 args = [a for a in args if a != "-static-stdlib"]
 args[args.index("-o") + 1] = out
-print(json.dumps(args))
+print(json.dumps(args + ["-L", stubs]))
 PY
   python3 -c 'import json,subprocess,sys; sys.exit(subprocess.call(json.load(open(sys.argv[1]))))' "$BENCH_DIR/link.json" >/dev/null 2>"$BENCH_DIR/link.err" \
     || { echo "could not relink $t dynamically: $(head -n 3 "$BENCH_DIR/link.err")"; exit 1; }
