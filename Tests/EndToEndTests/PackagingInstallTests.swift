@@ -21,7 +21,8 @@ struct PackagingInstallTests {
     /// The toolchain's root (/opt/swift): the folder above usr/lib/swift of the
     /// libswiftCore.so this test runner loaded.
     static let toolchain: String = {
-        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+        // Read to the end: /proc files report a size of 0, which String(contentsOfFile:) trusts.
+        let maps = String(decoding: FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
         for line in maps.split(separator: "\n") {
             guard let slash = line.firstIndex(of: "/") else { continue }
             let path = String(line[slash...])
