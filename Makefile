@@ -1,4 +1,4 @@
-# vfs — make demo [KEEP=1] | make test | make bench | make install
+# vfs — make demo [KEEP=1] | make test | make bench | make install | make deb | make fuzz
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -9,11 +9,19 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= release
+# Swift's standard library, Foundation and ICU linked into every tool, so an installed
+# tool needs only Debian's libc6, libstdc++6, libgcc-s1, libssl3 and libarchive13 and
+# starts without loading the toolchain's shared libraries. Release only: a test build
+# cannot take the flag (Swift Testing has no static library); the packaging tests relink
+# the debug build's tools that way instead (packaging/relink-static.sh).
+STATIC ?= --static-swift-stdlib
+STRIP ?= strip
+READELF ?= readelf
 
 # The tool names, from the entries of Package.swift's tools list that open a line with ("vfs-NAME", (\x28 is "(": make would count a bare one).
 TOOLS := $(shell sed -n 's/^ *\x28"\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
 APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl \
-  sqlite3 nginx-light python3-pip chromium chromium-driver
+  sqlite3 nginx-light python3-pip chromium chromium-driver dpkg-dev systemd
 # What make bench times us against, and the timers.
 BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass wrk nginx-light curl \
   magic-wormhole magic-wormhole-transit-relay python3-pip
@@ -21,17 +29,23 @@ BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-dele
 # selenium drives chromium (chromium-driver) through the relay's admin web page.
 PIP_PACKAGES := schemathesis==4.32.5 selenium==4.38.0
 PYTHON ?= python3
-# Expanded once (:=), not on every use. DEBUG_BIN: the build make test makes, which
-# make demo, make man and make completions reuse (no second, release build).
-BIN := $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
-DEBUG_BIN := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
+# BIN: the release build make install and make deb copy. DEBUG_BIN: the build make test
+# makes, which make demo, make man and make completions reuse (no second, release build).
+# Plain paths, not `swift build --show-bin-path`: that may resolve packages and write under
+# .build, and `sudo make install` must write nothing in the tree.
+BIN := $(CURDIR)/.build/$(CONFIG)
+DEBUG_BIN := $(CURDIR)/.build/debug
+# Where make deb writes vfs_VERSION_ARCH.deb, and the folder it stages the package in.
+DEB_OUT ?= $(CURDIR)
+DEB_STAGE ?= $(CURDIR)/.build/deb
+DEB_COMPRESSION ?= xz
 # The date the man pages carry; set it for a release (make man MAN_DATE=YYYY-MM-DD).
 MAN_DATE ?= 2026-11-22
 
 # make deps PACKAGES=… installs another list the same way (make bench does).
 PACKAGES ?= $(APT_PACKAGES)
 
-.PHONY: all deps bench-deps build test demo bench install uninstall man completions clean fuzz fuzz-build
+.PHONY: all deps bench-deps build test demo bench install uninstall deb man completions clean fuzz fuzz-build
 
 all: build
 
@@ -53,11 +67,11 @@ deps:
 
 # deps stays explicit (it may run sudo apt-get): test, demo and bench ask for it.
 build:
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) $(STATIC)
 
 test: deps
 	$(SWIFT) build --build-tests
-	VFS_BIN_DIR=$$($(SWIFT) build --show-bin-path) $(SWIFT) test --skip-build
+	VFS_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build
 
 # The demo runs the debug build make test uses: it shows behaviour, not speed (make bench
 # does that with the release build), and a fresh machine builds once instead of twice.
@@ -105,14 +119,29 @@ fuzz: fuzz-build
 	FUZZ_BIN="$$(VFS_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --show-bin-path)/vfs-fuzz" FUZZ_TIME=$(FUZZ_TIME) \
 	  FUZZ_DIR=$(FUZZ_BUILD) CCTV=$(CCTV) bash scripts/fuzz.sh
 
-install: build
+# Copies an existing build (BIN, the release build by default) and never builds: run
+# `make build` first as yourself; `sudo make install` then writes nothing in the tree.
+# Refuses a missing build, and binaries that load the toolchain's Swift libraries.
+# Binaries are stripped on the way (the build keeps its symbols).
+install:
+	@missing=""; for t in $(TOOLS); do [ -x "$(BIN)/$$t" ] || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make install: error: nothing built to install: no$$missing in \"$(BIN)\"" >&2; \
+	  echo "make install: hint: run \`make build\` first, as yourself (make install never builds)" >&2; \
+	  exit 1; fi; \
+	for t in $(TOOLS); do \
+	  if $(READELF) -d "$(BIN)/$$t" | grep -q 'NEEDED.*libswiftCore'; then \
+	    echo "make install: error: \"$(BIN)/$$t\" loads the Swift toolchain's libraries (built without $(STATIC))" >&2; \
+	    echo "make install: hint: run \`make build\` (it links them statically)" >&2; \
+	    exit 1; fi; \
+	done
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
 	@for t in $(TOOLS); do \
-	  install -m 0755 "$(BIN)/$$t" "$(DESTDIR)$(BINDIR)/$$t"; \
-	  install -m 0644 man/$$t.1 "$(DESTDIR)$(MANDIR)/man1/$$t.1"; \
-	  install -m 0644 completions/bash/$$t "$(DESTDIR)$(BASHCOMPDIR)/$$t"; \
-	  install -m 0644 completions/zsh/_$$t "$(DESTDIR)$(ZSHCOMPDIR)/_$$t"; \
-	  install -m 0644 completions/fish/$$t.fish "$(DESTDIR)$(FISHCOMPDIR)/$$t.fish"; \
+	  install -m 0755 -s --strip-program="$(STRIP)" "$(BIN)/$$t" "$(DESTDIR)$(BINDIR)/$$t" || exit 1; \
+	  install -m 0644 man/$$t.1 "$(DESTDIR)$(MANDIR)/man1/$$t.1" || exit 1; \
+	  install -m 0644 completions/bash/$$t "$(DESTDIR)$(BASHCOMPDIR)/$$t" || exit 1; \
+	  install -m 0644 completions/zsh/_$$t "$(DESTDIR)$(ZSHCOMPDIR)/_$$t" || exit 1; \
+	  install -m 0644 completions/fish/$$t.fish "$(DESTDIR)$(FISHCOMPDIR)/$$t.fish" || exit 1; \
 	done
 	@echo "installed $(TOOLS) under $(DESTDIR)$(PREFIX)"
 
@@ -122,6 +151,15 @@ uninstall:
 	        "$(DESTDIR)$(ZSHCOMPDIR)/_$$t" "$(DESTDIR)$(FISHCOMPDIR)/$$t.fish"; \
 	done
 	@echo "removed $(TOOLS) from $(DESTDIR)$(PREFIX)"
+
+# A Debian package of the same build (never builds either): make install into a staging
+# folder, plus the systemd units and maintainer scripts of packaging/; Depends computed
+# by dpkg-shlibdeps from what the binaries load. Then: apt install ./vfs_*.deb
+deb:
+	@rm -rf "$(DEB_STAGE)"
+	@$(MAKE) --no-print-directory install DESTDIR="$(DEB_STAGE)/root" PREFIX=/usr \
+	  ZSHCOMPDIR=/usr/share/zsh/vendor-completions BIN="$(BIN)" >/dev/null
+	@DEB_COMPRESSION=$(DEB_COMPRESSION) bash packaging/deb.sh "$(DEB_STAGE)" "$(DEB_OUT)" $(TOOLS)
 
 clean:
 	rm -rf .build $(FUZZ_BUILD)
