@@ -65,6 +65,10 @@ enum SQLiteMigrations {
         migrator.registerMigration("v2-items-revision") { db in
             try db.execute(sql: "ALTER TABLE organisations ADD COLUMN items_revision INTEGER NOT NULL DEFAULT 0")
         }
+        // Wrong enrolment codes per address (the throttle outlives a restart).
+        migrator.registerMigration("v3-enrolment-failures") { db in
+            try db.execute(sql: "CREATE TABLE enrolment_failures(address TEXT PRIMARY KEY, failures INTEGER NOT NULL, until REAL)")
+        }
         return migrator
     }
 }
