@@ -1,4 +1,4 @@
-# vfs — make demo | make test | make bench | make install
+# vfs — make demo [KEEP=1] | make test | make bench | make install
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -13,12 +13,13 @@ CONFIG ?= release
 # The tool names, from the entries of Package.swift's tools list that open a line with ("vfs-NAME", (\x28 is "(": make would count a bare one).
 TOOLS := $(shell sed -n 's/^ *\x28"\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
 APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl \
-  sqlite3 nginx-light python3-pip postgresql
+  sqlite3 nginx-light python3-pip chromium chromium-driver postgresql
 # What make bench times us against, and the timers.
 BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass wrk nginx-light curl \
   magic-wormhole magic-wormhole-transit-relay python3-pip postgresql
-# PyPI tools the tests run (pinned): schemathesis checks the relay against its OpenAPI document.
-PIP_PACKAGES := schemathesis==4.32.5
+# PyPI tools the tests run (pinned): schemathesis checks the relay against its OpenAPI document;
+# selenium drives chromium (chromium-driver) through the relay's admin web page.
+PIP_PACKAGES := schemathesis==4.32.5 selenium==4.38.0
 PYTHON ?= python3
 # Expanded once (:=), not on every use. DEBUG_BIN: the build make test makes, which
 # make demo, make man and make completions reuse (no second, release build).
@@ -62,7 +63,7 @@ test: deps
 # does that with the release build), and a fresh machine builds once instead of twice.
 demo: deps
 	$(SWIFT) build
-	@VFS_BIN="$(DEBUG_BIN)" bash scripts/demo.sh
+	@VFS_BIN="$(DEBUG_BIN)" KEEP="$(KEEP)" bash scripts/demo.sh
 
 bench-deps:
 	@$(MAKE) --no-print-directory deps PACKAGES="$(BENCH_PACKAGES)"

@@ -11,7 +11,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-decrypt", []),
     ("vfs-keygen", []),
     ("vfs-keychain", []),
-    ("vfs-policy", []),
+    ("vfs-policy", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-shred", []),
     ("vfs-wrap", []),
     ("vfs-unwrap", []),
@@ -19,6 +19,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-cloud", ["VFSRelayClient", "VFSRelayProtocol"]),
 ]
 
 // Linux only (Glibc, and renameat2, fstatfs, O_DIRECT through CLinux): no platforms line.
@@ -70,8 +71,8 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
-        // The OpenAPI document, compiled in: an installed binary serves it too.
-        resources: [.embedInCode("Resources/openapi.yaml")]),
+        // The OpenAPI document and the admin page's stylesheet, compiled in: an installed binary serves them too.
+        resources: [.embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/admin.css")]),
         // The relay's client side for vfs-device, vfs-push and vfs-fetch: HTTP API, tus
         // uploads, Range downloads, server-sent events, device config, pins, credentials.
         .target(name: "VFSRelayClient", dependencies: [

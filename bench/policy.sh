@@ -2,7 +2,9 @@
 # vfs-policy check on a policy of POLICY_ITEMS items (default 1000) against a trivial
 # peer, jq answering the same question from the same file; and the cost of one change
 # (lock, re-read, atomic write with fsync, log) on that policy. RUNS (default 5) sets
-# the runs per command.
+# the runs per command. The same check from this device's copy of the organisation's
+# list on the relay (vfs-policy check --relay: the same items in the copy's format,
+# written here as vfs-policy sync writes it; no relay runs, so no network is on the path).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need hyperfine; need jq
@@ -26,6 +28,21 @@ printf '%-28s %10s %10s %10s\n' command seconds "peak RSS" "vs jq"
 j=$(mean_seconds "$jcmd"); v=$(mean_seconds "$vcmd")
 printf '%-28s %10s %6s MiB %10s\n' "jq select (peer)" "$j" "$(peak_mib "$jcmd")" "1.00x"
 printf '%-28s %10s %6s MiB %10s\n' "vfs-policy check" "$v" "$(peak_mib "$vcmd")" "$(ratio $j $v)"
+export VFS_HOME="$BENCH_DIR/home"
+mkdir -p -m 700 "$VFS_HOME/policy-cache"
+python3 - "$VFS_POLICY" "$VFS_HOME/policy-cache/organisation.json" <<'PY'
+import datetime, json, sys
+doc = json.load(open(sys.argv[1]))
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+doc["relay"] = {"url": "http://127.0.0.1:9", "revision": "\"r1\"", "fetched": now, "graceSeconds": 259200}
+open(sys.argv[2], "w").write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+PY
+chmod 600 "$VFS_HOME/policy-cache/organisation.json"
+rcmd="$BIN/vfs-policy check --relay $app --group finance --file q3.pdf"
+$rcmd || { echo "the relay copy does not approve $app"; exit 1; }
+r=$(mean_seconds "$rcmd")
+printf '%-28s %10s %6s MiB %10s\n' "check --relay (the copy)" "$r" "$(peak_mib "$rcmd")" "$(ratio $j $r)"
+echo "check from the relay copy vs from the local file: $(ratio $v $r) of the file's speed"
 ucmd="$BIN/vfs-policy update $app --name 'App renamed'"
 u=$(mean_seconds "$ucmd")
 printf '%-28s %10s %6s MiB %10s\n' "vfs-policy update (a change)" "$u" "$(peak_mib "$ucmd")" "n/a"

@@ -4,8 +4,10 @@
 # bundle wrapped for the group, an unwrap refused for an unapproved app and allowed for
 # the approved one, then the originals shredded. Then the relay: a local vfs-relay, three
 # enrolled devices in a group, a folder pushed to the group, fetched with the policy gate
-# on two, declined on the third, the outbox, a revoked device's watcher erasing its
-# credentials, the relay stopped. One line per step.
+# on two, declined on the third, the outbox, an admin's policy change reaching a
+# watching device, a revoked device's watcher erasing its credentials, a cloud
+# put/ls/get, the admin web page's address and a sign-in code, the relay stopped (kept
+# running with KEEP=1). One line per step.
 set -euo pipefail
 BIN=${VFS_BIN:?VFS_BIN is the folder of the built tools}
 export PATH="$BIN:$PATH"
@@ -70,13 +72,13 @@ step "plain age files too: vfs-encrypt/vfs-decrypt; a tampered one is refused, n
 # alice's machines (each its own VFS_HOME and keychain), a group, a pushed folder.
 relay_data="$work/relay"
 vfs-relay org add acme --data "$relay_data" >/dev/null
-code=$(vfs-relay user add alice@acme.example --org acme --data "$relay_data" 2>/dev/null)
+code=$(vfs-relay user add alice@acme.example --org acme --admin --data "$relay_data" 2>/dev/null)
 vfs-relay serve --listen 127.0.0.1:0 --data "$relay_data" >relay.out 2>relay.log &
 relay_pid=$!
 trap 'kill "$relay_pid" 2>/dev/null || true; kill "${watch_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 300); do grep -q listening relay.out 2>/dev/null && break; sleep 0.1; done
 url=$(sed -n 's/^vfs-relay: listening on //p' relay.out)
-step "relay: vfs-relay serve on $url (data in $relay_data), user alice@acme.example"
+step "relay: vfs-relay serve on $url (data in $relay_data), user alice@acme.example (an admin of acme)"
 
 # on NAME CMD…: run a command as one of the machines.
 on() { local who=$1; shift; VFS_HOME="$work/$who" VFS_KEYCHAIN="$work/$who/keychain" VFS_POLICY="$work/$who/policy.json" \
@@ -107,14 +109,35 @@ step "tablet's policy refuses it (exit 77: $(sed -n 's/^vfs-fetch: error: //p' e
 on tablet vfs-fetch --decline "$transfer"
 step "outbox: $(on laptop vfs-push outbox | awk 'NR>1 {printf "%s%s %s", (NR>2 ? "; " : ""), $1, $2}')"
 
+# Cloud folders: files encrypted on the laptop to every device of alice, stored on the relay.
+on laptop vfs-cloud mkdir -p /docs/2026
+on laptop vfs-cloud put -q outgoing/trip/itinerary.txt outgoing/trip/expenses.csv /docs/2026/
+step "cloud: laptop put 2 files in /docs/2026: vfs-cloud ls -l shows $(on laptop vfs-cloud ls -l /docs/2026 | awk '{printf "%s%s (%s bytes)", (NR>1 ? ", " : ""), $4, $2}')"
+step "cloud: the phone streams one back (vfs-cloud get --stdout): \"$(on phone vfs-cloud get /docs/2026/itinerary.txt --stdout)\"; the relay's files hold the plaintext: $(grep -rl 'gate B12' "$relay_data" 2>/dev/null | wc -l)"
+
 mkdir -p phone-watch && : > watch.log
 on phone vfs-fetch --watch -C phone-watch --wipe-on-logout 2>watch.log &
 watch_pid=$!
-for _ in $(seq 1 100); do grep -q watching watch.log && break; sleep 0.1; done
+for _ in $(seq 1 100); do grep -q 'policy synced' watch.log && break; sleep 0.1; done
+on phone vfs-policy check --relay com.example.editor --type txt 2>/dev/null && { echo "unexpected: the editor was approved"; exit 1; }
+on laptop vfs-policy add --relay com.example.editor --type txt >/dev/null
+start=$(date +%s%N)
+for _ in $(seq 1 100); do on phone vfs-policy check --relay com.example.editor --type txt 2>/dev/null && break; sleep 0.02; done
+on phone vfs-policy check --relay com.example.editor --type txt
+step "policy on the relay: the laptop (an admin) approved com.example.editor; the phone's watcher took the policy event and its check allowed it $(( ($(date +%s%N) - start) / 1000000 )) ms later, no sync run (offline grace $(on phone vfs-policy grace 2>/dev/null))"
 on laptop vfs-device revoke phone
 wait "$watch_pid" && watch_status=0 || watch_status=$?
 step "phone revoked: its watcher exited $watch_status ($(sed -n 's/^vfs-fetch: error: //p' watch.log)); keychain entries left: $(on phone vfs-keychain list --passcode-file "$pass" 2>/dev/null | wc -l)"
 
+login=$(vfs-relay login-code alice@acme.example --data "$relay_data" 2>/dev/null)
+step "admin web page: $url/admin/ (sign in with the one-time code $login, from vfs-relay login-code alice@acme.example)"
+if [ "${KEEP:-}" = 1 ]; then
+  echo "the relay keeps running (make demo KEEP=1): open $url/admin/ and paste the code; a new one:"
+  echo "  $BIN/vfs-relay login-code alice@acme.example --data $relay_data"
+  echo "press Ctrl-C to stop it (its data folder is removed then)"
+  wait "$relay_pid" || true
+  exit 0
+fi
 kill "$relay_pid" && wait "$relay_pid" || true
-step "relay stopped"
+step "relay stopped (make demo KEEP=1 keeps it running for the admin page)"
 echo "demo finished"

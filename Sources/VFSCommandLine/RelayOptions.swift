@@ -34,8 +34,15 @@ public enum PolicyGate {
     public static func authorize(_ app: String, group: String?, paths: [String], source: PolicySource? = nil) throws {
         let source = try source ?? PolicyChoice.source()
         if case .denied(let denial) = try source.decide(files: paths, group: group, app: app) {
-            throw ToolError(denial.description, exit: .permissionDenied,
-                            hints: ["nothing was written; vfs-policy list shows what each app may receive"])
+            throw ToolError(denial.description, exit: .permissionDenied, hints: hints(for: denial))
         }
+    }
+
+    /// What to do about a denial.
+    public static func hints(for denial: PolicyDenial) -> [String] {
+        if denial.reason == .policyStale {
+            return ["nothing was written; vfs-policy sync fetches the organisation's list (the relay must be reachable), vfs-fetch --watch keeps it fresh"]
+        }
+        return ["nothing was written; vfs-policy list shows what each app may receive"]
     }
 }

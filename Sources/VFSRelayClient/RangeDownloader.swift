@@ -25,6 +25,28 @@ public struct RangeDownloader: Sendable {
     /// Fills `path` with the transfer's `size` bytes; throws `.corruptDownload` (and
     /// removes the file) if the whole does not hash to `sha256`.
     public func download(_ transfer: InboxEntry, to path: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws {
+        try await download(Target(route: RelayPaths.transferContent(transfer.id), label: transfer.id, size: transfer.size,
+                                  sha256: transfer.sha256), to: path, progress: progress)
+    }
+
+    /// What to download: a route serving `size` bytes with ETag `"sha256"`.
+    public struct Target: Sendable {
+        public var route: String
+        /// Names it in errors (a transfer id, a cloud path).
+        public var label: String
+        public var size: Int64
+        public var sha256: String
+        public init(route: String, label: String, size: Int64, sha256: String) {
+            self.route = route
+            self.label = label
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
+
+    /// Fills `path` with the target's bytes, resuming from what the file holds, and
+    /// checks the SHA-256 (`.corruptDownload` removes the file).
+    public func download(_ transfer: Target, to path: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws {
         var failures = 0
         while true {
             do {
@@ -39,11 +61,11 @@ public struct RangeDownloader: Sendable {
         let digest = try Self.sha256(ofFile: path)
         guard digest == transfer.sha256 else {
             unlink(path)
-            throw RelayClientError.corruptDownload(transfer: transfer.id, expected: transfer.sha256, actual: digest)
+            throw RelayClientError.corruptDownload(transfer: transfer.label, expected: transfer.sha256, actual: digest)
         }
     }
 
-    func fetchRest(_ transfer: InboxEntry, to path: String, progress: (@Sendable (Int64) -> Void)?) async throws {
+    func fetchRest(_ transfer: Target, to path: String, progress: (@Sendable (Int64) -> Void)?) async throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
         defer { close(fd) }
@@ -56,7 +78,7 @@ public struct RangeDownloader: Sendable {
         if have == transfer.size { return }
         var headers: [(String, String)] = []
         if have > 0 { headers = [("Range", "bytes=\(have)-"), ("If-Range", "\"\(transfer.sha256)\"")] }
-        let response = try await client.execute(client.request(.GET, RelayPaths.transferContent(transfer.id), headers: headers),
+        let response = try await client.execute(client.request(.GET, transfer.route, headers: headers),
                                                 timeout: .hours(24))
         if response.status.code >= 400 {
             _ = try await client.collect(response)

@@ -228,3 +228,10 @@ extension RelayClient {
         try await call(.POST, RelayPaths.invites, as: Invite.self)
     }
 }
+
+extension RelayClient {
+    /// A one-time sign-in code for the relay's admin web page (administrators only).
+    public func adminLoginCode() async throws -> AdminLoginCode {
+        try await call(.POST, RelayPaths.adminLoginCodes, as: AdminLoginCode.self)
+    }
+}

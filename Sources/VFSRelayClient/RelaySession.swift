@@ -42,3 +42,19 @@ public struct RelaySession: Sendable {
         return recipient.prefix(10) + "…" + recipient.suffix(6)
     }
 }
+
+extension RelaySession {
+    /// The age recipients of `devices`, each checked against this machine's pin (a
+    /// device seen for the first time is pinned; a changed key is `.keyChanged`).
+    public func pinnedRecipients(_ devices: [Device]) throws -> [X25519Recipient] {
+        var pins = try PinStore(home: home)
+        for device in devices { try pins.check(device) }
+        try pins.save()
+        return try devices.map { try X25519Recipient($0.recipient) }
+    }
+
+    /// Every device of the user that is not revoked: who a cloud file is encrypted to.
+    public static func activeDevices(_ client: RelayClient) async throws -> [Device] {
+        try await client.devices().filter { $0.invalidated == nil }
+    }
+}

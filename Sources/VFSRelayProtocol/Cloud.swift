@@ -38,14 +38,65 @@ public struct CloudFolderCreate: Codable, Sendable, Equatable {
     }
 }
 
-/// `PUT /v1/cloud/{path}`: the file's content is a finished tus upload.
+/// `PUT /v1/cloud/{path}`: the file's content is a finished tus upload (`upload`), or
+/// the ciphertext of a transfer this device sent (`transfer`: the cloud file and the
+/// transfer then share one blob through its reference count). Exactly one is given.
 public struct CloudPut: Codable, Sendable, Equatable {
-    public var upload: String
+    public var upload: String?
+    public var transfer: String?
     public init(upload: String) { self.upload = upload }
-    enum CodingKeys: String, CodingKey, CaseIterable { case upload }
+    public init(transfer: String) { self.transfer = transfer }
+    enum CodingKeys: String, CodingKey, CaseIterable { case upload, transfer }
     public init(from decoder: Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
-        upload = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .upload)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        upload = try container.decodeIfPresent(String.self, forKey: .upload)
+        transfer = try container.decodeIfPresent(String.self, forKey: .transfer)
+        guard (upload == nil) != (transfer == nil) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "give exactly one of \"upload\" and \"transfer\""))
+        }
+    }
+}
+
+/// `PUT /v1/cloud-header/{path}`: replace the age header at the start of a cloud file
+/// (`rekey`). The relay keeps the payload that follows the old header's `length`
+/// bytes and puts `header` (base64) in front of it, as a new blob; `sha256` is the
+/// file's current SHA-256 (another value is 412: the file changed meanwhile).
+public struct CloudHeaderReplace: Codable, Sendable, Equatable {
+    public var header: String
+    public var length: Int64
+    public var sha256: String
+    public init(header: String, length: Int64, sha256: String) {
+        self.header = header
+        self.length = length
+        self.sha256 = sha256
+    }
+    enum CodingKeys: String, CodingKey, CaseIterable { case header, length, sha256 }
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        header = try container.decode(String.self, forKey: .header)
+        length = try container.decode(Int64.self, forKey: .length)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+    }
+}
+
+/// `GET /v1/cloud-usage`: what the user's cloud holds and the relay's limit for it.
+public struct CloudUsage: Codable, Sendable, Equatable {
+    public var files: Int
+    public var folders: Int
+    /// Bytes of ciphertext in cloud files.
+    public var bytes: Int64
+    /// Bytes the user holds on the relay in all (uploads, live transfers, cloud files).
+    public var used: Int64
+    /// The relay's per-user quota.
+    public var quota: Int64
+    public init(files: Int, folders: Int, bytes: Int64, used: Int64, quota: Int64) {
+        self.files = files
+        self.folders = folders
+        self.bytes = bytes
+        self.used = used
+        self.quota = quota
     }
 }
 

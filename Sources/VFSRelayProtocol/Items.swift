@@ -53,3 +53,33 @@ public struct ItemDraft: Codable, Sendable, Equatable {
                    enabled: enabled, created: created, updated: updated)
     }
 }
+
+/// `GET/PUT /v1/policy/settings`: the organisation's settings for its policy. Its admins
+/// set them; every device gets them with the list (`GET /v1/items` headers).
+public struct PolicySettings: Codable, Sendable, Equatable {
+    /// How long (seconds) a device may decide from its cached copy of the list after its
+    /// last successful sync; past it, every check denies (`policy-stale`).
+    public var graceSeconds: Int64
+
+    /// 72 hours, the relay's default.
+    public static let defaultGraceSeconds: Int64 = 72 * 3600
+    /// From one minute to a year.
+    public static let graceRange: ClosedRange<Int64> = 60...(366 * 86400)
+
+    public init(graceSeconds: Int64) { self.graceSeconds = graceSeconds }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case graceSeconds }
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        graceSeconds = try decoder.container(keyedBy: CodingKeys.self).decode(Int64.self, forKey: .graceSeconds)
+    }
+}
+
+/// The headers of `GET /v1/items` that say which list a device holds.
+public enum PolicyListHeaders {
+    /// The organisation's items revision, `"r<N>"`: it changes with every item and
+    /// settings change.
+    public static let revision = "ETag"
+    /// `PolicySettings.graceSeconds`, in seconds.
+    public static let grace = "VFS-Policy-Grace"
+}

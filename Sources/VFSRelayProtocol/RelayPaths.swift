@@ -9,10 +9,14 @@ public enum RelayPaths {
     public static let inbox = "/v1/inbox"
     public static let outbox = "/v1/outbox"
     public static let cloud = "/v1/cloud"
+    public static let cloudHeader = "/v1/cloud-header"
+    public static let cloudUsage = "/v1/cloud-usage"
     public static let items = "/v1/items"
     /// The file-vault seed's paths, kept as aliases of `/v1/items`.
     public static let legacyItems = "/items"
     public static let events = "/v1/events"
+    /// The organisation's policy settings (the offline grace).
+    public static let policySettings = "/v1/policy/settings"
 
     public static func device(_ id: String) -> String { "\(devices)/\(id)" }
     public static func group(_ name: String) -> String { "\(groups)/\(name)" }
@@ -29,6 +33,7 @@ public enum RelayPaths {
         let trimmed = path.drop { $0 == "/" }
         return trimmed.isEmpty ? cloud : "\(cloud)/\(trimmed)"
     }
+    public static func cloudHeader(_ path: String) -> String { "\(cloudHeader)/\(path.drop { $0 == "/" })" }
 }
 
 /// The tus 1.0 headers and values the relay speaks.

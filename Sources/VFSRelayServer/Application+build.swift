@@ -93,7 +93,8 @@ func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuil
 }
 
 /// Every route, its controller and middleware: request log outermost, then errors as
-/// JSON, then (for all but health, enrolment and tus discovery) the device token.
+/// JSON, then (for all but health, enrolment, tus discovery and the admin web page, which
+/// has its own session cookie) the device token.
 public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration,
                         logger: Logger) -> Router<RelayRequestContext> {
     let services = RelayServices(
@@ -108,9 +109,11 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     HealthController(store: store).addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)
     EnrollController(services: services).addRoutes(to: router)
+    AdminController(services: services).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthMiddleware(store: store))
     DeviceController(services: services).addRoutes(to: authenticated)
     InviteController(services: services).addRoutes(to: authenticated)
+    AdminLoginCodeController(services: services).addRoutes(to: authenticated)
     GroupController(services: services).addRoutes(to: authenticated)
     UploadController(services: services).addRoutes(discovery: router, to: authenticated)
     TransferController(services: services).addRoutes(to: authenticated)
@@ -118,5 +121,6 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     CloudController(services: services).addRoutes(to: authenticated)
     ItemController(services: services, base: RelayPaths.items).addRoutes(to: authenticated)
     ItemController(services: services, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
+    PolicySettingsController(services: services).addRoutes(to: authenticated)
     return router
 }

@@ -3,3 +3,9 @@ public enum RelayCodes {
     public static func newEnrolmentCode() -> String { Secrets.enrolmentCode() }
     public static func hash(enrolmentCode code: String) -> String { Secrets.hash(Secrets.normalisedCode(code)) }
 }
+
+extension RelayCodes {
+    /// Sign-in codes for the admin web page: the same shape as enrolment codes.
+    public static func newLoginCode() -> String { Secrets.enrolmentCode() }
+    public static func hash(loginCode code: String) -> String { Secrets.hash("login:" + Secrets.normalisedCode(code)) }
+}

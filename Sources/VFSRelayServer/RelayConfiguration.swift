@@ -19,6 +19,9 @@ public struct RelayConfiguration: Sendable {
     public var uploadLifetime: TimeInterval = 86400
     /// How long an enrolment code works.
     public var enrolmentCodeLifetime: TimeInterval = 15 * 60
+    /// How long an admin web page sign-in code works, and how long its session lasts.
+    public var loginCodeLifetime: TimeInterval = 10 * 60
+    public var adminSessionLifetime: TimeInterval = 8 * 3600
     /// How long events are kept for devices that are offline.
     public var eventRetention: TimeInterval = 30 * 86400
     /// The comment that keeps idle event streams open through proxies.

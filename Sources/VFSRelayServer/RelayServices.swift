@@ -82,16 +82,17 @@ final class UploadLocks: Sendable {
 /// through any relay instance bump the revision in the database, so a cached list is
 /// never served after a change, whichever instance made it.
 final class ItemListCache: Sendable {
-    private let lists = Mutex([Int64: (revision: Int64, body: ByteBuffer)]())
+    private let lists = Mutex([Int64: (revision: Int64, body: ByteBuffer, grace: Int64)]())
 
-    func body(org: Int64, revision: Int64) -> ByteBuffer? {
-        lists.withLock { $0[org].flatMap { $0.revision == revision ? $0.body : nil } }
+    /// The encoded list and the offline grace kept at `revision`, if that is the one kept.
+    func list(org: Int64, revision: Int64) -> (body: ByteBuffer, grace: Int64)? {
+        lists.withLock { $0[org].flatMap { $0.revision == revision ? ($0.body, $0.grace) : nil } }
     }
 
-    func store(_ body: ByteBuffer, org: Int64, revision: Int64) {
+    func store(_ body: ByteBuffer, grace: Int64, org: Int64, revision: Int64) {
         lists.withLock { lists in
             if let held = lists[org], held.revision > revision { return }
-            lists[org] = (revision, body)
+            lists[org] = (revision, body, grace)
         }
     }
 }

@@ -33,10 +33,11 @@ struct DeviceTool: AsyncVFSCommand {
         Exit status: 0 success; 64 usage; 65 a bad answer or a corrupt file; 66 no such \
         device or group, or not enrolled; 69 relay unreachable; 75 temporary (429, \
         503): try again; 77 this device's token was refused (revoked), a wrong keychain \
-        passcode.
+        passcode; admin-link for a user who is not an administrator.
         """,
         version: vfsVersion,
-        subcommands: [Enroll.self, InviteCommand.self, List.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self])
+        subcommands: [Enroll.self, InviteCommand.self, List.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self,
+                      AdminLink.self])
 }
 
 /// Options every subcommand that talks to the relay as this device shares.

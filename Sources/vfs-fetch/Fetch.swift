@@ -22,8 +22,13 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         as downloaded (an age file: age -d -i KEY | bsdtar -x opens it) without \
         acknowledging.
 
+        --for uses the policy vfs-policy check uses: the local file, or with \
+        "policy": {"source": "relay"} in $VFS_HOME/config.json this device's copy of the \
+        organisation's list on the relay.
+
         --watch holds the relay's event stream and fetches each transfer as its event \
-        arrives (and everything waiting whenever it connects), reconnecting with backoff, \
+        arrives (and everything waiting whenever it connects), refreshes this device's \
+        copy of the organisation's policy on every connection and policy event, reconnecting with backoff, \
         jitter and Last-Event-ID, so a relay restart loses nothing. --exec CMD runs \
         after each transfer with VFS_FILE (the first path it unpacked), VFS_DIR and \
         VFS_TRANSFER in its environment. When the relay logs the device out (vfs-device \

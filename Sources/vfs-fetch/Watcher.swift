@@ -41,11 +41,15 @@ struct Watcher {
             let stream = EventStreamClient(client: client)
             try await stream.run(lastEventID: nil, onConnect: {
                 Diagnostics.info("watching \(session.config.relay) for \"\(session.config.name)\"")
+                try await syncPolicy(client)
                 try await catchUp(receiver, client: client, failed: failed)
             }, onEvent: { event in
                 switch event.type {
                 case RelayEventKind.transfer.rawValue:
                     try await catchUp(receiver, client: client, failed: failed)
+                    return .keepGoing
+                case RelayEventKind.policy.rawValue:
+                    try await syncPolicy(client)
                     return .keepGoing
                 case RelayEventKind.logout.rawValue:
                     try logOut()
@@ -56,6 +60,22 @@ struct Watcher {
             }, onDisconnect: { error, wait in
                 Diagnostics.info("\(error.description); connecting again in \(String(format: "%.1f", wait)) s")
             })
+        }
+    }
+
+    /// Refreshes this device's copy of the organisation's policy (RelayPolicyCache) on
+    /// every connection (a change made while away) and every `policy` event, so checks
+    /// here follow an admin's change within a second. A failure other than the relay
+    /// going away is reported and the watch goes on (the copy stays as it was).
+    func syncPolicy(_ client: RelayClient) async throws {
+        do {
+            let origin = try await RelayPolicySync.refresh(client: client, cache: try RelayPolicyCache(paths: .current))
+            Diagnostics.info("policy synced (revision \(origin.revision))")
+        } catch let error as RelayClientError {
+            if case .unreachable = error { throw error }
+            Diagnostics.error("policy sync: \(error.description)")
+        } catch let error as ReportableError {
+            Diagnostics.error("policy sync: \(error.description)")
         }
     }
 

@@ -37,8 +37,9 @@ extension Policy {
             let date = try at.map { try PolicyDates.parseInstant($0, what: "time for --at") } ?? Date()
             let fileType = file.flatMap(PolicyRequest.fileType(ofPath:)) ?? type.map(PolicyRequest.normalizedType)
             let request = PolicyRequest(app: app, group: group, fileType: fileType, date: date)
-            let document = try policy.store.load()
-            let decision = document.decide(request)
+            let snapshot = try policy.source.snapshot()
+            let document = snapshot.document
+            let decision = snapshot.decide(request)
             if json {
                 var result = CheckResult(allowed: decision.isAllowed, app: app)
                 switch decision {
@@ -52,6 +53,9 @@ extension Policy {
                 try JSONOutput.print(result)
             } else if case let .denied(denial) = decision {
                 Diagnostics.info("denied: \(denial.description)")
+                if denial.reason == .policyStale {
+                    Diagnostics.hint("vfs-policy sync fetches the organisation's list (the relay must be reachable); vfs-fetch --watch keeps it fresh")
+                }
             }
             if !decision.isAllowed { throw ExitCode(ExitStatus.no.rawValue) }
         }

@@ -31,6 +31,24 @@ enum PolicyHelp {
     required). \
     Times are kept to the second.
 
+    On the relay: an organisation keeps its list on the relay, and its admins change \
+    it there. With --relay, or "policy": {"source": "relay"} in $VFS_HOME/config.json \
+    (which also makes vfs-unwrap --for and vfs-fetch --for use it), list, check and \
+    export read this device's copy, $VFS_HOME/policy-cache/organisation.json (the \
+    policy file's format plus "relay": url, revision, fetched, graceSeconds; mode \
+    0600), and never touch the network; add, update, remove and import (admins only: \
+    others get 403, exit 77) write through the relay's API with If-Match, then \
+    refresh the copy. When another admin changed the item in between (412), the \
+    command says so, reads it again and applies its change to the new version \
+    (after 5 such conflicts it gives up, exit 75). sync refreshes the copy; \
+    vfs-fetch --watch refreshes it on every connection and every policy event, so an \
+    admin's change reaches a watching device within a second. Offline grace: a copy \
+    answers for the organisation's grace (72h unless its admins set another with \
+    grace) after its last successful sync; past it, or with no copy yet, every check \
+    denies with reason policy-stale (exit 1), so a device cut off from the relay \
+    does not keep old approvals forever. The device must be enrolled (vfs-device); \
+    the token comes from the keychain (its agent, else the passcode) or --token-file.
+
     Threat model: the policy governs what this toolkit releases, and to whom, in \
     automated flows (vfs-unwrap for an app, scripts that ask check). It \
     does not stop a person who holds the keys from decrypting files with other \
@@ -43,12 +61,15 @@ enum PolicyHelp {
       vfs-policy update com.example.viewer --disable
       vfs-policy export -o policy.json && git -C audit commit -am "policy"
       vfs-policy list --json | jq -r '.[] | select(.status == "expired") | .app'
+      vfs-policy add --relay evince --type pdf && vfs-policy grace 24h
 
     Exit status: 0 success (check: allowed); 1 check denied, or no item has the \
     given APP|ID, or add of an app that is already approved; 64 usage (a bad app, \
     group, type or date); 65 the policy, its log or an imported file does not \
-    parse; 66 an imported file does not exist; 73 the output of export cannot be \
-    created; 74 read or write error; 77 permission denied.
+    parse; 66 an imported file does not exist, or (relay) this device is not \
+    enrolled; 69 the relay is unreachable; 73 the output of export cannot be \
+    created; 74 read or write error; 75 (relay) the item kept changing (412) or the \
+    relay is busy; 77 permission denied (relay: not an admin, or a revoked device).
     """
 
     static let add = """
@@ -66,7 +87,8 @@ enum PolicyHelp {
 
     static let check = """
     Denied, the reason goes to stderr: not approved, disabled, expired, group not \
-    allowed, file type not allowed. An item restricted to groups denies a file \
+    allowed, file type not allowed, and with the relay's list policy-stale (no copy \
+    yet, or its last sync is older than the organisation's offline grace). An item restricted to groups denies a file \
     without a group; one restricted to types denies a file without a type. \
     --file takes the type from the path's extension (report.PDF is pdf; the file \
     need not exist). With --json, stdout carries {"allowed", "app", "reason", \
@@ -80,5 +102,20 @@ enum PolicyHelp {
     policy exactly the file. The file is checked whole first: one bad line and \
     nothing is written. Each changed item is logged. A summary goes to stderr \
     (stdout with --json).
+    """
+
+    static let sync = """
+    Fetches the organisation's whole list from the relay this device is enrolled \
+    with and replaces this device's copy ($VFS_HOME/policy-cache/organisation.json, \
+    written whole, mode 0600) with it, recording the list's revision, the fetch time \
+    and the organisation's offline grace. Checks answer from the copy until the grace \
+    has passed since this sync. vfs-fetch --watch does the same on every policy event.
+    """
+
+    static let grace = """
+    How long a device's copy of the list answers checks after its last successful \
+    sync (default 72h). Without DURATION, prints it; with one (admins only: others get \
+    exit 77), sets it for the whole organisation, and every device gets it with its \
+    next sync (a policy event tells watching devices at once).
     """
 }

@@ -16,7 +16,7 @@ extension Policy {
 
         func run() throws {
             let now = Date()
-            let items = try policy.store.load().items
+            let items = try policy.source.load().items
             if json {
                 try JSONOutput.print(items.map { ListedItem(item: $0, status: $0.status(at: now)) })
                 return
@@ -31,20 +31,29 @@ extension Policy {
         }
     }
 
-    struct Add: ParsableCommand {
+    struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Approve an app; prints the new item's id.",
             discussion: PolicyHelp.add)
 
         @OptionGroup var policy: PolicyFileOption
         @OptionGroup var item: ItemOptions
+        @OptionGroup var token: RelayTokenOptions
 
         @Argument(help: ArgumentHelp("The app to approve.", valueName: "app"))
         var app: String
 
-        func run() throws {
+        func run() async throws {
             let now = Date()
-            let added = try policy.storeForChange().add(app: app, try item.edit(now: now))
+            let edit = try item.edit(now: now)
+            let added: PolicyItem
+            if try policy.isRelay {
+                try PolicyRules.checkApp(app)
+                try edit.validate()
+                added = try await RelayPolicyEditor.run(token) { try await $0.add(app: app, edit, now: now) }
+            } else {
+                added = try policy.storeForChange().add(app: app, edit)
+            }
             try StandardOutput.write(added.id + "\n")
             item.warnIfExpired(added, now: now)
         }
@@ -57,13 +66,15 @@ extension Policy {
         }
     }
 
-    struct Update: ParsableCommand, CheckedCommand {
+    struct Update: AsyncParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change an item, named by its app or its id.",
             discussion: PolicyHelp.update)
 
         @OptionGroup var policy: PolicyFileOption
         @OptionGroup var item: ItemOptions
+
+        @OptionGroup var token: RelayTokenOptions
 
         @Flag(help: "Enable or disable the item.")
         var state: EnabledState?
@@ -86,7 +97,7 @@ extension Policy {
             if noExpiry && item.expires != nil { throw ToolError.usage("--no-expiry can't be combined with --expires") }
         }
 
-        func run() throws {
+        func run() async throws {
             var edit = try item.edit(now: Date())
             if clearGroups { edit.groups = [] }
             if clearTypes { edit.types = [] }
@@ -95,21 +106,32 @@ extension Policy {
             guard !edit.isEmpty else {
                 throw ToolError.usage("nothing to change", hints: ["give --name, --group, --type, --expires, --enable, --disable, --clear-groups, --clear-types or --no-expiry"])
             }
-            let (updated, _) = try policy.storeForChange().update(reference, edit)
+            let updated: PolicyItem
+            if try policy.isRelay {
+                try edit.validate()
+                updated = try await RelayPolicyEditor.run(token) { try await $0.update(reference, edit) }.item
+            } else {
+                updated = try policy.storeForChange().update(reference, edit).item
+            }
             item.warnIfExpired(updated, now: Date())
         }
     }
 
-    struct Remove: ParsableCommand {
+    struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove an item, named by its app or its id.")
 
         @OptionGroup var policy: PolicyFileOption
+        @OptionGroup var token: RelayTokenOptions
 
         @Argument(help: ArgumentHelp("The item's app or id.", valueName: "app|id"))
         var reference: String
 
-        func run() throws {
-            try policy.storeForChange().remove(reference)
+        func run() async throws {
+            if try policy.isRelay {
+                _ = try await RelayPolicyEditor.run(token) { try await $0.remove(reference) }
+            } else {
+                try policy.storeForChange().remove(reference)
+            }
         }
     }
 }

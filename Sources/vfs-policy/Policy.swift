@@ -4,21 +4,46 @@ import VFSCommandLine
 import VFSCore
 
 @main
-struct Policy: VFSCommand {
+struct Policy: AsyncVFSCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-policy",
         abstract: "The approved-apps list: which apps may receive files, of which groups and types, until when.",
         discussion: PolicyHelp.overview,
         version: vfsVersion,
-        subcommands: [List.self, Add.self, Update.self, Remove.self, Check.self, Export.self, Import.self, Log.self])
+        subcommands: [List.self, Add.self, Update.self, Remove.self, Check.self, Export.self, Import.self, Log.self,
+                      Sync.self, Grace.self])
 }
 
-/// `--policy PATH`, shared by every subcommand.
+/// `--policy PATH` and `--relay`, shared by every subcommand that reads or changes the list.
 struct PolicyFileOption: ParsableArguments {
     @Option(name: .customLong("policy"), help: ArgumentHelp("The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).", valueName: "path"), completion: .file())
     var path: String?
 
-    var store: PolicyStore { get throws { PolicyStore(path: try path ?? VFSPaths.current.policyFile) } }
+    @Flag(name: .customLong("relay"), help: "Use the organisation's list on the relay (reads: this device's copy; changes: the relay, admins only).")
+    var relay = false
+
+    /// The source reads and checks use (PolicyChoice: --relay, --policy, $VFS_POLICY, then config.json).
+    var source: PolicySource {
+        get throws {
+            if relay && path != nil {
+                throw ToolError.usage("--relay and --policy can't be combined", hints: ["--relay uses the organisation's list, --policy a local file"])
+            }
+            return try PolicyChoice.source(relay: relay, file: path)
+        }
+    }
+
+    /// Whether the list is the relay's (given --relay, or chosen by config.json).
+    var isRelay: Bool { get throws { try source is RelayPolicyCache } }
+
+    var store: PolicyStore {
+        get throws {
+            guard let store = try source as? PolicyStore else {
+                throw ToolError.usage("the relay keeps the organisation's policy and its audit log; this command works on a local policy file",
+                                      hints: ["name a file with --policy PATH, or set policy.source to file in $VFS_HOME/config.json"])
+            }
+            return store
+        }
+    }
 
     /// The store, with its folder created (0700) if missing, for a change.
     func storeForChange() throws -> PolicyStore {

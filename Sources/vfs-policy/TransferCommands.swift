@@ -15,19 +15,20 @@ extension Policy {
         var output: String?
 
         func run() throws {
-            let bytes = PolicyCodec.encode(try policy.store.load())
+            let bytes = PolicyCodec.encode(try policy.source.load())
             let out = try ToolIO.openOutput(output, binary: false)
             try out.sink.write(bytes)
             try out.commit()
         }
     }
 
-    struct Import: ParsableCommand {
+    struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Merge a policy file (as export writes it) into the policy, by app.",
             discussion: PolicyHelp.importPolicy)
 
         @OptionGroup var policy: PolicyFileOption
+        @OptionGroup var token: RelayTokenOptions
 
         @Flag(help: "Make the policy exactly FILE: remove the apps it does not list.")
         var replace = false
@@ -38,11 +39,16 @@ extension Policy {
         @Argument(help: ArgumentHelp("The file to import ('-' for stdin).", valueName: "file"), completion: .file())
         var file: String
 
-        func run() throws {
+        func run() async throws {
             let name = file == "-" ? "standard input" : file
             let bytes = try ToolIO.openInput(file).readAll()
             let incoming = try PolicyCodec.decode(bytes, source: name)
-            let summary = try policy.storeForChange().importDocument(incoming, replace: replace, source: name)
+            let summary: PolicyImportSummary
+            if try policy.isRelay {
+                summary = try await RelayPolicyEditor.run(token) { try await $0.importDocument(incoming, replace: replace) }
+            } else {
+                summary = try policy.storeForChange().importDocument(incoming, replace: replace, source: name)
+            }
             if json {
                 try JSONOutput.print(summary)
             } else {

@@ -28,6 +28,13 @@ struct PushTool: AsyncVFSCommand {
           tar c project | vfs-push -g home --name project.tar -
           vfs-push -g home --expires 2d --wait big.iso
           vfs-push outbox --json | jq '.[0].recipients'
+          vfs-push -d phone --cloud /backup/report.vfs report.pdf
+
+        With --cloud /PATH the relay also keeps the sealed bundle as the cloud file PATH \
+        (its folder must exist): one upload, one blob referenced by the transfer and the \
+        cloud file. The bundle is then encrypted to the targets and to every active \
+        device of yours, so any of them can read the cloud copy: fetch it as stored with \
+        vfs-cloud get (its raw option), then open it with vfs-unwrap -K vfs-device.
 
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
         a target that declined or let it expire; 64 usage; 65 a bad answer; 66 no such \
@@ -63,6 +70,8 @@ extension PushTool {
         @Option(help: ArgumentHelp("Undelivered copies expire after DURATION (2d, 12h; the relay's default is 7d).", valueName: "duration"))
         var expires: String?
         @Flag(help: "Wait until every target fetched or declined it, or it expired.") var wait = false
+        @Option(help: ArgumentHelp("Also keep what is sent as the cloud file PATH (vfs-cloud), sharing its ciphertext with the transfer.", valueName: "path"))
+        var cloud: String?
         @OptionGroup var progressOptions: ProgressOptions
         var quiet: Bool { progressOptions.quiet }
         @OptionGroup var options: PushOptions
@@ -106,11 +115,12 @@ extension PushTool {
                 guard !targets.isEmpty else {
                     throw ToolError("no live device to push to", exit: .noInput, hints: ["vfs-device list shows which are revoked"])
                 }
-                var pins = try PinStore(home: session.home)
-                for target in targets { try pins.check(target) }
-                try pins.save()
+                // A cloud copy must open on every device of the user, not just the targets.
+                let readers = cloud == nil ? targets
+                    : targets + all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) }
+                let recipients = try session.pinnedRecipients(readers)
                 let sender = all.first { $0.id == session.config.device }?.recipient
-                let dir = try seal(for: targets, sender: sender)
+                let dir = try seal(for: targets, recipients: recipients, sender: sender)
                 return try await Spool.deliver(dir, client: client, quiet: quiet)
             }
             print(entry.id)
@@ -118,8 +128,7 @@ extension PushTool {
         }
 
         /// Seals the bundle into a new spool folder; returns it.
-        func seal(for targets: [Device], sender: String?) throws -> String {
-            let recipients = try targets.map { try X25519Recipient($0.recipient) }
+        func seal(for targets: [Device], recipients: [X25519Recipient], sender: String?) throws -> String {
             let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
                                       standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
             // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
@@ -137,7 +146,8 @@ extension PushTool {
                 try out.commit()
                 let size = try FileManager.default.attributesOfItem(atPath: dir + "/bundle.age")[.size] as? Int64 ?? 0
                 let lifetime = try expires.map { try DurationText.seconds($0) }
-                try Spool(devices: targets.map(\.id), names: targets.map(\.name), lifetime: lifetime, location: nil, length: size).save(dir)
+                try Spool(devices: targets.map(\.id), names: targets.map(\.name), lifetime: lifetime, location: nil, length: size,
+                      cloud: cloud).save(dir)
             } catch {
                 Spool.remove(dir)
                 throw error

@@ -18,6 +18,8 @@ struct Spool: Codable {
     /// The tus upload, once created.
     var location: String?
     var length: Int64
+    /// `--cloud PATH`: the cloud file that keeps the transfer's ciphertext.
+    var cloud: String?
 
     static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
 
@@ -68,6 +70,14 @@ struct Spool: Codable {
         let entry = try await client.createTransfer(TransferCreate(upload: upload, devices: spool.devices,
                                                                          expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }))
         remove(dir)
+        if let cloud = spool.cloud {
+            do {
+                _ = try await client.cloudPut(cloud, CloudPut(transfer: entry.id))
+            } catch let error as RelayClientError {
+                throw ToolError("transfer \(entry.id) was sent, but the cloud copy \"\(cloud)\" was not kept: \(error)",
+                                exit: error.exitStatus, hints: ["vfs-cloud ls shows the cloud folders; vfs-cloud mkdir -p makes one"])
+            }
+        }
         return entry
     }
 

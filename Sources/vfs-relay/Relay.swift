@@ -18,6 +18,7 @@ struct Relay: AsyncVFSCommand {
           vfs-relay serve --listen 127.0.0.1:8787
           vfs-relay org add acme
           vfs-relay user add alice@acme.example --org acme --admin
+          vfs-relay login-code alice@acme.example   # then open http://127.0.0.1:8787/admin/
 
         What is stored where: DIR/relay.sqlite (SQLite in WAL mode: organisations, users, \
         devices with their age recipients and token hashes, enrolment code hashes, groups, \
@@ -30,9 +31,10 @@ struct Relay: AsyncVFSCommand {
         Exit status: 0 success; 64 usage; 65 the name already exists; 66 no such \
         organisation or user, or no relay database in DIR; 69 cannot listen, or the \
         PostgreSQL database does not answer; 73 the backup file cannot be created, or copy's \
-        target database is not empty; 74 read or write error; 75 another sweep is running.
+        target database is not empty; 74 read or write error; 75 another sweep is running; \
+        77 login-code for a user who is not an administrator.
         """,
         version: vfsVersion,
-        subcommands: [Serve.self, Org.self, User.self, Invite.self, Alert.self, Users.self, Devices.self,
+        subcommands: [Serve.self, Org.self, User.self, Invite.self, LoginCode.self, Alert.self, Users.self, Devices.self,
                       Stats.self, GC.self, Backup.self, Migrate.self, Copy.self])
 }

@@ -34,7 +34,9 @@ enum UnwrapHelp {
     what was read (plus 1 MiB), and what it wrote is removed. --max-expansion 0 \
     lifts the cap.
 
-    --for APP asks the policy ($VFS_POLICY, else $VFS_HOME/policy.json; the same \
+    --for APP asks the policy ($VFS_POLICY, else $VFS_HOME/policy.json, or this \
+    device's copy of the organisation's list on the relay when $VFS_HOME/config.json \
+    says "policy": {"source": "relay"}, denied policy-stale past its offline grace; the same \
     decision as vfs-policy check, with the bundle's group and the type, from its \
     extension, of each file and link) before a byte is released: a denial exits 77, \
     says why on stderr, and writes nothing. Input that is not age, passed through, is \

@@ -94,8 +94,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     /// The policy's decision for the files to release (PolicySource.decide(files:group:app:)).
     func authorize(_ app: String, group: String?, paths: [String]) throws {
         if case .denied(let denial) = try PolicyChoice.source().decide(files: paths, group: group, app: app) {
-            throw ToolError(denial.description, exit: .permissionDenied,
-                            hints: ["nothing was written; vfs-policy list shows what each app may receive"])
+            throw ToolError(denial.description, exit: .permissionDenied, hints: PolicyGate.hints(for: denial))
         }
     }
 

@@ -107,7 +107,7 @@ struct PolicyDecisionTests {
 
     @Test("denial reasons have stable JSON names")
     func reasonNames() {
-        #expect(PolicyDenial.Reason.allCases.map(\.rawValue) == ["not-approved", "disabled", "expired", "group-not-allowed", "type-not-allowed"])
+        #expect(PolicyDenial.Reason.allCases.map(\.rawValue) == ["not-approved", "disabled", "expired", "group-not-allowed", "type-not-allowed", "policy-stale"])
     }
 }
 

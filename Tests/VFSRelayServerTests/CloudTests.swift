@@ -86,4 +86,111 @@ struct CloudTests {
             #expect(try await client.request(.delete, RelayPaths.cloud("/"), token: alice.token).status == .notFound)
         }
     }
+
+    /// A file shaped like an age file: header (version line, a stanza, MAC line), then payload.
+    static func ageLike(stanza: String, payload: [UInt8]) -> [UInt8] {
+        let mac = String(repeating: "A", count: 43)
+        return Array("age-encryption.org/v1\n-> X25519 \(stanza)\nAAAA\n--- \(mac)\n".utf8) + payload
+    }
+
+    @Test("cloud-header replaces only the header: new blob, same payload bytes, old one released; 412 on a stale SHA-256; shapes checked")
+    func replaceHeader() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let bob = try await client.user("bob@acme.example", org: "acme")
+            let payload = randomBytes(200_000)
+            let old = Self.ageLike(stanza: "old", payload: payload)
+            let upload = try await client.upload(old, token: alice.token)
+            #expect(try await client.request(.put, RelayPaths.cloud("/f.age"), token: alice.token, json: #"{"upload":"\#(upload)"}"#).status == .created)
+            let oldHeaderLength = old.count - payload.count
+            let header = Array(Self.ageLike(stanza: "new-and-longer", payload: []))
+            func body(_ header: [UInt8], length: Int, sha: String) -> String {
+                #"{"header":"\#(Data(header).base64EncodedString())","length":\#(length),"sha256":"\#(sha)"}"#
+            }
+            // Someone else's path, a stale SHA-256, a header that is not one, a length that cuts the payload.
+            #expect(try await client.request(.put, RelayPaths.cloudHeader("/f.age"), token: bob.token,
+                                             json: body(header, length: oldHeaderLength, sha: sha256Hex(old))).status == .notFound)
+            #expect(try await client.request(.put, RelayPaths.cloudHeader("/f.age"), token: alice.token,
+                                             json: body(header, length: oldHeaderLength, sha: sha256Hex([1]))).status == .preconditionFailed)
+            #expect(try await client.request(.put, RelayPaths.cloudHeader("/f.age"), token: alice.token,
+                                             json: body(Array("hello".utf8), length: oldHeaderLength, sha: sha256Hex(old))).status == .badRequest)
+            #expect(try await client.request(.put, RelayPaths.cloudHeader("/f.age"), token: alice.token,
+                                             json: body(header, length: oldHeaderLength + 10, sha: sha256Hex(old))).status == .badRequest)
+            let blobsBefore = fixture.blobFiles()
+            let replaced = try await client.request(.put, RelayPaths.cloudHeader("/f.age"), token: alice.token,
+                                                    json: body(header, length: oldHeaderLength, sha: sha256Hex(old)))
+            #expect(replaced.status == .ok)
+            let entry = try decode(CloudEntry.self, replaced)
+            let expected = header + payload
+            #expect(entry.sha256 == sha256Hex(expected) && entry.size == Int64(expected.count))
+            #expect(bodyBytes(try await client.request(.get, RelayPaths.cloud("/f.age"), token: alice.token)) == expected)
+            #expect(fixture.blobFiles().count == 1 && fixture.blobFiles() != blobsBefore)
+            #expect(try await fixture.store.referenceAudit().map(\.refs) == [1])
+            // The usage route counts it.
+            let usage = try decode(CloudUsage.self, try await client.request(.get, RelayPaths.cloudUsage, token: alice.token))
+            #expect(usage.files == 1 && usage.folders == 0 && usage.bytes == Int64(expected.count) && usage.used >= usage.bytes)
+            #expect(usage.quota == fixture.configuration.userQuota)
+        }
+    }
+
+    @Test("PUT {transfer} keeps a sent transfer's blob as a cloud file: one blob, two references, released one by one")
+    func transferCopy() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let bob = try await client.user("bob@acme.example", org: "acme")
+            let content = randomBytes(9000)
+            let upload = try await client.upload(content, token: laptop.token)
+            let transfer = try decode(OutboxEntry.self, try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                                                  json: #"{"upload":"\#(upload)","devices":["\#(phone.id)"]}"#))
+            // Only the sender's own transfers; exactly one source.
+            #expect(try await client.request(.put, RelayPaths.cloud("/kept"), token: phone.token,
+                                             json: #"{"transfer":"\#(transfer.id)"}"#).status == .notFound)
+            #expect(try await client.request(.put, RelayPaths.cloud("/kept"), token: bob.token,
+                                             json: #"{"transfer":"\#(transfer.id)"}"#).status == .notFound)
+            #expect(try await client.request(.put, RelayPaths.cloud("/kept"), token: laptop.token,
+                                             json: #"{"transfer":"\#(transfer.id)","upload":"x"}"#).status == .badRequest)
+            let put = try await client.request(.put, RelayPaths.cloud("/kept"), token: laptop.token, json: #"{"transfer":"\#(transfer.id)"}"#)
+            #expect(put.status == .created)
+            #expect(try decode(CloudEntry.self, put).sha256 == sha256Hex(content))
+            #expect(fixture.blobFiles().count == 1)
+            #expect(try await fixture.store.referenceAudit().map(\.refs) == [2])
+            // The phone fetches it: the cloud file keeps the blob.
+            #expect(try await client.request(.post, RelayPaths.transferAck(transfer.id), token: phone.token).status == .noContent)
+            #expect(try await fixture.store.referenceAudit().map(\.refs) == [1])
+            #expect(bodyBytes(try await client.request(.get, RelayPaths.cloud("/kept"), token: laptop.token)) == content)
+            #expect(try await client.request(.delete, RelayPaths.cloud("/kept"), token: laptop.token).status == .noContent)
+            #expect(fixture.blobFiles().isEmpty)
+            #expect(try await fixture.store.referenceAudit().isEmpty)
+        }
+    }
+
+    @Test("store: cloudReplaceBlob checks the expected SHA-256; cloudPutTransfer needs a live transfer")
+    func storeMethods() async throws {
+        let fixture = try RelayFixture()
+        let store = fixture.store
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let upload = try await client.upload(Self.ageLike(stanza: "a", payload: [1, 2, 3]), token: alice.token)
+            #expect(try await client.request(.put, RelayPaths.cloud("/f"), token: alice.token, json: #"{"upload":"\#(upload)"}"#).status == .created)
+            let user = try #require(try await store.authenticate(tokenHash: Secrets.hash(alice.token), now: Date())).userID
+            let now = Date()
+            await #expect(throws: StoreError.self) {
+                _ = try await store.cloudReplaceBlob(path: ["f"], expected: "stale", with: BlobRef(id: "n1", size: 1, sha256: "x"), user: user, now: now)
+            }
+            await #expect(throws: StoreError.self) {
+                _ = try await store.cloudReplaceBlob(path: ["nope"], expected: "x", with: BlobRef(id: "n1", size: 1, sha256: "x"), user: user, now: now)
+            }
+            let current = try await store.cloudFile(path: ["f"], user: user)
+            let (entry, released) = try await store.cloudReplaceBlob(path: ["f"], expected: current.sha256,
+                                                                     with: BlobRef(id: "n2", size: 5, sha256: "abc"), user: user, now: now)
+            #expect(entry.sha256 == "abc" && entry.size == 5 && released == [current.id])
+            #expect(try await store.cloudFile(path: ["f"], user: user) == BlobRef(id: "n2", size: 5, sha256: "abc"))
+            await #expect(throws: StoreError.self) {
+                _ = try await store.cloudPutTransfer(path: ["g"], id: "g1", transfer: "none", sender: alice.id, user: user, now: now)
+            }
+        }
+    }
 }

@@ -50,6 +50,8 @@ function __vfs-device_parse_tokens -S
             __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'trust'
             __vfs-device_parse_subcommand 1 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'admin-link'
+            __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
             __vfs-device_parse_subcommand -r 1 'version'
         end
@@ -115,6 +117,7 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positiona
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'group' -d 'Manage device groups (named sets of your own devices).'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'status' -d 'Is the relay reachable, and is this device still valid?'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'trust' -d 'Accept the key a device has now (after it enrolled again).'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'admin-link' -d 'Print the relay\'s admin web page address and a one-time code to sign in there.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" name' -l 'name' -d 'This device\'s name.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" platform' -l 'platform' -d 'The platform shown in listings.' -rfka ''
@@ -200,4 +203,11 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device trust" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device trust" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device trust" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" json' -l 'json' -d 'Print JSON.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device help" version' -l 'version' -d 'Show the version.'

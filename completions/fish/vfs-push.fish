@@ -23,7 +23,7 @@ function __vfs-push_parse_tokens -S
         __vfs-push_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'send'
-            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'r/recursive' 'name=' 'expires=' 'wait' 'q/quiet' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'r/recursive' 'name=' 'expires=' 'wait' 'cloud=' 'q/quiet' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'outbox'
             __vfs-push_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'cancel'
@@ -98,6 +98,7 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_opti
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" name' -l 'name' -d 'Store standard input under NAME.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" expires' -l 'expires' -d 'Undelivered copies expire after DURATION (2d, 12h; the relay\'s default is 7d).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" wait' -l 'wait' -d 'Wait until every target fetched or declined it, or it expired.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" cloud' -l 'cloud' -d 'Also keep what is sent as the cloud file PATH (vfs-cloud), sharing its ciphertext with the transfer.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF

@@ -14,6 +14,19 @@ public enum AgeEncryptor {
         precondition(!recipients.isEmpty, "at least one recipient")
         let output: ByteSink = armor ? ArmorEncodingSink(sink) : sink
         let fileKey = try SecureRandom.secret(WrappedFileKey.fileKeyCount)
+        try output.write(header(fileKey: fileKey, recipients: recipients))
+        let nonce = try SecureRandom.bytes(PayloadStream.nonceCount)
+        try output.write(nonce)
+        let payloadKey = try PayloadStream.payloadKey(fileKey: fileKey, nonce: nonce)
+        try PayloadStream.encrypt(payloadKey: payloadKey, from: source, to: output, progress: progress)
+        try output.finish()
+    }
+}
+
+extension AgeEncryptor {
+    /// The header (stanzas and MAC) wrapping `fileKey` for `recipients`.
+    static func header(fileKey: SecretBytes, recipients: [Recipient]) throws -> [UInt8] {
+        precondition(!recipients.isEmpty, "at least one recipient")
         var stanzas = [Stanza]()
         for recipient in recipients { stanzas += try recipient.wrap(fileKey: fileKey) }
         if stanzas.contains(where: { $0.type == ScryptRecipient.stanzaType }) && stanzas.count != 1 {
@@ -25,12 +38,7 @@ public enum AgeEncryptor {
             throw AgeError.invalidKey("post-quantum (age1pq1…) and classic recipients can't be mixed in one file")
         }
         let mac = try headerMAC(fileKey: fileKey, macInput: Header.macInput(for: stanzas))
-        try output.write(Header.encode(stanzas: stanzas, mac: mac))
-        let nonce = try SecureRandom.bytes(PayloadStream.nonceCount)
-        try output.write(nonce)
-        let payloadKey = try PayloadStream.payloadKey(fileKey: fileKey, nonce: nonce)
-        try PayloadStream.encrypt(payloadKey: payloadKey, from: source, to: output, progress: progress)
-        try output.finish()
+        return Header.encode(stanzas: stanzas, mac: mac)
     }
 }
 
@@ -77,6 +85,17 @@ public final class AgeDecryptor {
         guard n == PayloadStream.nonceCount else { throw AgeError.header("file is truncated before the payload nonce") }
         let payloadKey = try PayloadStream.payloadKey(fileKey: fileKey, nonce: nonce)
         try PayloadStream.decrypt(payloadKey: payloadKey, from: input, to: sink, progress: progress)
+    }
+
+    /// The length in bytes of the (binary) header that was parsed, MAC line included:
+    /// the payload starts right after it.
+    public var headerLength: Int { header.macInput.count + 1 + 43 + 1 }
+
+    /// A new header wrapping the same file key for `recipients` (fresh stanzas, new
+    /// MAC): put in front of this file's payload, it makes the same file for them.
+    /// `fileKey` comes from `fileKey(identities:)`, so only a reader can rekey.
+    public func rewrappedHeader(fileKey: SecretBytes, recipients: [Recipient]) throws -> [UInt8] {
+        try AgeEncryptor.header(fileKey: fileKey, recipients: recipients)
     }
 
     /// All steps at once.

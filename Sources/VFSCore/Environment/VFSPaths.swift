@@ -20,6 +20,7 @@ import Glibc
 /// - `groupsFolder`: `home/groups`, one age recipients file per group.
 /// - `agentFolder`: the unlock agents' private socket folder.
 /// - `temporaryFolder`: `$TMPDIR`, else `/tmp`.
+/// - `toolConfig`: `home/config.json`, the tools' settings (ToolConfig).
 /// - For the relay: `relayConfig` (`home/relay.json`, the device's relay settings),
 ///   `relayURL` (`$VFS_RELAY`, nil when unset: no relay) and `policyCache`
 ///   (`home/policy-cache`, where a relay-backed PolicySource keeps the lists it
@@ -113,8 +114,12 @@ public struct VFSPaths: Sendable {
     /// The relay server's data folder (`vfs-relay --data` default): `home/relay`.
     public var relayData: String { get throws { try home + "/relay" } }
 
-    /// Where a relay-backed PolicySource will cache the organisation's policy (the relay-policy work).
+    /// Where this device keeps its copy of the organisation's policy on the relay
+    /// (`organisation.json`, see RelayPolicyCache).
     public var policyCache: String { get throws { try home + "/policy-cache" } }
+
+    /// The tools' settings (`home/config.json`, see ToolConfig): `policy.source`.
+    public var toolConfig: String { get throws { try home + "/config.json" } }
 }
 
 /// No folder to keep the toolkit's files in.

@@ -40,6 +40,8 @@ public struct PolicyDenial: Error, Sendable, Equatable, CustomStringConvertible 
     public enum Reason: String, Sendable, Codable, CaseIterable {
         case notApproved = "not-approved", disabled, expired
         case groupNotAllowed = "group-not-allowed", typeNotAllowed = "type-not-allowed"
+        /// The relay's list held on this device is past its offline grace, or missing.
+        case policyStale = "policy-stale"
     }
 
     public let reason: Reason

@@ -32,7 +32,7 @@ public struct PolicyEdit: Sendable, Equatable {
     }
 
     /// Applies the edit; returns the names of the fields whose value changed.
-    func apply(to item: inout PolicyItem) -> [String] {
+    public func apply(to item: inout PolicyItem) -> [String] {
         var changed = [String]()
         if let name, name != item.name { item.name = name; changed.append("name") }
         if let groups {
@@ -60,6 +60,12 @@ public struct PolicyImportSummary: Sendable, Equatable, Encodable {
     public var updated = 0
     public var removed = 0
     public var unchanged = 0
+    public init(added: Int = 0, updated: Int = 0, removed: Int = 0, unchanged: Int = 0) {
+        self.added = added
+        self.updated = updated
+        self.removed = removed
+        self.unchanged = unchanged
+    }
 }
 
 /// The local store (`$VFS_POLICY`, else `$VFS_HOME/policy.json`): load, change under
@@ -90,7 +96,7 @@ public final class PolicyStore: PolicySource, Sendable {
 
     /// The decision for `request`: a missing file denies (`.notApproved`), a corrupt one throws.
     public func decide(_ request: PolicyRequest) throws -> PolicyDecision {
-        try load().decide(request)
+        try snapshot().decide(request)
     }
 
     /// The change log, oldest first.

@@ -19,6 +19,8 @@ struct CloudController {
         group.put(item, use: put)
         group.patch(item, use: move)
         group.delete(item, use: delete)
+        group.put(RouterPath(RelayPaths.cloudHeader + "/**"), use: replaceHeader)
+        group.get(RouterPath(RelayPaths.cloudUsage), use: usage)
     }
 
     /// The path's names, percent-decoded and checked.
@@ -59,9 +61,17 @@ struct CloudController {
         let path = try Self.path(context)
         guard !path.isEmpty else { throw RelayError.conflict("the root is a folder") }
         let body = try await request.decodeJSON(CloudPut.self, context: context)
-        let (entry, released) = try await services.adoptUpload(body.upload, user: user) { blobID in
-            try await services.store.cloudPut(path: path, id: Secrets.id(), upload: body.upload, blobID: blobID, user: user, now: Date())
+        let stored: (CloudEntry, [String])
+        if let transfer = body.transfer {
+            stored = try await services.store.cloudPutTransfer(path: path, id: Secrets.id(), transfer: transfer,
+                                                                          sender: context.requireIdentity().deviceID, user: user, now: Date())
+        } else {
+            let upload = body.upload ?? ""
+            stored = try await services.adoptUpload(upload, user: user) { blobID in
+                try await services.store.cloudPut(path: path, id: Secrets.id(), upload: upload, blobID: blobID, user: user, now: Date())
+            }
         }
+        let (entry, released) = stored
         services.deleteBlobs(released)
         return try jsonResponse(entry, status: .created)
     }
@@ -81,5 +91,73 @@ struct CloudController {
         guard !path.isEmpty else { throw RelayError.conflict("the root folder cannot be deleted") }
         services.deleteBlobs(try await services.store.cloudDelete(path: path, user: user, now: Date()))
         return emptyResponse()
+    }
+
+    /// Rekey: a new age header in front of the file's payload, written by the relay as a
+    /// new blob from the old one (the client sends the header only). The relay cannot
+    /// check the header's MAC (it has no key); it checks that both headers have the
+    /// shape of one, so a rekey cannot cut into the payload.
+    @Sendable func replaceHeader(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let user = try context.requireIdentity().userID
+        let path = try Self.path(context)
+        let body = try await request.decodeJSON(CloudHeaderReplace.self, context: context)
+        guard let header = Data(base64Encoded: body.header).map({ [UInt8]($0) }), Self.looksLikeAgeHeader(header) else {
+            throw RelayError.badRequest("\"header\" is not a base64 age header (version line to MAC line)")
+        }
+        let blob = try await services.store.cloudFile(path: path, user: user)
+        guard blob.sha256 == body.sha256 else {
+            throw RelayError(.preconditionFailed, .preconditionFailed, "the file changed: its SHA-256 is \(blob.sha256)")
+        }
+        guard body.length > 0, body.length <= min(blob.size, Int64(Self.maxHeader)) else {
+            throw RelayError.badRequest("\"length\" must be the old header's length, 1 to \(min(blob.size, Int64(Self.maxHeader))) bytes")
+        }
+        var old = [UInt8]()
+        try await services.blobs.read(blob: blob.id, range: 0..<body.length, chunk: 64 * 1024) { old += $0.readableBytesView }
+        guard Self.looksLikeAgeHeader(old) else {
+            throw RelayError.badRequest("the file's first \(body.length) bytes are not an age header")
+        }
+        let newID = Secrets.id()
+        let made = try services.blobs.rewrite(blob: blob.id, replacing: body.length, with: header, as: newID)
+        do {
+            let (entry, released) = try await services.store.cloudReplaceBlob(
+                path: path, expected: blob.sha256, with: BlobRef(id: newID, size: made.size, sha256: made.sha256), user: user, now: Date())
+            services.deleteBlobs(released)
+            return try jsonResponse(entry)
+        } catch {
+            services.blobs.deleteBlob(newID)
+            throw error
+        }
+    }
+
+    /// The largest header accepted (age's own limit in VFSCore).
+    static let maxHeader = 4 << 20
+
+    /// `age-encryption.org/v1\n` … `\n--- ` + 43 base64 characters + `\n`.
+    static func looksLikeAgeHeader(_ bytes: [UInt8]) -> Bool {
+        let version = Array("age-encryption.org/v1\n".utf8)
+        guard bytes.count >= version.count + 48, bytes.count <= maxHeader, bytes.starts(with: version) else { return false }
+        let tail = bytes.suffix(49)
+        guard tail.starts(with: Array("\n--- ".utf8)), tail.last == 0x0A else { return false }
+        return tail.dropFirst(5).dropLast().allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2F }
+    }
+
+    /// What the user's cloud holds, and the quota.
+    @Sendable func usage(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let user = try context.requireIdentity().userID
+        var usage = CloudUsage(files: 0, folders: 0, bytes: 0, used: try await services.store.usage(user: user),
+                               quota: services.configuration.userQuota)
+        var pending: [[String]] = [[]]
+        while let folder = pending.popLast() {
+            for child in try await services.store.cloudList(path: folder, user: user).1 {
+                if child.kind == .folder {
+                    usage.folders += 1
+                    pending.append(folder + [child.name])
+                } else {
+                    usage.files += 1
+                    usage.bytes += child.size ?? 0
+                }
+            }
+        }
+        return try jsonResponse(usage)
     }
 }

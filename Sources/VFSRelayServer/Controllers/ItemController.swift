@@ -51,19 +51,26 @@ struct ItemController {
         services.hub.notify(devices)
     }
 
+    /// The list, with the organisation's items revision as its ETag and its offline
+    /// grace in `VFS-Policy-Grace`, so a device's cache records both.
     @Sendable func list(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let org = try context.requireIdentity().orgID
         // The revision is read first: a list read after it is at least that new, so it
-        // is never cached under a revision newer than its content.
+        // is never cached under a revision newer than its content. A grace change bumps
+        // the revision too, so the kept grace is as current as the kept list.
         let revision = try await services.store.itemsRevision(org: org)
-        let body: ByteBuffer
-        if let cached = services.itemLists.body(org: org, revision: revision) {
-            body = cached
+        let kept: (body: ByteBuffer, grace: Int64)
+        if let cached = services.itemLists.list(org: org, revision: revision) {
+            kept = cached
         } else {
-            body = ByteBuffer(bytes: try RelayJSON.encoder().encode(try await services.store.items(org: org).map(\.item)))
-            services.itemLists.store(body, org: org, revision: revision)
+            let body = ByteBuffer(bytes: try RelayJSON.encoder().encode(try await services.store.items(org: org).map(\.item)))
+            let grace = try await services.store.policyGrace(org: org) ?? PolicySettings.defaultGraceSeconds
+            kept = (body, grace)
+            services.itemLists.store(body, grace: grace, org: org, revision: revision)
         }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+        return Response(status: .ok,
+                        headers: [.contentType: "application/json", .eTag: "\"r\(revision)\"", .policyGrace: String(kept.grace)],
+                        body: .init(byteBuffer: kept.body))
     }
 
     @Sendable func show(_ request: Request, context: RelayRequestContext) async throws -> Response {
@@ -100,5 +107,38 @@ struct ItemController {
         try await services.store.deleteItem(id: id, ifVersion: Self.ifMatch(request, id: id), actor: identity, now: Date())
         try await changed(id, "delete", identity)
         return emptyResponse()
+    }
+}
+
+/// `/v1/policy/settings`: the organisation's policy settings. Everyone in the
+/// organisation reads them; admins change them, and every device of the organisation
+/// gets a `policy` event (the settings come with the list).
+struct PolicySettingsController {
+    let services: RelayServices
+
+    func addRoutes(to group: RouterGroup<RelayRequestContext>) {
+        group.get(RouterPath(RelayPaths.policySettings), use: show)
+        group.put(RouterPath(RelayPaths.policySettings), use: update)
+    }
+
+    @Sendable func show(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let org = try context.requireIdentity().orgID
+        let grace = try await services.store.policyGrace(org: org) ?? PolicySettings.defaultGraceSeconds
+        return try jsonResponse(PolicySettings(graceSeconds: grace))
+    }
+
+    @Sendable func update(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        guard identity.isAdmin else { throw RelayError.forbidden }
+        let settings = try await request.decodeJSON(PolicySettings.self, context: context)
+        let range = PolicySettings.graceRange
+        guard range.contains(settings.graceSeconds) else {
+            throw RelayError.badRequest("graceSeconds \(settings.graceSeconds) is out of range (\(range.lowerBound) to \(range.upperBound))")
+        }
+        try await services.store.setPolicyGrace(org: identity.orgID, seconds: settings.graceSeconds, actor: identity, now: Date())
+        let data = #"{"change":"settings"}"#
+        let devices = try await services.store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
+        services.hub.notify(devices)
+        return try jsonResponse(settings)
     }
 }

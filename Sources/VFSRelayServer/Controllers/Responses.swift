@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import VFSRelayProtocol
 
 /// A JSON answer in the API's encoding.
 func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
@@ -36,6 +37,7 @@ extension HTTPField.Name {
     static let uploadDeferLength = Self("Upload-Defer-Length")!
     static let lastEventID = Self("Last-Event-ID")!
     static let xAccelBuffering = Self("X-Accel-Buffering")!
+    static let policyGrace = Self(PolicyListHeaders.grace)!
 }
 
 /// Times in HTTP headers (`Upload-Expires`): `Sun, 06 Nov 1994 08:49:37 GMT`.

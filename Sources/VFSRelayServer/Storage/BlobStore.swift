@@ -28,6 +28,10 @@ public protocol BlobStore: Sendable {
     /// Blob ids on disk whose file was last touched before `date`.
     func blobs(olderThan date: Date) -> Set<String>
     func uploads(olderThan date: Date) -> Set<String>
+    /// Writes a new blob `blob`: `header`, then the bytes of `source` after its first
+    /// `replacing` bytes (a rekey's new age header in front of the same payload).
+    /// Returns the new blob's size and SHA-256.
+    func rewrite(blob source: String, replacing: Int64, with header: [UInt8], as blob: String) throws -> (size: Int64, sha256: String)
     /// Reads `range` of a blob in chunks.
     func read(blob: String, range: Range<Int64>, chunk: Int,
               into write: (ByteBuffer) async throws -> Void) async throws
@@ -165,6 +169,51 @@ public struct FileBlobStore: BlobStore {
             if Double(info.st_mtim.tv_sec) < date.timeIntervalSince1970 { result.insert(name) }
         }
         return result
+    }
+
+    public func rewrite(blob source: String, replacing: Int64, with header: [UInt8], as blob: String) throws -> (size: Int64, sha256: String) {
+        let input = open(blobPath(source), O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw BlobStoreError.missing(source) }
+        defer { close(input) }
+        let temporary = blobPath(blob) + ".tmp"
+        let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw BlobStoreError.io("cannot create blob file: \(String(cString: strerror(errno)))") }
+        var done = false
+        defer {
+            close(output)
+            if !done { unlink(temporary) }
+        }
+        var hash = SHA256()
+        var size: Int64 = 0
+        func put(_ bytes: UnsafeRawBufferPointer) throws {
+            var written = 0
+            while written < bytes.count {
+                let n = pwrite(output, bytes.baseAddress! + written, bytes.count - written, off_t(size))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw BlobStoreError.io("write: \(String(cString: strerror(errno)))")
+                }
+                written += n
+                size += Int64(n)
+            }
+            hash.update(bufferPointer: bytes)
+        }
+        try header.withUnsafeBytes { try put($0) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var position = replacing
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(input, $0.baseAddress!, $0.count, off_t(position)) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw BlobStoreError.io("read: \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            position += Int64(n)
+            try buffer.withUnsafeBytes { try put(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+        guard fsync(output) == 0, rename(temporary, blobPath(blob)) == 0 else {
+            throw BlobStoreError.io("cannot store blob file: \(String(cString: strerror(errno)))")
+        }
+        done = true
+        return (size, hash.finalize().map { String(format: "%02x", $0) }.joined())
     }
 
     public func read(blob: String, range: Range<Int64>, chunk: Int,

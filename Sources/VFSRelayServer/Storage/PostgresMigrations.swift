@@ -109,6 +109,21 @@ enum PostgresMigrations {
               address TEXT PRIMARY KEY, failures BIGINT NOT NULL, until DOUBLE PRECISION)
             """,
         ]),
+        // The policy's offline grace per organisation (NULL: the relay's default), and the
+        // admin web page's one-time sign-in codes and sessions (both hashed).
+        ("v3-policy-grace-admin-sessions", [
+            "ALTER TABLE organisations ADD COLUMN policy_grace BIGINT",
+            """
+            CREATE TABLE login_codes(
+              code_hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id),
+              created DOUBLE PRECISION NOT NULL, expires DOUBLE PRECISION NOT NULL, used DOUBLE PRECISION)
+            """,
+            """
+            CREATE TABLE admin_sessions(
+              session_hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id),
+              created DOUBLE PRECISION NOT NULL, expires DOUBLE PRECISION NOT NULL)
+            """,
+        ]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

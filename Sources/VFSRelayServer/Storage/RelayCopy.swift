@@ -7,7 +7,8 @@ import PostgresNIO
 public enum RelayCopy {
     /// Parents before children; tables added later (by another migration) follow.
     static let order = ["organisations", "users", "enrolment_codes", "devices", "device_groups", "group_members",
-                        "uploads", "blobs", "transfers", "outbox", "cloud", "items", "events", "audit", "enrolment_failures"]
+                        "uploads", "blobs", "transfers", "outbox", "cloud", "items", "events", "audit", "enrolment_failures",
+                        "login_codes", "admin_sessions"]
 
     public enum Failure: Error, CustomStringConvertible {
         case notEmpty

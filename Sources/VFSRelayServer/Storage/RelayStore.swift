@@ -183,6 +183,28 @@ public protocol RelayStore: Sendable {
     func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
     func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
     func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws
+    /// The organisation's offline grace for its policy in seconds; nil is the relay's default.
+    func policyGrace(org: Int64) async throws -> Int64?
+    /// Sets (nil: back to the default) the offline grace, audited as `policy.grace`, and
+    /// bumps the items revision in the same transaction (the grace is served with the list).
+    func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws
+
+    // The admin web page (sign-in codes and sessions are stored as SHA-256 hashes)
+    /// A one-time sign-in code for an administrator; `invalid` for a user who is not one.
+    func createLoginCode(email: String, codeHash: String, expires: Date, now: Date) async throws
+    /// Uses the code (single use) and opens a session for its user, if the code is live and
+    /// the user is still an administrator; nil otherwise.
+    func signIn(codeHash: String, sessionHash: String, expires: Date, now: Date) async throws -> AdminSession?
+    /// The live session with this hash, while its user is still an administrator.
+    func adminSession(hash: String, now: Date) async throws -> AdminSession?
+    func signOut(sessionHash: String, now: Date) async throws
+    /// Every user of the organisation with their devices and groups.
+    func organisationMembers(org: Int64) async throws -> [OrganisationMember]
+    /// Transfers sent by the organisation's devices with a copy still waiting.
+    func organisationTransfers(org: Int64) async throws -> [TransferOverview]
+    /// The organisation's audit lines, newest first: those recorded with the organisation
+    /// and those of its users' devices and groups; `matching` filters on any field.
+    func auditLog(org: Int64, matching: String?, limit: Int) async throws -> [AuditEntry]
 
     // Cloud tree (paths are lists of names from the root)
     func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry])
@@ -192,6 +214,15 @@ public protocol RelayStore: Sendable {
     func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry
     func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String]
     func cloudFile(path: [String], user: Int64) async throws -> BlobRef
+    /// Puts the blob of `transfer` (sent by device `sender`, still held for a target) at
+    /// `path` as one more reference to it; returns the entry and the blob ids to delete.
+    func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
+                          now: Date) async throws -> (CloudEntry, [String])
+    /// Points the file at `path`, whose blob must still have SHA-256 `expected`
+    /// (else `preconditionFailed`), to the new blob `blob` (one reference, its file
+    /// already in the blob store); returns the entry and the blob ids to delete.
+    func cloudReplaceBlob(path: [String], expected: String, with blob: BlobRef, user: Int64,
+                          now: Date) async throws -> (CloudEntry, [String])
 
     // Maintenance
     /// Recounts every blob's references from the live rows, deletes blobs nobody uses

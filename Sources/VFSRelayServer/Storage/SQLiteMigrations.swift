@@ -65,8 +65,24 @@ enum SQLiteMigrations {
         migrator.registerMigration("v2-items-revision") { db in
             try db.execute(sql: "ALTER TABLE organisations ADD COLUMN items_revision INTEGER NOT NULL DEFAULT 0")
         }
+        // How long a device may decide from its cached copy of the organisation's
+        // policy after its last sync (seconds); NULL is the relay's default.
+        migrator.registerMigration("v3-policy-grace") { db in
+            try db.execute(sql: "ALTER TABLE organisations ADD COLUMN policy_grace INTEGER")
+        }
+        // The admin web page: one-time sign-in codes and its sessions, both hashed.
+        migrator.registerMigration("v4-admin-sessions") { db in
+            try db.execute(sql: """
+                CREATE TABLE login_codes(
+                  code_hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                  created REAL NOT NULL, expires REAL NOT NULL, used REAL);
+                CREATE TABLE admin_sessions(
+                  session_hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                  created REAL NOT NULL, expires REAL NOT NULL);
+                """)
+        }
         // Wrong enrolment codes per address (the throttle outlives a restart).
-        migrator.registerMigration("v3-enrolment-failures") { db in
+        migrator.registerMigration("v5-enrolment-failures") { db in
             try db.execute(sql: "CREATE TABLE enrolment_failures(address TEXT PRIMARY KEY, failures INTEGER NOT NULL, until REAL)")
         }
         return migrator

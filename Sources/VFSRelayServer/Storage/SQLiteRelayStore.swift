@@ -680,6 +680,21 @@ public final class SQLiteRelayStore: RelayStore {
         }
     }
 
+    public func policyGrace(org: Int64) async throws -> Int64? {
+        try await pool.read { db in
+            try Int64?.fetchOne(db, sql: "SELECT policy_grace FROM organisations WHERE id = ?", arguments: [org]) ?? nil
+        }
+    }
+
+    public func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE organisations SET policy_grace = ? WHERE id = ?", arguments: [seconds, org])
+            try Self.audit(db, org: org, actor: actor.email, action: "policy.grace", subject: "organisation",
+                           detail: seconds.map(String.init) ?? "default", now: now)
+            try Self.bumpItemsRevision(db, org: org)
+        }
+    }
+
     // MARK: - cloud
 
     static func cloudEntry(_ row: Row, path: String) -> CloudEntry {
@@ -824,6 +839,68 @@ public final class SQLiteRelayStore: RelayStore {
                 throw StoreError.notFound("no such file \"\(Self.pathText(path))\"")
             }
             return BlobRef(id: row["blob_id"], size: row["size"], sha256: row["sha256"])
+        }
+    }
+
+    public func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
+                                 now: Date) async throws -> (CloudEntry, [String]) {
+        try await pool.write { db in
+            guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
+            // The transfer's blob is live while one of its copies waits.
+            guard let blob = try Row.fetchOne(db, sql: """
+                SELECT b.* FROM transfers t JOIN blobs b ON b.id = t.blob_id
+                WHERE t.id = ? AND t.sender_device = ? AND t.sender_user = ?
+                """, arguments: [transfer, sender, user]) else {
+                throw StoreError.notFound("no transfer \"\(transfer)\" whose ciphertext is still held")
+            }
+            let parent = try Self.parentFolder(db, path, user: user)
+            var released = [String]()
+            var entryID = id
+            var created = now
+            if let existing = try Row.fetchOne(db, sql: "SELECT * FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
+                                               arguments: [user, parent, name]) {
+                guard (existing["kind"] as String) == "file" else {
+                    throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
+                }
+                entryID = existing["id"]
+                created = Self.date(existing, "created")
+                try db.execute(sql: "DELETE FROM cloud WHERE id = ?", arguments: [entryID])
+                if let old = existing["blob_id"] as String?, old != (blob["id"] as String), try Self.release(db, blob: old) {
+                    released.append(old)
+                } else if (existing["blob_id"] as String?) == (blob["id"] as String) {
+                    try db.execute(sql: "UPDATE blobs SET refs = refs - 1 WHERE id = ?", arguments: [blob["id"] as String])
+                }
+            }
+            let ref = BlobRef(id: blob["id"], size: blob["size"], sha256: blob["sha256"])
+            try db.execute(sql: "UPDATE blobs SET refs = refs + 1 WHERE id = ?", arguments: [ref.id])
+            try db.execute(sql: """
+                INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
+                VALUES (?, ?, ?, ?, 'file', ?, ?, ?, ?, ?)
+                """, arguments: [entryID, user, parent, name, ref.id, ref.size, ref.sha256, Self.seconds(created), Self.seconds(now)])
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.put", subject: entryID, detail: "transfer \(transfer)", now: now)
+            return (CloudEntry(id: entryID, name: name, path: Self.pathText(path), kind: .file, size: ref.size,
+                               sha256: ref.sha256, created: created, updated: now), released)
+        }
+    }
+
+    public func cloudReplaceBlob(path: [String], expected: String, with blob: BlobRef, user: Int64,
+                                 now: Date) async throws -> (CloudEntry, [String]) {
+        try await pool.write { db in
+            guard let row = try Self.resolve(db, path, user: user), (row["kind"] as String) == "file" else {
+                throw StoreError.notFound("no such file \"\(Self.pathText(path))\"")
+            }
+            guard (row["sha256"] as String) == expected else {
+                throw StoreError.preconditionFailed("the file changed: its SHA-256 is \(row["sha256"] as String)")
+            }
+            try db.execute(sql: "INSERT INTO blobs(id, size, sha256, refs, created) VALUES (?, ?, ?, 1, ?)",
+                           arguments: [blob.id, blob.size, blob.sha256, Self.seconds(now)])
+            try db.execute(sql: "UPDATE cloud SET blob_id = ?, size = ?, sha256 = ?, updated = ? WHERE id = ?",
+                           arguments: [blob.id, blob.size, blob.sha256, Self.seconds(now), row["id"] as String])
+            var released = [String]()
+            if let old = row["blob_id"] as String?, try Self.release(db, blob: old) { released.append(old) }
+            try Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.rekey", subject: row["id"], now: now)
+            let updated = try Row.fetchOne(db, sql: "SELECT * FROM cloud WHERE id = ?", arguments: [row["id"] as String])!
+            return (Self.cloudEntry(updated, path: Self.pathText(path)), released)
         }
     }
 

@@ -1,0 +1,71 @@
+import Foundation
+import VFSCore
+import VFSRelayProtocol
+
+/// The relay's cloud routes. Paths are `/`-separated names from the root (`/docs/a.pdf`);
+/// each name is percent-escaped on the way, so any valid name travels unchanged.
+extension RelayClient {
+    /// `/docs/a b.pdf` → `/v1/cloud/docs/a%20b.pdf` (`base` is the route).
+    public static func cloudRoute(_ path: String, base: String = RelayPaths.cloud) -> String {
+        let names = path.split(separator: "/").map { name in
+            String(name).addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "._-~"))) ?? String(name)
+        }
+        return names.isEmpty ? base : base + "/" + names.joined(separator: "/")
+    }
+
+    /// The entries of a folder (a file's path answers with its content: use `cloudEntry`).
+    public func cloudList(_ folder: String) async throws -> [CloudEntry] {
+        try await call(.GET, Self.cloudRoute(folder), as: [CloudEntry].self)
+    }
+
+    /// The entry at `path` (nil for the root), from its parent's listing.
+    public func cloudEntry(_ path: String) async throws -> CloudEntry? {
+        let names = path.split(separator: "/").map(String.init)
+        guard let name = names.last else { return nil }
+        let parent = "/" + names.dropLast().joined(separator: "/")
+        guard let entry = try await cloudList(parent).first(where: { $0.name == name }) else {
+            throw RelayClientError.rejected(status: 404, code: "not_found", message: "no such file or folder \"\(path)\"")
+        }
+        return entry
+    }
+
+    /// The entry at `path`, or nil when nothing is there (nor its parent folder).
+    public func cloudLookup(_ path: String) async throws -> CloudEntry? {
+        do {
+            return try await cloudEntry(path)
+        } catch RelayClientError.rejected(404, _, _) {
+            return nil
+        }
+    }
+
+    public func cloudMakeFolder(_ path: String) async throws -> CloudEntry {
+        try await call(.POST, Self.cloudRoute(path), body: CloudFolderCreate(), as: CloudEntry.self)
+    }
+
+    public func cloudPut(_ path: String, _ body: CloudPut) async throws -> CloudEntry {
+        try await call(.PUT, Self.cloudRoute(path), body: body, as: CloudEntry.self)
+    }
+
+    public func cloudMove(_ path: String, to: String) async throws -> CloudEntry {
+        try await call(.PATCH, Self.cloudRoute(path), body: CloudMove(to: to), as: CloudEntry.self)
+    }
+
+    public func cloudDelete(_ path: String) async throws {
+        _ = try await send(.DELETE, Self.cloudRoute(path))
+    }
+
+    public func cloudReplaceHeader(_ path: String, _ body: CloudHeaderReplace) async throws -> CloudEntry {
+        try await call(.PUT, Self.cloudRoute(path, base: RelayPaths.cloudHeader), body: body, as: CloudEntry.self)
+    }
+
+    public func cloudUsage() async throws -> CloudUsage {
+        try await call(.GET, RelayPaths.cloudUsage, as: CloudUsage.self)
+    }
+
+    /// The first `count` bytes of a cloud file (its age header, for a rekey).
+    public func cloudPrefix(_ path: String, count: Int64) async throws -> [UInt8] {
+        let response = try await execute(request(.GET, Self.cloudRoute(path), headers: [("Range", "bytes=0-\(count - 1)")]),
+                                         timeout: .seconds(120))
+        return try await collect(response, limit: Int(count) + 1)
+    }
+}

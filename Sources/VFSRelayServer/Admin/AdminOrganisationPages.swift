@@ -1,0 +1,88 @@
+import Foundation
+import VFSRelayProtocol
+
+/// The organisation's screens: devices and groups, the outbox, the audit log.
+extension AdminPages {
+    static func devices(_ members: [OrganisationMember], signedIn: SignedIn, notice: String?) -> HTML {
+        let names = Dictionary(members.flatMap(\.devices).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let users = members.map { member -> HTML in
+            let groups = member.groups.map { group -> HTML in
+                "<li>\(group.name): \(group.members.map { names[$0] ?? $0 }.joined(separator: ", "))</li>"
+            }
+            return """
+                <tr><th scope="row">\(member.email)</th><td>\(member.role)</td>\
+                <td>\(member.devices.filter { $0.invalidated == nil }.count)</td>\
+                <td>\(groups.isEmpty ? "none" : "<ul>\(groups)</ul>" as HTML)</td></tr>
+                """
+        }
+        let devices = members.flatMap { member in member.devices.map { (member.email, $0) } }.map { email, device -> HTML in
+            let state: HTML = device.invalidated == nil
+                ? "active</td><td><a href=\"/admin/devices/\(device.id)/revoke\" aria-label=\"Revoke \(device.name)\">Revoke</a>"
+                : "revoked \(time(device.invalidated))</td><td>"
+            return """
+                <tr><th scope="row">\(device.name)</th><td>\(email)</td><td>\(device.platform)</td>\
+                <td><code>\(device.id)</code></td><td>\(time(device.created))</td><td>\(time(device.lastSeen))</td>\
+                <td>\(state)</td></tr>
+                """
+        }
+        return layout("Devices and groups", signedIn, current: "/admin/devices", """
+            \(Self.notice(notice))
+            <table id="devices"><caption>Devices</caption>
+            <thead><tr><th scope="col">Device</th><th scope="col">User</th><th scope="col">Platform</th><th scope="col">Id</th>\
+            <th scope="col">Enrolled</th><th scope="col">Last seen</th><th scope="col">State</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
+            <tbody>\(devices)</tbody></table>
+            <table id="users"><caption>Users and their device groups</caption>
+            <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">Active devices</th><th scope="col">Groups</th></tr></thead>
+            <tbody>\(users)</tbody></table>
+            """)
+    }
+
+    static func confirmRevoke(_ device: Device, owner: String, signedIn: SignedIn) -> HTML {
+        layout("Revoke \(device.name)?", signedIn, current: "/admin/devices", """
+            <p>\(device.name) (\(owner), <code>\(device.id)</code>) will be logged out at once: its token stops working, \
+            its event stream is told, and transfers waiting for it expire. This cannot be undone; the device must enrol again.</p>
+            <form method="post" action="/admin/devices/\(device.id)/revoke">\(csrfField(signedIn))
+            <p><button type="submit" class="danger">Revoke \(device.name)</button> <a href="/admin/devices">Cancel</a></p></form>
+            """)
+    }
+
+    static func transfers(_ transfers: [TransferOverview], members: [OrganisationMember], signedIn: SignedIn) -> HTML {
+        let names = Dictionary(members.flatMap(\.devices).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let rows = transfers.map { transfer -> HTML in
+            let copies = transfer.recipients.map { copy -> HTML in
+                "<li>\(names[copy.device] ?? copy.device): \(copy.status.rawValue) (\(time(copy.updated)))</li>"
+            }
+            return """
+                <tr><th scope="row"><code>\(transfer.id)</code></th><td>\(names[transfer.senderDevice] ?? transfer.senderDevice)</td>\
+                <td>\(bytes(transfer.size))</td><td>\(time(transfer.created))</td><td>\(time(transfer.expires))</td>\
+                <td><ul>\(copies)</ul></td></tr>
+                """
+        }
+        return layout("Outbox", signedIn, current: "/admin/transfers", """
+            <p>Transfers sent by the organisation's devices with a copy still waiting. The relay holds ciphertext \
+            only; it knows no file names or content.</p>
+            <table id="transfers"><caption>Transfers in flight: \(transfers.count)</caption>
+            <thead><tr><th scope="col">Transfer</th><th scope="col">From</th><th scope="col">Size</th><th scope="col">Sent</th>\
+            <th scope="col">Expires</th><th scope="col">Per device</th></tr></thead>
+            <tbody>\(rows)</tbody></table>
+            """)
+    }
+
+    static func audit(_ entries: [AuditEntry], filter: String, limit: Int, signedIn: SignedIn) -> HTML {
+        let rows = entries.map { entry -> HTML in
+            """
+            <tr><td>\(time(entry.at))</td><td>\(entry.actor)</td><td>\(entry.action)</td><td>\(entry.subject)</td>\
+            <td class="detail">\(entry.detail)</td></tr>
+            """
+        }
+        return layout("Audit log", signedIn, current: "/admin/audit", """
+            <form class="filter" method="get" action="/admin/audit" role="search">
+            <label for="q">Filter</label> <input id="q" name="q" type="search" value="\(filter)">
+            <button type="submit">Apply</button></form>
+            <table id="audit"><caption>Entries, newest first: \(entries.count) (at most \(limit))</caption>
+            <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Subject</th>\
+            <th scope="col">Detail</th></tr></thead>
+            <tbody>\(rows)</tbody></table>
+            """)
+    }
+}

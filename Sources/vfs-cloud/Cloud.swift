@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import VFSCommandLine
+import VFSCore
+import VFSRelayClient
+import VFSRelayProtocol
+
+@main
+struct CloudTool: AsyncVFSCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-cloud",
+        abstract: "Keep your files in cloud folders on the relay, end to end encrypted to all your devices.",
+        discussion: """
+        Every file is encrypted on this device (age format, as vfs-encrypt) to every active \
+        device of yours, each key checked against the pinned keys (vfs-device trust), uploaded \
+        with a resumable upload, and fetched with HTTP Range, so "get" streams while it \
+        downloads and an interrupted "get" or "put" continues where it stopped when run again. \
+        The relay sees the cloud path names and the sizes of the ciphertext, never the content.
+
+        A device enrolled later reads the existing files after "vfs-cloud rekey" on a device \
+        that can read them: it writes a new age header for the current devices and replaces \
+        only the header on the relay. Revoking a device and rekeying drops its key from every \
+        file; copies it already fetched stay out of reach.
+
+        Examples:
+          vfs-cloud mkdir -p /docs/2026
+          vfs-cloud put report.pdf /docs/2026/
+          vfs-cloud put -r photos /docs/2026/
+          vfs-cloud ls -l -R /docs
+          vfs-cloud get /docs/2026/report.pdf -C ~/Downloads
+          vfs-cloud get /music/set.flac --stdout | mpv -
+          vfs-cloud mv /docs/2026 /archive/2026
+          vfs-cloud rm -r -f /archive/old
+          vfs-cloud du --json
+          vfs-cloud rekey
+
+        Exit status: 0 done; 1 rm -r not confirmed, or rekey left files this device cannot open; 64 usage; 65 a bad answer or a corrupt \
+        file; 66 no such path, or nothing this device can open; 69 relay unreachable; 73 the \
+        name exists (mkdir without -p, mv without -f), the output cannot be written, or the \
+        quota is reached; 75 temporary (429, 503, the file changed during a rekey); 77 a \
+        changed device key, a revoked token, or a wrong keychain passcode.
+        """,
+        version: vfsVersion,
+        subcommands: [List.self, MakeFolder.self, Put.self, Get.self, Move.self, Remove.self, Usage.self, Rekey.self])
+}
+
+/// What every subcommand takes: this device's credentials.
+struct CloudOptions: ParsableArguments {
+    @OptionGroup var credentials: RelayCredentialOptions
+
+    func session(identity: Bool = false) throws -> RelaySession {
+        try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
+            tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
+            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader), identity: identity)
+    }
+
+    /// Runs `body` with a client; relay refusals become the cloud's exit statuses.
+    func run<R>(identity: Bool = false, _ body: (RelaySession, RelayClient) async throws -> R) async throws -> R {
+        let session = try session(identity: identity)
+        return try await CloudPath.mapErrors { try await session.withClient { try await body(session, $0) } }
+    }
+}
+
+/// Cloud paths as people type them: absolute, `/`-separated.
+enum CloudPath {
+    /// `docs//a/` → `/docs/a`; `.` and `..` names are refused (64).
+    static func normal(_ text: String) throws -> String {
+        let names = text.split(separator: "/").map(String.init)
+        if let bad = names.first(where: { $0 == "." || $0 == ".." }) {
+            throw ToolError.usage("\"\(text)\" has a \"\(bad)\" name", hints: ["cloud paths are absolute, such as /docs/2026/report.pdf"])
+        }
+        return "/" + names.joined(separator: "/")
+    }
+
+    static func join(_ folder: String, _ name: String) -> String { folder == "/" ? "/" + name : folder + "/" + name }
+
+    static func parent(_ path: String) -> String {
+        let names = path.split(separator: "/")
+        return "/" + names.dropLast().joined(separator: "/")
+    }
+
+    static func name(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? "" }
+
+    /// 404 → 66, 409 → 73 (exists), 413 → 73 with the quota said plainly.
+    static func mapErrors<R>(_ body: () async throws -> R) async throws -> R {
+        do {
+            return try await body()
+        } catch RelayClientError.rejected(404, _, let message) {
+            throw ToolError(message, exit: .noInput, hints: ["vfs-cloud ls shows what exists"])
+        } catch RelayClientError.rejected(409, _, let message) {
+            throw ToolError(message, exit: .cannotCreate, hints: ["choose another name, or see the command's -p or -f"])
+        } catch RelayClientError.rejected(413, _, let message) {
+            throw ToolError("the relay refused the upload: \(message)", exit: .cannotCreate,
+                            hints: ["vfs-cloud du shows what your files use and the quota; remove files with vfs-cloud rm"])
+        } catch RelayClientError.rejected(412, _, let message) {
+            throw ToolError(message, exit: .temporaryFailure, hints: ["the file changed meanwhile: run the command again"])
+        }
+    }
+}
