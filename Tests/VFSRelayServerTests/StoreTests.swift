@@ -387,4 +387,53 @@ struct StoreTests {
         #expect(inner == .some(nil))
         #expect(try await store.withMaintenanceLock { 2 } == 2)
     }
+
+    @Test("policy grace, admin sign-in codes and sessions, organisation views, transfer and rekey puts into the cloud",
+          arguments: Backend.allCases)
+    func adminAndCloudAdditions(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let admin = try await fixture.user("alice@acme.example", admin: true, devices: 2)
+        _ = try await fixture.user("bob@acme.example")
+        #expect(try await store.policyGrace(org: admin[0].orgID) == nil)
+        let revision = try await store.itemsRevision(org: admin[0].orgID)
+        try await store.setPolicyGrace(org: admin[0].orgID, seconds: 3600, actor: admin[0], now: Date())
+        #expect(try await store.policyGrace(org: admin[0].orgID) == 3600)
+        #expect(try await store.itemsRevision(org: admin[0].orgID) == revision + 1)
+
+        await #expect(throws: StoreError.invalid("user \"bob@acme.example\" is not an administrator")) {
+            try await store.createLoginCode(email: "bob@acme.example", codeHash: "x", expires: Date().addingTimeInterval(60), now: Date())
+        }
+        try await store.createLoginCode(email: "alice@acme.example", codeHash: "lc", expires: Date().addingTimeInterval(60), now: Date())
+        let session = try await store.signIn(codeHash: "lc", sessionHash: "s1", expires: Date().addingTimeInterval(60), now: Date())
+        #expect(session?.email == "alice@acme.example")
+        #expect(try await store.signIn(codeHash: "lc", sessionHash: "s2", expires: Date().addingTimeInterval(60), now: Date()) == nil)
+        #expect(try await store.adminSession(hash: "s1", now: Date())?.userID == admin[0].userID)
+        try await store.signOut(sessionHash: "s1", now: Date())
+        #expect(try await store.adminSession(hash: "s1", now: Date()) == nil)
+
+        let members = try await store.organisationMembers(org: admin[0].orgID)
+        #expect(members.map(\.email) == ["alice@acme.example", "bob@acme.example"])
+        #expect(members[0].devices.count == 2)
+        let upload = try await fixture.finishedUpload(admin[0])
+        _ = try await store.createTransfer(id: "t1", upload: upload, blobID: "b1", sender: admin[0], devices: [admin[1].deviceID],
+                                           groups: [], expires: Date().addingTimeInterval(60), now: Date())
+        #expect(try await store.organisationTransfers(org: admin[0].orgID).map(\.id) == ["t1"])
+        #expect(try await store.auditLog(org: admin[0].orgID, matching: "policy.grace", limit: 10).map(\.action) == ["policy.grace"])
+
+        // The transfer's blob becomes a cloud file too (one more reference), then is rekeyed.
+        let (entry, released) = try await store.cloudPutTransfer(path: ["t.age"], id: "c1", transfer: "t1", sender: admin[0].deviceID,
+                                                                 user: admin[0].userID, now: Date())
+        #expect(entry.path == "/t.age" && released.isEmpty)
+        #expect(try await store.referenceAudit().map(\.refs) == [2])
+        await #expect(throws: StoreError.preconditionFailed("the file changed: its SHA-256 is \(entry.sha256 ?? "")")) {
+            try await store.cloudReplaceBlob(path: ["t.age"], expected: "0", with: BlobRef(id: "b2", size: 5, sha256: "b"),
+                                             user: admin[0].userID, now: Date())
+        }
+        let (rekeyed, dropped) = try await store.cloudReplaceBlob(path: ["t.age"], expected: entry.sha256 ?? "",
+                                                                  with: BlobRef(id: "b2", size: 5, sha256: "b"), user: admin[0].userID, now: Date())
+        #expect(rekeyed.sha256 == "b" && dropped.isEmpty)
+        #expect(try await fixture.referencesHold())
+        #expect(try await store.finishTransfer(id: "t1", device: admin[1].deviceID, status: .delivered, now: Date()) == ["b1"])
+    }
 }
