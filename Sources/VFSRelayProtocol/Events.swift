@@ -16,8 +16,11 @@ public enum RelayEventKind: String, Codable, Sendable, CaseIterable {
 public struct HealthStatus: Codable, Sendable, Equatable {
     public var status: String
     public var version: String
-    public init(status: String, version: String) {
+    /// `ok` when the relay's database answered this request (older relays leave it out).
+    public var database: String?
+    public init(status: String, version: String, database: String? = nil) {
         self.status = status
         self.version = version
+        self.database = database
     }
 }

@@ -36,10 +36,35 @@ public func openStore(_ configuration: RelayConfiguration) throws -> (SQLiteRela
     return (try SQLiteRelayStore(path: configuration.databasePath), try FileBlobStore(root: configuration.dataFolder))
 }
 
+/// Opens the configured store: PostgreSQL when `database` is set (migrating it under
+/// the advisory lock when `migrate`), else the data folder's SQLite database; blobs
+/// under `blobFolder` or the data folder.
+public func openRelayStore(_ configuration: RelayConfiguration, migrate: Bool = true,
+                           logger: Logger = Logger(label: "vfs-relay")) async throws -> (any RelayStore, FileBlobStore) {
+    guard let database = configuration.database else {
+        let (store, blobs) = try openStore(configuration)
+        return (store, blobs)
+    }
+    let folder = configuration.blobFolder ?? configuration.dataFolder
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let blobs = try FileBlobStore(root: folder)
+    do {
+        return (try await PostgresRelayStore(location: database, migrate: migrate, logger: logger), blobs)
+    } catch {
+        throw DatabaseUnavailable(message: PostgresRelayStore.describe(error))
+    }
+}
+
+/// The database could not be reached or refused us; `message` says why in one line.
+public struct DatabaseUnavailable: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
 /// Builds the relay. `onReady` gets the bound port once the server listens.
 public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Logger(label: "vfs-relay"),
-                       onReady: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> RelayServer {
-    let (store, blobs) = try openStore(configuration)
+                       onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> RelayServer {
+    let (store, blobs) = try await openRelayStore(configuration, logger: logger)
     let hub = EventHub()
     let router = buildRouter(store: store, blobs: blobs, hub: hub, configuration: configuration, logger: logger)
     let application = Application(
@@ -48,13 +73,14 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
         onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     let maintenance = RelayMaintenance(store: store, blobs: blobs, configuration: configuration)
-    return RelayServer(
-        application: application,
-        services: [
-            EventWatcher(hub: hub, store: store, interval: configuration.watchInterval),
-            SweeperService(maintenance: maintenance, interval: configuration.sweepInterval, logger: logger),
-        ],
-        shutdownGrace: configuration.shutdownGrace)
+    var services: [any Service] = [
+        EventWatcher(hub: hub, store: store, interval: configuration.watchInterval),
+        SweeperService(maintenance: maintenance, interval: configuration.sweepInterval, logger: logger),
+    ]
+    if let postgres = store as? PostgresRelayStore {
+        services.append(PostgresEventListener(store: postgres, hub: hub, logger: logger))
+    }
+    return RelayServer(application: application, services: services, shutdownGrace: configuration.shutdownGrace)
 }
 
 /// HTTP/1.1, inside TLS when a certificate and key are configured.
@@ -73,14 +99,14 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
                         logger: Logger) -> Router<RelayRequestContext> {
     let services = RelayServices(
         store: store, blobs: blobs, hub: hub, configuration: configuration,
-        throttle: EnrolmentThrottle(limit: configuration.enrolmentFailureLimit, lockout: configuration.enrolmentLockout),
+        throttle: EnrolmentThrottle(store: store, limit: configuration.enrolmentFailureLimit, lockout: configuration.enrolmentLockout),
         uploadLocks: UploadLocks())
     let router = Router(context: RelayRequestContext.self)
     router.addMiddleware {
         RequestLogMiddleware(logger: logger)
         ErrorMiddleware()
     }
-    HealthController().addRoutes(to: router)
+    HealthController(store: store).addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)
     EnrollController(services: services).addRoutes(to: router)
     AdminController(services: services).addRoutes(to: router)

@@ -38,6 +38,12 @@ public struct RelayConfiguration: Sendable {
     /// How long a stop waits for requests in flight before cancelling them.
     public var shutdownGrace: Duration = .seconds(5)
 
+    /// A PostgreSQL database instead of DIR/relay.sqlite: several instances share it.
+    public var database: PostgresLocation?
+    /// Where blob and upload files live (default: the data folder). With several
+    /// instances, a folder every instance mounts (NFS, CephFS).
+    public var blobFolder: URL?
+
     /// PEM files of the certificate chain and its private key: serve HTTPS when set.
     public var tls: (certificate: String, key: String)?
 

@@ -15,6 +15,13 @@ public struct RelayMaintenance: Sendable {
         self.configuration = configuration
     }
 
+    /// One sweep, unless another process (another relay instance on the same database,
+    /// or `gc`) is sweeping now: then nil.
+    public func sweepOnce(now: Date = Date()) async throws -> GarbageReport? {
+        let maintenance = self
+        return try await store.withMaintenanceLock { try await maintenance.sweep(now: now) }
+    }
+
     public func sweep(now: Date = Date()) async throws -> GarbageReport {
         let expired = try await store.expireTransfers(now: now)
         for blob in expired { blobs.deleteBlob(blob) }
@@ -49,8 +56,9 @@ struct SweeperService: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let report = try await maintenance.sweep()
-                    if report != GarbageReport() { logger.info("sweep: \(report)") }
+                    if let report = try await maintenance.sweepOnce(), report != GarbageReport() {
+                        logger.info("sweep: \(report)")
+                    }
                 } catch {
                     // A stop cancels a sweep in progress: nothing to report.
                     if Task.isCancelled || error is CancellationError { break }

@@ -47,41 +47,24 @@ struct RelayServices: Sendable {
 }
 
 /// Counts wrong enrolment codes per address; after the limit in a row, the address
-/// waits out the lockout (429). A right code resets the count.
-final class EnrolmentThrottle: Sendable {
-    private struct Entry { var failures: Int; var until: Date? }
-    private let entries = Mutex([String: Entry]())
+/// waits out the lockout (429). A right code resets the count. The counts live in the
+/// store, so every relay instance on one database shares them.
+struct EnrolmentThrottle: Sendable {
+    let store: any RelayStore
     let limit: Int
     let lockout: TimeInterval
 
-    init(limit: Int, lockout: TimeInterval) {
-        self.limit = limit
-        self.lockout = lockout
-    }
-
     /// Seconds left to wait, or nil when the address may try.
-    func blocked(_ address: String, now: Date) -> Int? {
-        entries.withLock { entries in
-            guard let until = entries[address]?.until else { return nil }
-            if until <= now {
-                entries[address] = nil
-                return nil
-            }
-            return Int(until.timeIntervalSince(now).rounded(.up))
-        }
+    func blocked(_ address: String, now: Date) async throws -> Int? {
+        try await store.enrolmentWait(address: address, now: now)
     }
 
-    func failed(_ address: String, now: Date) {
-        entries.withLock { entries in
-            var entry = entries[address] ?? Entry(failures: 0, until: nil)
-            entry.failures += 1
-            if entry.failures >= limit { entry.until = now.addingTimeInterval(lockout) }
-            entries[address] = entry
-        }
+    func failed(_ address: String, now: Date) async throws {
+        try await store.enrolmentFailed(address: address, limit: limit, lockout: lockout, now: now)
     }
 
-    func succeeded(_ address: String) {
-        _ = entries.withLock { $0.removeValue(forKey: address) }
+    func succeeded(_ address: String) async throws {
+        try await store.enrolmentSucceeded(address: address)
     }
 }
 

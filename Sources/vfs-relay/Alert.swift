@@ -14,7 +14,7 @@ struct Alert: AsyncParsableCommand {
 
     func run() async throws {
         guard !message.isEmpty, message.utf8.count <= 4096 else { throw ToolError.usage("the message must be 1 to 4096 bytes") }
-        let (store, _) = try data.open()
+        let (store, _) = try await data.open()
         let devices = try await store.deviceIDs(ofUser: email)
         let payload = try JSONSerialization.data(withJSONObject: ["message": message], options: [.sortedKeys])
         try await store.appendEvent(kind: .alert, data: String(decoding: payload, as: UTF8.self), devices: devices, now: Date())

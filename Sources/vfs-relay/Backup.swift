@@ -11,10 +11,13 @@ struct Backup: AsyncParsableCommand {
     var output: String
 
     func run() async throws {
+        guard data.database == nil else {
+            throw ToolError.usage("backup copies the embedded SQLite database", hints: ["back a PostgreSQL relay database up with pg_dump"])
+        }
         guard !FileManager.default.fileExists(atPath: output) else {
             throw ToolError("\"\(output)\" already exists", exit: .cannotCreate, hints: ["remove it or choose another name"])
         }
-        let (store, _) = try data.open()
+        let (store, _) = try await data.open()
         let partial = output + ".partial"
         unlink(partial)
         do {

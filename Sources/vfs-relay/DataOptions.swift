@@ -4,27 +4,65 @@ import VFSCommandLine
 import VFSCore
 import VFSRelayServer
 
-/// `--data DIR`, shared by `serve` and the admin commands.
+/// `--data DIR`, `--database URL` and `--blobs DIR`, shared by `serve` and the admin commands.
 struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data"), help: ArgumentHelp("The relay's data folder (default: $VFS_HOME/relay).", valueName: "dir"), completion: .directory)
     var folder: String?
 
+    @Option(help: ArgumentHelp("A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.",
+                               valueName: "url"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("Where blob and upload files live (default: the data folder); with several relays, a folder they all mount.",
+                               valueName: "dir"), completion: .directory)
+    var blobs: String?
+
     var url: URL { get throws { URL(fileURLWithPath: try folder ?? VFSPaths.current.relayData) } }
 
-    func configuration() throws -> RelayConfiguration { RelayConfiguration(dataFolder: try url) }
+    /// The --database location, checked.
+    func location() throws -> PostgresLocation? {
+        guard let database else { return nil }
+        guard let location = PostgresLocation(url: database) else {
+            throw ToolError.usage("invalid --database \"\(Self.redacted(database))\"",
+                                  hints: ["write postgres://USER@HOST:PORT/DATABASE or postgres://USER@/DATABASE?host=/run/postgresql"])
+        }
+        return location
+    }
 
-    /// The store of an existing data folder (admin commands never create one by accident,
-    /// except `org add`, which starts a relay's life).
-    func open(create: Bool = false) throws -> (SQLiteRelayStore, FileBlobStore) {
-        let url = try url
-        if !create, !FileManager.default.fileExists(atPath: url.appendingPathComponent("relay.sqlite").path) {
-            throw ToolError("no relay database in \"\(url.path)\"", exit: .noInput,
+    /// A URL as it may be shown: without its password.
+    static func redacted(_ text: String) -> String {
+        guard var components = URLComponents(string: text), components.password != nil else { return text }
+        components.password = "***"
+        return components.string ?? text
+    }
+
+    func configuration() throws -> RelayConfiguration {
+        var configuration = RelayConfiguration(dataFolder: try url)
+        configuration.database = try location()
+        if let blobs { configuration.blobFolder = URL(fileURLWithPath: blobs) }
+        return configuration
+    }
+
+    /// What the errors call the store.
+    var describedStore: String {
+        if let database { return "the relay database \"\(Self.redacted(database))\"" }
+        return "the relay database in \"\((try? url.path) ?? "?")\""
+    }
+
+    /// The store of an existing data folder or database (admin commands never create a
+    /// data folder by accident, except `org add`, which starts a relay's life).
+    func open(create: Bool = false) async throws -> (any RelayStore, FileBlobStore) {
+        let configuration = try configuration()
+        if configuration.database == nil, !create,
+           !FileManager.default.fileExists(atPath: configuration.databasePath) {
+            throw ToolError("no relay database in \"\(configuration.dataFolder.path)\"", exit: .noInput,
                             hints: ["start with `vfs-relay org add NAME`, or give the folder with --data DIR"])
         }
         do {
-            return try openStore(RelayConfiguration(dataFolder: url))
+            return try await openRelayStore(configuration)
         } catch {
-            throw ToolError("cannot open the relay database in \"\(url.path)\": \(error)", exit: .ioError)
+            throw ToolError("cannot open \(describedStore): \(error)", exit: configuration.database == nil ? .ioError : .unavailable,
+                            hints: configuration.database == nil ? [] : ["is PostgreSQL running, and does the database exist?"])
         }
     }
 }

@@ -10,7 +10,7 @@ struct Devices: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        let (store, _) = try data.open()
+        let (store, _) = try await data.open()
         let devices = try await store.allDevices()
         if json { return try JSONOutput.print(devices) }
         for entry in devices {

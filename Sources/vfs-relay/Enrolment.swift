@@ -2,7 +2,7 @@ import Foundation
 import VFSRelayServer
 
 /// Makes a new one-time enrolment code for a user and prints it with its expiry.
-func issueEnrolmentCode(store: SQLiteRelayStore, email: String, lifetime: TimeInterval) async throws {
+func issueEnrolmentCode(store: any RelayStore, email: String, lifetime: TimeInterval) async throws {
     let now = Date()
     let code = RelayCodes.newEnrolmentCode()
     let expires = now.addingTimeInterval(lifetime)

@@ -16,10 +16,13 @@ struct GC: AsyncParsableCommand {
 
     func run() async throws {
         guard grace >= 0 else { throw ToolError.usage("--grace must be 0 or more") }
-        let (store, blobs) = try data.open()
+        let (store, blobs) = try await data.open()
         var configuration = try data.configuration()
         configuration.orphanGrace = TimeInterval(grace)
-        let report = try await RelayMaintenance(store: store, blobs: blobs, configuration: configuration).sweep()
+        guard let report = try await RelayMaintenance(store: store, blobs: blobs, configuration: configuration).sweepOnce() else {
+            throw ToolError("another sweep is running on this relay database", exit: .temporaryFailure,
+                            hints: ["a serving relay sweeps on its own timer; try again in a minute"])
+        }
         if json { return try JSONOutput.print(report) }
         print("""
             released blobs \(report.releasedBlobs)

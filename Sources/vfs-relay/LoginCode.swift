@@ -24,7 +24,7 @@ struct LoginCode: AsyncParsableCommand {
     func run() async throws {
         try checkEmail(email)
         guard expires > 0, expires <= 24 * 60 else { throw ToolError.usage("--expires must be 1 to 1440 minutes") }
-        let (store, _) = try data.open()
+        let (store, _) = try await data.open()
         guard let user = try await store.users().first(where: { $0.email == email }) else {
             throw StoreError.notFound("no user \"\(email)\"")
         }

@@ -18,7 +18,7 @@ struct Org: AsyncParsableCommand {
                   name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
                 throw ToolError.usage("invalid organisation name \"\(name)\"", hints: ["use letters, digits, '.', '_' and '-' (up to 64)"])
             }
-            let (store, _) = try data.open(create: true)
+            let (store, _) = try await data.open(create: true)
             try await store.createOrganisation(name: name, now: Date())
         }
     }

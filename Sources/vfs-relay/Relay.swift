@@ -11,7 +11,9 @@ struct Relay: AsyncVFSCommand {
         The relay stores only what the devices encrypted: transfers, cloud files and the \
         organisations' approved-apps lists, in one SQLite database and a blob folder \
         under --data (default: $VFS_HOME/relay). Admin commands open the same folder \
-        directly, also while `serve` runs.
+        directly, also while `serve` runs. With --database postgres://… (and --blobs DIR), \
+        serve and every admin command use a PostgreSQL database instead, which several \
+        relays share behind a load balancer (`vfs-relay copy` moves an embedded relay there).
 
         Examples:
           vfs-relay serve --listen 127.0.0.1:8787
@@ -28,11 +30,12 @@ struct Relay: AsyncVFSCommand {
         folder and file names are metadata it does see.
 
         Exit status: 0 success; 64 usage; 65 the name already exists; 66 no such \
-        organisation or user, or no relay database in DIR; 69 cannot listen; 73 the backup \
-        file cannot be created; 74 read or write error; 77 login-code for a user who is \
-        not an administrator.
+        organisation or user, or no relay database in DIR; 69 cannot listen, or the \
+        PostgreSQL database does not answer; 73 the backup file cannot be created, or copy's \
+        target database is not empty; 74 read or write error; 75 another sweep is running; \
+        77 login-code for a user who is not an administrator.
         """,
         version: vfsVersion,
         subcommands: [Serve.self, Org.self, User.self, Invite.self, LoginCode.self, Alert.self, Users.self, Devices.self,
-                      Stats.self, GC.self, Backup.self])
+                      Stats.self, GC.self, Backup.self, Migrate.self, Copy.self])
 }

@@ -11,6 +11,11 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         Prints one line on stdout once listening (`vfs-relay: listening on http://HOST:PORT`; \
         --listen 127.0.0.1:0 picks a free port) and logs one line per request on stderr.
+
+        With --database postgres://…, several relays share one PostgreSQL database and one \
+        --blobs folder (NFS, CephFS: every instance mounts it) behind a load balancer; serve \
+        migrates the schema at start under an advisory lock, and GET /v1/health answers 503 \
+        when the database does not.
         """)
 
     @OptionGroup var data: DataOptions
@@ -36,6 +41,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between sweeps for expired transfers and orphan blobs.", valueName: "seconds"))
     var sweepInterval: Int = 600
 
+    /// Seconds between looks for events other processes stored (admin alerts; with
+    /// PostgreSQL, NOTIFY wakes the streams at once and this is the fallback). Tests
+    /// raise it to show that NOTIFY alone carries events between instances.
+    @Option(name: .customLong("event-poll"), help: .hidden)
+    var eventPoll: Int = 1
+
     func run() async throws {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
               (0...65535).contains(port), colon != listen.startIndex else {
@@ -47,7 +58,7 @@ struct Serve: AsyncParsableCommand {
         for file in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
             throw ToolError("cannot read \"\(file)\"", exit: .noInput)
         }
-        guard keepAlive > 0, sweepInterval > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
+        guard keepAlive > 0, sweepInterval > 0, eventPoll > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
         var host = String(listen[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         var configuration = try data.configuration()
@@ -57,6 +68,7 @@ struct Serve: AsyncParsableCommand {
         if let quota { configuration.userQuota = quota }
         configuration.keepAliveInterval = .seconds(keepAlive)
         configuration.sweepInterval = .seconds(sweepInterval)
+        configuration.watchInterval = .seconds(eventPoll)
         if let tlsCert, let tlsKey {
             do {
                 try checkTLSFiles(certificate: tlsCert, key: tlsKey)
@@ -78,10 +90,13 @@ struct Serve: AsyncParsableCommand {
         let relay: RelayServer
         do {
             let shown = host.contains(":") ? "[\(host)]" : host
-            relay = try buildRelay(configuration, logger: Logger(label: "vfs-relay")) { port in
+            relay = try await buildRelay(configuration, logger: Logger(label: "vfs-relay")) { port in
                 // The ready line: tests and scripts wait for it to learn the port.
                 FileHandle.standardOutput.write(Data("vfs-relay: listening on \(scheme)://\(shown):\(port)\n".utf8))
             }
+        } catch let error as DatabaseUnavailable {
+            throw ToolError("cannot open \(data.describedStore): \(error)", exit: .unavailable,
+                            hints: ["is PostgreSQL running, and does the database exist?"])
         } catch {
             throw ToolError("cannot open the relay data in \"\(configuration.dataFolder.path)\": \(error)", exit: .ioError)
         }

@@ -9,7 +9,7 @@ struct Stats: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        let (store, _) = try data.open()
+        let (store, _) = try await data.open()
         let stats = try await store.stats()
         if json { return try JSONOutput.print(stats) }
         print("""

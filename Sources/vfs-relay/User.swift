@@ -20,7 +20,7 @@ struct User: AsyncParsableCommand {
         func run() async throws {
             try checkEmail(email)
             guard expires > 0 else { throw ToolError.usage("--expires must be at least 1 minute") }
-            let (store, _) = try data.open()
+            let (store, _) = try await data.open()
             try await store.createUser(email: email, organisation: org, admin: admin, now: Date())
             try await issueEnrolmentCode(store: store, email: email, lifetime: TimeInterval(expires * 60))
         }

@@ -9,7 +9,7 @@ struct Users: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        let (store, _) = try data.open()
+        let (store, _) = try await data.open()
         let users = try await store.users()
         if json { return try JSONOutput.print(users) }
         for user in users {

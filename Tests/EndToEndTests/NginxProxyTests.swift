@@ -49,10 +49,11 @@ struct NginxProxyTests {
     }
 
     /// docs/nginx-relay.conf with this test's ports, certificate and relay.
-    static func nginxConfiguration(port: Int, relayPort: Int, cert: String, key: String, prefix: URL) throws -> String {
+    /// Several relay ports make an upstream of several servers (nginx: round robin).
+    static func nginxConfiguration(port: Int, relayPorts: [Int], cert: String, key: String, prefix: URL) throws -> String {
         var site = try String(contentsOf: repository.appendingPathComponent("docs/nginx-relay.conf"), encoding: .utf8)
         let replacements = [
-            ("server 127.0.0.1:8787;", "server 127.0.0.1:\(relayPort);"),
+            ("server 127.0.0.1:8787;", relayPorts.map { "server 127.0.0.1:\($0);" }.joined(separator: "\n    ")),
             ("listen 443 ssl;", "listen 127.0.0.1:\(port) ssl;"),
             ("listen [::]:443 ssl;", ""),
             ("/etc/letsencrypt/live/relay.example.com/fullchain.pem", cert),
@@ -97,7 +98,7 @@ struct NginxProxyTests {
         try FileManager.default.createDirectory(at: prefix, withIntermediateDirectories: true)
         let port = try freeLoopbackPort()
         let conf = prefix.appendingPathComponent("nginx.conf")
-        try Self.nginxConfiguration(port: port, relayPort: relay.port, cert: cert, key: key, prefix: prefix)
+        try Self.nginxConfiguration(port: port, relayPorts: [relay.port], cert: cert, key: key, prefix: prefix)
             .write(to: conf, atomically: true, encoding: .utf8)
         let checked = try Tools.run("nginx", ["-t", "-q", "-c", conf.path, "-p", prefix.path, "-e", prefix.appendingPathComponent("error.log").path])
         #expect(checked.status == 0, "nginx -t: \(checked.stderr)")

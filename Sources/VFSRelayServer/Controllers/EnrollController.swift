@@ -12,7 +12,7 @@ struct EnrollController {
 
     @Sendable func enroll(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let now = Date()
-        if let wait = services.throttle.blocked(context.remoteAddress, now: now) {
+        if let wait = try await services.throttle.blocked(context.remoteAddress, now: now) {
             throw RelayError(.tooManyRequests, .tooManyRequests, "too many wrong enrolment codes; try again in \(wait) s",
                              headers: [.retryAfter: "\(wait)"])
         }
@@ -25,10 +25,10 @@ struct EnrollController {
             codeHash: Secrets.hash(Secrets.normalisedCode(body.code)), deviceID: Secrets.id(), tokenHash: Secrets.hash(token),
             name: body.name, platform: body.platform, recipient: body.recipient, now: now)
         guard let device else {
-            services.throttle.failed(context.remoteAddress, now: now)
+            try await services.throttle.failed(context.remoteAddress, now: now)
             throw RelayError(.unauthorized, .unauthorized, "unknown, used or expired enrolment code")
         }
-        services.throttle.succeeded(context.remoteAddress)
+        try await services.throttle.succeeded(context.remoteAddress)
         return try jsonResponse(EnrollResponse(device: device, token: token), status: .created)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ServiceLifecycle
 import Synchronization
 
@@ -90,5 +91,28 @@ struct EventWatcher: Service {
             hub.closeAll()
         }
         hub.closeAll()
+    }
+}
+
+/// Wakes this instance's streams when another instance stores events for their device:
+/// LISTEN on the PostgreSQL channel the store NOTIFYs. A lost connection is retried
+/// every second; what was stored meanwhile the `EventWatcher`'s poll still finds.
+struct PostgresEventListener: Service {
+    let store: PostgresRelayStore
+    let hub: EventHub
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await store.listenForEvents { device in hub.notify([device]) }
+                } catch {
+                    if Task.isCancelled || error is CancellationError { break }
+                    logger.warning("event listener: \(error); retrying")
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
     }
 }

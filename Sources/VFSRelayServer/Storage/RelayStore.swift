@@ -235,4 +235,15 @@ public protocol RelayStore: Sendable {
     func uploadIDs() async throws -> Set<String>
     /// Every blob row with its reference count and the count of live rows using it.
     func referenceAudit() async throws -> [(id: String, refs: Int64, live: Int64)]
+
+    // Shared by every instance on one database
+    /// Seconds this address must still wait before it may try an enrolment code, or nil.
+    func enrolmentWait(address: String, now: Date) async throws -> Int?
+    /// One more wrong code from `address`; at `limit` in a row it waits `lockout` seconds.
+    func enrolmentFailed(address: String, limit: Int, lockout: TimeInterval, now: Date) async throws
+    /// A right code: the address starts again from zero.
+    func enrolmentSucceeded(address: String) async throws
+    /// Runs `body` unless another process holds the maintenance lock (then nil): one
+    /// sweep at a time over the whole database.
+    func withMaintenanceLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T?
 }

@@ -81,6 +81,10 @@ enum SQLiteMigrations {
                   created REAL NOT NULL, expires REAL NOT NULL);
                 """)
         }
+        // Wrong enrolment codes per address (the throttle outlives a restart).
+        migrator.registerMigration("v5-enrolment-failures") { db in
+            try db.execute(sql: "CREATE TABLE enrolment_failures(address TEXT PRIMARY KEY, failures INTEGER NOT NULL, until REAL)")
+        }
         return migrator
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import VFSPolicyModel
 import VFSRelayProtocol
 
@@ -7,6 +8,7 @@ import VFSRelayProtocol
 /// writer), opened by `serve` and by the admin commands alike.
 public final class SQLiteRelayStore: RelayStore {
     let pool: DatabasePool
+    private let maintenanceRunning = Mutex(false)
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -954,5 +956,48 @@ public final class SQLiteRelayStore: RelayStore {
         try await pool.read { db in
             try Row.fetchAll(db, sql: Self.referenceSQL).map { (id: $0["id"], refs: $0["refs"], live: $0["live"]) }
         }
+    }
+
+    // MARK: - across processes
+
+    public func enrolmentWait(address: String, now: Date) async throws -> Int? {
+        try await pool.write { db in
+            guard let until = try Double.fetchOne(db, sql: "SELECT until FROM enrolment_failures WHERE address = ?",
+                                                  arguments: [address]) else { return nil }
+            if until <= Self.seconds(now) {
+                try db.execute(sql: "DELETE FROM enrolment_failures WHERE address = ?", arguments: [address])
+                return nil
+            }
+            return Int((until - Self.seconds(now)).rounded(.up))
+        }
+    }
+
+    public func enrolmentFailed(address: String, limit: Int, lockout: TimeInterval, now: Date) async throws {
+        try await pool.write { db in
+            let until = Self.seconds(now) + lockout
+            try db.execute(sql: """
+                INSERT INTO enrolment_failures(address, failures, until) VALUES (?1, 1, CASE WHEN 1 >= ?2 THEN ?3 END)
+                ON CONFLICT(address) DO UPDATE SET failures = failures + 1,
+                  until = CASE WHEN failures + 1 >= ?2 THEN ?3 ELSE until END
+                """, arguments: [address, limit, until])
+        }
+    }
+
+    public func enrolmentSucceeded(address: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM enrolment_failures WHERE address = ?", arguments: [address])
+        }
+    }
+
+    /// One process serves a SQLite relay; `gc` beside it is kept out by SQLite's own
+    /// write lock per step, as before. This lock only keeps two sweeps of one process apart.
+    public func withMaintenanceLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T? {
+        guard maintenanceRunning.withLock({ running in
+            if running { return false }
+            running = true
+            return true
+        }) else { return nil }
+        defer { maintenanceRunning.withLock { $0 = false } }
+        return try await body()
     }
 }

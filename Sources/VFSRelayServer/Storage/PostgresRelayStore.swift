@@ -1,0 +1,1120 @@
+import Foundation
+import Logging
+import PostgresNIO
+import VFSPolicyModel
+import VFSRelayProtocol
+
+typealias PGRow = PostgresRandomAccessRow
+
+/// One connection, in a transaction or not, with the few shapes of query the store uses.
+/// Every value goes in as a bound parameter (PostgresQuery's interpolation), never into
+/// the SQL text.
+struct PGSession {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func all(_ query: PostgresQuery) async throws -> [PGRow] {
+        var rows = [PGRow]()
+        for try await row in try await connection.query(query, logger: logger) { rows.append(row.makeRandomAccess()) }
+        return rows
+    }
+
+    func one(_ query: PostgresQuery) async throws -> PGRow? { try await all(query).first }
+
+    func run(_ query: PostgresQuery) async throws {
+        for try await _ in try await connection.query(query, logger: logger) {}
+    }
+
+    func value<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T? {
+        guard let row = try await one(query), row[0].bytes != nil else { return nil }
+        return try row[0].decode(T.self)
+    }
+
+    func values<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> [T] {
+        try await all(query).map { try $0[0].decode(T.self) }
+    }
+}
+
+extension PGRow {
+    func get<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T { try self[column].decode(T.self) }
+    func date(_ column: String) throws -> Date { Date(timeIntervalSince1970: try get(column, as: Double.self)) }
+    func optionalDate(_ column: String) throws -> Date? {
+        try get(column, as: Double?.self).map { Date(timeIntervalSince1970: $0) }
+    }
+}
+
+/// Where a `postgres://` URL points: host and port or a unix socket folder
+/// (`?host=/run/postgresql`), user, password, database, `sslmode`.
+public struct PostgresLocation: Sendable, Equatable {
+    public var host: String?
+    public var port: Int
+    public var socketFolder: String?
+    public var user: String
+    public var password: String?
+    public var database: String?
+    public var requireTLS: Bool
+
+    /// nil when `text` is not a postgres:// or postgresql:// URL.
+    public init?(url text: String) {
+        guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? "") else {
+            return nil
+        }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        host = components.host.flatMap { $0.isEmpty ? nil : $0 }
+        port = components.port ?? Int(query["port"] ?? "") ?? 5432
+        if let folder = query["host"], folder.hasPrefix("/") {
+            socketFolder = folder
+        } else if let name = query["host"], !name.isEmpty {
+            host = name
+        }
+        guard host != nil || socketFolder != nil else { return nil }
+        user = components.user ?? query["user"] ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
+        password = components.password ?? query["password"]
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        database = path.isEmpty ? nil : path
+        switch query["sslmode"] ?? "disable" {
+        case "require", "verify-ca", "verify-full": requireTLS = true
+        default: requireTLS = false
+        }
+    }
+
+    var configuration: PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration
+        if let socketFolder {
+            configuration = .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password,
+                                  database: database)
+        } else {
+            configuration = .init(host: host ?? "localhost", port: port, username: user, password: password, database: database,
+                                  tls: requireTLS ? .require(.makeClientConfiguration()) : .disable)
+        }
+        configuration.options.maximumConnections = 16
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+}
+
+/// The store for several relay instances: one PostgreSQL database through postgres-nio's
+/// connection pool. Every change that moves a reference count or a status runs in one
+/// transaction that locks the rows it changes (`FOR UPDATE`, `UPDATE … RETURNING`), so
+/// two instances racing on one transfer neither double-count nor lose a reference.
+/// Events also go out as `NOTIFY vfs_events, 'DEVICE'` so other instances wake the
+/// device's streams at once.
+public final class PostgresRelayStore: RelayStore {
+    let client: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+    public static let eventChannel = "vfs_events"
+
+    /// Connects and runs the migrations (under the advisory lock) when `migrate` is set.
+    public init(location: PostgresLocation, migrate: Bool = true, logger: Logger = Logger(label: "vfs-relay.postgres")) async throws {
+        client = PostgresClient(configuration: location.configuration, backgroundLogger: logger)
+        let client = self.client
+        runner = Task { await client.run() }
+        self.logger = logger
+        do {
+            // Fails fast when the database is not there (the pool itself would wait for it).
+            try await Self.withTimeout(.seconds(10), "no answer from the database in 10 s") {
+                _ = try await client.query("SELECT 1", logger: logger)
+            }
+            if migrate { try await PostgresMigrations.migrate(client, logger: logger) }
+        } catch {
+            runner.cancel()
+            throw error
+        }
+    }
+
+    deinit { runner.cancel() }
+
+    struct Timeout: Error, CustomStringConvertible { let description: String }
+
+    static func withTimeout(_ limit: Duration, _ message: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw Timeout(description: message)
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
+    /// Closes the pool's connections.
+    public func shutdown() async {
+        runner.cancel()
+        _ = await runner.value
+    }
+
+    /// Runs the migrations not yet applied; returns their names.
+    public func migrate() async throws -> [String] { try await PostgresMigrations.migrate(client, logger: logger) }
+
+    func read<T: Sendable>(_ body: (PGSession) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in try await body(PGSession(connection: connection, logger: logger)) }
+    }
+
+    func write<T: Sendable>(_ body: (PGSession) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(PGSession(connection: connection, logger: logger))
+            }
+        } catch let error as PostgresTransactionError {
+            // The closure's own error (a StoreError) is what the caller wants to see.
+            if let closure = error.closureError { throw Self.mapped(closure) }
+            throw error
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    /// A unique violation is a conflict (two instances creating the same thing at once).
+    static func mapped(_ error: any Error) -> any Error {
+        if let error = error as? PSQLError, error.serverInfo?[.sqlState] == "23505" {
+            return StoreError.conflict("already exists (\(error.serverInfo?[.constraintName] ?? "unique"))")
+        }
+        return error
+    }
+
+    /// One line for an error of postgres-nio (whose description hides the server's message).
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+        }
+        if let underlying = error.underlying { return "\(underlying)" }
+        return "\(error.code)"
+    }
+
+    // MARK: - helpers
+
+    static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
+
+    static func device(_ row: PGRow) throws -> Device {
+        Device(id: try row.get("id"), name: try row.get("name"), platform: try row.get("platform"),
+               recipient: try row.get("recipient"), created: try row.date("created"),
+               lastSeen: try row.optionalDate("last_seen"), invalidated: try row.optionalDate("invalidated"))
+    }
+
+    static func audit(_ db: PGSession, org: Int64?, actor: String, action: String, subject: String,
+                      detail: String = "", now: Date) async throws {
+        try await db.run("""
+            INSERT INTO audit(at, org_id, actor, action, subject, detail)
+            VALUES (\(seconds(now)), \(org), \(actor), \(action), \(subject), \(detail))
+            """)
+    }
+
+    /// Drops one reference under the row's lock; deletes the blob row at zero and reports it.
+    static func release(_ db: PGSession, blob: String) async throws -> Bool {
+        guard let refs = try await db.value("UPDATE blobs SET refs = refs - 1 WHERE id = \(blob) RETURNING refs", as: Int64.self),
+              refs <= 0 else { return false }
+        try await db.run("DELETE FROM blobs WHERE id = \(blob)")
+        return true
+    }
+
+    /// Stores events for `devices` and tells the other instances (delivered at commit).
+    static func insertEvents(_ db: PGSession, kind: RelayEventKind, data: String, devices: [String], now: Date) async throws {
+        guard !devices.isEmpty else { return }
+        try await db.run("SELECT pg_advisory_xact_lock(\(PostgresMigrations.eventsKey))")
+        try await db.run("""
+            INSERT INTO events(device_id, kind, data, created)
+            SELECT d, \(kind.rawValue), \(data), \(seconds(now)) FROM unnest(\(devices)::text[]) WITH ORDINALITY AS t(d, n) ORDER BY n
+            """)
+        try await db.run("SELECT pg_notify(\(eventChannel), d) FROM (SELECT DISTINCT d FROM unnest(\(devices)::text[]) AS t(d)) AS u")
+    }
+
+    static func json(_ object: [String: String]) -> String { SQLiteRelayStore.json(object) }
+
+    static func ownedDevice(_ db: PGSession, id: String, user: Int64) async throws -> PGRow {
+        guard let row = try await db.one("""
+            SELECT * FROM devices WHERE id = \(id) AND user_id = \(user) AND invalidated IS NULL
+            """) else {
+            throw StoreError.notFound("no device \"\(id)\"")
+        }
+        return row
+    }
+
+    // MARK: - operator
+
+    public func createOrganisation(name: String, now: Date) async throws {
+        try await write { db in
+            if try await db.one("SELECT 1 FROM organisations WHERE name = \(name)") != nil {
+                throw StoreError.conflict("organisation \"\(name)\" already exists")
+            }
+            let id = try await db.value("INSERT INTO organisations(name, created) VALUES (\(name), \(Self.seconds(now))) RETURNING id",
+                                        as: Int64.self)
+            try await Self.audit(db, org: id, actor: "operator", action: "org.add", subject: name, now: now)
+        }
+    }
+
+    public func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws {
+        try await write { db in
+            guard let org = try await db.value("SELECT id FROM organisations WHERE name = \(organisation)", as: Int64.self) else {
+                throw StoreError.notFound("no organisation \"\(organisation)\"")
+            }
+            if try await db.one("SELECT 1 FROM users WHERE email = \(email)") != nil {
+                throw StoreError.conflict("user \"\(email)\" already exists")
+            }
+            let role = admin ? "admin" : "member"
+            try await db.run("INSERT INTO users(org_id, email, role, created) VALUES (\(org), \(email), \(role), \(Self.seconds(now)))")
+            try await Self.audit(db, org: org, actor: "operator", action: "user.add", subject: email, detail: role, now: now)
+        }
+    }
+
+    public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
+        try await write { db in
+            guard let user = try await db.one("SELECT id, org_id FROM users WHERE email = \(email)") else {
+                throw StoreError.notFound("no user \"\(email)\"")
+            }
+            try await db.run("""
+                INSERT INTO enrolment_codes(code_hash, user_id, created, expires)
+                VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(Self.seconds(now)), \(Self.seconds(expires)))
+                """)
+            try await Self.audit(db, org: try user.get("org_id"), actor: "operator", action: "invite", subject: email, now: now)
+        }
+    }
+
+    public func users() async throws -> [UserSummary] {
+        try await read { db in
+            try await db.all("""
+                SELECT u.id, u.email, o.name AS org, u.role, u.created,
+                  (SELECT COUNT(*) FROM devices d WHERE d.user_id = u.id AND d.invalidated IS NULL) AS devices
+                FROM users u JOIN organisations o ON o.id = u.org_id ORDER BY o.name, u.email
+                """).map {
+                UserSummary(id: try $0.get("id"), email: try $0.get("email"), org: try $0.get("org"), role: try $0.get("role"),
+                            devices: Int(try $0.get("devices", as: Int64.self)), created: try $0.date("created"))
+            }
+        }
+    }
+
+    public func allDevices() async throws -> [DeviceSummary] {
+        try await read { db in
+            try await db.all("SELECT d.*, u.email FROM devices d JOIN users u ON u.id = d.user_id ORDER BY u.email, d.created")
+                .map { DeviceSummary(user: try $0.get("email"), device: try Self.device($0)) }
+        }
+    }
+
+    public func stats() async throws -> RelayStats {
+        try await read { db in
+            let row = try await db.one("""
+                SELECT (SELECT COUNT(*) FROM organisations) AS organisations, (SELECT COUNT(*) FROM users) AS users,
+                  (SELECT COUNT(*) FROM devices) AS devices,
+                  (SELECT COUNT(*) FROM devices WHERE invalidated IS NULL) AS active,
+                  (SELECT COUNT(*) FROM device_groups) AS groups, (SELECT COUNT(*) FROM uploads) AS uploads,
+                  (SELECT COUNT(*) FROM blobs) AS blobs, (SELECT COALESCE(SUM(size), 0)::BIGINT FROM blobs) AS bytes,
+                  (SELECT COUNT(*) FROM outbox WHERE status IN ('unattended', 'initiated')) AS live,
+                  (SELECT COUNT(*) FROM cloud WHERE kind = 'file') AS cloud,
+                  (SELECT COUNT(*) FROM items) AS items, (SELECT COUNT(*) FROM events) AS events
+                """)!
+            func count(_ column: String) throws -> Int { Int(try row.get(column, as: Int64.self)) }
+            return RelayStats(organisations: try count("organisations"), users: try count("users"), devices: try count("devices"),
+                              activeDevices: try count("active"), groups: try count("groups"), uploads: try count("uploads"),
+                              blobs: try count("blobs"), blobBytes: try row.get("bytes"), liveTransfers: try count("live"),
+                              cloudFiles: try count("cloud"), items: try count("items"), events: try count("events"))
+        }
+    }
+
+    public func backup(to path: String) async throws {
+        throw StoreError.invalid("a PostgreSQL relay is backed up with pg_dump, not vfs-relay backup")
+    }
+
+    public func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws {
+        try await write { db in
+            try await Self.audit(db, org: org, actor: actor, action: action, subject: subject, detail: detail, now: now)
+        }
+    }
+
+    public func deviceIDs(ofUser email: String) async throws -> [String] {
+        try await read { db in
+            guard let user = try await db.value("SELECT id FROM users WHERE email = \(email)", as: Int64.self) else {
+                throw StoreError.notFound("no user \"\(email)\"")
+            }
+            return try await db.values("SELECT id FROM devices WHERE user_id = \(user) AND invalidated IS NULL ORDER BY created",
+                                       as: String.self)
+        }
+    }
+
+    // MARK: - enrolment and authentication
+
+    public func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
+                       recipient: String, now: Date) async throws -> Device? {
+        try await write { db in
+            // Single use: only one transaction can flip `used` from NULL.
+            guard let code = try await db.one("""
+                UPDATE enrolment_codes c SET used = \(Self.seconds(now)) FROM users u
+                WHERE u.id = c.user_id AND c.code_hash = \(codeHash) AND c.used IS NULL AND c.expires > \(Self.seconds(now))
+                RETURNING c.user_id, u.org_id, u.email
+                """) else { return nil }
+            try await db.run("""
+                INSERT INTO devices(id, user_id, name, platform, recipient, token_hash, created, last_seen)
+                VALUES (\(deviceID), \(try code.get("user_id", as: Int64.self)), \(name), \(platform), \(recipient), \(tokenHash),
+                        \(Self.seconds(now)), \(Self.seconds(now)))
+                """)
+            try await Self.audit(db, org: try code.get("org_id"), actor: try code.get("email"), action: "device.enroll",
+                                 subject: deviceID, detail: name, now: now)
+            return Device(id: deviceID, name: name, platform: platform, recipient: recipient, created: now, lastSeen: now)
+        }
+    }
+
+    public func isRevoked(tokenHash: String) async throws -> Bool {
+        try await read { db in
+            try await db.one("SELECT 1 FROM devices WHERE token_hash = \(tokenHash) AND invalidated IS NOT NULL") != nil
+        }
+    }
+
+    public func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity? {
+        try await read { db in
+            guard let row = try await db.one("""
+                SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
+                WHERE d.token_hash = \(tokenHash) AND d.invalidated IS NULL
+                """) else { return nil }
+            let identity = DeviceIdentity(deviceID: try row.get("id"), userID: try row.get("user_id"), orgID: try row.get("org_id"),
+                                          email: try row.get("email"), isAdmin: try row.get("role", as: String.self) == "admin")
+            // Last seen to the minute: no write on every request.
+            if Self.seconds(now) - (try row.get("last_seen", as: Double?.self) ?? 0) > 60 {
+                try await db.run("UPDATE devices SET last_seen = \(Self.seconds(now)) WHERE id = \(identity.deviceID)")
+            }
+            return identity
+        }
+    }
+
+    // MARK: - devices
+
+    public func devices(user: Int64) async throws -> [Device] {
+        try await read { db in
+            try await db.all("SELECT * FROM devices WHERE user_id = \(user) AND invalidated IS NULL ORDER BY created, id")
+                .map(Self.device)
+        }
+    }
+
+    public func device(id: String, user: Int64) async throws -> Device {
+        try await read { db in try Self.device(try await Self.ownedDevice(db, id: id, user: user)) }
+    }
+
+    public func renameDevice(id: String, user: Int64, name: String, now: Date) async throws -> Device {
+        try await write { db in
+            let row = try await Self.ownedDevice(db, id: id, user: user)
+            try await db.run("UPDATE devices SET name = \(name) WHERE id = \(id)")
+            try await Self.audit(db, org: nil, actor: id, action: "device.rename", subject: id, detail: name, now: now)
+            var device = try Self.device(row)
+            device.name = name
+            return device
+        }
+    }
+
+    public func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String] {
+        try await write { db in
+            guard try await db.one("""
+                UPDATE devices SET invalidated = \(Self.seconds(now))
+                WHERE id = \(id) AND user_id = \(user) AND invalidated IS NULL RETURNING id
+                """) != nil else { throw StoreError.notFound("no device \"\(id)\"") }
+            try await db.run("DELETE FROM group_members WHERE device_id = \(id)")
+            try await Self.insertEvents(db, kind: .logout, data: Self.json(["device": id]), devices: [id], now: now)
+            let waiting = try await db.all("""
+                UPDATE outbox o SET status = 'expired', updated = \(Self.seconds(now)) FROM transfers t
+                WHERE t.id = o.transfer_id AND o.device_id = \(id) AND o.status IN ('unattended', 'initiated')
+                RETURNING t.blob_id
+                """)
+            var released = [String]()
+            for row in waiting {
+                let blob: String = try row.get("blob_id")
+                if try await Self.release(db, blob: blob) { released.append(blob) }
+            }
+            try await Self.audit(db, org: nil, actor: id, action: "device.invalidate", subject: id, now: now)
+            return released
+        }
+    }
+
+    // MARK: - groups
+
+    static func group(_ db: PGSession, name: String, user: Int64) async throws -> DeviceGroup {
+        guard let id = try await db.value("SELECT id FROM device_groups WHERE user_id = \(user) AND name = \(name)", as: Int64.self) else {
+            throw StoreError.notFound("no group \"\(name)\"")
+        }
+        let members = try await db.values("SELECT device_id FROM group_members WHERE group_id = \(id) ORDER BY device_id",
+                                          as: String.self)
+        return DeviceGroup(name: name, members: members)
+    }
+
+    public func groups(user: Int64) async throws -> [DeviceGroup] {
+        try await read { db in
+            var groups = [DeviceGroup]()
+            for name in try await db.values("SELECT name FROM device_groups WHERE user_id = \(user) ORDER BY name", as: String.self) {
+                groups.append(try await Self.group(db, name: name, user: user))
+            }
+            return groups
+        }
+    }
+
+    public func group(name: String, user: Int64) async throws -> DeviceGroup {
+        try await read { db in try await Self.group(db, name: name, user: user) }
+    }
+
+    public func createGroup(name: String, members: [String], user: Int64, now: Date) async throws -> DeviceGroup {
+        try await write { db in
+            if try await db.one("SELECT 1 FROM device_groups WHERE user_id = \(user) AND name = \(name)") != nil {
+                throw StoreError.conflict("group \"\(name)\" already exists")
+            }
+            for (n, member) in members.enumerated() {
+                _ = try await Self.ownedDevice(db, id: member, user: user)
+                if members[..<n].contains(member) { throw StoreError.invalid("device \"\(member)\" is listed twice") }
+            }
+            let id = try await db.value("""
+                INSERT INTO device_groups(user_id, name, created) VALUES (\(user), \(name), \(Self.seconds(now))) RETURNING id
+                """, as: Int64.self)!
+            try await db.run("INSERT INTO group_members(group_id, device_id) SELECT \(id), d FROM unnest(\(members)::text[]) AS t(d)")
+            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "group.create", subject: name, now: now)
+            return try await Self.group(db, name: name, user: user)
+        }
+    }
+
+    public func addGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
+        try await write { db in
+            _ = try await Self.group(db, name: group, user: user)
+            _ = try await Self.ownedDevice(db, id: device, user: user)
+            try await db.run("""
+                INSERT INTO group_members(group_id, device_id)
+                SELECT id, \(device) FROM device_groups WHERE user_id = \(user) AND name = \(group) ON CONFLICT DO NOTHING
+                """)
+            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "group.add", subject: group, detail: device, now: now)
+            return try await Self.group(db, name: group, user: user)
+        }
+    }
+
+    public func removeGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
+        try await write { db in
+            guard try await db.one("""
+                DELETE FROM group_members WHERE device_id = \(device)
+                AND group_id = (SELECT id FROM device_groups WHERE user_id = \(user) AND name = \(group)) RETURNING 1
+                """) != nil else {
+                _ = try await Self.group(db, name: group, user: user)
+                throw StoreError.notFound("no device \"\(device)\" in group \"\(group)\"")
+            }
+            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "group.remove", subject: group, detail: device, now: now)
+            return try await Self.group(db, name: group, user: user)
+        }
+    }
+
+    public func deleteGroup(name: String, user: Int64, now: Date) async throws {
+        try await write { db in
+            guard try await db.one("DELETE FROM device_groups WHERE user_id = \(user) AND name = \(name) RETURNING id") != nil else {
+                throw StoreError.notFound("no group \"\(name)\"")
+            }
+            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "group.delete", subject: name, now: now)
+        }
+    }
+
+    // MARK: - uploads
+
+    public func usage(user: Int64) async throws -> Int64 {
+        try await read { db in
+            try await db.value("""
+                SELECT (
+                  (SELECT COALESCE(SUM(length), 0) FROM uploads WHERE user_id = \(user))
+                + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = \(user) AND EXISTS
+                     (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated')))
+                + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = \(user) AND kind = 'file'))::BIGINT
+                """, as: Int64.self) ?? 0
+        }
+    }
+
+    static func upload(_ row: PGRow) throws -> UploadRecord {
+        UploadRecord(id: try row.get("id"), userID: try row.get("user_id"), deviceID: try row.get("device_id"),
+                     length: try row.get("length"), offset: try row.get("offset"), metadata: try row.get("metadata"),
+                     created: try row.date("created"), expires: try row.date("expires"), sha256: try row.get("sha256"))
+    }
+
+    public func createUpload(_ upload: UploadRecord) async throws {
+        try await write { db in
+            try await db.run("""
+                INSERT INTO uploads(id, user_id, device_id, length, "offset", metadata, created, expires)
+                VALUES (\(upload.id), \(upload.userID), \(upload.deviceID), \(upload.length), 0, \(upload.metadata),
+                        \(Self.seconds(upload.created)), \(Self.seconds(upload.expires)))
+                """)
+        }
+    }
+
+    public func upload(id: String, user: Int64) async throws -> UploadRecord {
+        try await read { db in
+            guard let row = try await db.one("SELECT * FROM uploads WHERE id = \(id) AND user_id = \(user)") else {
+                throw StoreError.notFound("no upload \"\(id)\"")
+            }
+            return try Self.upload(row)
+        }
+    }
+
+    public func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws {
+        try await read { db in
+            try await db.run("UPDATE uploads SET \"offset\" = \(offset), sha256 = \(sha256) WHERE id = \(id)")
+        }
+    }
+
+    public func deleteUpload(id: String, user: Int64) async throws {
+        try await write { db in
+            guard try await db.one("DELETE FROM uploads WHERE id = \(id) AND user_id = \(user) RETURNING id") != nil else {
+                throw StoreError.notFound("no upload \"\(id)\"")
+            }
+        }
+    }
+
+    public func removeExpiredUploads(now: Date) async throws -> [String] {
+        try await write { db in
+            try await db.values("DELETE FROM uploads WHERE expires <= \(Self.seconds(now)) RETURNING id", as: String.self)
+        }
+    }
+
+    public func uploadIDs() async throws -> Set<String> {
+        try await read { db in Set(try await db.values("SELECT id FROM uploads", as: String.self)) }
+    }
+
+    /// A finished upload of this user, deleted as it becomes a blob with `refs` references
+    /// (the DELETE takes it: two instances cannot both consume one upload).
+    static func consumeUpload(_ db: PGSession, id: String, user: Int64, blobID: String, refs: Int, now: Date) async throws -> BlobRef {
+        guard let row = try await db.one("DELETE FROM uploads WHERE id = \(id) AND user_id = \(user) RETURNING *") else {
+            throw StoreError.notFound("no upload \"\(id)\"")
+        }
+        let upload = try Self.upload(row)
+        guard upload.offset == upload.length, let sha256 = upload.sha256 else {
+            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+        }
+        try await db.run("""
+            INSERT INTO blobs(id, size, sha256, refs, created) VALUES (\(blobID), \(upload.length), \(sha256), \(Int64(refs)), \(seconds(now)))
+            """)
+        return BlobRef(id: blobID, size: upload.length, sha256: sha256)
+    }
+
+    // MARK: - transfers
+
+    static func outboxEntry(_ db: PGSession, transfer row: PGRow) async throws -> OutboxEntry {
+        let id: String = try row.get("id")
+        let recipients = try await db.all("SELECT * FROM outbox WHERE transfer_id = \(id) ORDER BY device_id").map {
+            TransferRecipient(device: try $0.get("device_id"), status: TransferStatus(rawValue: try $0.get("status")) ?? .expired,
+                              updated: try $0.date("updated"))
+        }
+        return OutboxEntry(id: id, size: try row.get("size"), sha256: try row.get("sha256"), created: try row.date("created"),
+                           expires: try row.date("expires"), recipients: recipients)
+    }
+
+    public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
+                               groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
+        try await write { db in
+            var targets = [String]()
+            for device in devices {
+                _ = try await Self.ownedDevice(db, id: device, user: sender.userID)
+                if !targets.contains(device) { targets.append(device) }
+            }
+            for name in groups {
+                for member in try await Self.group(db, name: name, user: sender.userID).members where !targets.contains(member) {
+                    targets.append(member)
+                }
+            }
+            guard !targets.isEmpty else { throw StoreError.invalid("a transfer needs at least one target device") }
+            let blob = try await Self.consumeUpload(db, id: upload, user: sender.userID, blobID: blobID, refs: targets.count, now: now)
+            try await db.run("""
+                INSERT INTO transfers(id, sender_device, sender_user, blob_id, size, sha256, created, expires)
+                VALUES (\(id), \(sender.deviceID), \(sender.userID), \(blob.id), \(blob.size), \(blob.sha256),
+                        \(Self.seconds(now)), \(Self.seconds(expires)))
+                """)
+            try await db.run("""
+                INSERT INTO outbox(transfer_id, device_id, status, updated)
+                SELECT \(id), d, 'unattended', \(Self.seconds(now)) FROM unnest(\(targets)::text[]) AS t(d)
+                """)
+            try await Self.insertEvents(db, kind: .transfer, data: Self.json(["transfer": id]), devices: targets, now: now)
+            try await Self.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
+                                 detail: targets.joined(separator: ","), now: now)
+            let row = try await db.one("SELECT * FROM transfers WHERE id = \(id)")!
+            return try await Self.outboxEntry(db, transfer: row)
+        }
+    }
+
+    public func inbox(device: String) async throws -> [InboxEntry] {
+        try await read { db in
+            try await db.all("""
+                SELECT t.*, o.status FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.device_id = \(device) AND o.status IN ('unattended', 'initiated') ORDER BY t.created, t.id
+                """).map {
+                InboxEntry(id: try $0.get("id"), sender: try $0.get("sender_device"), size: try $0.get("size"),
+                           sha256: try $0.get("sha256"), created: try $0.date("created"), expires: try $0.date("expires"),
+                           status: TransferStatus(rawValue: try $0.get("status")) ?? .unattended)
+            }
+        }
+    }
+
+    public func outbox(device: String) async throws -> [OutboxEntry] {
+        try await read { db in
+            var entries = [OutboxEntry]()
+            for row in try await db.all("SELECT * FROM transfers WHERE sender_device = \(device) ORDER BY created, id") {
+                entries.append(try await Self.outboxEntry(db, transfer: row))
+            }
+            return entries
+        }
+    }
+
+    public func openTransfer(id: String, device: String, now: Date) async throws -> BlobRef {
+        try await write { db in
+            guard let row = try await db.one("""
+                SELECT t.blob_id, t.size, t.sha256 FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.transfer_id = \(id) AND o.device_id = \(device) AND o.status IN ('unattended', 'initiated')
+                """) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            try await db.run("""
+                UPDATE outbox SET status = 'initiated', updated = \(Self.seconds(now))
+                WHERE transfer_id = \(id) AND device_id = \(device) AND status = 'unattended'
+                """)
+            return BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256"))
+        }
+    }
+
+    public func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String] {
+        try await write { db in
+            // The status changes once: a second instance finds no waiting row.
+            guard let row = try await db.one("""
+                UPDATE outbox o SET status = \(status.rawValue), updated = \(Self.seconds(now)) FROM transfers t
+                WHERE t.id = o.transfer_id AND o.transfer_id = \(id) AND o.device_id = \(device)
+                  AND o.status IN ('unattended', 'initiated')
+                RETURNING t.blob_id
+                """) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            try await Self.audit(db, org: nil, actor: device, action: "transfer.\(status.rawValue)", subject: id, now: now)
+            let blob: String = try row.get("blob_id")
+            return try await Self.release(db, blob: blob) ? [blob] : []
+        }
+    }
+
+    public func expireTransfers(now: Date) async throws -> [String] {
+        try await write { db in
+            let rows = try await db.all("""
+                UPDATE outbox o SET status = 'expired', updated = \(Self.seconds(now)) FROM transfers t
+                WHERE t.id = o.transfer_id AND o.status IN ('unattended', 'initiated') AND t.expires <= \(Self.seconds(now))
+                RETURNING t.blob_id
+                """)
+            var released = [String]()
+            for row in rows {
+                let blob: String = try row.get("blob_id")
+                if try await Self.release(db, blob: blob) { released.append(blob) }
+            }
+            if !rows.isEmpty {
+                try await Self.audit(db, org: nil, actor: "relay", action: "transfer.expire", subject: "\(rows.count) copies", now: now)
+            }
+            return released
+        }
+    }
+
+    public func cancelTransfer(id: String, sender: String, now: Date) async throws -> [String] {
+        try await write { db in
+            guard let blob = try await db.value("SELECT blob_id FROM transfers WHERE id = \(id) AND sender_device = \(sender)",
+                                                as: String.self) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            let waiting = try await db.all("""
+                UPDATE outbox SET status = 'expired', updated = \(Self.seconds(now))
+                WHERE transfer_id = \(id) AND status IN ('unattended', 'initiated') RETURNING device_id
+                """)
+            var released = [String]()
+            for _ in waiting {
+                if try await Self.release(db, blob: blob) { released.append(blob) }
+            }
+            try await Self.audit(db, org: nil, actor: sender, action: "transfer.cancel", subject: id, now: now)
+            return released
+        }
+    }
+
+    // MARK: - events
+
+    public func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String] {
+        try await write { db in
+            try await Self.insertEvents(db, kind: kind, data: data, devices: devices, now: now)
+            return devices
+        }
+    }
+
+    public func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String] {
+        try await write { db in
+            let devices = try await db.values("""
+                SELECT d.id FROM devices d JOIN users u ON u.id = d.user_id WHERE u.org_id = \(org) AND d.invalidated IS NULL
+                ORDER BY d.id
+                """, as: String.self)
+            try await Self.insertEvents(db, kind: kind, data: data, devices: devices, now: now)
+            return devices
+        }
+    }
+
+    public func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent] {
+        try await read { db in
+            try await db.all("""
+                SELECT id, kind, data FROM events WHERE device_id = \(device) AND id > \(after) ORDER BY id LIMIT \(Int64(limit))
+                """).compactMap { row -> StoredEvent? in
+                guard let kind = RelayEventKind(rawValue: try row.get("kind")) else { return nil }
+                return StoredEvent(id: try row.get("id"), kind: kind, data: try row.get("data"))
+            }
+        }
+    }
+
+    public func lastEventID() async throws -> Int64 {
+        try await read { db in try await db.value("SELECT COALESCE(MAX(id), 0)::BIGINT FROM events", as: Int64.self) ?? 0 }
+    }
+
+    public func devicesWithEvents(after id: Int64) async throws -> [String] {
+        try await read { db in try await db.values("SELECT DISTINCT device_id FROM events WHERE id > \(id)", as: String.self) }
+    }
+
+    public func isDeviceLive(_ id: String) async throws -> Bool {
+        try await read { db in try await db.one("SELECT 1 FROM devices WHERE id = \(id) AND invalidated IS NULL") != nil }
+    }
+
+    /// Calls `wake` with the device of every event any instance stores, until cancelled
+    /// (LISTEN on one pooled connection; a lost connection ends it with an error).
+    public func listenForEvents(_ wake: @escaping @Sendable (String) -> Void) async throws {
+        try await client.withConnection { connection in
+            try await connection.listen(on: Self.eventChannel) { notifications in
+                for try await notification in notifications { wake(notification.payload) }
+            }
+        }
+    }
+
+    // MARK: - items
+
+    static func item(_ row: PGRow) throws -> VersionedItem {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let item = try decoder.decode(PolicyItem.self, from: Data(try row.get("body", as: String.self).utf8))
+        return VersionedItem(item: item, version: try row.get("version"))
+    }
+
+    /// The item, locked until the transaction ends.
+    static func item(_ db: PGSession, id: String, org: Int64) async throws -> VersionedItem {
+        guard let row = try await db.one("SELECT * FROM items WHERE org_id = \(org) AND id = \(id) FOR UPDATE") else {
+            throw StoreError.notFound("no item \"\(id)\"")
+        }
+        return try item(row)
+    }
+
+    static func checkApp(_ db: PGSession, app: String, org: Int64, except id: String?) async throws {
+        if let other = try await db.value("""
+            SELECT id FROM items WHERE org_id = \(org) AND (app = \(app) OR id = \(app)) AND id IS DISTINCT FROM \(id)
+            """, as: String.self), other != id {
+            throw StoreError.conflict("app \"\(app)\" already has an item (\(other))")
+        }
+    }
+
+    public func items(org: Int64) async throws -> [VersionedItem] {
+        try await read { db in try await db.all("SELECT * FROM items WHERE org_id = \(org) ORDER BY app, id").map(Self.item) }
+    }
+
+    public func itemsRevision(org: Int64) async throws -> Int64 {
+        try await read { db in
+            try await db.value("SELECT items_revision FROM organisations WHERE id = \(org)", as: Int64.self) ?? 0
+        }
+    }
+
+    /// Also serialises item changes within an organisation (the organisation row's lock).
+    static func bumpItemsRevision(_ db: PGSession, org: Int64) async throws {
+        try await db.run("UPDATE organisations SET items_revision = items_revision + 1 WHERE id = \(org)")
+    }
+
+    public func item(id: String, org: Int64) async throws -> VersionedItem {
+        try await read { db in
+            guard let row = try await db.one("SELECT * FROM items WHERE org_id = \(org) AND id = \(id)") else {
+                throw StoreError.notFound("no item \"\(id)\"")
+            }
+            return try Self.item(row)
+        }
+    }
+
+    public func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
+        try await write { db in
+            try await Self.bumpItemsRevision(db, org: actor.orgID)
+            try await Self.checkApp(db, app: draft.app, org: actor.orgID, except: nil)
+            let item = draft.item(id: id, created: now, updated: now)
+            let body = String(decoding: try SQLiteRelayStore.itemEncoder.encode(item), as: UTF8.self)
+            try await db.run("INSERT INTO items(org_id, id, app, body, version) VALUES (\(actor.orgID), \(id), \(draft.app), \(body), 1)")
+            try await Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.add", subject: id, detail: body, now: now)
+            return VersionedItem(item: item, version: 1)
+        }
+    }
+
+    public func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
+        try await write { db in
+            try await Self.bumpItemsRevision(db, org: actor.orgID)
+            let current = try await Self.item(db, id: id, org: actor.orgID)
+            if let ifVersion, ifVersion != current.version {
+                throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
+            }
+            try await Self.checkApp(db, app: draft.app, org: actor.orgID, except: id)
+            let item = draft.item(id: id, created: current.item.created, updated: now)
+            let body = String(decoding: try SQLiteRelayStore.itemEncoder.encode(item), as: UTF8.self)
+            try await db.run("""
+                UPDATE items SET app = \(draft.app), body = \(body), version = version + 1 WHERE org_id = \(actor.orgID) AND id = \(id)
+                """)
+            try await Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.update", subject: id, detail: body, now: now)
+            return VersionedItem(item: item, version: current.version + 1)
+        }
+    }
+
+    public func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws {
+        try await write { db in
+            try await Self.bumpItemsRevision(db, org: actor.orgID)
+            let current = try await Self.item(db, id: id, org: actor.orgID)
+            if let ifVersion, ifVersion != current.version {
+                throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
+            }
+            try await db.run("DELETE FROM items WHERE org_id = \(actor.orgID) AND id = \(id)")
+            try await Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.delete", subject: id,
+                                 detail: current.item.app, now: now)
+        }
+    }
+
+    // MARK: - cloud
+
+    static func cloudEntry(_ row: PGRow, path: String) throws -> CloudEntry {
+        let kind = CloudEntryKind(rawValue: try row.get("kind")) ?? .file
+        return CloudEntry(id: try row.get("id"), name: try row.get("name"), path: path, kind: kind,
+                          size: kind == .file ? try row.get("size", as: Int64?.self) : nil,
+                          sha256: kind == .file ? try row.get("sha256", as: String?.self) : nil,
+                          created: try row.date("created"), updated: try row.date("updated"))
+    }
+
+    static func pathText(_ path: [String]) -> String { "/" + path.joined(separator: "/") }
+
+    /// The row at `path` (nil for the root).
+    static func resolve(_ db: PGSession, _ path: [String], user: Int64) async throws -> PGRow? {
+        var parent = ""
+        var row: PGRow?
+        for (n, name) in path.enumerated() {
+            guard let next = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") else {
+                throw StoreError.notFound("no such file or folder \"\(pathText(path))\"")
+            }
+            if n < path.count - 1, try next.get("kind", as: String.self) != "folder" {
+                throw StoreError.notFound("no such file or folder \"\(pathText(path))\"")
+            }
+            row = next
+            parent = try next.get("id")
+        }
+        return row
+    }
+
+    static func parentFolder(_ db: PGSession, _ path: [String], user: Int64) async throws -> String {
+        guard let folder = try await resolve(db, Array(path.dropLast()), user: user) else { return "" }
+        guard try folder.get("kind", as: String.self) == "folder" else {
+            throw StoreError.notFound("no such folder \"\(pathText(Array(path.dropLast())))\"")
+        }
+        return try folder.get("id")
+    }
+
+    /// Cloud changes of one user run one at a time (the user row's lock): a move cannot
+    /// race a delete of its target's parent on another instance.
+    static func lockUser(_ db: PGSession, _ user: Int64) async throws {
+        try await db.run("SELECT 1 FROM users WHERE id = \(user) FOR UPDATE")
+    }
+
+    public func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry]) {
+        try await read { db in
+            let row = try await Self.resolve(db, path, user: user)
+            let here = try row.map { try Self.cloudEntry($0, path: Self.pathText(path)) }
+                ?? CloudEntry(id: "", name: "", path: "/", kind: .folder, created: Date(timeIntervalSince1970: 0),
+                              updated: Date(timeIntervalSince1970: 0))
+            guard here.kind == .folder else { return (here, []) }
+            let parent = try row?.get("id", as: String.self) ?? ""
+            let children = try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) ORDER BY name")
+            return (here, try children.map { try Self.cloudEntry($0, path: Self.pathText(path + [try $0.get("name", as: String.self)])) })
+        }
+    }
+
+    public func cloudMakeFolder(path: [String], id: String, user: Int64, now: Date) async throws -> CloudEntry {
+        try await write { db in
+            guard let name = path.last else { throw StoreError.conflict("the root folder exists") }
+            try await Self.lockUser(db, user)
+            let parent = try await Self.parentFolder(db, path, user: user)
+            if try await db.one("SELECT 1 FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") != nil {
+                throw StoreError.conflict("\"\(Self.pathText(path))\" already exists")
+            }
+            try await db.run("""
+                INSERT INTO cloud(id, user_id, parent, name, kind, created, updated)
+                VALUES (\(id), \(user), \(parent), \(name), 'folder', \(Self.seconds(now)), \(Self.seconds(now)))
+                """)
+            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.mkdir", subject: id, now: now)
+            return CloudEntry(id: id, name: name, path: Self.pathText(path), kind: .folder, created: now, updated: now)
+        }
+    }
+
+    public func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, now: Date) async throws -> (CloudEntry, [String]) {
+        try await write { db in
+            guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
+            try await Self.lockUser(db, user)
+            let parent = try await Self.parentFolder(db, path, user: user)
+            var released = [String]()
+            var entryID = id
+            var created = now
+            if let existing = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") {
+                guard try existing.get("kind", as: String.self) == "file" else {
+                    throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
+                }
+                entryID = try existing.get("id")
+                created = try existing.date("created")
+                try await db.run("DELETE FROM cloud WHERE id = \(entryID)")
+                if let old = try existing.get("blob_id", as: String?.self), try await Self.release(db, blob: old) { released.append(old) }
+            }
+            let blob = try await Self.consumeUpload(db, id: upload, user: user, blobID: blobID, refs: 1, now: now)
+            try await db.run("""
+                INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
+                VALUES (\(entryID), \(user), \(parent), \(name), 'file', \(blob.id), \(blob.size), \(blob.sha256),
+                        \(Self.seconds(created)), \(Self.seconds(now)))
+                """)
+            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.put", subject: entryID, now: now)
+            return (CloudEntry(id: entryID, name: name, path: Self.pathText(path), kind: .file, size: blob.size,
+                               sha256: blob.sha256, created: created, updated: now), released)
+        }
+    }
+
+    public func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry {
+        try await write { db in
+            try await Self.lockUser(db, user)
+            guard let row = try await Self.resolve(db, from, user: user), let name = to.last else {
+                throw StoreError.conflict("the root folder cannot be moved or replaced")
+            }
+            let rowID: String = try row.get("id")
+            let parent = try await Self.parentFolder(db, to, user: user)
+            var ancestor = parent
+            while !ancestor.isEmpty {
+                if ancestor == rowID { throw StoreError.conflict("cannot move a folder into itself") }
+                ancestor = try await db.value("SELECT parent FROM cloud WHERE id = \(ancestor)", as: String.self) ?? ""
+            }
+            if try await db.one("SELECT 1 FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") != nil {
+                throw StoreError.conflict("\"\(Self.pathText(to))\" already exists")
+            }
+            let moved = try await db.one("""
+                UPDATE cloud SET parent = \(parent), name = \(name), updated = \(Self.seconds(now)) WHERE id = \(rowID) RETURNING *
+                """)!
+            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.move", subject: rowID,
+                                 detail: Self.pathText(to), now: now)
+            return try Self.cloudEntry(moved, path: Self.pathText(to))
+        }
+    }
+
+    public func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String] {
+        try await write { db in
+            try await Self.lockUser(db, user)
+            guard let row = try await Self.resolve(db, path, user: user) else {
+                throw StoreError.conflict("the root folder cannot be deleted")
+            }
+            var released = [String]()
+            var pending = [row]
+            while let next = pending.popLast() {
+                let id: String = try next.get("id")
+                pending += try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(id)")
+                try await db.run("DELETE FROM cloud WHERE id = \(id)")
+                if let blob = try next.get("blob_id", as: String?.self), try await Self.release(db, blob: blob) { released.append(blob) }
+            }
+            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.delete", subject: try row.get("id"),
+                                 detail: Self.pathText(path), now: now)
+            return released
+        }
+    }
+
+    public func cloudFile(path: [String], user: Int64) async throws -> BlobRef {
+        try await read { db in
+            guard let row = try await Self.resolve(db, path, user: user), try row.get("kind", as: String.self) == "file" else {
+                throw StoreError.notFound("no such file \"\(Self.pathText(path))\"")
+            }
+            return BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256"))
+        }
+    }
+
+    // MARK: - maintenance
+
+    static let referenceSQL: PostgresQuery = """
+        SELECT b.id, b.refs,
+          ((SELECT COUNT(*) FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+             WHERE t.blob_id = b.id AND o.status IN ('unattended', 'initiated'))
+          + (SELECT COUNT(*) FROM cloud c WHERE c.blob_id = b.id))::BIGINT AS live
+        FROM blobs b ORDER BY b.id
+        """
+
+    public func collectGarbage(files: Set<String>, fileExists: @escaping @Sendable (String) -> Bool,
+                               eventsBefore: Date, now: Date) async throws -> (report: GarbageReport, delete: [String]) {
+        try await write { db in
+            var report = GarbageReport()
+            var delete = [String]()
+            // Every blob row stays locked until the recount commits: no reference moves meanwhile.
+            let ids = try await db.values("SELECT id FROM blobs ORDER BY id FOR UPDATE", as: String.self)
+            for blob in ids where !files.contains(blob) && !fileExists(blob) {
+                try await db.run("""
+                    UPDATE outbox SET status = 'expired', updated = \(Self.seconds(now)) WHERE status IN ('unattended', 'initiated')
+                    AND transfer_id IN (SELECT id FROM transfers WHERE blob_id = \(blob))
+                    """)
+                try await db.run("DELETE FROM cloud WHERE blob_id = \(blob)")
+                try await db.run("DELETE FROM blobs WHERE id = \(blob)")
+                report.orphanRows += 1
+            }
+            for row in try await db.all(Self.referenceSQL) {
+                let id: String = try row.get("id"), refs: Int64 = try row.get("refs"), live: Int64 = try row.get("live")
+                if live == 0 {
+                    try await db.run("DELETE FROM blobs WHERE id = \(id)")
+                    delete.append(id)
+                    report.releasedBlobs += 1
+                } else if refs != live {
+                    try await db.run("UPDATE blobs SET refs = \(live) WHERE id = \(id)")
+                    report.fixedReferenceCounts += 1
+                }
+            }
+            let rows = Set(try await db.values("SELECT id FROM blobs", as: String.self))
+            for file in files where !rows.contains(file) && !delete.contains(file) {
+                delete.append(file)
+                report.orphanFiles += 1
+            }
+            report.prunedEvents = Int(try await db.value("""
+                WITH gone AS (DELETE FROM events WHERE created < \(Self.seconds(eventsBefore)) RETURNING 1)
+                SELECT COUNT(*) FROM gone
+                """, as: Int64.self) ?? 0)
+            return (report, delete)
+        }
+    }
+
+    public func referenceAudit() async throws -> [(id: String, refs: Int64, live: Int64)] {
+        try await read { db in
+            try await db.all(Self.referenceSQL).map { (id: try $0.get("id"), refs: try $0.get("refs"), live: try $0.get("live")) }
+        }
+    }
+
+    // MARK: - across instances
+
+    public func enrolmentWait(address: String, now: Date) async throws -> Int? {
+        try await write { db in
+            guard let until = try await db.value("SELECT until FROM enrolment_failures WHERE address = \(address)", as: Double.self) else {
+                return nil
+            }
+            if until <= Self.seconds(now) {
+                try await db.run("DELETE FROM enrolment_failures WHERE address = \(address) AND until <= \(Self.seconds(now))")
+                return nil
+            }
+            return Int((until - Self.seconds(now)).rounded(.up))
+        }
+    }
+
+    public func enrolmentFailed(address: String, limit: Int, lockout: TimeInterval, now: Date) async throws {
+        try await write { db in
+            let until = Self.seconds(now) + lockout
+            try await db.run("""
+                INSERT INTO enrolment_failures AS f(address, failures, until)
+                VALUES (\(address), 1, CASE WHEN 1 >= \(Int64(limit)) THEN \(until) END)
+                ON CONFLICT (address) DO UPDATE SET failures = f.failures + 1,
+                  until = CASE WHEN f.failures + 1 >= \(Int64(limit)) THEN \(until) ELSE f.until END
+                """)
+        }
+    }
+
+    public func enrolmentSucceeded(address: String) async throws {
+        try await write { db in try await db.run("DELETE FROM enrolment_failures WHERE address = \(address)") }
+    }
+
+    public func withMaintenanceLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T? {
+        try await client.withConnection { connection in
+            let session = PGSession(connection: connection, logger: logger)
+            guard try await session.value("SELECT pg_try_advisory_lock(\(PostgresMigrations.sweepKey))", as: Bool.self) == true else {
+                return nil
+            }
+            do {
+                let result = try await body()
+                try await session.run("SELECT pg_advisory_unlock(\(PostgresMigrations.sweepKey))")
+                return result
+            } catch {
+                try? await session.run("SELECT pg_advisory_unlock(\(PostgresMigrations.sweepKey))")
+                throw error
+            }
+        }
+    }
+}

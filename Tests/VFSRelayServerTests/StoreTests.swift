@@ -1,0 +1,439 @@
+import Foundation
+import Logging
+import Testing
+import VFSRelayProtocol
+import VFSTestSupport
+@testable import VFSRelayServer
+
+/// The two stores behind the RelayStore protocol. Every test of the suite runs once per
+/// backend: the embedded SQLite file, and a fresh database in the private PostgreSQL
+/// cluster the tests start (PostgresCluster).
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+}
+
+/// A store of one backend, in its own temp folder or database.
+final class StoreFixture: @unchecked Sendable {
+    let store: any RelayStore
+    let folder: URL
+    let database: String?
+
+    static func make(_ backend: Backend) async throws -> StoreFixture {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        switch backend {
+        case .sqlite:
+            return StoreFixture(store: try SQLiteRelayStore(path: folder.appendingPathComponent("relay.sqlite").path), folder: folder,
+                                database: nil)
+        case .postgres:
+            let url = try await offPool { try PostgresCluster.start().newDatabase() }
+            var logger = Logger(label: "store-test")
+            logger.logLevel = .critical
+            let store = try await PostgresRelayStore(location: try #require(PostgresLocation(url: url)), logger: logger)
+            return StoreFixture(store: store, folder: folder, database: url)
+        }
+    }
+
+    /// Runs blocking work (initdb, createdb) on its own thread, not on one of the few
+    /// threads every test's async code shares.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    init(store: any RelayStore, folder: URL, database: String?) {
+        self.store = store
+        self.folder = folder
+        self.database = database
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    /// An organisation, a user and `devices` enrolled devices; returns their identities.
+    func user(_ email: String, org: String = "acme", admin: Bool = false, devices: Int = 1) async throws -> [DeviceIdentity] {
+        if try await !store.users().contains(where: { $0.org == org }) {
+            try await store.createOrganisation(name: org, now: Date())
+        }
+        try await store.createUser(email: email, organisation: org, admin: admin, now: Date())
+        var identities = [DeviceIdentity]()
+        for n in 0..<devices {
+            identities.append(try await device(of: email, name: "device\(n)"))
+        }
+        return identities
+    }
+
+    func device(of email: String, name: String) async throws -> DeviceIdentity {
+        let code = "code-\(UUID().uuidString)"
+        try await store.createEnrolmentCode(email: email, codeHash: code, expires: Date().addingTimeInterval(600), now: Date())
+        let token = "token-\(UUID().uuidString)"
+        let device = try await store.enroll(codeHash: code, deviceID: "dev-\(UUID().uuidString.prefix(8))", tokenHash: token, name: name,
+                                            platform: "linux", recipient: "age1\(name)", now: Date())
+        #expect(device != nil)
+        return try #require(try await store.authenticate(tokenHash: token, now: Date()))
+    }
+
+    /// A finished upload of `length` bytes.
+    func finishedUpload(_ identity: DeviceIdentity, length: Int64 = 10) async throws -> String {
+        let id = "up-\(UUID().uuidString)"
+        let now = Date()
+        try await store.createUpload(UploadRecord(id: id, userID: identity.userID, deviceID: identity.deviceID, length: length,
+                                                  offset: 0, metadata: "", created: now, expires: now.addingTimeInterval(3600)))
+        try await store.setUploadOffset(id: id, offset: length, sha256: String(repeating: "a", count: 64))
+        return id
+    }
+
+    /// Every blob's reference count equals its live rows.
+    func referencesHold() async throws -> Bool {
+        try await store.referenceAudit().allSatisfy { $0.refs == $0.live }
+    }
+}
+
+@Suite("relay store (SQLite and PostgreSQL)", .serialized)
+struct StoreTests {
+    @Test("operator: organisations, users, codes; conflicts and unknown names", arguments: Backend.allCases)
+    func operatorRows(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        try await store.createOrganisation(name: "acme", now: Date())
+        await #expect(throws: StoreError.conflict("organisation \"acme\" already exists")) {
+            try await store.createOrganisation(name: "acme", now: Date())
+        }
+        try await store.createUser(email: "alice@acme.example", organisation: "acme", admin: true, now: Date())
+        await #expect(throws: StoreError.notFound("no organisation \"other\"")) {
+            try await store.createUser(email: "bob@acme.example", organisation: "other", admin: false, now: Date())
+        }
+        await #expect(throws: StoreError.conflict("user \"alice@acme.example\" already exists")) {
+            try await store.createUser(email: "alice@acme.example", organisation: "acme", admin: false, now: Date())
+        }
+        await #expect(throws: StoreError.notFound("no user \"nobody@acme.example\"")) {
+            try await store.createEnrolmentCode(email: "nobody@acme.example", codeHash: "x", expires: Date(), now: Date())
+        }
+        let users = try await store.users()
+        #expect(users.map(\.email) == ["alice@acme.example"])
+        #expect(users.first?.role == "admin")
+        let stats = try await store.stats()
+        #expect(stats.organisations == 1 && stats.users == 1 && stats.devices == 0)
+    }
+
+    @Test("enrolment: a code works once and not after it expired; tokens authenticate until logout", arguments: Backend.allCases)
+    func enrolment(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        _ = try await fixture.user("alice@acme.example", devices: 0)
+        try await store.createEnrolmentCode(email: "alice@acme.example", codeHash: "c1", expires: Date().addingTimeInterval(60), now: Date())
+        try await store.createEnrolmentCode(email: "alice@acme.example", codeHash: "old", expires: Date().addingTimeInterval(-1), now: Date())
+        let device = try await store.enroll(codeHash: "c1", deviceID: "d1", tokenHash: "t1", name: "laptop", platform: "linux",
+                                            recipient: "age1x", now: Date())
+        #expect(device?.id == "d1")
+        #expect(try await store.enroll(codeHash: "c1", deviceID: "d2", tokenHash: "t2", name: "x", platform: "linux",
+                                       recipient: "age1x", now: Date()) == nil)
+        #expect(try await store.enroll(codeHash: "old", deviceID: "d3", tokenHash: "t3", name: "x", platform: "linux",
+                                       recipient: "age1x", now: Date()) == nil)
+        let identity = try #require(try await store.authenticate(tokenHash: "t1", now: Date()))
+        #expect(identity.deviceID == "d1" && identity.email == "alice@acme.example" && !identity.isAdmin)
+        #expect(try await store.authenticate(tokenHash: "t2", now: Date()) == nil)
+        #expect(try await store.deviceIDs(ofUser: "alice@acme.example") == ["d1"])
+        let renamed = try await store.renameDevice(id: "d1", user: identity.userID, name: "work", now: Date())
+        #expect(renamed.name == "work")
+        #expect(try await store.device(id: "d1", user: identity.userID).name == "work")
+        _ = try await store.invalidateDevice(id: "d1", user: identity.userID, now: Date())
+        #expect(try await store.authenticate(tokenHash: "t1", now: Date()) == nil)
+        #expect(try await store.isRevoked(tokenHash: "t1"))
+        #expect(try await !store.isRevoked(tokenHash: "t2"))
+        #expect(try await !store.isDeviceLive("d1"))
+        let logout = try await store.events(device: "d1", after: 0, limit: 10)
+        #expect(logout.map(\.kind) == [.logout])
+        await #expect(throws: StoreError.notFound("no device \"d1\"")) {
+            try await store.invalidateDevice(id: "d1", user: identity.userID, now: Date())
+        }
+    }
+
+    @Test("groups: create, add, remove, delete; only the user's own devices", arguments: Backend.allCases)
+    func groups(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example", devices: 3)
+        let bob = try await fixture.user("bob@acme.example", devices: 1)
+        let user = alice[0].userID
+        let group = try await store.createGroup(name: "home", members: [alice[0].deviceID, alice[1].deviceID], user: user, now: Date())
+        #expect(group.members == [alice[0].deviceID, alice[1].deviceID].sorted())
+        await #expect(throws: StoreError.conflict("group \"home\" already exists")) {
+            try await store.createGroup(name: "home", members: [], user: user, now: Date())
+        }
+        await #expect(throws: StoreError.notFound("no device \"\(bob[0].deviceID)\"")) {
+            try await store.createGroup(name: "x", members: [bob[0].deviceID], user: user, now: Date())
+        }
+        await #expect(throws: StoreError.invalid("device \"\(alice[2].deviceID)\" is listed twice")) {
+            try await store.createGroup(name: "y", members: [alice[2].deviceID, alice[2].deviceID], user: user, now: Date())
+        }
+        let added = try await store.addGroupMember(group: "home", device: alice[2].deviceID, user: user, now: Date())
+        #expect(added.members.count == 3)
+        #expect(try await store.addGroupMember(group: "home", device: alice[2].deviceID, user: user, now: Date()).members.count == 3)
+        let removed = try await store.removeGroupMember(group: "home", device: alice[0].deviceID, user: user, now: Date())
+        #expect(!removed.members.contains(alice[0].deviceID))
+        await #expect(throws: StoreError.notFound("no device \"\(alice[0].deviceID)\" in group \"home\"")) {
+            try await store.removeGroupMember(group: "home", device: alice[0].deviceID, user: user, now: Date())
+        }
+        #expect(try await store.groups(user: bob[0].userID).isEmpty)
+        #expect(try await store.groups(user: user).map(\.name) == ["home"])
+        try await store.deleteGroup(name: "home", user: user, now: Date())
+        await #expect(throws: StoreError.notFound("no group \"home\"")) { try await store.deleteGroup(name: "home", user: user, now: Date()) }
+    }
+
+    @Test("transfers: an upload becomes one blob with a reference per device; each finish releases one", arguments: Backend.allCases)
+    func transfers(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example", devices: 3)
+        let sender = alice[0]
+        _ = try await store.createGroup(name: "others", members: [alice[1].deviceID, alice[2].deviceID], user: sender.userID, now: Date())
+        let unfinished = "up-unfinished"
+        try await store.createUpload(UploadRecord(id: unfinished, userID: sender.userID, deviceID: sender.deviceID, length: 10,
+                                                  offset: 0, metadata: "m", created: Date(), expires: Date().addingTimeInterval(60)))
+        await #expect(throws: StoreError.conflict("upload \"\(unfinished)\" is not finished (0 of 10 bytes)")) {
+            try await store.createTransfer(id: "t0", upload: unfinished, blobID: "b0", sender: sender, devices: [alice[1].deviceID],
+                                           groups: [], expires: Date().addingTimeInterval(60), now: Date())
+        }
+        #expect(try await store.upload(id: unfinished, user: sender.userID).metadata == "m")
+        #expect(try await store.usage(user: sender.userID) == 10)
+        let upload = try await fixture.finishedUpload(sender, length: 20)
+        let entry = try await store.createTransfer(id: "t1", upload: upload, blobID: "b1", sender: sender, devices: [alice[1].deviceID],
+                                                   groups: ["others"], expires: Date().addingTimeInterval(60), now: Date())
+        #expect(entry.recipients.map(\.device) == [alice[1].deviceID, alice[2].deviceID].sorted())
+        await #expect(throws: StoreError.notFound("no upload \"\(upload)\"")) { try await store.upload(id: upload, user: sender.userID) }
+        #expect(try await store.referenceAudit().map(\.refs) == [2])
+        #expect(try await store.inbox(device: alice[1].deviceID).map(\.id) == ["t1"])
+        #expect(try await store.outbox(device: sender.deviceID).map(\.id) == ["t1"])
+        #expect(try await store.usage(user: sender.userID) == 30)
+        let blob = try await store.openTransfer(id: "t1", device: alice[1].deviceID, now: Date())
+        #expect(blob == BlobRef(id: "b1", size: 20, sha256: String(repeating: "a", count: 64)))
+        #expect(try await store.inbox(device: alice[1].deviceID).first?.status == .initiated)
+        #expect(try await store.finishTransfer(id: "t1", device: alice[1].deviceID, status: .delivered, now: Date()).isEmpty)
+        await #expect(throws: StoreError.notFound("no transfer \"t1\"")) {
+            try await store.finishTransfer(id: "t1", device: alice[1].deviceID, status: .delivered, now: Date())
+        }
+        #expect(try await store.finishTransfer(id: "t1", device: alice[2].deviceID, status: .declined, now: Date()) == ["b1"])
+        #expect(try await store.referenceAudit().isEmpty)
+        // Cancel and expiry release what is still waiting.
+        let second = try await fixture.finishedUpload(sender)
+        _ = try await store.createTransfer(id: "t2", upload: second, blobID: "b2", sender: sender, devices: [],
+                                           groups: ["others"], expires: Date().addingTimeInterval(60), now: Date())
+        await #expect(throws: StoreError.notFound("no transfer \"t2\"")) {
+            try await store.cancelTransfer(id: "t2", sender: alice[1].deviceID, now: Date())
+        }
+        #expect(try await store.cancelTransfer(id: "t2", sender: sender.deviceID, now: Date()) == ["b2"])
+        let third = try await fixture.finishedUpload(sender)
+        _ = try await store.createTransfer(id: "t3", upload: third, blobID: "b3", sender: sender, devices: [alice[1].deviceID],
+                                           groups: [], expires: Date().addingTimeInterval(10), now: Date())
+        #expect(try await store.expireTransfers(now: Date()).isEmpty)
+        #expect(try await store.expireTransfers(now: Date().addingTimeInterval(11)) == ["b3"])
+        #expect(try await store.removeExpiredUploads(now: Date().addingTimeInterval(61)) == [unfinished])
+        #expect(try await store.uploadIDs().isEmpty)
+        #expect(try await store.referenceAudit().isEmpty)
+    }
+
+    @Test("two racing finishes of one copy: exactly one wins, the reference count stays right", arguments: Backend.allCases)
+    func racingFinishes(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example", devices: 3)
+        for n in 0..<10 {
+            let upload = try await fixture.finishedUpload(alice[0])
+            _ = try await store.createTransfer(id: "t\(n)", upload: upload, blobID: "b\(n)", sender: alice[0],
+                                               devices: [alice[1].deviceID, alice[2].deviceID], groups: [],
+                                               expires: Date().addingTimeInterval(60), now: Date())
+        }
+        let wins = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for n in 0..<10 {
+                for _ in 0..<4 {
+                    group.addTask {
+                        do {
+                            _ = try await store.finishTransfer(id: "t\(n)", device: alice[1].deviceID, status: .delivered, now: Date())
+                            return (n, true)
+                        } catch StoreError.notFound { return (n, false) }
+                    }
+                }
+                group.addTask {
+                    _ = try await store.cancelTransfer(id: "t\(n)", sender: alice[0].deviceID, now: Date())
+                    return (n, false)
+                }
+            }
+            return try await group.reduce(into: [Int: Int]()) { $0[$1.0, default: 0] += $1.1 ? 1 : 0 }
+        }
+        // A copy is finished once at most (the cancel may have expired it first).
+        #expect(wins.values.allSatisfy { $0 <= 1 })
+        #expect(try await fixture.referencesHold())
+        #expect(try await store.referenceAudit().isEmpty)
+    }
+
+    @Test("events: per device, in order, after an id; organisation-wide to live devices", arguments: Backend.allCases)
+    func events(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example", devices: 2)
+        let start = try await store.lastEventID()
+        try await store.appendEvent(kind: .alert, data: "{\"n\":1}", devices: [alice[0].deviceID], now: Date())
+        try await store.appendEvent(kind: .alert, data: "{\"n\":2}", devices: [alice[0].deviceID, alice[1].deviceID], now: Date())
+        let org = try await store.appendEventToOrganisation(kind: .alert, data: "{\"n\":3}", org: alice[0].orgID, now: Date())
+        #expect(Set(org) == Set(alice.map(\.deviceID)))
+        let first = try await store.events(device: alice[0].deviceID, after: start, limit: 10)
+        #expect(first.map(\.data) == ["{\"n\":1}", "{\"n\":2}", "{\"n\":3}"])
+        #expect(first.map(\.id) == first.map(\.id).sorted())
+        #expect(try await store.events(device: alice[0].deviceID, after: first[0].id, limit: 1).map(\.data) == ["{\"n\":2}"])
+        #expect(Set(try await store.devicesWithEvents(after: first[1].id)) == Set(alice.map(\.deviceID)))
+        #expect(try await store.lastEventID() >= first[2].id)
+    }
+
+    @Test("policy items: versions, revision, conflicts, preconditions", arguments: Backend.allCases)
+    func items(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let admin = try await fixture.user("alice@acme.example", admin: true)[0]
+        let revision = try await store.itemsRevision(org: admin.orgID)
+        let created = try await store.createItem(ItemDraft(app: "okular"), id: "i1", actor: admin, now: Date())
+        #expect(created.version == 1)
+        await #expect(throws: StoreError.conflict("app \"okular\" already has an item (i1)")) {
+            try await store.createItem(ItemDraft(app: "okular"), id: "i2", actor: admin, now: Date())
+        }
+        await #expect(throws: StoreError.preconditionFailed("item \"i1\" changed since (now version 1)")) {
+            try await store.updateItem(id: "i1", ItemDraft(app: "okular", name: "x"), ifVersion: 7, actor: admin, now: Date())
+        }
+        let updated = try await store.updateItem(id: "i1", ItemDraft(app: "okular", name: "Okular"), ifVersion: 1, actor: admin, now: Date())
+        #expect(updated.version == 2 && updated.item.name == "Okular")
+        let read = try await store.item(id: "i1", org: admin.orgID)
+        #expect(read.version == 2 && read.item.name == "Okular" && read.item.app == "okular")
+        #expect(try await store.items(org: admin.orgID).map(\.item.app) == ["okular"])
+        try await store.deleteItem(id: "i1", ifVersion: 2, actor: admin, now: Date())
+        await #expect(throws: StoreError.notFound("no item \"i1\"")) { try await store.item(id: "i1", org: admin.orgID) }
+        #expect(try await store.itemsRevision(org: admin.orgID) == revision + 3)
+    }
+
+    @Test("cloud: folders, files, replace, move, recursive delete release their blobs", arguments: Backend.allCases)
+    func cloud(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example")[0]
+        let user = alice.userID
+        _ = try await store.cloudMakeFolder(path: ["docs"], id: "f1", user: user, now: Date())
+        await #expect(throws: StoreError.conflict("\"/docs\" already exists")) {
+            try await store.cloudMakeFolder(path: ["docs"], id: "f2", user: user, now: Date())
+        }
+        let (file, released) = try await store.cloudPut(path: ["docs", "a.age"], id: "c1", upload: try await fixture.finishedUpload(alice),
+                                                        blobID: "b1", user: user, now: Date())
+        #expect(file.path == "/docs/a.age" && released.isEmpty)
+        let (again, replaced) = try await store.cloudPut(path: ["docs", "a.age"], id: "c2", upload: try await fixture.finishedUpload(alice),
+                                                         blobID: "b2", user: user, now: Date())
+        #expect(again.id == "c1" && replaced == ["b1"])
+        #expect(try await store.cloudFile(path: ["docs", "a.age"], user: user).id == "b2")
+        let (here, children) = try await store.cloudList(path: ["docs"], user: user)
+        #expect(here.kind == .folder && children.map(\.name) == ["a.age"])
+        await #expect(throws: StoreError.conflict("cannot move a folder into itself")) {
+            try await store.cloudMove(from: ["docs"], to: ["docs", "inner"], user: user, now: Date())
+        }
+        let moved = try await store.cloudMove(from: ["docs"], to: ["papers"], user: user, now: Date())
+        #expect(moved.path == "/papers")
+        #expect(try await store.cloudFile(path: ["papers", "a.age"], user: user).id == "b2")
+        #expect(try await store.usage(user: user) == 10)
+        #expect(try await store.cloudDelete(path: ["papers"], user: user, now: Date()) == ["b2"])
+        #expect(try await store.cloudList(path: [], user: user).1.isEmpty)
+        #expect(try await store.referenceAudit().isEmpty)
+    }
+
+    @Test("gc recounts references from live rows and drops rows without files", arguments: Backend.allCases)
+    func garbage(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example", devices: 2)
+        for n in 0..<2 {
+            _ = try await store.createTransfer(id: "t\(n)", upload: try await fixture.finishedUpload(alice[0]), blobID: "b\(n)",
+                                               sender: alice[0], devices: [alice[1].deviceID], groups: [],
+                                               expires: Date().addingTimeInterval(60), now: Date())
+        }
+        let (report, delete) = try await store.collectGarbage(files: ["b0", "stray"], fileExists: { _ in false },
+                                                              eventsBefore: Date().addingTimeInterval(10), now: Date())
+        #expect(report.orphanRows == 1)
+        #expect(report.orphanFiles == 1)
+        #expect(delete == ["stray"])
+        #expect(report.prunedEvents >= 2)
+        #expect(try await store.referenceAudit().map(\.id) == ["b0"])
+        #expect(try await store.inbox(device: alice[1].deviceID).map(\.id) == ["t0"])
+    }
+
+    @Test("enrolment throttle: a right code resets the count; the limit locks the address out until the lockout ends",
+          arguments: Backend.allCases)
+    func throttle(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let throttle = EnrolmentThrottle(store: fixture.store, limit: 5, lockout: 60)
+        let now = Date()
+        for _ in 0..<4 { try await throttle.failed("a", now: now) }
+        try await throttle.succeeded("a")
+        for _ in 0..<4 { try await throttle.failed("a", now: now) }
+        #expect(try await throttle.blocked("a", now: now) == nil)
+        try await throttle.failed("a", now: now)
+        #expect(try await throttle.blocked("a", now: now) == 60)
+        #expect(try await throttle.blocked("b", now: now) == nil)
+        #expect(try await throttle.blocked("a", now: now.addingTimeInterval(61)) == nil)
+    }
+
+    @Test("the maintenance lock: a second holder is refused while the first runs", arguments: Backend.allCases)
+    func maintenanceLock(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let inner = try await store.withMaintenanceLock {
+            try await store.withMaintenanceLock { 1 }
+        }
+        #expect(inner == .some(nil))
+        #expect(try await store.withMaintenanceLock { 2 } == 2)
+    }
+
+    @Test("policy grace, admin sign-in codes and sessions, organisation views, transfer and rekey puts into the cloud",
+          arguments: Backend.allCases)
+    func adminAndCloudAdditions(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let admin = try await fixture.user("alice@acme.example", admin: true, devices: 2)
+        _ = try await fixture.user("bob@acme.example")
+        #expect(try await store.policyGrace(org: admin[0].orgID) == nil)
+        let revision = try await store.itemsRevision(org: admin[0].orgID)
+        try await store.setPolicyGrace(org: admin[0].orgID, seconds: 3600, actor: admin[0], now: Date())
+        #expect(try await store.policyGrace(org: admin[0].orgID) == 3600)
+        #expect(try await store.itemsRevision(org: admin[0].orgID) == revision + 1)
+
+        await #expect(throws: StoreError.invalid("user \"bob@acme.example\" is not an administrator")) {
+            try await store.createLoginCode(email: "bob@acme.example", codeHash: "x", expires: Date().addingTimeInterval(60), now: Date())
+        }
+        try await store.createLoginCode(email: "alice@acme.example", codeHash: "lc", expires: Date().addingTimeInterval(60), now: Date())
+        let session = try await store.signIn(codeHash: "lc", sessionHash: "s1", expires: Date().addingTimeInterval(60), now: Date())
+        #expect(session?.email == "alice@acme.example")
+        #expect(try await store.signIn(codeHash: "lc", sessionHash: "s2", expires: Date().addingTimeInterval(60), now: Date()) == nil)
+        #expect(try await store.adminSession(hash: "s1", now: Date())?.userID == admin[0].userID)
+        try await store.signOut(sessionHash: "s1", now: Date())
+        #expect(try await store.adminSession(hash: "s1", now: Date()) == nil)
+
+        let members = try await store.organisationMembers(org: admin[0].orgID)
+        #expect(members.map(\.email) == ["alice@acme.example", "bob@acme.example"])
+        #expect(members[0].devices.count == 2)
+        let upload = try await fixture.finishedUpload(admin[0])
+        _ = try await store.createTransfer(id: "t1", upload: upload, blobID: "b1", sender: admin[0], devices: [admin[1].deviceID],
+                                           groups: [], expires: Date().addingTimeInterval(60), now: Date())
+        #expect(try await store.organisationTransfers(org: admin[0].orgID).map(\.id) == ["t1"])
+        #expect(try await store.auditLog(org: admin[0].orgID, matching: "policy.grace", limit: 10).map(\.action) == ["policy.grace"])
+
+        // The transfer's blob becomes a cloud file too (one more reference), then is rekeyed.
+        let (entry, released) = try await store.cloudPutTransfer(path: ["t.age"], id: "c1", transfer: "t1", sender: admin[0].deviceID,
+                                                                 user: admin[0].userID, now: Date())
+        #expect(entry.path == "/t.age" && released.isEmpty)
+        #expect(try await store.referenceAudit().map(\.refs) == [2])
+        await #expect(throws: StoreError.preconditionFailed("the file changed: its SHA-256 is \(entry.sha256 ?? "")")) {
+            try await store.cloudReplaceBlob(path: ["t.age"], expected: "0", with: BlobRef(id: "b2", size: 5, sha256: "b"),
+                                             user: admin[0].userID, now: Date())
+        }
+        let (rekeyed, dropped) = try await store.cloudReplaceBlob(path: ["t.age"], expected: entry.sha256 ?? "",
+                                                                  with: BlobRef(id: "b2", size: 5, sha256: "b"), user: admin[0].userID, now: Date())
+        #expect(rekeyed.sha256 == "b" && dropped.isEmpty)
+        #expect(try await fixture.referencesHold())
+        #expect(try await store.finishTransfer(id: "t1", device: admin[1].deviceID, status: .delivered, now: Date()) == ["b1"])
+    }
+}
