@@ -20,7 +20,7 @@ function __vfs-decrypt_parse_tokens -S
     set -l unparsed_tokens (__vfs-decrypt_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-decrypt'
-        __vfs-decrypt_parse_subcommand 1 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'passphrase-file=' 'passphrase-fd=' 'max-work-factor=' 'o/output=' 'q/quiet' 'version' 'h/help'
+        __vfs-decrypt_parse_subcommand 1 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'passphrase-file=' 'passphrase-fd=' 'max-work-factor=' 'o/output=' 'no-backup' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-decrypt_parse_subcommand -r 1 'version'
@@ -83,8 +83,9 @@ complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_o
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passphrase-file' -l 'passphrase-file' -d 'Read the passphrase from the first line of PATH.' -rF
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passphrase-fd' -l 'passphrase-fd' -d 'Read the passphrase from file descriptor N.' -rfka ''
-complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" max-work-factor' -l 'max-work-factor' -d 'Refuse scrypt work factors above N (1-30; 22 as age, about 4 GiB).' -rfka ''
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" max-work-factor' -l 'max-work-factor' -d 'Refuse scrypt work factors above N (1-30).' -rfka ''
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" o output' -s 'o' -l 'output' -d 'Write the plaintext to OUT.' -rF
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" no-backup' -l 'no-backup' -d 'Mark what is written to be left out of backups (nodump; CACHEDIR.TAG in new folders).'
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_positional "vfs-decrypt" -eq 1' -F
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" version' -l 'version' -d 'Show the version.'

@@ -44,7 +44,7 @@ function __vfs-keychain_parse_tokens -S
             __vfs-keychain_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'new'
-                __vfs-keychain_parse_subcommand 1 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+                __vfs-keychain_parse_subcommand 1 'pq' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             case 'import'
                 __vfs-keychain_parse_subcommand 2 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             case 'recipient'
@@ -191,6 +191,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_posit
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'recipient' -d 'Print the recipient (age1…) of the identity NAME; no passcode needed.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'list' -d 'List the identities: name and recipient, one a line, tab-separated (--json for JSON).'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain identity" -eq 1' -fa 'delete' -d 'Remove the identity NAME (exit 66 if there is none).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" pq' -l 'pq' -d 'Make a post-quantum (ML-KEM-768 + X25519) identity, recipient age1pq1….'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity new" version' -l 'version' -d 'Show the version.'

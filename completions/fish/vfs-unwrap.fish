@@ -20,7 +20,7 @@ function __vfs-unwrap_parse_tokens -S
     set -l unparsed_tokens (__vfs-unwrap_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-unwrap'
-        __vfs-unwrap_parse_subcommand 1 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'for=' 'C/directory=' 'stdout' 't/list' 'json' 'f/force' 'passthrough' 'max-expansion=' 'q/quiet' 'version' 'h/help'
+        __vfs-unwrap_parse_subcommand 1 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'for=' 'C/directory=' 'stdout' 't/list' 'json' 'f/force' 'passthrough' 'max-expansion=' 'no-backup' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-unwrap_parse_subcommand -r 1 'version'
@@ -89,6 +89,7 @@ complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" f force' -l 'force' -s 'f' -d 'Replace existing files and links.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passthrough' -l 'passthrough' -d 'Copy input that is not age out unchanged instead of failing.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" max-expansion' -l 'max-expansion' -d 'Refuse content more than RATIO times the bundle\'s size (0: no cap).' -rfka ''
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" no-backup' -l 'no-backup' -d 'Mark what is written to be left out of backups (nodump; CACHEDIR.TAG in new folders).'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_positional "vfs-unwrap" -eq 1' -F
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" version' -l 'version' -d 'Show the version.'

@@ -50,6 +50,8 @@ public struct KeychainEntry: Sendable {
         case .hybrid:
             self.init(kind: .identity, service: name, account: "", created: created, modified: created,
                       secret: SecretBytes(copying: Array(identity.string.utf8)))
+        case .sshEd25519, .sshRSA:
+            preconditionFailure("the keychain keeps no SSH keys (UnlockedKeychain.addIdentity refuses them)")
         }
     }
 

@@ -231,6 +231,8 @@ public struct KeychainHeader: Equatable, Sendable {
                 writer.u8(KeychainFormat.hybridRecipientType)
                 writer.u16(UInt16(recipient.publicKey.count))
                 writer.raw(recipient.publicKey)
+            case .sshEd25519, .sshRSA:
+                preconditionFailure("the keychain keeps no SSH keys (UnlockedKeychain.addIdentity refuses them)")
             }
         }
         return writer.bytes

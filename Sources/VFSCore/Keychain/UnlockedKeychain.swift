@@ -115,6 +115,11 @@ public struct UnlockedKeychain {
 
     /// Files `identity` (X25519 or post-quantum) as `name`; `.identityExists` if the name is taken.
     public func addIdentity(_ identity: AgeIdentity, named name: String, now: Int64) throws {
+        switch identity {
+        case .x25519, .hybrid: break
+        case .sshEd25519, .sshRSA:
+            throw AgeError.invalidKey("an SSH key is not kept in the keychain; use it with -i FILE, or keep an age identity here (vfs-keychain identity new)")
+        }
         try update { entries -> (Void, Bool) in
             guard !entries.contains(where: { $0.matches(.identity, name, "") }) else {
                 throw KeychainError.identityExists(name: name)
