@@ -51,6 +51,13 @@ extension Policy {
             } catch let error as PolicyImportProblems {
                 for problem in error.problems { Diagnostics.error(problem.description) }
                 throw ToolError("\(error.problems.count) problems in \"\(name)\"; nothing was imported", exit: .dataError)
+            } catch let error as PolicyError {
+                // The file to import is at fault, not the policy: the policy's own hint
+                // (fix it by hand, never replaced) would point at the wrong file.
+                guard case .corrupt = error else { throw error }
+                throw ToolError(error.description, exit: .dataError, hints: [
+                    "the policy was not changed; fix \(DisplayText.shellQuoted(name)) (vfs-policy export writes the format import reads) and import it again",
+                ])
             }
             let summary: PolicyImportSummary
             if try policy.isRelay {

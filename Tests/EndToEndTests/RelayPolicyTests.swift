@@ -137,9 +137,9 @@ struct RelayPolicyTests {
         let log = try org.max.policy(["log", "--relay"])
         #expect(log.status == 64)
         #expect(log.stderr.contains("relay keeps"))
-        // No such item: exit 1, as with a file.
-        #expect(try org.ann.policy(["update", "--relay", "nothing", "--disable"]).status == 1)
-        #expect(try org.ann.policy(["add", "--relay", "evince"]).status == 1)
+        // No such item: 66, and an app already approved: 73, as with a file.
+        #expect(try org.ann.policy(["update", "--relay", "nothing", "--disable"]).status == 66)
+        #expect(try org.ann.policy(["add", "--relay", "evince"]).status == 73)
     }
 
     @Test("the copy answers for the organisation's grace after the last sync, then every check denies policy-stale (test clock, no sleeps)")
