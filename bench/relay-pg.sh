@@ -17,14 +17,14 @@ ITEMS=${ITEMS:-20}
 TRANSFERS=${TRANSFERS:-400}
 WRK_SECONDS=${WRK_SECONDS:-10}
 
-# The cluster: as root, owned by nobody (initdb refuses root); stopped on exit.
-pg="$BENCH_DIR/pg"
-mkdir -p "$pg"
+# The cluster: as root, owned by nobody (initdb refuses root), in a folder of its own
+# (nobody can't enter the 0700 bench folder); stopped and removed on exit.
+pg=$(mktemp -d "${TMPDIR:-/tmp}/vfs-bench-pg.XXXXXX")
 as_pg=()
 if [ "$(id -u)" = 0 ]; then chown 65534:65534 "$pg"; chmod 700 "$pg"; as_pg=(setpriv --reuid=65534 --regid=65534 --clear-groups); fi
 (cd / && "${as_pg[@]}" "$PGBIN/initdb" -D "$pg/data" -U relay --auth=trust -E UTF8 --no-sync >/dev/null)
 (cd / && "${as_pg[@]}" "$PGBIN/pg_ctl" -D "$pg/data" -l "$pg/log" -w -o "-k $pg -c listen_addresses= -c max_connections=200" start >/dev/null)
-pg_stop() { (cd / && "${as_pg[@]}" "$PGBIN/pg_ctl" -D "$pg/data" -m fast -w stop >/dev/null 2>&1) || true; bench_stop; }
+pg_stop() { (cd / && "${as_pg[@]}" "$PGBIN/pg_ctl" -D "$pg/data" -m fast -w stop >/dev/null 2>&1) || true; rm -rf "$pg"; bench_stop; }
 trap pg_stop EXIT
 (cd / && "${as_pg[@]}" "$PGBIN/createdb" -h "$pg" -U relay relay)
 url="postgres://relay@/relay?host=$pg"
@@ -44,8 +44,8 @@ setup() {
   local base=$1; shift
   "$BIN/vfs-relay" org add acme "$@" >/dev/null
   local code code2
-  code=$("$BIN/vfs-relay" user add ann@acme.example --org acme --admin "$@")
-  code2=$("$BIN/vfs-relay" invite ann@acme.example "$@")
+  code=$("$BIN/vfs-relay" user add ann@acme.example --org acme --admin "$@" 2>/dev/null)
+  code2=$("$BIN/vfs-relay" invite ann@acme.example "$@" 2>/dev/null)
   python3 - "$base" "$code" "$code2" "$ITEMS" > "$BENCH_DIR/tokens" <<'PY'
 import json, sys, urllib.request
 base, code, code2, items = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
