@@ -89,6 +89,20 @@ struct SSHKeyTests {
         #expect(pub.stderr.contains("is an SSH public key, not an identity"))
     }
 
+    @Test("the keychain keeps no SSH key: identity import refuses one with a hint and leaves the keychain as it was")
+    func keychainRefusesSSH() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let before = try kc.bytes()
+        let key = try sshKey(kc.scratch, type: "ed25519", name: "id_ed25519")
+        let run = try kc.run(["identity", "import", "deploy", key.path], passcode: true)
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("an SSH key is not kept in the keychain; use it with -i FILE"))
+        #expect(try kc.bytes() == before)
+        let list = try kc.run(["identity", "list", "--json"], passcode: true)
+        #expect(list.out == "[]\n")
+    }
+
     @Test("passphrase-protected identity files: age's, read by vfs; vfs's, read by age")
     func protectedIdentityFiles() throws {
         let scratch = try TestFolder()
