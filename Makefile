@@ -103,20 +103,20 @@ completions:
 	  "$(DEBUG_BIN)/$$t" --generate-completion-script fish > completions/fish/$$t.fish; \
 	done
 
-# Fuzzing (libFuzzer, with the address sanitizer): the vfs-fuzz harness exists only with
+# Fuzzing (libFuzzer, with the address sanitizer): the harness (fuzz-harness) exists only with
 # VFS_FUZZ=1 and is built in its own folder, so normal builds are unaffected. Optimised
 # (release) because fuzzing lives on executions per second. Each target runs FUZZ_TIME
 # seconds, one after another, under nice; see scripts/fuzz.sh and the README.
 FUZZ_TIME ?= 60
 FUZZ_BUILD := .build-fuzz
-FUZZ_FLAGS := -c release --product vfs-fuzz --sanitize=fuzzer --sanitize=address --build-path $(FUZZ_BUILD)
+FUZZ_FLAGS := -c release --product fuzz-harness --sanitize=fuzzer --sanitize=address --build-path $(FUZZ_BUILD)
 CCTV ?= ../shared/testdata/cctv-age
 
 fuzz-build:
 	VFS_FUZZ=1 nice -n 10 $(SWIFT) build $(FUZZ_FLAGS)
 
 fuzz: fuzz-build
-	FUZZ_BIN="$$(VFS_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --show-bin-path)/vfs-fuzz" FUZZ_TIME=$(FUZZ_TIME) \
+	FUZZ_BIN="$$(VFS_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --show-bin-path)/fuzz-harness" FUZZ_TIME=$(FUZZ_TIME) \
 	  FUZZ_DIR=$(FUZZ_BUILD) CCTV=$(CCTV) bash scripts/fuzz.sh
 
 # Copies an existing build (BIN, the release build by default) and never builds: run

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make fuzz: runs each libFuzzer target of vfs-fuzz for FUZZ_TIME seconds, one at a
+# make fuzz: runs each libFuzzer target of fuzz-harness for FUZZ_TIME seconds, one at a
 # time under nice, on a corpus seeded from the CCTV vectors and Fuzz/seeds (kept in
 # .build-fuzz/corpus, so it grows from run to run). A crash stops that target; its
 # input is saved as .build-fuzz/crashes/TARGET/crash-… (copy it to
@@ -12,7 +12,7 @@ FUZZ_TIME=${FUZZ_TIME:-60}
 FUZZ_DIR=${FUZZ_DIR:-.build-fuzz}
 FUZZ_TARGETS=${FUZZ_TARGETS:-header armor bech32 keyfile keychain manifest policy}
 CCTV=${CCTV:-../shared/testdata/cctv-age}
-: "${FUZZ_BIN:?FUZZ_BIN must name the vfs-fuzz harness}"
+: "${FUZZ_BIN:?FUZZ_BIN must name the fuzz-harness harness}"
 
 python3 "$(dirname "$0")/fuzz-seeds.py" "$CCTV" "$FUZZ_DIR/corpus" >/dev/null || exit 1
 report="$FUZZ_DIR/fuzz-report.txt"

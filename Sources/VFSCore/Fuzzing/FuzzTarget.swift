@@ -1,7 +1,7 @@
 import Foundation
 
 /// The parsers that read untrusted bytes, one entry each, for the libFuzzer harness
-/// (`Fuzz/vfs-fuzz`, built by `make fuzz`) and for the regression tests that replay
+/// (`Fuzz/fuzz-harness`, built by `make fuzz`) and for the regression tests that replay
 /// what the fuzzers found. Each entry feeds its bytes to the parser and ignores the
 /// errors it throws: a thrown error is a refusal, which is fine; a crash, a trap or a
 /// sanitizer report is the bug.

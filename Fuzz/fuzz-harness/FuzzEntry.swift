@@ -4,7 +4,7 @@ import VFSCore
 // libFuzzer harness for the parsers of untrusted input (`FuzzTarget`), built only with
 // `VFS_FUZZ=1` and the fuzzer and address sanitizers (`make fuzz`):
 //
-//     vfs-fuzz TARGET [libFuzzer options] [CORPUS…]
+//     fuzz-harness TARGET [libFuzzer options] [CORPUS…]
 //
 // libFuzzer's own main runs it: the first argument names the target and is taken out
 // in LLVMFuzzerInitialize, which libFuzzer calls before it reads its options.
@@ -20,7 +20,7 @@ public func fuzzerInitialize(_ argc: UnsafeMutablePointer<Int32>,
     guard count > 1, let arguments = argv.pointee, let first = arguments[1],
           let target = FuzzTarget(rawValue: String(cString: first)) else {
         let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
-        FileHandle.standardError.write(Data("vfs-fuzz: error: name a target first (\(names))\n".utf8))
+        FileHandle.standardError.write(Data("fuzz-harness: error: name a target first (\(names))\n".utf8))
         exit(64)
     }
     selectedTarget = target
