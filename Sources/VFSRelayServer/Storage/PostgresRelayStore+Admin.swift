@@ -32,24 +32,11 @@ extension PostgresRelayStore {
             }
             let ref = BlobRef(id: try blob.get("id"), size: try blob.get("size"), sha256: try blob.get("sha256"))
             let parent = try await Self.parentFolder(db, path, user: user)
-            var released = [String]()
-            var entryID = id
-            var created = now
-            if let existing = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") {
-                guard try existing.get("kind", as: String.self) == "file" else {
-                    throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
-                }
-                entryID = try existing.get("id")
-                created = try existing.date("created")
-                try await db.run("DELETE FROM cloud WHERE id = \(entryID)")
-                let old = try existing.get("blob_id", as: String?.self)
-                if let old, old != ref.id {
-                    if try await Self.release(db, blob: old) { released.append(old) }
-                } else if old == ref.id {
-                    try await db.run("UPDATE blobs SET refs = refs - 1 WHERE id = \(ref.id)")
-                }
-            }
+            // The new reference first: a file there that already holds this blob then
+            // releases its own reference without the count reaching 0.
             try await db.run("UPDATE blobs SET refs = refs + 1 WHERE id = \(ref.id)")
+            let replaced = try await Self.displaceFile(db, parent: parent, name: name, path: path, user: user)
+            let entryID = replaced?.id ?? id, created = replaced?.created ?? now, released = replaced?.released ?? []
             try await db.run("""
                 INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
                 VALUES (\(entryID), \(user), \(parent), \(name), 'file', \(ref.id), \(ref.size), \(ref.sha256),

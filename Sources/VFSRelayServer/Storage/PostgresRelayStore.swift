@@ -887,6 +887,24 @@ public final class PostgresRelayStore: RelayStore {
         return row
     }
 
+    /// Removes the file `name` in `parent` to put another in its place (a folder there is a
+    /// conflict) and releases its blob reference; nil when nothing is there. The caller
+    /// keeps the returned id and creation time; `released` are the blobs to delete.
+    static func displaceFile(_ db: PGSession, parent: String, name: String, path: [String],
+                             user: Int64) async throws -> (id: String, created: Date, released: [String])? {
+        guard let existing = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") else {
+            return nil
+        }
+        guard try existing.get("kind", as: String.self) == "file" else {
+            throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
+        }
+        let id: String = try existing.get("id")
+        try await db.run("DELETE FROM cloud WHERE id = \(id)")
+        var released = [String]()
+        if let old = try existing.get("blob_id", as: String?.self), try await Self.release(db, blob: old) { released.append(old) }
+        return (id, try existing.date("created"), released)
+    }
+
     static func parentFolder(_ db: PGSession, _ path: [String], user: Int64) async throws -> String {
         guard let folder = try await resolve(db, Array(path.dropLast()), user: user) else { return "" }
         guard try folder.get("kind", as: String.self) == "folder" else {
@@ -936,19 +954,9 @@ public final class PostgresRelayStore: RelayStore {
             guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
             try await Self.lockUser(db, user)
             let parent = try await Self.parentFolder(db, path, user: user)
-            var released = [String]()
-            var entryID = id
-            var created = now
-            if let existing = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") {
-                guard try existing.get("kind", as: String.self) == "file" else {
-                    throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
-                }
-                entryID = try existing.get("id")
-                created = try existing.date("created")
-                try await db.run("DELETE FROM cloud WHERE id = \(entryID)")
-                if let old = try existing.get("blob_id", as: String?.self), try await Self.release(db, blob: old) { released.append(old) }
-            }
             let blob = try await Self.consumeUpload(db, id: upload, user: user, blobID: blobID, refs: 1, now: now)
+            let replaced = try await Self.displaceFile(db, parent: parent, name: name, path: path, user: user)
+            let entryID = replaced?.id ?? id, created = replaced?.created ?? now, released = replaced?.released ?? []
             try await db.run("""
                 INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
                 VALUES (\(entryID), \(user), \(parent), \(name), 'file', \(blob.id), \(blob.size), \(blob.sha256),

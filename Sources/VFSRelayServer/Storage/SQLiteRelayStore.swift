@@ -725,6 +725,23 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     /// The id of the folder that would hold `path` (`""` for the root).
+    /// Removes the file `name` in `parent` to put another in its place (a folder there is a
+    /// conflict) and releases its blob reference; nil when nothing is there. The caller
+    /// keeps the returned id and creation time; `released` are the blobs to delete.
+    static func displaceFile(_ db: Database, parent: String, name: String, path: [String],
+                             user: Int64) throws -> (id: String, created: Date, released: [String])? {
+        guard let existing = try Row.fetchOne(db, sql: "SELECT * FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
+                                              arguments: [user, parent, name]) else { return nil }
+        guard (existing["kind"] as String) == "file" else {
+            throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
+        }
+        let id: String = existing["id"]
+        try db.execute(sql: "DELETE FROM cloud WHERE id = ?", arguments: [id])
+        var released = [String]()
+        if let old = existing["blob_id"] as String?, try Self.release(db, blob: old) { released.append(old) }
+        return (id, Self.date(existing, "created"), released)
+    }
+
     static func parentFolder(_ db: Database, _ path: [String], user: Int64) throws -> String {
         guard let folder = try resolve(db, Array(path.dropLast()), user: user) else { return "" }
         guard (folder["kind"] as String) == "folder" else {
@@ -765,20 +782,9 @@ public final class SQLiteRelayStore: RelayStore {
         try await pool.write { db in
             guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
             let parent = try Self.parentFolder(db, path, user: user)
-            var released = [String]()
-            var entryID = id
-            var created = now
-            if let existing = try Row.fetchOne(db, sql: "SELECT * FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
-                                               arguments: [user, parent, name]) {
-                guard (existing["kind"] as String) == "file" else {
-                    throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
-                }
-                entryID = existing["id"]
-                created = Self.date(existing, "created")
-                try db.execute(sql: "DELETE FROM cloud WHERE id = ?", arguments: [entryID])
-                if let old = existing["blob_id"] as String?, try Self.release(db, blob: old) { released.append(old) }
-            }
             let blob = try Self.consumeUpload(db, id: upload, user: user, blobID: blobID, refs: 1, now: now)
+            let replaced = try Self.displaceFile(db, parent: parent, name: name, path: path, user: user)
+            let entryID = replaced?.id ?? id, created = replaced?.created ?? now, released = replaced?.released ?? []
             try db.execute(sql: """
                 INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
                 VALUES (?, ?, ?, ?, 'file', ?, ?, ?, ?, ?)
@@ -854,25 +860,12 @@ public final class SQLiteRelayStore: RelayStore {
                 throw StoreError.notFound("no transfer \"\(transfer)\" whose ciphertext is still held")
             }
             let parent = try Self.parentFolder(db, path, user: user)
-            var released = [String]()
-            var entryID = id
-            var created = now
-            if let existing = try Row.fetchOne(db, sql: "SELECT * FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
-                                               arguments: [user, parent, name]) {
-                guard (existing["kind"] as String) == "file" else {
-                    throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
-                }
-                entryID = existing["id"]
-                created = Self.date(existing, "created")
-                try db.execute(sql: "DELETE FROM cloud WHERE id = ?", arguments: [entryID])
-                if let old = existing["blob_id"] as String?, old != (blob["id"] as String), try Self.release(db, blob: old) {
-                    released.append(old)
-                } else if (existing["blob_id"] as String?) == (blob["id"] as String) {
-                    try db.execute(sql: "UPDATE blobs SET refs = refs - 1 WHERE id = ?", arguments: [blob["id"] as String])
-                }
-            }
             let ref = BlobRef(id: blob["id"], size: blob["size"], sha256: blob["sha256"])
+            // The new reference first: a file there that already holds this blob then
+            // releases its own reference without the count reaching 0.
             try db.execute(sql: "UPDATE blobs SET refs = refs + 1 WHERE id = ?", arguments: [ref.id])
+            let replaced = try Self.displaceFile(db, parent: parent, name: name, path: path, user: user)
+            let entryID = replaced?.id ?? id, created = replaced?.created ?? now, released = replaced?.released ?? []
             try db.execute(sql: """
                 INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
                 VALUES (?, ?, ?, ?, 'file', ?, ?, ?, ?, ?)
