@@ -31,10 +31,9 @@ with open(os.path.join(WORK, "pgid"), "w") as f:
 os.environ["SE_OFFLINE"] = "true"  # selenium must not look for a driver on the network
 
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.common.exceptions import NoAlertPresentException, WebDriverException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 RELAY = os.environ["RELAY"]
@@ -87,9 +86,16 @@ def fill(driver, field, value):
 def follow(driver, element):
     """Clicks a link or a submit button and waits until the next page has replaced this one
     (reading the page right after a click can otherwise see the old one, or a stale element)."""
-    page = driver.find_element(By.TAG_NAME, "html")
+    # The old page is marked in its window; the next page's window has no mark. (Watching the
+    # old element go stale is not enough: chromedriver can answer "Node with given id does not
+    # belong to the document" instead of "stale element", which the stock condition lets through.)
+    driver.execute_script("window.vfsOldPage = true")
     element.click()
-    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(page))
+
+    def next_page_loaded(driver):
+        return driver.execute_script("return !window.vfsOldPage && document.readyState === 'complete'")
+
+    WebDriverWait(driver, 60, ignored_exceptions=(WebDriverException,)).until(next_page_loaded)
 
 
 def sign_in(driver, code):
