@@ -38,6 +38,12 @@ for target in $FUZZ_TARGETS; do
     [ "$crashes" -eq 0 ] && crashes=1
     runs=${runs:-$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')}
   fi
+  # A harness built without coverage for Swift code runs blind: libFuzzer says so, and
+  # the run must not count as fuzzing.
+  if grep -q 'no interesting inputs were found' "$log"; then
+    echo "fuzz: error: $target ran without coverage feedback (is the Swift code instrumented? see FUZZ_SWIFTC in the Makefile)" >&2
+    failed=1
+  fi
   printf '%-9s %12s executions  %d crashes  %5d s  corpus %d\n' "$target" "${runs:-?}" "$crashes" "$seconds" \
     "$(ls "$FUZZ_DIR/corpus/$target" | wc -l)" | tee -a "$report"
   [ "$status" -ne 0 ] && tail -n 40 "$log" | grep -m5 -E 'ERROR|Fatal|Crash|SUMMARY|artifact' >&2
