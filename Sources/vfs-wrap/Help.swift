@@ -76,7 +76,8 @@ enum WrapHelp {
       vfs-wrap -i key.txt -a -o site.vfs.asc -C /srv www --exclude '*.log'
       find docs -name '*.pdf' -print0 | \\
         vfs-wrap -R team.txt --null -T - -v -o pdfs.vfs
-      vfs-wrap -p --passphrase-file pass.txt -o logs.vfs --skip-changed /var/log/app
+      vfs-wrap -p --passphrase-file pass.txt -o logs.vfs \\
+        --skip-changed /var/log/app
 
     Exit status: 0 success; 1 files that changed while read were left out \
     (--skip-changed; the bundle was written); 64 usage (no recipients, no input, bad \
