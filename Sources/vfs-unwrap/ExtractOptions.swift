@@ -21,7 +21,7 @@ struct ExtractOptions: ParsableArguments {
     @Flag(name: [.customShort("k"), .customLong("keep-old-files")], help: "Fail if a file or link exists (the default).")
     var keepOldFiles = false
 
-    @Flag(name: .shortAndLong, help: "List each member extracted (or written by --stdout) on stderr.")
+    @Flag(name: .shortAndLong, help: "List each member extracted, or written by --stdout, on stderr.")
     var verbose = false
 
     init() {}

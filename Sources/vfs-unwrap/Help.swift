@@ -101,7 +101,7 @@ enum UnwrapHelp {
     Exit status: 0 success; 64 usage; 65 not a bundle, corrupt or tampered, a digest \
     mismatch, an unsafe entry, or content over --max-expansion, and IN not age \
     unless --passthrough is given, a corrupt policy or keychain, or names made \
-    unsafe by --strip-components; 66 IN, the keychain or a keychain identity does \
+    unsafe by --strip-components N; 66 IN, the keychain or a keychain identity does \
     not exist, or a MEMBER is not in the bundle; 73 an entry exists and neither \
     --force nor --skip-old-files was given, DIR can't be written or lacks the space, or a folder in DIR was \
     replaced during the extraction; 74 read or \

@@ -51,7 +51,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     @Argument(help: ArgumentHelp("The bundle ('-' or none for stdin).", valueName: "in"), completion: .file())
     var input: String?
 
-    @Argument(help: ArgumentHelp("Extract only these members and what is below them (as named by --list).", valueName: "member"))
+    @Argument(help: ArgumentHelp("Extract only these members and what is below them, named as --list shows them.", valueName: "member"))
     var members: [String] = []
 
     func check() throws {

@@ -39,8 +39,8 @@ enum WrapHelp {
     NUL-separated as find -print0 writes them; FILE itself is read from the current \
     folder. A path that does not exist fails the run (exit 66) before anything is \
     written. --exclude PATTERN (and -X FILE, one pattern a line) leaves out every \
-    member whose path matches, and what is below it, as GNU tar's --exclude: an \
-    fnmatch(3) glob in which '*' also matches '/', matched against the whole member \
+    member whose path matches, and what is below it, as GNU tar's --exclude does, \
+    with an fnmatch(3) glob in which '*' also matches '/', matched against the whole member \
     path and every tail of it that starts at a component (--exclude '*.o' leaves \
     out docs/a.o, --exclude cache leaves out docs/cache/ and all in it); a folder \
     left out is not read. -v lists each member on stderr as it is added (a folder \
@@ -80,7 +80,7 @@ enum WrapHelp {
         --skip-changed /var/log/app
 
     Exit status: 0 success; 1 files that changed while read were left out \
-    (--skip-changed; the bundle was written); 64 usage (no recipients, no input, bad \
+    (with --skip-changed, the bundle was written); 64 usage (no recipients, no input, bad \
     recipient or group name, binary output to a terminal); 65 a recipients or group \
     file is not valid (or the keychain is damaged), or an input vfs-unwrap would \
     refuse (a setuid file, a link out of the tree); 66 an input, a -C folder, a -T \

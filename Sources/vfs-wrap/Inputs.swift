@@ -21,7 +21,7 @@ struct InputOptions: ParsableArguments {
     var null = false
 
     @Option(name: .customLong("exclude"),
-            help: ArgumentHelp("Leave out members matching the glob PATTERN, as tar --exclude. Repeatable.", valueName: "pattern"))
+            help: ArgumentHelp("Leave out members matching the glob PATTERN, as tar --exclude does. Repeatable.", valueName: "pattern"))
     var excludes: [String] = []
 
     @Option(name: [.customShort("X", allowingJoined: true), .customLong("exclude-from")],

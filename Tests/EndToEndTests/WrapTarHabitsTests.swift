@@ -229,6 +229,13 @@ struct WrapTarHabitsTests {
         #expect(try scratch.read("out/docs/sub/data.bin") == testBytes(70_000, seed: 4))
         let conflict = try Tools.run("vfs-unwrap", ["-i", key.path, "--force", "--skip-old-files", scratch.path("t.vfs")])
         #expect(conflict.status == 64)
+        #expect(try Tools.run("vfs-unwrap", ["-i", key.path, "-k", "--force", scratch.path("t.vfs")]).status == 64)
+        // A file that is not age, passed through: kept as it is with --skip-old-files, refused without.
+        let plain = try scratch.write("report.txt", "plain\n")
+        let kept = try Tools.run("vfs-unwrap", ["--passthrough", "--skip-old-files", "-C", scratch.path("out/docs"), plain])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(try scratch.text("out/docs/report.txt") == "mine\n")
+        #expect(try Tools.run("vfs-unwrap", ["--passthrough", "-C", scratch.path("out/docs"), plain]).status == 73)
         #expect(try Tools.run("vfs-unwrap", ["-i", key.path, "--skip-old-files", "--stdout", scratch.path("t.vfs")]).status == 64)
         #expect(try Tools.run("vfs-unwrap", ["-i", key.path, "--force", "-C", scratch.path("out"), scratch.path("t.vfs")]).status == 0)
         #expect(try scratch.text("out/docs/report.txt") == "quarterly numbers\n")

@@ -94,7 +94,7 @@ complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" f force' -l 'force' -s 'f' -d 'Replace existing files and links.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" skip-old-files' -l 'skip-old-files' -d 'Keep existing files and links; leave those entries out, silently.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" k keep-old-files' -s 'k' -l 'keep-old-files' -d 'Fail if a file or link exists (the default).'
-complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" v verbose' -l 'verbose' -s 'v' -d 'List each member extracted (or written by --stdout) on stderr.'
+complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" v verbose' -l 'verbose' -s 'v' -d 'List each member extracted, or written by --stdout, on stderr.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" passthrough' -l 'passthrough' -d 'Copy input that is not age out unchanged instead of failing.'
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" max-expansion' -l 'max-expansion' -d 'Refuse content more than RATIO times the bundle\'s size (0: no cap).' -rfka ''
 complete -c 'vfs-unwrap' -n '__vfs-unwrap_should_offer_completions_for_flags_or_options "vfs-unwrap" no-backup' -l 'no-backup' -d 'Mark what is written to be left out of backups (nodump; CACHEDIR.TAG in new folders).'

@@ -94,7 +94,7 @@ complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_opti
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'C' -l 'directory' -d 'Take the PATHs and -T lists that follow from DIR, as tar -C. Repeatable.' -rfa '(__vfs-wrap_complete_directories)'
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'T' -l 'files-from' -d 'Also wrap the paths listed in FILE, one a line (\'-\' for stdin). Repeatable.' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" null' -l 'null' -d '-T lists are NUL-separated (find -print0), not one path a line.'
-complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -l 'exclude' -d 'Leave out members matching the glob PATTERN, as tar --exclude. Repeatable.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -l 'exclude' -d 'Leave out members matching the glob PATTERN, as tar --exclude does. Repeatable.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'X' -l 'exclude-from' -d 'Leave out members matching the patterns in FILE, one a line. Repeatable.' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" skip-changed' -l 'skip-changed' -d 'Leave out files that change while read (exit 1) instead of failing.'
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" v verbose' -l 'verbose' -s 'v' -d 'List each member on stderr as it is added.'
