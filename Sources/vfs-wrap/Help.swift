@@ -20,7 +20,9 @@ enum WrapHelp {
     digest.
 
     Recipients: -r, -R, -i FILE (the recipient of each identity in FILE) and -K as \
-    vfs-encrypt takes them, or -p for a passphrase instead (vfs-unwrap asks for it); \
+    vfs-encrypt takes them, or -p for a passphrase instead, read from \
+    --passphrase-file, --passphrase-fd, VFS_PASSPHRASE (least safe) or the terminal \
+    (vfs-unwrap asks for it the same way); \
     -a writes PEM armor (ASCII) instead of binary. -K NAME encrypts to the recipient \
     of the identity NAME kept by vfs-keychain (-K all: every one) and records the \
     first as the bundle's sender (a claim that vfs-unwrap shows as such: nothing \
