@@ -156,6 +156,23 @@ struct WrapTarHabitsTests {
         #expect(lines(list.out).filter { !$0.hasPrefix("#") }.map { String($0.split(separator: " ").last!) } == ["docs", "docs/cache", "docs/cache/c.txt"])
     }
 
+    @Test("the expansion cap counts every file of the bundle, also those not chosen")
+    func expansionCapCountsAll() throws {
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        try mkdir(scratch.path("z"))
+        try scratch.write("z/zeros.bin", Data(count: 4 << 20))
+        try scratch.write("z/small.txt", "small\n")
+        #expect(try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", scratch.path("z.vfs"), scratch.path("z")]).status == 0)
+        try mkdir(scratch.path("out"))
+        let capped = try Tools.run("vfs-unwrap", ["-i", key.path, "--max-expansion", "10", "-C", scratch.path("out"), scratch.path("z.vfs"), "z/small.txt"])
+        #expect(capped.status == 65, "\(capped.stderr)")
+        #expect(try scratch.listing("out").isEmpty)
+        let lifted = try Tools.run("vfs-unwrap", ["-i", key.path, "--max-expansion", "0", "-C", scratch.path("out"), scratch.path("z.vfs"), "z/small.txt"])
+        #expect(lifted.status == 0, "\(lifted.stderr)")
+        #expect(try scratch.listing("out/z") == ["small.txt"])
+    }
+
     @Test("--strip-components: shorter names left out; duplicates, a reserved name or a link that leaves DIR refused (65), nothing written")
     func stripComponents() throws {
         let scratch = try TestFolder()

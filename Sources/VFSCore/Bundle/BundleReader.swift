@@ -314,9 +314,11 @@ public final class BundleReader {
     }
 
     /// The space and expansion checks made before anything is written.
+    /// The expansion cap counts every file of the bundle (those left out by a selection are
+    /// decompressed too, to check their digests); the space, only what `entries` write.
     private func check(_ limits: ExtractionLimits, entries: [BundleManifest.Entry], target: FolderHandle, shown folder: String) throws {
         var content = 0
-        for entry in entries where entry.type == .file { content = Self.saturatingAdd(content, entry.size) }
+        for entry in manifest.entries where entry.type == .file { content = Self.saturatingAdd(content, entry.size) }
         if let limit = limits.maxExpansion, let size = limits.bundleSize, content > Self.saturatingMultiply(limit, max(size, 1)) {
             throw BundleError.expansionTooLarge(content: content, bundle: size, limit: limit, streaming: false)
         }
