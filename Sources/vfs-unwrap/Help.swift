@@ -94,7 +94,7 @@ enum UnwrapHelp {
       vfs-unwrap -i key.txt --for com.example.viewer --stdout notes.vfs | less
       vfs-unwrap -i key.txt --list --json q3.vfs | jq '.entries[].path'
       vfs-unwrap -i key.txt --passthrough -C inbox maybe-wrapped.pdf
-      vfs-unwrap -i key.txt -v -C www --strip-components 1 site.vfs www/static
+      vfs-unwrap -i key.txt -v -k -C www --strip-components 1 site.vfs www/static
       vfs-unwrap -i key.txt --wildcards -O logs.vfs 'app/*.log' | grep ERROR
       vfs-unwrap --passphrase-file pass.txt --skip-old-files -C ~/restore logs.vfs
 

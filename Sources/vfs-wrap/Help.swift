@@ -75,7 +75,8 @@ enum WrapHelp {
       vfs-wrap -g finance -K me -o q3.vfs report.pdf figures/
       vfs-wrap -R team.txt --access-id viewer -o notes.vfs notes.txt
       pg_dump shop | vfs-wrap -R backup-keys.txt --name shop.sql - > shop.sql.vfs
-      vfs-wrap -i key.txt -a -o site.vfs.asc -C /srv www --exclude '*.log'
+      vfs-wrap -i key.txt -a -o site.vfs.asc -C /srv www --exclude '*.log' \\
+        -X ignore.txt
       find docs -name '*.pdf' -print0 | \\
         vfs-wrap -R team.txt --null -T - -v -o pdfs.vfs
       vfs-wrap -p --passphrase-file pass.txt -o logs.vfs \\
