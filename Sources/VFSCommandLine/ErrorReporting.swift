@@ -46,12 +46,14 @@ extension BundleError: ReportableError {
         case .exists, .cannotExtract, .changedDuringExtraction, .notEnoughSpace: return .cannotCreate
         case .expansionTooLarge, .notUnwrappable: return .dataError
         case .badInput: return .usage
+        case .notInBundle: return .noInput
         }
     }
 
     public var hints: [String] {
         switch self {
-        case .changedWhileWrapping: return ["wrap it again when nothing is writing to it"]
+        case .changedWhileWrapping:
+            return ["nothing was written; wrap it again when nothing is writing to it (vfs-wrap --skip-changed leaves such files out)"]
         case .exists(_, let folder):
             return folder ? ["remove it yourself, or extract elsewhere with -C DIR"]
                           : ["use --force to replace it, or extract elsewhere with -C DIR"]
@@ -68,6 +70,12 @@ extension BundleError: ReportableError {
         case .notUnwrappable(_, .setuidFile): return ["wrap a copy without the bit (cp, then chmod u-s,g-s)"]
         case .notUnwrappable(_, .linkOutside):
             return ["wrap the folder that holds the link's target too, or replace the link with a copy of what it points to"]
+        case let .notInBundle(members, wildcards):
+            var out = ["nothing was extracted; --list shows the members"]
+            if !wildcards && members.contains(where: { $0.contains(where: { "*?[".contains($0) }) }) {
+                out.append("a member is taken literally; to match it as a glob, add --wildcards")
+            }
+            return out
         case .archive, .manifest, .unsafeEntry, .digestMismatch, .badInput: return []
         }
     }

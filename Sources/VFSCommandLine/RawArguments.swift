@@ -11,6 +11,15 @@ public struct RawArguments: Equatable {
     /// Each value-taking option's values, in order, keyed by the option's long name.
     public private(set) var values: [String: [[UInt8]]] = [:]
     public private(set) var positionals: [[UInt8]] = []
+    /// The values and positionals in command-line order (for options whose place among
+    /// the operands matters, such as tar's -C).
+    public private(set) var sequence: [Item] = []
+
+    /// One value: the option's long name, or nil for a positional argument.
+    public struct Item: Equatable {
+        public var option: String?
+        public var value: [UInt8]
+    }
 
     /// - Parameters:
     ///   - arguments: the arguments after the program name.
@@ -23,15 +32,23 @@ public struct RawArguments: Equatable {
         var i = 0
         var onlyPositionals = false
         func take(_ long: String, _ value: [UInt8]?) {
-            if let value { values[long, default: []].append(value); return }
+            if let value {
+                values[long, default: []].append(value)
+                sequence.append(Item(option: long, value: value))
+                return
+            }
             i += 1
-            if i < arguments.count { values[long, default: []].append(arguments[i]) }
+            if i < arguments.count {
+                values[long, default: []].append(arguments[i])
+                sequence.append(Item(option: long, value: arguments[i]))
+            }
         }
         while i < arguments.count {
             let arg = arguments[i]
             let dash = UInt8(ascii: "-")
             if onlyPositionals || arg.count < 2 || arg[0] != dash {
                 positionals.append(arg)
+                sequence.append(Item(option: nil, value: arg))
             } else if arg == [dash, dash] {
                 onlyPositionals = true
             } else if arg[1] == dash {

@@ -67,6 +67,15 @@ public enum ToolIO {
             }
         }
 
+        /// Whether the output can be written again from the start: a pending file can,
+        /// stdout and devices can't.
+        public var canRewind: Bool { file != nil }
+
+        /// Empties the pending file to write it again.
+        public func rewind() throws {
+            do { try file?.rewind() } catch let error as IOError { throw ToolError(error.description, exit: .ioError) }
+        }
+
         /// Removes the pending file; used on failure (also happens on deinit).
         public func abandon() { file?.abandon() }
     }

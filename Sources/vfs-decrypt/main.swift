@@ -45,10 +45,7 @@ struct Decrypt: VFSCommand, CheckedCommand {
 
     @OptionGroup var keychainOptions: KeychainIdentityOptions
 
-    @OptionGroup var passphraseOptions: PassphraseOptions
-
-    @Option(name: .customLong("max-work-factor"), help: ArgumentHelp("Refuse scrypt work factors above N (1-30).", valueName: "n"))
-    var maxWorkFactor: Int = ScryptIdentity.defaultMaxWorkFactor
+    @OptionGroup var passphraseDecryption: PassphraseDecryptionOptions
 
     @Option(name: [.customShort("o", allowingJoined: true), .long], help: ArgumentHelp("Write the plaintext to OUT.", valueName: "out"), completion: .file())
     var output: String?
@@ -69,12 +66,13 @@ struct Decrypt: VFSCommand, CheckedCommand {
     func check() throws {
         if encryptFlag { throw ToolError.usage("vfs-decrypt only decrypts", hints: ["age -e's counterpart is vfs-encrypt: vfs-encrypt -r RECIPIENT FILE"]) }
         try keychainOptions.check()
+        try passphraseDecryption.check()
+        let passphraseOptions = passphraseDecryption.passphraseOptions
         try StandardInputUse.check([
             ("the input", input == nil || input == "-"), ("-i -", identityOptions.identityFiles.contains("-")),
             (passphraseOptions.standardInputName, passphraseOptions.readsStandardInput),
         ])
         if backupOption.noBackup && (output == nil || output == "-") { throw ToolError.usage("--no-backup goes with -o OUT (a file)") }
-        guard ScryptRecipient.workFactorRange.contains(maxWorkFactor) else { throw ToolError.usage("--max-work-factor must be from \(ScryptRecipient.workFactorRange.lowerBound) to \(ScryptRecipient.workFactorRange.upperBound)") }
     }
 
     func run() throws {
@@ -83,24 +81,15 @@ struct Decrypt: VFSCommand, CheckedCommand {
         // the pending output and exits 74 (SignalCleanup).
         source.allowsMapping = true
         let decryptor = try AgeDecryptor(source: source)
-        var identities: [Identity] = []
-        if decryptor.isPassphraseEncrypted {
-            let secret = try passphraseOptions.source.read(prompt: "Enter passphrase: ")
-            identities = [ScryptIdentity(passphrase: secret, maxWorkFactor: maxWorkFactor)]
-        } else {
+        let fileKey = try passphraseDecryption.fileKey(decryptor) {
             // The passphrase options open a passphrase-protected identity file here.
-            identities = try identityOptions.resolve(passphrase: passphraseOptions.source)
-            identities += try keychainOptions.identities()
+            let identities = try identityOptions.resolve(passphrase: passphraseDecryption.passphraseOptions.source)
+                + keychainOptions.identities()
             if identities.isEmpty {
                 throw ToolError("no identity given, and the file is encrypted to recipients, not a passphrase", exit: .permissionDenied,
                                 hints: ["use -i FILE with the identity the file was encrypted to, or -K NAME for one in the keychain"])
             }
-        }
-        let fileKey: SecretBytes
-        do {
-            fileKey = try decryptor.fileKey(identities: identities)
-        } catch AgeError.noMatch where decryptor.isPassphraseEncrypted {
-            throw ToolError("incorrect passphrase", exit: .permissionDenied)
+            return identities
         }
         let out = try ToolIO.openOutput(output, binary: false)
         backupOption.mark(out)

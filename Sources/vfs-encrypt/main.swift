@@ -43,22 +43,13 @@ struct Encrypt: VFSCommand, CheckedCommand {
 
     @OptionGroup var recipientOptions: RecipientOptions
 
-    @Option(name: [.customShort("i", allowingJoined: true), .customLong("identity")],
-            help: ArgumentHelp("Encrypt to the recipients of the identities in PATH. Repeatable.", valueName: "path"), completion: .file())
-    var identityFiles: [String] = []
+    @OptionGroup var identityRecipients: IdentityRecipientOptions
 
     @OptionGroup var keychainOptions: KeychainIdentityOptions
 
-    @Flag(name: .shortAndLong, help: "Encrypt with a passphrase (scrypt) instead of recipients.")
-    var passphrase = false
+    @OptionGroup var passphraseEncryption: PassphraseEncryptionOptions
 
-    @OptionGroup var passphraseOptions: PassphraseOptions
-
-    @Option(name: .customLong("work-factor"), help: ArgumentHelp("scrypt work factor log2(N) for -p (1-30).", valueName: "n"))
-    var workFactor: Int = ScryptRecipient.defaultWorkFactor
-
-    @Flag(name: .shortAndLong, help: "Write PEM-armored (ASCII) output.")
-    var armor = false
+    @OptionGroup var armorOption: ArmorOption
 
     @Option(name: [.customShort("o", allowingJoined: true), .long], help: ArgumentHelp("Write to OUT ('-' forces stdout, even a terminal).", valueName: "out"), completion: .file())
     var output: String?
@@ -77,40 +68,31 @@ struct Encrypt: VFSCommand, CheckedCommand {
     func check() throws {
         if decryptFlag { throw ToolError.usage("vfs-encrypt only encrypts", hints: ["age -d's counterpart is vfs-decrypt: vfs-decrypt -i KEY FILE"]) }
         try keychainOptions.check()
-        let hasRecipients = !recipientOptions.isEmpty || !identityFiles.isEmpty || !keychainOptions.isEmpty
-        if passphrase && hasRecipients {
-            throw ToolError.usage("-p can't be combined with -r, -R, -i or -K", hints: ["a passphrase-encrypted file has exactly one stanza, as age requires"])
-        }
-        if !passphrase && !hasRecipients {
+        let hasRecipients = !recipientOptions.isEmpty || !identityRecipients.isEmpty || !keychainOptions.isEmpty
+        try passphraseEncryption.check(hasRecipients: hasRecipients, recipientFlags: "-r, -R, -i or -K")
+        if !passphraseEncryption.passphrase && !hasRecipients {
             throw ToolError.usage("missing recipients", hints: ["name at least one with -r age1…, -R FILE, -i FILE or -K NAME, or use -p for a passphrase"])
         }
-        if !passphrase && (passphraseOptions.passphraseFile != nil || passphraseOptions.passphraseFD != nil) {
-            throw ToolError.usage("--passphrase-file and --passphrase-fd go with -p")
-        }
+        let passphraseOptions = passphraseEncryption.passphraseOptions
         try StandardInputUse.check([
             ("the input", input == nil || input == "-"), ("-R -", recipientOptions.recipientsFiles.contains("-")),
-            ("-i -", identityFiles.contains("-")), (passphraseOptions.standardInputName, passphraseOptions.readsStandardInput),
+            ("-i -", identityRecipients.identityFiles.contains("-")), (passphraseOptions.standardInputName, passphraseOptions.readsStandardInput),
         ])
-        guard ScryptRecipient.workFactorRange.contains(workFactor) else { throw ToolError.usage("--work-factor must be from \(ScryptRecipient.workFactorRange.lowerBound) to \(ScryptRecipient.workFactorRange.upperBound)") }
     }
 
     func run() throws {
         var recipients: [Recipient] = try recipientOptions.resolve()
-        recipients += try IdentityOptions.load(identityFiles).map(\.recipient)
+        recipients += try identityRecipients.recipients()
         recipients += try keychainOptions.recipients()
         let source = try ToolIO.openInput(input)
         // A regular file is mapped, not read; if it shrinks meanwhile, SIGBUS removes
         // the pending output and exits 74 (SignalCleanup).
         source.allowsMapping = true
-        let out = try ToolIO.openOutput(output, binary: !armor, terminalHints: ["did you mean -a/--armor?"])
-        if passphrase {
-            let secret = try passphraseOptions.source.read(prompt: "Enter passphrase (leave empty to autogenerate a secure one): ",
-                                                           confirm: true, generate: SecretSource.generatedPassphrase)
-            recipients = [ScryptRecipient(passphrase: secret, workFactor: workFactor)]
-        }
+        let out = try ToolIO.openOutput(output, binary: !armorOption.armor, terminalHints: ["did you mean -a/--armor?"])
+        if passphraseEncryption.passphrase { recipients = [try passphraseEncryption.recipient()] }
         let progress = ProgressBar.make(label: "encrypting", total: source.regularFileSize, quiet: progressOptions.quiet)
         defer { progress?.finish() }
-        try AgeEncryptor.encrypt(to: recipients, from: source, to: out.sink, armor: armor,
+        try AgeEncryptor.encrypt(to: recipients, from: source, to: out.sink, armor: armorOption.armor,
                                  progress: progress?.callback)
         try out.commit()
     }

@@ -4,15 +4,20 @@ enum UnwrapHelp {
     static let overview = """
     Decrypts IN (or stdin) with identity files (-i) or identities kept by \
     vfs-keychain (-K NAME, -K all; unlocked through its agent, else with the passcode \
-    from --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal), reads the manifest, and extracts every \
+    from --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal), or a bundle \
+    sealed with vfs-wrap -p with its passphrase (--passphrase-file, --passphrase-fd, \
+    VFS_PASSPHRASE or the terminal), reads the manifest, and extracts every \
     entry into -C DIR (default: the current folder). Entries are written to a staging \
     folder inside DIR and moved into place only after every SHA-256 matched and the \
     whole file authenticated; if anything fails, nothing is left behind (also when \
     interrupted by SIGINT, SIGTERM or SIGHUP). The staging folder \
     (.vfs-unwrap-PID-XXXXXXXXXXXX) is private (mode 0700); one that a run killed with \
-    SIGKILL left is removed by the next extraction into DIR. Existing files and links are replaced \
-    only with --force, and a folder is never replaced by a file; folders that exist \
-    are merged into. DIR is opened once and everything happens relative to it, \
+    SIGKILL left is removed by the next extraction into DIR. An existing file or link \
+    where an entry goes fails the run before anything is written (exit 73; -k, \
+    --keep-old-files, says so explicitly; GNU tar would go on with the others), is \
+    replaced with --force, or is kept with --skip-old-files, which leaves that entry \
+    (and all below it) out, silently; a folder is never replaced by a file, and \
+    folders that exist are merged into. DIR is opened once and everything happens relative to it, \
     without following links: if someone who can write to DIR swaps a folder being \
     merged into for a link or another folder during the extraction, vfs-unwrap \
     stops (exit 73), takes back what it placed, and nothing lands outside DIR.
@@ -42,9 +47,24 @@ enum UnwrapHelp {
     says why on stderr, and writes nothing. Input that is not age, passed through, is \
     checked with no group and the type of IN's name.
 
-    --stdout streams the content of a bundle that holds exactly one file; its digest is \
-    checked at the end (each 64 KiB is already authenticated by age before it is \
-    released), and a mismatch exits 65. --list prints the manifest (--json for all of \
+    Choosing members, as tar -x does: MEMBER names an entry as --list shows it; a \
+    folder brings everything below it, and the folders above a member come with it. \
+    A MEMBER is taken literally (a '*' in it is a '*') unless --wildcards makes it an \
+    fnmatch(3) glob anchored at the start of the name, in which '*' also matches '/'. \
+    A MEMBER that matches nothing fails the run with "not found in bundle" (exit 66) \
+    before anything is written (GNU tar extracts the rest and exits 2). \
+    --strip-components N removes N leading components from each name; an entry with \
+    no more than N is not extracted. Names as stripped must still be unique and keep \
+    every link inside DIR, else the bundle is refused (exit 65) with nothing written. \
+    -v lists on stderr each entry extracted (a folder with a trailing '/'), once the \
+    extraction is complete, or each file as --stdout starts writing it.
+
+    --stdout (-O) writes the content of the regular files (those chosen, or all) to \
+    stdout one after another in the bundle's order, with nothing between them, as \
+    tar -xO does; a bundle of one file comes out as that file. Each file's digest is \
+    checked at its end (each 64 KiB is already authenticated by age before it is \
+    released), and a mismatch exits 65 after what came before it. --list prints the \
+    manifest (the chosen members only, when MEMBERs are given; --json for all of \
     it) without extracting; in its text and in messages, control characters in \
     names are escaped (\\n, \\x1b), so a hostile name can't rewrite the screen.
 
@@ -74,14 +94,18 @@ enum UnwrapHelp {
       vfs-unwrap -i key.txt --for com.example.viewer --stdout notes.vfs | less
       vfs-unwrap -i key.txt --list --json q3.vfs | jq '.entries[].path'
       vfs-unwrap -i key.txt --passthrough -C inbox maybe-wrapped.pdf
+      vfs-unwrap -i key.txt -v -k -C www --strip-components 1 site.vfs www/static
+      vfs-unwrap -i key.txt --wildcards -O logs.vfs 'app/*.log' | grep ERROR
+      vfs-unwrap --passphrase-file pass.txt --skip-old-files -C ~/restore logs.vfs
 
     Exit status: 0 success; 64 usage; 65 not a bundle, corrupt or tampered, a digest \
     mismatch, an unsafe entry, or content over --max-expansion, and IN not age \
-    unless --passthrough is given, or a corrupt policy or keychain; 66 IN, the \
-    keychain or a keychain identity does not exist; 73 an entry exists and --force \
-    was not given, DIR can't be written or lacks the space, or a folder in DIR was \
+    unless --passthrough is given, a corrupt policy or keychain, or names made \
+    unsafe by --strip-components N; 66 IN, the keychain or a keychain identity does \
+    not exist, or a MEMBER is not in the bundle; 73 an entry exists and neither \
+    --force nor --skip-old-files was given, DIR can't be written or lacks the space, or a folder in DIR was \
     replaced during the extraction; 74 read or \
-    write error; 77 no identity matched, a wrong keychain passcode, or the policy \
-    denies APP.
+    write error; 77 no identity matched, a wrong passphrase or keychain passcode, \
+    or the policy denies APP.
     """
 }

@@ -18,13 +18,15 @@ struct Unwrap: VFSCommand, CheckedCommand {
 
     @OptionGroup var keychainOptions: KeychainIdentityOptions
 
+    @OptionGroup var passphraseDecryption: PassphraseDecryptionOptions
+
     @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"))
     var app: String?
 
     @Option(name: [.customShort("C", allowingJoined: true), .customLong("directory")], help: ArgumentHelp("Extract into DIR (default: the current folder).", valueName: "dir"), completion: .directory)
     var directory: String?
 
-    @Flag(name: .customLong("stdout"), help: "Write the content of a one-file bundle to stdout.")
+    @Flag(name: [.customShort("O"), .customLong("stdout")], help: "Write the content of the (selected) files to stdout, one after another.")
     var toStandardOutput = false
 
     @Flag(name: [.customShort("t"), .customLong("list")], help: "Print the manifest (its sender is an unverified claim) instead of extracting.")
@@ -33,8 +35,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("json"), help: "With --list, print the whole manifest as JSON.")
     var json = false
 
-    @Flag(name: .shortAndLong, help: "Replace existing files and links.")
-    var force = false
+    @OptionGroup var extractOptions: ExtractOptions
 
     @Flag(name: .customLong("passthrough"), help: "Copy input that is not age out unchanged instead of failing.")
     var passthrough = false
@@ -50,6 +51,9 @@ struct Unwrap: VFSCommand, CheckedCommand {
     @Argument(help: ArgumentHelp("The bundle ('-' or none for stdin).", valueName: "in"), completion: .file())
     var input: String?
 
+    @Argument(help: ArgumentHelp("Extract only these members and what is below them, named as --list shows them.", valueName: "member"))
+    var members: [String] = []
+
     func check() throws {
         try keychainOptions.check()
         if [directory != nil, toStandardOutput, list].filter({ $0 }).count > 1 {
@@ -57,8 +61,11 @@ struct Unwrap: VFSCommand, CheckedCommand {
         }
         if json && !list { throw ToolError.usage("--json goes with --list") }
         if maxExpansion < 0 { throw ToolError.usage("--max-expansion must be 0 (no cap) or more") }
-        if force && (toStandardOutput || list) { throw ToolError.usage("--force goes with extraction (-C DIR)") }
-        try StandardInputUse.check([("the bundle", input == nil || input == "-"), ("-i -", identityOptions.identityFiles.contains("-"))])
+        try extractOptions.check(extracting: !toStandardOutput && !list)
+        try passphraseDecryption.check()
+        let passphraseOptions = passphraseDecryption.passphraseOptions
+        try StandardInputUse.check([("the bundle", input == nil || input == "-"), ("-i -", identityOptions.identityFiles.contains("-")),
+                                    (passphraseOptions.standardInputName, passphraseOptions.readsStandardInput)])
         if backupOption.noBackup && (toStandardOutput || list) { throw ToolError.usage("--no-backup goes with extraction (-C DIR)") }
     }
 
@@ -72,22 +79,35 @@ struct Unwrap: VFSCommand, CheckedCommand {
             }
             return try passThrough(source)
         }
-        let identities = try identityOptions.resolve() + keychainOptions.identities()
-        guard !identities.isEmpty else {
-            throw ToolError("no identity given", exit: .permissionDenied,
-                            hints: ["use -i FILE with an identity the bundle was sealed for, or -K NAME for one in the keychain"])
-        }
         let decryptor = try AgeDecryptor(source: source)
-        let fileKey = try decryptor.fileKey(identities: identities)
+        let fileKey = try passphraseDecryption.fileKey(decryptor) {
+            let identities = try identityOptions.resolve(passphrase: passphraseDecryption.passphraseOptions.source) + keychainOptions.identities()
+            guard !identities.isEmpty else {
+                throw ToolError("no identity given", exit: .permissionDenied,
+                                hints: ["use -i FILE with an identity the bundle was sealed for, or -K NAME for one in the keychain"])
+            }
+            return identities
+        }
         let progress = ProgressBar.make(label: "unwrapping", total: file.regularFileSize, quiet: progressOptions.quiet || list)
         defer { progress?.finish() }
+        let selection = extractOptions.selection(members)
         try BundleReader.openSealed(decryptor, fileKey: fileKey, progress: progress?.callback) { reader in
-            if let app { try authorize(app, group: reader.manifest.group, paths: reader.manifest.contentEntries.map(\.path)) }
-            if list { return try printList(reader.manifest) }
-            if toStandardOutput { return try reader.writeSingleFile(to: FileDescriptorSink.standardOutput()) }
-            try reader.extract(into: directory ?? ".", force: force,
+            // What is released: the selected members (a member that matches nothing is 66 here, before anything).
+            let outputs = try selection.outputs(of: reader.manifest, validate: false)
+            let released = zip(reader.manifest.entries, outputs).filter { $1 != nil }.map(\.0)
+            if let app { try authorize(app, group: reader.manifest.group, paths: released.filter { $0.type != .directory }.map(\.path)) }
+            if list { return try printList(reader.manifest, entries: members.isEmpty ? reader.manifest.entries : released) }
+            if toStandardOutput {
+                return try reader.writeFiles(to: FileDescriptorSink.standardOutput(), selection: selection) { name in
+                    if extractOptions.verbose { ExtractOptions.show(name) }
+                }
+            }
+            try reader.extract(into: directory ?? ".", force: extractOptions.force,
                                limits: ExtractionLimits(maxExpansion: maxExpansion == 0 ? nil : maxExpansion, bundleSize: file.regularFileSize),
-                               noBackup: backupOption.noBackup)
+                               noBackup: backupOption.noBackup, selection: selection, existing: extractOptions.existing)
+            if extractOptions.verbose {
+                for entry in reader.extractedEntries { ExtractOptions.show(entry.path, folder: entry.type == .directory) }
+            }
             backupOption.report(reader.backupMarks, folder: directory ?? ".")
         }
     }
@@ -101,7 +121,9 @@ struct Unwrap: VFSCommand, CheckedCommand {
         }
     }
 
-    func printList(_ manifest: BundleManifest) throws {
+    func printList(_ whole: BundleManifest, entries: [BundleManifest.Entry]) throws {
+        var manifest = whole
+        manifest.entries = entries
         if json { return try JSONOutput.print(manifest) }
         // Names come from the bundle: control characters are escaped (--json has them exact).
         let show = DisplayText.printable
@@ -126,6 +148,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
     /// Input that is not age: copied out unchanged (the seed's "not wrapped, use it directly").
     func passThrough(_ source: ByteSource) throws {
         if list { throw ToolError("\(inputName) is not a bundle, so there is no manifest to list", exit: .dataError) }
+        if !members.isEmpty { throw ToolError("\(inputName) is not a bundle, so it has no members to choose from", exit: .dataError) }
         let name = input.flatMap { $0 == "-" ? nil : $0.split(separator: "/").last.map(String.init) }
         if let app { try authorize(app, group: nil, paths: [name ?? ""]) }
         if toStandardOutput {
@@ -136,9 +159,11 @@ struct Unwrap: VFSCommand, CheckedCommand {
             throw ToolError.usage("standard input that is not age has no name to extract it under", hints: ["use --stdout"])
         }
         let path = (directory ?? ".") + "/" + name
+        var info = stat()
+        if extractOptions.skipOldFiles && lstat(path, &info) == 0 { return }
         let out: AtomicOutputFile
         do {
-            out = try AtomicOutputFile(path: path, exclusive: !force)
+            out = try AtomicOutputFile(path: path, exclusive: !extractOptions.force)
         } catch let error as IOError {
             throw ToolError(error.description, exit: .cannotCreate, hints: error.code == EEXIST ? ["use --force to replace it"] : [])
         }
@@ -146,7 +171,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
             Diagnostics.warn("\"\(path)\" is not marked nodump: its file system keeps no such attribute")
         }
         try copy(source, to: out)
-        try out.commit(exclusive: !force)
+        try out.commit(exclusive: !extractOptions.force)
     }
 
     func copy(_ source: ByteSource, to sink: ByteSink) throws {

@@ -20,6 +20,14 @@ struct RawArgumentsTests {
         #expect(parse([Array("-zn1".utf8), ff]).positionals == [ff])
     }
 
+    @Test("the sequence keeps each value's place among the positionals (tar's -C between paths)")
+    func sequence() {
+        let raw = RawArguments(["a", "-Cx", "b", "--directory", "y", "--", "-C", "c"].map { Array($0.utf8) },
+                               valueOptions: ["directory": "C"])
+        #expect(raw.sequence.map { $0.option } == [nil, "directory", nil, "directory", nil, nil])
+        #expect(raw.sequence.map { String(decoding: $0.value, as: UTF8.self) } == ["a", "x", "b", "y", "-C", "c"])
+    }
+
     @Test("agreement: the same count and the same text once decoded; names that differ only in bytes that are not UTF-8 decode alike")
     func agreement() {
         let ff: [UInt8] = [0x61, 0xFF], fe: [UInt8] = [0x61, 0xFE]

@@ -20,7 +20,7 @@ function __vfs-wrap_parse_tokens -S
     set -l unparsed_tokens (__vfs-wrap_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-wrap'
-        __vfs-wrap_parse_subcommand -r 1 'r/recipient=+' 'R/recipients-file=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'g/group=+' 'access-id=' 'name=' 'no-compress' 'o/output=' 'q/quiet' 'version' 'h/help'
+        __vfs-wrap_parse_subcommand -r 1 'r/recipient=+' 'R/recipients-file=+' 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'p/passphrase' 'passphrase-file=' 'passphrase-fd=' 'work-factor=' 'g/group=+' 'access-id=' 'name=' 'no-compress' 'C/directory=+' 'T/files-from=+' 'null' 'exclude=+' 'X/exclude-from=+' 'skip-changed' 'v/verbose' 'a/armor' 'o/output=' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-wrap_parse_subcommand -r 1 'version'
@@ -79,13 +79,26 @@ end
 complete -c 'vfs-wrap' -f
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, or an ssh-ed25519/ssh-rsa public key). Repeatable.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'R' -l 'recipients-file' -d 'Encrypt to the recipients listed in PATH (\'-\' for stdin). Repeatable.' -rF
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'i' -l 'identity' -d 'Encrypt to the recipients of the identities in PATH. Repeatable.' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" p passphrase' -l 'passphrase' -s 'p' -d 'Encrypt with a passphrase (scrypt) instead of recipients.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" passphrase-file' -l 'passphrase-file' -d 'Read the passphrase from the first line of PATH.' -rF
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" passphrase-fd' -l 'passphrase-fd' -d 'Read the passphrase from file descriptor N.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" work-factor' -l 'work-factor' -d 'scrypt work factor log2(N) for -p (1-30).' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'g' -l 'group' -d 'Encrypt to the recipients of GROUP ($VFS_HOME/groups/GROUP) and record it as the group id.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" access-id' -l 'access-id' -d 'Record ID as the bundle\'s access control id.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" name' -l 'name' -d 'Store standard input under NAME.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" no-compress' -l 'no-compress' -d 'Store the archive without zstd compression.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'C' -l 'directory' -d 'Take the PATHs and -T lists that follow from DIR, as tar -C. Repeatable.' -rfa '(__vfs-wrap_complete_directories)'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'T' -l 'files-from' -d 'Also wrap the paths listed in FILE, one a line (\'-\' for stdin). Repeatable.' -rF
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" null' -l 'null' -d '-T lists are NUL-separated (find -print0), not one path a line.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -l 'exclude' -d 'Leave out members matching the glob PATTERN, as tar --exclude does. Repeatable.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'X' -l 'exclude-from' -d 'Leave out members matching the patterns in FILE, one a line. Repeatable.' -rF
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" skip-changed' -l 'skip-changed' -d 'Leave out files that change while read (exit 1) instead of failing.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" v verbose' -l 'verbose' -s 'v' -d 'List each member on stderr as it is added.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" a armor' -l 'armor' -s 'a' -d 'Write PEM-armored (ASCII) output.'
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" o output' -s 'o' -l 'output' -d 'Write the bundle to OUT (\'-\' forces stdout, even a terminal).' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_positional "vfs-wrap" -ge 1' -F

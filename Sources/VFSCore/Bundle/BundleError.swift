@@ -34,6 +34,8 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
     case expansionTooLarge(content: Int, bundle: Int, limit: Int, streaming: Bool)
     /// An input that vfs-unwrap would refuse, so it is not wrapped (`path` on disk).
     case notUnwrappable(path: String, reason: UnwrappableReason)
+    /// Members asked for by name (or glob, with `wildcards`) that match no entry.
+    case notInBundle(members: [String], wildcards: Bool)
 
     /// Why an input can't go into a bundle.
     public enum UnwrappableReason: Sendable, Equatable {
@@ -51,7 +53,7 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
         case .manifest(let why): return "invalid manifest: \(why)"
         case .unsafeEntry(let path, let reason): return "refusing entry \"\(path)\": \(reason)"
         case .digestMismatch(let path): return "\"\(path)\" does not match its SHA-256 in the manifest"
-        case .changedWhileWrapping(let path): return "\"\(path)\" changed while it was being wrapped"
+        case .changedWhileWrapping(let path): return "\"\(path)\": file changed as we read it"
         case .exists(let path, let folder):
             return folder ? "\"\(path)\" is a folder; a file or link can't replace it" : "\"\(path)\" already exists"
         case .badInput(let why), .cannotExtract(let why): return why
@@ -63,6 +65,8 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
             let what = streaming ? "\(Self.size(content)) came out of the first \(Self.size(bundle)) of the bundle"
                                  : "the bundle's files hold \(Self.size(content)) in a bundle of \(Self.size(bundle))"
             return "\(what): more than \(limit) times its size, the most an extraction expands by default"
+        case let .notInBundle(members, _):
+            return members.map { "\"\($0)\"" }.joined(separator: ", ") + " not found in bundle"
         case let .notUnwrappable(path, .setuidFile):
             return "can't wrap \"\(path)\": it has the setuid or setgid bit, which vfs-unwrap refuses"
         case let .notUnwrappable(path, .linkOutside(target)):

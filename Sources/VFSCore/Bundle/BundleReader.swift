@@ -23,6 +23,19 @@ public final class BundleReader {
     private var extracted = 0
     /// What `extract(noBackup: true)` marked.
     public private(set) var backupMarks = BackupMarks()
+    /// The entries the last `extract` placed (or merged into), in the bundle's order,
+    /// as extracted (after --strip-components); those skipped as existing are not in it.
+    public private(set) var extractedEntries: [BundleManifest.Entry] = []
+
+    /// What an extraction does with a file or link that exists where an entry goes.
+    public enum ExistingFiles: Sendable, Equatable {
+        /// Fail before anything is written (the default; tar's --keep-old-files).
+        case refuse
+        /// Replace it (--force).
+        case replace
+        /// Keep it and leave the entry out, silently (tar's --skip-old-files).
+        case skip
+    }
 
     /// How an extraction with `noBackup` kept its output out of backups.
     public struct BackupMarks: Sendable, Equatable {
@@ -138,6 +151,24 @@ public final class BundleReader {
 
     // MARK: outputs
 
+    /// Streams the content of the regular files `selection` picks, concatenated in the
+    /// bundle's order (as tar -xO does); `each` hears each file's name (as extracted)
+    /// before its content. Every entry's digest is checked, also those left out.
+    public func writeFiles(to sink: ByteSink, selection: BundleSelection = BundleSelection(),
+                           each: (String) -> Void = { _ in }) throws {
+        let outputs = try selection.outputs(of: manifest, validate: false)
+        while let entry = try nextEntry() {
+            guard entry.type == .file else { continue }
+            if let out = outputs[nextIndex - 1] {
+                each(out.path)
+                try readContent(of: entry) { try sink.write($0) }
+            } else {
+                try readContent(of: entry) { _ in }
+            }
+        }
+        try drain()
+    }
+
     /// Streams the content of a bundle that holds exactly one file.
     public func writeSingleFile(to sink: ByteSink) throws {
         guard manifest.entries.count == 1, manifest.entries[0].type == .file else {
@@ -172,16 +203,25 @@ public final class BundleReader {
     /// into) a CACHEDIR.TAG, unless the bundle has one there (`backupMarks` says what
     /// was done). Links are not marked: the flag can't be set on a link.
     /// - Returns: the count of entries extracted.
+    ///
+    /// `selection` picks the entries and names (members, --strip-components); a member
+    /// that matches nothing fails the run before anything is written. `existing` says
+    /// what happens to a file or link already where an entry goes (`force` is
+    /// `.replace`).
     @discardableResult
     public func extract(into folder: String, force: Bool, limits: ExtractionLimits = ExtractionLimits(maxExpansion: nil),
-                        noBackup: Bool = false) throws -> Int {
+                        noBackup: Bool = false, selection: BundleSelection = BundleSelection(),
+                        existing: ExistingFiles = .refuse) throws -> Int {
+        let outputs = try selection.outputs(of: manifest)
+        let chosen = outputs.compactMap { $0 }
         let target: FolderHandle
         do { target = try FolderHandle.open(folder) } catch {
             throw BundleError.cannotExtract(IOError("cannot extract into", path: folder, code: error.code).description)
         }
         StagingFolder.removeStale(in: target)
-        let placement = try plan(in: target, shown: folder, force: force)
-        try check(limits, target: target, shown: folder)
+        let placement = try plan(chosen, in: target, shown: folder, existing: force ? .replace : existing)
+        try check(limits, entries: chosen, target: target, shown: folder)
+        extractedEntries = []
         streamingLimit = limits.bundleSize == nil ? limits.maxExpansion : nil
         extracted = 0
         backupMarks = BackupMarks()
@@ -211,8 +251,13 @@ public final class BundleReader {
         let mask: mode_t = geteuid() == 0 ? 0 : AtomicOutputFile.currentUmask()
         let stagingPath = folder + "/" + staging.name
         var staged = FolderChain(root: staging.handle, rootPath: stagingPath)
-        while let entry = try nextEntry() {
+        while let original = try nextEntry() {
             try interrupt.check()
+            guard let entry = outputs[nextIndex - 1], placement[entry.path] != .skip else {
+                // Left out: its content is still read and checked against its digest.
+                if original.type == .file { try readContent(of: original) { _ in } }
+                continue
+            }
             let path = stagingPath + "/" + entry.path
             let parent = try staged.handle(for: BundlePath.parent(of: entry.path))
             let name = BundlePath.name(of: entry.path)
@@ -231,7 +276,7 @@ public final class BundleReader {
                 defer { close(fd) }
                 if noBackup { markNoDump(fd) }
                 let out = FileDescriptorSink(fd: fd, name: path)
-                try readContent(of: entry) { try out.write($0) }
+                try readContent(of: original) { try out.write($0) }
                 guard fchmod(fd, mode_t(entry.permissions ?? 0o600) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: path) }
                 var times = Self.times(entry.mtime)
                 futimens(fd, &times)
@@ -244,7 +289,7 @@ public final class BundleReader {
         try drain()
         if noBackup {
             // The top of each tree the bundle creates; a folder merged into is the user's.
-            for entry in manifest.entries where entry.type == .directory && (placement[entry.path] == .new || placement[entry.path] == .replace) {
+            for entry in chosen where entry.type == .directory && (placement[entry.path] == .new || placement[entry.path] == .replace) {
                 if BackupExclusion.tag(folderFD: try staged.handle(for: entry.path).fd) { backupMarks.tagged += 1 }
             }
         }
@@ -253,7 +298,7 @@ public final class BundleReader {
         // into existing folders, which stay behind in staging, and those that move
         // themselves: moving a folder to another parent rewrites its "..", which takes
         // write permission on it, so a read-only one gets its mode once in place.
-        for entry in manifest.entries.reversed() where entry.type == .directory && placement[entry.path] == .carried {
+        for entry in chosen.reversed() where entry.type == .directory && placement[entry.path] == .carried {
             let path = stagingPath + "/" + entry.path
             let handle = try staged.handle(for: entry.path)
             guard fchmod(handle.fd, mode_t(entry.permissions ?? 0o700) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: path) }
@@ -261,14 +306,17 @@ public final class BundleReader {
             futimens(handle.fd, &times)
         }
         staged = FolderChain(root: staging.handle, rootPath: stagingPath)
-        try moveIntoPlace(from: &staged, to: target, shown: folder, placement: placement, mask: mask)
+        try moveIntoPlace(chosen, from: &staged, to: target, shown: folder, placement: placement, mask: mask)
         succeeded = true
         staging.remove()
-        return manifest.entries.count
+        extractedEntries = chosen.filter { placement[$0.path] != .skip }
+        return extractedEntries.count
     }
 
     /// The space and expansion checks made before anything is written.
-    private func check(_ limits: ExtractionLimits, target: FolderHandle, shown folder: String) throws {
+    /// The expansion cap counts every file of the bundle (those left out by a selection are
+    /// decompressed too, to check their digests); the space, only what `entries` write.
+    private func check(_ limits: ExtractionLimits, entries: [BundleManifest.Entry], target: FolderHandle, shown folder: String) throws {
         var content = 0
         for entry in manifest.entries where entry.type == .file { content = Self.saturatingAdd(content, entry.size) }
         if let limit = limits.maxExpansion, let size = limits.bundleSize, content > Self.saturatingMultiply(limit, max(size, 1)) {
@@ -283,7 +331,7 @@ public final class BundleReader {
         let available = Self.saturatingMultiply(Int(clamping: info.f_bavail), block)
         // Whole blocks: each file rounded up, a block for each folder and link.
         var needed = 0
-        for entry in manifest.entries {
+        for entry in entries {
             let blocks = entry.type == .file ? entry.size / block + (entry.size % block == 0 ? 0 : 1) : 1
             needed = Self.saturatingAdd(needed, Self.saturatingMultiply(blocks, block))
         }
@@ -310,16 +358,23 @@ public final class BundleReader {
         case replace
         /// Inside an entry that moves whole.
         case carried
+        /// Something is there and is kept (--skip-old-files), with all below the entry.
+        case skip
 
         var isMerge: Bool { if case .merge = self { return true } else { return false } }
     }
 
     /// Where each entry goes, checked before anything is written.
-    private func plan(in target: FolderHandle, shown folder: String, force: Bool) throws -> [String: Placement] {
+    private func plan(_ entries: [BundleManifest.Entry], in target: FolderHandle, shown folder: String,
+                      existing policy: ExistingFiles) throws -> [String: Placement] {
         var placement = [String: Placement]()
         var existing = FolderChain(root: target, rootPath: folder)
-        for entry in manifest.entries {
+        for entry in entries {
             let parent = BundlePath.parent(of: entry.path)
+            if let parent, placement[parent] == .skip {
+                placement[entry.path] = .skip
+                continue
+            }
             if let parent, !(placement[parent]?.isMerge ?? false) {
                 placement[entry.path] = .carried
                 continue
@@ -333,9 +388,11 @@ public final class BundleReader {
             let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
             if isFolder && entry.type == .directory {
                 placement[entry.path] = .merge(FileIdentity(info))
+            } else if policy == .skip {
+                placement[entry.path] = .skip
             } else if isFolder {
                 throw BundleError.exists(path: destination, folder: true)
-            } else if !force {
+            } else if policy == .refuse {
                 throw BundleError.exists(path: destination, folder: false)
             } else {
                 placement[entry.path] = .replace
@@ -350,8 +407,8 @@ public final class BundleReader {
     /// this run placed where nothing was are moved back into staging (which the caller
     /// then removes), so the target is left as it was; a replaced entry (--force) stays
     /// replaced.
-    private func moveIntoPlace(from staged: inout FolderChain, to target: FolderHandle, shown folder: String,
-                               placement: [String: Placement], mask: mode_t) throws {
+    private func moveIntoPlace(_ entries: [BundleManifest.Entry], from staged: inout FolderChain, to target: FolderHandle,
+                               shown folder: String, placement: [String: Placement], mask: mode_t) throws {
         var merged = [String: FileIdentity]()
         for (path, place) in placement { if case .merge(let identity) = place { merged[path] = identity } }
         var destinations = FolderChain(root: target, rootPath: folder, expected: merged)
@@ -359,7 +416,7 @@ public final class BundleReader {
         /// Folders moved themselves, to get their mode and time once every move is done.
         var settle: [(to: FolderHandle, name: String, identity: FileIdentity, entry: BundleManifest.Entry)] = []
         do {
-            for entry in manifest.entries {
+            for entry in entries {
                 let place = placement[entry.path]
                 guard place == .new || place == .replace else { continue }
                 let parent = BundlePath.parent(of: entry.path)

@@ -7,7 +7,9 @@ import Glibc
 /// file hashed. The manifest comes first in the bundle, so files are hashed before
 /// they are archived; each file's identity, size, mtime and ctime are checked again
 /// while it is archived, so a file that changes in between fails the wrap instead of
-/// disagreeing with its digest.
+/// disagreeing with its digest. A file that changes while it is hashed is read once
+/// more; if it changed again it fails the plan, or with `skipChanged` is left out
+/// (`leftOut`).
 public final class BundlePlan {
     public private(set) var entries: [BundleManifest.Entry] = []
     /// Bytes of file content (for progress).
@@ -15,6 +17,10 @@ public final class BundlePlan {
     private var sources: [Source] = []
     /// Where each link was found (stored path → path on disk), for messages.
     private var linkPaths: [String: String] = [:]
+    /// `--exclude` patterns (MemberPattern.excludes), matched against stored paths.
+    private let excludes: [String]
+    /// Files that changed while they were read, left out (paths on disk), in order.
+    public private(set) var leftOut: [String] = []
 
     enum Source {
         case none
@@ -25,8 +31,15 @@ public final class BundlePlan {
     /// Walks `paths` (each stored under its last component) and, if `standardInputName`
     /// is given, spools stdin under that name. `warning` hears about skipped entries
     /// (sockets, FIFOs, devices, names that are not UTF-8).
-    public init(paths: [String], standardInputName: String? = nil, standardInput: ByteSource? = nil,
+    ///
+    /// `excluding` leaves out every entry whose stored path a pattern matches, and what is
+    /// below it (MemberPattern.excludes: as GNU tar's --exclude). With `skipChanged`, a
+    /// file that changed while it was hashed, and again when read a second time, is left
+    /// out with a warning instead of failing the plan.
+    public init(paths: [String], excluding: [String] = [], skipChanged: Bool = false,
+                standardInputName: String? = nil, standardInput: ByteSource? = nil,
                 warning: (String) -> Void = { _ in }) throws {
+        self.excludes = excluding
         var topNames = Set<String>()
         func addTop(_ name: String, shown: String) throws {
             do { try BundlePath.check(name) } catch {
@@ -41,6 +54,7 @@ public final class BundlePlan {
         }
         for path in paths {
             let name = try Self.storedName(of: path)
+            if isExcluded(name) { continue }
             try addTop(name, shown: path)
             try walk(path: path, stored: name, warning: warning)
         }
@@ -54,7 +68,28 @@ public final class BundlePlan {
             sources.append(.spool(spool))
             contentBytes += spool.size
         }
-        try hashFiles()
+        try hashFiles(skipChanged: skipChanged, warning: warning)
+    }
+
+    private func isExcluded(_ stored: String) -> Bool {
+        excludes.contains { MemberPattern.excludes($0, stored) }
+    }
+
+    /// Leaves out the file at `path` (on disk) that changed after it was hashed, for a
+    /// bundle written again without it; false if it is not one of this plan's files.
+    public func leaveOut(path: String) -> Bool {
+        guard let index = sources.firstIndex(where: { if case .file(path, _) = $0 { return true } else { return false } }) else {
+            return false
+        }
+        remove(at: index)
+        leftOut.append(path)
+        return true
+    }
+
+    private func remove(at index: Int) {
+        contentBytes -= entries[index].size
+        entries.remove(at: index)
+        sources.remove(at: index)
     }
 
     /// Every link must resolve inside what is wrapped (through the other links too), as
@@ -118,6 +153,7 @@ public final class BundlePlan {
                     warning("skipping a name in \"\(path)\" that is not UTF-8")
                     continue
                 }
+                if isExcluded(stored + "/" + text) { continue }
                 try walk(path: path.hasSuffix("/") ? path + text : path + "/" + text, stored: stored + "/" + text, warning: warning)
             }
         default:
@@ -142,28 +178,58 @@ public final class BundlePlan {
         return out.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    /// Hashes every file on all cores.
-    private func hashFiles() throws {
+    /// Hashes every file on all cores. A file that changed while it was read is read
+    /// once more (its new size, mode and times taken); if it changed again, it fails the
+    /// plan or, with `skipChanged`, is left out with a warning.
+    private func hashFiles(skipChanged: Bool, warning: (String) -> Void) throws {
         let jobs = sources.indices.filter { if case .file = sources[$0] { return true } else { return false } }
         let work = HandOff(value: sources)
-        let digests = WorkQueue<Result<String, Error>>.forEach(count: jobs.count,
-                                                              workers: ProcessorCount.available(limit: jobs.count)) { queue in
+        let digests = WorkQueue<Result<(String, FileSignature?, UInt32), Error>>.forEach(count: jobs.count,
+                                                                       workers: ProcessorCount.available(limit: jobs.count)) { queue in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
             while let job = queue.take() {
                 guard case .file(let path, let signature) = work.value[jobs[job]] else { preconditionFailure("jobs are files") }
                 queue.record(job, Result {
-                    let hasher = SHA256()
-                    try FileSignature.read(path: path, expecting: signature, buffer: buffer) { hasher.update($0) }
-                    return hasher.finalize().hexString
+                    func hash(_ expecting: FileSignature) throws -> String {
+                        let hasher = SHA256()
+                        try FileSignature.read(path: path, expecting: expecting, buffer: buffer) { hasher.update($0) }
+                        return hasher.finalize().hexString
+                    }
+                    do { return (try hash(signature), nil, 0) } catch BundleError.changedWhileWrapping {
+                        // Read once more, as it is now; a second change is final.
+                        var info = stat()
+                        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw BundleError.changedWhileWrapping(path: path) }
+                        return (try hash(FileSignature(info)), FileSignature(info), UInt32(info.st_mode & 0o7777))
+                    }
                 })
             }
         }
-        for (job, index) in jobs.enumerated() { entries[index].sha256 = try digests[job].get() }
+        var gone: [Int] = []
+        for (job, index) in jobs.enumerated() {
+            do {
+                let (digest, reread, permissions) = try digests[job].get()
+                entries[index].sha256 = digest
+                if let signature = reread, case .file(let path, _) = sources[index] {
+                    if permissions & 0o6000 != 0 { throw BundleError.notUnwrappable(path: path, reason: .setuidFile) }
+                    contentBytes += signature.size - entries[index].size
+                    entries[index].size = signature.size
+                    entries[index].mode = "0" + String(permissions, radix: 8)
+                    entries[index].mtime = signature.mtime
+                    sources[index] = .file(path: path, signature: signature)
+                }
+            } catch BundleError.changedWhileWrapping(let path) where skipChanged {
+                warning("\"\(path)\": file changed as we read it; left out")
+                leftOut.append(path)
+                gone.append(index)
+            }
+        }
+        for index in gone.reversed() { remove(at: index) }
     }
 
     /// Writes the plaintext bundle: the manifest, then every entry in its order.
-    func write(manifest: BundleManifest, compress: Bool, to sink: ByteSink, progress: (@Sendable (Int) -> Void)?) throws {
+    func write(manifest: BundleManifest, compress: Bool, to sink: ByteSink, progress: (@Sendable (Int) -> Void)?,
+               added: ((BundleManifest.Entry) -> Void)? = nil) throws {
         precondition(manifest.entries == entries, "the manifest must be this plan's (use manifest(group:accessID:sender:))")
         let writer = try ArchiveWriter(sink: sink, compress: compress)
         let manifestBytes = try manifest.encoded()
@@ -177,6 +243,7 @@ public final class BundlePlan {
             let kind: ArchiveEntryHeader.Kind = entry.type == .file ? .file : entry.type == .directory ? .directory : .symlink
             var nanoseconds = 0
             if case .file(_, let signature) = source { nanoseconds = signature.mtimeNanoseconds }
+            added?(entry)
             try writer.writeHeader(path: entry.path, kind: kind, size: entry.size, permissions: entry.permissions ?? 0o600,
                                    mtime: entry.mtime, mtimeNanoseconds: nanoseconds, linkTarget: entry.target)
             let write: (UnsafeRawBufferPointer) throws -> Void = { bytes in
@@ -209,14 +276,16 @@ public enum BundleWriter {
         try plan.write(manifest: manifest, compress: compress, to: sink, progress: progress)
     }
 
-    /// Writes the bundle as an age file for `recipients`: libarchive writes into a
-    /// bounded pipe that the age encryptor reads on another thread.
+    /// Writes the bundle as an age file for `recipients` (PEM-armored with `armor`):
+    /// libarchive writes into a bounded pipe that the age encryptor reads on another
+    /// thread. `added` hears each entry as it goes into the archive (on this thread).
     public static func seal(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, recipients: [Recipient],
-                            to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil) throws {
+                            armor: Bool = false, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil,
+                            added: ((BundleManifest.Entry) -> Void)? = nil) throws {
         try BytePipe.run(producer: { plaintext in
-            try plan.write(manifest: manifest, compress: compress, to: plaintext, progress: progress)
+            try plan.write(manifest: manifest, compress: compress, to: plaintext, progress: progress, added: added)
         }, consumerOnThread: { plaintext in
-            try AgeEncryptor.encrypt(to: recipients, from: plaintext, to: sink)
+            try AgeEncryptor.encrypt(to: recipients, from: plaintext, to: sink, armor: armor)
         })
     }
 }

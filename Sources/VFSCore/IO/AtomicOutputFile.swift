@@ -76,6 +76,13 @@ public final class AtomicOutputFile: ByteSink {
         do { try writeAll(fd: fd, bytes) } catch { throw IOError("cannot write", path: path, code: error.code) }
     }
 
+    /// Empties the pending file to write it again from the start (nothing is at `path`
+    /// yet).
+    public func rewind() throws {
+        precondition(!done)
+        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw IOError("cannot rewrite", path: path) }
+    }
+
     /// Makes the file appear at `path` with everything written so far.
     public func commit(exclusive: Bool = false) throws {
         precondition(!done)
