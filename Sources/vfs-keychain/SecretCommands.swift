@@ -67,18 +67,22 @@ extension Keychain {
 
         @Argument(help: "The service, or SERVICE/ACCOUNT as one name.") var service: String
         @Argument(help: "The account.") var account: String?
+        @Flag(name: [.customShort("c"), .customLong("clip")], help: "Copy it to the clipboard instead of printing it (cleared after VFS_CLIP_TIME, 45s).")
+        var clip = false
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {
             let (service, account) = try EntryName(service: self.service, account: self.account).checked().pair
+            let clipboard = clip ? try ClipboardCopy.prepare() : nil
             let keychain = try KeychainSession.unlock(passcode: passcodeOptions.source)
             guard let secret = try keychain.sealed.secret(masterKey: keychain.masterKey, kind: .secret, service: service, account: account) else {
-                throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .noInput)
+                throw KeychainError.noSuchSecret(service: service, account: account)
             }
-            var bytes = secret.bytes
-            defer { bytes.wipe() }
-            if Terminal.stdoutIsTerminal && bytes.last != 0x0A { bytes.append(0x0A) }
-            try StandardOutput.write(bytes)
+            if let clipboard {
+                try clipboard.copy(secret, what: "the secret of \"\(service)\" \"\(account)\"")
+            } else {
+                try ClipboardCopy.print(secret)
+            }
         }
     }
 
@@ -117,6 +121,11 @@ extension Keychain {
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
             let entries = session.entries.filter { $0.kind == .secret && (service == nil || $0.service == service) }
                 .sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+            try Self.write(entries, json: json)
+        }
+
+        /// The entries as list (and find) writes them.
+        static func write(_ entries: [KeychainEntry], json: Bool) throws {
             if json {
                 try JSONOutput.print(entries.map { ListedEntry(service: $0.service, account: $0.account, label: $0.label,
                                                                created: Keychain.date($0.created), modified: Keychain.date($0.modified)) })
