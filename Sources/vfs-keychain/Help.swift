@@ -29,13 +29,14 @@ enum KeychainHelp {
       vfs-keychain init --questions questions.txt
       printf %s "$TOKEN" | vfs-keychain set github.com deploy-bot
       curl -H "Authorization: Bearer $(vfs-keychain get github.com deploy-bot)" …
-      vfs-keychain generate github.com/ci-bot && vfs-keychain get -c github.com/ci-bot
+      vfs-keychain generate github.com/ci-bot
+      vfs-keychain get -c github.com/ci-bot
       vfs-keychain unlock --timeout 1h && vfs-keychain list
       vfs-keychain identity new backups > backups.recipient
       vfs-decrypt -K backups -o db.sqlite db.sqlite.age
 
-    Exit status: 0 success (status: unlocked); 1 a clean no (status: locked); 64 \
-    usage (an empty passcode file too; export to a terminal without --force); 65 the keychain is damaged \
+    Exit status: 0 success (status: unlocked); 1 a clean no (status: locked; find: nothing matched; edit: the editor failed); 64 \
+    usage (an empty passcode file too; export to a terminal without -f); 65 the keychain is damaged \
     or was modified (it is left untouched), or an identity file is not valid; 66 no \
     keychain, no such entry (get, delete, mv, cp, generate -i), no such identity, or no recovery questions; \
     69 no clipboard tool for -c; 73 the keychain or the \

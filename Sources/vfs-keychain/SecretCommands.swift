@@ -76,7 +76,7 @@ extension Keychain {
             let clipboard = clip ? try ClipboardCopy.prepare() : nil
             let keychain = try KeychainSession.unlock(passcode: passcodeOptions.source)
             guard let secret = try keychain.sealed.secret(masterKey: keychain.masterKey, kind: .secret, service: service, account: account) else {
-                throw KeychainError.noSuchSecret(service: service, account: account)
+                throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .noInput)
             }
             if let clipboard {
                 try clipboard.copy(secret, what: "the secret of \"\(service)\" \"\(account)\"")
