@@ -220,8 +220,7 @@ extension Keychain {
             let store = KeychainStore(path: try VFSPaths.current.keychain)
             let sealed = try store.read()
             if remove && sealed.header.recoverySlot == nil { throw KeychainError.noRecovery(path: store.path) }
-            let passcode = try KeychainSession.readPasscode(passcodeOptions.source, locked: false)
-            let masterKey = try sealed.unlock(passcode: passcode)
+            let (passcode, masterKey) = try KeychainSession.checkedPasscode(passcodeOptions.source, for: sealed, locked: false)
             _ = try sealed.open(masterKey: masterKey)
             let answers = questions.isEmpty ? [] : try answersOptions.read(for: questions, confirm: true)
             let factor = workFactor ?? Int(sealed.header.passcodeSlot.logN)

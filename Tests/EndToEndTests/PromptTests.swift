@@ -23,6 +23,20 @@ struct PromptTests {
         #expect(never.out.components(separatedBy: "Keychain passcode:").count == 4)
     }
 
+    @Test("questions, which asks for the passcode itself, gives three tries too")
+    func questionsPasscodeTries() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise(questions: ["Pet?"], answers: ["rex"])
+        let second = try onTTY("passcode:", ["wrong", kc.passcode], "vfs-keychain", ["questions", "--remove"], environment: kc.environment)
+        #expect(second.status == 0, "\(second.out)")
+        #expect(second.out.contains("sorry, try again") && second.out.contains("recovery questions removed"))
+        let questions = try kc.scratch.write("q2", Data("City?\n".utf8))
+        let never = try onTTY("passcode:", ["wrong", "worse", "worst", kc.passcode], "vfs-keychain", ["questions", "--questions", questions],
+                              environment: kc.environment)
+        #expect(never.status == 77, "\(never.out)")
+        #expect(never.out.components(separatedBy: "Keychain passcode:").count == 4)
+    }
+
     @Test("a mistyped confirmation is asked again; an empty passphrase for -p is generated, as age does")
     func passphrasePrompts() throws {
         let scratch = try TestFolder()
