@@ -66,6 +66,7 @@ struct KeychainPassTests {
             printf '%s\\n' "$1" > "$log"
             stat -c %a "$1" >> "$log"
             stat -c %a "$(dirname "$1")" >> "$log"
+            printf 'passcode %s\\n' "${VFS_PASSCODE-unset}" >> "$log"
             cat "$1" >> "$log"
             \(action)
 
@@ -80,7 +81,8 @@ struct KeychainPassTests {
                                  environment: ["EDITOR": try editor(kc, "printf 'new secret\\n' > \"$1\""), "VISUAL": ""])
         #expect(changed.status == 0, "\(changed.stderr)")
         let log = try kc.scratch.text("editor.log").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(log[0].hasPrefix("/dev/shm/vfs-edit.") && log[1] == "600" && log[2] == "700" && log[3] == "old secret")
+        #expect(log[0].hasPrefix("/dev/shm/vfs-edit.") && log[1] == "600" && log[2] == "700" && log[4] == "old secret")
+        #expect(log[3] == "passcode unset", "the editor does not get VFS_PASSCODE")
         #expect(!FileManager.default.fileExists(atPath: log[0]))
         #expect(!FileManager.default.fileExists(atPath: (log[0] as NSString).deletingLastPathComponent))
         #expect(try get(kc, "mail/me").out == "new secret")
@@ -203,6 +205,13 @@ struct KeychainPassTests {
         let age = try Tools.run("age", ["-d", "-i", key, kc.scratch.path("c.age")])
         #expect(age.status == 0 && age.out == "for age\n", "\(age.stderr)")
         #expect(try Tools.run("vfs-decrypt", ["-i", key, kc.scratch.path("c.age")]).out == "for age\n")
+        // A post-quantum identity: its AGE-SECRET-KEY-PQ-1… line, which vfs-decrypt -i reads.
+        let pq = try kc.run(["identity", "new", "--pq", "vault"], passcode: true).out.trimmingCharacters(in: .newlines)
+        #expect(try Tools.run("vfs-encrypt", ["-r", pq, "-o", kc.scratch.path("pq.age"), plain]).status == 0)
+        let pqKey = try kc.run(["identity", "export", "vault"], passcode: true)
+        #expect(pqKey.out.split(separator: "\n").last?.hasPrefix("AGE-SECRET-KEY-PQ-1") == true)
+        let pqFile = try kc.scratch.write("pq.txt", pqKey.stdout)
+        #expect(try Tools.run("vfs-decrypt", ["-i", pqFile, kc.scratch.path("pq.age")]).out == "for age\n")
         #expect(try kc.run(["identity", "export", "nobody"], passcode: true).status == 66)
         #expect(try kc.run(["identity", "export", "all"], passcode: true).status == 64)
         let tty = try Tools.run("python3", [AgeToolsTests.withTTY, "never asked", "--", Tools.binDir.appendingPathComponent("vfs-keychain").path,
