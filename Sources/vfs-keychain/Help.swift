@@ -97,7 +97,7 @@ enum KeychainHelp {
     The secret is read from stdin when it is not a terminal: all of it, bytes as \
     they are (several lines, binary; up to 16 MiB), less one trailing newline (LF or CRLF) so \
     that echo and here-strings store what you meant; --raw keeps every byte. On a \
-    terminal it is asked twice without echo. An existing entry is replaced only \
+    terminal it is asked twice without echo (three tries if the two differ). An existing entry is replaced only \
     with --update (else exit 73); --update also creates a missing one.
     """
 

@@ -38,12 +38,19 @@ extension Keychain {
         }
 
         func readSecret() throws -> SecretBytes {
-            if Terminal.stdinIsTerminal {
+            // On a terminal: asked twice, and again if the two differ (three tries, as sudo).
+            var tries = 0
+            while Terminal.stdinIsTerminal {
+                tries += 1
                 guard let first = try Terminal.readSecret(prompt: "Secret for \(name.service) \(name.account): "),
                       let second = try Terminal.readSecret(prompt: "Repeat the secret: ") else {
                     throw ToolError.usage("no terminal to ask for the secret")
                 }
-                guard first.isEqual(to: second) else { throw ToolError.usage("the secrets did not match") }
+                guard first.isEqual(to: second) else {
+                    guard tries < SecretSource.tries else { throw ToolError.usage("the secrets did not match \(tries) times") }
+                    Diagnostics.info("they did not match; try again")
+                    continue
+                }
                 guard first.count > 0 else { throw ToolError.usage("empty secret") }
                 return first
             }
