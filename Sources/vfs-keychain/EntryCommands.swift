@@ -71,7 +71,7 @@ extension Keychain {
     struct FindSecrets: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(commandName: "find",
             abstract: "List the entries whose service, account or label contains a TERM, ignoring case (exit 1 if none).",
-            discussion: KeychainHelp.find)
+            discussion: KeychainHelp.find, aliases: ["search"])
         @Argument(help: ArgumentHelp("What to look for (any of them matches).", valueName: "term")) var terms: [String] = []
         @Flag(name: .long, help: "Write JSON, as list --json does.") var json = false
         @OptionGroup var passcodeOptions: PasscodeOptions

@@ -48,7 +48,7 @@ extension KeychainHelp {
     static let find = """
     Writes the entries whose service, account or label contains any TERM, compared \
     without regard to case, as list writes them (--json too); never secrets. Exit \
-    1 if none matches (as grep).
+    1 if none matches (as grep). search is another name for it, as in pass.
 
     Examples:
       vfs-keychain find github

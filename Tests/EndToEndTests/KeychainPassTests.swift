@@ -159,6 +159,7 @@ struct KeychainPassTests {
         let items = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [[String: Any]])
         #expect(items.count == 1 && items[0]["service"] as? String == "s3" && items[0]["label"] as? String == "Backup Bot" && items[0]["secret"] == nil)
         #expect(!json.out.contains("secret-"))
+        #expect(try kc.run(["search", "github", "BACKUP"], passcode: true).out == found.out, "search is pass's other name for find")
         let none = try kc.run(["find", "nothing"], passcode: true)
         #expect(none.status == 1 && none.out.isEmpty)
         #expect(try kc.run(["find"], passcode: true).status == 64)
