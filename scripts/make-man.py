@@ -37,7 +37,13 @@ ENVIRONMENT = {
                     "(least safe: other processes of the user may read it).",
     "VFS_NEW_PASSCODE": "The new keychain passcode when neither --new-passcode-file nor --new-passcode-fd is given (least safe).",
     "XDG_DATA_HOME": "$VFS_HOME defaults to $XDG_DATA_HOME/vfs.",
-    "XDG_RUNTIME_DIR": "The keychain agent's private socket folder is $XDG_RUNTIME_DIR/vfs.",
+    "XDG_RUNTIME_DIR": "The keychain agent's private socket folder is $XDG_RUNTIME_DIR/vfs; "
+                       "vfs-keychain edit puts its private file there when it is a tmpfs (else in /dev/shm).",
+    "VISUAL": "The editor vfs-keychain edit runs (through sh -c), before $EDITOR.",
+    "EDITOR": "The editor vfs-keychain edit runs when $VISUAL is unset (default vi).",
+    "VFS_CLIP_TIME": "How long -c leaves a secret on the clipboard, a duration with its unit (default 45s).",
+    "WAYLAND_DISPLAY": "With it set, -c copies with wl-copy.",
+    "DISPLAY": "With it set (and no Wayland), -c copies with xclip, else xsel.",
     "HOME": "The home folder; when it is unset (cron, systemd, env -i), the one in the password database.",
 }
 
@@ -45,7 +51,8 @@ FILES = {
     "vfs-keychain": [("$VFS_HOME/keychain", "the keychain (0600, in a 0700 folder)"),
                      ("$VFS_HOME/keychain.prev", "the keychain as it was before the last change"),
                      ("$VFS_HOME/keychain.epoch", "the epoch of the last save, against rollback"),
-                     ("$XDG_RUNTIME_DIR/vfs/", "the unlock agent's socket")],
+                     ("$XDG_RUNTIME_DIR/vfs/", "the unlock agent's socket"),
+                     ("/dev/shm/vfs-edit.XXXXXX/", "edit's private folder (0700) while the editor runs; removed after")],
     "vfs-policy": [("$VFS_HOME/policy.json", "the policy (0600)"),
                    ("$VFS_HOME/policy.json.log", "who changed what, when (0600)"),
                    ("$VFS_HOME/policy.json.lock", "the lock every change takes")],

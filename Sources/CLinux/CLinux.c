@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/ioctl.h>
+#include <spawn.h>
 #include <linux/fs.h>
 #include "CLinux.h"
 
@@ -74,4 +75,8 @@ int vfs_set_nodump(int fd) {
 
 int vfs_nodump_flag(void) {
     return FS_NODUMP_FL;
+}
+
+int vfs_posix_spawn_setsid_flag(void) {
+    return POSIX_SPAWN_SETSID;
 }

@@ -84,10 +84,11 @@ extension BundleError: ReportableError {
 extension KeychainError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
-        case .notFound, .noRecovery, .noIdentities, .noSuchIdentity, .noSuchRecipient: return .noInput
+        case .notFound, .noRecovery, .noIdentities, .noSuchIdentity, .noSuchRecipient, .noSuchSecret: return .noInput
         case .exists, .secretExists, .importWouldReplace, .identityExists: return .cannotCreate
-        case .corrupt, .unsupportedVersion, .rolledBack: return .dataError
+        case .corrupt, .unsupportedVersion, .rolledBack, .secretNotText: return .dataError
         case .wrongPasscode, .wrongAnswers: return .permissionDenied
+        case .changedMeanwhile: return .temporaryFailure
         case .entryTooLarge: return .usage
         }
     }
@@ -110,11 +111,15 @@ extension KeychainError: ReportableError {
         case .wrongPasscode: return ["nothing was changed; if you forgot it, vfs-keychain recover answers the security questions"]
         case .wrongAnswers: return ["answers are compared trimmed, case-folded and with inner spaces collapsed; nothing was changed"]
         case .noRecovery: return ["only a keychain made with vfs-keychain init --questions FILE can be recovered"]
-        case let .secretExists(service, account): return ["replace it with vfs-keychain set --update \(service) \(account)"]
+        case let .secretExists(service, account): return ["replace it with vfs-keychain set --update \(service) \(account) (generate, mv and cp replace it with -f)"]
         case .importWouldReplace: return ["replace existing entries with --update"]
         case .identityExists(let name): return ["choose another name, or remove it first with vfs-keychain identity delete \(name)"]
         case .noIdentities:
             return ["make one with vfs-keychain identity new NAME, or import one with vfs-keychain identity import NAME FILE"]
+        case .noSuchSecret: return ["vfs-keychain list (or find TERM) shows the entries there are"]
+        case .changedMeanwhile: return ["run the command again to edit the secret as it is now"]
+        case let .secretNotText(service, account):
+            return ["get it on its own: vfs-keychain get \(DisplayText.shellQuoted(service)) \(DisplayText.shellQuoted(account)) > FILE"]
         case .noSuchIdentity(_, _, let known):
             return [known.isEmpty ? "the keychain holds no identities; make one with vfs-keychain identity new NAME"
                                   : "the identities are: " + known.sorted().joined(separator: ", ")]
@@ -298,6 +303,30 @@ extension RelayClientError: ReportableError {
             return ["enrol again with vfs-device enroll, or name the files with --token-file and --identity-file"]
         case .corruptDownload: return ["nothing was extracted; fetch it again"]
         case .loggedOut, .badAnswer, .undelivered: return []
+        }
+    }
+}
+
+extension PrivateScratchFile.Failure: ReportableError {
+    public var exitStatus: ExitStatus { .cannotCreate }
+    public var hints: [String] {
+        ["a secret is edited only on a memory file system, so no copy reaches a disk: mount a tmpfs at /dev/shm, or point XDG_RUNTIME_DIR at one",
+         "or replace it without an editor: vfs-keychain set --update SERVICE ACCOUNT"]
+    }
+}
+
+extension ExternalEditor.Failure: ReportableError {
+    public var exitStatus: ExitStatus { .no }
+    public var hints: [String] { ["the editor comes from VISUAL, else EDITOR, else vi; the temporary copy was removed"] }
+}
+
+extension Clipboard.Failure: ReportableError {
+    /// 69: the clipboard is a service that is not there (sysexits' EX_UNAVAILABLE).
+    public var exitStatus: ExitStatus { .unavailable }
+    public var hints: [String] {
+        switch self {
+        case .noTool: return ["install wl-clipboard (Wayland), xclip or xsel (X11), or leave out -c to print the secret"]
+        case .toolFailed: return ["nothing is on the clipboard; leave out -c to print the secret"]
         }
     }
 }

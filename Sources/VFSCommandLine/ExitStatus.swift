@@ -7,7 +7,7 @@ public enum ExitStatus: Int32, Sendable {
     /// Bad or corrupt input, failed authentication.
     case dataError = 65
     case noInput = 66
-    /// A service is unreachable: kept for the relay tools (relay unreachable, DESIGN.md).
+    /// A service is unavailable: the relay is unreachable (DESIGN.md), or no clipboard tool (vfs-keychain -c).
     case unavailable = 69
     case cannotCreate = 73
     case ioError = 74

@@ -42,13 +42,21 @@ public enum KeychainSession {
         if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
             return (store, sealed, key)
         }
-        // A passcode typed on the terminal may be retyped, three tries in all (as sudo).
+        return (store, sealed, try checkedPasscode(passcode, for: sealed, locked: useAgent).masterKey)
+    }
+
+    /// The passcode and the master key it unwraps. A passcode typed on the terminal may
+    /// be retyped, three tries in all (as sudo); one from a file, a descriptor or the
+    /// environment is tried once.
+    public static func checkedPasscode(_ source: SecretSource, for sealed: SealedKeychain, locked: Bool) throws
+        -> (passcode: SecretBytes, masterKey: SecretBytes) {
         var tries = 0
         while true {
             tries += 1
+            let passcode = try readPasscode(source, locked: locked)
             do {
-                return (store, sealed, try sealed.unlock(passcode: readPasscode(passcode, locked: useAgent)))
-            } catch KeychainError.wrongPasscode where !passcode.isNonInteractive && tries < SecretSource.tries {
+                return (passcode, try sealed.unlock(passcode: passcode))
+            } catch KeychainError.wrongPasscode where !source.isNonInteractive && tries < SecretSource.tries {
                 Diagnostics.info("sorry, try again")
             }
         }

@@ -29,16 +29,19 @@ enum KeychainHelp {
       vfs-keychain init --questions questions.txt
       printf %s "$TOKEN" | vfs-keychain set github.com deploy-bot
       curl -H "Authorization: Bearer $(vfs-keychain get github.com deploy-bot)" …
+      vfs-keychain generate github.com/ci-bot
+      vfs-keychain get -c github.com/ci-bot
       vfs-keychain unlock --timeout 1h && vfs-keychain list
       vfs-keychain identity new backups > backups.recipient
       vfs-decrypt -K backups -o db.sqlite db.sqlite.age
 
-    Exit status: 0 success (status: unlocked); 1 a clean no (status: locked); 64 \
-    usage (an empty passcode file too); 65 the keychain is damaged \
+    Exit status: 0 success (status: unlocked); 1 a clean no (status: locked; find: nothing matched; edit: the editor failed); 64 \
+    usage (an empty passcode file too; export to a terminal without -f); 65 the keychain is damaged \
     or was modified (it is left untouched), or an identity file is not valid; 66 no \
-    keychain, no such entry (get, delete), no such identity, or no recovery questions; 73 the keychain or the \
-    entry already exists, or a file cannot be written; 74 I/O error; 75 the keychain \
-    was replaced meanwhile, or the agent cannot start; 77 wrong passcode or \
+    keychain, no such entry (get, delete, mv, cp, generate -i), no such identity, or no recovery questions; \
+    69 no clipboard tool for -c; 73 the keychain or the \
+    entry already exists, a file cannot be written, or no tmpfs for edit; 74 I/O error; 75 the keychain \
+    was replaced (or the edited entry changed) meanwhile, or the agent cannot start; 77 wrong passcode or \
     recovery answers, the keychain is locked and no passcode was given, or the \
     agent folder is not a private folder of this user.
     """
@@ -94,7 +97,7 @@ enum KeychainHelp {
     The secret is read from stdin when it is not a terminal: all of it, bytes as \
     they are (several lines, binary; up to 16 MiB), less one trailing newline (LF or CRLF) so \
     that echo and here-strings store what you meant; --raw keeps every byte. On a \
-    terminal it is asked twice without echo. An existing entry is replaced only \
+    terminal it is asked twice without echo (three tries if the two differ). An existing entry is replaced only \
     with --update (else exit 73); --update also creates a missing one.
     """
 
@@ -102,6 +105,17 @@ enum KeychainHelp {
     The secret is written to stdout exactly as stored, with no newline added \
     (so $(vfs-keychain get …) and pipes get the secret itself); on a terminal a \
     newline is added for display. Exit 66 if there is no such entry.
+
+    With -c the secret goes to the clipboard instead, through wl-copy (with \
+    WAYLAND_DISPLAY set), else xclip or xsel (with DISPLAY set), on a pipe, never \
+    in arguments; a detached process clears the clipboard after VFS_CLIP_TIME (a \
+    duration with its unit; default 45s), restoring nothing. Without a clipboard \
+    tool it fails before the passcode is asked (exit 69).
+
+    Examples:
+      vfs-keychain get github.com deploy-bot
+      vfs-keychain get -c github.com/deploy-bot
+      VFS_CLIP_TIME=10s vfs-keychain get -c github.com/deploy-bot
     """
 
     static let listSecrets = """

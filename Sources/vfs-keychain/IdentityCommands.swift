@@ -9,7 +9,7 @@ extension Keychain {
             commandName: "identity",
             abstract: "Keep age identities in the keychain, for vfs-decrypt -K and vfs-encrypt -K.",
             discussion: KeychainHelp.identity,
-            subcommands: [NewIdentity.self, ImportIdentity.self, PrintRecipient.self, ListIdentities.self, DeleteIdentity.self])
+            subcommands: [NewIdentity.self, ImportIdentity.self, ExportIdentity.self, PrintRecipient.self, ListIdentities.self, DeleteIdentity.self])
     }
 }
 
@@ -53,6 +53,25 @@ extension Keychain.IdentityGroup {
             }
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
             try Keychain.IdentityGroup.add(identities[0], name: name, session: session)
+        }
+    }
+
+    struct ExportIdentity: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "export",
+            abstract: "Print the identity NAME as an age identity file, for age -d -i and vfs-decrypt -i.",
+            discussion: KeychainHelp.exportIdentity)
+        @Argument(help: "The identity's name.") var name: String
+        @Flag(name: [.customShort("f"), .customLong("force")], help: "Write the secret key to a terminal too.") var force = false
+        @OptionGroup var passcodeOptions: PasscodeOptions
+
+        func run() throws {
+            try TerminalGuard.refuse(unless: force, what: "the secret key", example: "vfs-keychain identity export \(name) > key.txt")
+            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            guard name != UnlockedKeychain.allIdentities else { throw ToolError.usage("export one identity at a time, by its name") }
+            let identity = try session.identityEntries(named: [name])[0].ageIdentity()
+            var text = Array("# public key: \(identity.recipient.string)\n\(identity.string)\n".utf8)
+            defer { text.wipe() }
+            try StandardOutput.write(text)
         }
     }
 

@@ -11,6 +11,7 @@ struct Keychain: VFSCommand {
         discussion: KeychainHelp.overview,
         version: vfsVersion,
         subcommands: [InitKeychain.self, SetSecret.self, GetSecret.self, DeleteSecret.self, ListSecrets.self, ImportSecrets.self,
+                      Generate.self, Edit.self, MoveSecret.self, CopySecret.self, FindSecrets.self, ExportSecrets.self,
                       ChangePasscode.self, Recover.self, Questions.self, CrashProbe.self, IdentityGroup.self, Unlock.self, Lock.self, Status.self, AgentServe.self])
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }

@@ -220,8 +220,7 @@ extension Keychain {
             let store = KeychainStore(path: try VFSPaths.current.keychain)
             let sealed = try store.read()
             if remove && sealed.header.recoverySlot == nil { throw KeychainError.noRecovery(path: store.path) }
-            let passcode = try KeychainSession.readPasscode(passcodeOptions.source, locked: false)
-            let masterKey = try sealed.unlock(passcode: passcode)
+            let (passcode, masterKey) = try KeychainSession.checkedPasscode(passcodeOptions.source, for: sealed, locked: false)
             _ = try sealed.open(masterKey: masterKey)
             let answers = questions.isEmpty ? [] : try answersOptions.read(for: questions, confirm: true)
             let factor = workFactor ?? Int(sealed.header.passcodeSlot.logN)
@@ -233,20 +232,5 @@ extension Keychain {
             Diagnostics.info(remove ? "recovery questions removed; the master key was replaced"
                                     : "\(questions.count) recovery question\(questions.count == 1 ? "" : "s") set; the master key was replaced")
         }
-    }
-}
-
-/// After the master key was replaced.
-enum KeyRotation {
-    /// A running unlock agent gets the new key, so the keychain stays unlocked.
-    static func tellAgent(store: KeychainStore, keychainID: [UInt8], newKey: SecretBytes) {
-        if AgentClient(keychainPath: store.path).rekey(keychainID: keychainID, masterKey: newKey) {
-            Diagnostics.info("the unlock agent holds the new key")
-        }
-    }
-
-    static func warnDroppedRecovery() {
-        Diagnostics.warn("the recovery questions were set by an older vfs-keychain and cannot follow a new master key: they were removed")
-        Diagnostics.hint("set them again with vfs-keychain questions --questions FILE")
     }
 }

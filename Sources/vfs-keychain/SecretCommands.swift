@@ -38,12 +38,19 @@ extension Keychain {
         }
 
         func readSecret() throws -> SecretBytes {
-            if Terminal.stdinIsTerminal {
+            // On a terminal: asked twice, and again if the two differ (three tries, as sudo).
+            var tries = 0
+            while Terminal.stdinIsTerminal {
+                tries += 1
                 guard let first = try Terminal.readSecret(prompt: "Secret for \(name.service) \(name.account): "),
                       let second = try Terminal.readSecret(prompt: "Repeat the secret: ") else {
                     throw ToolError.usage("no terminal to ask for the secret")
                 }
-                guard first.isEqual(to: second) else { throw ToolError.usage("the secrets did not match") }
+                guard first.isEqual(to: second) else {
+                    guard tries < SecretSource.tries else { throw ToolError.usage("the secrets did not match \(tries) times") }
+                    Diagnostics.info("they did not match; try again")
+                    continue
+                }
                 guard first.count > 0 else { throw ToolError.usage("empty secret") }
                 return first
             }
@@ -67,18 +74,22 @@ extension Keychain {
 
         @Argument(help: "The service, or SERVICE/ACCOUNT as one name.") var service: String
         @Argument(help: "The account.") var account: String?
+        @Flag(name: [.customShort("c"), .customLong("clip")], help: "Copy it to the clipboard instead of printing it (cleared after VFS_CLIP_TIME, 45s).")
+        var clip = false
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {
             let (service, account) = try EntryName(service: self.service, account: self.account).checked().pair
+            let clipboard = clip ? try ClipboardCopy.prepare() : nil
             let keychain = try KeychainSession.unlock(passcode: passcodeOptions.source)
             guard let secret = try keychain.sealed.secret(masterKey: keychain.masterKey, kind: .secret, service: service, account: account) else {
                 throw ToolError("no secret for \"\(service)\" \"\(account)\"", exit: .noInput)
             }
-            var bytes = secret.bytes
-            defer { bytes.wipe() }
-            if Terminal.stdoutIsTerminal && bytes.last != 0x0A { bytes.append(0x0A) }
-            try StandardOutput.write(bytes)
+            if let clipboard {
+                try clipboard.copy(secret, what: "the secret of \"\(service)\" \"\(account)\"")
+            } else {
+                try ClipboardCopy.print(secret)
+            }
         }
     }
 
@@ -117,6 +128,11 @@ extension Keychain {
             let session = try KeychainSession.open(passcode: passcodeOptions.source)
             let entries = session.entries.filter { $0.kind == .secret && (service == nil || $0.service == service) }
                 .sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+            try Self.write(entries, json: json)
+        }
+
+        /// The entries as list (and find) writes them.
+        static func write(_ entries: [KeychainEntry], json: Bool) throws {
             if json {
                 try JSONOutput.print(entries.map { ListedEntry(service: $0.service, account: $0.account, label: $0.label,
                                                                created: Keychain.date($0.created), modified: Keychain.date($0.modified)) })

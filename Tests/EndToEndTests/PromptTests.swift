@@ -23,6 +23,34 @@ struct PromptTests {
         #expect(never.out.components(separatedBy: "Keychain passcode:").count == 4)
     }
 
+    @Test("questions, which asks for the passcode itself, gives three tries too")
+    func questionsPasscodeTries() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise(questions: ["Pet?"], answers: ["rex"])
+        let second = try onTTY("passcode:", ["wrong", kc.passcode], "vfs-keychain", ["questions", "--remove"], environment: kc.environment)
+        #expect(second.status == 0, "\(second.out)")
+        #expect(second.out.contains("sorry, try again") && second.out.contains("recovery questions removed"))
+        let questions = try kc.scratch.write("q2", Data("City?\n".utf8))
+        let never = try onTTY("passcode:", ["wrong", "worse", "worst", kc.passcode], "vfs-keychain", ["questions", "--questions", questions],
+                              environment: kc.environment)
+        #expect(never.status == 77, "\(never.out)")
+        #expect(never.out.components(separatedBy: "Keychain passcode:").count == 4)
+    }
+
+    @Test("set on a terminal: a mistyped repeat of the secret is asked again, three tries in all")
+    func setSecretTries() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let env = kc.environment.merging(["VFS_PASSCODE": kc.passcode]) { $1 }
+        let retyped = try onTTY("secret", ["one", "two", "three", "three"], "vfs-keychain", ["set", "mail", "me"], environment: env)
+        #expect(retyped.status == 0, "\(retyped.out)")
+        #expect(retyped.out.contains("they did not match; try again"))
+        #expect(try kc.run(["get", "mail/me"], passcode: true).out == "three")
+        let never = try onTTY("secret", ["a", "b", "c", "d", "e", "f", "g"], "vfs-keychain", ["set", "mail", "you"], environment: env)
+        #expect(never.status == 64 && never.out.contains("did not match 3 times"), "\(never.out)")
+        #expect(try kc.run(["get", "mail/you"], passcode: true).status == 66)
+    }
+
     @Test("a mistyped confirmation is asked again; an empty passphrase for -p is generated, as age does")
     func passphrasePrompts() throws {
         let scratch = try TestFolder()

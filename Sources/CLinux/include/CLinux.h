@@ -46,4 +46,7 @@ int vfs_set_nodump(int fd);
 /// FS_NODUMP_FL, for reading the flags back.
 int vfs_nodump_flag(void);
 
+/// POSIX_SPAWN_SETSID (glibc 2.26, behind _GNU_SOURCE): the child starts a session of its own.
+int vfs_posix_spawn_setsid_flag(void);
+
 #endif

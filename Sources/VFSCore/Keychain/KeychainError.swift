@@ -32,6 +32,12 @@ public enum KeychainError: Error, CustomStringConvertible, Equatable {
     case noIdentities(path: String)
     /// Asking for an identity the keychain does not hold; `known` are the names it has.
     case noSuchIdentity(name: String, path: String, known: [String])
+    /// Asking for (replacing, copying, moving) a secret the keychain does not hold.
+    case noSuchSecret(service: String, account: String)
+    /// The secret an edit started from was changed by another command meanwhile: nothing saved.
+    case changedMeanwhile(service: String, account: String)
+    /// A secret that is not UTF-8 text, which the JSON of export cannot hold as it is.
+    case secretNotText(service: String, account: String)
 
     public var description: String {
         switch self {
@@ -53,6 +59,11 @@ public enum KeychainError: Error, CustomStringConvertible, Equatable {
         case .identityExists(let name): return "an identity \"\(name)\" already exists"
         case .noIdentities(let path): return "the keychain \"\(path)\" holds no identities"
         case let .noSuchIdentity(name, path, _): return "no identity \"\(name)\" in the keychain \"\(path)\""
+        case let .noSuchSecret(service, account): return "no secret for \"\(service)\" \"\(account)\""
+        case let .changedMeanwhile(service, account):
+            return "the secret of \"\(service)\" \"\(account)\" was changed by another command meanwhile; nothing was saved"
+        case let .secretNotText(service, account):
+            return "the secret of \"\(service)\" \"\(account)\" is not UTF-8 text, which the JSON of export cannot hold; nothing was exported"
         }
     }
 }

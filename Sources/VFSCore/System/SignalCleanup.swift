@@ -7,7 +7,8 @@ import Synchronization
 /// signal must undo instead of installing handlers of their own:
 ///
 /// - `TemporaryFiles` (through `AtomicOutputFile`): named temporary files, removed
-///   when SIGINT, SIGTERM, SIGHUP or SIGPIPE kills the process.
+///   when SIGINT, SIGTERM, SIGHUP or SIGPIPE kills the process; `PrivateScratchFile`:
+///   a file and its (then empty) private folder, removed the same way.
 /// - `ExtractionInterrupt`: while it defers, SIGINT, SIGTERM and SIGHUP are only
 ///   recorded; the extraction sees them between entries, removes its staging folder,
 ///   and the process then dies of the signal (`dieOfPendingSignal()`).
@@ -51,7 +52,8 @@ enum SignalCleanup {
 
     // MARK: temporary files
 
-    /// `path` is removed if a terminating signal (or a SIGBUS in a mapping) ends the process.
+    /// `path` (a file, or a folder that will be empty then) is removed if a terminating
+    /// signal (or a SIGBUS in a mapping) ends the process.
     static func removeOnSignal(_ path: String) {
         lock.withLock {
             installOnce()
@@ -176,7 +178,10 @@ enum SignalCleanup {
         raise(signal)
     }
 
+    /// Files first, then folders (registered after what they hold, and empty by then):
+    /// unlink fails harmlessly on a folder, rmdir on a file.
     private static func removeAll() {
         for i in 0..<slots { if let path = paths[i] { unlink(path) } }
+        for i in 0..<slots { if let path = paths[i] { rmdir(path) } }
     }
 }
