@@ -113,7 +113,7 @@ public final class PostgresRelayStore: RelayStore {
         self.logger = logger
         do {
             // Fails fast when the database is not there (the pool itself would wait for it).
-            try await Self.withTimeout(.seconds(10), "no answer from the database in 10 s") {
+            try await Self.withTimeout(.seconds(30), "no answer from the database in 30 s") {
                 _ = try await client.query("SELECT 1", logger: logger)
             }
             if migrate { try await PostgresMigrations.migrate(client, logger: logger) }
