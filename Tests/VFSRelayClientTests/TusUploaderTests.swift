@@ -14,7 +14,8 @@ import Glibc
 /// A tus server for one upload on 127.0.0.1, port 0: HEAD answers the offset; the first
 /// `busy` PATCHes get 409, as a relay answers while another request (through it or another
 /// relay on the same database) writes the upload; later PATCHes at the offset append.
-/// One request per connection (Connection: close), served by a task that polls accept.
+/// One request per connection (Connection: close), served on a thread of its own: the
+/// client's body is produced on the shared task pool, which a blocking server must not hold.
 final class BusyTusServer: Sendable {
     struct State {
         var bytes = [UInt8]()
@@ -43,7 +44,13 @@ final class BusyTusServer: Sendable {
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
         fd = listener
         port = Int(UInt16(bigEndian: address.sin_port))
-        Task.detached { await self.serve() }
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { raw in
+            Unmanaged<BusyTusServer>.fromOpaque(raw!).takeRetainedValue().serve()
+            return nil
+        }, Unmanaged.passRetained(self).toOpaque())
+        guard started == 0 else { throw ServerError.setup }
+        pthread_detach(thread)
     }
 
     enum ServerError: Error { case setup }
@@ -55,11 +62,11 @@ final class BusyTusServer: Sendable {
         stopped.withLock { $0 = true }
     }
 
-    func serve() async {
+    func serve() {
         while !stopped.withLock({ $0 }) {
             let connection = accept(fd, nil, nil)
             if connection < 0 {
-                try? await Task.sleep(for: .milliseconds(2))
+                usleep(2000)
                 continue
             }
             handle(connection)
