@@ -76,7 +76,8 @@ final class BusyTusServer: Sendable {
     }
 
     func handle(_ connection: Int32) {
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        // Long: in a loaded full run the client's body may wait a while for a thread.
+        var timeout = timeval(tv_sec: 300, tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var data = [UInt8]()
         func receive() -> Bool {

@@ -31,8 +31,18 @@ final class StoreFixture: @unchecked Sendable {
             let url = try await offPool { try PostgresCluster.start().newDatabase() }
             var logger = Logger(label: "store-test")
             logger.logLevel = .critical
-            let store = try await PostgresRelayStore(location: try #require(PostgresLocation(url: url)), logger: logger)
-            return StoreFixture(store: store, folder: folder, database: url)
+            let location = try #require(PostgresLocation(url: url))
+            // The store gives the database 10 s to answer; a fully loaded test run can leave
+            // the pool's task waiting that long for a thread, so a timeout is tried again.
+            var attempt = 0
+            while true {
+                do {
+                    let store = try await PostgresRelayStore(location: location, logger: logger)
+                    return StoreFixture(store: store, folder: folder, database: url)
+                } catch is PostgresRelayStore.Timeout where attempt < 2 {
+                    attempt += 1
+                }
+            }
         }
     }
 
