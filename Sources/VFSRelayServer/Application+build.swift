@@ -99,8 +99,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
                         logger: Logger) -> Router<RelayRequestContext> {
     let services = RelayServices(
         store: store, blobs: blobs, hub: hub, configuration: configuration,
-        throttle: EnrolmentThrottle(store: store, limit: configuration.enrolmentFailureLimit, lockout: configuration.enrolmentLockout),
-        uploadLocks: UploadLocks())
+        throttle: EnrolmentThrottle(store: store, limit: configuration.enrolmentFailureLimit, lockout: configuration.enrolmentLockout))
     let router = Router(context: RelayRequestContext.self)
     router.addMiddleware {
         RequestLogMiddleware(logger: logger)

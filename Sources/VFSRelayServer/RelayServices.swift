@@ -10,7 +10,6 @@ struct RelayServices: Sendable {
     let hub: EventHub
     let configuration: RelayConfiguration
     let throttle: EnrolmentThrottle
-    let uploadLocks: UploadLocks
     let itemLists = ItemListCache()
 
     /// Deletes blob files whose last reference went away.
@@ -24,25 +23,28 @@ struct RelayServices: Sendable {
     func adoptUpload<T: Sendable>(_ id: String, user: Int64, record: (String) async throws -> T) async throws -> T {
         guard !id.isEmpty, id.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(id)\"") }
         _ = try await store.upload(id: id, user: user)
-        guard uploadLocks.acquire(id) else { throw RelayError.conflict("upload \"\(id)\" is busy") }
-        defer { uploadLocks.release(id) }
-        let upload = try await store.upload(id: id, user: user)
-        guard upload.offset == upload.length else {
-            throw RelayError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+        // The upload's writer lock (across instances on PostgreSQL): no PATCH writes it while it moves.
+        let adopted = try await store.withUploadWriteLock(id) { () async throws -> T in
+            let upload = try await store.upload(id: id, user: user)
+            guard upload.offset == upload.length else {
+                throw RelayError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+            }
+            if upload.sha256 == nil {
+                // Every byte landed but the digest was never recorded (a stop or a crash in
+                // between, or a PATCH that ran past the length): work it out now.
+                try await store.setUploadOffset(id: id, offset: upload.length, sha256: blobs.digest(upload: id, length: upload.length))
+            }
+            let blobID = Secrets.id()
+            try blobs.adopt(upload: id, as: blobID)
+            do {
+                return try await record(blobID)
+            } catch {
+                blobs.unadopt(blob: blobID, upload: id)
+                throw error
+            }
         }
-        if upload.sha256 == nil {
-            // Every byte landed but the digest was never recorded (a stop or a crash in
-            // between, or a PATCH that ran past the length): work it out now.
-            try await store.setUploadOffset(id: id, offset: upload.length, sha256: blobs.digest(upload: id, length: upload.length))
-        }
-        let blobID = Secrets.id()
-        try blobs.adopt(upload: id, as: blobID)
-        do {
-            return try await record(blobID)
-        } catch {
-            blobs.unadopt(blob: blobID, upload: id)
-            throw error
-        }
+        guard let adopted else { throw RelayError.conflict("upload \"\(id)\" is busy") }
+        return adopted
     }
 }
 
@@ -66,14 +68,6 @@ struct EnrolmentThrottle: Sendable {
     func succeeded(_ address: String) async throws {
         try await store.enrolmentSucceeded(address: address)
     }
-}
-
-/// One writer per upload at a time: a second PATCH while one runs is a 409.
-final class UploadLocks: Sendable {
-    private let held = Mutex(Set<String>())
-
-    func acquire(_ id: String) -> Bool { held.withLock { $0.insert(id).inserted } }
-    func release(_ id: String) { _ = held.withLock { $0.remove(id) } }
 }
 
 /// Each organisation's encoded item list and the items revision it was read at.

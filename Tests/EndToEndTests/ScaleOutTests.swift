@@ -189,6 +189,56 @@ struct ScaleOutTests {
         #expect(whole.stdout == Data(big))
     }
 
+    @Test("one writer per upload across relays: a PATCH reaching B while A writes the same upload is refused (409); the file and the recorded offset agree; the upload completes and downloads whole")
+    func oneWriterPerUpload() throws {
+        let shared = try Shared("scale-writer")
+        let code = try shared.addUser("alice@acme.example")
+        let a = try shared.relay("a")
+        defer { a.stop() }
+        let b = try shared.relay("b")
+        defer { b.stop() }
+        let relayA = RelayClient(port: a.port), relayB = RelayClient(port: b.port)
+        let laptop = try relayA.enroll(code: code, name: "laptop")
+        let phone = try relayB.enroll(code: try shared.invite("alice@acme.example"), name: "phone")
+
+        // Under the 8 MiB checkpoint: A records no offset until its body has ended.
+        let length = 3 << 20
+        let content = Self.content(length, seed: 5)
+        let location = try relayA.createUpload(length: length, token: laptop.token)
+        let id = String(location.split(separator: "/").last!)
+        let patch = try RawConnection(port: a.port)
+        try patch.sendHead("PATCH", location, headers: [
+            "Authorization": "Bearer \(laptop.token)", "Tus-Resumable": "1.0.0", "Upload-Offset": "0",
+            "Content-Type": "application/offset+octet-stream", "Content-Length": "\(length)",
+        ])
+        try patch.send(Array(content[..<(1 << 20)]))
+        // A is writing: the upload's file in the shared folder has its first MiB.
+        let file = shared.blobs + "/uploads/" + id
+        var size = 0
+        for _ in 0..<1000 where size < 1 << 20 {
+            size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) ?? 0
+            if size < 1 << 20 { usleep(10_000) }
+        }
+        #expect(size == 1 << 20)
+
+        // Another PATCH of the upload from the offset the database still has (0), other bytes, through B.
+        let refused = try relayB.patch(location, token: laptop.token, offset: 0, Self.content(64 << 10, seed: 6))
+        #expect(refused.status == 409, "\(refused.status) \(refused.text)")
+        #expect(try relayB.offset(location, token: laptop.token) == 0)
+
+        try patch.send(Array(content[(1 << 20)...]))
+        let answer = try patch.readAnswer(method: "PATCH")
+        #expect(answer.status == 204, "\(answer.text)")
+        #expect(answer.headers["upload-offset"] == "\(length)")
+        // The offset either instance reports, the file and A's bytes agree.
+        #expect(try relayB.offset(location, token: laptop.token) == length)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(content))
+        let transfer = try relayB.send(upload: id, to: [phone.id], token: laptop.token)
+        let fetched = try relayA.request("GET", "/v1/transfers/\(transfer)/content", token: phone.token)
+        #expect(fetched.status == 200)
+        #expect(fetched.body == content)
+    }
+
     @Test("200 concurrent transfers over two relays, acknowledged and cancelled racing: every reference count equals its live rows")
     func concurrentTransfers() throws {
         let shared = try Shared("scale-race")

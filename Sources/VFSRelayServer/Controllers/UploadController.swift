@@ -103,36 +103,39 @@ struct UploadController {
         guard let text = request.headers[.uploadOffset], let offset = Int64(text), offset >= 0 else {
             throw RelayError.badRequest("Upload-Offset is needed (a whole number of bytes)")
         }
-        guard services.uploadLocks.acquire(upload.id) else {
-            throw RelayError.conflict("another request is writing upload \"\(upload.id)\"")
-        }
-        defer { services.uploadLocks.release(upload.id) }
-        // Read again under the lock: a request that just ended may have moved it on.
-        let current = try await services.store.upload(id: upload.id, user: upload.userID)
-        guard offset == current.offset else {
-            throw RelayError(.conflict, .conflict, "Upload-Offset \(offset) is not the upload's offset \(current.offset)",
-                             headers: [.uploadOffset: "\(current.offset)"])
-        }
-        if let declared = request.headers[.contentLength].flatMap({ Int64($0) }), offset + declared > current.length {
-            throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(current.length))")
-        }
-        let store = services.store
-        let id = current.id
-        let end: Int64
-        do {
-            end = try await services.blobs.append(request.body, upload: id, offset: offset, limit: current.length) { position in
-                try await store.setUploadOffset(id: id, offset: position, sha256: nil)
+        let store = services.store, blobs = services.blobs
+        // One writer per upload, whichever relay instance the PATCH reached (the store's
+        // lock: an advisory lock of PostgreSQL when several instances share it); the
+        // other gets 409 and, as tus clients do, asks HEAD for the offset and goes on.
+        let written = try await store.withUploadWriteLock(upload.id) { () async throws -> (end: Int64, expires: Date) in
+            // Read again under the lock: a request that just ended may have moved it on.
+            let current = try await store.upload(id: upload.id, user: upload.userID)
+            guard offset == current.offset else {
+                throw RelayError(.conflict, .conflict, "Upload-Offset \(offset) is not the upload's offset \(current.offset)",
+                                 headers: [.uploadOffset: "\(current.offset)"])
             }
-        } catch BlobStoreError.tooLong {
-            throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(current.length))")
+            if let declared = request.headers[.contentLength].flatMap({ Int64($0) }), offset + declared > current.length {
+                throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(current.length))")
+            }
+            let id = current.id
+            let end: Int64
+            do {
+                end = try await blobs.append(request.body, upload: id, offset: offset, limit: current.length) { position in
+                    try await store.setUploadOffset(id: id, offset: position, sha256: nil)
+                }
+            } catch BlobStoreError.tooLong {
+                throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(current.length))")
+            }
+            if end == current.length {
+                let digest = try blobs.digest(upload: id, length: end)
+                try await store.setUploadOffset(id: id, offset: end, sha256: digest)
+            }
+            return (end, current.expires)
         }
-        if end == current.length {
-            let digest = try services.blobs.digest(upload: id, length: end)
-            try await store.setUploadOffset(id: id, offset: end, sha256: digest)
-        }
+        guard let written else { throw RelayError.conflict("another request is writing upload \"\(upload.id)\"") }
         var headers = tusHeaders
-        headers[.uploadOffset] = "\(end)"
-        headers[.uploadExpires] = httpDate(current.expires)
+        headers[.uploadOffset] = "\(written.end)"
+        headers[.uploadExpires] = httpDate(written.expires)
         return emptyResponse(.noContent, headers: headers)
     }
 

@@ -23,15 +23,21 @@ extension PostgresRelayStore {
         try await write { db in
             guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
             try await Self.lockUser(db, user)
-            // The transfer's blob, locked: it is live while one of its copies waits.
-            guard let blob = try await db.one("""
-                SELECT b.* FROM transfers t JOIN blobs b ON b.id = t.blob_id
-                WHERE t.id = \(transfer) AND t.sender_device = \(sender) AND t.sender_user = \(user) FOR UPDATE OF b
-                """) else {
-                throw StoreError.notFound("no transfer \"\(transfer)\" whose ciphertext is still held")
-            }
-            let ref = BlobRef(id: try blob.get("id"), size: try blob.get("size"), sha256: try blob.get("sha256"))
+            let gone = StoreError.notFound("no transfer \"\(transfer)\" whose ciphertext is still held")
+            guard let held = try await db.value("""
+                SELECT t.blob_id FROM transfers t JOIN blobs b ON b.id = t.blob_id
+                WHERE t.id = \(transfer) AND t.sender_device = \(sender) AND t.sender_user = \(user)
+                """, as: String.self) else { throw gone }
             let parent = try await Self.parentFolder(db, path, user: user)
+            // Both blobs, the transfer's and that of a file it replaces, locked at once by id
+            // (the store's lock order) before any cloud row.
+            let there = try await db.value("""
+                SELECT blob_id FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)
+                """, as: String.self)
+            try await Self.lockBlobs(db, [held] + (there.map { [$0] } ?? []))
+            // The transfer's blob, locked: it is live while one of its copies waits.
+            guard let blob = try await db.one("SELECT * FROM blobs WHERE id = \(held)") else { throw gone }
+            let ref = BlobRef(id: try blob.get("id"), size: try blob.get("size"), sha256: try blob.get("sha256"))
             // The new reference first: a file there that already holds this blob then
             // releases its own reference without the count reaching 0.
             try await db.run("UPDATE blobs SET refs = refs + 1 WHERE id = \(ref.id)")
@@ -61,6 +67,8 @@ extension PostgresRelayStore {
                 throw StoreError.preconditionFailed("the file changed: its SHA-256 is \(current)")
             }
             let rowID: String = try row.get("id")
+            let old = try row.get("blob_id", as: String?.self)
+            if let old { try await Self.lockBlobs(db, [old]) }
             try await db.run("""
                 INSERT INTO blobs(id, size, sha256, refs, created) VALUES (\(blob.id), \(blob.size), \(blob.sha256), 1, \(Self.seconds(now)))
                 """)
@@ -69,7 +77,7 @@ extension PostgresRelayStore {
                 WHERE id = \(rowID) RETURNING *
                 """)!
             var released = [String]()
-            if let old = try row.get("blob_id", as: String?.self), try await Self.release(db, blob: old) { released.append(old) }
+            if let old, try await Self.release(db, blob: old) { released.append(old) }
             try await Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.rekey", subject: rowID, now: now)
             return (try Self.cloudEntry(updated, path: Self.pathText(path)), released)
         }

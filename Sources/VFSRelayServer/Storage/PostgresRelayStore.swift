@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -148,21 +149,63 @@ public final class PostgresRelayStore: RelayStore {
     /// Runs the migrations not yet applied; returns their names.
     public func migrate() async throws -> [String] { try await PostgresMigrations.migrate(client, logger: logger) }
 
-    func read<T: Sendable>(_ body: (PGSession) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in try await body(PGSession(connection: connection, logger: logger)) }
+    /// The connection an upload's writer lock is held on, by store: inside
+    /// `withUploadWriteLock` this store's queries run on it, so a writer never waits for a
+    /// second connection of the pool (long PATCHes holding every connection would wait forever).
+    @TaskLocal static var lockConnection: (store: ObjectIdentifier, connection: PostgresConnection)?
+
+    var heldConnection: PostgresConnection? {
+        Self.lockConnection.flatMap { $0.store == ObjectIdentifier(self) ? $0.connection : nil }
     }
 
+    func read<T: Sendable>(_ body: (PGSession) async throws -> T) async throws -> T {
+        if let held = heldConnection { return try await body(PGSession(connection: held, logger: logger)) }
+        return try await client.withConnection { connection in try await body(PGSession(connection: connection, logger: logger)) }
+    }
+
+    /// Runs `body` in a transaction, again (after a short random wait) when PostgreSQL
+    /// chose it as a deadlock's victim or failed its serialization: a rolled-back
+    /// transaction is safe to run again.
     func write<T: Sendable>(_ body: (PGSession) async throws -> T) async throws -> T {
+        try await Self.retrying { try await transaction(body) }
+    }
+
+    func transaction<T: Sendable>(_ body: (PGSession) async throws -> T) async throws -> T {
         do {
+            if let held = heldConnection {
+                return try await held.withTransaction(logger: logger) { connection in
+                    try await body(PGSession(connection: connection, logger: logger))
+                }
+            }
             return try await client.withTransaction(logger: logger) { connection in
                 try await body(PGSession(connection: connection, logger: logger))
             }
         } catch let error as PostgresTransactionError {
             // The closure's own error (a StoreError) is what the caller wants to see.
             if let closure = error.closureError { throw Self.mapped(closure) }
+            if let commit = error.commitError { throw Self.mapped(commit) }
             throw error
         } catch {
             throw Self.mapped(error)
+        }
+    }
+
+    /// SQLSTATEs after which the whole transaction may simply run again: deadlock
+    /// detected (one of the transactions waiting in a circle is rolled back) and
+    /// serialization failure.
+    static let retryableStates: Set<String> = ["40P01", "40001"]
+    static let attempts = 5
+
+    static func retrying<T>(_ attempt: () async throws -> T) async throws -> T {
+        var failures = 0
+        while true {
+            do {
+                return try await attempt()
+            } catch let error as PSQLError where failures + 1 < attempts && retryableStates.contains(error.serverInfo?[.sqlState] ?? "") {
+                failures += 1
+                // Jitter: the transactions that met do not come back in step.
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(10 << failures))))
+            }
         }
     }
 
@@ -200,6 +243,15 @@ public final class PostgresRelayStore: RelayStore {
             INSERT INTO audit(at, org_id, actor, action, subject, detail)
             VALUES (\(seconds(now)), \(org), \(actor), \(action), \(subject), \(detail))
             """)
+    }
+
+    /// Locks blob rows in id order. The lock order of the whole store: a transaction that
+    /// changes reference counts locks its blob rows first (all of them, by id, as gc does
+    /// with every row), and only then the outbox, transfer and cloud rows that use them;
+    /// two transactions never wait for each other in a circle (SQLSTATE 40P01).
+    static func lockBlobs(_ db: PGSession, _ ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
+        try await db.run("SELECT id FROM blobs WHERE id = ANY(\(ids)::text[]) ORDER BY id FOR UPDATE")
     }
 
     /// Drops one reference under the row's lock; deletes the blob row at zero and reports it.
@@ -402,6 +454,10 @@ public final class PostgresRelayStore: RelayStore {
 
     public func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String] {
         try await write { db in
+            try await Self.lockBlobs(db, try await db.values("""
+                SELECT DISTINCT t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.device_id = \(id) AND o.status IN ('unattended', 'initiated')
+                """, as: String.self))
             guard try await db.one("""
                 UPDATE devices SET invalidated = \(Self.seconds(now))
                 WHERE id = \(id) AND user_id = \(user) AND invalidated IS NULL RETURNING id
@@ -414,8 +470,7 @@ public final class PostgresRelayStore: RelayStore {
                 RETURNING t.blob_id
                 """)
             var released = [String]()
-            for row in waiting {
-                let blob: String = try row.get("blob_id")
+            for blob in try waiting.map({ try $0.get("blob_id", as: String.self) }).sorted() {
                 if try await Self.release(db, blob: blob) { released.append(blob) }
             }
             try await Self.audit(db, org: nil, actor: id, action: "device.invalidate", subject: id, now: now)
@@ -664,6 +719,10 @@ public final class PostgresRelayStore: RelayStore {
 
     public func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String] {
         try await write { db in
+            // The blob first (the store's lock order), then the copy.
+            if let blob = try await db.value("SELECT blob_id FROM transfers WHERE id = \(id)", as: String.self) {
+                try await Self.lockBlobs(db, [blob])
+            }
             // The status changes once: a second instance finds no waiting row.
             guard let row = try await db.one("""
                 UPDATE outbox o SET status = \(status.rawValue), updated = \(Self.seconds(now)) FROM transfers t
@@ -679,14 +738,17 @@ public final class PostgresRelayStore: RelayStore {
 
     public func expireTransfers(now: Date) async throws -> [String] {
         try await write { db in
+            try await Self.lockBlobs(db, try await db.values("""
+                SELECT DISTINCT t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.status IN ('unattended', 'initiated') AND t.expires <= \(Self.seconds(now))
+                """, as: String.self))
             let rows = try await db.all("""
                 UPDATE outbox o SET status = 'expired', updated = \(Self.seconds(now)) FROM transfers t
                 WHERE t.id = o.transfer_id AND o.status IN ('unattended', 'initiated') AND t.expires <= \(Self.seconds(now))
                 RETURNING t.blob_id
                 """)
             var released = [String]()
-            for row in rows {
-                let blob: String = try row.get("blob_id")
+            for blob in try rows.map({ try $0.get("blob_id", as: String.self) }).sorted() {
                 if try await Self.release(db, blob: blob) { released.append(blob) }
             }
             if !rows.isEmpty {
@@ -700,6 +762,7 @@ public final class PostgresRelayStore: RelayStore {
         try await write { db in
             guard let blob = try await db.value("SELECT blob_id FROM transfers WHERE id = \(id) AND sender_device = \(sender)",
                                                 as: String.self) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            try await Self.lockBlobs(db, [blob])
             let waiting = try await db.all("""
                 UPDATE outbox SET status = 'expired', updated = \(Self.seconds(now))
                 WHERE transfer_id = \(id) AND status IN ('unattended', 'initiated') RETURNING device_id
@@ -899,9 +962,11 @@ public final class PostgresRelayStore: RelayStore {
             throw StoreError.conflict("\"\(Self.pathText(path))\" is a folder")
         }
         let id: String = try existing.get("id")
+        let old = try existing.get("blob_id", as: String?.self)
+        if let old { try await Self.lockBlobs(db, [old]) }
         try await db.run("DELETE FROM cloud WHERE id = \(id)")
         var released = [String]()
-        if let old = try existing.get("blob_id", as: String?.self), try await Self.release(db, blob: old) { released.append(old) }
+        if let old, try await Self.release(db, blob: old) { released.append(old) }
         return (id, try existing.date("created"), released)
     }
 
@@ -999,13 +1064,21 @@ public final class PostgresRelayStore: RelayStore {
             guard let row = try await Self.resolve(db, path, user: user) else {
                 throw StoreError.conflict("the root folder cannot be deleted")
             }
+            // The whole subtree first, to lock its blobs before any of its rows (the lock order).
+            var rows = [row]
+            var next = 0
+            while next < rows.count {
+                let id: String = try rows[next].get("id")
+                rows += try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(id)")
+                next += 1
+            }
+            let blobs = try rows.compactMap { try $0.get("blob_id", as: String?.self) }.sorted()
+            let ids = try rows.map { try $0.get("id", as: String.self) }
+            try await Self.lockBlobs(db, blobs)
+            try await db.run("DELETE FROM cloud WHERE id = ANY(\(ids)::text[])")
             var released = [String]()
-            var pending = [row]
-            while let next = pending.popLast() {
-                let id: String = try next.get("id")
-                pending += try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(id)")
-                try await db.run("DELETE FROM cloud WHERE id = \(id)")
-                if let blob = try next.get("blob_id", as: String?.self), try await Self.release(db, blob: blob) { released.append(blob) }
+            for blob in blobs {
+                if try await Self.release(db, blob: blob) { released.append(blob) }
             }
             try await Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.delete", subject: try row.get("id"),
                                  detail: Self.pathText(path), now: now)
@@ -1123,6 +1196,36 @@ public final class PostgresRelayStore: RelayStore {
                 try? await session.run("SELECT pg_advisory_unlock(\(PostgresMigrations.sweepKey))")
                 throw error
             }
+        }
+    }
+
+    /// An upload's advisory lock key: the first 8 bytes of SHA-256("vfs-upload:" + id).
+    static func uploadLockKey(_ id: String) -> Int64 {
+        SHA256.hash(data: Array("vfs-upload:\(id)".utf8)).prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+    }
+
+    /// A session advisory lock on a connection of its own, held while `body` runs (a PATCH
+    /// streams for as long as the client sends) and unlocked before the connection goes
+    /// back to the pool. `body`'s queries run on that connection. A connection that cannot
+    /// unlock is closed instead, which drops its locks: none outlives its request, and a
+    /// relay that dies drops them with its connections.
+    public func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T? {
+        let key = Self.uploadLockKey(id)
+        return try await client.withConnection { connection in
+            let session = PGSession(connection: connection, logger: logger)
+            guard try await session.value("SELECT pg_try_advisory_lock(\(key))", as: Bool.self) == true else { return nil }
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await Self.$lockConnection.withValue((ObjectIdentifier(self), connection)) { try await body() })
+            } catch {
+                result = .failure(error)
+            }
+            let unlocked = try? await session.value("SELECT pg_advisory_unlock(\(key))", as: Bool.self)
+            if unlocked != true {
+                logger.warning("upload \(id): its writer lock was not released on its connection; closing the connection")
+                try? await connection.close()
+            }
+            return try result.get()
         }
     }
 }

@@ -246,4 +246,8 @@ public protocol RelayStore: Sendable {
     /// Runs `body` unless another process holds the maintenance lock (then nil): one
     /// sweep at a time over the whole database.
     func withMaintenanceLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T?
+    /// Runs `body` as the one writer of upload `id` (a tus PATCH, or the upload becoming a
+    /// blob), unless another request holds the upload now, through this process or any other
+    /// on the same database: then nil. The lock goes with `body`'s end, however it ends.
+    func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T?
 }

@@ -9,6 +9,8 @@ import VFSRelayProtocol
 public final class SQLiteRelayStore: RelayStore {
     let pool: DatabasePool
     private let maintenanceRunning = Mutex(false)
+    /// Uploads with a writer now (one process serves an embedded relay).
+    private let uploadWriters = Mutex(Set<String>())
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -991,6 +993,12 @@ public final class SQLiteRelayStore: RelayStore {
             return true
         }) else { return nil }
         defer { maintenanceRunning.withLock { $0 = false } }
+        return try await body()
+    }
+
+    public func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T? {
+        guard uploadWriters.withLock({ $0.insert(id).inserted }) else { return nil }
+        defer { _ = uploadWriters.withLock { $0.remove(id) } }
         return try await body()
     }
 }
