@@ -59,11 +59,13 @@ public struct TusUploader: Sendable {
                 if end >= length { return }
                 failures = 0
             } catch let error as RelayClientError {
-                // A dropped connection, or a PATCH the relay still thinks is running.
+                // A dropped connection; a PATCH the relay still thinks is running (409); a
+                // relay that is busy (429, 503); or a proxy whose relay died or stalled
+                // (502, 504: behind a load balancer the next try reaches another instance).
                 let retryable: Bool
                 switch error {
                 case .unreachable: retryable = true
-                case .rejected(let status, _, _): retryable = status == 409 || status == 503
+                case .rejected(let status, _, _): retryable = [409, 429, 502, 503, 504].contains(status)
                 default: retryable = false
                 }
                 failures += 1

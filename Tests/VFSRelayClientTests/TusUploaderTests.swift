@@ -20,6 +20,7 @@ final class BusyTusServer: Sendable {
     struct State {
         var bytes = [UInt8]()
         var busy: Int
+        var busyAnswer: String
         var log = [String]()
     }
 
@@ -28,8 +29,10 @@ final class BusyTusServer: Sendable {
     let state: Mutex<State>
     let stopped = Mutex(false)
 
-    init(busy: Int) throws {
-        state = Mutex(State(busy: busy))
+    /// `busyAnswer`: the status line of the refusals, "409 Conflict" as a relay answers,
+    /// or e.g. "502 Bad Gateway" as nginx answers while the relay behind it is gone.
+    init(busy: Int, busyAnswer: String = "409 Conflict") throws {
+        state = Mutex(State(busy: busy, busyAnswer: busyAnswer))
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -115,9 +118,9 @@ final class BusyTusServer: Sendable {
                 return "HTTP/1.1 200 OK\r\n\(tus)Upload-Offset: \(state.bytes.count)\r\nUpload-Length: 0\r\nContent-Length: 0\r\n\r\n"
             case "PATCH" where state.busy > 0 || Int(headers["upload-offset"] ?? "") != state.bytes.count:
                 state.busy = max(0, state.busy - 1)
-                state.log.append("PATCH 409")
+                state.log.append("PATCH " + state.busyAnswer.prefix(3))
                 let json = #"{"error":"conflict","message":"another request is writing upload \"u1\""}"#
-                return "HTTP/1.1 409 Conflict\r\n\(tus)Content-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)"
+                return "HTTP/1.1 \(state.busyAnswer)\r\n\(tus)Content-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)"
             case "PATCH":
                 state.bytes += body
                 state.log.append("PATCH 204")
@@ -147,6 +150,31 @@ struct TusUploaderTests {
         }
         #expect(server.log == ["HEAD", "PATCH 409", "HEAD", "PATCH 409", "HEAD", "PATCH 204"])
         #expect(server.bytes == content)
+    }
+
+    @Test("a proxy's 502 and 504 (the relay behind it died or stalled) are retried like a busy relay; 400 is not",
+          arguments: [("502 Bad Gateway", true), ("504 Gateway Timeout", true), ("400 Bad Request", false)])
+    func proxyFailuresAreRetried(answer: String, retried: Bool) async throws {
+        let server = try BusyTusServer(busy: 1, busyAnswer: answer)
+        defer { server.stop() }
+        let content = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        let path = "/tmp/vfs-tus-test-\(UUID().uuidString)"
+        try Data(content).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let code = String(answer.prefix(3))
+        do {
+            try await RelayClient.with(baseURL: "http://127.0.0.1:\(server.port)", token: "t") { client in
+                try await TusUploader(client: client, retries: 3, backoff: Backoff(base: 0.01, cap: 0.02))
+                    .send(file: path, length: Int64(content.count), to: "/v1/uploads/u1")
+            }
+            #expect(retried, "a \(code) was retried")
+            #expect(server.log == ["HEAD", "PATCH \(code)", "HEAD", "PATCH 204"])
+            #expect(server.bytes == content)
+        } catch let error as RelayClientError {
+            #expect(!retried, "a \(code) was not retried: \(error)")
+            #expect(server.log == ["HEAD", "PATCH \(code)"])
+            #expect(server.bytes.isEmpty)
+        }
     }
 
     @Test("an upload still busy after the retries fails with the relay's 409")
