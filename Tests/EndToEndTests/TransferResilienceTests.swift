@@ -142,6 +142,40 @@ struct TransferResilienceTests {
         #expect(fetched.stdout == content)
     }
 
+    @Test("fetch --stdout streams: plaintext flows before the download ends, acknowledged after; a tampered chunk fails (65) after an authentic prefix, not acknowledged")
+    func stdoutStreams() throws {
+        let fleet = try Fleet()
+        let content = testBytes(6 << 20, seed: 5)
+        let id = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", "--name", "s.bin", "-"], stdin: content))
+        let proxy = try SlowProxy(to: fleet.relay.port, bytesPerSecond: 1 << 20)
+        fleet.phone.relayURL = "http://127.0.0.1:\(proxy.port)"
+        let log = fleet.scratch.url.appendingPathComponent("stdout.bin")
+        let fetch = try fleet.phone.start("vfs-fetch", [id, "--stdout"], log: log)
+        defer { if fetch.isRunning { kill(fetch.processIdentifier, SIGKILL) } }
+        let part = fleet.phone.path + "/incoming/\(id).age"
+        func size(_ path: String) -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        #expect(eventually { size(log.path) > 0 })
+        #expect(size(part) < content.count, "plaintext came out before the download was complete")
+        #expect(inboxCount(fleet.phone) == 1)
+        fetch.waitUntilExit()
+        #expect(fetch.terminationStatus == 0)
+        #expect(try Data(contentsOf: log) == content)
+        #expect(inboxCount(fleet.phone) == 0)
+
+        fleet.phone.relayURL = "http://127.0.0.1:\(fleet.relay.port)"
+        let big = testBytes(24 << 20, seed: 6)
+        let second = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", "--name", "t.bin", "-"], stdin: big))
+        let blob = try #require(fleet.storedFiles().first { $0.deletingLastPathComponent().lastPathComponent == "blobs" })
+        var bytes = try Data(contentsOf: blob)
+        bytes[bytes.count / 3] ^= 0x01
+        try bytes.write(to: blob)
+        let tampered = try fleet.phone.run("vfs-fetch", [second, "--stdout"])
+        #expect(tampered.status == 65, "\(tampered.stderr)")
+        #expect(tampered.stdout.count > 0 && tampered.stdout.count < big.count / 2)
+        #expect(tampered.stdout == big.prefix(tampered.stdout.count))
+        #expect(inboxCount(fleet.phone) == 1)
+    }
+
     @Test("resume: a push killed before its bundle was sealed to the end cannot go on; resume removes it (65) and delivers the others")
     func resumeUnsealed() throws {
         let fleet = try Fleet()
