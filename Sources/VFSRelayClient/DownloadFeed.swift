@@ -25,17 +25,24 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     private let fd: Int32
     private let path: String
-    private let transfer: InboxEntry
+    private let transfer: RangeDownloader.Target
     private let hash = SHA256()
     private var position: Int64 = 0
     private var verified = false
 
     /// Opens (creating it, 0600) the partial file at `path` for `transfer`.
-    public init(path: String, transfer: InboxEntry) throws {
+    public convenience init(path: String, transfer: InboxEntry) throws {
+        try self.init(path: path, target: RangeDownloader.Target(route: RelayPaths.transferContent(transfer.id), label: transfer.id,
+                                                                 size: transfer.size, sha256: transfer.sha256))
+    }
+
+    /// Opens (creating it, 0600) the partial file at `path` for what `target` downloads
+    /// (a transfer, a cloud file).
+    public init(path: String, target: RangeDownloader.Target) throws {
         fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
         self.path = path
-        self.transfer = transfer
+        self.transfer = target
     }
 
     deinit { close(fd) }
@@ -122,7 +129,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
         let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
         guard digest == transfer.sha256 else {
             unlink(path)
-            let error = RelayClientError.corruptDownload(transfer: transfer.id, expected: transfer.sha256, actual: digest)
+            let error = RelayClientError.corruptDownload(transfer: transfer.label, expected: transfer.sha256, actual: digest)
             fail(error)
             throw error
         }

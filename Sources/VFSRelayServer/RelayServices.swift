@@ -11,6 +11,7 @@ struct RelayServices: Sendable {
     let configuration: RelayConfiguration
     let throttle: EnrolmentThrottle
     let itemLists = ItemListCache()
+    let uploadDigests = UploadDigests()
 
     /// Deletes blob files whose last reference went away.
     func deleteBlobs(_ ids: [String]) {
@@ -26,13 +27,15 @@ struct RelayServices: Sendable {
         // The upload's writer lock (across instances on PostgreSQL): no PATCH writes it while it moves.
         let adopted = try await store.withUploadWriteLock(id) { () async throws -> T in
             let upload = try await store.upload(id: id, user: user)
-            guard upload.offset == upload.length else {
-                throw RelayError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+            // A deferred length never declared is not finished, whatever arrived: nothing is
+            // offered to a target before the sender said where the content ends.
+            guard let length = upload.length, upload.offset == length else {
+                throw RelayError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length.map { "\($0) bytes" } ?? "a length not yet declared"))")
             }
             if upload.sha256 == nil {
                 // Every byte landed but the digest was never recorded (a stop or a crash in
                 // between, or a PATCH that ran past the length): work it out now.
-                try await store.setUploadOffset(id: id, offset: upload.length, sha256: blobs.digest(upload: id, length: upload.length))
+                try await store.setUploadOffset(id: id, offset: length, sha256: blobs.digest(upload: id, length: length))
             }
             let blobID = Secrets.id()
             try blobs.adopt(upload: id, as: blobID)

@@ -51,54 +51,56 @@ extension CloudTool {
                 let incoming = try VFSPaths.current.home + "/cloud-incoming"
                 try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 let partial = incoming + "/" + sha256 + ".age"
-                let state = GrowingFile.State()
+                let download = RangeDownloader.Target(route: RelayClient.cloudRoute(path), label: path, size: size, sha256: sha256)
+                // The reader follows the download (DownloadFeed): it decrypts as bytes arrive,
+                // age authenticating each 64 KiB chunk before it is written, and hashes the
+                // ciphertext, ending only once the whole matched the relay's SHA-256.
+                let feed = try DownloadFeed(path: partial, target: download)
                 let identity = session.credentials.identity
                 let raw = self.raw
                 let sink = SinkBox(out.sink)
                 let bar = stdout ? nil : ProgressBar.make(label: entry.name, total: Int(size), quiet: progressOptions.quiet)
                 defer { bar?.finish() }
-                do {
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
+                let reading = Task {
+                    try await onThread {
+                        defer { feed.abandon() }
+                        let source = BufferedSource(feed)
+                        if raw {
+                            try copy(source, to: sink.sink)
+                        } else {
+                            guard let identity else { throw RelayClientError.missingCredential(what: "identity", place: "this run") }
+                            let decryptor = try AgeDecryptor(source: source, armored: false)
+                            let fileKey: SecretBytes
                             do {
-                                try await RangeDownloader(client: client).download(
-                                    RangeDownloader.Target(route: RelayClient.cloudRoute(path), label: path, size: size, sha256: sha256), to: partial,
-                                    progress: { state.update($0); bar?.update(Int($0)) })
-                                state.finish(failed: false)
-                            } catch {
-                                state.failure.withLock { $0 = $0 ?? error }
-                                state.finish(failed: true)
-                                throw error
+                                fileKey = try decryptor.fileKey(identities: [identity])
+                            } catch AgeError.noMatch {
+                                throw ToolError("this device cannot open \"\(path)\"", exit: .noInput,
+                                                hints: ["it was stored before this device was enrolled: run \"vfs-cloud rekey\" on a device that can"])
                             }
+                            try decryptor.decrypt(fileKey: fileKey, to: sink.sink)
                         }
-                        group.addTask {
-                            try await onThread {
-                                let source = try GrowingFile(path: partial, state: state)
-                                if raw {
-                                    try copy(source, to: sink.sink)
-                                } else {
-                                    guard let identity else { throw RelayClientError.missingCredential(what: "identity", place: "this run") }
-                                    let decryptor = try AgeDecryptor(source: source, armored: false)
-                                    let fileKey: SecretBytes
-                                    do {
-                                        fileKey = try decryptor.fileKey(identities: [identity])
-                                    } catch AgeError.noMatch {
-                                        throw ToolError("this device cannot open \"\(path)\"", exit: .noInput,
-                                                        hints: ["it was stored before this device was enrolled: run \"vfs-cloud rekey\" on a device that can"])
-                                    }
-                                    try decryptor.decrypt(fileKey: fileKey, to: sink.sink)
-                                }
-                                try sink.sink.finish()
-                            }
-                        }
-                        do {
-                            try await group.waitForAll()
-                        } catch {
-                            state.finish(failed: true)
-                            group.cancelAll()
-                            // The download's own error says more than the reader's stop.
-                            throw state.failure.withLock { $0 } ?? error
-                        }
+                        try sink.sink.finish()
+                    }
+                }
+                var downloadError: (any Error)?
+                do {
+                    try await RangeDownloader(client: client).download(download, to: partial, feed: feed, progress: { bar?.update(Int($0)) })
+                } catch {
+                    downloadError = error
+                    feed.fail(error)
+                }
+                let read = await reading.result
+                do {
+                    // The download's own error says more than the reader's stop.
+                    if let downloadError, !(downloadError is CancellationError) { throw downloadError }
+                    if let failure = feed.error, failure is RelayClientError { throw failure }
+                    do {
+                        try read.get()
+                    } catch {
+                        // Complete but not authentic (or not this device's): downloading
+                        // the same bytes again would not help; the next get starts over.
+                        unlink(partial)
+                        throw error
                     }
                 } catch {
                     out.abandon()
@@ -137,56 +139,5 @@ func onThread(_ work: @escaping @Sendable () throws -> Void) async throws {
                 continuation.resume(throwing: error)
             }
         }.start()
-    }
-}
-
-/// A file being downloaded, read as it grows: a read past what has arrived waits for
-/// more, and ends when the download is done (or throws when it failed).
-final class GrowingFile: ByteSource {
-    final class State: Sendable {
-        let value = Mutex((have: Int64(0), done: false, failed: false))
-        let failure = Mutex<(any Error)?>(nil)
-        func update(_ have: Int64) { value.withLock { $0.have = max($0.have, have) } }
-        func finish(failed: Bool) { value.withLock { $0.done = true; $0.failed = $0.failed || failed } }
-    }
-
-    let fd: Int32
-    let state: State
-    var position: Int64 = 0
-
-    init(path: String, state: State) throws {
-        // The downloader creates the file; wait for it.
-        var fd: Int32 = -1
-        while true {
-            fd = open(path, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 { break }
-            if state.value.withLock({ $0.done }) { throw IOError("cannot open", path: path) }
-            usleep(1000)
-        }
-        self.fd = fd
-        self.state = state
-    }
-
-    deinit { close(fd) }
-
-    func prepareForStreaming() {}
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        while true {
-            let (have, done, failed) = state.value.withLock { ($0.have, $0.done, $0.failed) }
-            if failed { throw CancellationError() }
-            let available = have - position
-            if available > 0 || done {
-                let want = done ? buffer.count : Int(min(Int64(buffer.count), available))
-                let n = pread(fd, buffer.baseAddress!, want, off_t(position))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw IOError("cannot read the download", path: "")
-                }
-                position += Int64(n)
-                return n
-            }
-            usleep(500)
-        }
     }
 }

@@ -12,12 +12,15 @@ import Glibc
 /// apply vfs-unwrap's checks and policy gate through VFSCore's BundleReader, and
 /// acknowledge only after all of that succeeded.
 ///
-/// Into DIR, the download and the unpacking run at once (`DownloadFeed`): the policy
-/// gate is decided on the manifest, at the start of the bundle, and nothing is placed
-/// until the whole download was read and hashed to the transfer's SHA-256 (the unpacking
-/// reads its input to the end before it moves anything out of its staging folder).
-/// `--stdout` and `--raw` write to a stream, which can't be taken back: they download
-/// and check first.
+/// The download and the unpacking run at once (`DownloadFeed`): the policy gate is
+/// decided on the manifest, at the start of the bundle. Into DIR, nothing is placed until
+/// the whole download was read and hashed to the transfer's SHA-256 (the unpacking reads
+/// its input to the end before it moves anything out of its staging folder). With
+/// `--stdout` the file's bytes flow out as they are decrypted, each 64 KiB chunk
+/// authenticated by age before it is written (as `age -d` does): a failure part way
+/// (a chunk, the file's digest, the download's SHA-256) exits 65 after an authentic
+/// prefix, and the transfer is acknowledged only once everything checked. `--raw`
+/// writes ciphertext nobody has checked yet: it downloads and checks first.
 struct Receiver {
     let tool: FetchTool
     let session: RelaySession
@@ -33,7 +36,7 @@ struct Receiver {
         let bar = ProgressBar.make(label: "fetching", total: Int(entry.size), quiet: tool.quiet)
         var update: (@Sendable (Int64) -> Void)?
         if let bar { update = { bar.update(Int($0)) } }
-        if !tool.raw && !tool.toStandardOutput {
+        if !tool.raw {
             let names = try await streamed(entry, part: part, progress: update)
             bar?.finish()
             try await client.ack(entry.id)
@@ -47,14 +50,8 @@ struct Receiver {
             throw RelayClientError.noSuchTransfer(entry.id)
         }
         bar?.finish()
-        if tool.raw {
-            try copy(part, to: FileDescriptorSink.standardOutput())
-            return []
-        }
-        let names = try unwrap(BufferedSource(try FileDescriptorSource(path: part)), transfer: entry.id)
-        try await client.ack(entry.id)
-        unlink(part)
-        return names
+        try copy(part, to: FileDescriptorSink.standardOutput())
+        return []
     }
 
     /// Downloads into `part` while a thread unpacks what is there. A failed download or

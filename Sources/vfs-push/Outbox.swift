@@ -63,8 +63,19 @@ extension PushTool {
             let pending = try Spool.pending()
             guard !pending.isEmpty else { return Diagnostics.info("no interrupted push") }
             try await options.session().withClient { client in
+                var dropped = 0
                 for dir in pending {
-                    print(try await Spool.deliver(dir, client: client, quiet: quiet).id)
+                    do {
+                        print(try await Spool.deliver(dir, client: client, quiet: quiet).id)
+                    } catch let error as ToolError where error.exitStatus == .dataError {
+                        // Killed while sealing: removed; the others still go.
+                        Diagnostics.warn(error.message)
+                        dropped += 1
+                    }
+                }
+                if dropped > 0 {
+                    throw ToolError("\(dropped) interrupted push\(dropped == 1 ? " was" : "es were") not sealed to the end and cannot be resumed",
+                                    exit: .dataError, hints: ["push those files again"])
                 }
             }
         }

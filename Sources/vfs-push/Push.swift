@@ -18,9 +18,11 @@ struct PushTool: AsyncVFSCommand {
         whose key changed since it was pinned is refused (exit 77) until \
         "vfs-device trust NAME"; revoked devices in a group are skipped with a warning.
 
-        The sealed bundle waits in $VFS_HOME/outgoing until the transfer exists: a push \
-        killed or cut off halfway continues with "vfs-push resume" from the relay's \
-        offset. A progress bar is shown on a terminal for large pushes.
+        The bundle is uploaded while it is sealed (a tus upload whose length is declared at \
+        its end) and kept in $VFS_HOME/outgoing until the transfer exists: a push killed or \
+        cut off halfway continues with "vfs-push resume" from the relay's offset (one killed \
+        before its bundle was completely sealed cannot be, and resume removes it). A \
+        progress bar is shown on a terminal for large pushes.
 
         Examples:
           vfs-push -d phone report.pdf
@@ -120,15 +122,15 @@ extension PushTool {
                     : targets + all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) }
                 let recipients = try session.pinnedRecipients(readers)
                 let sender = all.first { $0.id == session.config.device }?.recipient
-                let dir = try seal(for: targets, recipients: recipients, sender: sender)
-                return try await Spool.deliver(dir, client: client, quiet: quiet)
+                return try await push(to: targets, recipients: recipients, sender: sender, client: client)
             }
             print(entry.id)
             if wait { try await waitForDelivery(entry.id, session: session) }
         }
 
-        /// Seals the bundle into a new spool folder; returns it.
-        func seal(for targets: [Device], recipients: [X25519Recipient], sender: String?) throws -> String {
+        /// Plans the bundle (every file hashed: the manifest comes first), makes its spool
+        /// folder, then seals it there while it is uploaded (Spool.push).
+        func push(to targets: [Device], recipients: [X25519Recipient], sender: String?, client: RelayClient) async throws -> OutboxEntry {
             let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
                                       standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
             // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
@@ -139,20 +141,24 @@ extension PushTool {
             let dir = spoolFolder + "/" + String(Int(Date().timeIntervalSince1970 * 1000)) + "-" + UUID().uuidString.prefix(8).lowercased()
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             do {
-                let out = try AtomicOutputFile(path: dir + "/bundle.age", mode: 0o600)
-                let bar = ProgressBar.make(label: "sealing", total: plan.contentBytes, quiet: quiet)
-                defer { bar?.finish() }
-                try BundleWriter.seal(plan, manifest: manifest, recipients: recipients, to: out, progress: bar?.callback)
-                try out.commit()
-                let size = try FileManager.default.attributesOfItem(atPath: dir + "/bundle.age")[.size] as? Int64 ?? 0
                 let lifetime = try expires.map { try DurationText.seconds($0) }
-                try Spool(devices: targets.map(\.id), names: targets.map(\.name), lifetime: lifetime, location: nil, length: size,
-                      cloud: cloud).save(dir)
+                try Spool(devices: targets.map(\.id), names: targets.map(\.name), lifetime: lifetime, location: nil, length: nil,
+                          cloud: cloud).save(dir)
             } catch {
                 Spool.remove(dir)
                 throw error
             }
-            return dir
+            let job = SealJob(plan: plan, manifest: manifest, recipients: recipients)
+            return try await Spool.push(dir, client: client, quiet: quiet, total: plan.contentBytes) { sink in
+                try BundleWriter.seal(job.plan, manifest: job.manifest, recipients: job.recipients, to: sink)
+            }
         }
     }
+}
+
+/// What the sealing thread needs, handed to it (and used by it alone).
+struct SealJob: @unchecked Sendable {
+    let plan: BundlePlan
+    let manifest: BundleManifest
+    let recipients: [X25519Recipient]
 }

@@ -3,13 +3,18 @@ import VFSCommandLine
 import VFSCore
 import VFSRelayClient
 import VFSRelayProtocol
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A push on its way: the sealed bundle (ciphertext only) and what to do with it, in
-/// `$VFS_HOME/outgoing/ID/`. It stays until the transfer exists, so a push that was
-/// killed or lost its connection continues with `vfs-push resume` from the relay's offset.
+/// `$VFS_HOME/outgoing/ID/`. The bundle is uploaded while it is being sealed (a tus
+/// upload with a deferred length, declared by the last PATCH) and is kept whole in the
+/// spool until the transfer exists, so a push that was killed or lost its connection
+/// continues with `vfs-push resume` from the relay's offset. The bundle file is not
+/// synced (it survives a killed process, not a machine crash, after which a resumed
+/// upload fails authentication at the receiver instead of opening); `push.json` is.
 struct Spool: Codable {
     var devices: [String]
     var names: [String]
@@ -17,7 +22,9 @@ struct Spool: Codable {
     var lifetime: Int?
     /// The tus upload, once created.
     var location: String?
-    var length: Int64
+    /// The bundle's size, once it is completely sealed (nil before: such a spool cannot
+    /// be resumed, the bundle's key being gone with the process that sealed it).
+    var length: Int64?
     /// `--cloud PATH`: the cloud file that keeps the transfer's ciphertext.
     var cloud: String?
 
@@ -45,27 +52,102 @@ struct Spool: Codable {
         try AtomicOutputFile.write(Array(try encoder.encode(self)), to: dir + "/push.json", mode: 0o600)
     }
 
-    /// Uploads (resuming) and creates the transfer; removes the spool once it exists.
+    /// Seals the bundle into the spool folder `dir` (its `push.json` saved, no bundle yet)
+    /// with `seal`, on a thread of its own, while the bytes already sealed go up in a tus
+    /// upload whose length is declared once sealing ends; then creates the transfer and
+    /// removes the spool. An upload that fails leaves the spool whole (sealing goes on to
+    /// the end) for `vfs-push resume`; sealing that fails removes it and the upload.
+    static func push(_ dir: String, client: RelayClient, quiet: Bool, total: Int,
+                     seal: @escaping @Sendable (ByteSink) throws -> Void) async throws -> OutboxEntry {
+        // push.json changes from two sides (the upload's location, the sealed length): one at a time.
+        let record = SpoolRecord(try load(dir), dir: dir)
+        let path = dir + "/bundle.age"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw IOError("cannot create", path: path) }
+        let feed = UploadFeed(growing: path)
+        let sealing = Task {
+            try await onThread { () throws -> Int64 in
+                defer { close(fd) }
+                let sink = SpoolSink(fd: fd, path: path, feed: feed)
+                do {
+                    try seal(sink)
+                    // Resumable from now on, whatever happens to the upload.
+                    try record.update { $0.length = sink.count }
+                    feed.finish(length: sink.count)
+                    return sink.count
+                } catch {
+                    feed.fail(error)
+                    throw error
+                }
+            }
+        }
+        let uploader = TusUploader(client: client)
+        var uploadError: (any Error)?
+        do {
+            let bar = ProgressBar.make(label: "pushing", total: total, quiet: quiet)
+            defer { bar?.finish() }
+            var progress: (@Sendable (Int64) -> Void)?
+            if let bar { progress = { bar.update(min(total, Int($0))) } }
+            let location = try await uploader.create(length: nil)
+            try record.update { $0.location = location }
+            try await uploader.send(feed, to: location, progress: progress)
+        } catch {
+            uploadError = error
+        }
+        do {
+            _ = try await sealing.value
+        } catch {
+            if let location = record.current.location { try? await uploader.terminate(location) }
+            remove(dir)
+            throw error
+        }
+        var spool = record.current
+        if let uploadError {
+            if case RelayClientError.rejected(404, _, _) = uploadError {
+                // The upload expired or was removed: start it again from the spool.
+                spool.location = nil
+                try spool.save(dir)
+                return try await deliver(dir, client: client, quiet: quiet)
+            }
+            throw uploadError
+        }
+        return try await createTransfer(dir, spool: spool, client: client)
+    }
+
+    /// Uploads a sealed spool (resuming) and creates the transfer; removes the spool once it exists.
     static func deliver(_ dir: String, client: RelayClient, quiet: Bool) async throws -> OutboxEntry {
         var spool = try load(dir)
         let uploader = TusUploader(client: client)
+        guard let length = spool.length else {
+            // Killed while sealing: the bundle's key died with that process.
+            if let location = spool.location { try? await uploader.terminate(location) }
+            remove(dir)
+            throw ToolError("the push in \"\(dir)\" was interrupted before its bundle was sealed", exit: .dataError,
+                            hints: ["it was removed: push the files again"])
+        }
         if spool.location == nil {
-            spool.location = try await uploader.create(length: spool.length)
+            spool.location = try await uploader.create(length: length)
             try spool.save(dir)
         }
         let location = spool.location!
-        let bar = ProgressBar.make(label: "pushing", total: Int(spool.length), quiet: quiet)
+        let bar = ProgressBar.make(label: "pushing", total: Int(length), quiet: quiet)
         defer { bar?.finish() }
         var update: (@Sendable (Int64) -> Void)?
         if let bar { update = { bar.update(Int($0)) } }
         do {
-            try await uploader.send(file: dir + "/bundle.age", length: spool.length, to: location, progress: update)
+            try await uploader.send(file: dir + "/bundle.age", length: length, to: location, progress: update)
         } catch RelayClientError.rejected(404, _, _) {
             // The upload expired or was removed: start it again from the spool.
             spool.location = nil
             try spool.save(dir)
             return try await deliver(dir, client: client, quiet: quiet)
         }
+        return try await createTransfer(dir, spool: spool, client: client)
+    }
+
+    /// The upload is complete: the transfer (and the cloud copy) from it; the spool goes.
+    static func createTransfer(_ dir: String, spool: Spool, client: RelayClient) async throws -> OutboxEntry {
+        let location = spool.location ?? ""
         let upload = String(location.split(separator: "/").last ?? "")
         let entry = try await client.createTransfer(TransferCreate(upload: upload, devices: spool.devices,
                                                                          expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }))
@@ -85,5 +167,58 @@ struct Spool: Codable {
         unlink(dir + "/bundle.age")
         unlink(dir + "/push.json")
         rmdir(dir)
+    }
+}
+
+/// A spool's `push.json` changed from two sides of a push (the upload's location, the
+/// sealed length), one change at a time.
+final class SpoolRecord: Sendable {
+    private let spool: Mutex<Spool>
+    let dir: String
+
+    init(_ spool: Spool, dir: String) {
+        self.spool = Mutex(spool)
+        self.dir = dir
+    }
+
+    var current: Spool { spool.withLock { $0 } }
+
+    func update(_ change: (inout Spool) -> Void) throws {
+        try spool.withLock { spool in
+            change(&spool)
+            try spool.save(dir)
+        }
+    }
+}
+
+/// The spool's bundle file as the sealer writes it: each write is reported to the
+/// upload that follows the file.
+final class SpoolSink: ByteSink {
+    let file: FileDescriptorSink
+    let feed: UploadFeed
+    private(set) var count: Int64 = 0
+
+    init(fd: Int32, path: String, feed: UploadFeed) {
+        file = FileDescriptorSink(fd: fd, name: path)
+        self.feed = feed
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try file.write(bytes)
+        count += Int64(bytes.count)
+        feed.advance(to: count)
+    }
+}
+
+/// Runs blocking work (the sealing: libarchive, zstd and age) on a thread of its own.
+func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+        Thread {
+            do {
+                continuation.resume(returning: try work())
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }.start()
     }
 }

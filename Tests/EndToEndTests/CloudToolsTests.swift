@@ -219,6 +219,37 @@ struct CloudToolsTests {
         #expect(partialSize() == 0)
     }
 
+    @Test("get --stdout decrypts while it downloads: a chunk tampered with in the middle fails (65) after the authenticated chunks before it")
+    func tamperedStream() throws {
+        let fleet = try Fleet()
+        // Larger than the batches age decrypts ahead, so the bad chunk is met before the
+        // end of the download (where the SHA-256 would fail the whole).
+        let content = testBytes(24 << 20, seed: 11)
+        ok(try fleet.laptop.run("vfs-cloud", ["put", try fleet.scratch.write("t.bin", content), "/t.bin"]), "put")
+        let blobs = blobFiles(fleet)
+        #expect(blobs.count == 1)
+        let blob = try #require(blobs.first)
+        var bytes = try Data(contentsOf: blob)
+        // The payload starts after the header's MAC line and the 16-byte nonce.
+        let macLine = try #require(bytes.range(of: Data("\n--- ".utf8)))
+        let headerEnd = try #require(bytes[macLine.upperBound...].firstIndex(of: 0x0A)) + 1
+        let payload = headerEnd + 16
+        let tampered = bytes.count / 3
+        bytes[tampered] ^= 0x01
+        try bytes.write(to: blob)
+        let goodChunks = (tampered - payload) / (64 * 1024 + 16)
+
+        let got = try fleet.phone.run("vfs-cloud", ["get", "/t.bin", "--stdout"])
+        #expect(got.status == 65, "\(got.stderr)")
+        #expect(got.stderr.hasPrefix("vfs-cloud: error: "))
+        // What reached the pipe is exactly the authenticated chunks before the bad one.
+        #expect(goodChunks > 0)
+        #expect(got.stdout.count == goodChunks * 64 * 1024)
+        #expect(got.stdout == content.prefix(got.stdout.count))
+        // Nothing is kept to resume from: those bytes are not authentic.
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: fleet.phone.path + "/cloud-incoming")) ?? []).isEmpty)
+    }
+
     @Test("vfs-push --cloud: one upload, one blob shared by the transfer and the cloud file; every device of the user reads the cloud copy")
     func pushCloud() throws {
         let fleet = try Fleet()

@@ -252,6 +252,44 @@ struct StoreTests {
         #expect(try await store.referenceAudit().isEmpty)
     }
 
+    @Test("deferred upload length: NULL until set, once and not below the offset; counted by its offset; not finished until set",
+          arguments: Backend.allCases)
+    func deferredUploadLength(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example", devices: 2)
+        let (sender, phone) = (alice[0], alice[1])
+        let id = "up-deferred"
+        try await store.createUpload(UploadRecord(id: id, userID: sender.userID, deviceID: sender.deviceID, length: nil,
+                                                  offset: 0, metadata: "", created: Date(), expires: Date().addingTimeInterval(60)))
+        #expect(try await store.upload(id: id, user: sender.userID).length == nil)
+        try await store.setUploadOffset(id: id, offset: 25, sha256: nil)
+        #expect(try await store.usage(user: sender.userID) == 25)
+        func send(_ transfer: String) async throws -> OutboxEntry {
+            try await store.createTransfer(id: transfer, upload: id, blobID: "b-\(transfer)", sender: sender, devices: [phone.deviceID],
+                                           groups: [], expires: Date().addingTimeInterval(60), now: Date())
+        }
+        await #expect(throws: StoreError.conflict("upload \"\(id)\" is not finished (25 of a length not yet declared)")) { try await send("t0") }
+        #expect(try await store.inbox(device: phone.deviceID).isEmpty)
+        await #expect(throws: StoreError.invalid("upload \"\(id)\" already has 25 bytes, more than 24")) {
+            try await store.setUploadLength(id: id, length: 24)
+        }
+        #expect(try await store.upload(id: id, user: sender.userID).length == nil)
+        try await store.setUploadLength(id: id, length: 30)
+        #expect(try await store.upload(id: id, user: sender.userID).length == 30)
+        #expect(try await store.usage(user: sender.userID) == 30)
+        for again: Int64 in [30, 40] {
+            await #expect(throws: StoreError.conflict("upload \"\(id)\" already has its length (30 bytes)")) {
+                try await store.setUploadLength(id: id, length: again)
+            }
+        }
+        await #expect(throws: StoreError.notFound("no upload \"nope\"")) { try await store.setUploadLength(id: "nope", length: 1) }
+        await #expect(throws: StoreError.conflict("upload \"\(id)\" is not finished (25 of 30 bytes)")) { try await send("t1") }
+        try await store.setUploadOffset(id: id, offset: 30, sha256: String(repeating: "b", count: 64))
+        _ = try await send("t2")
+        #expect(try await store.inbox(device: phone.deviceID).map(\.size) == [30])
+    }
+
     @Test("two racing finishes of one copy: exactly one wins, the reference count stays right", arguments: Backend.allCases)
     func racingFinishes(_ backend: Backend) async throws {
         let fixture = try await StoreFixture.make(backend)

@@ -9,13 +9,15 @@ import VFSRelayProtocol
 let tus = HTTPField.Name("Tus-Resumable")!
 let uploadLength = HTTPField.Name("Upload-Length")!
 let uploadOffset = HTTPField.Name("Upload-Offset")!
+let deferLength = HTTPField.Name("Upload-Defer-Length")!
 
 @Suite("tus uploads")
 struct UploadTests {
     func patch(_ client: TestClient, _ id: String, token: String, offset: Int, _ bytes: [UInt8],
-               contentType: String = "application/offset+octet-stream") async throws -> TestResponse {
-        try await client.request(.patch, RelayPaths.upload(id), token: token, bytes: bytes,
-                                 headers: [tus: "1.0.0", uploadOffset: "\(offset)", .contentType: contentType])
+               contentType: String = "application/offset+octet-stream", length: String? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [tus: "1.0.0", uploadOffset: "\(offset)", .contentType: contentType, .contentLength: "\(bytes.count)"]
+        if let length { headers[uploadLength] = length }
+        return try await client.request(.patch, RelayPaths.upload(id), token: token, bytes: bytes, headers: headers)
     }
 
     @Test("discovery, creation, resumable PATCHes, HEAD offsets, the digest at the end")
@@ -25,7 +27,7 @@ struct UploadTests {
             let options = try await client.request(.options, RelayPaths.uploads)
             #expect(options.status == .noContent)
             #expect(options.headers[HTTPField.Name("Tus-Version")!] == "1.0.0")
-            #expect(options.headers[HTTPField.Name("Tus-Extension")!] == "creation,termination,expiration")
+            #expect(options.headers[HTTPField.Name("Tus-Extension")!] == "creation,creation-defer-length,termination,expiration")
 
             let alice = try await client.user("alice@acme.example", org: "acme")
             let content = randomBytes(100_000)
@@ -62,7 +64,7 @@ struct UploadTests {
         }
     }
 
-    @Test("Tus-Resumable is required; Upload-Length must be a number")
+    @Test("Tus-Resumable is required; Upload-Length must be a number, or deferred with Upload-Defer-Length: 1 (not both)")
     func headers() async throws {
         try await RelayFixture().test { client in
             let alice = try await client.user("alice@acme.example", org: "acme")
@@ -74,9 +76,99 @@ struct UploadTests {
                                                         headers: [tus: "1.0.0", uploadLength: length])
                 #expect(response.status == .badRequest)
             }
+            for bad: HTTPFields in [[tus: "1.0.0", deferLength: "2"], [tus: "1.0.0", deferLength: "1", uploadLength: "5"]] {
+                #expect(try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: bad).status == .badRequest)
+            }
             #expect(try await client.request(.post, RelayPaths.uploads, token: alice.token,
-                                             headers: [tus: "1.0.0", HTTPField.Name("Upload-Defer-Length")!: "1"]).status == .badRequest)
+                                             headers: [tus: "1.0.0", deferLength: "1"]).status == .created)
             #expect(try await client.request(.head, RelayPaths.upload("0011"), token: alice.token, headers: [tus: "1.0.0"]).status == .notFound)
+        }
+    }
+
+    @Test("deferred length: HEAD says so; nothing is offered until a PATCH declares the length, once; a body past it is 413")
+    func deferredLength() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let content = randomBytes(70_000)
+            let created = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [tus: "1.0.0", deferLength: "1"])
+            #expect(created.status == .created)
+            let id = String(try #require(created.headers[.location]).split(separator: "/").last!)
+            func head() async throws -> TestResponse {
+                try await client.request(.head, RelayPaths.upload(id), token: alice.token, headers: [tus: "1.0.0"])
+            }
+            func offer() async throws -> TestResponse {
+                try await client.request(.post, RelayPaths.transfers, token: alice.token, json: #"{"upload":"\#(id)","devices":["\#(phone.id)"]}"#)
+            }
+            func inbox() async throws -> [InboxEntry] {
+                try decode([InboxEntry].self, try await client.request(.get, RelayPaths.inbox, token: phone.token))
+            }
+            var status = try await head()
+            #expect(status.headers[deferLength] == "1")
+            #expect(status.headers[uploadLength] == nil)
+            #expect(status.headers[uploadOffset] == "0")
+
+            // Bytes arrive while the length is unknown: never offered, however many there are.
+            #expect(try await patch(client, id, token: alice.token, offset: 0, Array(content[0..<30_000])).status == .noContent)
+            #expect(try await patch(client, id, token: alice.token, offset: 30_000, Array(content[30_000...])).status == .noContent)
+            #expect(try await offer().status == .conflict)
+            #expect(try await inbox().isEmpty)
+            #expect(try await fixture.store.upload(id: id, user: 1).length == nil)
+            #expect(try await fixture.store.usage(user: 1) == 70_000)
+
+            // A length below what already arrived, or not a number: 400, still deferred.
+            for bad in ["69999", "x", "-1"] {
+                #expect(try await patch(client, id, token: alice.token, offset: 70_000, [], length: bad).status == .badRequest)
+            }
+            #expect(try await head().headers[deferLength] == "1")
+            // A body that runs past the length it declares: 413, the length unset, nothing written.
+            #expect(try await patch(client, id, token: alice.token, offset: 70_000, [1, 2, 3], length: "70002").status == .contentTooLarge)
+            #expect(try await head().headers[deferLength] == "1")
+
+            // The final (empty) PATCH declares it: finished, digest recorded.
+            let final = try await patch(client, id, token: alice.token, offset: 70_000, [], length: "70000")
+            #expect(final.status == .noContent)
+            #expect(final.headers[uploadOffset] == "70000")
+            status = try await head()
+            #expect(status.headers[uploadLength] == "70000")
+            #expect(status.headers[deferLength] == nil)
+            #expect(try await fixture.store.upload(id: id, user: 1).sha256 == sha256Hex(content))
+            // Set twice: refused, even with the same value.
+            for again in ["70000", "80000"] {
+                let twice = try await patch(client, id, token: alice.token, offset: 70_000, [], length: again)
+                #expect(twice.status == .badRequest)
+                #expect((try? decode(RelayErrorBody.self, twice))?.message.contains("set once") == true)
+            }
+            #expect(try await head().headers[uploadLength] == "70000")
+            #expect(try await offer().status == .created)
+            #expect(try await inbox().map(\.size) == [70_000])
+        }
+    }
+
+    @Test("deferred length: the length can come with the last bytes; PATCHes past it are 413; the cap applies while it is unknown")
+    func deferredLengthWithBytes() async throws {
+        let fixture = try RelayFixture { $0.maxUploadSize = 1000 }
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let content = randomBytes(900)
+            let created = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [tus: "1.0.0", deferLength: "1"])
+            let id = String(try #require(created.headers[.location]).split(separator: "/").last!)
+            #expect(try await patch(client, id, token: alice.token, offset: 0, Array(content[0..<500])).status == .noContent)
+            let last = try await patch(client, id, token: alice.token, offset: 500, Array(content[500...]), length: "900")
+            #expect(last.status == .noContent)
+            #expect(try await fixture.store.upload(id: id, user: 1).sha256 == sha256Hex(content))
+            // Beyond the declared length: refused, the file unchanged.
+            #expect(try await patch(client, id, token: alice.token, offset: 900, [7]).status == .contentTooLarge)
+            #expect(Array(try Data(contentsOf: fixture.folder.appendingPathComponent("uploads/\(id)"))) == content)
+
+            // Without a length, the size cap still holds (Tus-Max-Size), and a length past it is refused.
+            let other = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [tus: "1.0.0", deferLength: "1"])
+            let second = String(try #require(other.headers[.location]).split(separator: "/").last!)
+            #expect(try await patch(client, second, token: alice.token, offset: 0, [], length: "1001").status == .contentTooLarge)
+            let over = try await patch(client, second, token: alice.token, offset: 0, randomBytes(1001))
+            #expect(over.status == .contentTooLarge)
+            #expect(try await fixture.store.upload(id: second, user: 1).length == nil)
         }
     }
 

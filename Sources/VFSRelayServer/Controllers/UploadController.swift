@@ -3,9 +3,13 @@ import HTTPTypes
 import Hummingbird
 import VFSRelayProtocol
 
-/// `/v1/uploads[/{id}]`: resumable uploads, tus 1.0 (core, creation, termination,
-/// expiration). Bytes go straight to the upload's file; the offset is recorded as they
-/// land, so an upload resumes after a dropped connection or a relay restart.
+/// `/v1/uploads[/{id}]`: resumable uploads, tus 1.0 (core, creation,
+/// creation-defer-length, termination, expiration). Bytes go straight to the upload's
+/// file; the offset is recorded as they land, so an upload resumes after a dropped
+/// connection or a relay restart. An upload created with `Upload-Defer-Length: 1` (a
+/// sender streaming what it has not finished making) has no length until a PATCH
+/// declares it with `Upload-Length`, once; until then it is not finished, so no transfer
+/// or cloud file can be made of it.
 struct UploadController {
     let services: RelayServices
 
@@ -43,27 +47,25 @@ struct UploadController {
     @Sendable func create(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
         try checkVersion(request)
-        if request.headers[.uploadDeferLength] != nil {
-            throw RelayError.badRequest("Upload-Defer-Length is not supported: send Upload-Length")
-        }
-        guard let text = request.headers[.uploadLength], let length = Int64(text), length >= 0 else {
-            throw RelayError.badRequest("Upload-Length is needed (a whole number of bytes)")
+        let length: Int64?
+        if let deferred = request.headers[.uploadDeferLength] {
+            guard deferred == "1" else { throw RelayError.badRequest("Upload-Defer-Length must be 1") }
+            guard request.headers[.uploadLength] == nil else {
+                throw RelayError.badRequest("send Upload-Length or Upload-Defer-Length, not both")
+            }
+            length = nil
+        } else {
+            guard let text = request.headers[.uploadLength], let value = Int64(text), value >= 0 else {
+                throw RelayError.badRequest("Upload-Length is needed (a whole number of bytes, or Upload-Defer-Length: 1)")
+            }
+            length = value
         }
         let metadata = request.headers[.uploadMetadata] ?? ""
         guard metadata.utf8.count <= 4096 else { throw RelayError.badRequest("Upload-Metadata is longer than 4096 bytes") }
-        let configuration = services.configuration
-        guard length <= configuration.maxUploadSize else {
-            throw RelayError(.contentTooLarge, .tooLarge, "an upload may be at most \(configuration.maxUploadSize) bytes",
-                             headers: [.tusMaxSize: "\(configuration.maxUploadSize)"])
-        }
-        let used = try await services.store.usage(user: identity.userID)
-        guard used + length <= configuration.userQuota else {
-            throw RelayError(.contentTooLarge, .quotaExceeded,
-                             "this upload would pass the quota of \(configuration.userQuota) bytes (\(used) in use)")
-        }
+        try await checkLimits(length ?? 0, user: identity.userID, before: 0)
         let now = Date()
         let record = UploadRecord(id: Secrets.id(), userID: identity.userID, deviceID: identity.deviceID, length: length, offset: 0,
-                                  metadata: metadata, created: now, expires: now.addingTimeInterval(configuration.uploadLifetime))
+                                  metadata: metadata, created: now, expires: now.addingTimeInterval(services.configuration.uploadLifetime))
         try services.blobs.createUpload(record.id)
         do {
             try await services.store.createUpload(record)
@@ -72,7 +74,7 @@ struct UploadController {
             throw error
         }
         try await services.store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.create", subject: record.id,
-                                       detail: "\(length) bytes", now: now)
+                                       detail: length.map { "\($0) bytes" } ?? "deferred length", now: now)
         if length == 0 {
             try await services.store.setUploadOffset(id: record.id, offset: 0, sha256: services.blobs.digest(upload: record.id, length: 0))
         }
@@ -88,7 +90,11 @@ struct UploadController {
         let upload = try await upload(context)
         var headers = tusHeaders
         headers[.uploadOffset] = "\(upload.offset)"
-        headers[.uploadLength] = "\(upload.length)"
+        if let length = upload.length {
+            headers[.uploadLength] = "\(length)"
+        } else {
+            headers[.uploadDeferLength] = "1"
+        }
         headers[.uploadExpires] = httpDate(upload.expires)
         if !upload.metadata.isEmpty { headers[.uploadMetadata] = upload.metadata }
         return emptyResponse(.ok, headers: headers)
@@ -103,7 +109,7 @@ struct UploadController {
         guard let text = request.headers[.uploadOffset], let offset = Int64(text), offset >= 0 else {
             throw RelayError.badRequest("Upload-Offset is needed (a whole number of bytes)")
         }
-        let store = services.store, blobs = services.blobs
+        let store = services.store
         // One writer per upload, whichever relay instance the PATCH reached (the store's
         // lock: an advisory lock of PostgreSQL when several instances share it); the
         // other gets 409 and, as tus clients do, asks HEAD for the offset and goes on.
@@ -114,21 +120,58 @@ struct UploadController {
                 throw RelayError(.conflict, .conflict, "Upload-Offset \(offset) is not the upload's offset \(current.offset)",
                                  headers: [.uploadOffset: "\(current.offset)"])
             }
-            if let declared = request.headers[.contentLength].flatMap({ Int64($0) }), offset + declared > current.length {
-                throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(current.length))")
+            // The deferred length, declared once by a PATCH (usually the last) when the sender knows it.
+            var length = current.length
+            if let text = request.headers[.uploadLength] {
+                guard length == nil else {
+                    throw RelayError.badRequest("upload \"\(current.id)\" already has its Upload-Length (\(length!)); it is set once")
+                }
+                guard let value = Int64(text), value >= offset else {
+                    throw RelayError.badRequest("Upload-Length must be a whole number of bytes, at least the offset \(offset)")
+                }
+                try await checkLimits(value, user: current.userID, before: offset)
+                length = value
+            }
+            let declared = request.headers[.contentLength].flatMap { Int64($0) }
+            if let length, let declared, offset + declared > length {
+                throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(length))")
+            }
+            if let length, length != current.length {
+                do {
+                    try await store.setUploadLength(id: current.id, length: length)
+                } catch StoreError.conflict {
+                    throw RelayError.badRequest("upload \"\(current.id)\" already has its Upload-Length; it is set once")
+                }
+            }
+            // Without a length yet, the body may run up to the size cap and the user's quota.
+            let limit: Int64
+            if let length {
+                limit = length
+            } else {
+                limit = try await deferredLimit(user: current.userID, offset: offset)
             }
             let id = current.id
             let end: Int64
+            // Hashed as it arrives, if this instance hashed the bytes before it.
+            let hasher = services.uploadDigests.take(id, at: offset).map(BodyHasher.init)
             do {
-                end = try await blobs.append(request.body, upload: id, offset: offset, limit: current.length) { position in
+                let body = request.body.map { buffer in
+                    hasher?.update(buffer)
+                    return buffer
+                }
+                end = try await services.blobs.append(body, upload: id, offset: offset, limit: limit) { position in
                     try await store.setUploadOffset(id: id, offset: position, sha256: nil)
                 }
             } catch BlobStoreError.tooLong {
-                throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(current.length))")
+                if let length { throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(length))") }
+                throw RelayError(.contentTooLarge, .tooLarge, "the upload would pass the size cap or the quota (\(limit) bytes)",
+                                 headers: [.tusMaxSize: "\(services.configuration.maxUploadSize)"])
             }
-            if end == current.length {
-                let digest = try blobs.digest(upload: id, length: end)
+            if end == length {
+                let digest = try hasher.map { Secrets.hex(Array($0.hash.finalize())) } ?? services.blobs.digest(upload: id, length: end)
                 try await store.setUploadOffset(id: id, offset: end, sha256: digest)
+            } else if let hasher {
+                services.uploadDigests.keep(id, end: end, hash: hasher.hash)
             }
             return (end, current.expires)
         }
@@ -139,11 +182,35 @@ struct UploadController {
         return emptyResponse(.noContent, headers: headers)
     }
 
+    /// Refuses (413) an upload of `length` bytes past the size cap, or past the quota
+    /// given that `before` of its bytes are already counted in the user's usage.
+    func checkLimits(_ length: Int64, user: Int64, before: Int64) async throws {
+        let configuration = services.configuration
+        guard length <= configuration.maxUploadSize else {
+            throw RelayError(.contentTooLarge, .tooLarge, "an upload may be at most \(configuration.maxUploadSize) bytes",
+                             headers: [.tusMaxSize: "\(configuration.maxUploadSize)"])
+        }
+        let used = try await services.store.usage(user: user) - before
+        guard used + length <= configuration.userQuota else {
+            throw RelayError(.contentTooLarge, .quotaExceeded,
+                             "this upload would pass the quota of \(configuration.userQuota) bytes (\(used) in use)")
+        }
+    }
+
+    /// How far an upload whose length is deferred may grow: the size cap, and the quota
+    /// (its own `offset` bytes are already counted in the usage).
+    func deferredLimit(user: Int64, offset: Int64) async throws -> Int64 {
+        let configuration = services.configuration
+        let others = try await services.store.usage(user: user) - offset
+        return max(offset, min(configuration.maxUploadSize, configuration.userQuota - others))
+    }
+
     @Sendable func terminate(_ request: Request, context: RelayRequestContext) async throws -> Response {
         try checkVersion(request)
         let upload = try await upload(context)
         try await services.store.deleteUpload(id: upload.id, user: upload.userID)
         services.blobs.deleteUpload(upload.id)
+        services.uploadDigests.drop(upload.id)
         let identity = try context.requireIdentity()
         try await services.store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.delete", subject: upload.id,
                                        detail: "", now: Date())

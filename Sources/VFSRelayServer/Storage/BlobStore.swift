@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,8 @@ public protocol BlobStore: Sendable {
     /// Creates the (empty) file of a new upload.
     func createUpload(_ id: String) throws
     /// Writes a request body at `offset`; calls `progress` with the new offset after
-    /// each durable step (the file is synced first), and returns the final offset.
+    /// each durable step (the file is synced first, in the background while the body
+    /// goes on arriving), and returns the final offset once it is synced.
     /// Stops with `BlobStoreError.tooLong` past `limit`.
     func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
                                                 progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
@@ -35,6 +37,14 @@ public protocol BlobStore: Sendable {
     /// Reads `range` of a blob in chunks.
     func read(blob: String, range: Range<Int64>, chunk: Int,
               into write: (ByteBuffer) async throws -> Void) async throws
+}
+
+/// Whether a background sync of an upload is running.
+final class FlushState: Sendable {
+    private let running = Mutex(false)
+    var isIdle: Bool { running.withLock { !$0 } }
+    func busy() { running.withLock { $0 = true } }
+    func done() { running.withLock { $0 = false } }
 }
 
 public enum BlobStoreError: Error {
@@ -76,34 +86,48 @@ public struct FileBlobStore: BlobStore {
         guard fd >= 0 else { throw BlobStoreError.missing(upload) }
         defer { close(fd) }
         var position = offset
-        var recorded = offset
-        func record() async throws {
-            guard position != recorded else { return }
-            guard fsync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
-            recorded = position
-            try await progress(position)
+        // One sync at a time runs beside the writes, so the disk works while the network
+        // does; its offset is recorded once the sync returned (never a byte not on disk).
+        var flushing: Task<Void, Error>?
+        var flushed = offset
+        let idle = FlushState()
+        func flush(to target: Int64) {
+            idle.busy()
+            flushing = Task.detached {
+                defer { idle.done() }
+                guard fdatasync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
+                try await progress(target)
+            }
+            flushed = target
         }
         do {
             for try await buffer in body {
                 guard position + Int64(buffer.readableBytes) <= limit else {
                     try writeAll(fd, buffer, count: Int(limit - position), at: &position)
-                    try await record()
                     throw BlobStoreError.tooLong
                 }
                 try writeAll(fd, buffer, count: buffer.readableBytes, at: &position)
-                if position - recorded >= Self.checkpoint { try await record() }
+                if position - flushed >= Self.checkpoint, idle.isIdle {
+                    try await flushing?.value
+                    flush(to: position)
+                }
             }
         } catch {
             // A dropped connection, or a stop that cancelled the request, keeps what
             // arrived: the client resumes from there. The record is made outside this
             // (perhaps cancelled) task so that cancellation cannot skip it.
-            if position != recorded, fsync(fd) == 0 {
+            _ = await flushing?.result
+            if position != offset, fdatasync(fd) == 0 {
                 let final = position
                 _ = await Task { try await progress(final) }.result
             }
             throw error
         }
-        try await record()
+        try await flushing?.value
+        if position != flushed {
+            guard fdatasync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
+            try await progress(position)
+        }
         return position
     }
 

@@ -124,6 +124,8 @@ enum PostgresMigrations {
               created DOUBLE PRECISION NOT NULL, expires DOUBLE PRECISION NOT NULL)
             """,
         ]),
+        // tus creation-defer-length: an upload's length is NULL until a PATCH declares it.
+        ("v2-upload-defer-length", ["ALTER TABLE uploads ALTER COLUMN length DROP NOT NULL"]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

@@ -563,7 +563,7 @@ public final class PostgresRelayStore: RelayStore {
         try await read { db in
             try await db.value("""
                 SELECT (
-                  (SELECT COALESCE(SUM(length), 0) FROM uploads WHERE user_id = \(user))
+                  (SELECT COALESCE(SUM(COALESCE(length, "offset")), 0) FROM uploads WHERE user_id = \(user))
                 + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = \(user) AND EXISTS
                      (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated')))
                 + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = \(user) AND kind = 'file'))::BIGINT
@@ -602,6 +602,19 @@ public final class PostgresRelayStore: RelayStore {
         }
     }
 
+    public func setUploadLength(id: String, length: Int64) async throws {
+        try await write { db in
+            // Row-locked, so two instances cannot both set it.
+            guard let row = try await db.one("SELECT length, \"offset\" FROM uploads WHERE id = \(id) FOR UPDATE") else {
+                throw StoreError.notFound("no upload \"\(id)\"")
+            }
+            if let set: Int64 = try row.get("length") { throw StoreError.conflict("upload \"\(id)\" already has its length (\(set) bytes)") }
+            let offset: Int64 = try row.get("offset")
+            guard length >= offset else { throw StoreError.invalid("upload \"\(id)\" already has \(offset) bytes, more than \(length)") }
+            try await db.run("UPDATE uploads SET length = \(length) WHERE id = \(id) AND length IS NULL")
+        }
+    }
+
     public func deleteUpload(id: String, user: Int64) async throws {
         try await write { db in
             guard try await db.one("DELETE FROM uploads WHERE id = \(id) AND user_id = \(user) RETURNING id") != nil else {
@@ -627,13 +640,13 @@ public final class PostgresRelayStore: RelayStore {
             throw StoreError.notFound("no upload \"\(id)\"")
         }
         let upload = try Self.upload(row)
-        guard upload.offset == upload.length, let sha256 = upload.sha256 else {
-            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+        guard let length = upload.length, upload.offset == length, let sha256 = upload.sha256 else {
+            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length.map { "\($0) bytes" } ?? "a length not yet declared"))")
         }
         try await db.run("""
-            INSERT INTO blobs(id, size, sha256, refs, created) VALUES (\(blobID), \(upload.length), \(sha256), \(Int64(refs)), \(seconds(now)))
+            INSERT INTO blobs(id, size, sha256, refs, created) VALUES (\(blobID), \(length), \(sha256), \(Int64(refs)), \(seconds(now)))
             """)
-        return BlobRef(id: blobID, size: upload.length, sha256: sha256)
+        return BlobRef(id: blobID, size: length, sha256: sha256)
     }
 
     // MARK: - transfers

@@ -48,7 +48,8 @@ public struct UploadRecord: Sendable, Equatable {
     public var id: String
     public var userID: Int64
     public var deviceID: String
-    public var length: Int64
+    /// nil while the length is deferred (tus creation-defer-length): a PATCH sets it once.
+    public var length: Int64?
     public var offset: Int64
     public var metadata: String
     public var created: Date
@@ -140,11 +141,14 @@ public protocol RelayStore: Sendable {
     func deleteGroup(name: String, user: Int64, now: Date) async throws
 
     // Uploads (tus)
-    /// Bytes the user holds: uploads (their full length), live outgoing transfers and cloud files.
+    /// Bytes the user holds: uploads (their full length, or their offset while it is deferred), live outgoing transfers and cloud files.
     func usage(user: Int64) async throws -> Int64
     func createUpload(_ upload: UploadRecord) async throws
     func upload(id: String, user: Int64) async throws -> UploadRecord
     func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws
+    /// Sets the length of an upload created with a deferred length, once: `conflict` if
+    /// it already has one, `invalid` if `length` is below the upload's offset.
+    func setUploadLength(id: String, length: Int64) async throws
     func deleteUpload(id: String, user: Int64) async throws
     /// Uploads past their expiry that never became a blob; their rows are deleted.
     func removeExpiredUploads(now: Date) async throws -> [String]

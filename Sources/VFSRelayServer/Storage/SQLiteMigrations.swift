@@ -85,6 +85,19 @@ enum SQLiteMigrations {
         migrator.registerMigration("v5-enrolment-failures") { db in
             try db.execute(sql: "CREATE TABLE enrolment_failures(address TEXT PRIMARY KEY, failures INTEGER NOT NULL, until REAL)")
         }
+        // tus creation-defer-length: an upload's length is NULL until a PATCH declares it
+        // (SQLite cannot drop NOT NULL in place: the table is copied).
+        migrator.registerMigration("v6-upload-defer-length") { db in
+            try db.execute(sql: """
+                CREATE TABLE uploads_new(
+                  id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), device_id TEXT NOT NULL,
+                  length INTEGER, "offset" INTEGER NOT NULL, metadata TEXT NOT NULL,
+                  created REAL NOT NULL, expires REAL NOT NULL, sha256 TEXT);
+                INSERT INTO uploads_new SELECT id, user_id, device_id, length, "offset", metadata, created, expires, sha256 FROM uploads;
+                DROP TABLE uploads;
+                ALTER TABLE uploads_new RENAME TO uploads;
+                """)
+        }
         return migrator
     }
 }

@@ -345,7 +345,7 @@ public final class SQLiteRelayStore: RelayStore {
         try await pool.read { db in
             try Int64.fetchOne(db, sql: """
                 SELECT
-                  (SELECT COALESCE(SUM(length), 0) FROM uploads WHERE user_id = ?1)
+                  (SELECT COALESCE(SUM(COALESCE(length, "offset")), 0) FROM uploads WHERE user_id = ?1)
                 + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = ?1 AND EXISTS
                      (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated')))
                 + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = ?1 AND kind = 'file')
@@ -384,6 +384,18 @@ public final class SQLiteRelayStore: RelayStore {
         }
     }
 
+    public func setUploadLength(id: String, length: Int64) async throws {
+        try await pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT length, \"offset\" FROM uploads WHERE id = ?", arguments: [id]) else {
+                throw StoreError.notFound("no upload \"\(id)\"")
+            }
+            if let set: Int64 = row["length"] { throw StoreError.conflict("upload \"\(id)\" already has its length (\(set) bytes)") }
+            let offset: Int64 = row["offset"]
+            guard length >= offset else { throw StoreError.invalid("upload \"\(id)\" already has \(offset) bytes, more than \(length)") }
+            try db.execute(sql: "UPDATE uploads SET length = ? WHERE id = ? AND length IS NULL", arguments: [length, id])
+        }
+    }
+
     public func deleteUpload(id: String, user: Int64) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM uploads WHERE id = ? AND user_id = ?", arguments: [id, user])
@@ -409,13 +421,13 @@ public final class SQLiteRelayStore: RelayStore {
             throw StoreError.notFound("no upload \"\(id)\"")
         }
         let upload = Self.upload(row)
-        guard upload.offset == upload.length, let sha256 = upload.sha256 else {
-            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length) bytes)")
+        guard let length = upload.length, upload.offset == length, let sha256 = upload.sha256 else {
+            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length.map { "\($0) bytes" } ?? "a length not yet declared"))")
         }
         try db.execute(sql: "DELETE FROM uploads WHERE id = ?", arguments: [id])
         try db.execute(sql: "INSERT INTO blobs(id, size, sha256, refs, created) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [blobID, upload.length, sha256, refs, seconds(now)])
-        return BlobRef(id: blobID, size: upload.length, sha256: sha256)
+                       arguments: [blobID, length, sha256, refs, seconds(now)])
+        return BlobRef(id: blobID, size: length, sha256: sha256)
     }
 
     // MARK: - transfers
