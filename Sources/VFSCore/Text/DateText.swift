@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Times as vfs shows them, always in UTC: the one date formatter (the policy file and
 /// its listings, key files, manifests, keychain listings).
