@@ -125,7 +125,7 @@ struct CloudUpload {
             let out = try AtomicOutputFile(path: dir + "/file.age", mode: 0o600)
             try AgeEncryptor.encrypt(to: recipients, from: try FileDescriptorSource(path: local), to: out)
             try out.commit()
-            let length = try FileManager.default.attributesOfItem(atPath: dir + "/file.age")[.size] as? Int64 ?? 0
+            let length = try FileSize.of(dir + "/file.age")
             state = State(remote: remote, length: length)
             try save(state!, dir)
         }

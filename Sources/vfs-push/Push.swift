@@ -148,7 +148,7 @@ extension PushTool {
                 defer { bar?.finish() }
                 try BundleWriter.seal(plan, manifest: manifest, recipients: recipients, to: out, progress: bar?.callback)
                 try out.commit()
-                let size = try FileManager.default.attributesOfItem(atPath: dir + "/bundle.age")[.size] as? Int64 ?? 0
+                let size = try FileSize.of(dir + "/bundle.age")
                 let lifetime = try expires.map { try DurationText.seconds($0) }
                 try Spool(devices: targets.map(\.id), names: targets.map(\.name), lifetime: lifetime, location: nil, length: size,
                       cloud: cloud).save(dir)

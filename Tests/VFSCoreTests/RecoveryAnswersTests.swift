@@ -61,15 +61,17 @@ struct RecoveryAnswersTests {
         #expect(differing.isEmpty, "\(differing.prefix(20))")
     }
 
-    @Test("trimmingUnicodeWhitespace and PathText.parent behave as the Foundation calls they replace")
+    @Test("trimmingUnicodeWhitespace, PathText.parent and DecimalText behave as the Foundation calls they replace")
     func textHelpers() {
         for text in ["  a b \t", "\u{3000}x\u{A0}", "", " ", "\ty\n", "z"] {
             #expect(text.trimmingUnicodeWhitespace() == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(Array(text.unicodeScalars))")
         }
-        for path in ["/a/b", "/a", "a/b/", "a", "/", "a//b", "/a/b//", "//a"] {
-            #expect(PathText.parent(path) == (path as NSString).deletingLastPathComponent, "\(path)")
+        // What NSString's deletingLastPathComponent gives for each (checked by hand: in
+        // this test runner it traps now and then).
+        let parents = ["/a/b": "/a", "/a": "/", "a/b/": "a", "a": "", "/": "/", "a//b": "a", "/a/b//": "/a", "//a": "/", "": ""]
+        for (path, parent) in parents {
+            #expect(PathText.parent(path) == parent, "\(path)")
         }
-        #expect(PathText.parent("") == "")  // (Foundation's traps on an empty path)
         for value in [0.0, 2.54, 99.95, 12.345, 0.04, 100.0, 1234.5678] {
             #expect(DecimalText.oneDecimal(value) == String(format: "%.1f", value), "\(value)")
         }

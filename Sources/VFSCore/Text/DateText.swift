@@ -9,7 +9,7 @@ import Foundation
 public enum DateText {
     static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!  // (by identifier it needs ICU, which FoundationEssentials lacks)
         return calendar
     }()
 
