@@ -9,9 +9,10 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= release
-# Swift's standard library, Foundation and ICU linked into every tool, so an installed
-# tool needs only Debian's libc6, libstdc++6, libgcc-s1, libssl3 and libarchive13 and
-# starts without loading the toolchain's shared libraries. Release only: a test build
+# Swift's standard library and FoundationEssentials linked into every tool (full
+# Foundation and its ICU data only into vfs-relay, whose dependencies need them), so an
+# installed tool needs only Debian's libc6, libstdc++6, libgcc-s1, libssl3 and
+# libarchive13 and starts without loading the toolchain's shared libraries. Release only: a test build
 # cannot take the flag (Swift Testing has no static library); the packaging tests relink
 # the debug build's tools that way instead (packaging/relink-static.sh).
 STATIC ?= --static-swift-stdlib

@@ -56,7 +56,8 @@ for tool in tools:
             flags.append(a)
         i += 1
 with open(work + "/objects.list", "w") as f:
-    f.write("\n".join(objects + [work + "/dispatch.o"]) + "\n")
+    # Quoted: some object names hold spaces ("Unmanaged extensions.swift.o").
+    f.write("\n".join('"%s"' % o for o in objects + [work + "/dispatch.o"]) + "\n")
 print(json.dumps([driver] + flags + ["-o", out, "-module-name", "vfs_multicall", "@" + work + "/objects.list"]))
 PY
 start=$(now)
@@ -68,7 +69,7 @@ for t in $tools; do ln -s vfs "$multi/$t"; strip -o "$single/$t" "$BIN/$t"; done
 for t in $tools; do
   [ "$("$multi/$t" --version)" = "$("$single/$t" --version)" ] || { echo "$t: the multi-call binary answers --version differently"; exit 1; }
 done
-"$multi/vfs-policy" --help | grep -q vfs-policy || { echo "the multi-call binary does not dispatch vfs-policy"; exit 1; }
+"$multi/vfs-policy" --help | grep vfs-policy >/dev/null || { echo "the multi-call binary does not dispatch vfs-policy"; exit 1; }
 # One tool's link, timed the same way (relinking vfs-policy into the temp folder).
 python3 - "$yaml" "$BENCH_DIR/one" > "$BENCH_DIR/one.json" <<'PY'
 import json, re, sys

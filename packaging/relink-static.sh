@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Relinks a build's tools with Swift's standard library, Foundation and ICU linked in, as
+# Relinks a build's tools with Swift's standard library and Foundation (FoundationEssentials;
+# full Foundation and ICU only where a tool's objects use them: vfs-relay) linked in, as
 # `swift build --static-swift-stdlib` links them, from that build's own object files (the
 # link command SwiftPM recorded in CONFIG.yaml, plus -static-stdlib and the libraries the
 # static Foundation needs that a dynamic build's objects do not name). The packaging tests

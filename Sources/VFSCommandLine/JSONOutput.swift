@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCore
 
 /// `--json` output: one JSON document on stdout, keys sorted, dates in ISO 8601.

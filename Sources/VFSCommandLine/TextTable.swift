@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCore
 
 /// Rows as aligned columns: two spaces between columns, the last column not padded,
@@ -15,7 +19,7 @@ public enum TextTable {
             let cells = row.enumerated().map { column, cell in
                 column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
             }
-            text += cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+            text += cells.joined(separator: "  ").trimmingUnicodeWhitespace() + "\n"
         }
         return text
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCore
 import VFSRelayProtocol
 
@@ -8,7 +12,7 @@ extension RelayClient {
     /// `/docs/a b.pdf` → `/v1/cloud/docs/a%20b.pdf` (`base` is the route).
     public static func cloudRoute(_ path: String, base: String = RelayPaths.cloud) -> String {
         let names = path.split(separator: "/").map { name in
-            String(name).addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "._-~"))) ?? String(name)
+            percentEscaped(String(name), keeping: "._-~")
         }
         return names.isEmpty ? base : base + "/" + names.joined(separator: "/")
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCore
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -67,7 +71,7 @@ public final class DeviceCredentials: @unchecked Sendable {
         var identity: X25519Identity?
         var keychain: (KeychainStore, [UInt8], SecretBytes)?
         if let file = place.tokenFile {
-            token = try readText(file, what: "token").trimmingCharacters(in: .whitespacesAndNewlines)
+            token = try readText(file, what: "token").trimmingUnicodeWhitespace()
         }
         if let file = place.identityFile, needIdentity {
             // A device is known to the relay by an X25519 recipient (age1…).

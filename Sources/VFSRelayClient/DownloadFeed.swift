@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCore
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -18,7 +22,7 @@ import Glibc
 public final class DownloadFeed: ByteSource, @unchecked Sendable {
     // Sendable: `written`, `failure` and `abandoned` are only touched under `condition`;
     // the rest belongs to the one reading thread.
-    private let condition = NSCondition()
+    private let condition = PThreadCondition()
     private var written: Int64 = 0
     private var failure: Error?
     private var abandoned = false
@@ -126,7 +130,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
     private func finish() throws -> Int {
         if verified { return 0 }
         verified = true
-        let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = hash.finalize().hexString
         guard digest == transfer.sha256 else {
             unlink(path)
             let error = RelayClientError.corruptDownload(transfer: transfer.label, expected: transfer.sha256, actual: digest)

@@ -1,5 +1,9 @@
 import AsyncHTTPClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOHTTP1
 import VFSRelayProtocol
@@ -218,7 +222,26 @@ public final class RelayClient: Sendable {
     /// Group names are letters, digits, `.`, `_`, `-`; anything else is escaped so it
     /// can't change the path (the relay then answers 404 or 400).
     static func escape(_ segment: String) -> String {
-        segment.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "._-"))) ?? segment
+        percentEscaped(segment, keeping: "._-")
+    }
+
+    /// `text` with every UTF-8 byte but ASCII letters, digits and `keeping` written as
+    /// `%XX` (RFC 3986; non-ASCII letters too, which the relay decodes the same).
+    static func percentEscaped(_ text: String, keeping: String) -> String {
+        let kept = Set(keeping.utf8)
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out = [UInt8]()
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                out.append(byte)
+            case _ where kept.contains(byte):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `POST /v1/admin/login-codes`: an administrator's device asks for a one-time code that
 /// signs in to the relay's admin web page at `path` (under the relay's URL).

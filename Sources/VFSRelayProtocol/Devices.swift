@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `POST /v1/enroll`: a one-time code and the new device's public facts.
 public struct EnrollRequest: Codable, Sendable, Equatable {

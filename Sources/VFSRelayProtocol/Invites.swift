@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `POST /v1/invites`: a one-time enrolment code for another device of the caller's user.
 public struct Invite: Codable, Sendable, Equatable {

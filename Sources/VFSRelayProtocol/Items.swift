@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSPolicyModel
 
 /// An item as a client writes it (`POST /v1/items`, `PUT /v1/items/{id}`): vfs-policy's

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `POST /v1/transfers`: send a finished tus upload to some of the user's devices.
 public struct TransferCreate: Codable, Sendable, Equatable {

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -132,8 +136,8 @@ extension CloudTool {
             guard Terminal.stdinIsTerminal else {
                 throw ToolError.usage("not removing folder \"\(path)\" without confirmation", hints: ["add -f to remove it and everything in it"])
             }
-            FileHandle.standardError.write(Data("vfs-cloud: remove folder \"\(path)\" and everything in it? [y/N] ".utf8))
-            let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            try? writeAll(fd: STDERR_FILENO, Array("vfs-cloud: remove folder \"\(path)\" and everything in it? [y/N] ".utf8))
+            let answer = (readLine() ?? "").trimmingUnicodeWhitespace().lowercased()
             guard answer == "y" || answer == "yes" else { throw ToolError("\"\(path)\" was not removed", exit: .no) }
         }
     }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 import VFSCommandLine
 import VFSCore
@@ -131,13 +135,13 @@ func copy(_ source: ByteSource, to sink: ByteSink) throws {
 /// Runs blocking work on its own thread (decryption reads a file as it grows).
 func onThread(_ work: @escaping @Sendable () throws -> Void) async throws {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-        Thread {
+        DetachedThread.start {
             do {
                 try work()
                 continuation.resume()
             } catch {
                 continuation.resume(throwing: error)
             }
-        }.start()
+        }
     }
 }

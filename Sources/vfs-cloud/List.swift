@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -31,12 +35,11 @@ extension CloudTool {
                 return recursive ? out.sorted { $0.path < $1.path } : out
             }
             if json { return try JSONOutput.print(entries) }
-            let formatter = ISO8601DateFormatter()
             var text = ""
             for entry in entries {
                 let shown = DisplayText.printable(recursive ? entry.path : entry.name) + (entry.kind == .folder ? "/" : "")
                 if long {
-                    text += "\(entry.kind == .folder ? "d" : "-")\t\(entry.size.map(String.init) ?? "-")\t\(formatter.string(from: entry.updated))\t\(shown)\n"
+                    text += "\(entry.kind == .folder ? "d" : "-")\t\(entry.size.map(String.init) ?? "-")\t\(DateText.iso8601(entry.updated))\t\(shown)\n"
                 } else {
                     text += shown + "\n"
                 }
@@ -58,7 +61,7 @@ extension CloudTool {
             let percent = usage.quota > 0 ? Double(usage.used) * 100 / Double(usage.quota) : 0
             print("""
                 \(usage.files) files in \(usage.folders) folders: \(usage.bytes) bytes (\(ProgressBar.size(Int(usage.bytes))))
-                used \(usage.used) of \(usage.quota) bytes (\(String(format: "%.1f", percent))% of the quota)
+                used \(usage.used) of \(usage.quota) bytes (\(DecimalText.oneDecimal(percent))% of the quota)
                 """)
         }
     }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -37,11 +41,11 @@ extension CloudTool {
                 throw ToolError.usage("put needs a source and a cloud destination", hints: ["vfs-cloud put FILE… /FOLDER/"])
             }
             for path in paths.dropLast() {
-                var isFolder: ObjCBool = false
+                var isFolder = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
                     throw ToolError("no such file \"\(path)\"", exit: .noInput)
                 }
-                if isFolder.boolValue && !recursive {
+                if isFolder && !recursive {
                     throw ToolError.usage("\"\(path)\" is a folder", hints: ["use -r to put a folder and everything in it"])
                 }
             }
@@ -77,9 +81,9 @@ extension CloudTool {
 
         /// The files and folders (local path ending in `/`) to store, parents first.
         func walk(_ local: String, to remote: String) throws -> [(local: String, remote: String)] {
-            var isFolder: ObjCBool = false
+            var isFolder = false
             _ = FileManager.default.fileExists(atPath: local, isDirectory: &isFolder)
-            guard isFolder.boolValue else { return [(local, remote)] }
+            guard isFolder else { return [(local, remote)] }
             var out: [(local: String, remote: String)] = [(local + "/", remote)]
             for name in try FileManager.default.contentsOfDirectory(atPath: local).sorted() {
                 out += try walk(local + "/" + name, to: CloudPath.join(remote, name))
@@ -109,7 +113,7 @@ struct CloudUpload {
         guard stat(local, &info) == 0 else { throw ToolError("no such file \"\(local)\"", exit: .noInput) }
         let absolute = URL(fileURLWithPath: local).standardizedFileURL.path
         let key = "\(remote)\n\(absolute)\n\(info.st_size)\n\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-        let hash = SHA256.hash(Array(key.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        let hash = SHA256.hash(Array(key.utf8)).prefix(16).hexString
         return try VFSPaths.current.home + "/cloud-outgoing/" + hash
     }
 
@@ -121,7 +125,7 @@ struct CloudUpload {
             let out = try AtomicOutputFile(path: dir + "/file.age", mode: 0o600)
             try AgeEncryptor.encrypt(to: recipients, from: try FileDescriptorSource(path: local), to: out)
             try out.commit()
-            let length = try FileManager.default.attributesOfItem(atPath: dir + "/file.age")[.size] as? Int64 ?? 0
+            let length = try FileSize.of(dir + "/file.age")
             state = State(remote: remote, length: length)
             try save(state!, dir)
         }

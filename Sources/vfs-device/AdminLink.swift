@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -36,7 +40,7 @@ extension DeviceTool {
             if json { return try JSONOutput.print(report) }
             print(report.url)
             print(report.code)
-            Diagnostics.info("single use, valid until \(ISO8601DateFormatter().string(from: answer.expires))")
+            Diagnostics.info("single use, valid until \(DateText.iso8601(answer.expires))")
         }
     }
 }

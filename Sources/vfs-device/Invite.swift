@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -23,7 +27,7 @@ extension DeviceTool {
         func run() async throws {
             let invite = try await options.session().withClient { try await $0.invite() }
             print(invite.code)
-            Diagnostics.info("single use, valid until \(ISO8601DateFormatter().string(from: invite.expires))")
+            Diagnostics.info("single use, valid until \(DateText.iso8601(invite.expires))")
         }
     }
 }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -40,10 +44,9 @@ extension DeviceTool {
                                      status: status, thisDevice: device.id == session.config.device)
             }
             if json { return try JSONOutput.print(rows) }
-            let formatter = ISO8601DateFormatter()
             var text = ""
             for row in rows {
-                let seen = row.lastSeen.map { formatter.string(from: $0) } ?? "never"
+                let seen = row.lastSeen.map { DateText.iso8601($0) } ?? "never"
                 let name = DisplayText.printable(row.name) + (row.thisDevice ? " *" : "")
                 text += [name, row.platform, RelaySession.fingerprint(row.recipient), seen, row.status].joined(separator: "\t") + "\n"
             }

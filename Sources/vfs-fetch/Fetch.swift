@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -141,11 +145,10 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         let rows = inbox.map { Row(id: $0.id, sender: $0.sender, from: names[$0.sender] ?? $0.sender, size: $0.size, sha256: $0.sha256,
                                    created: $0.created, expires: $0.expires, status: $0.status) }
         if json { return try JSONOutput.print(rows) }
-        let formatter = ISO8601DateFormatter()
         var text = ""
         for row in rows {
-            text += [row.id, DisplayText.printable(row.from), String(row.size), formatter.string(from: row.created),
-                     "expires " + formatter.string(from: row.expires)].joined(separator: "\t") + "\n"
+            text += [row.id, DisplayText.printable(row.from), String(row.size), DateText.iso8601(row.created),
+                     "expires " + DateText.iso8601(row.expires)].joined(separator: "\t") + "\n"
         }
         print(text, terminator: "")
     }

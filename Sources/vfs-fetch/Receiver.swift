@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -131,13 +135,11 @@ private final class UnwrapJob: @unchecked Sendable {
 
     func run() async -> Result<[String], Error> {
         await withCheckedContinuation { continuation in
-            let thread = Thread { [self] in
+            DetachedThread.start(stackSize: 8 << 20) { [self] in
                 let result = Result { try receiver.unwrap(BufferedSource(feed), transfer: transfer) }
                 feed.abandon()
                 continuation.resume(returning: result)
             }
-            thread.stackSize = 8 << 20
-            thread.start()
         }
     }
 }

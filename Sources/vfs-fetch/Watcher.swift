@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -58,7 +62,7 @@ struct Watcher {
                     return .keepGoing
                 }
             }, onDisconnect: { error, wait in
-                Diagnostics.info("\(error.description); connecting again in \(String(format: "%.1f", wait)) s")
+                Diagnostics.info("\(error.description); connecting again in \(DecimalText.oneDecimal(wait)) s")
             })
         }
     }
@@ -112,19 +116,14 @@ struct Watcher {
 
     /// `sh -c CMD` with VFS_FILE, VFS_DIR and VFS_TRANSFER; its failure is reported, not fatal.
     func runHook(_ command: String, transfer: String, file: String?) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         var environment = ProcessInfo.processInfo.environment
         environment["VFS_TRANSFER"] = transfer
         environment["VFS_DIR"] = tool.directory ?? "."
         environment["VFS_FILE"] = file ?? ""
-        process.environment = environment
         do {
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 {
-                Diagnostics.warn("--exec command exited with \(process.terminationStatus) for transfer \(transfer)")
+            let status = try ShellCommand.run(command, environment: environment)
+            if status != 0 {
+                Diagnostics.warn("--exec command exited with \(status) for transfer \(transfer)")
             }
         } catch {
             Diagnostics.warn("cannot run the --exec command: \(error)")

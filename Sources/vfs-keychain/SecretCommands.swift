@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 
@@ -138,10 +142,9 @@ extension Keychain {
                                                                created: Keychain.date($0.created), modified: Keychain.date($0.modified)) })
                 return
             }
-            let formatter = ISO8601DateFormatter()
             // Control characters as escapes: a keychain written elsewhere may hold any label.
             let text = entries.map {
-                [$0.service, $0.account, formatter.string(from: Keychain.date($0.modified)), $0.label].map(DisplayText.printable).joined(separator: "\t") + "\n"
+                [$0.service, $0.account, DateText.iso8601(Keychain.date($0.modified)), $0.label].map(DisplayText.printable).joined(separator: "\t") + "\n"
             }.joined()
             try StandardOutput.write(Array(text.utf8))
         }

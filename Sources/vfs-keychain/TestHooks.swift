@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 
@@ -30,7 +34,7 @@ extension Keychain {
                 // Not a constant: the trap happens at run time, with the secret in registers nearby.
                 let length = bytes.count + Int(bytes[0]) + Int(UInt16.max)
                 let narrowed = UInt16(length)
-                FileHandle.standardOutput.write(Data([UInt8(truncatingIfNeeded: narrowed)]))
+                _ = try? writeAll(fd: 1, [UInt8(truncatingIfNeeded: narrowed)])
             }
         }
     }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 
@@ -48,7 +52,7 @@ struct PolicyFileOption: ParsableArguments {
     /// The store, with its folder created (0700) if missing, for a change.
     func storeForChange() throws -> PolicyStore {
         let store = try self.store
-        let folder = (store.path as NSString).deletingLastPathComponent
+        let folder = PathText.parent(store.path)
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
             try PrivateFolder.make(folder)
         }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -172,15 +176,10 @@ enum TestHook {
     static func afterRead() {
         let environment = ProcessInfo.processInfo.environment
         guard environment["VFS_TEST_HOOKS"] == "1", let command = environment["VFS_TEST_AFTER_READ"], !command.isEmpty else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         var child = environment
         child["VFS_TEST_AFTER_READ"] = nil
-        process.environment = child
         do {
-            try process.run()
-            process.waitUntilExit()
+            _ = try ShellCommand.run(command, environment: child)
         } catch {
             Diagnostics.warn("VFS_TEST_AFTER_READ: \(error)")
         }

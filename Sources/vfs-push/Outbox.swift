@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -39,10 +43,9 @@ extension PushTool {
                                                                        status: $0.status, updated: $0.updated) })
             }
             if json { return try JSONOutput.print(rows) }
-            let formatter = ISO8601DateFormatter()
             var text = ""
             for row in rows {
-                text += "\(row.id)\t\(row.size)\t\(formatter.string(from: row.created))\texpires \(formatter.string(from: row.expires))\n"
+                text += "\(row.id)\t\(row.size)\t\(DateText.iso8601(row.created))\texpires \(DateText.iso8601(row.expires))\n"
                 for target in row.recipients {
                     text += "  \(DisplayText.printable(target.name))\t\(target.status.rawValue)\n"
                 }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
@@ -89,8 +93,8 @@ extension PushTool {
             if !paths.contains("-") && name != nil { throw ToolError.usage("--name names standard input, which is not being pushed") }
             if let expires { _ = try DurationText.seconds(expires) }
             for path in paths where path != "-" && !recursive {
-                var isFolder: ObjCBool = false
-                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                var isFolder = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder {
                     throw ToolError.usage("\"\(path)\" is a folder", hints: ["use -r to push a folder and everything in it"])
                 }
             }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 internal import Crypto
 
 /// age's hybrid post-quantum recipient type (age 1.3): ML-KEM-768 + X25519 combined as

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The first entry of every bundle: who it is for and what it holds, with a SHA-256
 /// per file, so the reader can check the policy and every path before it writes a byte.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 internal import COpenSSL
 
 /// SHA-256, one-shot or incremental (EVP_MD_CTX, owned and freed here).

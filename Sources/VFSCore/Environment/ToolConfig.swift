@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The tools' settings, `$VFS_HOME/config.json` (`VFSPaths.toolConfig`); a missing file
 /// is all defaults. Strict JSON: an unknown key or value is an error (exit 65), never

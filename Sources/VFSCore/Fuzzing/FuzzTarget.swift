@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The parsers that read untrusted bytes, one entry each, for the libFuzzer harness
 /// (`Fuzz/fuzz-harness`, built by `make fuzz`) and for the regression tests that replay

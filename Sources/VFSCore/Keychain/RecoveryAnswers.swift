@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+// Canonical composition and case folding from the standard library's Unicode data
+// (String._nfc, Unicode.Scalar.Properties._caseFolded), not Foundation's, so vfs-keychain
+// needs no ICU. RecoveryAnswersTests pin the results (and compare them with Foundation).
+@_spi(_Unicode) import Swift
 
 /// The secret a recovery slot is wrapped under: the answers to its questions, each
 /// normalised so that "  New   York " and "new york" are the same answer, then
@@ -7,9 +15,30 @@ public enum RecoveryAnswers {
     /// Canonical composition (NFC), trimmed, inner whitespace runs collapsed to one
     /// space, Unicode case folding ("Straße" and "STRASSE" agree).
     public static func normalise(_ answer: String) -> String {
-        let composed = answer.precomposedStringWithCanonicalMapping
-        let words = composed.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        return words.folding(options: [.caseInsensitive], locale: nil)
+        var composed = String.UnicodeScalarView()
+        for scalar in answer._nfc { composed.append(scalar) }
+        let words = String(composed).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        var folded = String.UnicodeScalarView()
+        for scalar in words.unicodeScalars { folded.append(contentsOf: fold(scalar).unicodeScalars) }
+        return String(folded)
+    }
+
+    /// One scalar's full case folding (CaseFolding.txt, C and F), as Foundation's
+    /// `folding(options: .caseInsensitive, locale: nil)` did when vfs used it, so answers
+    /// set then still open their slot: Cherokee folded to its lowercase letters (the
+    /// standard folds them to the capitals), and the letters newer than Foundation's
+    /// tables (Unicode 9's Cyrillic variants U+1C80–U+1C89, Unicode 14 and 16's Latin
+    /// U+A7CB–U+A7DC, Garay, Kirat Rai) left as they are.
+    static func fold(_ scalar: Unicode.Scalar) -> String {
+        switch scalar.value {
+        case 0x13A0...0x13F5, 0x13F8...0x13FD, 0xAB70...0xABBF:
+            return scalar.properties.lowercaseMapping
+        case 0x1C80...0x1C89, 0xA7CB, 0xA7CC, 0xA7CE, 0xA7D2, 0xA7D4, 0xA7DA, 0xA7DC,
+             0x10D50...0x10D65, 0x16EA0...0x16EB8:
+            return String(scalar)
+        default:
+            return scalar.properties._caseFolded
+        }
     }
 
     public static func secret(_ answers: [String]) -> SecretBytes {
@@ -29,7 +58,7 @@ public enum RecoveryAnswers {
 public enum RecoveryText {
     /// Questions, one a line; blank lines and `#` comments skipped, each trimmed.
     public static func questions(in text: String) -> [String] {
-        lines(text).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        lines(text).map { $0.trimmingUnicodeWhitespace() }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
     /// Answers, one a line, kept as written (a final newline ends the last one).

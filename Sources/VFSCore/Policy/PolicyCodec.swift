@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The policy file's text: pretty-printed JSON, keys sorted, items by app, times in
 /// ISO 8601 UTC to the second, a trailing newline. Reading is strict and names the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Times in the policy: ISO 8601 in UTC to the second (`2027-01-31T00:00:00Z`).
 public enum PolicyDates {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a tool asks before it releases a file: may `app` receive a file of `group`
 /// and `fileType` at `date`?

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import VFSPolicyModel
 
 /// Every problem of a file given to `import`, each with its line, found in one pass.
@@ -29,22 +33,22 @@ extension PolicyCodec {
         } catch let error as JSONLocator.SyntaxError {
             throw PolicyError.corrupt(file: source, line: error.line, column: error.column, reason: "not valid JSON: \(error.message)")
         }
-        let top = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-        let rawItems: [Any]
+        let top = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        let rawItems: [JSONValue]
         var itemsPath: [JSONLocator.PathComponent] = [.key("items")]
-        if let list = top as? [Any] {
+        if case .array(let list) = top {
             rawItems = list
             itemsPath = []
-        } else if let object = top as? [String: Any] {
+        } else if case .object(let object) = top {
             for key in object.keys where key != "items" && key != "version" {
                 throw PolicyError.corrupt(file: source, line: JSONLocator.line(of: [.key(key)], in: bytes), column: nil,
                                           reason: "unknown key \"\(key)\" (a policy has \"version\" and \"items\")")
             }
-            if let version = object["version"], (version as? Int) != PolicyDocument.currentVersion {
+            if let version = object["version"], version != .integer(Int64(PolicyDocument.currentVersion)) {
                 throw PolicyError.corrupt(file: source, line: JSONLocator.line(of: [.key("version")], in: bytes), column: nil,
                                           reason: "unsupported version \(version) (this toolkit writes \(PolicyDocument.currentVersion))")
             }
-            guard let list = object["items"] as? [Any] else {
+            guard case .array(let list)? = object["items"] else {
                 throw PolicyError.corrupt(file: source, line: 1, column: nil, reason: "expected \"items\": a list of items")
             }
             rawItems = list
@@ -61,20 +65,20 @@ extension PolicyCodec {
         var items = [PolicyItem]()
         var handWritten = Set<String>()
         for (n, raw) in rawItems.enumerated() {
-            guard var fields = raw as? [String: Any] else { problem([.index(n)], "expected an object"); continue }
+            guard case .object(var fields) = raw else { problem([.index(n)], "expected an object"); continue }
             let madeID = fields["id"] == nil
-            if madeID { fields["id"] = "pending" }
-            if fields["created"] == nil { fields["created"] = stamp }
+            if madeID { fields["id"] = .string("pending") }
+            if fields["created"] == nil { fields["created"] = .string(stamp) }
             if fields["updated"] == nil { fields["updated"] = fields["created"] }
-            if let text = fields["expires"] as? String, PolicyDates.parseTime(text) == nil {
-                do { fields["expires"] = PolicyDates.format(try PolicyDates.parseExpiry(text, now: now)) } catch {
+            if case .string(let text)? = fields["expires"], PolicyDates.parseTime(text) == nil {
+                do { fields["expires"] = .string(PolicyDates.format(try PolicyDates.parseExpiry(text, now: now))) } catch {
                     problem([.index(n), .key("expires")], "invalid expiry \"\(text)\" (a date such as 2027-01-31, an ISO 8601 time, or a duration such as 90d)")
                     continue
                 }
             }
             let item: PolicyItem
             do {
-                let data = try JSONSerialization.data(withJSONObject: fields)
+                let data = try JSONEncoder().encode(fields)
                 item = try decoder().decode(PolicyItem.self, from: data)
             } catch let error as DecodingError {
                 let (path, reason) = explain(error)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a policy comes from. Every decision goes through one, so a tool does not
 /// care whether the list is a file on this machine or an organisation's list on the relay.

@@ -1,11 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Times as vfs shows them, always in UTC: the one date formatter (the policy file and
 /// its listings, key files, manifests, keychain listings).
 public enum DateText {
     static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!  // (by identifier it needs ICU, which FoundationEssentials lacks)
         return calendar
     }()
 
