@@ -217,12 +217,12 @@ final class SpoolSink: ByteSink {
 /// Runs blocking work (the sealing: libarchive, zstd and age) on a thread of its own.
 func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-        Thread {
+        DetachedThread.start(stackSize: 8 << 20) {
             do {
                 continuation.resume(returning: try work())
             } catch {
                 continuation.resume(throwing: error)
             }
-        }.start()
+        }
     }
 }

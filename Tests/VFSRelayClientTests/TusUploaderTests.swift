@@ -21,6 +21,7 @@ final class BusyTusServer: Sendable {
         var bytes = [UInt8]()
         var busy: Int
         var busyAnswer: String
+        var length: Int
         var log = [String]()
     }
 
@@ -31,8 +32,9 @@ final class BusyTusServer: Sendable {
 
     /// `busyAnswer`: the status line of the refusals, "409 Conflict" as a relay answers,
     /// or e.g. "502 Bad Gateway" as nginx answers while the relay behind it is gone.
-    init(busy: Int, busyAnswer: String = "409 Conflict") throws {
-        state = Mutex(State(busy: busy, busyAnswer: busyAnswer))
+    /// `length`: the upload's declared length, which HEAD answers.
+    init(busy: Int, busyAnswer: String = "409 Conflict", length: Int) throws {
+        state = Mutex(State(busy: busy, busyAnswer: busyAnswer, length: length))
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -115,7 +117,7 @@ final class BusyTusServer: Sendable {
             switch method {
             case "HEAD":
                 state.log.append("HEAD")
-                return "HTTP/1.1 200 OK\r\n\(tus)Upload-Offset: \(state.bytes.count)\r\nUpload-Length: 0\r\nContent-Length: 0\r\n\r\n"
+                return "HTTP/1.1 200 OK\r\n\(tus)Upload-Offset: \(state.bytes.count)\r\nUpload-Length: \(state.length)\r\nContent-Length: 0\r\n\r\n"
             case "PATCH" where state.busy > 0 || Int(headers["upload-offset"] ?? "") != state.bytes.count:
                 state.busy = max(0, state.busy - 1)
                 state.log.append("PATCH " + state.busyAnswer.prefix(3))
@@ -138,9 +140,9 @@ final class BusyTusServer: Sendable {
 struct TusUploaderTests {
     @Test("a PATCH refused with 409 while another request writes the upload is retried: HEAD for the offset, then the bytes; all arrive once")
     func busyUploadIsRetried() async throws {
-        let server = try BusyTusServer(busy: 2)
-        defer { server.stop() }
         let content = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 7) }
+        let server = try BusyTusServer(busy: 2, length: content.count)
+        defer { server.stop() }
         let path = "/tmp/vfs-tus-test-\(UUID().uuidString)"
         try Data(content).write(to: URL(fileURLWithPath: path))
         defer { unlink(path) }
@@ -149,15 +151,15 @@ struct TusUploaderTests {
             try await uploader.send(file: path, length: Int64(content.count), to: "/v1/uploads/u1")
         }
         #expect(server.log == ["HEAD", "PATCH 409", "HEAD", "PATCH 409", "HEAD", "PATCH 204"])
-        #expect(server.bytes == content)
+        #expect(server.bytes == content ? true : false, "\(server.bytes.count) of \(content.count) bytes arrived, or other bytes")
     }
 
     @Test("a proxy's 502 and 504 (the relay behind it died or stalled) are retried like a busy relay; 400 is not",
           arguments: [("502 Bad Gateway", true), ("504 Gateway Timeout", true), ("400 Bad Request", false)])
     func proxyFailuresAreRetried(answer: String, retried: Bool) async throws {
-        let server = try BusyTusServer(busy: 1, busyAnswer: answer)
-        defer { server.stop() }
         let content = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        let server = try BusyTusServer(busy: 1, busyAnswer: answer, length: content.count)
+        defer { server.stop() }
         let path = "/tmp/vfs-tus-test-\(UUID().uuidString)"
         try Data(content).write(to: URL(fileURLWithPath: path))
         defer { unlink(path) }
@@ -169,7 +171,7 @@ struct TusUploaderTests {
             }
             #expect(retried, "a \(code) was retried")
             #expect(server.log == ["HEAD", "PATCH \(code)", "HEAD", "PATCH 204"])
-            #expect(server.bytes == content)
+            #expect(server.bytes == content ? true : false, "\(server.bytes.count) of \(content.count) bytes arrived, or other bytes")
         } catch let error as RelayClientError {
             #expect(!retried, "a \(code) was not retried: \(error)")
             #expect(server.log == ["HEAD", "PATCH \(code)"])
@@ -179,7 +181,7 @@ struct TusUploaderTests {
 
     @Test("an upload still busy after the retries fails with the relay's 409")
     func busyTooLong() async throws {
-        let server = try BusyTusServer(busy: 10)
+        let server = try BusyTusServer(busy: 10, length: 3)
         defer { server.stop() }
         let path = "/tmp/vfs-tus-test-\(UUID().uuidString)"
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
