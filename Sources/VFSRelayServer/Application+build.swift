@@ -105,7 +105,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
         RequestLogMiddleware(logger: logger)
         ErrorMiddleware()
     }
-    HealthController(store: store).addRoutes(to: router)
+    HealthController(store: store, databaseTimeout: configuration.healthDatabaseTimeout).addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)
     EnrollController(services: services).addRoutes(to: router)
     AdminController(services: services).addRoutes(to: router)

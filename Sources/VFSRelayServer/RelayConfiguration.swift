@@ -30,6 +30,9 @@ public struct RelayConfiguration: Sendable {
     public var sweepInterval: Duration = .seconds(600)
     /// How often the server looks for events stored by other processes (admin alerts).
     public var watchInterval: Duration = .seconds(1)
+    /// How long `/v1/health` waits for the database before answering 503 (a pool that
+    /// waits to reconnect must not hold a load balancer's check up).
+    public var healthDatabaseTimeout: Duration = .seconds(2)
     /// Wrong enrolment codes in a row from one address before it must wait.
     public var enrolmentFailureLimit = 5
     public var enrolmentLockout: TimeInterval = 15 * 60
