@@ -326,7 +326,9 @@ struct ScaleOutTests {
         // A second copy would mix two relays: refused, nothing written.
         let again = try Tools.run("vfs-relay", ["copy", "--from", data.path, "--to", shared.url])
         #expect(again.status == 73)
-        #expect(again.stderr.hasPrefix("vfs-relay: error: the PostgreSQL database already holds a relay"), "\(again.stderr)")
+        // postgres-nio may log a retried connection first on a loaded machine; the error is the tool's line.
+        #expect(again.stderr.split(separator: "\n").contains { $0.hasPrefix("vfs-relay: error: the PostgreSQL database already holds a relay") },
+                "\(again.stderr)")
 
         let pg = try shared.relay("pg")
         defer { pg.stop() }
