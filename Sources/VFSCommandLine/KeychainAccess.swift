@@ -26,8 +26,10 @@ public enum KeychainSession {
     /// Opens the keychain at `path` (the default location if nil): with the key of its
     /// unlock agent when one runs, else with the passcode from `passcode`.
     /// Without an agent and without any passcode source it fails at once (77).
-    public static func open(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws -> UnlockedKeychain {
-        let (store, sealed, key) = try unlock(passcode: passcode, path: path, useAgent: useAgent)
+    /// With `prompt` false the terminal is never asked (completion scripts): without an
+    /// agent or a passcode file, descriptor or VFS_PASSCODE it fails at once (77).
+    public static func open(passcode: SecretSource, path: String? = nil, useAgent: Bool = true, prompt: Bool = true) throws -> UnlockedKeychain {
+        let (store, sealed, key) = try unlock(passcode: passcode, path: path, useAgent: useAgent, prompt: prompt)
         return try UnlockedKeychain(store: store, sealed: sealed, masterKey: key)
     }
 
@@ -35,25 +37,25 @@ public enum KeychainSession {
     /// one entry without decoding the others). The key is checked against the file
     /// when the body is opened: the agent answers only for this keychain's id, so if
     /// its key then fails to authenticate, the file was modified (65), not locked.
-    public static func unlock(passcode: SecretSource, path: String? = nil, useAgent: Bool = true) throws
+    public static func unlock(passcode: SecretSource, path: String? = nil, useAgent: Bool = true, prompt: Bool = true) throws
         -> (store: KeychainStore, sealed: SealedKeychain, masterKey: SecretBytes) {
         let store = KeychainStore(path: try path ?? VFSPaths.current.keychain)
         let sealed = try store.read()
         if useAgent, let key = AgentClient(keychainPath: store.path).masterKey(keychainID: sealed.header.id) {
             return (store, sealed, key)
         }
-        return (store, sealed, try checkedPasscode(passcode, for: sealed, locked: useAgent).masterKey)
+        return (store, sealed, try checkedPasscode(passcode, for: sealed, locked: useAgent, prompt: prompt).masterKey)
     }
 
     /// The passcode and the master key it unwraps. A passcode typed on the terminal may
     /// be retyped, three tries in all (as sudo); one from a file, a descriptor or the
     /// environment is tried once.
-    public static func checkedPasscode(_ source: SecretSource, for sealed: SealedKeychain, locked: Bool) throws
+    public static func checkedPasscode(_ source: SecretSource, for sealed: SealedKeychain, locked: Bool, prompt: Bool = true) throws
         -> (passcode: SecretBytes, masterKey: SecretBytes) {
         var tries = 0
         while true {
             tries += 1
-            let passcode = try readPasscode(source, locked: locked)
+            let passcode = try readPasscode(source, locked: locked, prompt: prompt)
             do {
                 return (passcode, try sealed.unlock(passcode: passcode))
             } catch KeychainError.wrongPasscode where !source.isNonInteractive && tries < SecretSource.tries {
@@ -82,16 +84,18 @@ public enum KeychainSession {
         return try open(passcode: passcode, path: store.path).identityEntries(named: names).map { try $0.ageIdentity().recipient }
     }
 
-    /// The passcode; fails at once (never waits) when there is no source and no terminal.
-    public static func readPasscode(_ source: SecretSource, locked: Bool, prompt: String = "Keychain passcode: ") throws -> SecretBytes {
-        guard source.isNonInteractive || Terminal.canPrompt else {
-            throw ToolError(locked ? "the keychain is locked and no passcode was given (no terminal to ask for one)"
-                                   : "no passcode given and no terminal to ask for one",
+    /// The passcode; fails at once (never waits) when there is no source and no terminal
+    /// (or `prompt` is false).
+    public static func readPasscode(_ source: SecretSource, locked: Bool, prompt: Bool = true, promptText: String = "Keychain passcode: ") throws -> SecretBytes {
+        guard source.isNonInteractive || (prompt && Terminal.canPrompt) else {
+            let why = prompt ? "no terminal to ask for one" : "and this use never asks"
+            throw ToolError(locked ? "the keychain is locked and no passcode was given (\(why))"
+                                   : "no passcode given (\(why))",
                             exit: .permissionDenied, hints: [
                                 "give it with --passcode-file PATH or --passcode-fd N, or in VFS_PASSCODE (least safe)",
                             ] + (locked ? ["or unlock the keychain for a while first: vfs-keychain unlock --timeout 15m"] : []))
         }
-        return try source.read(prompt: prompt)
+        return try source.read(prompt: promptText)
     }
 }
 

@@ -8,7 +8,7 @@ import VFSCore
 public struct KeychainIdentityOptions: ParsableArguments {
     /// -K NAME / --keychain-identity NAME, repeatable. The reserved name `all` means every identity in the keychain.
     @Option(name: [.customShort("K", allowingJoined: true), .customLong("keychain-identity")],
-            help: ArgumentHelp("Use the keychain identity NAME ('all' for every one). Repeatable.", valueName: "name"))
+            help: ArgumentHelp("Use the keychain identity NAME ('all' for every one). Repeatable.", valueName: "name"), completion: .vfsKeychainIdentities)
     public var names: [String] = []
 
     @OptionGroup public var passcodeOptions: PasscodeOptions

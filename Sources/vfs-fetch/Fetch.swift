@@ -61,7 +61,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @Flag(help: "Fetch every transfer in the inbox.") var all = false
     @Option(name: [.customShort("C", allowingJoined: true), .customLong("directory")], help: ArgumentHelp("Unpack into DIR (default: the current folder).", valueName: "dir"), completion: .directory)
     var directory: String?
-    @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"))
+    @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"), completion: .vfsPolicyApps)
     var app: String?
     @Flag(name: .customLong("stdout"), help: "Write the content of a one-file transfer to stdout.") var toStandardOutput = false
     @Flag(help: "Write the transfer's ciphertext to stdout, as downloaded, without acknowledging it.") var raw = false

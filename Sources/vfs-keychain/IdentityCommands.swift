@@ -64,7 +64,7 @@ extension Keychain.IdentityGroup {
         static let configuration = CommandConfiguration(commandName: "export",
             abstract: "Print the identity NAME as an age identity file, for age -d -i and vfs-decrypt -i.",
             discussion: KeychainHelp.exportIdentity)
-        @Argument(help: "The identity's name.") var name: String
+        @Argument(help: "The identity's name.", completion: .vfsKeychainIdentities) var name: String
         @Flag(name: [.customShort("f"), .customLong("force")], help: "Write the secret key to a terminal too.") var force = false
         @OptionGroup var passcodeOptions: PasscodeOptions
 
@@ -82,7 +82,7 @@ extension Keychain.IdentityGroup {
     struct PrintRecipient: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "recipient",
             abstract: "Print the recipient (age1…) of the identity NAME; no passcode needed.")
-        @Argument(help: "The identity's name.") var name: String
+        @Argument(help: "The identity's name.", completion: .vfsKeychainIdentities) var name: String
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {
@@ -101,10 +101,16 @@ extension Keychain.IdentityGroup {
         static let configuration = CommandConfiguration(commandName: "list",
             abstract: "List the identities: name and recipient, one a line, tab-separated (--json for JSON).")
         @Flag(name: .long, help: "Write JSON.") var json = false
+        @Flag(name: .long, help: "Print only the names, one a line, never asking for the passcode: through the agent, or a passcode from --passcode-file, --passcode-fd or VFS_PASSCODE; else fail at once (for completion).") var names = false
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {
-            let session = try KeychainSession.open(passcode: passcodeOptions.source)
+            let session = try KeychainSession.open(passcode: passcodeOptions.source, prompt: !names)
+            if names {
+                let sorted = session.identities.map(\.service).sorted()
+                try StandardOutput.write(Array(sorted.map { DisplayText.printable($0) + "\n" }.joined().utf8))
+                return
+            }
             let listed = try session.identities.sorted { $0.service < $1.service }.map {
                 Listed(name: $0.service, recipient: try $0.ageIdentity().recipient.string, created: Keychain.date($0.created))
             }
@@ -115,7 +121,7 @@ extension Keychain.IdentityGroup {
 
     struct DeleteIdentity: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "delete", abstract: "Remove the identity NAME (exit 66 if there is none).")
-        @Argument(help: "The identity's name.") var name: String
+        @Argument(help: "The identity's name.", completion: .vfsKeychainIdentities) var name: String
         @OptionGroup var passcodeOptions: PasscodeOptions
 
         func run() throws {

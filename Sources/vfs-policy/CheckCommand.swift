@@ -30,7 +30,7 @@ extension Policy {
         @Flag(help: "Print the decision as JSON.")
         var json = false
 
-        @Argument(help: ArgumentHelp("The app that is to receive the file.", valueName: "app"))
+        @Argument(help: ArgumentHelp("The app that is to receive the file.", valueName: "app"), completion: .vfsPolicyApps)
         var app: String
 
         func check() throws {

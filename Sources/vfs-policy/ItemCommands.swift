@@ -18,9 +18,17 @@ extension Policy {
         @Flag(help: "Print a JSON array of the items, each with its status.")
         var json = false
 
+        @Flag(help: "Print only the apps of the active items, one a line (for completion).")
+        var apps = false
+
         func run() throws {
             let now = Date()
             let items = try policy.source.load().items
+            if apps {
+                let names = items.filter { $0.status(at: now) == "active" }.map(\.app)
+                try StandardOutput.write(Array(names.map { DisplayText.printable($0) + "\n" }.joined().utf8))
+                return
+            }
             if json {
                 try JSONOutput.print(items.map { ListedItem(item: $0, status: $0.status(at: now)) })
                 return

@@ -24,7 +24,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
 
     @OptionGroup var passphraseDecryption: PassphraseDecryptionOptions
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"))
+    @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"), completion: .vfsPolicyApps)
     var app: String?
 
     @Option(name: [.customShort("C", allowingJoined: true), .customLong("directory")], help: ArgumentHelp("Extract into DIR (default: the current folder).", valueName: "dir"), completion: .directory)

@@ -22,7 +22,7 @@ struct Wrap: VFSCommand, CheckedCommand {
     @OptionGroup var passphraseEncryption: PassphraseEncryptionOptions
 
     @Option(name: [.customShort("g", allowingJoined: true), .customLong("group")],
-            help: ArgumentHelp("Encrypt to the recipients of GROUP ($VFS_HOME/groups/GROUP) and record it as the group id.", valueName: "group"))
+            help: ArgumentHelp("Encrypt to the recipients of GROUP ($VFS_HOME/groups/GROUP) and record it as the group id.", valueName: "group"), completion: .vfsGroups)
     var groups: [String] = []
 
     @Option(name: .customLong("access-id"), help: ArgumentHelp("Record ID as the bundle's access control id.", valueName: "id"))

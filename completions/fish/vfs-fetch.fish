@@ -79,7 +79,7 @@ end
 complete -c 'vfs-fetch' -f
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" all' -l 'all' -d 'Fetch every transfer in the inbox.'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" C directory' -s 'C' -l 'directory' -d 'Unpack into DIR (default: the current folder).' -rfa '(__vfs-fetch_complete_directories)'
-complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" for' -l 'for' -d 'Release the content only if the policy approves APP.' -rfka ''
+complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" for' -l 'for' -d 'Release the content only if the policy approves APP.' -rfka '(vfs-policy list --apps </dev/null 2>/dev/null)'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" stdout' -l 'stdout' -d 'Write the content of a one-file transfer to stdout.'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" raw' -l 'raw' -d 'Write the transfer\'s ciphertext to stdout, as downloaded, without acknowledging it.'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" decline' -l 'decline' -d 'Decline the transfer ID (its sender sees "declined").' -rfka ''

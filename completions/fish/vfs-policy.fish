@@ -23,7 +23,7 @@ function __vfs-policy_parse_tokens -S
         __vfs-policy_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'list'
-            __vfs-policy_parse_subcommand 0 'policy=' 'relay' 'json' 'version' 'h/help'
+            __vfs-policy_parse_subcommand 0 'policy=' 'relay' 'json' 'apps' 'version' 'h/help'
         case 'add'
             __vfs-policy_parse_subcommand 1 'policy=' 'relay' 'name=' 'group=+' 'type=+' 'expires=' 'token-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'update'
@@ -113,6 +113,7 @@ complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_positiona
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" relay' -l 'relay' -d 'Use the organisation\'s list on the relay (reads: this device\'s copy; changes: the relay, admins only).'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" json' -l 'json' -d 'Print a JSON array of the items, each with its status.'
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" apps' -l 'apps' -d 'Print only the apps of the active items, one a line (for completion).'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy add" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
@@ -156,6 +157,7 @@ complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" type' -l 'type' -d 'The file type (extension, e.g. pdf).' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" at' -l 'at' -d 'Decide as at this moment instead of now: what --expires takes (a date, at its start in UTC; an ISO 8601 time; a duration from now, 30d).' -rfka ''
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" json' -l 'json' -d 'Print the decision as JSON.'
+complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_positional "vfs-policy check" -eq 1' -fka '(vfs-policy list --apps </dev/null 2>/dev/null)'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy check" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-policy' -n '__vfs-policy_should_offer_completions_for_flags_or_options "vfs-policy export" policy' -l 'policy' -d 'The policy file (default: $VFS_POLICY, else $VFS_HOME/policy.json).' -rF
