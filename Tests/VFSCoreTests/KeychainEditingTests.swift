@@ -5,19 +5,7 @@ import VFSTestSupport
 
 /// The keychain's operations on entries (UnlockedKeychain), as vfs-keychain uses them.
 @Suite("keychain operations")
-struct KeychainEditingTests {
-    typealias Fixture = KeychainStoreTests.Fixture
-
-    func unlocked(_ f: Fixture) throws -> UnlockedKeychain {
-        try UnlockedKeychain(store: f.store, sealed: f.store.read(), masterKey: f.key)
-    }
-
-    func secret(_ text: String) -> SecretBytes { SecretBytes(copying: Array(text.utf8)) }
-
-    func stored(_ f: Fixture, _ service: String, _ account: String) throws -> String? {
-        try f.entries().first { $0.matches(.secret, service, account) }.map { String(decoding: $0.secret.bytes, as: UTF8.self) }
-    }
-
+struct KeychainEditingTests: KeychainFixtureHelpers {
     @Test("set adds, refuses to replace without asking, replaces when asked (keeping the label unless given)")
     func setSecret() throws {
         let f = try Fixture()

@@ -6,19 +6,7 @@ import VFSTestSupport
 /// The pass-like operations of the keychain store (generate, edit, mv, cp, find,
 /// export), the secret generator, and the private scratch file edit uses.
 @Suite("keychain pass operations")
-struct PassOperationsTests {
-    typealias Fixture = KeychainStoreTests.Fixture
-
-    func unlocked(_ f: Fixture) throws -> UnlockedKeychain {
-        try UnlockedKeychain(store: f.store, sealed: f.store.read(), masterKey: f.key)
-    }
-
-    func secret(_ text: String) -> SecretBytes { SecretBytes(copying: Array(text.utf8)) }
-
-    func stored(_ f: Fixture, _ service: String, _ account: String) throws -> String? {
-        try f.entries().first { $0.matches(.secret, service, account) }.map { String(decoding: $0.secret.bytes, as: UTF8.self) }
-    }
-
+struct PassOperationsTests: KeychainFixtureHelpers {
     @Test("writeSecret: create refuses an existing entry, replace a missing one, createOrReplace does both; the old file is kept as .prev")
     func writeModes() throws {
         let f = try Fixture()
