@@ -23,9 +23,11 @@ struct PushTool: AsyncVFSCommand {
         "vfs-device trust NAME"; revoked devices in a group are skipped with a warning.
 
         The bundle is uploaded while it is sealed (a tus upload whose length is declared at \
-        its end) and kept in $VFS_HOME/outgoing until the transfer exists: a push killed or \
-        cut off halfway continues with "vfs-push resume" from the relay's offset (one killed \
-        before its bundle was completely sealed cannot be, and resume removes it). A \
+        its end), held in memory until the relay confirms it; what the relay may still lack \
+        when sealing ends (all of it, if the upload failed) is kept in $VFS_HOME/outgoing \
+        until the transfer exists: a push killed or cut off halfway continues with \
+        "vfs-push resume" from the relay's offset (one killed before its bundle was \
+        completely sealed cannot be, and resume removes it). A \
         progress bar is shown on a terminal for large pushes.
 
         Examples:
