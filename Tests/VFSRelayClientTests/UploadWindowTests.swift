@@ -97,9 +97,12 @@ struct UploadWindowTests {
         let window = UploadWindow(capacity: 20_000, segment: 10_000, chunkSize: 1000)
         let writer = UncheckedBox(SpoolingWriter(fd: fd, path: path, window: window))
         async let base = writeOnThread(content, into: writer, window: window)
-        // Nothing is confirmed: the writer fills the window and waits…
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(window.held().chunks.reduce(0) { $0 + $1.readableBytes } == 20_000)
+        // Nothing is confirmed: the writer fills the window and waits there…
+        func held() -> Int { window.held().chunks.reduce(0) { $0 + $1.readableBytes } }
+        // (A bound on the wait, not a timing: a writer that never filled it fails below.)
+        for _ in 0..<12_000 where held() < 20_000 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(held() == 20_000, "the writer stops at the window's capacity")
         // …until the upload gives up.
         window.abandon()
         #expect(try await base == 0)
