@@ -148,8 +148,9 @@ public final class SpoolingWriter: ByteSink {
     private var current: ByteBuffer
     private let allocator = ByteBufferAllocator()
     public private(set) var count: Int64 = 0
-    /// The upload gave up: everything goes to the file, directly.
-    private var spilled = false
+    /// Once the upload gave up: the first byte of the file (everything from there on
+    /// goes to it, directly).
+    private var spilledFrom: Int64?
 
     /// `fd`: the spool file, open for writing (the caller closes it).
     public init(fd: Int32, path: String, window: UploadWindow) {
@@ -175,11 +176,12 @@ public final class SpoolingWriter: ByteSink {
         guard current.readableBytes > 0 else { return }
         let chunk = current
         current = allocator.buffer(capacity: window.chunkSize)
-        if spilled { return try put(chunk, at: count - Int64(chunk.readableBytes)) }
+        if spilledFrom != nil { return try put(chunk, at: count - Int64(chunk.readableBytes)) }
         if !window.append(chunk) {
+            // What the relay confirmed before it gave up is not needed again.
             let (start, held) = window.takeAll()
             try put(held, from: start)
-            spilled = true
+            spilledFrom = start
             try put(chunk, at: count - Int64(chunk.readableBytes))
         }
     }
@@ -188,7 +190,7 @@ public final class SpoolingWriter: ByteSink {
     /// written to the file at its offset. Returns the first byte the file holds.
     public func complete() throws -> Int64 {
         try hand()
-        if spilled { return 0 }
+        if let spilledFrom { return spilledFrom }
         let (start, held) = window.held()
         try put(held, from: start)
         return start
