@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <errno.h>
@@ -79,4 +80,8 @@ int vfs_nodump_flag(void) {
 
 int vfs_posix_spawn_setsid_flag(void) {
     return POSIX_SPAWN_SETSID;
+}
+
+int vfs_malloc_keep_freed(int mmap_threshold, int trim_threshold) {
+    return mallopt(M_MMAP_THRESHOLD, mmap_threshold) && mallopt(M_TRIM_THRESHOLD, trim_threshold);
 }

@@ -68,14 +68,17 @@ public struct TusUploader: Sendable {
 
     /// Sends `path` (exactly `length` bytes) to the upload at `location`, resuming from
     /// the relay's offset; `progress` gets the bytes the relay has.
-    public func send(file path: String, length: Int64, to location: String,
+    /// (A spooled bundle may hold only its bytes from `base` on: the relay must have the others.)
+    public func send(file path: String, length: Int64, base: Int64 = 0, to location: String,
                      progress: (@Sendable (Int64) -> Void)? = nil) async throws {
-        try await send(UploadFeed(path: path, length: length), to: location, progress: progress)
+        try await send(UploadFeed(path: path, length: length, base: base), to: location, progress: progress)
     }
 
     /// Sends what `feed` has and will have to the upload at `location`, resuming from the
-    /// relay's offset, until the relay has every byte and knows the length.
-    public func send(_ feed: UploadFeed, to location: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws {
+    /// relay's offset, until the relay has every byte and knows the length. A source with
+    /// a `segment` goes up in PATCHes of at most that many bytes: the relay's answer to
+    /// each (its offset, synced) tells the source which bytes it no longer needs to keep.
+    public func send(_ feed: some UploadSource, to location: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws {
         var failures = 0
         var known: (offset: Int64, length: Int64?)? = nil
         while true {
@@ -87,18 +90,28 @@ public struct TusUploader: Sendable {
                     status = try await self.status(location)
                 }
                 known = nil
+                guard status.offset >= feed.firstKept else {
+                    throw RelayClientError.badAnswer(url: client.baseURL + location,
+                                                     reason: "the upload is at byte \(status.offset), but the bytes before \(feed.firstKept) were confirmed and are not kept")
+                }
+                feed.acknowledge(status.offset)
                 progress?(status.offset)
                 if let length = status.length, status.offset >= length { return }
                 // The length goes with the first PATCH that starts once it is known.
                 let length = feed.length
                 let declaring = status.length == nil && length != nil
-                let end = try await patch(feed, from: status.offset, length: length, declare: declaring, location: location,
-                                          progress: progress)
+                let stop = feed.segment.map { status.offset + $0 }
+                let end = try await patch(feed, from: status.offset, length: length, stop: stop, declare: declaring,
+                                          location: location, progress: progress)
+                feed.acknowledge(end)
                 if let whole = feed.length, end >= whole {
                     if status.length != nil || declaring { return }
                     // Every byte arrived in a PATCH that began before the end was known:
                     // one more, empty, declares the length.
                     known = (end, nil)
+                } else if end > status.offset, stop != nil {
+                    // A segment ended: the next one starts at the offset the relay answered.
+                    known = (end, declaring ? length : status.length)
                 }
                 if end > status.offset { failures = 0 }
             } catch let error as RelayClientError {
@@ -120,15 +133,18 @@ public struct TusUploader: Sendable {
 
     /// One PATCH from `start`: to the end when the feed's length is known when it starts
     /// (then carrying `Upload-Length` if `declare`), else following the file as it grows
-    /// (a chunked body, ending where the writer ends). Returns the relay's new offset.
-    func patch(_ feed: UploadFeed, from start: Int64, length: Int64?, declare: Bool, location: String,
+    /// (a chunked body, ending where the writer ends); never past `stop`. Returns the
+    /// relay's new offset.
+    func patch(_ feed: some UploadSource, from start: Int64, length: Int64?, stop: Int64?, declare: Bool, location: String,
                progress: (@Sendable (Int64) -> Void)?) async throws -> Int64 {
         var headers = [Self.tus, ("Upload-Offset", "\(start)"), ("Content-Type", TusProtocol.offsetContentType)]
         if declare, let length { headers.append(("Upload-Length", "\(length)")) }
         var request = client.request(.PATCH, location, headers: headers)
-        let reader = try ChunkReader(feed: feed, start: start, end: length, progress: progress)
+        // The body's end when it is known now: the length, or the segment's end before it.
+        let end = length.map { whole in stop.map { min($0, whole) } ?? whole }
+        let reader = try ChunkReader(feed: feed, start: start, end: end, stop: stop, progress: progress)
         let stream = AsyncThrowingStream<ByteBuffer, Error>(unfolding: { try await reader.next() })
-        request.body = .stream(stream, length: length.map { .known($0 - start) } ?? .unknown)
+        request.body = .stream(stream, length: end.map { .known($0 - start) } ?? .unknown)
         let response = try await client.execute(request, timeout: .hours(24))
         _ = try await client.collect(response)
         guard let text = response.headers.first(name: "Upload-Offset"), let end = Int64(text) else {
@@ -139,10 +155,34 @@ public struct TusUploader: Sendable {
     }
 }
 
+/// What a tus upload sends: bytes that are, or will be, written somewhere (a file, or
+/// memory), and the length once it is known.
+public protocol UploadSource: AnyObject, Sendable {
+    /// The whole length, once the writer finished.
+    var length: Int64? { get }
+    /// The most bytes one PATCH carries (nil: as many as there are).
+    var segment: Int64? { get }
+    /// The first byte it still has (those before were confirmed by the relay).
+    var firstKept: Int64 { get }
+    /// Waits until there is something past `position`, or the end; returns the bytes
+    /// written so far and the length if known.
+    func wait(beyond position: Int64) async throws -> (written: Int64, length: Int64?)
+    /// A reader of the bytes written (one per request).
+    func cursor() throws -> any UploadCursor
+    /// The relay holds the first `offset` bytes durably: they need not be kept any longer.
+    func acknowledge(_ offset: Int64)
+}
+
+/// Reads written bytes of an upload source.
+public protocol UploadCursor: AnyObject {
+    /// Up to `count` bytes at `position` (some, unless `position` is past what is written).
+    func read(at position: Int64, count: Int) throws -> ByteBuffer
+}
+
 /// A file to upload, complete or still being written by another thread: the writer
 /// reports how far it got (`advance(to:)`) and, at the end, the length (`finish(length:)`)
 /// or why it stopped (`fail(_:)`); the upload reads what is written and waits for more.
-public final class UploadFeed: Sendable {
+public final class UploadFeed: UploadSource {
     struct State {
         var written: Int64 = 0
         var length: Int64?
@@ -150,16 +190,20 @@ public final class UploadFeed: Sendable {
     }
     private let state: Mutex<State>
     public let path: String
+    /// The first byte the file holds (those before it are on the relay already).
+    public let base: Int64
 
     /// A file being written at `path`.
     public init(growing path: String) {
         self.path = path
+        base = 0
         state = Mutex(State())
     }
 
-    /// The complete file at `path`, `length` bytes.
-    public init(path: String, length: Int64) {
+    /// The complete file at `path`, `length` bytes, of which it holds those from `base` on.
+    public init(path: String, length: Int64, base: Int64 = 0) {
         self.path = path
+        self.base = base
         state = Mutex(State(written: length, length: length))
     }
 
@@ -178,9 +222,17 @@ public final class UploadFeed: Sendable {
     /// The whole length, once the writer finished.
     public var length: Int64? { state.withLock { $0.length } }
 
+    public var segment: Int64? { nil }
+
+    public var firstKept: Int64 { base }
+
+    public func acknowledge(_ offset: Int64) {}
+
+    public func cursor() throws -> any UploadCursor { try FileCursor(path: path, base: base) }
+
     /// Waits until there is something past `position`, or the end; returns the bytes
     /// written so far and the length if known.
-    func wait(beyond position: Int64) async throws -> (written: Int64, length: Int64?) {
+    public func wait(beyond position: Int64) async throws -> (written: Int64, length: Int64?) {
         while true {
             let now = try state.withLock { state -> (Int64, Int64?) in
                 if let failure = state.failure { throw failure }
@@ -192,45 +244,70 @@ public final class UploadFeed: Sendable {
     }
 }
 
-/// Reads a feed from a position in chunks, one per call (the PATCH body's source),
-/// waiting for bytes not yet written; ends at the feed's length.
-final class ChunkReader: @unchecked Sendable {
-    // Sendable: AsyncThrowingStream(unfolding:) calls next() one call at a time.
+/// Reads a file (the spooled bundle) at any position.
+final class FileCursor: UploadCursor {
     let fd: Int32
-    let feed: UploadFeed
-    var position: Int64
-    /// The length this request ends at if it was known when it started (its Content-Length).
-    let end: Int64?
-    let progress: (@Sendable (Int64) -> Void)?
-    static let chunk = 1 << 20
+    let path: String
+    let base: Int64
 
-    init(feed: UploadFeed, start: Int64, end: Int64?, progress: (@Sendable (Int64) -> Void)?) throws {
-        fd = open(feed.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RelayClientError.badAnswer(url: feed.path, reason: "cannot open the spooled bundle: \(String(cString: strerror(errno)))") }
-        self.feed = feed
-        position = start
-        self.end = end
-        self.progress = progress
+    init(path: String, base: Int64) throws {
+        self.base = base
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RelayClientError.badAnswer(url: path, reason: "cannot open the spooled bundle: \(String(cString: strerror(errno)))") }
+        self.path = path
     }
 
     deinit { close(fd) }
 
+    func read(at position: Int64, count: Int) throws -> ByteBuffer {
+        guard position >= base else {
+            throw RelayClientError.badAnswer(url: path, reason: "the relay went back to byte \(position); the spooled bundle starts at \(base)")
+        }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(count)
+        let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
+            max(0, pread(fd, pointer.baseAddress!, count, off_t(position)))
+        }
+        guard n > 0 else { throw RelayClientError.badAnswer(url: path, reason: "the spooled bundle ended early") }
+        return buffer
+    }
+}
+
+/// Reads a source from a position in chunks, one per call (the PATCH body's source),
+/// waiting for bytes not yet written; ends at the source's length, or at `stop`.
+final class ChunkReader: @unchecked Sendable {
+    // Sendable: AsyncThrowingStream(unfolding:) calls next() one call at a time.
+    let cursor: any UploadCursor
+    let feed: any UploadSource
+    var position: Int64
+    /// Where this request ends if it was known when it started (its Content-Length).
+    let end: Int64?
+    /// Where it ends at the latest (a segment's end).
+    let stop: Int64?
+    let progress: (@Sendable (Int64) -> Void)?
+    static let chunk = 1 << 20
+
+    init(feed: any UploadSource, start: Int64, end: Int64?, stop: Int64?, progress: (@Sendable (Int64) -> Void)?) throws {
+        cursor = try feed.cursor()
+        self.feed = feed
+        position = start
+        self.end = end
+        self.stop = stop
+        self.progress = progress
+    }
+
     func next() async throws -> ByteBuffer? {
         if let end, position >= end { return nil }
+        if let stop, position >= stop { return nil }
         let (written, length) = try await feed.wait(beyond: position)
-        let limit = end ?? written
-        guard position < min(limit, written) else {
+        let limit = min(end ?? written, written, stop ?? Int64.max)
+        guard position < limit else {
             if let length, position >= length { return nil }
-            throw RelayClientError.badAnswer(url: feed.path, reason: "the spooled bundle ended early")
+            throw RelayClientError.badAnswer(url: "the upload", reason: "the bundle ended early")
         }
-        let want = Int(min(Int64(Self.chunk), min(limit, written) - position))
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(want)
-        let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { pointer in
-            max(0, pread(fd, pointer.baseAddress!, want, off_t(position)))
-        }
-        guard n > 0 else { throw RelayClientError.badAnswer(url: feed.path, reason: "the spooled bundle ended early") }
-        position += Int64(n)
+        let want = Int(min(Int64(Self.chunk), limit - position))
+        let buffer = try cursor.read(at: position, count: want)
+        position += Int64(buffer.readableBytes)
         progress?(position)
         return buffer
     }

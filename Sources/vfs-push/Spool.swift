@@ -14,9 +14,12 @@ import Glibc
 
 /// A push on its way: the sealed bundle (ciphertext only) and what to do with it, in
 /// `$VFS_HOME/outgoing/ID/`. The bundle is uploaded while it is being sealed (a tus
-/// upload with a deferred length, declared by the last PATCH) and is kept whole in the
-/// spool until the transfer exists, so a push that was killed or lost its connection
-/// continues with `vfs-push resume` from the relay's offset. The bundle file is not
+/// upload with a deferred length, declared by the last PATCH), from memory: the sealed
+/// bytes are held there (`UploadWindow`) until the relay confirms them, and what it may
+/// still lack when sealing ends (everything, if the upload failed) is written to the
+/// spool's bundle file at its offset and kept until the transfer exists, so a push that
+/// was killed or lost its connection continues with `vfs-push resume` from the relay's
+/// offset (which is never before the file's first byte, `base`). The bundle file is not
 /// synced (it survives a killed process, not a machine crash, after which a resumed
 /// upload fails authentication at the receiver instead of opening); `push.json` is.
 struct Spool: Codable {
@@ -29,6 +32,9 @@ struct Spool: Codable {
     /// The bundle's size, once it is completely sealed (nil before: such a spool cannot
     /// be resumed, the bundle's key being gone with the process that sealed it).
     var length: Int64?
+    /// The first byte the spool's bundle file holds (nil: all of them); the relay had
+    /// every byte before it, synced, when sealing ended.
+    var base: Int64?
     /// `--cloud PATH`: the cloud file that keeps the transfer's ciphertext.
     var cloud: String?
 
@@ -68,19 +74,24 @@ struct Spool: Codable {
         let path = dir + "/bundle.age"
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw IOError("cannot create", path: path) }
-        let feed = UploadFeed(growing: path)
+        let window = UploadWindow()
         let sealing = Task {
             try await onThread { () throws -> Int64 in
                 defer { close(fd) }
-                let sink = SpoolSink(fd: fd, path: path, feed: feed)
+                let sink = SpoolingWriter(fd: fd, path: path, window: window)
                 do {
                     try seal(sink)
-                    // Resumable from now on, whatever happens to the upload.
-                    try record.update { $0.length = sink.count }
-                    feed.finish(length: sink.count)
+                    // What the relay may not have yet goes to the spool file: resumable
+                    // from now on, whatever happens to the upload.
+                    let base = try sink.complete()
+                    try record.update {
+                        $0.length = sink.count
+                        $0.base = base > 0 ? base : nil
+                    }
+                    window.finish(length: sink.count)
                     return sink.count
                 } catch {
-                    feed.fail(error)
+                    window.fail(error)
                     throw error
                 }
             }
@@ -94,9 +105,11 @@ struct Spool: Codable {
             if let bar { progress = { bar.update(min(total, Int($0))) } }
             let location = try await uploader.create(length: nil)
             try record.update { $0.location = location }
-            try await uploader.send(feed, to: location, progress: progress)
+            try await uploader.send(window, to: location, progress: progress)
         } catch {
             uploadError = error
+            // The sealing goes on to the end, into the spool file.
+            window.abandon()
         }
         do {
             _ = try await sealing.value
@@ -130,6 +143,12 @@ struct Spool: Codable {
                             hints: ["it was removed: push the files again"])
         }
         if spool.location == nil {
+            if let base = spool.base, base > 0 {
+                // The upload is gone, and with it the bytes the spool did not keep.
+                remove(dir)
+                throw ToolError("the relay no longer has the upload of the push in \"\(dir)\", and its bundle's first \(base) bytes went only there",
+                                exit: .dataError, hints: ["it was removed: push the files again"])
+            }
             spool.location = try await uploader.create(length: length)
             try spool.save(dir)
         }
@@ -139,7 +158,7 @@ struct Spool: Codable {
         var update: (@Sendable (Int64) -> Void)?
         if let bar { update = { bar.update(Int($0)) } }
         do {
-            try await uploader.send(file: dir + "/bundle.age", length: length, to: location, progress: update)
+            try await uploader.send(file: dir + "/bundle.age", length: length, base: spool.base ?? 0, to: location, progress: update)
         } catch RelayClientError.rejected(404, _, _) {
             // The upload expired or was removed: start it again from the spool.
             spool.location = nil
@@ -192,25 +211,6 @@ final class SpoolRecord: Sendable {
             change(&spool)
             try spool.save(dir)
         }
-    }
-}
-
-/// The spool's bundle file as the sealer writes it: each write is reported to the
-/// upload that follows the file.
-final class SpoolSink: ByteSink {
-    let file: FileDescriptorSink
-    let feed: UploadFeed
-    private(set) var count: Int64 = 0
-
-    init(fd: Int32, path: String, feed: UploadFeed) {
-        file = FileDescriptorSink(fd: fd, name: path)
-        self.feed = feed
-    }
-
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
-        try file.write(bytes)
-        count += Int64(bytes.count)
-        feed.advance(to: count)
     }
 }
 

@@ -193,6 +193,27 @@ struct TransferResilienceTests {
         #expect(inboxCount(fleet.phone) == 0)
     }
 
+    @Test("resume: a spool that keeps only its bundle's tail (the relay confirmed the rest) whose upload is gone cannot start again: removed (65), nothing sent")
+    func resumeTailWithoutUpload() throws {
+        let fleet = try Fleet()
+        let outgoing = fleet.laptop.path + "/outgoing"
+        let dir = outgoing + "/1-tail"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Data(#"{"devices":["\#(fleet.phone.id)"],"names":["phone"],"length":3000,"base":1000}"#.utf8)
+            .write(to: URL(fileURLWithPath: dir + "/push.json"))
+        // A sparse bundle file: a hole where the confirmed bytes were, then the tail.
+        var bytes = Data(count: 3000)
+        for i in 1000..<3000 { bytes[i] = UInt8(truncatingIfNeeded: i) }
+        try bytes.write(to: URL(fileURLWithPath: dir + "/bundle.age"))
+        let resumed = try fleet.laptop.run("vfs-push", ["resume"])
+        #expect(resumed.status == 65)
+        #expect(resumed.stderr.contains("no longer has the upload"), "\(resumed.stderr)")
+        #expect(resumed.stdout.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outgoing).isEmpty)
+        #expect(!fleet.relay.stderrText.contains("POST /v1/uploads "), "no new upload of a bundle with a hole")
+        #expect(inboxCount(fleet.phone) == 0)
+    }
+
     @Test("--watch: fetches live, after its own disconnection and across a relay restart; a revoke erases its credentials and inbox and it exits 77")
     func watch() throws {
         let fleet = try Fleet()

@@ -33,8 +33,9 @@ final class BusyTusServer: Sendable {
     /// `busyAnswer`: the status line of the refusals, "409 Conflict" as a relay answers,
     /// or e.g. "502 Bad Gateway" as nginx answers while the relay behind it is gone.
     /// `length`: the upload's declared length, which HEAD answers.
-    init(busy: Int, busyAnswer: String = "409 Conflict", length: Int) throws {
-        state = Mutex(State(busy: busy, busyAnswer: busyAnswer, length: length))
+    /// `holding`: the bytes the upload has already (a resumed upload's first part).
+    init(busy: Int, busyAnswer: String = "409 Conflict", length: Int, holding: [UInt8] = []) throws {
+        state = Mutex(State(bytes: holding, busy: busy, busyAnswer: busyAnswer, length: length))
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -105,12 +106,41 @@ final class BusyTusServer: Sendable {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].drop { $0 == " " }.description
         }
-        let length = Int(headers["content-length"] ?? "0") ?? 0
         var body = Array(data[(headEnd! + 4)...])
-        while body.count < length {
-            let before = data.count
-            guard receive() else { return }
-            body += data[before...]
+        if headers["transfer-encoding"]?.lowercased() == "chunked" {
+            // A body of unknown length (a source still being written): decode its chunks.
+            var decoded = [UInt8]()
+            var at = 0
+            func line() -> String? {
+                while true {
+                    if let cr = body[at...].indices.dropLast().first(where: { body[$0] == 13 && body[$0 + 1] == 10 }) {
+                        defer { at = cr + 2 }
+                        return String(decoding: body[at..<cr], as: UTF8.self)
+                    }
+                    let before = data.count
+                    guard receive() else { return nil }
+                    body += data[before...]
+                }
+            }
+            while true {
+                guard let size = line().flatMap({ Int($0.split(separator: ";")[0], radix: 16) }) else { return }
+                while body.count < at + size + 2 {
+                    let before = data.count
+                    guard receive() else { return }
+                    body += data[before...]
+                }
+                decoded += body[at..<at + size]
+                at += size + 2
+                if size == 0 { break }
+            }
+            body = decoded
+        } else {
+            let length = Int(headers["content-length"] ?? "0") ?? 0
+            while body.count < length {
+                let before = data.count
+                guard receive() else { return }
+                body += data[before...]
+            }
         }
         let answer: String = state.withLock { state in
             let tus = "Tus-Resumable: 1.0.0\r\nConnection: close\r\n"

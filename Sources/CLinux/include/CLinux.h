@@ -49,4 +49,10 @@ int vfs_nodump_flag(void);
 /// POSIX_SPAWN_SETSID (glibc 2.26, behind _GNU_SOURCE): the child starts a session of its own.
 int vfs_posix_spawn_setsid_flag(void);
 
+/// mallopt(M_MMAP_THRESHOLD, mmap_threshold) and mallopt(M_TRIM_THRESHOLD, trim_threshold):
+/// blocks below the first come from the heap, and freed memory goes back to the kernel
+/// only past the second (a process that cycles large buffers reuses them instead of
+/// faulting fresh pages in). 1 if both were taken, 0 if not.
+int vfs_malloc_keep_freed(int mmap_threshold, int trim_threshold);
+
 #endif

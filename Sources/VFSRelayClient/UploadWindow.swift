@@ -1,0 +1,218 @@
+import NIOCore
+import VFSCore
+import VFSRelayProtocol
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes a writer produces while they go up in a tus upload, held in memory (chunks of
+/// `chunkSize`) until the relay has them durably: the upload goes in PATCHes of at most
+/// `segment` bytes, and the offset the relay answers to each (it syncs before it answers)
+/// lets the window drop what came before. The writer waits while `capacity` bytes are
+/// held (the upload is behind), unless the upload gave up (`abandon`): the writer then
+/// takes everything held (`takeAll`) and writes the rest elsewhere (vfs-push: its spool file).
+public final class UploadWindow: UploadSource {
+    struct State {
+        /// Contiguous chunks, the first at `start`; all `chunkSize` long but the last.
+        var chunks: [ByteBuffer] = []
+        var start: Int64 = 0
+        var written: Int64 = 0
+        var length: Int64?
+        var failure: (any Error)?
+        var abandoned = false
+    }
+    private let state = Mutex(State())
+    public let capacity: Int64
+    public let segment: Int64?
+    public let chunkSize: Int
+
+    public init(capacity: Int64 = 160 << 20, segment: Int64 = 64 << 20, chunkSize: Int = 1 << 20) {
+        precondition(capacity >= segment + Int64(chunkSize), "the window holds at least a segment")
+        self.capacity = capacity
+        self.segment = segment
+        self.chunkSize = chunkSize
+    }
+
+    // MARK: the writer
+
+    /// Adds the next chunk (`chunkSize` bytes, or fewer for the last), waiting while the
+    /// window is full. False (the chunk not taken) once the upload gave up.
+    public func append(_ chunk: ByteBuffer) -> Bool {
+        while true {
+            let taken: Bool? = state.withLock { state in
+                if state.abandoned { return false }
+                if state.written - state.start >= capacity { return nil }
+                state.chunks.append(chunk)
+                state.written += Int64(chunk.readableBytes)
+                return true
+            }
+            if let taken { return taken }
+            usleep(500)
+        }
+    }
+
+    /// The chunks held now, from the offset of the first (they stay held).
+    public func held() -> (start: Int64, chunks: [ByteBuffer]) { state.withLock { ($0.start, $0.chunks) } }
+
+    /// Everything held, taken out (after `abandon`: the writer keeps it elsewhere).
+    public func takeAll() -> (start: Int64, chunks: [ByteBuffer]) {
+        state.withLock { state in
+            defer {
+                state.chunks.removeAll()
+                state.start = state.written
+            }
+            return (state.start, state.chunks)
+        }
+    }
+
+    /// The writer is done: `length` bytes.
+    public func finish(length: Int64) { state.withLock { $0.length = length } }
+
+    /// The writer failed: the upload's next wait throws `error`.
+    public func fail(_ error: any Error) { state.withLock { $0.failure = $0.failure ?? error } }
+
+    // MARK: the upload
+
+    /// The upload stopped for good: the writer no longer waits for it.
+    public func abandon() { state.withLock { $0.abandoned = true } }
+
+    public var length: Int64? { state.withLock { $0.length } }
+
+    public var firstKept: Int64 { state.withLock { $0.start } }
+
+    public func acknowledge(_ offset: Int64) {
+        state.withLock { state in
+            var dropped = 0
+            var start = state.start
+            for chunk in state.chunks {
+                let end = start + Int64(chunk.readableBytes)
+                guard end <= offset else { break }
+                start = end
+                dropped += 1
+            }
+            if dropped > 0 {
+                state.chunks.removeFirst(dropped)
+                state.start = start
+            }
+        }
+    }
+
+    public func wait(beyond position: Int64) async throws -> (written: Int64, length: Int64?) {
+        while true {
+            let now = try state.withLock { state -> (Int64, Int64?) in
+                if let failure = state.failure { throw failure }
+                return (state.written, state.length)
+            }
+            if now.0 > position || now.1 != nil { return now }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    public func cursor() throws -> any UploadCursor { WindowCursor(self) }
+
+    /// Up to `count` bytes at `position`, a view of the chunk that holds it (no copy).
+    func read(at position: Int64, count: Int) throws -> ByteBuffer {
+        try state.withLock { state in
+            guard position >= state.start else {
+                throw RelayClientError.badAnswer(url: "the upload", reason: "the relay went back to byte \(position), before \(state.start) it had confirmed")
+            }
+            guard position < state.written else {
+                throw RelayClientError.badAnswer(url: "the upload", reason: "byte \(position) is not written yet")
+            }
+            let index = Int((position - state.start) / Int64(chunkSize))
+            let within = Int((position - state.start) % Int64(chunkSize))
+            let chunk = state.chunks[index]
+            let length = min(count, chunk.readableBytes - within)
+            return chunk.getSlice(at: chunk.readerIndex + within, length: length)!
+        }
+    }
+}
+
+final class WindowCursor: UploadCursor {
+    let window: UploadWindow
+    init(_ window: UploadWindow) { self.window = window }
+    func read(at position: Int64, count: Int) throws -> ByteBuffer { try window.read(at: position, count: count) }
+}
+
+/// A spooled upload as its writer (vfs-push's sealer) makes it, in chunks handed to the
+/// upload's window
+/// (in memory until the relay has them). The spool file gets only what the relay may not
+/// have when sealing ends (`complete`), or, once the upload gave up, everything the window
+/// held and all that follows: a push killed after sealing, or whose upload failed,
+/// resumes from the relay's offset.
+public final class SpoolingWriter: ByteSink {
+    public let fd: Int32
+    public let path: String
+    public let window: UploadWindow
+    private var current: ByteBuffer
+    private let allocator = ByteBufferAllocator()
+    public private(set) var count: Int64 = 0
+    /// Once the upload gave up: the first byte of the file (everything from there on
+    /// goes to it, directly).
+    private var spilledFrom: Int64?
+
+    /// `fd`: the spool file, open for writing (the caller closes it).
+    public init(fd: Int32, path: String, window: UploadWindow) {
+        self.fd = fd
+        self.path = path
+        self.window = window
+        current = allocator.buffer(capacity: window.chunkSize)
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var rest = bytes
+        while !rest.isEmpty {
+            let n = min(rest.count, window.chunkSize - current.readableBytes)
+            current.writeBytes(UnsafeRawBufferPointer(rebasing: rest.prefix(n)))
+            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(n))
+            count += Int64(n)
+            if current.readableBytes == window.chunkSize { try hand() }
+        }
+    }
+
+    /// The chunk being filled goes to the window (or, once spilled, to the file).
+    private func hand() throws {
+        guard current.readableBytes > 0 else { return }
+        let chunk = current
+        current = allocator.buffer(capacity: window.chunkSize)
+        if spilledFrom != nil { return try put(chunk, at: count - Int64(chunk.readableBytes)) }
+        if !window.append(chunk) {
+            // What the relay confirmed before it gave up is not needed again.
+            let (start, held) = window.takeAll()
+            try put(held, from: start)
+            spilledFrom = start
+            try put(chunk, at: count - Int64(chunk.readableBytes))
+        }
+    }
+
+    /// Sealing ended: the last chunk goes, and every byte the window still holds is
+    /// written to the file at its offset. Returns the first byte the file holds.
+    public func complete() throws -> Int64 {
+        try hand()
+        if let spilledFrom { return spilledFrom }
+        let (start, held) = window.held()
+        try put(held, from: start)
+        return start
+    }
+
+    private func put(_ chunks: [ByteBuffer], from start: Int64) throws {
+        var at = start
+        for chunk in chunks {
+            try put(chunk, at: at)
+            at += Int64(chunk.readableBytes)
+        }
+    }
+
+    private func put(_ chunk: ByteBuffer, at offset: Int64) throws {
+        try chunk.withUnsafeReadableBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + Int64(done)))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw IOError("cannot write", path: path) }
+                done += n
+            }
+        }
+    }
+}
