@@ -80,3 +80,9 @@ int vfs_nodump_flag(void) {
 int vfs_posix_spawn_setsid_flag(void) {
     return POSIX_SPAWN_SETSID;
 }
+
+int vfs_sync_file_range(int fd, long long offset, long long count, int wait) {
+    unsigned int flags = SYNC_FILE_RANGE_WRITE;
+    if (wait) flags |= SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WAIT_AFTER;
+    return sync_file_range(fd, (off64_t)offset, (off64_t)count, flags);
+}
