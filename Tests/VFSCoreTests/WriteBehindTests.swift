@@ -14,7 +14,7 @@ struct WriteBehindTests {
         #expect(fd >= 0)
         defer { close(fd) }
         let w = Self.window
-        var behind = WriteBehind(fd: fd, window: w)
+        let behind = WriteBehind(fd: fd, window: w)
         #expect(behind.started == w && behind.dropped == w)
         let steps: [(Int64, Int64, Int64)] = [
             (w - 1, w, w), (2 * w - 1, w, w), (2 * w, 2 * w, w), (3 * w, 3 * w, w),
@@ -43,7 +43,7 @@ struct WriteBehindTests {
         #expect(fd >= 0)
         defer { close(fd) }
         let content = windowPattern(Int(12 * Self.window) + 777)
-        var behind = WriteBehind(fd: fd, window: Self.window)
+        let behind = WriteBehind(fd: fd, window: Self.window)
         var written = 0
         while written < content.count {
             let piece = min(300_000, content.count - written)
@@ -62,11 +62,12 @@ struct WriteBehindTests {
         let again = open(path, O_RDWR | O_CLOEXEC)
         defer { close(again) }
         _ = posix_fadvise(again, 0, 0, POSIX_FADV_DONTNEED)
-        var second = WriteBehind(fd: again, window: Self.window)
+        let second = WriteBehind(fd: again, window: Self.window)
         let span = Int(8 * Self.window)
         let n = content.withUnsafeBytes { pwrite(again, $0.baseAddress!, span, 0) }
         #expect(n == span)
         second.advance(to: Int64(span))
+        second.wait()
         #expect(second.dropped == 6 * Self.window)
         let resident = residentPages(again, length: span)
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -81,7 +82,7 @@ struct WriteBehindTests {
         var ends: [Int32] = [0, 0]
         #expect(Glibc.pipe(&ends) == 0)
         defer { close(ends[0]); close(ends[1]) }
-        var behind = WriteBehind(fd: ends[1], window: Self.window)
+        let behind = WriteBehind(fd: ends[1], window: Self.window)
         behind.advance(to: 10 * Self.window)
         #expect(behind.started == 10 * Self.window)
     }

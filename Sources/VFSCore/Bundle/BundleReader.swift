@@ -281,7 +281,7 @@ public final class BundleReader {
                 if noBackup { markNoDump(fd) }
                 let out = FileDescriptorSink(fd: fd, name: path)
                 // A large file goes to disk as it is written, not into fresh cache pages.
-                var behind = WriteBehind(fd: fd)
+                let behind = WriteBehind(fd: fd)
                 var written: Int64 = 0
                 try readContent(of: original) {
                     try out.write($0)
