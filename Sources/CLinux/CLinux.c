@@ -85,3 +85,9 @@ int vfs_posix_spawn_setsid_flag(void) {
 int vfs_malloc_keep_freed(int mmap_threshold, int trim_threshold) {
     return mallopt(M_MMAP_THRESHOLD, mmap_threshold) && mallopt(M_TRIM_THRESHOLD, trim_threshold);
 }
+
+int vfs_sync_file_range(int fd, long long offset, long long count, int wait) {
+    unsigned int flags = SYNC_FILE_RANGE_WRITE;
+    if (wait) flags |= SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WAIT_AFTER;
+    return sync_file_range(fd, (off64_t)offset, (off64_t)count, flags);
+}

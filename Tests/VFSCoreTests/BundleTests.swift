@@ -113,6 +113,26 @@ struct BundleTests {
         #expect(info.st_mode & 0o7777 == 0o750)
     }
 
+    @Test("a file larger than the write-behind windows extracts byte-identical, with its mode and time")
+    func largeFileWrittenBehind() throws {
+        let tmp = try TestFolder("bundle")
+        let size = Int(5 * WriteBehind.defaultWindow) + 12_345
+        let data = windowPattern(size)
+        try Data(data).write(to: URL(fileURLWithPath: tmp.path + "/large.bin"))
+        chmod(tmp.path + "/large.bin", 0o640)
+        let plan = try BundlePlan(paths: [tmp.path + "/large.bin"])
+        let sink = MemorySink()
+        try BundleWriter.write(plan, manifest: plan.manifest(group: nil, accessID: nil, sender: nil), compress: false, to: sink)
+        try FileManager.default.createDirectory(atPath: tmp.path + "/out", withIntermediateDirectories: true)
+        #expect(try BundleReader(source: MemorySource(sink.bytes)).extract(into: tmp.path + "/out", force: false) == 1)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: tmp.path + "/out/large.bin"))) == data)
+        var info = stat()
+        stat(tmp.path + "/out/large.bin", &info)
+        let mask: mode_t = geteuid() == 0 ? 0 : AtomicOutputFile.currentUmask()
+        #expect(info.st_mode & 0o7777 == 0o640 & ~mask)
+        #expect(try tmp.listing("out") == ["large.bin"])
+    }
+
     @Test("extraction never overwrites without force, replaces with it, merges folders")
     func conflicts() throws {
         let tmp = try TestFolder("bundle")

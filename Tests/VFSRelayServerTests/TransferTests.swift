@@ -103,6 +103,88 @@ struct TransferTests {
         }
     }
 
+    @Test("a blob of several download chunks: whole and ranged GETs across chunk edges are byte-identical")
+    func chunkedRanges() async throws {
+        let fixture = try RelayFixture()
+        let chunk = BlobDownload.chunk
+        let size = 3 * chunk + 1000
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let content = randomBytes(size)
+            let upload = try await client.upload(content, token: laptop.token)
+            let transfer = try decode(OutboxEntry.self, try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                                                json: #"{"upload":"\#(upload)","devices":["\#(phone.id)"]}"#))
+            let uri = RelayPaths.transferContent(transfer.id)
+            let whole = try await client.request(.get, uri, token: phone.token)
+            #expect(whole.status == .ok && bodyBytes(whole) == content)
+            // A resumed download starts anywhere: inside a chunk, on an edge, one byte before the end.
+            for start in [1, chunk - 1, chunk, chunk + 17, 2 * chunk + 5, size - 1] {
+                let response = try await client.request(.get, uri, token: phone.token,
+                                                        headers: [.range: "bytes=\(start)-", .ifRange: "\"\(transfer.sha256)\""])
+                #expect(response.status == .partialContent, "from \(start)")
+                #expect(bodyBytes(response) == Array(content[start...]), "from \(start)")
+            }
+            let middle = try await client.request(.get, uri, token: phone.token, headers: [.range: "bytes=\(chunk - 3)-\(2 * chunk + 2)"])
+            #expect(bodyBytes(middle) == Array(content[(chunk - 3)...(2 * chunk + 2)]))
+        }
+    }
+
+    @Test("the blob store's chunks: each one handed out keeps its bytes while the next are read (one buffer, reused)")
+    func blobChunksStayIntact() async throws {
+        let fixture = try RelayFixture()
+        let content = randomBytes(5 * 65536 + 123)
+        try fixture.blobs.createUpload("u")
+        let body = AsyncStream<ByteBuffer> { continuation in
+            continuation.yield(ByteBuffer(bytes: content))
+            continuation.finish()
+        }
+        _ = try await fixture.blobs.append(body, upload: "u", offset: 0, limit: Int64(content.count), progress: { _ in })
+        try fixture.blobs.adopt(upload: "u", as: "b")
+        for range in [0..<Int64(content.count), 70_000..<Int64(content.count - 5), 65536..<131072] {
+            var kept: [ByteBuffer] = []
+            try await fixture.blobs.read(blob: "b", range: range, chunk: 65536) { kept.append($0) }
+            #expect(kept.count == (range.count + 65535) / 65536)
+            #expect(kept.flatMap { Array($0.readableBytesView) } == Array(content[Int(range.lowerBound)..<Int(range.upperBound)]))
+        }
+    }
+
+    @Test("a deleted blob leaves the blob folder at once and its file goes; leftovers of a stopped relay go when the store opens")
+    func blobDeletion() async throws {
+        let fixture = try RelayFixture()
+        let content = randomBytes(100_000)
+        try fixture.blobs.createUpload("u")
+        let body = AsyncStream<ByteBuffer> { continuation in
+            continuation.yield(ByteBuffer(bytes: content))
+            continuation.finish()
+        }
+        _ = try await fixture.blobs.append(body, upload: "u", offset: 0, limit: Int64(content.count), progress: { _ in })
+        try fixture.blobs.adopt(upload: "u", as: "b")
+        // A download that has the blob open reads it to the end after it is deleted.
+        let fd = open(fixture.folder.path + "/blobs/b", O_RDONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        fixture.blobs.deleteBlob("b")
+        #expect(!fixture.blobs.blobExists("b"))
+        #expect(fixture.blobFiles().isEmpty)
+        var first = [UInt8](repeating: 0, count: 100_000)
+        #expect(first.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, 100_000, 0) } == 100_000)
+        #expect(first == content)
+        let trash = fixture.folder.path + "/trash"
+        var emptied = false
+        for _ in 0..<500 where !emptied {
+            emptied = ((try? FileManager.default.contentsOfDirectory(atPath: trash)) ?? ["?"]).isEmpty
+            if !emptied { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(emptied, "the deleted blob's file is still in the trash folder")
+        // Deleting a blob that is not there does nothing.
+        fixture.blobs.deleteBlob("b")
+        // A file left in the trash by a relay that stopped before removing it.
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: trash + "/left.123"))
+        _ = try FileBlobStore(root: fixture.folder)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: trash).isEmpty)
+    }
+
     @Test("creation errors: unfinished upload 409, another user's upload or device 404, no targets 400, bad expiry 400")
     func creationErrors() async throws {
         let fixture = try RelayFixture()

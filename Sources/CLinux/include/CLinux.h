@@ -46,6 +46,11 @@ int vfs_set_nodump(int fd);
 /// FS_NODUMP_FL, for reading the flags back.
 int vfs_nodump_flag(void);
 
+/// sync_file_range(2) on `count` bytes at `offset`: with `wait` 0, starts writing the dirty
+/// pages back and returns (SYNC_FILE_RANGE_WRITE); otherwise also waits for their
+/// writeback before and after (WAIT_BEFORE | WRITE | WAIT_AFTER).
+int vfs_sync_file_range(int fd, long long offset, long long count, int wait);
+
 /// POSIX_SPAWN_SETSID (glibc 2.26, behind _GNU_SOURCE): the child starts a session of its own.
 int vfs_posix_spawn_setsid_flag(void);
 

@@ -280,7 +280,14 @@ public final class BundleReader {
                 defer { close(fd) }
                 if noBackup { markNoDump(fd) }
                 let out = FileDescriptorSink(fd: fd, name: path)
-                try readContent(of: original) { try out.write($0) }
+                // A large file goes to disk as it is written, not into fresh cache pages.
+                let behind = WriteBehind(fd: fd)
+                var written: Int64 = 0
+                try readContent(of: original) {
+                    try out.write($0)
+                    written += Int64($0.count)
+                    behind.advance(to: written)
+                }
                 guard fchmod(fd, mode_t(entry.permissions ?? 0o600) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: path) }
                 var times = Self.times(entry.mtime)
                 futimens(fd, &times)

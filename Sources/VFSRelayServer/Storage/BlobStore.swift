@@ -59,12 +59,16 @@ public struct FileBlobStore: BlobStore {
     var uploadsFolder: String { root.appendingPathComponent("uploads").path }
     var blobsFolder: String { root.appendingPathComponent("blobs").path }
 
+    var trashFolder: String { root.appendingPathComponent("trash").path }
+
     public init(root: URL) throws {
         self.root = root
-        for folder in ["uploads", "blobs"] {
+        for folder in ["uploads", "blobs", "trash"] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         }
+        // Blobs a stopped relay had not finished deleting.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: trashFolder)) ?? [] { unlink("\(trashFolder)/\(name)") }
     }
 
     func uploadPath(_ id: String) -> String { "\(uploadsFolder)/\(id)" }
@@ -177,7 +181,17 @@ public struct FileBlobStore: BlobStore {
 
     public func unadopt(blob: String, upload: String) { rename(blobPath(blob), uploadPath(upload)) }
 
-    public func deleteBlob(_ id: String) { unlink(blobPath(id)) }
+    /// The blob leaves the blob folder at once (a rename) and its file is removed on a
+    /// thread of its own: unlinking a large file frees all its cached pages, which took
+    /// 0.3 s for 1 GiB, and the request that released it (an ack) need not wait for that.
+    public func deleteBlob(_ id: String) {
+        let trash = "\(trashFolder)/\(id).\(UInt64.random(in: 0...UInt64.max))"
+        guard rename(blobPath(id), trash) == 0 else {
+            unlink(blobPath(id))
+            return
+        }
+        Thread.detachNewThread { unlink(trash) }
+    }
 
     public func blobExists(_ id: String) -> Bool { access(blobPath(id), F_OK) == 0 }
 
@@ -245,11 +259,14 @@ public struct FileBlobStore: BlobStore {
         let fd = open(blobPath(blob), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw BlobStoreError.missing(blob) }
         defer { close(fd) }
+        _ = posix_fadvise(fd, off_t(range.lowerBound), off_t(range.count), POSIX_FADV_SEQUENTIAL)
         var position = range.lowerBound
-        let allocator = ByteBufferAllocator()
+        // One buffer, reused once the channel has written it out (until then it is
+        // shared, and writing into it makes a copy instead: a chunk sent is never changed).
+        var buffer = ByteBufferAllocator().buffer(capacity: Int(min(Int64(chunk), max(range.upperBound - position, 0))))
         while position < range.upperBound {
             let want = Int(min(Int64(chunk), range.upperBound - position))
-            var buffer = allocator.buffer(capacity: want)
+            buffer.clear()
             let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { raw in
                 let n = pread(fd, raw.baseAddress!, want, off_t(position))
                 return max(n, 0)

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import VFSCore
+import VFSRelayProtocol
+@testable import VFSRelayClient
+
+/// The feed reads a partial file while a download fills it, hashing what it reads: the
+/// bytes read must be the file's, in order, also when the file held a prefix from a
+/// killed fetch (the resume), and the end comes only once they hash right.
+@Suite("download feed")
+struct DownloadFeedTests {
+    static let size = (24 << 20) + 4321
+
+    @Test("a feed read while the file fills gives its bytes (fresh, or after a killed fetch's prefix); the end only once they hash right",
+          arguments: [0, (12 << 20) + 99])
+    func readsWhileFilled(prefix: Int) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-feed-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/t.age"
+        let content = bytes(Self.size)
+        // A killed fetch left `prefix` bytes.
+        if prefix > 0 { try Data(content[..<prefix]).write(to: URL(fileURLWithPath: path)) }
+        let feed = try DownloadFeed(path: path, target: target(content))
+        let writer = open(path, O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0)
+        defer { close(writer) }
+        feed.advance(to: Int64(prefix))
+
+        let thread = Thread {
+            var position = prefix
+            while position < content.count {
+                let piece = min(200_000, content.count - position)
+                _ = content[position..<(position + piece)].withUnsafeBytes { pwrite(writer, $0.baseAddress!, piece, off_t(position)) }
+                position += piece
+                feed.advance(to: Int64(position))
+            }
+        }
+        thread.start()
+        var read = [UInt8]()
+        read.reserveCapacity(content.count)
+        var buffer = [UInt8](repeating: 0, count: 300_000)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try feed.read(into: $0) }
+            if n == 0 { break }
+            read += buffer[0..<n]
+        }
+        #expect(read.count == content.count)
+        #expect(read == content)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == content)
+        feed.abandon()
+    }
+
+    @Test("a file that does not hash to the transfer's SHA-256: the last read fails, the partial file is removed")
+    func wrongDigest() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-feed-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/t.age"
+        var content = bytes(Self.size)
+        let expected = target(content)
+        content[content.count - 1] ^= 1
+        try Data(content).write(to: URL(fileURLWithPath: path))
+        let feed = try DownloadFeed(path: path, target: expected)
+        feed.advance(to: Int64(content.count))
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total = 0
+        #expect(throws: RelayClientError.self) {
+            while true {
+                let n = try buffer.withUnsafeMutableBytes { try feed.read(into: $0) }
+                if n == 0 { break }
+                total += n
+            }
+        }
+        #expect(total == content.count)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    private func target(_ content: [UInt8]) -> RangeDownloader.Target {
+        let hash = SHA256()
+        content.withUnsafeBytes { hash.update($0) }
+        return RangeDownloader.Target(route: "/x", label: "t", size: Int64(content.count), sha256: hash.finalize().hexString)
+    }
+
+    private func bytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for i in 0..<count {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            bytes[i] = UInt8(truncatingIfNeeded: state)
+        }
+        return bytes
+    }
+}
