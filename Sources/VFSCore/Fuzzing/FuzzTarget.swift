@@ -90,8 +90,25 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         _ = try? KeychainBody.secret(in: plaintext, kind: .secret, service: "s", account: "a")
     }
 
+    /// The fast reader must read as the decoder does, or decline: the same document
+    /// (to the byte and the bit) or the same error, for the policy file and the relay copy.
     private static func feedPolicy(_ bytes: [UInt8]) {
-        _ = try? PolicyCodec.decode(bytes, source: "fuzz")
+        let fast = Result { try PolicyCodec.decode(bytes, source: "fuzz") }
+        let reference = Result { try PolicyCodec.decode(bytes, source: "fuzz", fastPath: false) }
+        precondition(sameOutcome(fast, reference), "the fast policy reader disagrees with the decoder")
+        let fastCopy = Result { try RelayPolicyCache.decode(bytes, source: "fuzz") }
+        let referenceCopy = Result { try RelayPolicyCache.decode(bytes, source: "fuzz", fastPath: false) }
+        precondition(sameOutcome(fastCopy.map(\.document), referenceCopy.map(\.document))
+                     && (try? fastCopy.get().origin) == (try? referenceCopy.get().origin),
+                     "the fast relay copy reader disagrees with the decoder")
         let _: PolicyLogEntry? = try? PolicyCodec.decodeValue(bytes, source: "fuzz")
+    }
+
+    private static func sameOutcome(_ a: Result<PolicyDocument, Error>, _ b: Result<PolicyDocument, Error>) -> Bool {
+        switch (a, b) {
+        case let (.success(x), .success(y)): return PolicyFastReader.identical(x, y)
+        case let (.failure(x), .failure(y)): return (x as? PolicyError) == (y as? PolicyError) && "\(x)" == "\(y)"
+        default: return false
+        }
     }
 }
