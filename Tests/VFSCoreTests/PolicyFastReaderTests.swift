@@ -330,6 +330,17 @@ struct PolicyFastReaderTests {
         #expect(try PolicyCodec.decode(Array(null.utf8), source: "p.json").items.first?.name == "")
     }
 
+    @Test("the group rule decides ASCII by value exactly as by the Unicode white-space table")
+    func groupCharacters() {
+        var scalars = (0...0x3100).compactMap(Unicode.Scalar.init)
+        scalars += [0xFEFF, 0x1F600, 0x10FFFF].compactMap(Unicode.Scalar.init)
+        for s in scalars {
+            let rule = !s.properties.isWhitespace && s.value >= 0x20 && s.value != 0x7F && s != ","
+            let group = "g" + String(Character(s)) + "x"
+            #expect(((try? PolicyRules.checkGroup(group)) != nil) == rule, "U+\(String(s.value, radix: 16))")
+        }
+    }
+
     @Test("times: the reader's arithmetic is parseTime's calendar, day for day from 1600 to 9999")
     func times() throws {
         var rng = Seeded(state: 86400)
