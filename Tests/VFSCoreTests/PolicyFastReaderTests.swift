@@ -81,7 +81,8 @@ struct PolicyFastReaderTests {
     /// String pieces as written in JSON: plain, raw UTF-8, and every escape the reader knows.
     static let pieces = ["a", "App", "finance", "q3", " ", "-", ".", "é", "日本語", "😀", "Ω", "\\u00e9", "\\u00C9",
                          "\\u65e5", "\\ud83d\\ude00", "\\uD834\\uDD1E", "\\/", "\\\"", "\\\\", "\\n", "\\t", "\\b",
-                         "\\f", "\\r", "\\u0000", "\\u001f", "\\u0041", "\\u007f", "~", "'", "<>&", "\u{7f}"]
+                         "\\f", "\\r", "\\u0000", "\\u001f", "\\u0041", "\\u007f", "~", "'", "<>&", "\u{7f}",
+                         "\u{FEFF}", "\u{FFFF}", "\u{10FFFF}", "\u{2028}", "e\u{301}", "\\uFEFF", "\\uFFFE", "\\uDBFF\\uDFFF"]
 
     static func jsonString<R: RandomNumberGenerator>(_ rng: inout R, maxPieces: Int = 4) -> String {
         let count = Int.random(in: 0...maxPieces, using: &rng)
