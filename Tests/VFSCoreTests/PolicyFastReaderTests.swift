@@ -47,13 +47,19 @@ struct PolicyFastReaderTests {
         return (run(true), run(false))
     }
 
+    /// The same document, or both an error. Where the fast reader read the bytes, the
+    /// same error too (the rules'); where it declined, both errors are the decoder's own,
+    /// which with several unknown keys may name either (it sees them in a dictionary's
+    /// order), so only that both refused is compared.
     static func expectSameOutcome(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
         let (fast, reference) = outcomes(bytes)
         switch (fast, reference) {
         case let (.document(a), .document(b)):
             #expect(identical(a, b), "\(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
+        case let (.error(a), .error(b)):
+            if PolicyFastReader.document(bytes) != nil { #expect(a == b, sourceLocation: sourceLocation) }
         default:
-            #expect(fast == reference, "\(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
+            Issue.record("the fast path and the decoder disagree: \(fast) against \(reference)", sourceLocation: sourceLocation)
         }
         let copy = Result { try RelayPolicyCache.decode(bytes, source: "c.json") }
         let copyReference = Result { try RelayPolicyCache.decode(bytes, source: "c.json", fastPath: false) }
@@ -61,7 +67,7 @@ struct PolicyFastReaderTests {
         case let (.success(a), .success(b)):
             #expect(identical(a.document, b.document) && a.origin == b.origin, sourceLocation: sourceLocation)
         case let (.failure(a), .failure(b)):
-            #expect("\(a)" == "\(b)", sourceLocation: sourceLocation)
+            if PolicyFastReader.relayCopy(bytes) != nil { #expect("\(a)" == "\(b)", sourceLocation: sourceLocation) }
         default:
             Issue.record("the relay copy reader and the decoder disagree: \(copy) against \(copyReference)", sourceLocation: sourceLocation)
         }
