@@ -11,7 +11,11 @@ public enum PolicyValueRules {
     /// A group id: 1–255 printable characters without spaces or commas.
     public static func isValidGroup(_ group: String) -> Bool {
         !group.isEmpty && group.utf8.count <= 255
-            && group.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.value >= 0x20 && $0.value != 0x7F && $0 != "," }
+            && group.unicodeScalars.allSatisfy { s in
+                // ASCII decided by value (its white space is 0x09–0x0D and 0x20); the Unicode
+                // tables only for the rest, where the other conditions always hold.
+                s.isASCII ? s.value > 0x20 && s.value != 0x7F && s != "," : !s.properties.isWhitespace
+            }
     }
 
     /// A file type in stored form: 1–32 of lowercase letters, digits, `_`, `-`, `+`.

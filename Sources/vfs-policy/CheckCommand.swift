@@ -10,6 +10,7 @@ import VFSCore
 extension Policy {
     struct Check: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Decide whether APP may receive a file: exit 0 allowed, 1 denied.",
             discussion: PolicyHelp.check)
 

@@ -10,6 +10,7 @@ import VFSCore
 extension Policy {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the items (id, app, status, expiry, groups, types, name).",
             discussion: "Status is active, disabled or expired. An expiry given as a date shows as that date (valid through it); --json shows the instant it ends (the next midnight UTC). An empty policy lists nothing.")
 
@@ -45,6 +46,7 @@ extension Policy {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Approve an app; prints the new item's id.",
             discussion: PolicyHelp.add)
 
@@ -80,6 +82,7 @@ extension Policy {
 
     struct Update: AsyncParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Change an item, named by its app or its id.",
             discussion: PolicyHelp.update)
 
@@ -130,7 +133,7 @@ extension Policy {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an item, named by its app or its id.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove an item, named by its app or its id.")
 
         @OptionGroup var policy: PolicyFileOption
         @OptionGroup var token: RelayTokenOptions

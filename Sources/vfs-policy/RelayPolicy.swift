@@ -189,6 +189,7 @@ enum TestHook {
 extension Policy {
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Refresh this device's copy of the organisation's policy from the relay.",
             discussion: PolicyHelp.sync)
 
@@ -215,6 +216,7 @@ extension Policy {
 
     struct Grace: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "grace",
             abstract: "Show or set (admins) the organisation's offline grace on the relay.",
             discussion: PolicyHelp.grace)
 

@@ -10,6 +10,7 @@ import VFSCore
 extension Policy {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write the policy (the file's format) to stdout or -o FILE.",
             discussion: "With -o, FILE appears only when it is written whole. A missing policy exports as an empty one. \(ToolIO.outputLinkNote)")
 
@@ -28,6 +29,7 @@ extension Policy {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Merge a policy file (as export writes it) into the policy, by app.",
             discussion: PolicyHelp.importPolicy)
 
@@ -82,6 +84,7 @@ extension Policy {
 
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "log",
             abstract: "Show who changed what, when (the log PATH.log beside the policy).",
             discussion: "One line per changed item, oldest first: time, user(uid), action, app, id, the fields set, and the import it came from.")
 

@@ -90,8 +90,23 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         _ = try? KeychainBody.secret(in: plaintext, kind: .secret, service: "s", account: "a")
     }
 
+    /// The fast reader must read as the decoder does, or decline: what it reads, the
+    /// decoder reads to the same document (to the byte and the bit) and origin. (What it
+    /// declines goes to the decoder itself, so there is nothing to compare.)
     private static func feedPolicy(_ bytes: [UInt8]) {
+        if let fast = PolicyFastReader.document(bytes) {
+            let reference: PolicyDocument? = try? PolicyCodec.decodeValue(bytes, source: "fuzz")
+            precondition(reference.map { PolicyFastReader.identical(fast, $0) } == true,
+                         "the fast policy reader disagrees with the decoder")
+        }
+        if let fast = PolicyFastReader.relayCopy(bytes) {
+            let reference: RelayPolicyCache.CacheFile? = try? PolicyCodec.decodeValue(bytes, source: "fuzz")
+            precondition(reference.map {
+                PolicyFastReader.identical(PolicyDocument(items: fast.items), PolicyDocument(items: $0.items)) && fast.relay == $0.relay
+            } == true, "the fast relay copy reader disagrees with the decoder")
+        }
         _ = try? PolicyCodec.decode(bytes, source: "fuzz")
+        _ = try? RelayPolicyCache.decode(bytes, source: "fuzz")
         let _: PolicyLogEntry? = try? PolicyCodec.decodeValue(bytes, source: "fuzz")
     }
 }

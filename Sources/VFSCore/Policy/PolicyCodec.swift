@@ -47,11 +47,24 @@ public enum PolicyCodec {
     /// as if nothing had been there (a missing file is the empty policy).
     /// - Parameter source: the file's name, for messages.
     public static func decode(_ bytes: [UInt8], source: String) throws -> PolicyDocument {
+        try decode(bytes, source: source, fastPath: true)
+    }
+
+    /// `fastPath: false` skips the fast reader: the reference the tests and the fuzz
+    /// target hold it to.
+    static func decode(_ bytes: [UInt8], source: String, fastPath: Bool) throws -> PolicyDocument {
         if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             throw PolicyError.corrupt(file: source, line: 1, column: nil,
                                       reason: "the file is empty (truncated?)")
         }
-        var document: PolicyDocument = try decodeValue(bytes, source: source)
+        // The usual file takes the fast reader; anything it declines, the decoder
+        // (which names the problem and its line).
+        var document: PolicyDocument
+        if fastPath, let fast = PolicyFastReader.document(bytes) {
+            document = fast
+        } else {
+            document = try decodeValue(bytes, source: source)
+        }
         do {
             try PolicyRules.check(document)
         } catch {

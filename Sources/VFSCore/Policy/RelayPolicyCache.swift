@@ -94,10 +94,21 @@ public struct RelayPolicyCache: PolicySource, Sendable {
     /// The copy and where it came from; nil when this device has none yet.
     public func read() throws -> (document: PolicyDocument, origin: RelayPolicyOrigin)? {
         guard let bytes = try PolicyStore.readIfPresent(path) else { return nil }
+        return try Self.decode(bytes, source: path)
+    }
+
+    /// A copy's bytes parsed and checked; `fastPath: false` skips the fast reader (the
+    /// reference the tests and the fuzz target hold it to).
+    static func decode(_ bytes: [UInt8], source path: String, fastPath: Bool = true) throws -> (document: PolicyDocument, origin: RelayPolicyOrigin) {
         if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             throw PolicyError.corrupt(file: path, line: 1, column: nil, reason: "the file is empty (truncated?)")
         }
-        let file: CacheFile = try PolicyCodec.decodeValue(bytes, source: path)
+        let file: CacheFile
+        if fastPath, let fast = PolicyFastReader.relayCopy(bytes) {
+            file = CacheFile(version: PolicyDocument.currentVersion, items: fast.items, relay: fast.relay)
+        } else {
+            file = try PolicyCodec.decodeValue(bytes, source: path)
+        }
         var document = PolicyDocument(items: file.items)
         do {
             try PolicyRules.check(document)
