@@ -130,7 +130,9 @@ package struct AnyKey: CodingKey {
     package static func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(in decoder: Decoder, known: Keys.Type) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         let names = Set(Keys.allCases.map(\.stringValue))
-        if let unknown = c.allKeys.first(where: { !names.contains($0.stringValue) }) {
+        // The decoder lists keys in its dictionary's order, which changes from run to
+        // run: name the first unknown one in alphabetical order, so the error is stable.
+        if let unknown = c.allKeys.filter({ !names.contains($0.stringValue) }).min(by: { $0.stringValue < $1.stringValue }) {
             throw DecodingError.dataCorruptedError(forKey: unknown, in: c, debugDescription: "unknown key \"\(unknown.stringValue)\"")
         }
     }
