@@ -27,7 +27,7 @@ public final class UploadWindow: UploadSource {
     public let segment: Int64?
     public let chunkSize: Int
 
-    public init(capacity: Int64 = 160 << 20, segment: Int64 = 64 << 20, chunkSize: Int = 1 << 20) {
+    public init(capacity: Int64 = 48 << 20, segment: Int64 = 16 << 20, chunkSize: Int = 1 << 20) {
         precondition(capacity >= segment + Int64(chunkSize), "the window holds at least a segment")
         self.capacity = capacity
         self.segment = segment
