@@ -16,10 +16,10 @@ import Glibc
 /// relay reports (HEAD) until it has every byte. The file is read in chunks as the
 /// connection takes them, never held in memory; a dropped connection resumes.
 ///
-/// The file may still be being written (an `UploadFeed` that is not finished): the
+/// The bytes may still be being written (an `UploadWindow` that is not finished): the
 /// upload is then created with `Upload-Defer-Length: 1` (tus creation-defer-length), the
-/// body follows the file as it grows, and the length is declared with `Upload-Length` on
-/// the PATCH that ends it, once the writer knows it.
+/// body follows the writer, and the length is declared with `Upload-Length` on the PATCH
+/// that ends it, once the writer knows it.
 public struct TusUploader: Sendable {
     public let client: RelayClient
     /// Attempts after a dropped connection or a busy upload, each after a backoff.
@@ -71,7 +71,7 @@ public struct TusUploader: Sendable {
     /// (A spooled bundle may hold only its bytes from `base` on: the relay must have the others.)
     public func send(file path: String, length: Int64, base: Int64 = 0, to location: String,
                      progress: (@Sendable (Int64) -> Void)? = nil) async throws {
-        try await send(UploadFeed(path: path, length: length, base: base), to: location, progress: progress)
+        try await send(UploadFile(path: path, length: length, base: base), to: location, progress: progress)
     }
 
     /// Sends what `feed` has and will have to the upload at `location`, resuming from the
@@ -179,69 +179,32 @@ public protocol UploadCursor: AnyObject {
     func read(at position: Int64, count: Int) throws -> ByteBuffer
 }
 
-/// A file to upload, complete or still being written by another thread: the writer
-/// reports how far it got (`advance(to:)`) and, at the end, the length (`finish(length:)`)
-/// or why it stopped (`fail(_:)`); the upload reads what is written and waits for more.
-public final class UploadFeed: UploadSource {
-    struct State {
-        var written: Int64 = 0
-        var length: Int64?
-        var failure: (any Error)?
-    }
-    private let state: Mutex<State>
-    public let path: String
-    /// The first byte the file holds (those before it are on the relay already).
-    public let base: Int64
+/// A complete file to upload, `length` bytes, of which it holds those from `base` on
+/// (a spooled bundle that kept only what the relay lacked). (A source that is still
+/// being written is an `UploadWindow`.)
+final class UploadFile: UploadSource {
+    let path: String
+    let base: Int64
+    let total: Int64
 
-    /// A file being written at `path`.
-    public init(growing path: String) {
-        self.path = path
-        base = 0
-        state = Mutex(State())
-    }
-
-    /// The complete file at `path`, `length` bytes, of which it holds those from `base` on.
-    public init(path: String, length: Int64, base: Int64 = 0) {
+    init(path: String, length: Int64, base: Int64 = 0) {
         self.path = path
         self.base = base
-        state = Mutex(State(written: length, length: length))
+        total = length
     }
 
-    public func advance(to count: Int64) { state.withLock { $0.written = max($0.written, count) } }
+    var length: Int64? { total }
 
-    public func finish(length: Int64) {
-        state.withLock {
-            $0.written = length
-            $0.length = length
-        }
-    }
+    var segment: Int64? { nil }
 
-    /// The writer failed: the upload's next wait throws `error`.
-    public func fail(_ error: any Error) { state.withLock { $0.failure = $0.failure ?? error } }
+    var firstKept: Int64 { base }
 
-    /// The whole length, once the writer finished.
-    public var length: Int64? { state.withLock { $0.length } }
+    func acknowledge(_ offset: Int64) {}
 
-    public var segment: Int64? { nil }
+    func cursor() throws -> any UploadCursor { try FileCursor(path: path, base: base) }
 
-    public var firstKept: Int64 { base }
-
-    public func acknowledge(_ offset: Int64) {}
-
-    public func cursor() throws -> any UploadCursor { try FileCursor(path: path, base: base) }
-
-    /// Waits until there is something past `position`, or the end; returns the bytes
-    /// written so far and the length if known.
-    public func wait(beyond position: Int64) async throws -> (written: Int64, length: Int64?) {
-        while true {
-            let now = try state.withLock { state -> (Int64, Int64?) in
-                if let failure = state.failure { throw failure }
-                return (state.written, state.length)
-            }
-            if now.0 > position || now.1 != nil { return now }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-    }
+    /// Everything is written already.
+    func wait(beyond position: Int64) async throws -> (written: Int64, length: Int64?) { (total, total) }
 }
 
 /// Reads a file (the spooled bundle) at any position.
