@@ -130,17 +130,22 @@ struct TransferTests {
         }
     }
 
-    @Test("the blob store's chunks: each one handed out keeps its bytes while the next are read (one buffer, reused)")
-    func blobChunksStayIntact() async throws {
-        let fixture = try RelayFixture()
-        let content = randomBytes(5 * 65536 + 123)
+    /// `content` stored as blob `id`, as a finished upload is (through an upload "u").
+    static func storeBlob(_ id: String, _ content: [UInt8], in fixture: RelayFixture) async throws {
         try fixture.blobs.createUpload("u")
         let body = AsyncStream<ByteBuffer> { continuation in
             continuation.yield(ByteBuffer(bytes: content))
             continuation.finish()
         }
         _ = try await fixture.blobs.append(body, upload: "u", offset: 0, limit: Int64(content.count), progress: { _ in })
-        try fixture.blobs.adopt(upload: "u", as: "b")
+        try fixture.blobs.adopt(upload: "u", as: id)
+    }
+
+    @Test("the blob store's chunks: each one handed out keeps its bytes while the next are read (one buffer, reused)")
+    func blobChunksStayIntact() async throws {
+        let fixture = try RelayFixture()
+        let content = randomBytes(5 * 65536 + 123)
+        try await Self.storeBlob("b", content, in: fixture)
         for range in [0..<Int64(content.count), 70_000..<Int64(content.count - 5), 65536..<131072] {
             var kept: [ByteBuffer] = []
             try await fixture.blobs.read(blob: "b", range: range, chunk: 65536) { kept.append($0) }
@@ -153,13 +158,7 @@ struct TransferTests {
     func blobDeletion() async throws {
         let fixture = try RelayFixture()
         let content = randomBytes(100_000)
-        try fixture.blobs.createUpload("u")
-        let body = AsyncStream<ByteBuffer> { continuation in
-            continuation.yield(ByteBuffer(bytes: content))
-            continuation.finish()
-        }
-        _ = try await fixture.blobs.append(body, upload: "u", offset: 0, limit: Int64(content.count), progress: { _ in })
-        try fixture.blobs.adopt(upload: "u", as: "b")
+        try await Self.storeBlob("b", content, in: fixture)
         // A download that has the blob open reads it to the end after it is deleted.
         let fd = open(fixture.folder.path + "/blobs/b", O_RDONLY)
         #expect(fd >= 0)
