@@ -99,7 +99,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),
-        .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore"]),
+        .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol", "VFSTestSupport",
             .product(name: "Logging", package: "swift-log"),

@@ -176,14 +176,22 @@ struct TransferResilienceTests {
         #expect(inboxCount(fleet.phone) == 1)
     }
 
+    /// A spool left in the laptop's outgoing folder as `name`, with its `push.json` and
+    /// bundle file; returns the outgoing folder.
+    private func plantSpool(_ fleet: Fleet, _ name: String, record: String, bundle: Data) throws -> String {
+        let outgoing = fleet.laptop.path + "/outgoing"
+        let dir = outgoing + "/" + name
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Data(record.utf8).write(to: URL(fileURLWithPath: dir + "/push.json"))
+        try bundle.write(to: URL(fileURLWithPath: dir + "/bundle.age"))
+        return outgoing
+    }
+
     @Test("resume: a push killed before its bundle was sealed to the end cannot go on; resume removes it (65) and delivers the others")
     func resumeUnsealed() throws {
         let fleet = try Fleet()
-        let outgoing = fleet.laptop.path + "/outgoing"
-        let dir = outgoing + "/1-unsealed"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try Data(#"{"devices":["\#(fleet.phone.id)"],"names":["phone"]}"#.utf8).write(to: URL(fileURLWithPath: dir + "/push.json"))
-        try Data("age-encryption.org/v1\n-> X25519 half".utf8).write(to: URL(fileURLWithPath: dir + "/bundle.age"))
+        let outgoing = try plantSpool(fleet, "1-unsealed", record: #"{"devices":["\#(fleet.phone.id)"],"names":["phone"]}"#,
+                                      bundle: Data("age-encryption.org/v1\n-> X25519 half".utf8))
         let resumed = try fleet.laptop.run("vfs-push", ["resume"])
         #expect(resumed.status == 65)
         #expect(resumed.stderr.contains("was interrupted before its bundle was sealed"))
@@ -196,15 +204,11 @@ struct TransferResilienceTests {
     @Test("resume: a spool that keeps only its bundle's tail (the relay confirmed the rest) whose upload is gone cannot start again: removed (65), nothing sent")
     func resumeTailWithoutUpload() throws {
         let fleet = try Fleet()
-        let outgoing = fleet.laptop.path + "/outgoing"
-        let dir = outgoing + "/1-tail"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try Data(#"{"devices":["\#(fleet.phone.id)"],"names":["phone"],"length":3000,"base":1000}"#.utf8)
-            .write(to: URL(fileURLWithPath: dir + "/push.json"))
         // A sparse bundle file: a hole where the confirmed bytes were, then the tail.
         var bytes = Data(count: 3000)
         for i in 1000..<3000 { bytes[i] = UInt8(truncatingIfNeeded: i) }
-        try bytes.write(to: URL(fileURLWithPath: dir + "/bundle.age"))
+        let outgoing = try plantSpool(fleet, "1-tail", record: #"{"devices":["\#(fleet.phone.id)"],"names":["phone"],"length":3000,"base":1000}"#,
+                                      bundle: bytes)
         let resumed = try fleet.laptop.run("vfs-push", ["resume"])
         #expect(resumed.status == 65)
         #expect(resumed.stderr.contains("no longer has the upload"), "\(resumed.stderr)")

@@ -117,7 +117,7 @@ struct BundleTests {
     func largeFileWrittenBehind() throws {
         let tmp = try TestFolder("bundle")
         let size = Int(5 * WriteBehind.defaultWindow) + 12_345
-        let data = windowPattern(size)
+        let data = Array(testBytes(size))
         try Data(data).write(to: URL(fileURLWithPath: tmp.path + "/large.bin"))
         chmod(tmp.path + "/large.bin", 0o640)
         let plan = try BundlePlan(paths: [tmp.path + "/large.bin"])

@@ -42,7 +42,7 @@ struct WriteBehindTests {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         #expect(fd >= 0)
         defer { close(fd) }
-        let content = windowPattern(Int(12 * Self.window) + 777)
+        let content = Array(testBytes(Int(12 * Self.window) + 777))
         let behind = WriteBehind(fd: fd, window: Self.window)
         var written = 0
         while written < content.count {
@@ -95,15 +95,4 @@ struct WriteBehindTests {
         guard mincore(map, length, &vector) == 0 else { return [] }
         return vector.map { $0 & 1 == 1 }
     }
-}
-
-/// Bytes that differ from window to window (a shifted copy would show).
-func windowPattern(_ count: Int) -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: count)
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    for i in 0..<count {
-        state ^= state << 13; state ^= state >> 7; state ^= state << 17
-        bytes[i] = UInt8(truncatingIfNeeded: state)
-    }
-    return bytes
 }

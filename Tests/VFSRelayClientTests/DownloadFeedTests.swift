@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VFSCore
+import VFSTestSupport
 import VFSRelayProtocol
 @testable import VFSRelayClient
 
@@ -18,7 +19,7 @@ struct DownloadFeedTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/t.age"
-        let content = bytes(Self.size)
+        let content = Array(testBytes(Self.size))
         // A killed fetch left `prefix` bytes.
         if prefix > 0 { try Data(content[..<prefix]).write(to: URL(fileURLWithPath: path)) }
         let feed = try DownloadFeed(path: path, target: target(content))
@@ -57,7 +58,7 @@ struct DownloadFeedTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/t.age"
-        var content = bytes(Self.size)
+        var content = Array(testBytes(Self.size))
         let expected = target(content)
         content[content.count - 1] ^= 1
         try Data(content).write(to: URL(fileURLWithPath: path))
@@ -80,15 +81,5 @@ struct DownloadFeedTests {
         let hash = SHA256()
         content.withUnsafeBytes { hash.update($0) }
         return RangeDownloader.Target(route: "/x", label: "t", size: Int64(content.count), sha256: hash.finalize().hexString)
-    }
-
-    private func bytes(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        for i in 0..<count {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            bytes[i] = UInt8(truncatingIfNeeded: state)
-        }
-        return bytes
     }
 }
