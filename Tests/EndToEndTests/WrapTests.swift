@@ -57,6 +57,48 @@ struct WrapTests {
         #expect(manifest?["version"] as? Int == 1)
     }
 
+    @Test("names that are not UTF-8 keep their bytes through vfs-wrap / vfs-unwrap and age | bsdtar; one that can't go is named and the rest still goes")
+    func rawNames() throws {
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        // docs/caf\xff.txt, docs/d\xfe/x, docs/l -> caf\xff.txt, and docs/odd\u{f7ff} (a real
+        // U+F7FF, which the bundle uses for raw bytes: it can't go).
+        let made = try sh("""
+            cd '\(scratch.url.path)' && mkdir -p docs/"$(printf 'd\\376')" && printf 'raw name\\n' > docs/"$(printf 'caf\\377.txt')" \
+            && printf 'inner\\n' > docs/"$(printf 'd\\376')"/x && ln -s "$(printf 'caf\\377.txt')" docs/l \
+            && printf 'odd\\n' > docs/"$(printf 'odd\\357\\237\\277')"
+            """)
+        #expect(made.status == 0, "\(made.stderr)")
+        let bundle = scratch.path("docs.vfs")
+        let wrap = try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", bundle, scratch.path("docs")])
+        #expect(wrap.status == 1, "\(wrap.stderr)")
+        #expect(wrap.stderr.contains("leaving out \"\(scratch.path("docs"))/odd\\u{f7ff}\""), "\(wrap.stderr)")
+        #expect(wrap.stderr.contains("1 name could not be stored"), "\(wrap.stderr)")
+        // The exact bytes come back, from vfs-unwrap and from age -d | bsdtar -x.
+        let check = """
+            [ "$(cat "$(printf 'docs/caf\\377.txt')")" = 'raw name' ] && [ "$(cat "$(printf 'docs/d\\376/x')")" = inner ] \
+            && [ "$(readlink docs/l)" = "$(printf 'caf\\377.txt')" ] && [ "$(ls docs | wc -l)" = 3 ]
+            """
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: false)
+        let unwrap = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", scratch.path("out"), bundle])
+        #expect(unwrap.status == 0, "\(unwrap.stderr)")
+        let unwrapped = try sh("cd '\(scratch.path("out"))' && " + check)
+        #expect(unwrapped.status == 0, "\(unwrapped.stderr)")
+        try FileManager.default.createDirectory(atPath: scratch.path("bsd"), withIntermediateDirectories: false)
+        let bsd = try sh("cd '\(scratch.path("bsd"))' && age -d -i '\(key.path)' '\(bundle)' | bsdtar -xf - && " + check)
+        #expect(bsd.status == 0, "\(bsd.stderr)")
+        // The manifest records the bytes: base64 beside a readable \xHH form.
+        let manifest = try JSONSerialization.jsonObject(with: scratch.read("bsd/.vfs-manifest.json")) as? [String: Any]
+        let entries = manifest?["entries"] as? [[String: Any]] ?? []
+        let raw = entries.first { $0["path"] as? String == "docs/caf\\xff.txt" }
+        #expect(raw?["path_base64"] as? String == Data(Array("docs/caf".utf8) + [0xFF] + Array(".txt".utf8)).base64EncodedString())
+        let link = entries.first { $0["path"] as? String == "docs/l" }
+        #expect(link?["target_base64"] as? String == Data(Array("caf".utf8) + [0xFF] + Array(".txt".utf8)).base64EncodedString())
+        // The listing escapes the byte.
+        let list = try Tools.run("vfs-unwrap", ["-t", "-i", key.path, bundle])
+        #expect(list.out.contains("docs/caf\\xff.txt"), "\(list.out)")
+    }
+
     @Test("--no-compress stores a plain pax archive")
     func noCompress() throws {
         let scratch = try TestFolder()
