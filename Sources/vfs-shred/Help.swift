@@ -57,7 +57,7 @@ enum ShredHelp {
     (debugfs, tracefs, securityfs, efivarfs, configfs, devpts…) are refused outright: \
     they are kernel interfaces, not stored data. Without a filter, \
     as with rm -r, a folder is removed, its name wiped too, once everything in it \
-    was destroyed. With a filter (--older-than, --include, --exclude) the run \
+    was destroyed. With --older-than, --include or --exclude given, the run \
     chooses among the entries inside the folders named, as find DIR -mindepth 1, \
     tmpreaper and systemd-tmpfiles do: the folders named on the command line always \
     stay (a spool folder is still there for the next night's files), and so do the \
