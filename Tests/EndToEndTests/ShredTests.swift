@@ -533,7 +533,7 @@ struct ShredTests {
         var prefix: [String] = []
         if asRoot {
             for path in [folder, mine, readOnly] { #expect(chown(path, 65534, 65534) == 0) }
-            prefix = ["--reuid=65534", "--regid=65534", "--clear-groups", Tools.binDir.appendingPathComponent("vfs-shred").path]
+            prefix = OtherUser.setpriv + [try OtherUser.tool("vfs-shred")]
         } else {
             #expect(chmod(theirs, 0o444) == 0)
         }
@@ -714,8 +714,8 @@ struct ShredTests {
         }
         if getuid() == 0 {
             // Not only root: a user's run refuses a pseudo file system too.
-            let asUser = try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
-                                                   Tools.binDir.appendingPathComponent("vfs-shred").path, "--dry-run", "/proc/self/status"])
+            let asUser = try Tools.run("setpriv", OtherUser.setpriv + [
+                                                   try OtherUser.tool("vfs-shred"), "--dry-run", "/proc/self/status"])
             #expect(asUser.status == 1, "\(asUser.stderr)")
             #expect(asUser.stderr.contains("is on proc, a kernel pseudo file system"), "\(asUser.stderr)")
             #expect(asUser.out.isEmpty)

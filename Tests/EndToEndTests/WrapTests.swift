@@ -345,7 +345,7 @@ struct WrapTests {
             // root writes anywhere: run as nobody, who owns DIR and may read the inputs.
             for path in [out, out + "/d"] { #expect(chown(path, 65534, 65534) == 0) }
             #expect(chmod(key.path, 0o644) == 0)
-            arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Tools.binDir.appendingPathComponent("vfs-unwrap").path] + arguments
+            arguments = OtherUser.setpriv + [try OtherUser.tool("vfs-unwrap")] + arguments
             tool = "setpriv"
         }
         #expect(chmod(out + "/d", 0o555) == 0)
@@ -488,10 +488,10 @@ struct WrapTests {
         try #require(try Tools.run("mount", ["-t", "tmpfs", "-o", "size=2m,mode=0777", "vfs-test", small]).status == 0,
                      "mounting a small tmpfs needs root (CI runs as root)")
         defer { _ = try? Tools.run("umount", ["-l", small]) }
-        let unwrap = Tools.binDir.appendingPathComponent("vfs-unwrap").path
+        let unwrap = try OtherUser.tool("vfs-unwrap")
         for asUser in [false, true] {
             let arguments = ["-q", "-i", key.path, "-C", small, scratch.path("b.vfs")]
-            let run = asUser ? try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", unwrap] + arguments)
+            let run = asUser ? try Tools.run("setpriv", OtherUser.setpriv + [unwrap] + arguments)
                              : try Tools.run("vfs-unwrap", arguments)
             #expect(run.status == 73, "\(run.stderr)")
             #expect(run.stderr.contains("error: the bundle's files need 4.0 MiB but \"\(small)\" has 2.0 MiB free"), "\(run.stderr)")
@@ -518,14 +518,14 @@ struct WrapTests {
                 return lstat(folder + "/" + name, &info) == 0 ? String(info.st_mode & 0o7777, radix: 8) : "missing"
             }
         }
-        let unwrap = Tools.binDir.appendingPathComponent("vfs-unwrap").path
+        let unwrap = try OtherUser.tool("vfs-unwrap")
         for (umask, user, expected) in [("077", true, ["700", "600", "600"]), ("022", true, ["755", "644", "644"]),
                                         ("077", false, ["777", "666", "644"])] {
             let out = scratch.path("out-\(umask)-\(user)")
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
             if user { #expect(chown(out, 65534, 65534) == 0) }
             let shell = ["/bin/sh", "-c", "umask \(umask) && exec \"$0\" \"$@\"", unwrap, "-q", "-i", key.path, "-C", out, scratch.path("t.vfs")]
-            let run = user ? try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups"] + shell)
+            let run = user ? try Tools.run("setpriv", OtherUser.setpriv + shell)
                            : try Tools.run(shell[0], Array(shell.dropFirst()))
             #expect(run.status == 0, "\(run.stderr)")
             #expect(modes(out) == expected, "umask \(umask), \(user ? "as a user" : "as root")")
@@ -535,8 +535,8 @@ struct WrapTests {
     /// Runs a tool as root, or as nobody with `setpriv`.
     func run(_ tool: String, _ arguments: [String], asUser: Bool) throws -> Run {
         guard asUser else { return try Tools.run(tool, arguments) }
-        return try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
-                                         Tools.binDir.appendingPathComponent(tool).path] + arguments)
+        return try Tools.run("setpriv", OtherUser.setpriv + [
+                                         try OtherUser.tool(tool)] + arguments)
     }
 
     @Test("what vfs-wrap makes, vfs-unwrap opens: a setgid folder and a read-only folder go through; a setuid file and a link out are refused at wrap, by name",
