@@ -46,7 +46,7 @@ MAN_DATE ?= 2026-11-22
 # make deps PACKAGES=… installs another list the same way (make bench does).
 PACKAGES ?= $(APT_PACKAGES)
 
-.PHONY: all deps bench-deps build test demo bench install uninstall deb man completions clean fuzz fuzz-build
+.PHONY: all deps check-build-deps bench-deps build test demo bench install uninstall deb man completions clean fuzz fuzz-build
 
 all: build
 
@@ -66,17 +66,33 @@ deps:
 	    $(PYTHON) -m pip install -q "$$p" 2>/dev/null || $(PYTHON) -m pip install -q --break-system-packages "$$p"; fi; \
 	done; fi
 
+# What the compile links, checked before it starts: pkg-config module:Debian package.
+# A missing one is named with its package and `make deps` (not left to the compiler's
+# "'archive.h' file not found").
+BUILD_DEPS := libcrypto:libssl-dev libarchive:libarchive-dev zlib:zlib1g-dev
+
+check-build-deps:
+	@if ! command -v pkg-config >/dev/null 2>&1; then \
+	  echo "make: error: pkg-config is missing (the build finds its libraries with it)" >&2; \
+	  echo "make: hint: run \`make deps\`, or: sudo apt-get install pkg-config $(foreach d,$(BUILD_DEPS),$(lastword $(subst :, ,$(d))))" >&2; \
+	  exit 1; fi; \
+	missing=""; for d in $(BUILD_DEPS); do pkg-config --exists "$${d%%:*}" || missing="$$missing $${d#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make: error: missing what the build links:$$missing (Debian packages)" >&2; \
+	  echo "make: hint: run \`make deps\` (it installs them with apt-get), or: sudo apt-get install$$missing" >&2; \
+	  exit 1; fi
+
 # deps stays explicit (it may run sudo apt-get): test, demo and bench ask for it.
-build:
+build: check-build-deps
 	$(SWIFT) build -c $(CONFIG) $(STATIC)
 
-test: deps
+test: deps check-build-deps
 	$(SWIFT) build --build-tests
 	VFS_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build
 
 # The demo runs the debug build make test uses: it shows behaviour, not speed (make bench
 # does that with the release build), and a fresh machine builds once instead of twice.
-demo: deps
+demo: deps check-build-deps
 	$(SWIFT) build
 	@VFS_BIN="$(DEBUG_BIN)" KEEP="$(KEEP)" bash scripts/demo.sh
 

@@ -6,7 +6,15 @@ import Glibc
 
 /// A vfs tool: ArgumentParser parses it; errors are reported as
 /// `vfs-tool: error: …` and `vfs-tool: hint: …` lines with the documented exit status.
-public protocol VFSCommand: ParsableCommand {}
+public protocol VFSCommand: ParsableCommand {
+    /// The command line as ArgumentParser is to see it: a tool rewrites habits it can't
+    /// declare (GNU shred's `--remove[=HOW]`, an option whose value is optional).
+    static func rewrite(_ arguments: [String]) -> [String]
+}
+
+extension VFSCommand {
+    public static func rewrite(_ arguments: [String]) -> [String] { arguments }
+}
 
 /// The async twin of `VFSCommand`, for tools whose work is naturally async (the relay
 /// server and its clients). Parsing, `check()` and error reporting are the same: both
@@ -33,7 +41,7 @@ extension VFSCommand {
         Diagnostics.tool = toolName
         let given = arguments ?? Array(CommandLine.arguments.dropFirst())
         if printsVersion(given) { return }
-        var command = try parseAsRoot(try ArgumentHabits.mend(given, root: self))
+        var command = try parseAsRoot(try ArgumentHabits.mend(rewrite(given), root: self))
         if let checked = command as? CheckedCommand { try checked.check() }
         try command.run()
     }

@@ -13,7 +13,11 @@ enum ShredHelp {
     before the next; then its name is wiped (renamed to a meaningless name of the \
     same length, then to names half as long each round down to one character, the \
     folder synced after every round); then it is truncated and unlinked. With -k the \
-    file keeps its size. Random passes are an AES-256-CTR keystream under a fresh \
+    file keeps its size. -x (--exact) overwrites up to the file's size only, not to \
+    the end of its last block. --remove=HOW chooses how the name goes, as in GNU \
+    shred: wipesync (the default: the renames above, the folder synced after each \
+    round), wipe (the renames without the syncs) or unlink (removed at once); \
+    --iterations=N is GNU's name for -n N. Random passes are an AES-256-CTR keystream under a fresh \
     random key, so they run at disk speed. --verify reads the last pass back from the \
     device and compares it.
 
@@ -51,11 +55,15 @@ enum ShredHelp {
     named on the command line has its content shredded and stays, with a warning. \
     Files on sysfs, proc, devtmpfs, cgroup and the other kernel pseudo file systems \
     (debugfs, tracefs, securityfs, efivarfs, configfs, devpts…) are refused outright: \
-    they are kernel interfaces, not stored data. A folder is \
-    removed, its name wiped too, once everything in it was destroyed. When \
-    --older-than or --include or --exclude is given, only the folders this run \
-    emptied are removed, so a spool folder that was already empty stays. -k never removes a \
-    folder.
+    they are kernel interfaces, not stored data. Without a filter, \
+    as with rm -r, a folder is removed, its name wiped too, once everything in it \
+    was destroyed. With --older-than, --include or --exclude given, the run \
+    chooses among the entries inside the folders named, as find DIR -mindepth 1, \
+    tmpreaper and systemd-tmpfiles do: the folders named on the command line always \
+    stay (a spool folder is still there for the next night's files), and so do the \
+    subfolders the filters emptied. --prune-empty removes the subfolders this run \
+    emptied; --remove-root removes the folders named too, once everything in them \
+    went. -k never removes a folder.
 
     Filters apply to files and links, never to folders (folders are always walked). \
     --older-than AGE selects entries last modified more than AGE ago (90s, 30m, 12h, \
@@ -82,11 +90,12 @@ enum ShredHelp {
 
     Examples:
       vfs-shred secret.pdf old-key.txt
+      vfs-shred -r old-project               (the folder and all it holds)
       vfs-shred -n 3 -z --verify -v disk-image.raw
       vfs-shred -r --older-than 7d --include '*.csv' --dry-run /var/spool/exports
       vfs-shred --device -n 1 /dev/sdX
 
-    Nightly from cron (crontab -e), for a spool folder:
+    Nightly from cron (crontab -e), for a spool folder (the folder itself stays):
       30 3 * * * vfs-shred -r --older-than 7d /var/spool/exports
 
     Or a systemd timer. /etc/systemd/system/shred-exports.service:

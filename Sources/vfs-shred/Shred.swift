@@ -13,7 +13,7 @@ struct Shred: VFSCommand, CheckedCommand {
         discussion: ShredHelp.overview,
         version: vfsVersion)
 
-    @Option(name: [.customShort("n", allowingJoined: true), .customLong("passes")],
+    @Option(name: [.customShort("n", allowingJoined: true), .customLong("passes"), .customLong("iterations")],
             help: ArgumentHelp("Random overwrite passes (0 only with -z; GNU shred makes 3).", valueName: "n"))
     var passes = 1
 
@@ -23,11 +23,26 @@ struct Shred: VFSCommand, CheckedCommand {
     @Flag(name: [.customShort("k"), .customLong("keep")], help: "Overwrite but do not remove.")
     var keep = false
 
-    @Flag(name: [.customShort("u"), .customLong("remove")], help: ArgumentHelp("Remove after overwriting: the default, accepted for GNU shred's -u habit.", visibility: .hidden))
+    @Flag(name: [.customShort("u"), .customLong("remove")],
+          help: "Remove after overwriting (the default; GNU's --remove=HOW: unlink, wipe, wipesync).")
     var remove = false
 
-    @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Descend into folders; remove the emptied folders too.")
+    /// GNU's `--remove=HOW`, rewritten to this (see `rewrite`).
+    @Option(name: .customLong("remove-how"), help: ArgumentHelp(visibility: .private))
+    var removeHow: String?
+
+    @Flag(name: [.customShort("x"), .customLong("exact")], help: "Overwrite up to the size, not to the end of the last block.")
+    var exact = false
+
+    @Flag(name: [.customShort("r"), .customLong("recursive")],
+          help: "Descend into folders (removed too, unless a filter is given).")
     var recursive = false
+
+    @Flag(name: .customLong("remove-root"), help: "With a filter, remove the folders named too once everything in them went.")
+    var removeRoot = false
+
+    @Flag(name: .customLong("prune-empty"), help: "With a filter, remove the subfolders this run emptied.")
+    var pruneEmpty = false
 
     @Flag(name: [.customShort("f"), .customLong("force")],
           help: "Overwrite files that have other hard links; make read-only files writable.")
@@ -68,53 +83,11 @@ struct Shred: VFSCommand, CheckedCommand {
     @Argument(help: ArgumentHelp("Files, links, folders with -r, or block devices with --device", valueName: "path"), completion: .file())
     var paths: [String] = []
 
-    /// What the passes will write (for the progress line's total and percentage):
-    /// the named files, and with -r the regular files under the named folders; nil
-    /// when a filter or a device makes it unknown up front.
-    func plannedBytes() -> Int? {
-        let filtered = olderThan != nil || !includes.isEmpty || !excludes.isEmpty
-        var total = 0
-        func blocks(_ info: stat) -> Int {
-            let block = max(Int(info.st_blksize), 1)
-            return (Int(info.st_size) + block - 1) / block * block
-        }
-        /// Regular files under `path`, not crossing links or file systems (as the walk).
-        func walk(_ path: String, device: dev_t) -> Bool {
-            guard let dir = opendir(path) else { return true }
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name == "." || name == ".." { continue }
-                var info = stat()
-                let child = path + "/" + name
-                guard lstat(child, &info) == 0, info.st_dev == device else { continue }
-                switch info.st_mode & S_IFMT {
-                case S_IFREG: total += blocks(info)
-                case S_IFDIR: if !walk(child, device: device) { return false }
-                case S_IFLNK: continue
-                default: continue
-                }
-            }
-            return true
-        }
-        for path in paths {
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
-            switch info.st_mode & S_IFMT {
-            case S_IFREG: total += blocks(info)
-            case S_IFLNK: continue
-            case S_IFDIR where recursive && !filtered: _ = walk(path, device: info.st_dev)
-            default: return nil
-            }
-        }
-        return total * (passes + (zero ? 1 : 0))
-    }
-
     /// The paths and globs as the bytes of the command line (a file name need not be
     /// UTF-8), checked against what ArgumentParser parsed.
     static func rawArguments(paths: [String], includes: [String], excludes: [String]) throws
         -> (paths: [[UInt8]], includes: [[UInt8]], excludes: [[UInt8]]) {
-        let raw = RawArguments.current(valueOptions: ["passes": "n", "older-than": nil, "include": nil, "exclude": nil])
+        let raw = RawArguments.current(valueOptions: ["passes": "n", "iterations": nil, "older-than": nil, "include": nil, "exclude": nil])
         let rawIncludes = raw.values["include"] ?? [], rawExcludes = raw.values["exclude"] ?? []
         guard RawArguments.agree(raw.positionals, paths), RawArguments.agree(rawIncludes, includes),
               RawArguments.agree(rawExcludes, excludes) else {
@@ -140,6 +113,28 @@ struct Shred: VFSCommand, CheckedCommand {
             throw ToolError.usage("-u removes and -k keeps: give one", hints: ["vfs-shred removes by default; -u is accepted for GNU shred's habit"])
         }
         if json && jsonLines { throw ToolError.usage("--json and --json-lines: give one") }
+        if (removeRoot || pruneEmpty) && !recursive {
+            throw ToolError.usage("\(removeRoot ? "--remove-root" : "--prune-empty") works on folders: add -r")
+        }
+        if let removeHow, NameRemoval(rawValue: removeHow) == nil {
+            throw ToolError.usage("--remove=\(removeHow): HOW is unlink, wipe or wipesync")
+        }
+    }
+
+    /// GNU's `--remove=HOW` (an option whose value is optional, which ArgumentParser
+    /// can't declare) becomes `--remove --remove-how HOW`.
+    static func rewrite(_ arguments: [String]) -> [String] {
+        var out: [String] = []
+        for (i, argument) in arguments.enumerated() {
+            if argument == "--" { return out + arguments[i...] }
+            let afterValueOption = ["-n", "--passes", "--iterations", "--older-than", "--include", "--exclude"].contains(out.last ?? "")
+            if argument.hasPrefix("--remove="), !afterValueOption {
+                out += ["--remove", "--remove-how", String(argument.dropFirst("--remove=".count))]
+            } else {
+                out.append(argument)
+            }
+        }
+        return out
     }
 
     func run() throws {
@@ -148,6 +143,10 @@ struct Shred: VFSCommand, CheckedCommand {
         options.zeroPass = zero
         options.keep = keep
         options.recursive = recursive
+        options.removeRoots = removeRoot
+        options.pruneEmpty = pruneEmpty
+        options.exact = exact
+        options.removal = removeHow.flatMap(NameRemoval.init) ?? .wipeSync
         options.force = force
         options.devices = device
         options.dryRun = dryRun
@@ -156,7 +155,7 @@ struct Shred: VFSCommand, CheckedCommand {
         options.selection = ShredSelection(olderThan: try olderThan.map(DurationText.seconds),
                                            rawIncludes: raw.includes, rawExcludes: raw.excludes)
         let showBar = !(verbose || dryRun || progressOptions.quiet) && Terminal.stderrIsTerminal
-        let bar = showBar ? ProgressBar.make(label: "shredding", total: plannedBytes(), quiet: false) : nil
+        let bar = showBar ? ProgressBar.make(label: "shredding", total: options.plannedBytes(rawPaths: raw.paths), quiet: false) : nil
         defer { bar?.finish() }
         var report = EventReport(verbose: verbose, dryRun: dryRun, keep: keep, listOnStdout: dryRun && !json && !jsonLines,
                                  quiet: progressOptions.quiet, jsonLines: jsonLines)
@@ -172,95 +171,5 @@ struct Shred: VFSCommand, CheckedCommand {
             let count = summary.skipped.count + summary.errors.count
             throw ToolError("\(count) \(count == 1 ? "entry was" : "entries were") not destroyed (listed above)", exit: .no)
         }
-    }
-}
-
-/// Shows the events as they happen: problems and warnings on stderr, -v lines on
-/// stderr, and with --dry-run the list of what would go on stdout.
-struct EventReport {
-    let verbose: Bool
-    let dryRun: Bool
-    let keep: Bool
-    let listOnStdout: Bool
-    /// -q: the per-run file system warnings are left to --json (cron mail stays empty).
-    let quiet: Bool
-    let jsonLines: Bool
-    private var hintsShown = Set<String>()
-    /// The first failed write of the --dry-run list (reported once the run ends).
-    private(set) var outputError: Error?
-
-    init(verbose: Bool, dryRun: Bool, keep: Bool, listOnStdout: Bool, quiet: Bool = false, jsonLines: Bool = false) {
-        self.verbose = verbose
-        self.dryRun = dryRun
-        self.keep = keep
-        self.listOnStdout = listOnStdout
-        self.quiet = quiet
-        self.jsonLines = jsonLines
-    }
-
-    mutating func show(_ event: ShredEvent) {
-        if jsonLines {
-            do { try JSONOutput.printLine(ShredLogLine(event)) } catch { outputError = outputError ?? error }
-        }
-        switch event {
-        case .destroyed(let path, let bytes):
-            done(path, "\(keep ? "overwrote" : "destroyed") \"\(path)\" (\(ProgressBar.size(bytes)))")
-        case .overwroteDevice(let path, let bytes):
-            done(path, "overwrote device \"\(path)\" (\(ProgressBar.size(bytes)))")
-        case .removedLink(let path):
-            done(path, "removed link \"\(path)\" (its target is untouched)")
-        case .removedFolder(let path):
-            done(path + "/", "removed folder \"\(path)\"")
-        case .skipped(let path, let reason):
-            Diagnostics.info("skipped \"\(path)\": \(reason)")
-            if let hint = reason.hint { once(hint) }
-        case .failed(let path, let reason):
-            let message = reason.contains("\"\(path)\"") ? reason : "\"\(path)\": \(reason)"
-            Diagnostics.error(message)
-        case .keptMountPoint(let path):
-            Diagnostics.warn("\"\(path)\" \(ShredSummary.mountPointKept)")
-        case .weakFileSystem(let path, let kind):
-            guard !quiet else { return }
-            Diagnostics.warn("\"\(path)\" is on \(kind.name) (\(kind.caveat ?? "")): overwriting may not reach the old data")
-            once("keep such files encrypted with vfs-encrypt and destroy the key instead (see vfs-shred(1))")
-        }
-    }
-
-    private mutating func done(_ listed: String, _ message: String) {
-        if listOnStdout {
-            // Names as they are for scripts; escaped on a terminal, as ls does.
-            do { try StandardOutput.write((Terminal.stdoutIsTerminal ? DisplayText.printable(listed) : listed) + "\n") }
-            catch { outputError = outputError ?? error }
-        } else if verbose {
-            Diagnostics.info(dryRun ? "would have " + message : message)
-        }
-    }
-
-    private mutating func once(_ hint: String) {
-        if hintsShown.insert(hint).inserted { Diagnostics.hint(hint) }
-    }
-}
-
-/// The last line of --json-lines: the summary's counts, tagged as the summary.
-struct ShredLogSummary: Encodable {
-    let summary: ShredSummary
-    init(_ summary: ShredSummary) { self.summary = summary }
-
-    private enum Key: String, CodingKey { case event, dryRun, kept, passes, zeroPass, files, bytes, links, folders, skipped, errors, warnings }
-
-    func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: Key.self)
-        try c.encode("summary", forKey: .event)
-        try c.encode(summary.dryRun, forKey: .dryRun)
-        try c.encode(summary.kept, forKey: .kept)
-        try c.encode(summary.passes, forKey: .passes)
-        try c.encode(summary.zeroPass, forKey: .zeroPass)
-        try c.encode(summary.files, forKey: .files)
-        try c.encode(summary.bytes, forKey: .bytes)
-        try c.encode(summary.links, forKey: .links)
-        try c.encode(summary.folders, forKey: .folders)
-        try c.encode(summary.skipped.count, forKey: .skipped)
-        try c.encode(summary.errors.count, forKey: .errors)
-        try c.encode(summary.warnings.count, forKey: .warnings)
     }
 }

@@ -10,7 +10,14 @@ enum WrapHelp {
     creation time, and each entry's path, type, size, mode, mtime, SHA-256 and link \
     target. Folders are stored recursively with relative paths, modes and mtimes; \
     symbolic links are stored as links; sockets, FIFOs and devices are skipped with a \
-    warning. What vfs-unwrap would refuse is refused here, by its path (exit 65): \
+    warning. Names (and link targets) that are not UTF-8 keep their bytes, as tar and \
+    rsync keep them: the pax header says hdrcharset=BINARY, and the manifest gives \
+    the path as "path_base64" (standard base64 of its bytes) beside "path" (the \
+    same with each byte that is not UTF-8 written \\xHH, for reading); \
+    "target_base64" likewise. A name that holds the characters U+F780 to U+F7FF \
+    (which stand for raw bytes inside the tools) is left out with a warning that \
+    names it, and vfs-wrap exits 1 once the bundle holds the rest. \
+    What vfs-unwrap would refuse is refused here, by its path (exit 65): \
     a file with the setuid or setgid bit, and a symbolic link that points outside \
     what is wrapped (an absolute target, or one that climbs out with '..', also \
     through other links). A folder's setgid bit is not kept (vfs-unwrap never sets \
@@ -83,7 +90,7 @@ enum WrapHelp {
         --skip-changed /var/log/app
 
     Exit status: 0 success; 1 files that changed while read were left out \
-    (with --skip-changed, the bundle was written); 64 usage (no recipients, no input, bad \
+    (with --skip-changed, the bundle was written), or names that can't be stored; 64 usage (no recipients, no input, bad \
     recipient or group name, binary output to a terminal); 65 a recipients or group \
     file is not valid (or the keychain is damaged), or an input vfs-unwrap would \
     refuse (a setuid file, a link out of the tree); 66 an input, a -C folder, a -T \

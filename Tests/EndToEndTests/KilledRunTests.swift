@@ -75,7 +75,7 @@ struct KilledRunTests {
         var tool = "vfs-decrypt"
         if asRoot {
             #expect(chown(out, me, me) == 0 && chown(key.path, me, me) == 0)
-            arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Tools.binDir.appendingPathComponent("vfs-decrypt").path] + arguments
+            arguments = OtherUser.setpriv + [try OtherUser.tool("vfs-decrypt")] + arguments
             tool = "setpriv"
         }
         let run = try Tools.run(tool, arguments)

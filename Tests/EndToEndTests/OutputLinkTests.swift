@@ -82,8 +82,8 @@ struct OutputLinkTests {
         let out = sticky + "/out"
         #expect(symlink(victim, out) == 0)
         #expect(lchown(out, 65533, 65533) == 0)
-        let run = try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
-                                            Tools.binDir.appendingPathComponent("vfs-decrypt").path] + fixture.arguments("vfs-decrypt", out: out))
+        let run = try Tools.run("setpriv", OtherUser.setpriv + [
+                                            try OtherUser.tool("vfs-decrypt")] + fixture.arguments("vfs-decrypt", out: out))
         #expect(run.status == 73, "\(run.stderr)")
         #expect(run.stderr.contains("a link owned by another user (uid 65533)"), "\(run.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("nobody's notes\n".utf8))

@@ -25,6 +25,26 @@ struct PackagingTests {
         #expect(Self.tools.contains("vfs-encrypt") && Self.tools.contains("vfs-decrypt") && Self.tools.contains("vfs-keygen"))
     }
 
+    @Test("make build, test and demo check what the build links first: each missing library named with its Debian package and make deps, before any compile")
+    func buildChecksDependencies() throws {
+        let scratch = try TestFolder()
+        // SWIFT=echo: a compile that starts shows as "compiled" on stdout. PACKAGES=
+        // coreutils: make deps (before test and demo) finds nothing to install.
+        let settings = ["SWIFT=echo compiled", "STATIC=", "PACKAGES=coreutils"]
+        for target in ["build", "test", "demo"] {
+            // pkg-config that finds nothing: as on a machine without the -dev packages.
+            let bare = try Tools.run("make", ["-s", "-C", Self.root.path, target] + settings,
+                                     environment: ["PKG_CONFIG_LIBDIR": scratch.url.path])
+            #expect(bare.status != 0)
+            #expect(bare.stderr.contains("make: error: missing what the build links: libssl-dev libarchive-dev zlib1g-dev"), "\(bare.stderr)")
+            #expect(bare.stderr.contains("hint: run `make deps`"), "\(bare.stderr)")
+            #expect(!bare.out.contains("compiled"), "\(target) compiled: \(bare.out)")
+        }
+        let ready = try Tools.run("make", ["-s", "-C", Self.root.path, "build"] + settings)
+        #expect(ready.status == 0, "\(ready.stderr)")
+        #expect(ready.out.contains("compiled"))
+    }
+
     @Test("completion scripts are committed and match the built commands", arguments: PackagingTests.tools)
     func completions(tool: String) throws {
         for (shell, file) in [("bash", "bash/\(tool)"), ("zsh", "zsh/_\(tool)"), ("fish", "fish/\(tool).fish")] {

@@ -89,11 +89,11 @@ struct PolicyTests {
         if getuid() == 0 {
             // nobody's home is /nonexistent: the add must fail there, not write ./.local in a folder it may write.
             #expect(chown(cwd, 65534, 65534) == 0)
-            let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-            let add = try Tools.run("setpriv", asNobody + [Tools.binDir.appendingPathComponent("vfs-policy").path, "add", "okular"],
+            let asNobody = OtherUser.setpriv
+            let add = try Tools.run("setpriv", asNobody + [try OtherUser.tool("vfs-policy"), "add", "okular"],
                                     cwd: URL(fileURLWithPath: cwd), removing: unset)
             #expect(add.status != 0 && add.stderr.contains("\"/nonexistent"), "\(add.stderr)")
-            let list = try Tools.run("setpriv", asNobody + [Tools.binDir.appendingPathComponent("vfs-keychain").path, "list"],
+            let list = try Tools.run("setpriv", asNobody + [try OtherUser.tool("vfs-keychain"), "list"],
                                      cwd: URL(fileURLWithPath: cwd), removing: unset)
             #expect(list.status == 66 && list.stderr.contains("no keychain at \"/nonexistent/.local/share/vfs/keychain\""), "\(list.stderr)")
         } else {

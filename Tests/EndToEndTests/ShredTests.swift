@@ -229,18 +229,17 @@ struct ShredTests {
 
     static let filters = ["--older-than", "7d", "--include", "*.csv", "--include", "*.tsv", "--exclude", "keep*"]
 
-    @Test("age filters and globs select exactly the right files; only the folders emptied go; --dry-run touches nothing")
+    @Test("age filters and globs select exactly the right files; every folder stays; --dry-run touches nothing")
     func filters() throws {
         let scratch = try TestFolder()
         let root = scratch.path("exports")
         try makeTree(root)
         let before = try snapshot(root)
         let selected = Self.tree.filter(\.selected).map { "\(root)/\($0.path)" }
-        let emptied = ["\(root)/sub/", "\(root)/sub/deeper/"]
 
         let dry = try Tools.run("vfs-shred", ["-r", "--dry-run"] + Self.filters + [root])
         #expect(dry.status == 0, "\(dry.stderr)")
-        #expect(Set(dry.out.split(separator: "\n").map(String.init)) == Set(selected + emptied))
+        #expect(Set(dry.out.split(separator: "\n").map(String.init)) == Set(selected))
         #expect(try snapshot(root) == before)
 
         let dryJSON = try json(try Tools.run("vfs-shred", ["-r", "--dry-run", "--json"] + Self.filters + [root]))
@@ -252,7 +251,7 @@ struct ShredTests {
         #expect(run.status == 0, "\(run.stderr)")
         let summary = try json(run)
         #expect(summary["files"] as? Int == selected.count)
-        #expect(summary["folders"] as? Int == 2)
+        #expect(summary["folders"] as? Int == 0)
         #expect((summary["errors"] as? [Any])?.isEmpty == true)
         #expect((summary["skipped"] as? [Any])?.isEmpty == true)
         let sizes = Self.tree.enumerated().filter { $0.element.selected }.map { 100 + $0.offset * 1000 }
@@ -260,8 +259,8 @@ struct ShredTests {
         let after = try snapshot(root)
         var expected = before
         for item in Self.tree where item.selected { expected[item.path] = nil }
-        for folder in ["sub", "sub/deeper"] { expected[folder] = nil }
-        // The folders that still hold files changed their times; compare names and files.
+        // The folders the filters emptied (sub, sub/deeper) stay; those that lost files
+        // changed their times: compare names, and the files' content.
         #expect(Set(after.keys) == Set(expected.keys))
         for (path, value) in expected where value.hasPrefix(FileAttributeType.typeRegular.rawValue) {
             #expect(after[path] == value, "\(path) changed")
@@ -272,6 +271,79 @@ struct ShredTests {
         let rest = try Tools.run("vfs-shred", ["-r", root])
         #expect(rest.status == 0, "\(rest.stderr)")
         #expect(try scratch.listing().isEmpty)
+    }
+
+    @Test("a filtered run never removes the folder named (cron on a spool of old files); --prune-empty and --remove-root do")
+    func filteredRunKeepsFolders() throws {
+        let scratch = try TestFolder()
+        let spool = scratch.path("spool")
+        func plantOld(_ names: [String]) throws {
+            for name in names {
+                try FileManager.default.createDirectory(atPath: ((spool + "/" + name) as NSString).deletingLastPathComponent,
+                                                        withIntermediateDirectories: true)
+                try setModified(try writeSynced(spool + "/" + name, testBytes(3000, seed: 4)), daysAgo: 10)
+            }
+        }
+        // Only old files: the README's cron line. The spool and its emptied day folder stay.
+        try plantOld(["a.csv", "b.csv", "day1/c.csv"])
+        let nightly = try Tools.run("vfs-shred", ["-r", "--older-than", "7d", spool])
+        #expect(nightly.status == 0, "\(nightly.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool) == ["day1"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool + "/day1").isEmpty)
+        // The dry run of the same says the same: files only.
+        try plantOld(["d.csv", "day2/e.csv"])
+        let dry = try Tools.run("vfs-shred", ["-r", "--dry-run", "--older-than", "7d", spool])
+        #expect(Set(dry.out.split(separator: "\n")) == ["\(spool)/d.csv", "\(spool)/day2/e.csv"], "\(dry.out)")
+        // --prune-empty: the subfolders this run emptied go (day1, already empty, stays).
+        let pruned = try Tools.run("vfs-shred", ["-r", "--prune-empty", "--older-than", "7d", spool])
+        #expect(pruned.status == 0, "\(pruned.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool) == ["day1"])
+        // --remove-root: the folder named goes too once all in it went.
+        try FileManager.default.removeItem(atPath: spool + "/day1")
+        try plantOld(["f.csv"])
+        let root = try Tools.run("vfs-shred", ["-r", "--remove-root", "--include", "*.csv", spool])
+        #expect(root.status == 0, "\(root.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: spool))
+        let withoutR = try Tools.run("vfs-shred", ["--prune-empty", "--older-than", "7d", scratch.url.path])
+        #expect(withoutR.status == 64 && withoutR.stderr.contains("add -r"), "\(withoutR.stderr)")
+    }
+
+    @Test("GNU shred's long options: --iterations, --remove=unlink|wipe|wipesync, -x/--exact")
+    func gnuLongOptions() throws {
+        let scratch = try TestFolder()
+        let a = try writeSynced(scratch.path("a"), testBytes(5000))
+        let three = try json(try Tools.run("vfs-shred", ["--iterations=3", "--json", a]))
+        #expect(three["passes"] as? Int == 3)
+        let b = try writeSynced(scratch.path("b"), testBytes(5000))
+        #expect(try json(try Tools.run("vfs-shred", ["--iterations", "2", "--json", b]))["passes"] as? Int == 2)
+        // --remove=unlink: the name is removed at once, never renamed.
+        let name = "unlinked-at-once.txt"
+        try writeSynced(scratch.path(name), testBytes(5000, seed: 2))
+        var watch = FolderWatch(scratch.url.path)
+        let unlink = try Tools.run("vfs-shred", ["--remove=unlink", scratch.path(name)])
+        #expect(unlink.status == 0, "\(unlink.stderr)")
+        #expect(watch.events().map { "\($0.0) \($0.1)" } == ["delete \(name)"])
+        // --remove=wipe: renamed down to one character, then deleted.
+        try writeSynced(scratch.path(name), testBytes(5000, seed: 3))
+        watch = FolderWatch(scratch.url.path)
+        let wipe = try Tools.run("vfs-shred", ["--remove=wipe", scratch.path(name)])
+        #expect(wipe.status == 0, "\(wipe.stderr)")
+        let (names, deleted) = chain(from: name, in: watch.events())
+        #expect(names.first?.count == name.count && names.last?.count == 1 && deleted, "\(names)")
+        let bad = try Tools.run("vfs-shred", ["--remove=shout", scratch.path("none")])
+        #expect(bad.status == 64 && bad.stderr.contains("unlink, wipe or wipesync"), "\(bad.stderr)")
+        // -x: only the file's own bytes are written. Under a file size limit of 2 KiB a
+        // 1000-byte file can't be overwritten to the end of its 4 KiB block; with -x it can.
+        let limited = try writeSynced(scratch.path("limited"), testBytes(1000, seed: 5))
+        let other = try writeSynced(scratch.path("other"), testBytes(1000, seed: 5))
+        let script = "ulimit -f 2; exec \"$0\" \"$@\""
+        let tool = Tools.binDir.appendingPathComponent("vfs-shred").path
+        let exact = try Tools.run("bash", ["-c", script, tool, "-k", "-x", limited])
+        #expect(exact.status == 0, "\(exact.stderr)")
+        let rounded = try Tools.run("bash", ["-c", script, tool, "-k", other])
+        #expect(rounded.status != 0)
+        let after = try scratch.read("limited")
+        #expect(after.count == 1000 && longestAgreement(after, testBytes(1000, seed: 5)) < 16)
     }
 
     @Test("--dry-run on files lists them and changes nothing")
@@ -461,7 +533,7 @@ struct ShredTests {
         var prefix: [String] = []
         if asRoot {
             for path in [folder, mine, readOnly] { #expect(chown(path, 65534, 65534) == 0) }
-            prefix = ["--reuid=65534", "--regid=65534", "--clear-groups", Tools.binDir.appendingPathComponent("vfs-shred").path]
+            prefix = OtherUser.setpriv + [try OtherUser.tool("vfs-shred")]
         } else {
             #expect(chmod(theirs, 0o444) == 0)
         }
@@ -642,8 +714,8 @@ struct ShredTests {
         }
         if getuid() == 0 {
             // Not only root: a user's run refuses a pseudo file system too.
-            let asUser = try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
-                                                   Tools.binDir.appendingPathComponent("vfs-shred").path, "--dry-run", "/proc/self/status"])
+            let asUser = try Tools.run("setpriv", OtherUser.setpriv + [
+                                                   try OtherUser.tool("vfs-shred"), "--dry-run", "/proc/self/status"])
             #expect(asUser.status == 1, "\(asUser.stderr)")
             #expect(asUser.stderr.contains("is on proc, a kernel pseudo file system"), "\(asUser.stderr)")
             #expect(asUser.out.isEmpty)

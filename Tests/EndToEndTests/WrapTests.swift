@@ -57,6 +57,48 @@ struct WrapTests {
         #expect(manifest?["version"] as? Int == 1)
     }
 
+    @Test("names that are not UTF-8 keep their bytes through vfs-wrap / vfs-unwrap and age | bsdtar; one that can't go is named and the rest still goes")
+    func rawNames() throws {
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        // docs/caf\xff.txt, docs/d\xfe/x, docs/l -> caf\xff.txt, and docs/odd\u{f7ff} (a real
+        // U+F7FF, which the bundle uses for raw bytes: it can't go).
+        let made = try sh("""
+            cd '\(scratch.url.path)' && mkdir -p docs/"$(printf 'd\\376')" && printf 'raw name\\n' > docs/"$(printf 'caf\\377.txt')" \
+            && printf 'inner\\n' > docs/"$(printf 'd\\376')"/x && ln -s "$(printf 'caf\\377.txt')" docs/l \
+            && printf 'odd\\n' > docs/"$(printf 'odd\\357\\237\\277')"
+            """)
+        #expect(made.status == 0, "\(made.stderr)")
+        let bundle = scratch.path("docs.vfs")
+        let wrap = try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", bundle, scratch.path("docs")])
+        #expect(wrap.status == 1, "\(wrap.stderr)")
+        #expect(wrap.stderr.contains("leaving out \"\(scratch.path("docs"))/odd\\u{f7ff}\""), "\(wrap.stderr)")
+        #expect(wrap.stderr.contains("1 name could not be stored"), "\(wrap.stderr)")
+        // The exact bytes come back, from vfs-unwrap and from age -d | bsdtar -x.
+        let check = """
+            [ "$(cat "$(printf 'docs/caf\\377.txt')")" = 'raw name' ] && [ "$(cat "$(printf 'docs/d\\376/x')")" = inner ] \
+            && [ "$(readlink docs/l)" = "$(printf 'caf\\377.txt')" ] && [ "$(ls docs | wc -l)" = 3 ]
+            """
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: false)
+        let unwrap = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", scratch.path("out"), bundle])
+        #expect(unwrap.status == 0, "\(unwrap.stderr)")
+        let unwrapped = try sh("cd '\(scratch.path("out"))' && " + check)
+        #expect(unwrapped.status == 0, "\(unwrapped.stderr)")
+        try FileManager.default.createDirectory(atPath: scratch.path("bsd"), withIntermediateDirectories: false)
+        let bsd = try sh("cd '\(scratch.path("bsd"))' && age -d -i '\(key.path)' '\(bundle)' | bsdtar -xf - && " + check)
+        #expect(bsd.status == 0, "\(bsd.stderr)")
+        // The manifest records the bytes: base64 beside a readable \xHH form.
+        let manifest = try JSONSerialization.jsonObject(with: scratch.read("bsd/.vfs-manifest.json")) as? [String: Any]
+        let entries = manifest?["entries"] as? [[String: Any]] ?? []
+        let raw = entries.first { $0["path"] as? String == "docs/caf\\xff.txt" }
+        #expect(raw?["path_base64"] as? String == Data(Array("docs/caf".utf8) + [0xFF] + Array(".txt".utf8)).base64EncodedString())
+        let link = entries.first { $0["path"] as? String == "docs/l" }
+        #expect(link?["target_base64"] as? String == Data(Array("caf".utf8) + [0xFF] + Array(".txt".utf8)).base64EncodedString())
+        // The listing escapes the byte.
+        let list = try Tools.run("vfs-unwrap", ["-t", "-i", key.path, bundle])
+        #expect(list.out.contains("docs/caf\\xff.txt"), "\(list.out)")
+    }
+
     @Test("--no-compress stores a plain pax archive")
     func noCompress() throws {
         let scratch = try TestFolder()
@@ -303,7 +345,7 @@ struct WrapTests {
             // root writes anywhere: run as nobody, who owns DIR and may read the inputs.
             for path in [out, out + "/d"] { #expect(chown(path, 65534, 65534) == 0) }
             #expect(chmod(key.path, 0o644) == 0)
-            arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Tools.binDir.appendingPathComponent("vfs-unwrap").path] + arguments
+            arguments = OtherUser.setpriv + [try OtherUser.tool("vfs-unwrap")] + arguments
             tool = "setpriv"
         }
         #expect(chmod(out + "/d", 0o555) == 0)
@@ -446,10 +488,10 @@ struct WrapTests {
         try #require(try Tools.run("mount", ["-t", "tmpfs", "-o", "size=2m,mode=0777", "vfs-test", small]).status == 0,
                      "mounting a small tmpfs needs root (CI runs as root)")
         defer { _ = try? Tools.run("umount", ["-l", small]) }
-        let unwrap = Tools.binDir.appendingPathComponent("vfs-unwrap").path
+        let unwrap = try OtherUser.tool("vfs-unwrap")
         for asUser in [false, true] {
             let arguments = ["-q", "-i", key.path, "-C", small, scratch.path("b.vfs")]
-            let run = asUser ? try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", unwrap] + arguments)
+            let run = asUser ? try Tools.run("setpriv", OtherUser.setpriv + [unwrap] + arguments)
                              : try Tools.run("vfs-unwrap", arguments)
             #expect(run.status == 73, "\(run.stderr)")
             #expect(run.stderr.contains("error: the bundle's files need 4.0 MiB but \"\(small)\" has 2.0 MiB free"), "\(run.stderr)")
@@ -476,14 +518,14 @@ struct WrapTests {
                 return lstat(folder + "/" + name, &info) == 0 ? String(info.st_mode & 0o7777, radix: 8) : "missing"
             }
         }
-        let unwrap = Tools.binDir.appendingPathComponent("vfs-unwrap").path
+        let unwrap = try OtherUser.tool("vfs-unwrap")
         for (umask, user, expected) in [("077", true, ["700", "600", "600"]), ("022", true, ["755", "644", "644"]),
                                         ("077", false, ["777", "666", "644"])] {
             let out = scratch.path("out-\(umask)-\(user)")
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
             if user { #expect(chown(out, 65534, 65534) == 0) }
             let shell = ["/bin/sh", "-c", "umask \(umask) && exec \"$0\" \"$@\"", unwrap, "-q", "-i", key.path, "-C", out, scratch.path("t.vfs")]
-            let run = user ? try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups"] + shell)
+            let run = user ? try Tools.run("setpriv", OtherUser.setpriv + shell)
                            : try Tools.run(shell[0], Array(shell.dropFirst()))
             #expect(run.status == 0, "\(run.stderr)")
             #expect(modes(out) == expected, "umask \(umask), \(user ? "as a user" : "as root")")
@@ -493,8 +535,8 @@ struct WrapTests {
     /// Runs a tool as root, or as nobody with `setpriv`.
     func run(_ tool: String, _ arguments: [String], asUser: Bool) throws -> Run {
         guard asUser else { return try Tools.run(tool, arguments) }
-        return try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
-                                         Tools.binDir.appendingPathComponent(tool).path] + arguments)
+        return try Tools.run("setpriv", OtherUser.setpriv + [
+                                         try OtherUser.tool(tool)] + arguments)
     }
 
     @Test("what vfs-wrap makes, vfs-unwrap opens: a setgid folder and a read-only folder go through; a setuid file and a link out are refused at wrap, by name",

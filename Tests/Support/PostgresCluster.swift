@@ -107,7 +107,7 @@ public final class PostgresCluster: Sendable {
     func run(_ tool: String, _ arguments: [String], capture: Bool = true) throws -> String {
         // From / (nobody may not be able to read the test's folder).
         let argv = ["/usr/bin/env", "-C", "/"] + (runAsNobody
-            ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "\(bin)/\(tool)"] + arguments
+            ? ["/usr/bin/setpriv"] + OtherUser.setpriv + ["\(bin)/\(tool)"] + arguments
             : ["\(bin)/\(tool)"] + arguments)
         let outputPath = "/tmp/vfs-pg-run-\(getpid())-\(UUID().uuidString)"
         defer { unlink(outputPath) }

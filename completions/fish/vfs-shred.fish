@@ -20,7 +20,7 @@ function __vfs-shred_parse_tokens -S
     set -l unparsed_tokens (__vfs-shred_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-shred'
-        __vfs-shred_parse_subcommand -r 1 'n/passes=' 'z/zero' 'k/keep' 'r/recursive' 'f/force' 'device' 'older-than=' 'include=+' 'exclude=+' 'dry-run' 'verify' 'v/verbose' 'json' 'json-lines' 'q/quiet' 'version' 'h/help'
+        __vfs-shred_parse_subcommand -r 1 'n/passes=' 'z/zero' 'k/keep' 'u/remove' 'x/exact' 'r/recursive' 'remove-root' 'prune-empty' 'f/force' 'device' 'older-than=' 'include=+' 'exclude=+' 'dry-run' 'verify' 'v/verbose' 'json' 'json-lines' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-shred_parse_subcommand -r 1 'version'
@@ -77,10 +77,14 @@ function __vfs-shred_custom_completion
 end
 
 complete -c 'vfs-shred' -f
-complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" n passes' -s 'n' -l 'passes' -d 'Random overwrite passes (0 only with -z; GNU shred makes 3).' -rfka ''
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" iterations n passes' -s 'n' -l 'passes' -l 'iterations' -d 'Random overwrite passes (0 only with -z; GNU shred makes 3).' -rfka ''
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" z zero' -s 'z' -l 'zero' -d 'Add a final pass of zeros.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" k keep' -s 'k' -l 'keep' -d 'Overwrite but do not remove.'
-complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" r recursive' -s 'r' -l 'recursive' -d 'Descend into folders; remove the emptied folders too.'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" remove u' -s 'u' -l 'remove' -d 'Remove after overwriting (the default; GNU\'s --remove=HOW: unlink, wipe, wipesync).'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" exact x' -s 'x' -l 'exact' -d 'Overwrite up to the size, not to the end of the last block.'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" r recursive' -s 'r' -l 'recursive' -d 'Descend into folders (removed too, unless a filter is given).'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" remove-root' -l 'remove-root' -d 'With a filter, remove the folders named too once everything in them went.'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" prune-empty' -l 'prune-empty' -d 'With a filter, remove the subfolders this run emptied.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" f force' -s 'f' -l 'force' -d 'Overwrite files that have other hard links; make read-only files writable.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" device' -l 'device' -d 'Overwrite block devices named as PATH (never removed).'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" older-than' -l 'older-than' -d 'Only entries last modified more than AGE ago (30m, 12h, 7d; a unit is required).' -rfka ''

@@ -97,13 +97,17 @@ final class ArchiveWriter: ArchiveHandle {
                      mtime: Int, mtimeNanoseconds: Int, linkTarget: String? = nil) throws {
         guard let entry = archive_entry_new() else { fatalError("archive_entry_new: out of memory") }
         defer { archive_entry_free(entry) }
-        archive_entry_set_pathname_utf8(entry, path)
+        // A name that is not UTF-8 goes in as its bytes: the pax header then says
+        // hdrcharset=BINARY and tar, bsdtar and vfs-unwrap restore the bytes.
+        if RawName.isRaw(path) { archive_entry_copy_pathname(entry, RawName.cString(path)) }
+        else { archive_entry_set_pathname_utf8(entry, path) }
         switch kind {
         case .file: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG)); archive_entry_set_size(entry, Int64(size))
         case .directory: archive_entry_set_filetype(entry, UInt32(Glibc.S_IFDIR)); archive_entry_set_size(entry, 0)
         case .symlink:
             archive_entry_set_filetype(entry, UInt32(Glibc.S_IFLNK)); archive_entry_set_size(entry, 0)
-            archive_entry_set_symlink_utf8(entry, linkTarget ?? "")
+            if let linkTarget, RawName.isRaw(linkTarget) { archive_entry_copy_symlink(entry, RawName.cString(linkTarget)) }
+            else { archive_entry_set_symlink_utf8(entry, linkTarget ?? "") }
         case .hardlink, .other: preconditionFailure("bundles hold files, folders and symbolic links only")
         }
         archive_entry_set_perm(entry, permissions)
@@ -166,8 +170,13 @@ final class ArchiveReader: ArchiveHandle {
         if rc == ARCHIVE_EOF { return nil }
         try check(rc, "read an entry header")
         guard let entry else { throw BundleError.archive("no entry", writing: false) }
+        // A name that is not UTF-8 (pax hdrcharset=BINARY) comes as its bytes (RawName).
+        func raw(_ text: UnsafePointer<CChar>) -> String {
+            let bytes = UnsafeRawBufferPointer(start: text, count: strlen(text))
+            return RawName.string(bytes) ?? String(decoding: bytes, as: UTF8.self)
+        }
         let path = archive_entry_pathname_utf8(entry).map { String(cString: $0) }
-            ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+            ?? archive_entry_pathname(entry).map(raw) ?? ""
         let type = archive_entry_filetype(entry)
         let kind: ArchiveEntryHeader.Kind
         var target: String?
@@ -180,7 +189,7 @@ final class ArchiveReader: ArchiveHandle {
             case Glibc.S_IFDIR: kind = .directory
             case Glibc.S_IFLNK:
                 kind = .symlink
-                target = (archive_entry_symlink_utf8(entry) ?? archive_entry_symlink(entry)).map { String(cString: $0) }
+                target = archive_entry_symlink_utf8(entry).map { String(cString: $0) } ?? archive_entry_symlink(entry).map(raw)
             default: kind = .other(mode_t(type))
             }
         }

@@ -264,7 +264,7 @@ public final class BundleReader {
             }
             let path = stagingPath + "/" + entry.path
             let parent = try staged.handle(for: BundlePath.parent(of: entry.path))
-            let name = BundlePath.name(of: entry.path)
+            let name = RawName.cString(BundlePath.name(of: entry.path))
             switch entry.type {
             case .directory:
                 guard mkdirat(parent.fd, name, 0o700) == 0 else { throw IOError("cannot create folder", path: path) }
@@ -292,7 +292,7 @@ public final class BundleReader {
                 var times = Self.times(entry.mtime)
                 futimens(fd, &times)
             case .symlink:
-                guard symlinkat(entry.target ?? "", parent.fd, name) == 0 else { throw IOError("cannot create link", path: path) }
+                guard symlinkat(RawName.cString(entry.target ?? ""), parent.fd, name) == 0 else { throw IOError("cannot create link", path: path) }
                 var times = Self.times(entry.mtime)
                 utimensat(parent.fd, name, &times, AT_SYMLINK_NOFOLLOW)
             }
@@ -443,9 +443,9 @@ public final class BundleReader {
                 } else {
                     if entry.type == .directory {
                         // A file or link where the folder goes (rename can't replace it).
-                        guard unlinkat(to.fd, name, 0) == 0 || errno == ENOENT else { throw IOError("cannot replace", path: shown) }
+                        guard unlinkat(to.fd, RawName.cString(name), 0) == 0 || errno == ENOENT else { throw IOError("cannot replace", path: shown) }
                     }
-                    guard renameat(from.fd, name, to.fd, name) == 0 else { throw IOError("cannot move into place", path: shown) }
+                    guard renameat(from.fd, RawName.cString(name), to.fd, RawName.cString(name)) == 0 else { throw IOError("cannot move into place", path: shown) }
                 }
             }
             for (to, name, identity, entry) in settle.reversed() {
@@ -457,7 +457,7 @@ public final class BundleReader {
                 futimens(moved.fd, &times)
             }
         } catch {
-            for move in placed.reversed() { renameat(move.to.fd, move.name, move.from.fd, move.name) }
+            for move in placed.reversed() { renameat(move.to.fd, RawName.cString(move.name), move.from.fd, RawName.cString(move.name)) }
             if let io = error as? IOError { throw BundleError.cannotExtract(io.description) }
             throw error
         }
@@ -467,6 +467,7 @@ public final class BundleReader {
     /// program's file) is not replaced (renameat2 RENAME_NOREPLACE).
     private static func moveWithoutReplacing(_ name: String, from: FolderHandle, to: FolderHandle, shown: String,
                                              isFolder: Bool) throws {
+        let name = RawName.cString(name)
         if vfs_renameat_noreplace(from.fd, name, to.fd, name) == 0 { return }
         if errno == EEXIST { throw BundleError.exists(path: shown, folder: isFolder) }
         guard errno == EINVAL || errno == ENOSYS else { throw IOError("cannot move into place", path: shown) }

@@ -25,6 +25,9 @@ public final class BundlePlan {
     private let excludes: [String]
     /// Files that changed while they were read, left out (paths on disk), in order.
     public private(set) var leftOut: [String] = []
+    /// Names that can't be stored (RawName: they hold U+F780…U+F7FF), left out, each
+    /// escaped, with a warning; the caller exits non-zero once the bundle holds the rest.
+    public private(set) var refused: [String] = []
 
     enum Source {
         case none
@@ -34,7 +37,8 @@ public final class BundlePlan {
 
     /// Walks `paths` (each stored under its last component) and, if `standardInputName`
     /// is given, spools stdin under that name. `warning` hears about skipped entries
-    /// (sockets, FIFOs, devices, names that are not UTF-8).
+    /// (sockets, FIFOs, devices, names that can't be stored). Names that are not UTF-8
+    /// are kept byte for byte (RawName).
     ///
     /// `excluding` leaves out every entry whose stored path a pattern matches, and what is
     /// below it (MemberPattern.excludes: as GNU tar's --exclude). With `skipChanged`, a
@@ -124,7 +128,7 @@ public final class BundlePlan {
 
     private func walk(path: String, stored: String, warning: (String) -> Void) throws {
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw IOError("cannot read", path: path) }
+        guard lstat(RawName.cString(path), &info) == 0 else { throw IOError("cannot read", path: RawName.escaped(path)) }
         var permissions = UInt32(info.st_mode & 0o7777)
         let mtime = Int(info.st_mtim.tv_sec)
         switch info.st_mode & S_IFMT {
@@ -137,11 +141,10 @@ public final class BundlePlan {
             contentBytes += signature.size
         case S_IFLNK:
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(path, &buffer, buffer.count - 1)
-            guard n >= 0 else { throw IOError("cannot read the link", path: path) }
-            guard let target = String(validating: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) else {
-                warning("skipping \"\(path)\": its target is not UTF-8")
-                return
+            let n = readlink(RawName.cString(path), &buffer, buffer.count - 1)
+            guard n >= 0 else { throw IOError("cannot read the link", path: RawName.escaped(path)) }
+            guard let target = RawName.string(buffer[0..<n].map { UInt8(bitPattern: $0) }) else {
+                return refuse(path, "its target can't be stored", warning: warning)
             }
             entries.append(.init(path: stored, type: .symlink, size: 0, permissions: permissions, mtime: mtime, target: target))
             sources.append(.none)
@@ -153,21 +156,31 @@ public final class BundlePlan {
             entries.append(.init(path: stored, type: .directory, size: 0, permissions: permissions, mtime: mtime))
             sources.append(.none)
             for name in try Self.names(in: path) {
-                guard let text = String(validating: name, as: UTF8.self) else {
-                    warning("skipping a name in \"\(path)\" that is not UTF-8")
+                guard let text = RawName.string(name) else {
+                    refuse(path + "/" + String(decoding: name, as: UTF8.self), "its name can't be stored", warning: warning)
                     continue
                 }
                 if isExcluded(stored + "/" + text) { continue }
                 try walk(path: path.hasSuffix("/") ? path + text : path + "/" + text, stored: stored + "/" + text, warning: warning)
             }
         default:
-            warning("skipping \"\(path)\": not a file, folder or symbolic link")
+            warning("skipping \"\(RawName.escaped(path))\": not a file, folder or symbolic link")
         }
+    }
+
+    /// Leaves out an entry that can't be stored, naming it (escaped) in a warning.
+    private func refuse(_ path: String, _ why: String, warning: (String) -> Void) {
+        // The characters themselves (\u{…}), not the bytes they would stand for.
+        let shown = DisplayText.printable(String(String.UnicodeScalarView(path.unicodeScalars.flatMap { scalar in
+            RawName.isEscape(scalar) ? Array("\\u{\(String(scalar.value, radix: 16))}".unicodeScalars) : [scalar]
+        })))
+        warning("leaving out \"\(shown)\": \(why) (it holds characters U+F780 to U+F7FF, which stand for raw bytes)")
+        refused.append(shown)
     }
 
     /// A folder's names, sorted bytewise, without `.` and `..`.
     static func names(in folder: String) throws -> [[UInt8]] {
-        guard let dir = opendir(folder) else { throw IOError("cannot list", path: folder) }
+        guard let dir = opendir(RawName.cString(folder)) else { throw IOError("cannot list", path: RawName.escaped(folder)) }
         defer { closedir(dir) }
         var out = [[UInt8]]()
         errno = 0
@@ -178,7 +191,7 @@ public final class BundlePlan {
             if name == [0x2E] || name == [0x2E, 0x2E] { continue }
             out.append(name)
         }
-        guard errno == 0 else { throw IOError("cannot list", path: folder) }
+        guard errno == 0 else { throw IOError("cannot list", path: RawName.escaped(folder)) }
         return out.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
@@ -203,7 +216,7 @@ public final class BundlePlan {
                     do { return (try hash(signature), nil, 0) } catch BundleError.changedWhileWrapping {
                         // Read once more, as it is now; a second change is final.
                         var info = stat()
-                        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw BundleError.changedWhileWrapping(path: path) }
+                        guard lstat(RawName.cString(path), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw BundleError.changedWhileWrapping(path: path) }
                         return (try hash(FileSignature(info)), FileSignature(info), UInt32(info.st_mode & 0o7777))
                     }
                 })
@@ -320,7 +333,7 @@ struct FileSignature: Equatable {
     /// from before the first read to after the last.
     static func read(path: String, expecting: FileSignature, buffer: UnsafeMutableRawBufferPointer,
                      _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = open(RawName.cString(path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ELOOP || errno == ENOENT { throw BundleError.changedWhileWrapping(path: path) }
             throw IOError("cannot open", path: path)

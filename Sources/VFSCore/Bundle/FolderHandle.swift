@@ -25,10 +25,10 @@ final class FolderHandle {
         return try adopt(fd, path: path)
     }
 
-    /// Opens the folder `name` inside this one: only a folder, never through a link.
+    /// Opens the folder `name` (RawName) inside this one: only a folder, never through a link.
     /// - Parameter shown: the path for messages.
     func folder(_ name: String, shown: String) throws(IOError) -> FolderHandle {
-        let fd = openat(self.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = openat(self.fd, RawName.cString(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw IOError("cannot open folder", path: shown) }
         return try Self.adopt(fd, path: shown)
     }
@@ -36,7 +36,7 @@ final class FolderHandle {
     /// What lstat says of `name` in this folder; nil when nothing is there.
     func entry(_ name: String, shown: String) throws(IOError) -> stat? {
         var info = stat()
-        guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+        guard fstatat(fd, RawName.cString(name), &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT { return nil }
             throw IOError("cannot check", path: shown)
         }

@@ -51,6 +51,54 @@ public struct BundleManifest: Codable, Sendable, Equatable {
 
         /// The mode as a number; nil if the text is not octal.
         public var permissions: UInt32? { UInt32(mode, radix: 8) }
+
+        // A path (or link target) that is not UTF-8 (RawName) is stored losslessly as
+        // "path_base64" (or "target_base64"): standard base64 of its bytes; "path" (or
+        // "target") then holds it with each such byte written \xHH, for reading only.
+        enum CodingKeys: String, CodingKey {
+            case path, type, size, mode, mtime, sha256, target, pathBase64 = "path_base64", targetBase64 = "target_base64"
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            /// The name `base64` stands for; nil when absent.
+            func raw(_ key: CodingKeys) throws -> String? {
+                guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+                guard let bytes = Base64.decode(Array(text.utf8), padded: true), let name = RawName.string(bytes), RawName.isRaw(name) else {
+                    throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "not the base64 of a name that is not UTF-8")
+                }
+                return name
+            }
+            let shown = try c.decode(String.self, forKey: .path)
+            // Characters that stand for raw bytes come only from "path_base64".
+            guard !RawName.isRaw(shown) else {
+                throw DecodingError.dataCorruptedError(forKey: .path, in: c, debugDescription: "characters U+F780 to U+F7FF")
+            }
+            path = try raw(.pathBase64) ?? shown
+            type = try c.decode(Kind.self, forKey: .type)
+            size = try c.decode(Int.self, forKey: .size)
+            mode = try c.decode(String.self, forKey: .mode)
+            mtime = try c.decode(Int.self, forKey: .mtime)
+            sha256 = try c.decodeIfPresent(String.self, forKey: .sha256)
+            let target = try c.decodeIfPresent(String.self, forKey: .target)
+            if let target, RawName.isRaw(target) {
+                throw DecodingError.dataCorruptedError(forKey: .target, in: c, debugDescription: "characters U+F780 to U+F7FF")
+            }
+            self.target = try raw(.targetBase64) ?? target
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(RawName.escaped(path), forKey: .path)
+            if RawName.isRaw(path) { try c.encode(Base64.encode(RawName.bytes(path), padded: true), forKey: .pathBase64) }
+            try c.encode(type, forKey: .type)
+            try c.encode(size, forKey: .size)
+            try c.encode(mode, forKey: .mode)
+            try c.encode(mtime, forKey: .mtime)
+            try c.encodeIfPresent(sha256, forKey: .sha256)
+            try c.encodeIfPresent(target.map(RawName.escaped), forKey: .target)
+            if let target, RawName.isRaw(target) { try c.encode(Base64.encode(RawName.bytes(target), padded: true), forKey: .targetBase64) }
+        }
     }
 
     enum CodingKeys: String, CodingKey {

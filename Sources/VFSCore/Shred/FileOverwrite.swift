@@ -57,10 +57,10 @@ enum FileOverwrite {
             return .refused(.hardLinked(otherNames: Int(info.st_nlink) - 1))
         }
         // The blocks that hold data, the last one's slack included (the size rounded up to
-        // the block size); holes are left holes.
+        // the block size, unless `exact`); holes are left holes.
         let size = Int(info.st_size)
         let block = info.st_blksize > 0 ? Int(info.st_blksize) : Overwriter.alignment
-        let length = Overwriter.roundUp(size, to: block)
+        let length = options.exact ? size : Overwriter.roundUp(size, to: block)
         let ranges = Overwriter.dataRanges(fd: fd, size: size, length: length, block: block)
         do {
             try Overwriter(passes: options.passes, zeroPass: options.zeroPass, verify: options.verify)

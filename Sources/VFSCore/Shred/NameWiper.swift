@@ -18,14 +18,17 @@ struct NameWiper {
     static let alphabet: [UInt8] = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_".utf8)
 
     let folder: Int32
+    /// `unlink` leaves the names as they are; `wipe` renames without the syncs.
+    var removal = NameRemoval.wipeSync
     /// Called after each successful rename with the entry's index, old and new name.
     var trace: ((Int, FileName, FileName) -> Void)? = nil
 
     /// Renames the entries `names` of `folder` through the rounds. Returns each entry's
     /// final name, or the error that stopped it (its name is then as the error left it).
     func wipe(_ names: [FileName], paths: [String]) -> [Result<FileName, IOError>] {
-        var current = names
         var results = names.map { Result<FileName, IOError>.success($0) }
+        guard removal != .unlink else { return results }
+        var current = names
         let schedules = names.map { Self.lengths(from: $0.count) }
         var full = Set<Int>()
         var generator = NameGenerator()
@@ -55,7 +58,7 @@ struct NameWiper {
                     results[i] = .failure(IOError(error.operation, path: paths[i], code: error.code))
                 }
             }
-            if renamed { _ = fsync(folder) }
+            if renamed && removal == .wipeSync { _ = fsync(folder) }
             if !active { return results }
             round += 1
         }

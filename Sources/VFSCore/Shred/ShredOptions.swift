@@ -12,6 +12,15 @@ public struct ShredOptions: Sendable {
     public var keep = false
     /// Descend into folders and remove the ones emptied.
     public var recursive = false
+    /// With a filter: remove the folders named on the command line once everything in
+    /// them went (without one they go anyway, as with rm -r).
+    public var removeRoots = false
+    /// With a filter: remove the subfolders this run emptied (they stay otherwise).
+    public var pruneEmpty = false
+    /// Overwrite up to the file's size, not rounded up to a whole block (GNU's --exact).
+    public var exact = false
+    /// How names are removed (GNU shred's --remove=HOW).
+    public var removal = NameRemoval.wipeSync
     /// Overwrite files with other hard links; make read-only files writable.
     public var force = false
     /// Overwrite block devices named on the command line (never removed).
@@ -35,6 +44,13 @@ public struct ShredOptions: Sendable {
     }
 
     public init() {}
+}
+
+/// How a name leaves its folder, as GNU shred's --remove=HOW: `unlink` only unlinks it,
+/// `wipe` renames it through shorter names first, `wipesync` (the default) also syncs
+/// the folder after every rename.
+public enum NameRemoval: String, Sendable, CaseIterable {
+    case unlink, wipe, wipeSync = "wipesync"
 }
 
 /// The filters: age and base-name globs.

@@ -104,7 +104,7 @@ public final class Shredder {
                     emit(.skipped(path: shown, reason: .folderWithoutRecursive))
                     continue
                 }
-                if shredFolder(entry, in: folderFD, root: nil) {
+                if shredFolder(entry, in: folderFD, root: nil, named: true) {
                     // A mount point named on the command line: its content went, the
                     // folder can't (and shouldn't) be removed.
                     if let parentMount = MountIdentity.of(fd: folderFD),
@@ -130,11 +130,14 @@ public final class Shredder {
 
     // MARK: stages
 
-    /// Shreds what a folder holds, depth first; true when the folder itself should go
-    /// (everything in it was destroyed, and it held something or nothing was filtered).
+    /// Shreds what a folder holds, depth first; true when the folder itself should go:
+    /// everything in it was destroyed, and either nothing was filtered (rm -r) or, with a
+    /// filter, it held something and it is a subfolder under `pruneEmpty` or a folder
+    /// `named` on the command line under `removeRoots` (as `find DIR -mindepth 1`, a
+    /// filtered run chooses among the entries inside the folders named, never them).
     /// The walk stays on `root`, the mount it started on (the folder's own for the folder
     /// named): entries on another mount, bind mounts included, are skipped and reported.
-    private func shredFolder(_ entry: Entry, in parent: Int32, root: MountIdentity?) -> Bool {
+    private func shredFolder(_ entry: Entry, in parent: Int32, root: MountIdentity?, named: Bool = false) -> Bool {
         let fd = openat(parent, entry.name.bytes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ELOOP || errno == ENOTDIR { emit(.skipped(path: entry.path, reason: .changedMeanwhile)) }
@@ -192,7 +195,9 @@ public final class Shredder {
             if !destroy(chunk, in: fd, folderPath: entry.path) { everythingGone = false }
             start += chunk.count
         }
-        return everythingGone && !options.keep && (!names.isEmpty || !options.selection.filters)
+        guard everythingGone && !options.keep else { return false }
+        guard options.selection.filters else { return true }
+        return !names.isEmpty && (named ? options.removeRoots : options.pruneEmpty)
     }
 
     /// Whether a non-folder entry is to be destroyed; refusals are reported here.
@@ -250,7 +255,7 @@ public final class Shredder {
         guard !options.keep else { return allGone }
         // 2. Wipe the names of everything that is to go.
         let going = entries.indices.filter { !failed.contains($0) }
-        var wiper = NameWiper(folder: folder)
+        var wiper = NameWiper(folder: folder, removal: options.removal)
         if let traceRename { wiper.trace = { _, old, new in traceRename(folderPath, old.description, new.description) } }
         let finalNames = wiper.wipe(going.map { entries[$0].name }, paths: going.map { entries[$0].path })
         // 3. Truncate and unlink, checking each name still is what was wiped.

@@ -4,7 +4,9 @@ public enum DisplayText {
     /// `text` with control characters written as escapes (`\n`, `\t`, `\x1b`, `\u{9b}`),
     /// for names that come from files or bundles: printed raw, an escape sequence in a
     /// hostile name could clear the screen, move the cursor or forge a line of output.
+    /// Bytes that were not UTF-8 (RawName) are written \xHH.
     public static func printable(_ text: String) -> String {
+        let text = RawName.escaped(text)
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {

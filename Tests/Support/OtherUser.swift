@@ -1,0 +1,61 @@
+import Foundation
+
+/// Runs the built tools as another user (nobody, uid 65534), which takes root. The build
+/// folder may lie in a clone that user can't enter (a `mktemp -d` folder, a 0700 or 0750
+/// home), so each tool is run from a copy in a folder every user can reach: made once per
+/// test run under the temporary folder, and removed when the run ends.
+public enum OtherUser {
+    public static let uid: uid_t = 65534
+    /// setpriv's arguments that become nobody (`setpriv ARGS… TOOL …`).
+    public static let setpriv = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var folder: String?
+    nonisolated(unsafe) private static var copied = Set<String>()
+
+    /// The path of a copy of the built tool `name` (vfs-…) that nobody can run.
+    public static func tool(_ name: String) throws -> String {
+        try lock.withLock {
+            let folder = try self.folder ?? makeFolder()
+            let copy = folder + "/" + name
+            if copied.insert(name).inserted {
+                try FileManager.default.copyItem(atPath: Tools.binDir.appendingPathComponent(name).path, toPath: copy)
+                chmod(copy, 0o755)
+            }
+            return copy
+        }
+    }
+
+    /// `setpriv` and its arguments that run the built `tool` as nobody, for Tools.run.
+    public static func arguments(_ tool: String, _ arguments: [String]) throws -> [String] {
+        setpriv + [try self.tool(tool)] + arguments
+    }
+
+    private static func makeFolder() throws -> String {
+        let base = FileManager.default.temporaryDirectory.path
+        // Every folder above it must let others through, or the copy is as far out of reach.
+        var path = URL(fileURLWithPath: base).standardizedFileURL.resolvingSymlinksInPath().path
+        while path != "/" && !path.isEmpty {
+            var info = stat()
+            if stat(path, &info) == 0, info.st_mode & 0o001 == 0 {
+                throw Unreachable(message: "other users can't enter \"\(path)\" (mode \(String(info.st_mode & 0o777, radix: 8))), so the tests that run a tool as nobody can't: set TMPDIR to a folder they can reach, such as /tmp")
+            }
+            path = (path as NSString).deletingLastPathComponent
+        }
+        let made = base + "/vfs-other-user-\(getpid())"
+        try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true)
+        chmod(made, 0o755)
+        folder = made
+        atexit { OtherUser.removeFolder() }
+        return made
+    }
+
+    private static func removeFolder() {
+        if let folder { TestFolder.remove(folder) }
+    }
+
+    public struct Unreachable: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+}
