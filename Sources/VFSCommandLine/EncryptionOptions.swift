@@ -38,7 +38,10 @@ public struct PassphraseEncryptionOptions: ParsableArguments {
             throw ToolError.usage("-p can't be combined with \(recipientFlags)", hints: ["a passphrase-encrypted file has exactly one stanza, as age requires"])
         }
         if !passphrase && (passphraseOptions.passphraseFile != nil || passphraseOptions.passphraseFD != nil) {
-            throw ToolError.usage("--passphrase-file and --passphrase-fd go with -p")
+            throw ToolError.usage("--passphrase-file and --passphrase-fd go with -p", hints: [
+                "add -p to encrypt with that passphrase instead of recipients",
+                "a keychain's passcode (for -K) goes in --passcode-file or --passcode-fd",
+            ])
         }
         guard ScryptRecipient.workFactorRange.contains(workFactor) else {
             throw ToolError.usage("--work-factor must be from \(ScryptRecipient.workFactorRange.lowerBound) to \(ScryptRecipient.workFactorRange.upperBound)")

@@ -270,7 +270,7 @@ extension RelayClientError: ReportableError {
             switch status {
             case 401, 403: return .permissionDenied
             case 404: return .noInput
-            case 413: return .cannotCreate
+            case 409, 413: return .cannotCreate  // 409: it exists already (a group, a cloud name, an app's item)
             case 412, 429, 503: return .temporaryFailure
             case 500...: return .temporaryFailure
             default: return .dataError

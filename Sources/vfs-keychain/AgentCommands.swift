@@ -58,12 +58,14 @@ extension Keychain {
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Say whether the keychain is unlocked, and for how long: exit 0 unlocked, 1 locked.")
+            abstract: "Say whether the keychain is unlocked, and for how long: exit 0 unlocked, 1 locked, 66 no keychain.")
 
         @Flag(name: .long, help: "Write JSON: {keychain, unlocked, secondsLeft}.") var json = false
 
         func run() throws {
             let path = try VFSPaths.current.keychain
+            // No keychain is not a locked one: 66 and how to make one.
+            guard KeychainStore(path: path).exists else { throw KeychainError.notFound(path: path) }
             var left: Int?
             if let status = AgentClient(keychainPath: path).status() {
                 // An agent for a keychain that was since replaced does not unlock this one.

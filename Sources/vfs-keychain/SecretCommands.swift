@@ -11,7 +11,7 @@ extension Keychain {
     struct SetSecret: ParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(commandName: "set",
             abstract: "Store a secret for SERVICE and ACCOUNT.",
-            discussion: KeychainHelp.setSecret)
+            discussion: KeychainHelp.setSecret, aliases: ["insert"])
 
         @Argument(help: "The service (a host name, an app), or SERVICE/ACCOUNT as one name, as pass names entries.") var service: String
         @Argument(help: ArgumentHelp("The account (a user name).", valueName: "account")) var givenAccount: String?
@@ -74,7 +74,7 @@ extension Keychain {
     struct GetSecret: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "get",
             abstract: "Print the secret of SERVICE and ACCOUNT, and nothing else.",
-            discussion: KeychainHelp.getSecret)
+            discussion: KeychainHelp.getSecret, aliases: ["show"])
 
         @Argument(help: "The service, or SERVICE/ACCOUNT as one name.") var service: String
         @Argument(help: "The account.") var account: String?
@@ -98,7 +98,8 @@ extension Keychain {
     }
 
     struct DeleteSecret: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Remove the secret of SERVICE and ACCOUNT (exit 66 if there is none).")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Remove the secret of SERVICE and ACCOUNT (exit 66 if there is none).",
+                                                        aliases: ["rm"])
 
         @Argument(help: "The service, or SERVICE/ACCOUNT as one name.") var service: String
         @Argument(help: "The account.") var account: String?
@@ -122,7 +123,7 @@ extension Keychain {
     struct ListSecrets: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list",
             abstract: "List the entries: service, account, label and dates, never secrets.",
-            discussion: KeychainHelp.listSecrets)
+            discussion: KeychainHelp.listSecrets, aliases: ["ls"])
 
         @Argument(help: "Only this service.") var service: String?
         @Flag(name: .long, help: "Write JSON.") var json = false

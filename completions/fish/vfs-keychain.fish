@@ -149,7 +149,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_posit
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'identity' -d 'Keep age identities in the keychain, for vfs-decrypt -K and vfs-encrypt -K.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'unlock' -d 'Start the agent: keep the keychain unlocked for this user until lock or the timeout.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'lock' -d 'Stop the agent: the key is wiped from memory. Exit 0 even if it was not running.'
-complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'status' -d 'Say whether the keychain is unlocked, and for how long: exit 0 unlocked, 1 locked.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'status' -d 'Say whether the keychain is unlocked, and for how long: exit 0 unlocked, 1 locked, 66 no keychain.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain init" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''

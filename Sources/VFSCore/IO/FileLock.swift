@@ -15,10 +15,13 @@ final class FileLock {
 
     /// Takes the lock for the data file at `dataPath`, waiting for it unless `wait` is false
     /// (then a lock held elsewhere throws an `IOError` with code EWOULDBLOCK).
-    /// - Parameter mode: the lock file's permission bits when it has to be created.
-    public init(for dataPath: String, exclusive: Bool, wait: Bool = true, mode: mode_t = 0o600) throws {
+    /// - Parameters:
+    ///   - mode: the lock file's permission bits when it has to be created.
+    ///   - create: false leaves a missing lock file missing (an IOError with ENOENT), for
+    ///     a reader that writes nothing.
+    public init(for dataPath: String, exclusive: Bool, wait: Bool = true, mode: mode_t = 0o600, create: Bool = true) throws {
         path = dataPath + ".lock"
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+        fd = open(path, O_RDWR | (create ? O_CREAT : 0) | O_CLOEXEC, mode)
         guard fd >= 0 else { throw IOError("cannot open lock file", path: path) }
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
         if retryingEINTR({ flock(fd, operation) }) != 0 {

@@ -253,10 +253,12 @@ public final class PolicyStore: PolicySource, Sendable {
     private func withLock<R>(exclusive: Bool, _ body: () throws -> R) throws -> R {
         let lock: FileLock
         do {
-            lock = try FileLock(for: path, exclusive: exclusive, mode: 0o600)
+            // A reader never creates the lock file (vfs-policy list writes nothing).
+            lock = try FileLock(for: path, exclusive: exclusive, mode: 0o600, create: exclusive)
         } catch let error as IOError where !exclusive && [ENOENT, ENOTDIR, EACCES, EPERM, EROFS].contains(error.code) {
-            // No folder yet (so no policy), or a folder we may only read: the rename
-            // that every writer does keeps an unlocked read whole.
+            // No lock file (no writer ran here yet), no folder yet (so no policy), or a
+            // folder we may only read: the rename that every writer does keeps an
+            // unlocked read whole.
             return try body()
         }
         defer { lock.unlock() }

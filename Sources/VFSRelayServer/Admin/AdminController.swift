@@ -20,6 +20,8 @@ struct AdminController {
     static let auditLimit = 500
 
     func addRoutes(to router: Router<RelayRequestContext>) {
+        // The relay's root is for people who typed its address: the admin page.
+        router.get("/") { _, _ in AdminPages.redirect("/admin/") }
         let group = router.group("/admin").add(middleware: AdminErrorMiddleware())
         group.get { _, _ in AdminPages.redirect("/admin/items") }
         group.get("assets/admin.css") { _, _ in
