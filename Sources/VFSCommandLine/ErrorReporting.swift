@@ -275,7 +275,7 @@ extension RelayClientError: ReportableError {
             case 500...: return .temporaryFailure
             default: return .dataError
             }
-        case .badAnswer, .corruptDownload: return .dataError
+        case .badAnswer, .invalidAnswer, .corruptDownload: return .dataError
         case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer: return .noInput
         case .keyChanged, .missingCredential, .loggedOut: return .permissionDenied
         case .undelivered: return .no
@@ -302,6 +302,7 @@ extension RelayClientError: ReportableError {
         case .missingCredential:
             return ["enrol again with vfs-device enroll, or name the files with --token-file and --identity-file"]
         case .corruptDownload: return ["nothing was extracted; fetch it again"]
+        case .invalidAnswer: return ["the relay, or something between it and this machine, is not behaving as a vfs relay"]
         case .loggedOut, .badAnswer, .undelivered: return []
         }
     }
