@@ -125,7 +125,7 @@ completions:
 # Fuzzing (libFuzzer, with the address sanitizer): the harness (fuzz-harness) exists only with
 # VFS_FUZZ=1 and is built in its own folder, so normal builds are unaffected. Optimised
 # (release) because fuzzing lives on executions per second. Each target runs FUZZ_TIME
-# seconds, one after another, under nice; see scripts/fuzz.sh and the README.
+# seconds, one after another, under nice; see scripts/fuzz.sh and docs/fuzzing.md.
 # swiftc 6.3 drops the coverage instrumentation of Swift code in two cases, which left
 # every Swift parser unguided (only swift-crypto's C was counted): -sanitize=fuzzer together
 # with -sanitize=address instruments nothing unless -sanitize-coverage is given, and
