@@ -104,11 +104,13 @@ bench: deps build bench-deps
 
 # Generated from the debug build (the text does not depend on the configuration): each
 # tool's own description (--experimental-dump-help) laid out as a man page by
-# scripts/make-man.py, with docs/man/TOOL.txt for sections --help leaves out.
+# scripts/make-man.py, with docs/man/TOOL.txt for sections --help leaves out, into
+# man/man1/ (so MANPATH=man man vfs-encrypt finds it). man/man7/vfs.7, the overview,
+# is written by hand.
 man:
 	$(SWIFT) build
 	@for t in $(TOOLS); do \
-	  python3 scripts/make-man.py --date $(MAN_DATE) --tools "$(TOOLS)" $$t "$(DEBUG_BIN)/$$t" > man/$$t.1.tmp && mv man/$$t.1.tmp man/$$t.1 || exit 1; \
+	  python3 scripts/make-man.py --date $(MAN_DATE) --tools "$(TOOLS)" $$t "$(DEBUG_BIN)/$$t" > man/man1/$$t.1.tmp && mv man/man1/$$t.1.tmp man/man1/$$t.1 || exit 1; \
 	done
 
 completions:
@@ -123,7 +125,7 @@ completions:
 # Fuzzing (libFuzzer, with the address sanitizer): the harness (fuzz-harness) exists only with
 # VFS_FUZZ=1 and is built in its own folder, so normal builds are unaffected. Optimised
 # (release) because fuzzing lives on executions per second. Each target runs FUZZ_TIME
-# seconds, one after another, under nice; see scripts/fuzz.sh and the README.
+# seconds, one after another, under nice; see scripts/fuzz.sh and docs/fuzzing.md.
 # swiftc 6.3 drops the coverage instrumentation of Swift code in two cases, which left
 # every Swift parser unguided (only swift-crypto's C was counted): -sanitize=fuzzer together
 # with -sanitize=address instruments nothing unless -sanitize-coverage is given, and
@@ -159,14 +161,15 @@ install:
 	    echo "make install: hint: run \`make build\` (it links them statically)" >&2; \
 	    exit 1; fi; \
 	done
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
 	@for t in $(TOOLS); do \
 	  install -m 0755 -s --strip-program="$(STRIP)" "$(BIN)/$$t" "$(DESTDIR)$(BINDIR)/$$t" || exit 1; \
-	  install -m 0644 man/$$t.1 "$(DESTDIR)$(MANDIR)/man1/$$t.1" || exit 1; \
+	  install -m 0644 man/man1/$$t.1 "$(DESTDIR)$(MANDIR)/man1/$$t.1" || exit 1; \
 	  install -m 0644 completions/bash/$$t "$(DESTDIR)$(BASHCOMPDIR)/$$t" || exit 1; \
 	  install -m 0644 completions/zsh/_$$t "$(DESTDIR)$(ZSHCOMPDIR)/_$$t" || exit 1; \
 	  install -m 0644 completions/fish/$$t.fish "$(DESTDIR)$(FISHCOMPDIR)/$$t.fish" || exit 1; \
 	done
+	install -m 0644 man/man7/vfs.7 "$(DESTDIR)$(MANDIR)/man7/vfs.7"
 	@echo "installed $(TOOLS) under $(DESTDIR)$(PREFIX)"
 
 uninstall:
@@ -174,6 +177,7 @@ uninstall:
 	  rm -f "$(DESTDIR)$(BINDIR)/$$t" "$(DESTDIR)$(MANDIR)/man1/$$t.1" "$(DESTDIR)$(BASHCOMPDIR)/$$t" \
 	        "$(DESTDIR)$(ZSHCOMPDIR)/_$$t" "$(DESTDIR)$(FISHCOMPDIR)/$$t.fish"; \
 	done
+	@rm -f "$(DESTDIR)$(MANDIR)/man7/vfs.7"
 	@echo "removed $(TOOLS) from $(DESTDIR)$(PREFIX)"
 
 # A Debian package of the same build (never builds either): make install into a staging

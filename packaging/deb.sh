@@ -19,7 +19,7 @@ arch=$(dpkg --print-architecture)
 doc="$root/usr/share/doc/vfs"
 
 # Man pages gzipped (Debian policy), docs, units.
-gzip -9n "$root"/usr/share/man/man1/*.1
+gzip -9n "$root"/usr/share/man/man1/*.1 "$root"/usr/share/man/man7/*.7
 install -d "$doc" "$root/lib/systemd/system" "$root/usr/lib/systemd/user"
 install -m 0644 "$here/debian/README.Debian" "$doc/README.Debian"
 gzip -9nc "$here/../README.md" > "$doc/README.md.gz"

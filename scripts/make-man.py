@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a tool's man page (mdoc) from its own description (run by `make man`).
 
-usage: make-man.py --date YYYY-MM-DD TOOL BINARY > man/TOOL.1
+usage: make-man.py --date YYYY-MM-DD TOOL BINARY > man/man1/TOOL.1
 
 The description is what the built tool says of itself (`TOOL --experimental-dump-help`,
 swift-argument-parser's JSON: the abstract, discussion, options and subcommands that
@@ -314,12 +314,13 @@ def page(tool, info, date, root, tools):
         out.append(".El")
     if status:
         render_exit_status(status, out)
+    # The overview first, then the tools the text names, then the peers.
     see = sorted(t for t in tools if t != tool and re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(t), text))
     see += [p for p in PEERS if re.search(r"(?<![\w./-])%s(?![\w-])" % re.escape(p), text)]
     see += SEE_ALSO.get(tool, [])
-    if see:
+    if see or tools:
         out.append(".Sh SEE ALSO")
-        xrs = [".Xr %s 1" % t for t in see]
+        xrs = ([".Xr vfs 7"] if tools else []) + [".Xr %s 1" % t for t in see]
         out.extend(x + " ," for x in xrs[:-1])
         out.append(xrs[-1])
     # groff's mdoc turns hyphenation back on at each section: off again after every one.

@@ -40,7 +40,7 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
     public func save(home: String) throws {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try AtomicOutputFile.write(Array(try encoder.encode(self)) + [0x0A], to: Self.path(home: home), mode: 0o600)
     }
 
@@ -96,7 +96,7 @@ public struct PinStore: Sendable {
 
     public func save() throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try AtomicOutputFile.write(Array(try encoder.encode(pins)) + [0x0A], to: path, mode: 0o600)
     }
 }

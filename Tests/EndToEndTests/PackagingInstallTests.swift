@@ -124,6 +124,7 @@ struct PackagingInstallTests {
                          "share/zsh/site-functions/_\(tool)", "share/fish/vendor_completions.d/\(tool).fish"] {
                 #expect(manager.fileExists(atPath: prefix + "/" + path), "make install did not install \(path)")
             }
+            #expect(manager.fileExists(atPath: prefix + "/share/man/man7/vfs.7"), "make install did not install vfs.7")
             // Stripped: no symbol table left (the build keeps its own).
             let sections = try Tools.run("readelf", ["-S", "-W", prefix + "/bin/\(tool)"])
             #expect(sections.status == 0 && !sections.out.contains(" .symtab "), "\(tool) is not stripped")
@@ -202,7 +203,7 @@ struct PackagingInstallTests {
         }
         for path in ["/lib/systemd/system/vfs-relay.service", "/lib/systemd/system/vfs-shred@.service",
                      "/lib/systemd/system/vfs-shred@.timer", "/usr/lib/systemd/user/vfs-fetch.service",
-                     "/usr/share/doc/vfs/README.Debian"] {
+                     "/usr/share/doc/vfs/README.Debian", "/usr/share/man/man7/vfs.7.gz"] {
             #expect(paths.contains(path), "the package lacks \(path)")
         }
         #expect(!listing.out.contains("/usr/local"), "the package installs under /usr/local")

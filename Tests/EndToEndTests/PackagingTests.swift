@@ -56,12 +56,12 @@ struct PackagingTests {
 
     @Test("the man page is committed, regenerated from the built tool, and documents every option of --help", arguments: PackagingTests.tools)
     func manPage(tool: String) throws {
-        let page = try String(contentsOf: Self.root.appendingPathComponent("man/\(tool).1"), encoding: .utf8)
+        let page = try String(contentsOf: Self.root.appendingPathComponent("man/man1/\(tool).1"), encoding: .utf8)
         #expect(page.contains(".Nm \(tool)"))
         let help = try Tools.run(tool, ["--help"]).out
         let options = help.split(whereSeparator: { " ,\n<>[]=".contains($0) }).filter { $0.hasPrefix("--") && $0.count > 2 }
         for option in Set(options) where option != "--help" && option != "--version" {
-            #expect(page.contains("Fl -\(option.dropFirst(2))"), "man/\(tool).1 lacks \(option): run make man")
+            #expect(page.contains("Fl -\(option.dropFirst(2))"), "man/man1/\(tool).1 lacks \(option): run make man")
         }
         // What make man writes from the tool as built (the Makefile's MAN_DATE).
         let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
@@ -70,14 +70,14 @@ struct PackagingTests {
                                                   "--tools", Self.tools.joined(separator: " "), tool,
                                                   Tools.binDir.appendingPathComponent(tool).path])
         #expect(generated.status == 0, "\(generated.stderr)")
-        #expect(generated.out == page, "man/\(tool).1 is stale: run make man")
+        #expect(generated.out == page, "man/man1/\(tool).1 is stale: run make man")
     }
 
     @Test("man pages: real sections, the real exit codes, literal examples with every character", arguments: PackagingTests.tools)
     func manSections(tool: String) throws {
-        let page = try String(contentsOf: Self.root.appendingPathComponent("man/\(tool).1"), encoding: .utf8)
+        let page = try String(contentsOf: Self.root.appendingPathComponent("man/man1/\(tool).1"), encoding: .utf8)
         for section in [".Sh NAME", ".Sh SYNOPSIS", ".Sh DESCRIPTION", ".Sh OPTIONS", ".Sh EXAMPLES", ".Sh EXIT STATUS", ".Sh SEE ALSO"] {
-            #expect(page.contains(section + "\n"), "man/\(tool).1 lacks \(section)")
+            #expect(page.contains(section + "\n"), "man/man1/\(tool).1 lacks \(section)")
         }
         #expect(!page.contains(".Ex -std"), "the generic exit-status line contradicts the real codes")
         #expect(page.contains(".It Sy 0\n") && page.contains(".It Sy 64\n"))
@@ -95,9 +95,27 @@ struct PackagingTests {
         if ["vfs-encrypt", "vfs-keygen", "vfs-keychain"].contains(tool) { #expect(page.contains("\\[u2026]")) }
     }
 
+    @Test("MANPATH=man finds every page from the clone: man/man1/TOOL.1 and the vfs(7) overview, which links every tool, as every tool's SEE ALSO links it")
+    func manPath() throws {
+        let manpath = ["MANPATH": Self.root.appendingPathComponent("man").path]
+        for tool in Self.tools {
+            let found = try Tools.run("man", ["-w", tool], environment: manpath)
+            #expect(found.out == Self.root.appendingPathComponent("man/man1/\(tool).1").path + "\n", "\(tool): \(found.out) \(found.stderr)")
+            let page = try String(contentsOf: Self.root.appendingPathComponent("man/man1/\(tool).1"), encoding: .utf8)
+            #expect(page.components(separatedBy: ".Sh SEE ALSO\n").last?.contains(".Xr vfs 7") == true, "\(tool)")
+        }
+        let overview = try Tools.run("man", ["-w", "7", "vfs"], environment: manpath)
+        #expect(overview.out == Self.root.appendingPathComponent("man/man7/vfs.7").path + "\n", "\(overview.stderr)")
+        let page = try String(contentsOf: Self.root.appendingPathComponent("man/man7/vfs.7"), encoding: .utf8)
+        for tool in Self.tools { #expect(page.contains(".It Xr \(tool) 1\n") && page.contains(".Xr \(tool) 1 ,\n"), "vfs(7) lacks \(tool)") }
+        // groff reads it without a warning.
+        let lint = try Tools.run("groff", ["-mdoc", "-ww", "-z", Self.root.appendingPathComponent("man/man7/vfs.7").path])
+        #expect(lint.status == 0 && lint.stderr.isEmpty, "\(lint.stderr)")
+    }
+
     @Test("vfs-keychain's man page holds the file format that --help leaves out")
     func keychainFormat() throws {
-        let page = try String(contentsOf: Self.root.appendingPathComponent("man/vfs-keychain.1"), encoding: .utf8)
+        let page = try String(contentsOf: Self.root.appendingPathComponent("man/man1/vfs-keychain.1"), encoding: .utf8)
         #expect(page.contains(".Sh FILE FORMAT") && page.contains("VFSKEYCH") && page.contains(".Sh ENVIRONMENT") && page.contains(".Sh FILES"))
     }
 
