@@ -262,6 +262,36 @@ extension GroupError: ReportableError {
     }
 }
 
+extension DeviceChainError: ReportableError {
+    /// A chain that cannot be parsed is bad input (65); one that parses but is not to be
+    /// trusted (forged, rolled back, forked, another root) is a refusal (77).
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .malformed: return .dataError
+        default: return .permissionDenied
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .rolledBack, .forked:
+            return ["nothing was changed: the relay, or someone between it and you, served an older or different device list than this device verified before"]
+        case .rootChanged(let user):
+            return ["nothing was changed: \(user)'s device list has another root than at first contact; compare the safety code with them out of band before trusting it"]
+        default: return []
+        }
+    }
+}
+
+extension BundleSignatureError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .malformed: return .dataError
+        case .wrongUser, .unknownDevice, .badSignature: return .permissionDenied
+        }
+    }
+}
+
 extension RelayClientError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
