@@ -4,6 +4,9 @@ public enum DisplayText {
     /// `text` with control characters written as escapes (`\n`, `\t`, `\x1b`, `\u{9b}`),
     /// for names that come from files or bundles: printed raw, an escape sequence in a
     /// hostile name could clear the screen, move the cursor or forge a line of output.
+    /// Unicode format characters (General_Category Cf: bidi overrides and isolates such as
+    /// U+202E, zero-width characters, U+FEFF) are escaped too (`\u{202e}`): raw, they make
+    /// "invoice\u{202e}fdp.exe" show as "invoiceexe.pdf".
     public static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""
@@ -22,7 +25,7 @@ public enum DisplayText {
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format
     }
 
     /// `text` as one shell word: as it is when it holds only characters no shell treats
