@@ -47,8 +47,10 @@ extension DeviceTool {
             var text = ""
             for row in rows {
                 let seen = row.lastSeen.map { DateText.iso8601($0) } ?? "never"
-                let name = DisplayText.printable(row.name) + (row.thisDevice ? " *" : "")
-                text += [name, row.platform, RelaySession.fingerprint(row.recipient), seen, row.status].joined(separator: "\t") + "\n"
+                // The name, platform and recipient are what the relay (or another device) says.
+                let shown = [row.name, row.platform, RelaySession.fingerprint(row.recipient)].map(DisplayText.printable)
+                let name = shown[0] + (row.thisDevice ? " *" : "")
+                text += [name, shown[1], shown[2], seen, row.status].joined(separator: "\t") + "\n"
             }
             print(text, terminator: "")
         }

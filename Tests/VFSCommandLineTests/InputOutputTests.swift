@@ -72,11 +72,17 @@ struct InputOutputTests {
         #expect(stat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR)
     }
 
-    @Test("control characters are escaped, other text is left as it is")
+    @Test("control characters and Unicode format characters (Cf) are escaped, other text is left as it is")
     func printable() {
         #expect(DisplayText.printable("plain ünïcode") == "plain ünïcode")
         #expect(DisplayText.printable("a\nb\tc\rd") == "a\\nb\\tc\\rd")
         #expect(DisplayText.printable("\u{1b}[2J\u{7f}") == "\\x1b[2J\\x7f")
         #expect(DisplayText.printable("\u{9b}31m") == "\\u{9b}31m")
+        // Format characters: bidi overrides and isolates, zero-width characters, the BOM.
+        #expect(DisplayText.printable("invoice\u{202E}fdp.exe") == "invoice\\u{202e}fdp.exe")
+        for scalar in [0x202A, 0x202E, 0x2066, 0x2069, 0x200B, 0x200F, 0x2060, 0x2064, 0xFEFF, 0x061C, 0xAD, 0xE0001] {
+            let text = "a" + String(Character(Unicode.Scalar(scalar)!)) + "b"
+            #expect(DisplayText.printable(text) == "a\\u{\(String(scalar, radix: 16))}b", "U+\(String(scalar, radix: 16))")
+        }
     }
 }

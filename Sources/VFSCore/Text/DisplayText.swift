@@ -5,6 +5,9 @@ public enum DisplayText {
     /// for names that come from files or bundles: printed raw, an escape sequence in a
     /// hostile name could clear the screen, move the cursor or forge a line of output.
     /// Bytes that were not UTF-8 (RawName) are written \xHH.
+    /// Unicode format characters (General_Category Cf: bidi overrides and isolates such as
+    /// U+202E, zero-width characters, U+FEFF) are escaped too (`\u{202e}`): raw, they make
+    /// "invoice\u{202e}fdp.exe" show as "invoiceexe.pdf".
     public static func printable(_ text: String) -> String {
         let text = RawName.escaped(text)
         guard text.unicodeScalars.contains(where: isControl) else { return text }
@@ -24,7 +27,7 @@ public enum DisplayText {
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format
     }
 
     /// `text` as one shell word: as it is when it holds only characters no shell treats
