@@ -93,6 +93,8 @@ let package = Package(
         // background-server fixture every test target shares. CArchive: the forger
         // writes hostile bundles with libarchive directly.
         .target(name: "VFSTestSupport", dependencies: ["VFSCore", "CArchive"], path: "Tests/Support"),
+        // Tests only: an age plugin the tests run (age-plugin-vfstest); not one of the tools.
+        .executableTarget(name: "age-plugin-vfstest", dependencies: ["VFSCore"], path: "Tests/age-plugin-vfstest"),
         .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "VFSTestSupport", "CZlib"]),
         .testTarget(name: "VFSCommandLineTests", dependencies: [
             "VFSCommandLine", "VFSCore", "VFSTestSupport",

@@ -7,14 +7,17 @@ public struct IdentityRecipientOptions: ParsableArguments {
             help: ArgumentHelp("Encrypt to the recipients of the identities in PATH. Repeatable.", valueName: "path"), completion: .file())
     public var identityFiles: [String] = []
 
+    @OptionGroup public var plugins: PluginIdentityOption
+
     public init() {}
 
-    public var isEmpty: Bool { identityFiles.isEmpty }
+    public var isEmpty: Bool { identityFiles.isEmpty && plugins.isEmpty }
 
     /// The recipient of every identity in the files (a passphrase-protected file asks
-    /// for its passphrase as `IdentityOptions` does).
+    /// for its passphrase as `IdentityOptions` does), and of every -j plugin (the
+    /// plugin is asked to wrap for its identity, as age does).
     public func recipients() throws -> [AgeRecipient] {
-        try IdentityOptions.load(identityFiles).map(\.recipient)
+        try IdentityOptions.load(identityFiles).map(\.recipient) + plugins.identities().map { .plugin($0.recipient) }
     }
 }
 

@@ -37,6 +37,26 @@ extension AgeError {
     ]
 }
 
+extension PluginError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .notFound, .cannotStart: return .unavailable
+        case .misbehaved, .timedOut: return .dataError
+        case .failed: return .permissionDenied
+        case .noTerminal: return .usage
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .notFound(let name): return ["install \(AgePlugin.programName(name)) in a folder on PATH (age finds its plugins the same way)"]
+        case .timedOut: return ["a plugin may take VFS_PLUGIN_TIMEOUT seconds in all (\(PluginHost.defaultTimeout) by default), the time you take to answer it not counted"]
+        case .noTerminal: return ["run it where it can ask on a terminal"]
+        case .cannotStart, .misbehaved, .failed: return []
+        }
+    }
+}
+
 extension BundleError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {

@@ -4,7 +4,7 @@ import VFSCore
 /// `-r RECIPIENT` and `-R FILE`, shared by the tools that encrypt.
 public struct RecipientOptions: ParsableArguments {
     @Option(name: [.customShort("r", allowingJoined: true), .customLong("recipient")],
-            help: ArgumentHelp("Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, or an ssh-ed25519/ssh-rsa public key). Repeatable.", valueName: "recipient"))
+            help: ArgumentHelp("Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, an ssh-ed25519/ssh-rsa public key, or a plugin's age1NAME1…). Repeatable.", valueName: "recipient"))
     public var recipients: [String] = []
 
     @Option(name: [.customShort("R", allowingJoined: true), .customLong("recipients-file")],
@@ -40,15 +40,17 @@ public struct RecipientOptions: ParsableArguments {
 /// `-i FILE`, shared by the tools that decrypt.
 public struct IdentityOptions: ParsableArguments {
     @Option(name: [.customShort("i", allowingJoined: true), .customLong("identity")],
-            help: ArgumentHelp("Use the identities in PATH: an age identity file (passphrase-protected too), or an OpenSSH ssh-ed25519/ssh-rsa private key ('-' for stdin). Repeatable.", valueName: "path"), completion: .file())
+            help: ArgumentHelp("Use the identities in PATH: an age identity file (passphrase-protected too, plugin stubs AGE-PLUGIN-NAME-1… too), or an OpenSSH ssh-ed25519/ssh-rsa private key ('-' for stdin). Repeatable.", valueName: "path"), completion: .file())
     public var identityFiles: [String] = []
+
+    @OptionGroup public var plugins: PluginIdentityOption
 
     public init() {}
 
     /// `passphrase` opens passphrase-protected identity files (a terminal prompt unless
-    /// the tool has a passphrase source of its own).
+    /// the tool has a passphrase source of its own). The -j plugins come last.
     public func resolve(passphrase: SecretSource = IdentityOptions.defaultPassphraseSource) throws -> [AgeIdentity] {
-        try Self.load(identityFiles, passphrase: passphrase)
+        try Self.load(identityFiles, passphrase: passphrase) + plugins.identities().map { .plugin($0) }
     }
 
     /// VFS_PASSPHRASE, else the terminal.
@@ -84,5 +86,25 @@ public struct IdentityOptions: ParsableArguments {
             }
         }
         return out
+    }
+}
+
+/// `-j NAME`, as age's: the identity of plugin NAME without data (age-plugin-NAME on PATH).
+public struct PluginIdentityOption: ParsableArguments {
+    @Option(name: .customShort("j", allowingJoined: true),
+            help: ArgumentHelp("Use plugin NAME's identity without data (age-plugin-NAME on PATH). Repeatable.", valueName: "name"))
+    public var names: [String] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { names.isEmpty }
+
+    /// The identities; a name that is not a plugin's (a path, say) is refused before anything runs.
+    public func identities() throws -> [PluginIdentity] {
+        try names.map { name in
+            do { return try PluginIdentity(pluginName: name) } catch let error as AgeError {
+                throw ToolError(error.description, exit: .usage, hints: ["-j takes a plugin's name: -j yubikey runs age-plugin-yubikey from PATH"])
+            }
+        }
     }
 }

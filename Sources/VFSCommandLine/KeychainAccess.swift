@@ -78,8 +78,11 @@ public enum KeychainSession {
         do {
             if trusted, let recipients = try sealed.publicRecipients(named: names, masterKey: agentKey) { return recipients }
         } catch KeychainError.noSuchRecipient(let name, let path) {
-            // When the keychain can be opened without asking, say which names there are.
-            guard agentKey != nil || passcode.isNonInteractive else { throw KeychainError.noSuchRecipient(name: name, path: path) }
+            // When the keychain can be opened (a plugin's identity is only in the body), say
+            // which names there are.
+            guard agentKey != nil || passcode.isNonInteractive || Terminal.canPrompt else {
+                throw KeychainError.noSuchRecipient(name: name, path: path)
+            }
         }
         return try open(passcode: passcode, path: store.path).identityEntries(named: names).map { try $0.ageIdentity().recipient }
     }

@@ -13,6 +13,11 @@ public enum Terminal {
     /// prompt's control characters are shown as escapes: prompts quote names and
     /// questions from files not yet authenticated (recover's questions).
     public static func readSecret(prompt: String) throws -> SecretBytes? {
+        try readLine(prompt: prompt, echo: false)
+    }
+
+    /// Reads one line from /dev/tty, echoed or not; nil when there is no terminal.
+    public static func readLine(prompt: String, echo: Bool) throws -> SecretBytes? {
         let prompt = DisplayText.printable(prompt)
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -20,13 +25,13 @@ public enum Terminal {
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else { return nil }
         var quiet = saved
-        quiet.c_lflag &= ~tcflag_t(ECHO)
+        if !echo { quiet.c_lflag &= ~tcflag_t(ECHO) }
         quiet.c_lflag |= tcflag_t(ICANON)
         _ = Array(prompt.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         tcsetattr(fd, TCSAFLUSH, &quiet)
         defer {
             tcsetattr(fd, TCSAFLUSH, &saved)
-            _ = Glibc.write(fd, "\n", 1)
+            if !echo { _ = Glibc.write(fd, "\n", 1) }
         }
         var line = [UInt8]()
         var byte: UInt8 = 0

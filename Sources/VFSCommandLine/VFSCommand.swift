@@ -39,6 +39,7 @@ extension VFSCommand {
     public static func execute(_ arguments: [String]? = nil) throws {
         if arguments == nil { ProcessHardening.apply() }
         Diagnostics.tool = toolName
+        AgePlugin.host = PluginHost.forTools(environment: VFSPaths.current.environment)
         let given = arguments ?? Array(CommandLine.arguments.dropFirst())
         if printsVersion(given) { return }
         var command = try parseAsRoot(try ArgumentHabits.mend(rewrite(given), root: self))
@@ -62,6 +63,7 @@ extension AsyncVFSCommand {
     public static func execute(_ arguments: [String]? = nil) async throws {
         if arguments == nil { ProcessHardening.apply() }
         Diagnostics.tool = toolName
+        AgePlugin.host = PluginHost.forTools(environment: VFSPaths.current.environment)
         let given = arguments ?? Array(CommandLine.arguments.dropFirst())
         if printsVersion(given) { return }
         var command = try parseAsRoot(try ArgumentHabits.mend(given, root: self))

@@ -17,6 +17,15 @@ struct Decrypt: VFSCommand, CheckedCommand {
         unlocking the keychain through its agent, else with the passcode from \
         --passcode-file, --passcode-fd, VFS_PASSCODE or the terminal.
 
+        -i also reads plugin identity stubs (AGE-PLUGIN-NAME-1…, as \
+        age-plugin-yubikey --identity prints them), and -j NAME names a plugin's \
+        identity without data: age-plugin-NAME from PATH is run as age runs it \
+        (identity-v1), given the stub and every stanza of the header (never the \
+        payload), and answers with the file key. Its questions (a PIN: without echo) \
+        are asked on the terminal; without one the command fails at once. A plugin \
+        name is letters, digits and +-._ only. A plugin has VFS_PLUGIN_TIMEOUT \
+        seconds in all (120), the time taken to answer it not counted.
+
         A passphrase-encrypted file asks for its passphrase from --passphrase-file, \
         --passphrase-fd, VFS_PASSPHRASE (least safe) or the terminal. \
         --max-work-factor bounds the scrypt cost an attacker-supplied file can make \
@@ -32,12 +41,16 @@ struct Decrypt: VFSCommand, CheckedCommand {
           vfs-decrypt -i key.txt < docs.tar.age | tar -x
           vfs-decrypt -K backups -o db.sqlite db.sqlite.age
           vfs-decrypt --passphrase-fd 3 -o secrets.txt secrets.age 3< pass.txt
+          vfs-decrypt -j yubikey -o notes.txt notes.age
 
-        Exit status: 0 success; 64 usage; 65 the file is not valid age, was modified, \
-        or failed to authenticate (or the keychain is damaged); 66 INPUT does not \
-        exist, or no keychain or no such keychain identity; 73 OUT cannot be created; \
+        Exit status: 0 success; 64 usage (also: a bad plugin name, or a plugin's \
+        question and no terminal); 65 the file is not valid age, was modified, or \
+        failed to authenticate (or the keychain is damaged), or a plugin broke the \
+        protocol or ran out of time; 66 INPUT does not exist, or no keychain or no \
+        such keychain identity; 69 a plugin is not on PATH; 73 OUT cannot be created; \
         74 read or write error; 77 no identity matched (or wrong passphrase, wrong \
-        keychain passcode, or the keychain is locked and no passcode was given).
+        keychain passcode, the keychain is locked and no passcode was given, or a \
+        plugin refused: a wrong PIN).
         """,
         version: vfsVersion)
 

@@ -19,6 +19,15 @@ struct Encrypt: VFSCommand, CheckedCommand {
         key checks the keychain header first. (A keychain written before format 2, \
         or not a private file of yours, is unlocked as for vfs-decrypt.)
 
+        A plugin recipient (age1NAME1…, such as age1yubikey1…), a plugin identity \
+        stub in an -i file (AGE-PLUGIN-NAME-1…) or -j NAME runs age-plugin-NAME from \
+        PATH, as age does (age's plugin protocol, recipient-v1): the plugin is given \
+        the recipient or stub and the file key, and returns its stanzas. Plugins and \
+        native recipients may share a file as their labels allow (a post-quantum \
+        plugin only with age1pq1…). A plugin name is letters, digits and +-._ only. \
+        A plugin has VFS_PLUGIN_TIMEOUT seconds in all (120), the time taken to \
+        answer its questions on the terminal not counted.
+
         A passphrase (-p) is read from --passphrase-file, --passphrase-fd, the \
         VFS_PASSPHRASE environment variable (least safe: other processes of the user \
         may read it), or a no-echo prompt on the terminal; without any of these and \
@@ -32,12 +41,15 @@ struct Encrypt: VFSCommand, CheckedCommand {
           tar -c docs | vfs-encrypt -R team.txt -a > docs.tar.age
           vfs-encrypt -K backups -o db.sqlite.age db.sqlite
           vfs-encrypt -p --passphrase-file pass.txt -o secrets.age secrets.txt
+          vfs-encrypt -r age1yubikey1q… -r age1… -o notes.age notes.txt
 
-        Exit status: 0 success; 64 usage (bad recipient, binary output to a terminal); \
-        65 a recipients file is not valid (or the keychain is damaged); 66 INPUT does \
-        not exist, or no keychain or no such keychain identity; 73 OUT cannot be \
-        created; 74 read or write error; 77 wrong keychain passcode, or the keychain is \
-        locked and no passcode was given.
+        Exit status: 0 success; 64 usage (bad recipient or plugin name, recipients \
+        that can't share a file, binary output to a terminal, a plugin's question and \
+        no terminal); 65 a recipients file is not valid (or the keychain is damaged), \
+        or a plugin broke the protocol or ran out of time; 66 INPUT does not exist, or \
+        no keychain or no such keychain identity; 69 a plugin is not on PATH; 73 OUT \
+        cannot be created; 74 read or write error; 77 wrong keychain passcode, the \
+        keychain is locked and no passcode was given, or a plugin refused.
         """,
         version: vfsVersion)
 

@@ -139,6 +139,13 @@ enum KeychainHelp {
     the tools that use it. vfs-encrypt -K NAME encrypts to it without the \
     passcode, and vfs-decrypt -K NAME decrypts with it; as with -r, post-quantum \
     and classic recipients can't be mixed in one file.
+
+    import also keeps an age plugin's identity stub (AGE-PLUGIN-NAME-1…, from \
+    age-plugin-yubikey --identity, say): it holds no secret, and -K NAME runs \
+    age-plugin-NAME with it, as -i would. It has no recipient of its own, so \
+    import and recipient print the stub; vfs-encrypt -K NAME asks the plugin to \
+    wrap for it, which needs the keychain unlocked (the stub is only in the sealed \
+    body), and -K all encrypts to the identities with a public recipient only.
     """
 
     static let unlock = """

@@ -62,6 +62,10 @@ struct KeyGen: VFSCommand, CheckedCommand {
     func run() throws {
         if convert {
             let identities = try IdentityOptions.load([input ?? "-"])
+            if case .plugin(let plugin) = identities.first(where: { if case .plugin = $0 { true } else { false } }) {
+                throw ToolError("\(plugin.encoding.prefix(24))… is a plugin identity: its recipient is known to \(AgePlugin.programName(plugin.name))", exit: .dataError,
+                                hints: ["the plugin prints it when it makes the identity (age-plugin-yubikey --list, for instance)"])
+            }
             let out = try ToolIO.openOutput(output, binary: false)
             try out.sink.write(Array(identities.map { $0.recipient.string + "\n" }.joined().utf8))
             try out.commit()

@@ -20,7 +20,7 @@ function __vfs-decrypt_parse_tokens -S
     set -l unparsed_tokens (__vfs-decrypt_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-decrypt'
-        __vfs-decrypt_parse_subcommand 1 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'passphrase-file=' 'passphrase-fd=' 'max-work-factor=' 'o/output=' 'no-backup' 'q/quiet' 'version' 'h/help'
+        __vfs-decrypt_parse_subcommand 1 'i/identity=+' 'j=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'passphrase-file=' 'passphrase-fd=' 'max-work-factor=' 'o/output=' 'no-backup' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-decrypt_parse_subcommand -r 1 'version'
@@ -77,7 +77,8 @@ function __vfs-decrypt_custom_completion
 end
 
 complete -c 'vfs-decrypt' -f
-complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt"' -s 'i' -l 'identity' -d 'Use the identities in PATH: an age identity file (passphrase-protected too), or an OpenSSH ssh-ed25519/ssh-rsa private key (\'-\' for stdin). Repeatable.' -rF
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt"' -s 'i' -l 'identity' -d 'Use the identities in PATH: an age identity file (passphrase-protected too, plugin stubs AGE-PLUGIN-NAME-1… too), or an OpenSSH ssh-ed25519/ssh-rsa private key (\'-\' for stdin). Repeatable.' -rF
+complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt"' -s 'j' -d 'Use plugin NAME\'s identity without data (age-plugin-NAME on PATH). Repeatable.' -rfka ''
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka '(vfs-keychain identity list --names </dev/null 2>/dev/null)'
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-decrypt' -n '__vfs-decrypt_should_offer_completions_for_flags_or_options "vfs-decrypt" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''

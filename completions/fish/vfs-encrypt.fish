@@ -20,7 +20,7 @@ function __vfs-encrypt_parse_tokens -S
     set -l unparsed_tokens (__vfs-encrypt_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-encrypt'
-        __vfs-encrypt_parse_subcommand 1 'r/recipient=+' 'R/recipients-file=+' 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'p/passphrase' 'passphrase-file=' 'passphrase-fd=' 'work-factor=' 'a/armor' 'o/output=' 'q/quiet' 'version' 'h/help'
+        __vfs-encrypt_parse_subcommand 1 'r/recipient=+' 'R/recipients-file=+' 'i/identity=+' 'j=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'p/passphrase' 'passphrase-file=' 'passphrase-fd=' 'work-factor=' 'a/armor' 'o/output=' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-encrypt_parse_subcommand -r 1 'version'
@@ -77,9 +77,10 @@ function __vfs-encrypt_custom_completion
 end
 
 complete -c 'vfs-encrypt' -f
-complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, or an ssh-ed25519/ssh-rsa public key). Repeatable.' -rfka ''
+complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, an ssh-ed25519/ssh-rsa public key, or a plugin\'s age1NAME1…). Repeatable.' -rfka ''
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'R' -l 'recipients-file' -d 'Encrypt to the recipients listed in PATH (\'-\' for stdin). Repeatable.' -rF
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'i' -l 'identity' -d 'Encrypt to the recipients of the identities in PATH. Repeatable.' -rF
+complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'j' -d 'Use plugin NAME\'s identity without data (age-plugin-NAME on PATH). Repeatable.' -rfka ''
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka '(vfs-keychain identity list --names </dev/null 2>/dev/null)'
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-encrypt' -n '__vfs-encrypt_should_offer_completions_for_flags_or_options "vfs-encrypt" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''

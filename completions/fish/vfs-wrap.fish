@@ -20,7 +20,7 @@ function __vfs-wrap_parse_tokens -S
     set -l unparsed_tokens (__vfs-wrap_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-wrap'
-        __vfs-wrap_parse_subcommand -r 1 'r/recipient=+' 'R/recipients-file=+' 'i/identity=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'p/passphrase' 'passphrase-file=' 'passphrase-fd=' 'work-factor=' 'g/group=+' 'access-id=' 'name=' 'no-compress' 'C/directory=+' 'T/files-from=+' 'null' 'exclude=+' 'X/exclude-from=+' 'skip-changed' 'v/verbose' 'a/armor' 'o/output=' 'q/quiet' 'version' 'h/help'
+        __vfs-wrap_parse_subcommand -r 1 'r/recipient=+' 'R/recipients-file=+' 'i/identity=+' 'j=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'p/passphrase' 'passphrase-file=' 'passphrase-fd=' 'work-factor=' 'g/group=+' 'access-id=' 'name=' 'no-compress' 'C/directory=+' 'T/files-from=+' 'null' 'exclude=+' 'X/exclude-from=+' 'skip-changed' 'v/verbose' 'a/armor' 'o/output=' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-wrap_parse_subcommand -r 1 'version'
@@ -77,9 +77,10 @@ function __vfs-wrap_custom_completion
 end
 
 complete -c 'vfs-wrap' -f
-complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, or an ssh-ed25519/ssh-rsa public key). Repeatable.' -rfka ''
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'r' -l 'recipient' -d 'Encrypt to RECIPIENT (age1…, post-quantum age1pq1…, an ssh-ed25519/ssh-rsa public key, or a plugin\'s age1NAME1…). Repeatable.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'R' -l 'recipients-file' -d 'Encrypt to the recipients listed in PATH (\'-\' for stdin). Repeatable.' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'i' -l 'identity' -d 'Encrypt to the recipients of the identities in PATH. Repeatable.' -rF
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'j' -d 'Use plugin NAME\'s identity without data (age-plugin-NAME on PATH). Repeatable.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'K' -l 'keychain-identity' -d 'Use the keychain identity NAME (\'all\' for every one). Repeatable.' -rfka '(vfs-keychain identity list --names </dev/null 2>/dev/null)'
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''

@@ -1,14 +1,15 @@
 /// Any recipient a user can name: X25519 (`age1…`), hybrid post-quantum (`age1pq1…`),
-/// or an SSH public key line (`ssh-ed25519 AAAA…`, `ssh-rsa AAAA…`), as age takes
-/// them. Which kinds may share a file is each kind's own say, through its labels
-/// (`Recipient.wrapWithLabels`).
+/// an SSH public key line (`ssh-ed25519 AAAA…`, `ssh-rsa AAAA…`), or a plugin's
+/// (`age1NAME1…`), as age takes them. Which kinds may share a file is each kind's
+/// own say, through its labels (`Recipient.wrapWithLabels`).
 public enum AgeRecipient: Recipient, Hashable {
     case x25519(X25519Recipient)
     case hybrid(HybridRecipient)
     case sshEd25519(SSHEd25519Recipient)
     case sshRSA(SSHRSARecipient)
+    case plugin(PluginRecipient)
 
-    /// Parses `age1pq1…`, `age1…`, or an SSH public key line.
+    /// Parses `age1pq1…`, `age1…`, `age1NAME1…`, or an SSH public key line.
     public init(_ text: String) throws {
         if text.hasPrefix("ssh-") {
             let (type, blob) = try SSHKeyText.publicKey(line: text)
@@ -16,6 +17,8 @@ public enum AgeRecipient: Recipient, Hashable {
                                                       : .sshEd25519(try SSHEd25519Recipient(publicBlob: blob))
         } else if text.lowercased().hasPrefix(HybridRecipient.hrp + "1") {
             self = .hybrid(try HybridRecipient(text))
+        } else if let (hrp, _) = Bech32.decode(text), hrp.hasPrefix(AgePlugin.recipientPrefix) {
+            self = .plugin(try PluginRecipient(text))
         } else {
             self = .x25519(try X25519Recipient(text))
         }
@@ -27,6 +30,7 @@ public enum AgeRecipient: Recipient, Hashable {
         case .hybrid(let r): return r.string
         case .sshEd25519(let r): return r.string
         case .sshRSA(let r): return r.string
+        case .plugin(let r): return r.string
         }
     }
 
@@ -39,6 +43,7 @@ public enum AgeRecipient: Recipient, Hashable {
         case .hybrid(let r): return r
         case .sshEd25519(let r): return r
         case .sshRSA(let r): return r
+        case .plugin(let r): return r
         }
     }
 
@@ -50,17 +55,21 @@ public enum AgeRecipient: Recipient, Hashable {
     }
 }
 
-/// Any identity an identity file can hold: X25519 or hybrid post-quantum, or an
-/// unencrypted OpenSSH private key (ssh-ed25519, ssh-rsa), as age reads them.
+/// Any identity an identity file can hold: X25519 or hybrid post-quantum, an
+/// unencrypted OpenSSH private key (ssh-ed25519, ssh-rsa), or a plugin's stub
+/// (`AGE-PLUGIN-NAME-1…`), as age reads them.
 public enum AgeIdentity: Identity {
     case x25519(X25519Identity)
     case hybrid(HybridIdentity)
     case sshEd25519(SSHEd25519Identity)
     case sshRSA(SSHRSAIdentity)
+    case plugin(PluginIdentity)
 
-    /// Parses `AGE-SECRET-KEY-PQ-1…` or `AGE-SECRET-KEY-1…`.
+    /// Parses `AGE-SECRET-KEY-PQ-1…`, `AGE-SECRET-KEY-1…` or `AGE-PLUGIN-NAME-1…`.
     public init(_ text: String) throws {
-        if text.uppercased().hasPrefix(HybridIdentity.hrp + "1") {
+        if text.uppercased().hasPrefix(AgePlugin.identityPrefix) {
+            self = .plugin(try PluginIdentity(text))
+        } else if text.uppercased().hasPrefix(HybridIdentity.hrp + "1") {
             self = .hybrid(try HybridIdentity(text))
         } else {
             self = .x25519(try X25519Identity(text))
@@ -81,15 +90,16 @@ public enum AgeIdentity: Identity {
         switch self {
         case .x25519(let i): return i.string
         case .hybrid(let i): return i.string
+        case .plugin(let i): return i.string
         case .sshEd25519, .sshRSA: preconditionFailure("an SSH private key is not written as an identity line")
         }
     }
 
-    /// True for the age key types (X25519, post-quantum), which identity files and the
-    /// keychain hold as lines; false for SSH keys.
+    /// True for the age key types (X25519, post-quantum, a plugin's stub), which
+    /// identity files and the keychain hold as lines; false for SSH keys.
     public var isAgeKey: Bool {
         switch self {
-        case .x25519, .hybrid: return true
+        case .x25519, .hybrid, .plugin: return true
         case .sshEd25519, .sshRSA: return false
         }
     }
@@ -100,6 +110,7 @@ public enum AgeIdentity: Identity {
         case .hybrid(let i): return .hybrid(i.recipient)
         case .sshEd25519(let i): return .sshEd25519(i.recipient)
         case .sshRSA(let i): return .sshRSA(i.recipient)
+        case .plugin(let i): return .plugin(i.recipient)
         }
     }
 
@@ -110,6 +121,7 @@ public enum AgeIdentity: Identity {
         case .hybrid(let i): return i
         case .sshEd25519(let i): return i
         case .sshRSA(let i): return i
+        case .plugin(let i): return i
         }
     }
 

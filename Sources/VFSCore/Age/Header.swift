@@ -70,27 +70,7 @@ struct Header: Sendable {
             guard current.starts(with: Array("-> ".utf8)) else {
                 throw AgeError.header("unexpected line \(quoted(current))")
             }
-            let fields = current.dropFirst(3).split(separator: 0x20, omittingEmptySubsequences: false)
-            for field in fields {
-                guard !field.isEmpty, field.allSatisfy({ $0 >= 33 && $0 <= 126 }) else {
-                    throw AgeError.header("malformed stanza line \(quoted(current))")
-                }
-            }
-            var body = [UInt8]()
-            while true {
-                let bodyLine = try line()
-                guard bodyLine.count <= 64 else { throw AgeError.header("stanza body line longer than 64 columns") }
-                guard let decoded = Base64.decode(bodyLine) else {
-                    if bodyLine.starts(with: Array("-> ".utf8)) || bodyLine.starts(with: Array("---".utf8)) {
-                        throw AgeError.header("stanza body is missing its final short line")
-                    }
-                    throw AgeError.header("stanza body is not canonical base64")
-                }
-                body += decoded
-                if bodyLine.count < 64 { break }
-            }
-            let strings = fields.map { String(decoding: $0, as: UTF8.self) }
-            stanzas.append(Stanza(type: strings[0], arguments: Array(strings.dropFirst()), body: body))
+            stanzas.append(try Stanza.parse(current, bodyLine: line))
             current = try line()
         }
     }

@@ -14,8 +14,8 @@ public enum KeyFile {
         return out
     }
 
-    /// Parses every identity in an identity file's text: X25519 (`AGE-SECRET-KEY-1…`)
-    /// and hybrid post-quantum (`AGE-SECRET-KEY-PQ-1…`).
+    /// Parses every identity in an identity file's text: X25519 (`AGE-SECRET-KEY-1…`),
+    /// hybrid post-quantum (`AGE-SECRET-KEY-PQ-1…`) and plugin stubs (`AGE-PLUGIN-NAME-1…`).
     /// A file that opens with `-----BEGIN` is one SSH private key, as age reads it.
     public static func identities(in text: String, source: String) throws -> [AgeIdentity] {
         let start = text.drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
@@ -30,15 +30,18 @@ public enum KeyFile {
         }
         var out = [AgeIdentity]()
         for line in keyLines(text) {
+            if line.text.hasPrefix(AgePlugin.identityPrefix) {
+                do { out.append(.plugin(try PluginIdentity(line.text))) } catch AgeError.invalidKey(let why) {
+                    throw AgeError.invalidKey("\(source) line \(line.number): \(why)")
+                }
+                continue
+            }
             guard line.text.hasPrefix("AGE-SECRET-KEY-1") || line.text.hasPrefix("AGE-SECRET-KEY-PQ-1") else {
                 if line.text.hasPrefix("ssh-") {
                     throw AgeError.invalidKey("\(source) line \(line.number) is an SSH public key, not an identity (give the private key file, or encrypt to it with -r/-R)")
                 }
                 if line.text.hasPrefix("age1") {
                     throw AgeError.invalidKey("\(source) line \(line.number) is a recipient, not an identity")
-                }
-                if line.text.hasPrefix("AGE-PLUGIN-") {
-                    throw AgeError.invalidKey("\(source) line \(line.number): this identity type is not supported")
                 }
                 throw AgeError.invalidKey("\(source) line \(line.number) is not an age identity")
             }
@@ -54,7 +57,7 @@ public enum KeyFile {
     public static func recipients(in text: String, source: String) throws -> [AgeRecipient] {
         var out = [AgeRecipient]()
         for line in keyLines(text) {
-            do { out.append(try AgeRecipient(line.text)) } catch AgeError.invalidKey(let why) where line.text.hasPrefix("ssh-") {
+            do { out.append(try AgeRecipient(line.text)) } catch AgeError.invalidKey(let why) where line.text.hasPrefix("ssh-") || why.hasPrefix("invalid plugin name") {
                 throw AgeError.invalidKey("\(source) line \(line.number): \(why)")
             } catch {
                 let hint = line.text.hasPrefix("AGE-SECRET-KEY-") ? " (it is an identity; use -i, or vfs-keygen -y to get its recipient)" : ""

@@ -42,12 +42,12 @@ public struct KeychainEntry: Sendable {
     }
 
     /// An identity entry named `name` holding `identity`: an X25519 scalar as such, any
-    /// other kind as its text.
+    /// other kind as its text (a plugin's stub, which holds no secret, too).
     public init(identityNamed name: String, _ identity: AgeIdentity, created: Int64) {
         switch identity {
         case .x25519(let x25519):
             self.init(identityNamed: name, x25519, created: created)
-        case .hybrid:
+        case .hybrid, .plugin:
             self.init(kind: .identity, service: name, account: "", created: created, modified: created,
                       secret: SecretBytes(copying: Array(identity.string.utf8)))
         case .sshEd25519, .sshRSA:
@@ -67,7 +67,9 @@ public struct KeychainEntry: Sendable {
         precondition(kind == .identity)
         if secret.count == X25519.keyCount { return .x25519(try X25519Identity(secretKey: secret)) }
         let text = secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        guard text.hasPrefix(HybridIdentity.hrp + "1") else { throw AgeError.invalidKey("the keychain identity \"\(service)\" is of an unknown kind") }
+        guard text.hasPrefix(HybridIdentity.hrp + "1") || text.hasPrefix(AgePlugin.identityPrefix) else {
+            throw AgeError.invalidKey("the keychain identity \"\(service)\" is of an unknown kind")
+        }
         return try AgeIdentity(text)
     }
 

@@ -91,8 +91,12 @@ public enum KeychainFormat {
         guard entries.filter({ $0.kind == .identity }).count <= Int(UInt16.max) else {
             throw KeychainError.entryTooLarge(what: "list of identities", count: entries.count, limit: Int(UInt16.max))
         }
-        let recipients = try entries.filter { $0.kind == .identity }.map {
-            KeychainHeader.PublicIdentity(tag: KeychainHeader.PublicIdentity.tag(name: $0.service, id: header.id), recipient: try $0.ageIdentity().recipient)
+        // A plugin's identity has no public recipient to list: encrypting to it asks its
+        // plugin, with the stub from the body (so the keychain is unlocked for it).
+        let recipients = try entries.filter { $0.kind == .identity }.compactMap { entry -> KeychainHeader.PublicIdentity? in
+            let recipient = try entry.ageIdentity().recipient
+            if case .plugin = recipient { return nil }
+            return KeychainHeader.PublicIdentity(tag: KeychainHeader.PublicIdentity.tag(name: entry.service, id: header.id), recipient: recipient)
         }
         if recipients.contains(where: { $0.recipient.isPostQuantum }) { header = header.inVersion(postQuantumVersion) }
         header.recipients = recipients
@@ -231,8 +235,8 @@ public struct KeychainHeader: Equatable, Sendable {
                 writer.u8(KeychainFormat.hybridRecipientType)
                 writer.u16(UInt16(recipient.publicKey.count))
                 writer.raw(recipient.publicKey)
-            case .sshEd25519, .sshRSA:
-                preconditionFailure("the keychain keeps no SSH keys (UnlockedKeychain.addIdentity refuses them)")
+            case .sshEd25519, .sshRSA, .plugin:
+                preconditionFailure("the recipients table holds no SSH keys (UnlockedKeychain.addIdentity refuses them) and no plugin stubs")
             }
         }
         return writer.bytes

@@ -113,10 +113,11 @@ public struct UnlockedKeychain {
         try addIdentity(AgeIdentity.x25519(identity), named: name, now: now)
     }
 
-    /// Files `identity` (X25519 or post-quantum) as `name`; `.identityExists` if the name is taken.
+    /// Files `identity` (X25519, post-quantum, or a plugin's stub) as `name`;
+    /// `.identityExists` if the name is taken.
     public func addIdentity(_ identity: AgeIdentity, named name: String, now: Int64) throws {
         switch identity {
-        case .x25519, .hybrid: break
+        case .x25519, .hybrid, .plugin: break
         case .sshEd25519, .sshRSA:
             throw AgeError.invalidKey("an SSH key is not kept in the keychain; use it with -i FILE, or keep an age identity here (vfs-keychain identity new)")
         }

@@ -13,6 +13,10 @@ public enum ChildProcess {
     struct Streams {
         /// Read end of a pipe for stdin; nil: inherited, or /dev/null when `quiet`.
         var input: Int32? = nil
+        /// Write end of a pipe for stdout (a plugin's answers); nil: as `quiet` says.
+        var output: Int32? = nil
+        /// stderr on /dev/null (a plugin's own chatter), as age leaves it.
+        var discardErrors = false
         /// stdin, stdout and stderr on /dev/null (unless `input`).
         var quiet = false
         /// In a session of its own: no terminal, not hung up with ours.
@@ -31,8 +35,12 @@ public enum ChildProcess {
         } else if streams.quiet {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
-        if streams.quiet {
+        if let output = streams.output {
+            posix_spawn_file_actions_adddup2(&actions, output, 1)
+        } else if streams.quiet {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+        if streams.quiet || streams.discardErrors {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
         var attributes = posix_spawnattr_t()
