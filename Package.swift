@@ -116,7 +116,7 @@ let package = Package(
 // address sanitizers in its own build folder, so normal builds never see it.
 if Context.environment["VFS_FUZZ"] == "1" {
     // No main of its own: libFuzzer's runs it (-parse-as-library).
-    package.targets.append(.executableTarget(name: "fuzz-harness", dependencies: ["VFSCore"], path: "Fuzz/fuzz-harness",
+    package.targets.append(.executableTarget(name: "fuzz-harness", dependencies: ["VFSCore", "VFSRelayProtocol"], path: "Fuzz/fuzz-harness",
                                              swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     package.products.append(.executable(name: "fuzz-harness", targets: ["fuzz-harness"]))
 }

@@ -2,8 +2,8 @@
 """Builds the seed corpora of `make fuzz`: OUT/TARGET/ for every fuzz target.
 
 header, armor, bech32 and keyfile come from the CCTV age vectors (read in place, as the
-conformance tests do); keychain, manifest and policy from Fuzz/seeds/, files written by
-the tools themselves; and every target gets the crashers kept under Fuzz/crashers/.
+conformance tests do); keychain, manifest, policy and relay-headers from Fuzz/seeds/ (files written by
+the tools, and header values written by hand); and every target gets the crashers kept under Fuzz/crashers/.
 Existing corpus files are kept, so a corpus grows from run to run.
 usage: fuzz-seeds.py CCTV_FOLDER OUT
 """
@@ -12,7 +12,7 @@ import os
 import sys
 import zlib
 
-TARGETS = ["header", "armor", "bech32", "keyfile", "keychain", "manifest", "policy"]
+TARGETS = ["header", "armor", "bech32", "keyfile", "keychain", "manifest", "policy", "relay-headers"]
 
 
 def put(out, target, data):

@@ -10,7 +10,7 @@
 set -u
 FUZZ_TIME=${FUZZ_TIME:-60}
 FUZZ_DIR=${FUZZ_DIR:-.build-fuzz}
-FUZZ_TARGETS=${FUZZ_TARGETS:-header armor bech32 keyfile keychain manifest policy}
+FUZZ_TARGETS=${FUZZ_TARGETS:-header armor bech32 keyfile keychain manifest policy relay-headers}
 CCTV=${CCTV:-../shared/testdata/cctv-age}
 : "${FUZZ_BIN:?FUZZ_BIN must name the fuzz-harness harness}"
 

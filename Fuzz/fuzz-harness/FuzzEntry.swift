@@ -1,7 +1,9 @@
 import Foundation
 import VFSCore
+import VFSRelayProtocol
 
-// libFuzzer harness for the parsers of untrusted input (`FuzzTarget`), built only with
+// libFuzzer harness for the parsers of untrusted input (VFSCore's `FuzzTarget`, and
+// `relay-headers`: the relay's parsers of client-sent header numbers), built only with
 // `VFS_FUZZ=1` and the fuzzer and address sanitizers (`make fuzz`):
 //
 //     fuzz-harness TARGET [libFuzzer options] [CORPUS…]
@@ -11,15 +13,23 @@ import VFSCore
 
 /// The target for this run; written once in LLVMFuzzerInitialize, before libFuzzer
 /// calls LLVMFuzzerTestOneInput (on one thread, or one per forked job).
-nonisolated(unsafe) var selectedTarget: FuzzTarget?
+nonisolated(unsafe) var selectedTarget: (([UInt8]) -> Void)?
+
+/// The relay's header numbers (Range, tus, Content-Length): VFSRelayProtocol, not VFSCore.
+let relayHeaders = "relay-headers"
+
+func target(named name: String) -> (([UInt8]) -> Void)? {
+    if name == relayHeaders { return HeaderNumbers.exercise }
+    return FuzzTarget(rawValue: name).map { target in { target.run($0) } }
+}
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzerInitialize(_ argc: UnsafeMutablePointer<Int32>,
                              _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> Int32 {
     let count = Int(argc.pointee)
     guard count > 1, let arguments = argv.pointee, let first = arguments[1],
-          let target = FuzzTarget(rawValue: String(cString: first)) else {
-        let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
+          let target = target(named: String(cString: first)) else {
+        let names = (FuzzTarget.allCases.map(\.rawValue) + [relayHeaders]).joined(separator: ", ")
         FileHandle.standardError.write(Data("fuzz-harness: error: name a target first (\(names))\n".utf8))
         exit(64)
     }
@@ -32,6 +42,6 @@ public func fuzzerInitialize(_ argc: UnsafeMutablePointer<Int32>,
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    selectedTarget?.run(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+    selectedTarget?(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
     return 0
 }

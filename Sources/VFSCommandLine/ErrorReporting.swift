@@ -262,6 +262,36 @@ extension GroupError: ReportableError {
     }
 }
 
+extension DeviceChainError: ReportableError {
+    /// A chain that cannot be parsed is bad input (65); one that parses but is not to be
+    /// trusted (forged, rolled back, forked, another root) is a refusal (77).
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .malformed: return .dataError
+        default: return .permissionDenied
+        }
+    }
+
+    public var hints: [String] {
+        switch self {
+        case .rolledBack, .forked:
+            return ["nothing was changed: the relay, or someone between it and you, served an older or different device list than this device verified before"]
+        case .rootChanged(let user):
+            return ["nothing was changed: \(user)'s device list has another root than at first contact; compare the safety code with them out of band before trusting it"]
+        default: return []
+        }
+    }
+}
+
+extension BundleSignatureError: ReportableError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .malformed: return .dataError
+        case .wrongUser, .unknownDevice, .badSignature: return .permissionDenied
+        }
+    }
+}
+
 extension RelayClientError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
@@ -275,7 +305,7 @@ extension RelayClientError: ReportableError {
             case 500...: return .temporaryFailure
             default: return .dataError
             }
-        case .badAnswer, .corruptDownload: return .dataError
+        case .badAnswer, .invalidAnswer, .corruptDownload: return .dataError
         case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer: return .noInput
         case .keyChanged, .missingCredential, .loggedOut: return .permissionDenied
         case .undelivered: return .no
@@ -302,6 +332,7 @@ extension RelayClientError: ReportableError {
         case .missingCredential:
             return ["enrol again with vfs-device enroll, or name the files with --token-file and --identity-file"]
         case .corruptDownload: return ["nothing was extracted; fetch it again"]
+        case .invalidAnswer: return ["the relay, or something between it and this machine, is not behaving as a vfs relay"]
         case .loggedOut, .badAnswer, .undelivered: return []
         }
     }

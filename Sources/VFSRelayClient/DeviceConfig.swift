@@ -63,15 +63,7 @@ public struct PinStore: Sendable {
 
     public init(home: String) throws {
         path = home + "/relay-pins.json"
-        if let data = FileManager.default.contents(atPath: path) {
-            do {
-                pins = try JSONDecoder().decode([String: Pin].self, from: data)
-            } catch {
-                throw RelayClientError.badAnswer(url: path, reason: "not a pin file: \(error)")
-            }
-        } else {
-            pins = [:]
-        }
+        pins = try PinFile.load(path, what: "a pin file") ?? [:]
     }
 
     /// Pins `device` on first sight; throws `.keyChanged` if its pin differs.
@@ -94,9 +86,25 @@ public struct PinStore: Sendable {
         pins[device.id] = Pin(name: device.name, recipient: device.recipient)
     }
 
-    public func save() throws {
+    public func save() throws { try PinFile.save(pins, to: path) }
+}
+
+/// The JSON files of pins in `$VFS_HOME` (PinStore, ChainPins): read whole, written
+/// atomically and private to the user; a damaged one is refused, never replaced.
+enum PinFile {
+    /// The file's value; nil if there is no file.
+    static func load<Value: Decodable>(_ path: String, what: String) throws -> Value? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        do {
+            return try JSONDecoder().decode(Value.self, from: data)
+        } catch {
+            throw RelayClientError.badAnswer(url: path, reason: "not \(what): \(error)")
+        }
+    }
+
+    static func save<Value: Encodable>(_ value: Value, to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try AtomicOutputFile.write(Array(try encoder.encode(pins)) + [0x0A], to: path, mode: 0o600)
+        try AtomicOutputFile.write(Array(try encoder.encode(value)) + [0x0A], to: path, mode: 0o600)
     }
 }

@@ -43,7 +43,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
     /// Opens (creating it, 0600) the partial file at `path` for what `target` downloads
     /// (a transfer, a cloud file).
     public init(path: String, target: RangeDownloader.Target) throws {
-        fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
+        fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
         self.path = path
         self.transfer = target

@@ -45,10 +45,13 @@ public struct EventStreamClient: Sendable {
                 try await onConnect()
                 do {
                     for try await chunk in response.body {
-                        for event in parser.feed(chunk.readableBytesView) {
+                        for event in try parser.feed(chunk.readableBytesView) {
                             if try await onEvent(event) == .stop { return }
                         }
                     }
+                } catch let error as ServerSentEventParser.TooLong {
+                    throw RelayClientError.badAnswer(url: client.baseURL + RelayPaths.events,
+                                                     reason: "an event line or event longer than \(error.limit) bytes")
                 } catch let error as RelayClientError {
                     throw error
                 } catch is CancellationError {

@@ -75,7 +75,8 @@ public struct RangeDownloader: Sendable {
     }
 
     func fetchRest(_ transfer: Target, to path: String, feed: DownloadFeed?, progress: (@Sendable (Int64) -> Void)?) async throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        // A partial file is this tool's own: never through a link planted in its place.
+        let fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
         defer { close(fd) }
         var have = Int64(lseek(fd, 0, SEEK_END))
@@ -104,6 +105,11 @@ public struct RangeDownloader: Sendable {
         }
         do {
             for try await chunk in response.body {
+                // More than the listed size would only fill the disk: a hostile relay's.
+                guard Int64(chunk.readableBytes) <= transfer.size - position else {
+                    throw RelayClientError.badAnswer(url: client.baseURL + transfer.route,
+                                                     reason: "more than the \(transfer.size) bytes it listed")
+                }
                 try chunk.withUnsafeReadableBytes { bytes in
                     var done = 0
                     while done < bytes.count {
@@ -121,6 +127,8 @@ public struct RangeDownloader: Sendable {
                 if feed?.isAbandoned == true { throw CancellationError() }
             }
         } catch let error as VFSCore.IOError {
+            throw error
+        } catch let error as RelayClientError {
             throw error
         } catch let error as CancellationError {
             throw error

@@ -93,11 +93,17 @@ public final class RelayClient: Sendable {
         return text
     }
 
+    /// The largest JSON answer (or error body) read: a hostile relay's endless body
+    /// ends there, with `.badAnswer`, instead of growing the tool without bound.
+    public static let answerLimit = 8 << 20
+
     /// Reads a whole (small) body; throws the error an error status stands for.
-    func collect(_ response: HTTPClientResponse, limit: Int = 16 << 20) async throws -> [UInt8] {
+    func collect(_ response: HTTPClientResponse, limit: Int = answerLimit) async throws -> [UInt8] {
         let buffer: ByteBuffer
         do {
             buffer = try await response.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw RelayClientError.badAnswer(url: baseURL, reason: "an answer longer than \(limit) bytes")
         } catch {
             throw RelayClientError.unreachable(url: baseURL, reason: Self.describe(error))
         }
@@ -125,12 +131,17 @@ public final class RelayClient: Sendable {
         try decode(T.self, try await send(method, path, json: try Self.encoder.encode(body)), path: path)
     }
 
+    /// Decodes an answer, then checks its ids and digests (`CheckedAnswer`) before any
+    /// caller can use them.
     func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8], path: String) throws -> T {
+        let value: T
         do {
-            return try Self.decoder.decode(T.self, from: Data(bytes))
+            value = try Self.decoder.decode(T.self, from: Data(bytes))
         } catch {
             throw RelayClientError.badAnswer(url: baseURL + path, reason: "\(error)")
         }
+        try (value as? any CheckedAnswer)?.checkAnswer()
+        return value
     }
 
     /// A request whose answer body is returned as bytes (an error status is thrown).

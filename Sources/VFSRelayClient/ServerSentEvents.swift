@@ -19,7 +19,17 @@ public struct ServerSentEvent: Equatable, Sendable {
 /// join with LF; `id` without NUL sets the last event id (kept across events);
 /// `retry` with only digits sets the reconnection time; an empty line dispatches,
 /// unless the data buffer is empty. Bytes are fed as they arrive, in any pieces.
+/// A line, or an event's data, longer than `limit` bytes throws `TooLong`: a hostile
+/// relay's endless line must not grow the client without bound.
 public struct ServerSentEventParser: Sendable {
+    /// The longest line, and the most data one event gathers (1 MiB).
+    public static let limit = 1 << 20
+
+    public struct TooLong: Error, Equatable {
+        public let limit: Int
+        public init(limit: Int) { self.limit = limit }
+    }
+
     public private(set) var lastEventID = ""
     /// Milliseconds, once the stream set one.
     public private(set) var retry: Int?
@@ -33,8 +43,8 @@ public struct ServerSentEventParser: Sendable {
         self.lastEventID = lastEventID
     }
 
-    /// The events completed by `bytes`.
-    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) -> [ServerSentEvent] where Bytes.Element == UInt8 {
+    /// The events completed by `bytes`; throws `TooLong` past the limit.
+    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) throws -> [ServerSentEvent] where Bytes.Element == UInt8 {
         var events: [ServerSentEvent] = []
         for byte in bytes {
             if sawCR {
@@ -49,15 +59,16 @@ public struct ServerSentEventParser: Sendable {
                     bomChecked = true
                     if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
                 }
-                if let event = process(line) { events.append(event) }
+                if let event = try process(line) { events.append(event) }
             } else {
+                guard pending.count < Self.limit else { throw TooLong(limit: Self.limit) }
                 pending.append(byte)
             }
         }
         return events
     }
 
-    private mutating func process(_ line: String) -> ServerSentEvent? {
+    private mutating func process(_ line: String) throws -> ServerSentEvent? {
         if line.isEmpty { return dispatch() }
         if line.hasPrefix(":") { return nil }
         let name: Substring, value: Substring
@@ -72,7 +83,9 @@ public struct ServerSentEventParser: Sendable {
         }
         switch name {
         case "event": type = String(value)
-        case "data": data += value + "\n"
+        case "data":
+            guard data.utf8.count + value.utf8.count < Self.limit else { throw TooLong(limit: Self.limit) }
+            data += value + "\n"
         case "id": if !value.contains("\0") { lastEventID = String(value) }
         case "retry": if !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }) { retry = Int(value) }
         default: break

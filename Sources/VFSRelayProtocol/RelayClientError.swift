@@ -7,6 +7,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     case rejected(status: Int, code: String, message: String)
     /// The relay's answer did not make sense (not JSON, missing header).
     case badAnswer(url: String, reason: String)
+    /// The relay sent an id or digest that breaks its rule (`CheckedAnswer`): never used.
+    case invalidAnswer(what: String, value: String, rule: String)
     /// No `relay.json`: this machine is not enrolled.
     case notEnrolled(config: String)
     /// The relay reports another recipient for a device than the one pinned.
@@ -28,6 +30,7 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
         case let .unreachable(url, reason): return "relay unreachable at \(url): \(reason)"
         case let .rejected(status, code, message): return "the relay refused: \(message) (\(status) \(code))"
         case let .badAnswer(url, reason): return "unexpected answer from the relay at \(url): \(reason)"
+        case let .invalidAnswer(what, value, rule): return "the relay sent an invalid \(what) \"\(value)\" (not \(rule)); nothing was written"
         case let .notEnrolled(config): return "this machine is not enrolled with a relay (no \"\(config)\")"
         case let .keyChanged(device, pinned, reported):
             return "the relay reports a new key for device \"\(device)\" (pinned \(pinned), now \(reported)); refusing to encrypt to it"

@@ -68,3 +68,11 @@ public func testBytes(_ count: Int, seed: UInt64 = 1) -> Data {
     }
     return Data(out)
 }
+
+/// The bytes of a hexadecimal string (test vectors); traps on anything else.
+public func hexBytes(_ s: String) -> [UInt8] {
+    var out: [UInt8] = []
+    var i = s.startIndex
+    while i < s.endIndex { let j = s.index(i, offsetBy: 2); out.append(UInt8(s[i..<j], radix: 16)!); i = j }
+    return out
+}

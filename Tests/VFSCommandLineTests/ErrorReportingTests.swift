@@ -40,6 +40,15 @@ struct ErrorReportingTests {
         (IOError("open", path: "f", code: EACCES), 77),
         (IOError("write", path: "f", code: ENOSPC), 74),
         (DurationText.ParseError(text: "soon"), 64),
+        (DeviceChainError.malformed(index: 0, reason: "truncated statement"), 65),
+        (DeviceChainError.badSignature(index: 1), 77),
+        (DeviceChainError.signerNotLive(index: 1, signer: "ab"), 77),
+        (DeviceChainError.rolledBack(pinned: 3, served: 2), 77),
+        (DeviceChainError.forked(sequence: 3), 77),
+        (DeviceChainError.rootChanged(user: "bob@example.com"), 77),
+        (BundleSignatureError.malformed("not a signature entry"), 65),
+        (BundleSignatureError.unknownDevice(user: "bob@example.com", device: "ab"), 77),
+        (BundleSignatureError.badSignature(user: "bob@example.com", device: "laptop"), 77),
     ] as [(any Error & Sendable, Int32)])
     func statuses(error: any Error & Sendable, status: Int32) {
         let failure = report(error)
@@ -71,6 +80,14 @@ struct ErrorReportingTests {
         #expect(report(PolicyError.alreadyApproved(app: "evince", id: "ab12")).standardError.hasSuffix("vfs-test: hint: change it with vfs-policy update evince …\n"))
         #expect(report(PolicyDates.ParseError(text: "x", what: "expiry")).standardError.contains("a duration from now (90d)"))
         #expect(!report(PolicyDates.ParseError(text: "x", what: "time")).standardError.contains("90d"))
+    }
+
+    @Test("a device chain that does not extend the pinned head says nothing was changed")
+    func chainHints() {
+        let forked = report(DeviceChainError.forked(sequence: 3))
+        #expect(forked.standardError == "vfs-test: error: device chain: the relay served a chain that differs from the one this device verified at statement 3\n"
+                + "vfs-test: hint: nothing was changed: the relay, or someone between it and you, served an older or different device list than this device verified before\n")
+        #expect(report(DeviceChainError.rootChanged(user: "bob@example.com")).standardError.contains("hint: nothing was changed: bob@example.com's device list has another root"))
     }
 
     @Test("control characters in a message are escaped, so it stays one line")

@@ -12,12 +12,7 @@ private extension TestFolder {
 struct ShredEngineTests {
     @Test("the keystream is AES-256-CTR (NIST SP 800-38A F.5.5) and restarts to the same bytes")
     func keystream() throws {
-        func hex(_ s: String) -> [UInt8] {
-            var out: [UInt8] = []
-            var i = s.startIndex
-            while i < s.endIndex { let j = s.index(i, offsetBy: 2); out.append(UInt8(s[i..<j], radix: 16)!); i = j }
-            return out
-        }
+        let hex = hexBytes
         let key = SecretBytes(copying: hex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"))
         let iv = SecretBytes(copying: hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"))
         let stream = try Keystream(key: key, iv: iv)

@@ -28,14 +28,13 @@ extension AgeEncryptor {
     static func header(fileKey: SecretBytes, recipients: [Recipient]) throws -> [UInt8] {
         precondition(!recipients.isEmpty, "at least one recipient")
         var stanzas = [Stanza]()
-        for recipient in recipients { stanzas += try recipient.wrap(fileKey: fileKey) }
-        if stanzas.contains(where: { $0.type == ScryptRecipient.stanzaType }) && stanzas.count != 1 {
-            throw AgeError.invalidKey("a passphrase can't be combined with other recipients")
-        }
-        // As age does: a post-quantum file is only as strong as its weakest stanza.
-        let postQuantum = stanzas.filter { $0.type == HybridRecipient.stanzaType }.count
-        if postQuantum > 0 && postQuantum != stanzas.count {
-            throw AgeError.invalidKey("post-quantum (age1pq1…) and classic recipients can't be mixed in one file")
+        var labels: Set<String>?
+        // As age's encryptHdr: every recipient must give the same labels.
+        for recipient in recipients {
+            let wrapped = try recipient.wrapWithLabels(fileKey: fileKey)
+            if let labels, labels != wrapped.labels { throw RecipientLabel.incompatible(labels, wrapped.labels) }
+            labels = wrapped.labels
+            stanzas += wrapped.stanzas
         }
         let mac = try headerMAC(fileKey: fileKey, macInput: Header.macInput(for: stanzas))
         return Header.encode(stanzas: stanzas, mac: mac)
@@ -56,13 +55,11 @@ public final class AgeDecryptor {
         isArmored = armor
         input = armor ? BufferedSource(ArmorDecodingSource(buffered)) : buffered
         header = try Header.parse(from: input)
-        if header.stanzas.contains(where: { $0.type == ScryptRecipient.stanzaType }) && header.stanzas.count != 1 {
-            throw AgeError.header("an scrypt stanza must be the only stanza in the header")
-        }
+        try ScryptRecipient.checkAlone(in: header.stanzas)
     }
 
     /// True when the file was encrypted with a passphrase.
-    public var isPassphraseEncrypted: Bool { header.stanzas.first?.type == ScryptRecipient.stanzaType }
+    public var isPassphraseEncrypted: Bool { ScryptRecipient.isPassphraseHeader(header.stanzas) }
 
     /// The types of the header's stanzas, for messages.
     public var stanzaTypes: [String] { header.stanzas.map(\.type) }

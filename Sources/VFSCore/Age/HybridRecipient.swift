@@ -53,6 +53,11 @@ public struct HybridRecipient: Recipient, Hashable {
         precondition(enc.count == Self.encapsulatedKeyCount && body.count == WrappedFileKey.bodyCount)
         return [Stanza(type: Self.stanzaType, arguments: [Base64.encode(enc)], body: Array(body))]
     }
+
+    /// As age's: `postquantum`, so a file is only as strong as this stanza.
+    public func wrapWithLabels(fileKey: SecretBytes) throws -> (stanzas: [Stanza], labels: Set<String>) {
+        (try wrap(fileKey: fileKey), [RecipientLabel.postQuantum])
+    }
 }
 
 /// The hybrid post-quantum identity: `AGE-SECRET-KEY-PQ-1…`, a 32-byte X-Wing seed.
@@ -120,110 +125,5 @@ public struct HybridIdentity: Identity {
             return SecretBytes(copying: plain)
         }
         return nil
-    }
-}
-
-/// Any recipient a user can name: X25519 (`age1…`), hybrid post-quantum (`age1pq1…`),
-/// or an SSH public key line (`ssh-ed25519 AAAA…`, `ssh-rsa AAAA…`), as age takes them.
-public enum AgeRecipient: Recipient, Hashable {
-    case x25519(X25519Recipient)
-    case hybrid(HybridRecipient)
-    case sshEd25519(SSHEd25519Recipient)
-    case sshRSA(SSHRSARecipient)
-
-    /// Parses `age1pq1…`, `age1…`, or an SSH public key line.
-    public init(_ text: String) throws {
-        if text.hasPrefix("ssh-") {
-            let (type, blob) = try SSHKeyText.publicKey(line: text)
-            self = type == SSHRSARecipient.stanzaType ? .sshRSA(try SSHRSARecipient(publicBlob: blob))
-                                                      : .sshEd25519(try SSHEd25519Recipient(publicBlob: blob))
-        } else if text.lowercased().hasPrefix(HybridRecipient.hrp + "1") {
-            self = .hybrid(try HybridRecipient(text))
-        } else {
-            self = .x25519(try X25519Recipient(text))
-        }
-    }
-
-    public var string: String {
-        switch self {
-        case .x25519(let r): return r.string
-        case .hybrid(let r): return r.string
-        case .sshEd25519(let r): return r.string
-        case .sshRSA(let r): return r.string
-        }
-    }
-
-    public var isPostQuantum: Bool { if case .hybrid = self { return true } else { return false } }
-
-    public func wrap(fileKey: SecretBytes) throws -> [Stanza] {
-        switch self {
-        case .x25519(let r): return try r.wrap(fileKey: fileKey)
-        case .hybrid(let r): return try r.wrap(fileKey: fileKey)
-        case .sshEd25519(let r): return try r.wrap(fileKey: fileKey)
-        case .sshRSA(let r): return try r.wrap(fileKey: fileKey)
-        }
-    }
-}
-
-/// Any identity an identity file can hold: X25519 or hybrid post-quantum, or an
-/// unencrypted OpenSSH private key (ssh-ed25519, ssh-rsa), as age reads them.
-public enum AgeIdentity: Identity {
-    case x25519(X25519Identity)
-    case hybrid(HybridIdentity)
-    case sshEd25519(SSHEd25519Identity)
-    case sshRSA(SSHRSAIdentity)
-
-    /// Parses `AGE-SECRET-KEY-PQ-1…` or `AGE-SECRET-KEY-1…`.
-    public init(_ text: String) throws {
-        if text.uppercased().hasPrefix(HybridIdentity.hrp + "1") {
-            self = .hybrid(try HybridIdentity(text))
-        } else {
-            self = .x25519(try X25519Identity(text))
-        }
-    }
-
-    /// The key of an OpenSSH private key file (`-----BEGIN OPENSSH PRIVATE KEY-----`).
-    public init(openSSHPrivateKey text: String) throws {
-        switch try SSHKeyText.privateKey(text) {
-        case .ed25519(let seed, let publicBlob): self = .sshEd25519(try SSHEd25519Identity(seed: seed, publicBlob: publicBlob))
-        case .rsa(let key, let publicBlob): self = .sshRSA(try SSHRSAIdentity(privateKey: key, publicBlob: publicBlob))
-        }
-    }
-
-    /// The identity's line in an identity file. SSH keys have none (they live in their
-    /// own key files); nothing writes one.
-    public var string: String {
-        switch self {
-        case .x25519(let i): return i.string
-        case .hybrid(let i): return i.string
-        case .sshEd25519, .sshRSA: preconditionFailure("an SSH private key is not written as an identity line")
-        }
-    }
-
-    /// True for the age key types (X25519, post-quantum), which identity files and the
-    /// keychain hold as lines; false for SSH keys.
-    public var isAgeKey: Bool {
-        switch self {
-        case .x25519, .hybrid: return true
-        case .sshEd25519, .sshRSA: return false
-        }
-    }
-
-    public var recipient: AgeRecipient {
-        switch self {
-        case .x25519(let i): return .x25519(i.recipient)
-        case .hybrid(let i): return .hybrid(i.recipient)
-        case .sshEd25519(let i): return .sshEd25519(i.recipient)
-        case .sshRSA(let i): return .sshRSA(i.recipient)
-        }
-    }
-
-    public func unwrap(stanzas: [Stanza]) throws -> SecretBytes? {
-        switch self {
-        case .x25519(let i): return try i.unwrap(stanzas: stanzas)
-        case .hybrid(let i): return try i.unwrap(stanzas: stanzas)
-        case .sshEd25519(let i): return try i.unwrap(stanzas: stanzas)
-        case .sshRSA(let i): return try i.unwrap(stanzas: stanzas)
-        }
     }
 }

@@ -27,6 +27,21 @@ public struct ScryptRecipient: Recipient {
         let body = try WrappedFileKey.seal(fileKey, key: key)
         return [Stanza(type: ScryptRecipient.stanzaType, arguments: [Base64.encode(salt), String(workFactor)], body: body)]
     }
+
+    /// A label of its own each time, as age's: a passphrase shares a file with nothing.
+    public func wrapWithLabels(fileKey: SecretBytes) throws -> (stanzas: [Stanza], labels: Set<String>) {
+        (try wrap(fileKey: fileKey), [try RecipientLabel.alone()])
+    }
+
+    /// True for a passphrase-encrypted header (its first stanza is scrypt's).
+    static func isPassphraseHeader(_ stanzas: [Stanza]) -> Bool { stanzas.first?.type == stanzaType }
+
+    /// The reading side of the rule: an scrypt stanza is the header's only one.
+    static func checkAlone(in stanzas: [Stanza]) throws {
+        if stanzas.count != 1 && stanzas.contains(where: { $0.type == stanzaType }) {
+            throw AgeError.header("an scrypt stanza must be the only stanza in the header")
+        }
+    }
 }
 
 /// Unwraps scrypt stanzas with a passphrase, refusing work factors above a maximum.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import VFSRelayProtocol
 
 /// Serves a blob with HTTP Range (one range: 206, or 416 past the end) and a strong
 /// ETag (its SHA-256), so downloads resume and stream in chunks.
@@ -22,7 +23,7 @@ struct BlobDownload {
         // If-Range with another ETag: the client's partial copy is stale, send it all.
         let ifRangeMatches = request.headers[.ifRange].map { $0 == etag } ?? true
         if let header = request.headers[.range], ifRangeMatches {
-            guard let parsed = Self.parseRange(header, size: blob.size) else {
+            guard let parsed = HeaderNumbers.byteRange(header, size: blob.size) else {
                 throw RelayError(.rangeNotSatisfiable, .rangeNotSatisfiable, "range \"\(header)\" is outside the \(blob.size) bytes",
                                  headers: [.contentRange: "bytes */\(blob.size)"])
             }
@@ -38,21 +39,5 @@ struct BlobDownload {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
-    }
-
-    /// `bytes=A-B`, `bytes=A-` or `bytes=-N`; nil when unsatisfiable or not one byte range.
-    static func parseRange(_ header: String, size: Int64) -> Range<Int64>? {
-        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
-        let spec = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
-        if parts[0].isEmpty {
-            guard let suffix = Int64(parts[1]), suffix > 0, size > 0 else { return nil }
-            return max(0, size - suffix)..<size
-        }
-        guard let start = Int64(parts[0]), start >= 0, start < size else { return nil }
-        if parts[1].isEmpty { return start..<size }
-        guard let end = Int64(parts[1]), end >= start else { return nil }
-        return start..<min(end + 1, size)
     }
 }

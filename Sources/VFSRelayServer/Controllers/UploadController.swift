@@ -55,7 +55,7 @@ struct UploadController {
             }
             length = nil
         } else {
-            guard let text = request.headers[.uploadLength], let value = Int64(text), value >= 0 else {
+            guard let text = request.headers[.uploadLength], let value = HeaderNumbers.byteCount(text) else {
                 throw RelayError.badRequest("Upload-Length is needed (a whole number of bytes, or Upload-Defer-Length: 1)")
             }
             length = value
@@ -106,7 +106,7 @@ struct UploadController {
         guard request.headers[.contentType]?.lowercased() == TusProtocol.offsetContentType else {
             throw RelayError(.unsupportedMediaType, .unsupportedMediaType, "a PATCH body is \(TusProtocol.offsetContentType)")
         }
-        guard let text = request.headers[.uploadOffset], let offset = Int64(text), offset >= 0 else {
+        guard let text = request.headers[.uploadOffset], let offset = HeaderNumbers.byteCount(text) else {
             throw RelayError.badRequest("Upload-Offset is needed (a whole number of bytes)")
         }
         let store = services.store
@@ -126,14 +126,17 @@ struct UploadController {
                 guard length == nil else {
                     throw RelayError.badRequest("upload \"\(current.id)\" already has its Upload-Length (\(length!)); it is set once")
                 }
-                guard let value = Int64(text), value >= offset else {
+                guard let value = HeaderNumbers.byteCount(text), value >= offset else {
                     throw RelayError.badRequest("Upload-Length must be a whole number of bytes, at least the offset \(offset)")
                 }
                 try await checkLimits(value, user: current.userID, before: offset)
                 length = value
             }
-            let declared = request.headers[.contentLength].flatMap { Int64($0) }
-            if let length, let declared, offset + declared > length {
+            let declared = try request.headers[.contentLength].map { text in
+                guard let count = HeaderNumbers.byteCount(text) else { throw RelayError.badRequest("Content-Length must be a whole number of bytes") }
+                return count
+            }
+            if let length, let declared, !HeaderNumbers.fits(declared, at: offset, within: length) {
                 throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(length))")
             }
             if let length, length != current.length {
@@ -190,8 +193,8 @@ struct UploadController {
             throw RelayError(.contentTooLarge, .tooLarge, "an upload may be at most \(configuration.maxUploadSize) bytes",
                              headers: [.tusMaxSize: "\(configuration.maxUploadSize)"])
         }
-        let used = try await services.store.usage(user: user) - before
-        guard used + length <= configuration.userQuota else {
+        let used = try await max(0, services.store.usage(user: user) - before)
+        guard HeaderNumbers.fits(length, at: used, within: configuration.userQuota) else {
             throw RelayError(.contentTooLarge, .quotaExceeded,
                              "this upload would pass the quota of \(configuration.userQuota) bytes (\(used) in use)")
         }
@@ -201,7 +204,7 @@ struct UploadController {
     /// (its own `offset` bytes are already counted in the usage).
     func deferredLimit(user: Int64, offset: Int64) async throws -> Int64 {
         let configuration = services.configuration
-        let others = try await services.store.usage(user: user) - offset
+        let others = try await max(0, services.store.usage(user: user) - offset)
         return max(offset, min(configuration.maxUploadSize, configuration.userQuota - others))
     }
 

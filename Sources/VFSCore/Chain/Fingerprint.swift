@@ -1,0 +1,71 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Codes people compare out of band (docs/device-chain.md).
+package enum Fingerprint {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)  // RFC 4648 base32
+
+    /// A device's fingerprint: 125 bits of SHA-256 over a context string, its signing key
+    /// and its recipient (each after its 64-bit length: the relay may list any length), in RFC 4648 base32 as five groups of five, as
+    /// Syncthing shows device ids: `ABCDE-FGHIJ-KLMNO-PQRST-UVWXY`.
+    public static func device(signingKey: [UInt8], recipient: String) -> String {
+        var input = CanonicalWriter()
+        input.raw(Array("vfs device fingerprint v1\0".utf8))
+        input.field64(signingKey)
+        input.field64(Array(recipient.utf8))
+        let digest = SHA256.hash(input.bytes)
+        var characters: [UInt8] = []
+        var buffer = 0, bits = 0
+        for byte in digest where characters.count < 25 {
+            buffer = buffer << 8 | Int(byte); bits += 8
+            while bits >= 5 && characters.count < 25 {
+                bits -= 5
+                characters.append(alphabet[(buffer >> bits) & 31])
+            }
+            buffer &= (1 << bits) - 1
+        }
+        return stride(from: 0, to: 25, by: 5).map { String(decoding: characters[$0..<$0 + 5], as: UTF8.self) }.joined(separator: "-")
+    }
+
+    /// A fingerprint as typed, normalised for comparison: uppercase, without spaces or
+    /// dashes; nil if what remains is not 25 base32 characters.
+    public static func normalised(_ typed: String) -> String? {
+        let kept = typed.uppercased().unicodeScalars.filter { $0 != "-" && $0 != " " }
+        guard kept.count == 25, kept.allSatisfy({ $0.isASCII && alphabet.contains(UInt8($0.value)) }) else { return nil }
+        return String(String.UnicodeScalarView(kept))
+    }
+
+    /// True if `typed` is `fingerprint`, whatever its case, spaces and dashes.
+    public static func matches(_ typed: String, _ fingerprint: String) -> Bool {
+        guard let a = normalised(typed), let b = normalised(fingerprint) else { return false }
+        return a == b
+    }
+
+    /// One user's half of a safety code, as Signal's numeric fingerprints: 30 digits from
+    /// 5200 rounds of SHA-256 over the root key and the user's id (the rounds make it
+    /// costly to grind a root key whose half looks alike).
+    public static func safetyHalf(user: String, rootKey: [UInt8]) -> String {
+        var start = CanonicalWriter()
+        start.raw(Array("vfs safety code v1\0".utf8))
+        start.field64(rootKey)
+        start.field64(Array(user.utf8))
+        var hash = SHA256.hash(start.bytes)
+        for _ in 0..<5200 { hash = SHA256.hash(hash + rootKey) }
+        return (0..<6).map { chunk -> String in
+            let value = hash[chunk * 5..<chunk * 5 + 5].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 100_000
+            let digits = String(value)
+            return String(repeating: "0", count: 5 - digits.count) + digits
+        }.joined()
+    }
+
+    /// The safety code of two users: both halves, the smaller first, so both sides see
+    /// the same 60 digits, shown as twelve groups of five.
+    public static func safetyCode(_ a: (user: String, rootKey: [UInt8]), _ b: (user: String, rootKey: [UInt8])) -> String {
+        let halves = [safetyHalf(user: a.user, rootKey: a.rootKey), safetyHalf(user: b.user, rootKey: b.rootKey)].sorted()
+        let digits = Array((halves[0] + halves[1]).utf8)
+        return stride(from: 0, to: 60, by: 5).map { String(decoding: digits[$0..<$0 + 5], as: UTF8.self) }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import VFSCore
+import VFSTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fake, hostile relay (Tests/tools/hostile-relay.py MODE) on 127.0.0.1, port 0,
+/// stopped when released. Any token passes; see the script for the modes.
+final class HostileRelay: @unchecked Sendable {
+    static let tools = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("tools")
+    let server: BackgroundServer
+
+    init(_ mode: String) throws {
+        server = try BackgroundServer("/usr/bin/python3", [Self.tools.appendingPathComponent("hostile-relay.py").path, mode])
+    }
+
+    var url: String { "http://127.0.0.1:\(server.port)" }
+    deinit { server.stop() }
+}
+
+/// A tool run under Tests/tools/peak-rss.py: its peak resident memory from wait4.
+struct MeasuredRun {
+    let run: Run
+    /// KiB.
+    let peak: Int
+    let how: String
+
+    /// Runs `tool` as `machine` would; a run past `killMiB` or 60 s is killed (and fails).
+    init(_ machine: Machine, _ tool: String, _ arguments: [String], killMiB: Int = 256) throws {
+        let report = machine.home.appendingPathComponent("peak-\(UUID().uuidString)").path
+        run = try Tools.run("python3", [HostileRelay.tools.appendingPathComponent("peak-rss.py").path, report, String(killMiB), "60",
+                                        Tools.binDir.appendingPathComponent(tool).path] + arguments,
+                            environment: machine.environment)
+        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        let words = text.split(separator: " ", maxSplits: 1)
+        peak = words.first.flatMap { Int($0) } ?? Int.max
+        how = words.count > 1 ? words[1].trimmingCharacters(in: .whitespacesAndNewlines) : "no report"
+        unlink(report)
+    }
+}
+
+/// Nothing the relay says becomes a path unchecked (issue 24, item 5): the real vfs-fetch,
+/// vfs-fetch --watch and vfs-cloud get against a fake hostile relay.
+@Suite("clients against a hostile relay", .serialized)
+struct HostileRelayTests {
+    static let limit = 64 * 1024
+
+    /// A machine enrolled with a real relay (then stopped), a victim `*.age` file where
+    /// `../../victim/taxes.age` from its partial-download folders points, and an output folder.
+    final class Setup: @unchecked Sendable {
+        let scratch: TestFolder
+        let machine: Machine
+        let victim: URL
+        let victimBytes = Data("the user's own encrypted taxes\n".utf8)
+        let out: URL
+
+        init() throws {
+            scratch = try TestFolder()
+            let data = scratch.url.appendingPathComponent("data")
+            let code = try RelayAdmin(data: data).addUser("alice@acme.example", org: "acme")
+            let relay = try RelayProcess(data: data)
+            machine = try Machine("laptop", in: scratch)
+            try machine.enroll(port: relay.port, code: code)
+            relay.stop()
+            try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("victim"), withIntermediateDirectories: true)
+            victim = scratch.url.appendingPathComponent("victim/taxes.age")
+            try victimBytes.write(to: victim)
+            out = scratch.url.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        }
+
+        /// Every file outside the machine's home, with its bytes.
+        func outside() -> [String: Data] {
+            var files = [String: Data]()
+            let walker = FileManager.default.enumerator(atPath: scratch.path)
+            while let name = walker?.nextObject() as? String {
+                guard !name.hasPrefix("home-"), !name.hasPrefix("data") else { continue }
+                var isFolder: ObjCBool = false
+                FileManager.default.fileExists(atPath: scratch.path(name), isDirectory: &isFolder)
+                files[name] = isFolder.boolValue ? Data() : FileManager.default.contents(atPath: scratch.path(name))
+            }
+            return files
+        }
+
+        /// Runs `tool` against `relay`; expects exit 65 with `message` in its error, no
+        /// file outside its home created, changed or removed, and a peak under 64 MiB.
+        func expectRefusal(_ relay: HostileRelay, _ tool: String, _ arguments: [String], message: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+            machine.relayURL = relay.url
+            let before = outside()
+            let measured = try MeasuredRun(machine, tool, arguments)
+            let what = "\(tool) \(arguments.joined(separator: " "))"
+            #expect(measured.run.status == 65, "\(what): \(measured.run.status) \(measured.how) \(measured.run.stderr)",
+                    sourceLocation: sourceLocation)
+            #expect(measured.run.stderr.contains("\(tool): error: \(message)"), "\(what): \(measured.run.stderr)", sourceLocation: sourceLocation)
+            #expect(!measured.run.stderr.contains("\u{1B}"), "\(what): a raw escape reached stderr", sourceLocation: sourceLocation)
+            #expect(outside() == before, "\(what) changed files outside its home", sourceLocation: sourceLocation)
+            #expect(FileManager.default.contents(atPath: victim.path) == victimBytes, sourceLocation: sourceLocation)
+            #expect(measured.peak < HostileRelayTests.limit, "\(what): peak \(measured.peak) KiB (\(measured.how))",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("a transfer id and a cloud digest of \"../../victim/taxes\": exit 65 naming it, the victim *.age file untouched")
+    func traversal() throws {
+        let setup = try Setup()
+        let relay = try HostileRelay("traversal")
+        let message = #"the relay sent an invalid transfer id "../../victim/taxes" (not 32 lowercase hex digits)"#
+        try setup.expectRefusal(relay, "vfs-fetch", ["--all", "-C", setup.out.path], message: message)
+        try setup.expectRefusal(relay, "vfs-fetch", ["--watch", "-C", setup.out.path], message: message)
+        try setup.expectRefusal(relay, "vfs-fetch", [], message: message)
+        try setup.expectRefusal(relay, "vfs-cloud", ["get", "/f.age", "-o", setup.out.appendingPathComponent("f").path],
+                                message: #"the relay sent an invalid SHA-256 of a cloud file "../../victim/taxes""#)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.out.path).isEmpty)
+    }
+
+    @Test("digests that are not 64 lowercase hex digits (one with an escape sequence): exit 65, escaped, nothing written")
+    func digests() throws {
+        let setup = try Setup()
+        let relay = try HostileRelay("digests")
+        try setup.expectRefusal(relay, "vfs-fetch", ["--all", "-C", setup.out.path],
+                                message: #"the relay sent an invalid SHA-256 of transfer 0123456789abcdef0123456789abcdef "2CF24DBA\x1b[2J""#)
+        try setup.expectRefusal(relay, "vfs-cloud", ["get", "/f.age", "-o", setup.out.appendingPathComponent("f").path],
+                                message: #"the relay sent an invalid SHA-256 of a cloud file "gggg"#)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.out.path).isEmpty)
+    }
+
+    @Test("an endless event line: vfs-fetch --watch stops with 65 under 64 MiB")
+    func endlessEventLine() throws {
+        let setup = try Setup()
+        let relay = try HostileRelay("events")
+        try setup.expectRefusal(relay, "vfs-fetch", ["--watch", "-C", setup.out.path],
+                                message: "unexpected answer from the relay at \(relay.url)/v1/events: an event line or event longer than 1048576 bytes")
+    }
+
+    @Test("an endless JSON answer: vfs-fetch and vfs-cloud stop with 65 under 64 MiB")
+    func endlessJSON() throws {
+        let setup = try Setup()
+        let relay = try HostileRelay("json")
+        let message = "unexpected answer from the relay at \(relay.url): an answer longer than 8388608 bytes"
+        try setup.expectRefusal(relay, "vfs-fetch", ["--all", "-C", setup.out.path], message: message)
+        try setup.expectRefusal(relay, "vfs-fetch", [], message: message)
+        try setup.expectRefusal(relay, "vfs-cloud", ["ls"], message: message)
+        try setup.expectRefusal(relay, "vfs-cloud", ["get", "/f.age", "-o", setup.out.appendingPathComponent("f").path], message: message)
+    }
+}
