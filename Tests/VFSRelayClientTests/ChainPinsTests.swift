@@ -3,6 +3,7 @@ import Testing
 import VFSTestSupport
 @testable import VFSCore
 @testable import VFSRelayClient
+import VFSRelayProtocol
 
 @Suite("chain pins")
 struct ChainPinsTests {
