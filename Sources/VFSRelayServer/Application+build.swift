@@ -33,6 +33,10 @@ public struct RelayServer: Sendable {
 public func openStore(_ configuration: RelayConfiguration) throws -> (SQLiteRelayStore, FileBlobStore) {
     try FileManager.default.createDirectory(at: configuration.dataFolder, withIntermediateDirectories: true,
                                             attributes: [.posixPermissions: 0o700])
+    // SQLite would create the database under the umask (0644 under 022), readable by every
+    // local user even in a 0755 folder: create it first, 0600 (its -wal and -shm follow it).
+    // An existing database is the operator's, left as it is.
+    try PrivateFile.create(configuration.databasePath, existing: .keep)
     return (try SQLiteRelayStore(path: configuration.databasePath), try FileBlobStore(root: configuration.dataFolder))
 }
 
@@ -122,4 +126,25 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     ItemController(services: services, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
     PolicySettingsController(services: services).addRoutes(to: authenticated)
     return router
+}
+
+/// A new file only its owner reads, whatever the umask: created with
+/// `O_EXCL|O_NOFOLLOW` (never through a link, never over a file) and mode 0600.
+public enum PrivateFile {
+    public enum Existing: Sendable { case keep, refuse }
+
+    /// Creates the empty file at `path`; false when something is already there and `existing`
+    /// is `.keep`. Throws `POSIXError` otherwise (EEXIST for a file or link already there).
+    @discardableResult
+    public static func create(_ path: String, existing: Existing) throws -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            if code == EEXIST, existing == .keep { return false }
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+        defer { close(fd) }
+        guard fchmod(fd, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return true
+    }
 }

@@ -28,7 +28,7 @@ struct DeviceTool: AsyncVFSCommand {
         recipient changed until "vfs-device trust NAME" accepts the new one.
 
         Examples:
-          vfs-device enroll http://127.0.0.1:8787 K7QX-M2PD --name laptop
+          vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop
           vfs-device list --json | jq '.[].name'
           vfs-device group create home laptop phone tablet
           vfs-device revoke phone

@@ -20,7 +20,7 @@ extension DeviceTool {
             Prints the new device's id.
 
             Example:
-              vfs-device enroll http://127.0.0.1:8787 K7QX-M2PD --name laptop
+              vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop
             """)
 
         @Argument(help: ArgumentHelp("The relay's URL.", valueName: "url")) var url: String

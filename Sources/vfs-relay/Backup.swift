@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import VFSCommandLine
+import VFSCore
+import VFSRelayServer
 
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,11 +20,22 @@ struct Backup: AsyncParsableCommand {
             throw ToolError("\"\(output)\" already exists", exit: .cannotCreate, hints: ["remove it or choose another name"])
         }
         let (store, _) = try await data.open()
+        // The copy holds every token hash and recipient: 0600 whatever the umask, written
+        // into a file we created (O_EXCL|O_NOFOLLOW, never through a planted link), and put
+        // in place with link(2), which never replaces a file that appeared meanwhile.
         let partial = output + ".partial"
-        unlink(partial)
+        do {
+            try PrivateFile.create(partial, existing: .refuse)
+        } catch let error as POSIXError {
+            throw ToolError(IOError("cannot create", path: partial, code: error.code.rawValue).description, exit: .cannotCreate,
+                            hints: error.code == .EEXIST ? ["a file or link is there already (an interrupted backup?): remove it if it is yours"] : [])
+        }
         do {
             try await store.backup(to: partial)
-            guard rename(partial, output) == 0 else { throw ToolError("cannot write \"\(output)\"", exit: .cannotCreate) }
+            guard link(partial, output) == 0 else {
+                throw ToolError(IOError("cannot write", path: output).description, exit: .cannotCreate)
+            }
+            unlink(partial)
         } catch {
             unlink(partial)
             if let error = error as? ToolError { throw error }

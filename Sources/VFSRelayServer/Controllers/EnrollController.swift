@@ -33,13 +33,30 @@ struct EnrollController {
     }
 }
 
-/// The shapes of names the API accepts.
+/// The shapes of names the API accepts. Characters (grapheme clusters) alone bound
+/// nothing: one letter with 100,000 combining marks is one character of 200 kB. So
+/// names are limited in bytes and Unicode scalars too, and a refusal quotes at most
+/// 40 scalars of what it refuses.
 enum Validate {
-    /// 1–128 characters, no control characters.
+    static let nameCharacters = 128, nameScalars = 256, nameBytes = 512
+
+    /// 1–128 characters, at most 256 Unicode scalars and 512 bytes of UTF-8, no control characters.
     static func name(_ value: String, what: String) throws {
-        guard !value.isEmpty, value.count <= 128, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw RelayError.badRequest("invalid \(what) \"\(value.prefix(40))\" (1 to 128 characters, no control characters)")
+        guard !value.isEmpty, value.utf8.count <= nameBytes, value.unicodeScalars.count <= nameScalars,
+              value.count <= nameCharacters,
+              !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw RelayError.badRequest("invalid \(what) \"\(shown(value))\" (1 to \(nameCharacters) characters, at most "
+                                        + "\(nameScalars) Unicode scalars and \(nameBytes) bytes, no control characters)")
         }
+    }
+
+    /// The start of a refused value for the message: 40 scalars at most.
+    static func shown(_ value: String) -> String {
+        let scalars = value.unicodeScalars
+        guard scalars.count > 40 else { return value }
+        var head = String.UnicodeScalarView()
+        head.append(contentsOf: scalars.prefix(40))
+        return String(head) + "…"
     }
 
     /// An age recipient: printable ASCII without spaces, up to 4096 characters.
@@ -53,7 +70,7 @@ enum Validate {
     static func groupName(_ value: String) throws {
         guard !value.isEmpty, value.utf8.count <= 64,
               value.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
-            throw RelayError.badRequest("invalid group name \"\(value.prefix(40))\" (letters, digits, '.', '_', '-')")
+            throw RelayError.badRequest("invalid group name \"\(shown(value))\" (letters, digits, '.', '_', '-')")
         }
     }
 
@@ -61,7 +78,7 @@ enum Validate {
     static func cloudName(_ value: String) throws {
         guard !value.isEmpty, value.utf8.count <= 255, value != ".", value != "..", !value.contains("/"),
               !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw RelayError.badRequest("invalid name \"\(value.prefix(40))\"")
+            throw RelayError.badRequest("invalid name \"\(shown(value))\" (1 to 255 bytes, not . or .., no / and no control characters)")
         }
     }
 }
