@@ -381,3 +381,10 @@ extension Clipboard.Failure: ReportableError {
         }
     }
 }
+
+extension SizeText.ParseError: ReportableError {
+    public var exitStatus: ExitStatus { .usage }
+    public var hints: [String] {
+        ["write bytes (1048576) or a number with a unit, powers of 1024: 512K, 512M, 10G, 1.5T, 1P"]
+    }
+}

@@ -73,7 +73,8 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
     let router = buildRouter(store: store, blobs: blobs, hub: hub, configuration: configuration, logger: logger)
     let application = Application(
         router: router, server: try serverBuilder(configuration),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                             availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
         onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     let maintenance = RelayMaintenance(store: store, blobs: blobs, configuration: configuration)
@@ -87,13 +88,16 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
     return RelayServer(application: application, services: services, shutdownGrace: configuration.shutdownGrace)
 }
 
-/// HTTP/1.1, inside TLS when a certificate and key are configured.
+/// HTTP/1.1, inside TLS when a certificate and key are configured; idle connections
+/// (half-open, slow headers, stalled bodies) closed after `idleTimeout`.
 func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuilder {
-    guard let tls = configuration.tls else { return .http1() }
+    let seconds = configuration.idleTimeout.components.seconds
+    let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(max(1, seconds))))
+    guard let tls = configuration.tls else { return http1 }
     let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
     let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
     let settings = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
-    return try .tls(.http1(), tlsConfiguration: settings)
+    return try .tls(http1, tlsConfiguration: settings)
 }
 
 /// Every route, its controller and middleware: request log outermost, then errors as
@@ -125,6 +129,10 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     ItemController(services: services, base: RelayPaths.items).addRoutes(to: authenticated)
     ItemController(services: services, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
     PolicySettingsController(services: services).addRoutes(to: authenticated)
+    // Last: it wraps only the not-found answer, and knows every route by now.
+    router.addMiddleware {
+        MethodNotAllowedMiddleware(routes: RouteMethods(router.routes.map { ($0.path.description, $0.method.rawValue) }))
+    }
     return router
 }
 

@@ -38,6 +38,16 @@ public struct RelayConfiguration: Sendable {
     public var enrolmentLockout: TimeInterval = 15 * 60
     /// Files younger than this are never taken for orphans (a blob being made).
     public var orphanGrace: TimeInterval = 60
+    /// A connection that sends nothing for this long (no request head, a stalled body, an
+    /// idle keep-alive) is closed; a request being answered (an event stream, a download)
+    /// is not idle.
+    public var idleTimeout: Duration = .seconds(30)
+    /// Connections open at once; more wait in the listen backlog until one closes. Each
+    /// connection may hold a second descriptor (a blob it streams), so `serve` keeps this
+    /// under half its open-file limit.
+    public var maxConnections = 4096
+    /// Event streams one device may hold open at once; one more is answered 429.
+    public var maxEventStreamsPerDevice = 8
     /// How long a stop waits for requests in flight before cancelling them.
     public var shutdownGrace: Duration = .seconds(5)
 

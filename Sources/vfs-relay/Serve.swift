@@ -10,7 +10,8 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the relay API in the foreground until SIGTERM or SIGINT.",
         discussion: """
         Prints one line on stdout once listening (`vfs-relay: listening on http://HOST:PORT`; \
-        --listen 127.0.0.1:0 picks a free port) and logs one line per request on stderr.
+        --listen 127.0.0.1:0 picks a free port). Logs warnings and errors on stderr; \
+        --log-level info adds one line per request (method, path, status, time, peer).
 
         With --database postgres://…, several relays share one PostgreSQL database and one \
         --blobs folder (NFS, CephFS: every instance mounts it) behind a load balancer; serve \
@@ -29,11 +30,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"), completion: .file())
     var tlsKey: String?
 
-    @Option(help: ArgumentHelp("The largest upload, in bytes.", valueName: "bytes"))
-    var maxUpload: Int64?
+    @Option(help: ArgumentHelp("The largest upload: bytes, or with a unit K, M, G, T (powers of 1024): 512M, 10G, 1.5T.", valueName: "size"))
+    var maxUpload: String?
 
-    @Option(help: ArgumentHelp("What one user may store at once, in bytes.", valueName: "bytes"))
-    var quota: Int64?
+    @Option(help: ArgumentHelp("What one user may store at once: bytes, or with a unit K, M, G, T (powers of 1024): 10G.", valueName: "size"))
+    var quota: String?
 
     @Option(help: ArgumentHelp("Seconds between keep-alive comments on event streams.", valueName: "seconds"))
     var keepAlive: Int = 15
@@ -41,11 +42,58 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between sweeps for expired transfers and orphan blobs.", valueName: "seconds"))
     var sweepInterval: Int = 600
 
+    @Option(help: ArgumentHelp("What to log on stderr: error, warning, info (adds a line per request), debug or trace.", valueName: "level"))
+    var logLevel: LogLevel = .warning
+
+    @Option(help: ArgumentHelp("Close a connection that sends nothing for this many seconds: no request, a stalled upload, an idle keep-alive (event streams and downloads being answered are not idle).", valueName: "seconds"))
+    var idleTimeout: Int = 30
+
+    @Option(help: ArgumentHelp("Connections open at once; more wait until one closes (default: under half the open-file limit, at most 16384).", valueName: "count"))
+    var maxConnections: Int?
+
+    @Option(help: ArgumentHelp("Event streams one device may hold open at once; one more is refused with 429.", valueName: "count"))
+    var maxEventStreams: Int = 8
+
     /// Seconds between looks for events other processes stored (admin alerts; with
     /// PostgreSQL, NOTIFY wakes the streams at once and this is the fallback). Tests
     /// raise it to show that NOTIFY alone carries events between instances.
     @Option(name: .customLong("event-poll"), help: .hidden)
     var eventPoll: Int = 1
+
+    /// A size option's bytes, or a usage error naming the option.
+    static func size(_ text: String, option: String) throws -> Int64 {
+        do {
+            return try SizeText.bytes(text)
+        } catch let error as SizeText.ParseError {
+            throw ToolError.usage("invalid \(option) \"\(text)\": \(error.reason)", hints: error.hints)
+        }
+    }
+
+    /// One `serve` per SQLite data folder (PostgreSQL relays share theirs on purpose): the
+    /// lock `serve.lock` in it, held while serving, names the pid holding it. The kernel
+    /// drops it when the process dies, so a killed relay leaves nothing stale.
+    static func lockDataFolder(_ folder: URL) throws -> FileLock {
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ToolError("cannot create the data folder \"\(folder.path)\": \(error.localizedDescription)", exit: .cannotCreate)
+        }
+        let base = folder.appendingPathComponent("serve").path
+        do {
+            let lock = try FileLock(for: base, exclusive: true, wait: false)
+            lock.record("\(getpid())\n")
+            return lock
+        } catch {
+            guard let failure = error as? IOError, failure.code == EWOULDBLOCK else {
+                throw ToolError("cannot lock the data folder \"\(folder.path)\": \(error)", exit: .ioError)
+            }
+            let holder = (try? String(contentsOfFile: base + ".lock", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let who = holder.flatMap { Int32($0) }.map { "another vfs-relay serve (pid \($0))" } ?? "another vfs-relay serve"
+            throw ToolError("\(who) is using the data folder \"\(folder.path)\"", exit: .temporaryFailure,
+                            hints: ["stop it first, or serve another folder with --data DIR; admin commands work beside it"])
+        }
+    }
 
     func run() async throws {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
@@ -58,14 +106,25 @@ struct Serve: AsyncParsableCommand {
         for file in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
             throw ToolError("cannot read \"\(file)\"", exit: .noInput)
         }
-        guard keepAlive > 0, sweepInterval > 0, eventPoll > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
+        guard keepAlive > 0, sweepInterval > 0, eventPoll > 0, idleTimeout > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
+        guard maxEventStreams > 0, (maxConnections ?? 1) > 0 else { throw ToolError.usage("--max-connections and --max-event-streams must be at least 1") }
+        let openFiles = OpenFileLimit.raise()
+        // Each connection may hold a second descriptor (a blob it streams); keep room for the
+        // database, the listening socket and the logs.
+        let connectionRoom = max(1, (openFiles - 64) / 2)
+        if let maxConnections, maxConnections > connectionRoom {
+            Diagnostics.warn("--max-connections \(maxConnections) is over what \(openFiles) open files allow (\(connectionRoom)): raise the limit (ulimit -n, LimitNOFILE=) or the relay stops answering when they are all in use")
+        }
         var host = String(listen[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         var configuration = try data.configuration()
         configuration.host = host
         configuration.port = port
-        if let maxUpload { configuration.maxUploadSize = maxUpload }
-        if let quota { configuration.userQuota = quota }
+        if let maxUpload { configuration.maxUploadSize = try Self.size(maxUpload, option: "--max-upload") }
+        if let quota { configuration.userQuota = try Self.size(quota, option: "--quota") }
+        configuration.idleTimeout = .seconds(idleTimeout)
+        configuration.maxConnections = maxConnections ?? min(16384, connectionRoom)
+        configuration.maxEventStreamsPerDevice = maxEventStreams
         configuration.keepAliveInterval = .seconds(keepAlive)
         configuration.sweepInterval = .seconds(sweepInterval)
         configuration.watchInterval = .seconds(eventPoll)
@@ -84,9 +143,11 @@ struct Serve: AsyncParsableCommand {
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .info
+            handler.logLevel = logLevel.level
             return handler
         }
+        let folderLock = configuration.database == nil ? try Self.lockDataFolder(configuration.dataFolder) : nil
+        defer { folderLock?.unlock() }
         let relay: RelayServer
         do {
             let shown = host.contains(":") ? "[\(host)]" : host
@@ -112,6 +173,36 @@ struct Serve: AsyncParsableCommand {
                 throw ToolError("cannot serve on \(listen): no such local address", exit: .unavailable)
             }
             throw ToolError("cannot serve on \(listen): \(text)", exit: .unavailable)
+        }
+    }
+}
+
+/// The process's open-file limit.
+enum OpenFileLimit {
+    /// Raises the soft limit to the hard one, as servers do at start, and returns it.
+    static func raise() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return limit.rlim_cur == rlim_t.max ? 1 << 20 : Int(clamping: limit.rlim_cur)
+    }
+}
+
+/// `--log-level`: swift-log's levels as people write them (nginx's and syncthing's words).
+enum LogLevel: String, CaseIterable, ExpressibleByArgument {
+    case error, warning, info, debug, trace
+
+    var level: Logger.Level {
+        switch self {
+        case .error: .error
+        case .warning: .warning
+        case .info: .info
+        case .debug: .debug
+        case .trace: .trace
         }
     }
 }

@@ -14,7 +14,9 @@ final class RelayProcess: @unchecked Sendable {
     /// Starts the relay and waits for its ready line.
     init(data: URL, arguments: [String] = []) throws {
         self.data = data
-        server = try BackgroundServer("vfs-relay", ["serve", "--listen", "127.0.0.1:0", "--data", data.path] + arguments,
+        // Tests read the access lines; a relay logs them only from --log-level info.
+        let logging = arguments.contains("--log-level") ? [] : ["--log-level", "info"]
+        server = try BackgroundServer("vfs-relay", ["serve", "--listen", "127.0.0.1:0", "--data", data.path] + logging + arguments,
                                       timeout: 60, grace: 30)
     }
 
@@ -94,6 +96,17 @@ final class RawConnection {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
             guard n > 0 else { throw HarnessError("send failed") }
             sent += n
+        }
+    }
+
+    /// True once the peer closes the connection (end of stream or reset), false if it is
+    /// still open when the receive timeout passes. Whatever arrives first is discarded.
+    func closedByPeer() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
         }
     }
 

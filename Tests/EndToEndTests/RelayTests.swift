@@ -68,8 +68,8 @@ struct RelayTests {
         try FileManager.default.copyItem(atPath: backup, toPath: copy.appendingPathComponent("relay.sqlite").path)
         #expect(try RelayAdmin(data: copy).run(["users"]).out.contains("alice@acme.example"))
 
-        // A second relay on the same port cannot listen: 69.
-        let busy = try Tools.run("vfs-relay", ["serve", "--listen", "127.0.0.1:\(setup.relay.port)", "--data", setup.admin.data.path])
+        // A second relay on the same port (its own data folder: one serve per folder) cannot listen: 69.
+        let busy = try Tools.run("vfs-relay", ["serve", "--listen", "127.0.0.1:\(setup.relay.port)", "--data", copy.path])
         #expect(busy.status == 69)
         // (serve logs on stderr too; the error is the last line)
         let lines = busy.stderr.split(separator: "\n").suffix(2).map(String.init)

@@ -113,7 +113,7 @@ final class Fleet: @unchecked Sendable {
         let walker = FileManager.default.enumerator(at: data, includingPropertiesForKeys: [.isRegularFileKey])
         var out: [URL] = []
         while let url = walker?.nextObject() as? URL {
-            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true, !url.lastPathComponent.contains("sqlite") {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true, !url.lastPathComponent.contains("sqlite"), url.lastPathComponent != "serve.lock" {
                 out.append(url)
             }
         }

@@ -22,6 +22,29 @@ struct IOTests {
         #expect(DurationText.format(seconds: 604800) == "7d")
     }
 
+    @Test("sizes: bytes, binary units, exact decimals; garbage, overflow and fractions of a byte rejected")
+    func sizes() throws {
+        #expect(try SizeText.bytes("1048576") == 1_048_576)
+        #expect(try SizeText.bytes("0") == 0)
+        #expect(try SizeText.bytes("512B") == 512)
+        #expect(try SizeText.bytes("512K") == 512 << 10)
+        #expect(try SizeText.bytes("512M") == 512 << 20)
+        #expect(try SizeText.bytes("10G") == 10 << 30)
+        #expect(try SizeText.bytes("10g") == 10 << 30)
+        #expect(try SizeText.bytes("10GB") == 10 << 30)
+        #expect(try SizeText.bytes("10GiB") == 10 << 30)
+        #expect(try SizeText.bytes("1.5T") == 3 << 39)
+        #expect(try SizeText.bytes("1.5K") == 1536)
+        #expect(try SizeText.bytes("7P") == 7 << 50)
+        #expect(try SizeText.bytes("9223372036854775807") == Int64.max)
+        for bad in ["", "G", "10X", "-5M", "1.1K", "0.5", "1.", ".5G", "1e9", "10 G", "10GG", "10iB", "KB",
+                    "8192P", "9223372036854775808", "99999999999999999999", "1.00000000000000000001K"] {
+            #expect(throws: SizeText.ParseError.self, "\(bad)") { try SizeText.bytes(bad) }
+        }
+        do { _ = try SizeText.bytes("8192P") } catch { #expect("\(error)" == "invalid size \"8192P\": too large") }
+        do { _ = try SizeText.bytes("1.1K") } catch { #expect("\(error)" == "invalid size \"1.1K\": not a whole number of bytes") }
+    }
+
     @Test("file lock: exclusive excludes, shared shares, released on unlock")
     func fileLock() throws {
         let dir = try TestFolder("lock")

@@ -23,7 +23,7 @@ function __vfs-relay_parse_tokens -S
         __vfs-relay_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'serve'
-            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'keep-alive=' 'sweep-interval=' 'version' 'h/help'
+            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'keep-alive=' 'sweep-interval=' 'log-level=' 'idle-timeout=' 'max-connections=' 'max-event-streams=' 'version' 'h/help'
         case 'org'
             __vfs-relay_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -133,10 +133,14 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" listen' -l 'listen' -d 'The address and port to listen on.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" tls-cert' -l 'tls-cert' -d 'Serve HTTPS with this PEM certificate chain (with --tls-key).' -rF
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" tls-key' -l 'tls-key' -d 'The PEM private key of --tls-cert.' -rF
-complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-upload' -l 'max-upload' -d 'The largest upload, in bytes.' -rfka ''
-complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" quota' -l 'quota' -d 'What one user may store at once, in bytes.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-upload' -l 'max-upload' -d 'The largest upload: bytes, or with a unit K, M, G, T (powers of 1024): 512M, 10G, 1.5T.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" quota' -l 'quota' -d 'What one user may store at once: bytes, or with a unit K, M, G, T (powers of 1024): 10G.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" keep-alive' -l 'keep-alive' -d 'Seconds between keep-alive comments on event streams.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" sweep-interval' -l 'sweep-interval' -d 'Seconds between sweeps for expired transfers and orphan blobs.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" log-level' -l 'log-level' -d 'What to log on stderr: error, warning, info (adds a line per request), debug or trace.' -rfka 'error warning info debug trace'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" idle-timeout' -l 'idle-timeout' -d 'Close a connection that sends nothing for this many seconds: no request, a stalled upload, an idle keep-alive (event streams and downloads being answered are not idle).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-connections' -l 'max-connections' -d 'Connections open at once; more wait until one closes (default: under half the open-file limit, at most 16384).' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-event-streams' -l 'max-event-streams' -d 'Event streams one device may hold open at once; one more is refused with 429.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org" version' -l 'version' -d 'Show the version.'

@@ -9,7 +9,7 @@ import Glibc
 /// new one. Readers take it shared, writers exclusive; it is released by `unlock()`,
 /// on deinit, or by the kernel when the process dies (so a killed writer never
 /// leaves a stale lock behind).
-final class FileLock {
+public final class FileLock {
     public let path: String
     private var fd: Int32
 
@@ -37,6 +37,14 @@ final class FileLock {
         let lock = try FileLock(for: dataPath, exclusive: exclusive)
         defer { lock.unlock() }
         return try body()
+    }
+
+    /// Replaces the lock file's content with `text` (who holds it, for the next one to say).
+    public func record(_ text: String) {
+        guard fd >= 0 else { return }
+        _ = ftruncate(fd, 0)
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
     }
 
     public func unlock() {

@@ -30,9 +30,17 @@ struct EventController {
         let headers: HTTPFields = [
             .contentType: "text/event-stream", .cacheControl: "no-store", .xAccelBuffering: "no",
         ]
+        // The stream counts from now, so one too many is a plain 429; it stops counting when
+        // the body ends or, should the body never be written, when the answer is dropped.
+        let limit = services.configuration.maxEventStreamsPerDevice
+        guard let subscription = EventSubscription(hub: services.hub, device: device, limit: limit) else {
+            throw RelayError(.tooManyRequests, .tooManyRequests,
+                             "this device already holds \(limit) event streams; close one first",
+                             headers: [.retryAfter: "30"])
+        }
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            let (signals, continuation, token) = services.hub.subscribe(device: device)
-            defer { services.hub.unsubscribe(device: device, id: token) }
+            let (signals, continuation) = (subscription.signals, subscription.continuation)
+            defer { subscription.end() }
             let interval = services.configuration.keepAliveInterval
             let ticker = Task {
                 while !Task.isCancelled {
@@ -73,4 +81,23 @@ struct EventController {
             try await writer.finish(nil)
         })
     }
+}
+
+/// One device's place among the open event streams, given back once: by `end()` or, for an
+/// answer dropped before its body ran, when the last reference goes.
+final class EventSubscription: Sendable {
+    let hub: EventHub
+    let device: String
+    let signals: AsyncStream<StreamSignal>
+    let continuation: AsyncStream<StreamSignal>.Continuation
+    let token: UUID
+
+    init?(hub: EventHub, device: String, limit: Int) {
+        guard let (signals, continuation, token) = hub.subscribe(device: device, limit: limit) else { return nil }
+        (self.hub, self.device, self.signals, self.continuation, self.token) = (hub, device, signals, continuation, token)
+    }
+
+    func end() { hub.unsubscribe(device: device, id: token) }
+
+    deinit { end() }
 }

@@ -25,15 +25,18 @@ public final class EventHub: Sendable {
 
     public init() {}
 
-    /// A stream of wake-ups for `device`, and its continuation (for keep-alive ticks).
-    func subscribe(device: String) -> (AsyncStream<StreamSignal>, AsyncStream<StreamSignal>.Continuation, UUID) {
+    /// A stream of wake-ups for `device`, and its continuation (for keep-alive ticks); nil
+    /// when the device already holds `limit` streams.
+    func subscribe(device: String, limit: Int = .max) -> (AsyncStream<StreamSignal>, AsyncStream<StreamSignal>.Continuation, UUID)? {
         let (stream, continuation) = AsyncStream<StreamSignal>.makeStream(bufferingPolicy: .bufferingNewest(4))
         let id = UUID()
-        let closed = state.withLock { state -> Bool in
+        let outcome = state.withLock { state -> Bool? in
             if state.closed { return true }
+            guard state.streams[device, default: [:]].count < limit else { return nil }
             state.streams[device, default: [:]][id] = continuation
             return false
         }
+        guard let closed = outcome else { return nil }
         if closed {
             continuation.yield(.close)
             continuation.finish()

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// One log line per request: method, path (never the query, which could hold
+/// One log line per request (at `info`; `error` for an answer 500 or over): method, path (never the query, which could hold
 /// secrets), status, time taken and the peer.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = RelayRequestContext
@@ -13,7 +13,9 @@ struct RequestLogMiddleware: RouterMiddleware {
         let response = try await next(request, context)
         let elapsed = ContinuousClock.now - start
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", ms))ms \(context.remoteAddress)")
+        // An answer 500 or over is the relay's own failure: logged at the default level.
+        let level: Logger.Level = response.status.code >= 500 ? .error : .info
+        logger.log(level: level, "\(request.method) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", ms))ms \(context.remoteAddress)")
         return response
     }
 }
