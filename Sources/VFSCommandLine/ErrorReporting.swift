@@ -341,6 +341,7 @@ extension RelayClientError: ReportableError {
             case 401: return ["this device's token is not accepted: it may have been revoked; vfs-device status tells, vfs-device enroll enrols again"]
             case 404: return ["vfs-device list and vfs-fetch show what exists"]
             case 429, 503: return ["try again later"]
+            case 507: return ["the relay's disk is nearly full: try again later (vfs-push resume goes on where it stopped), or tell its operator"]
             default: return []
             }
         case .notEnrolled: return ["enrol this machine first: vfs-device enroll URL CODE --name NAME"]

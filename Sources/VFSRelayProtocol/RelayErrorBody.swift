@@ -15,6 +15,8 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     case unsupportedMediaType = "unsupported_media_type"
     case rangeNotSatisfiable = "range_not_satisfiable"
     case tooManyRequests = "too_many_requests"
+    /// The relay's disk is at its reserve (507): try again later; uploads resume.
+    case insufficientStorage = "insufficient_storage"
     case internalError = "internal"
 }
 

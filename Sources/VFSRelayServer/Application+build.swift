@@ -69,6 +69,7 @@ public struct DatabaseUnavailable: Error, CustomStringConvertible {
 public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Logger(label: "vfs-relay"),
                        onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> RelayServer {
     let (store, blobs) = try await openRelayStore(configuration, logger: logger)
+    configuration.ballast?.ensure(room: configuration.diskRoom)
     let hub = EventHub()
     let router = buildRouter(store: store, blobs: blobs, hub: hub, configuration: configuration, logger: logger)
     let application = Application(

@@ -48,6 +48,9 @@ public struct RelayConfiguration: Sendable {
     public var maxConnections = 4096
     /// Event streams one device may hold open at once; one more is answered 429.
     public var maxEventStreamsPerDevice = 8
+    /// Free space kept on the blob folder's disk: uploads stop with 507 before it, so the
+    /// database (and everyone else's enrolments, deletes and gc) can still write.
+    public var diskReserve = DiskReserve.standard
     /// How long a stop waits for requests in flight before cancelling them.
     public var shutdownGrace: Duration = .seconds(5)
 
@@ -67,4 +70,58 @@ public struct RelayConfiguration: Sendable {
     }
 
     public var databasePath: String { dataFolder.appendingPathComponent("relay.sqlite").path }
+}
+
+extension RelayConfiguration {
+    /// Bytes that may still be written to the blob folder's disk before the reserve (0 or
+    /// less: none).
+    public var diskRoom: Int64 {
+        let folder = blobFolder ?? dataFolder
+        guard let space = DiskSpace(folder.path) else { return .max }
+        return space.available - diskReserve.bytes(of: space.total)
+    }
+
+    /// The SQLite data folder's ballast; nil with PostgreSQL.
+    public var ballast: Ballast? { database == nil ? Ballast(folder: dataFolder) : nil }
+}
+
+/// Space left free on the relay's disk: a size, or a share of the file system.
+public struct DiskReserve: Sendable, Equatable {
+    public var bytes: Int64?
+    public var percent: Int64?
+    /// The most a share may come to (the default's cap).
+    public var cap: Int64 = .max
+
+    /// 5 % of the file system, at most 1 GiB.
+    public static let standard = DiskReserve(bytes: nil, percent: 5, cap: 1 << 30)
+
+    public init(bytes: Int64? = nil, percent: Int64? = nil, cap: Int64 = .max) {
+        self.bytes = bytes
+        self.percent = percent
+        self.cap = cap
+    }
+
+    /// The reserve on a file system of `total` bytes.
+    public func bytes(of total: Int64) -> Int64 {
+        if let bytes { return bytes }
+        guard let percent else { return 0 }
+        return min(cap, total / 100 * percent)
+    }
+}
+
+/// What `statvfs` says of the file system holding a path.
+struct DiskSpace {
+    /// Bytes an unprivileged process may still write.
+    let available: Int64
+    let total: Int64
+
+    init?(_ path: String) {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let unit = Int64(info.f_frsize)
+        let (free, o1) = Int64(clamping: info.f_bavail).multipliedReportingOverflow(by: unit)
+        let (size, o2) = Int64(clamping: info.f_blocks).multipliedReportingOverflow(by: unit)
+        available = o1 ? .max : free
+        total = o2 ? .max : size
+    }
 }

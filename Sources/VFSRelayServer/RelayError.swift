@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Hummingbird
 import NIOCore
 import VFSRelayProtocol
@@ -22,6 +23,10 @@ public struct RelayError: Error, Sendable {
     public static func conflict(_ message: String) -> RelayError { .init(.conflict, .conflict, message) }
     public static let unauthorized = RelayError(.unauthorized, .unauthorized, "a valid device token is needed (Authorization: Bearer TOKEN)")
     public static let revoked = RelayError(.unauthorized, .revoked, "this device was logged out (revoked)")
+    /// The relay keeps its disk reserve free (`serve --disk-reserve`): no more bytes now.
+    public static let diskFull = RelayError(.init(code: 507, reasonPhrase: "Insufficient Storage"), .insufficientStorage,
+                                            "the relay's disk is nearly full; the upload can resume once there is room",
+                                            headers: [.retryAfter: "300"])
     public static let forbidden = RelayError(.forbidden, .forbidden, "only an administrator of the organisation may do this")
 
     /// The error as the API answers it.
@@ -36,6 +41,10 @@ public struct RelayError: Error, Sendable {
             case .invalid(let message): self = .badRequest(message)
             case .preconditionFailed(let message): self = .init(.preconditionFailed, .preconditionFailed, message)
             }
+        case BlobStoreError.noSpace:
+            self = .diskFull
+        case let error as DatabaseError where error.resultCode == .SQLITE_FULL:
+            self = .diskFull
         case is NIOTooManyBytesError:
             self = .init(.contentTooLarge, .tooLarge, "the request body is too large")
         case let error as DecodingError:

@@ -22,7 +22,20 @@ public struct RelayMaintenance: Sendable {
         return try await store.withMaintenanceLock { try await maintenance.sweep(now: now) }
     }
 
+    /// One sweep; on a disk too full for the database, the ballast goes first (the sweep
+    /// frees space), and it is made again afterwards once there is room.
     public func sweep(now: Date = Date()) async throws -> GarbageReport {
+        let report: GarbageReport
+        if let ballast = configuration.ballast {
+            report = try await ballast.freeing { try await sweepOnceUnguarded(now: now) }
+            ballast.ensure(room: configuration.diskRoom)
+        } else {
+            report = try await sweepOnceUnguarded(now: now)
+        }
+        return report
+    }
+
+    func sweepOnceUnguarded(now: Date) async throws -> GarbageReport {
         let expired = try await store.expireTransfers(now: now)
         for blob in expired { blobs.deleteBlob(blob) }
         let uploads = try await store.removeExpiredUploads(now: now)

@@ -13,6 +13,26 @@ struct RelayServices: Sendable {
     let itemLists = ItemListCache()
     let uploadDigests = UploadDigests()
 
+    /// Bytes that may still be written to the blob folder's disk before its reserve (0 or
+    /// less: none). The database lives beside it and keeps the reserve for its own writes.
+    func diskRoom() -> Int64 { configuration.diskRoom }
+
+    /// 507 unless `count` more bytes fit above the reserve.
+    func checkDiskRoom(for count: Int64) throws {
+        let room = diskRoom()
+        guard room > 0, count <= room else { throw RelayError.diskFull }
+    }
+
+    /// The data folder's ballast (nil with PostgreSQL): deletes run through `freeing`.
+    var ballast: Ballast? { configuration.ballast }
+
+    /// Runs a store change that frees space; on a disk too full for the database to write
+    /// it, the ballast goes and the change runs again.
+    func freeing<T>(_ body: () async throws -> T) async throws -> T {
+        guard let ballast else { return try await body() }
+        return try await ballast.freeing(body)
+    }
+
     /// Deletes blob files whose last reference went away.
     func deleteBlobs(_ ids: [String]) {
         for id in ids { blobs.deleteBlob(id) }
@@ -39,12 +59,17 @@ struct RelayServices: Sendable {
             }
             let blobID = Secrets.id()
             try blobs.adopt(upload: id, as: blobID)
+            let recorded: T
             do {
-                return try await record(blobID)
+                recorded = try await record(blobID)
             } catch {
                 blobs.unadopt(blob: blobID, upload: id)
                 throw error
             }
+            // The store consumed the upload: its file's other name goes now. Killed before
+            // this line, the file is an orphan upload the sweep removes.
+            blobs.deleteUpload(id)
+            return recorded
         }
         guard let adopted else { throw RelayError.conflict("upload \"\(id)\" is busy") }
         return adopted

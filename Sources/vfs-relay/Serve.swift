@@ -36,6 +36,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What one user may store at once: bytes, or with a unit K, M, G, T (powers of 1024): 10G.", valueName: "size"))
     var quota: String?
 
+    @Option(help: ArgumentHelp("Free space to keep on the disk of the blobs: a size (1G) or a share (5%); uploads past it are refused with 507 so the database and deletes still work (default: 5%, at most 1G).", valueName: "size|percent"))
+    var diskReserve: String?
+
     @Option(help: ArgumentHelp("Seconds between keep-alive comments on event streams.", valueName: "seconds"))
     var keepAlive: Int = 15
 
@@ -67,6 +70,17 @@ struct Serve: AsyncParsableCommand {
         } catch let error as SizeText.ParseError {
             throw ToolError.usage("invalid \(option) \"\(text)\": \(error.reason)", hints: error.hints)
         }
+    }
+
+    /// `--disk-reserve`: a size, or a whole percentage of the file system (0 to 99).
+    static func reserve(_ text: String) throws -> DiskReserve {
+        if text.hasSuffix("%") {
+            guard let percent = Int64(text.dropLast()), (0...99).contains(percent), text.first != "+" else {
+                throw ToolError.usage("invalid --disk-reserve \"\(text)\": a share is a whole percentage, 0% to 99%")
+            }
+            return DiskReserve(percent: percent)
+        }
+        return DiskReserve(bytes: try size(text, option: "--disk-reserve"))
     }
 
     /// One `serve` per SQLite data folder (PostgreSQL relays share theirs on purpose): the
@@ -122,6 +136,7 @@ struct Serve: AsyncParsableCommand {
         configuration.port = port
         if let maxUpload { configuration.maxUploadSize = try Self.size(maxUpload, option: "--max-upload") }
         if let quota { configuration.userQuota = try Self.size(quota, option: "--quota") }
+        if let diskReserve { configuration.diskReserve = try Self.reserve(diskReserve) }
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.maxConnections = maxConnections ?? min(16384, connectionRoom)
         configuration.maxEventStreamsPerDevice = maxEventStreams

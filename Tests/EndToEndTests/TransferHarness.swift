@@ -113,7 +113,7 @@ final class Fleet: @unchecked Sendable {
         let walker = FileManager.default.enumerator(at: data, includingPropertiesForKeys: [.isRegularFileKey])
         var out: [URL] = []
         while let url = walker?.nextObject() as? URL {
-            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true, !url.lastPathComponent.contains("sqlite"), url.lastPathComponent != "serve.lock" {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true, !url.lastPathComponent.contains("sqlite"), !["serve.lock", "ballast"].contains(url.lastPathComponent) {
                 out.append(url)
             }
         }

@@ -89,7 +89,7 @@ struct CloudController {
         let user = try context.requireIdentity().userID
         let path = try Self.path(context)
         guard !path.isEmpty else { throw RelayError.conflict("the root folder cannot be deleted") }
-        services.deleteBlobs(try await services.store.cloudDelete(path: path, user: user, now: Date()))
+        services.deleteBlobs(try await services.freeing { try await services.store.cloudDelete(path: path, user: user, now: Date()) })
         return emptyResponse()
     }
 
@@ -116,6 +116,8 @@ struct CloudController {
         guard Self.looksLikeAgeHeader(old) else {
             throw RelayError.badRequest("the file's first \(body.length) bytes are not an age header")
         }
+        // A rekey writes a whole new copy of the file: it must fit above the disk reserve.
+        try services.checkDiskRoom(for: blob.size - body.length + Int64(header.count))
         let newID = Secrets.id()
         let made = try services.blobs.rewrite(blob: blob.id, replacing: body.length, with: header, as: newID)
         do {

@@ -59,14 +59,15 @@ struct TransferController {
 
     /// The sender withdraws it: waiting copies expire (delivered ones stay delivered).
     @Sendable func cancel(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let released = try await services.store.cancelTransfer(id: pathID(context), sender: context.requireIdentity().deviceID, now: Date())
+        let (id, sender) = (try pathID(context), try context.requireIdentity().deviceID)
+        let released = try await services.freeing { try await services.store.cancelTransfer(id: id, sender: sender, now: Date()) }
         services.deleteBlobs(released)
         return emptyResponse()
     }
 
     func finish(_ status: TransferStatus, _ context: RelayRequestContext) async throws -> Response {
-        let released = try await services.store.finishTransfer(id: pathID(context), device: context.requireIdentity().deviceID,
-                                                               status: status, now: Date())
+        let (id, device) = (try pathID(context), try context.requireIdentity().deviceID)
+        let released = try await services.freeing { try await services.store.finishTransfer(id: id, device: device, status: status, now: Date()) }
         services.deleteBlobs(released)
         return emptyResponse()
     }

@@ -63,6 +63,7 @@ struct UploadController {
         let metadata = request.headers[.uploadMetadata] ?? ""
         guard metadata.utf8.count <= 4096 else { throw RelayError.badRequest("Upload-Metadata is longer than 4096 bytes") }
         try await checkLimits(length ?? 0, user: identity.userID, before: 0)
+        try services.checkDiskRoom(for: length ?? 0)
         let now = Date()
         let record = UploadRecord(id: Secrets.id(), userID: identity.userID, deviceID: identity.deviceID, length: length, offset: 0,
                                   metadata: metadata, created: now, expires: now.addingTimeInterval(services.configuration.uploadLifetime))
@@ -147,12 +148,16 @@ struct UploadController {
                 }
             }
             // Without a length yet, the body may run up to the size cap and the user's quota.
-            let limit: Int64
+            let allowed: Int64
             if let length {
-                limit = length
+                allowed = length
             } else {
-                limit = try await deferredLimit(user: current.userID, offset: offset)
+                allowed = try await deferredLimit(user: current.userID, offset: offset)
             }
+            // And never into the disk reserve: past it, 507; what arrived before is kept.
+            let room = services.diskRoom()
+            guard room > 0 || allowed == offset else { throw RelayError.diskFull }
+            let limit = min(allowed, offset.addingReportingOverflow(room).overflow ? Int64.max : offset + room)
             let id = current.id
             let end: Int64
             // Hashed as it arrives, if this instance hashed the bytes before it.
@@ -166,6 +171,7 @@ struct UploadController {
                     try await store.setUploadOffset(id: id, offset: position, sha256: nil)
                 }
             } catch BlobStoreError.tooLong {
+                if limit < allowed { throw RelayError.diskFull }
                 if let length { throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(length))") }
                 throw RelayError(.contentTooLarge, .tooLarge, "the upload would pass the size cap or the quota (\(limit) bytes)",
                                  headers: [.tusMaxSize: "\(services.configuration.maxUploadSize)"])
@@ -211,8 +217,9 @@ struct UploadController {
     @Sendable func terminate(_ request: Request, context: RelayRequestContext) async throws -> Response {
         try checkVersion(request)
         let upload = try await upload(context)
-        try await services.store.deleteUpload(id: upload.id, user: upload.userID)
+        // The file first: on a full disk its space is what lets the database write the delete.
         services.blobs.deleteUpload(upload.id)
+        try await services.freeing { try await services.store.deleteUpload(id: upload.id, user: upload.userID) }
         services.uploadDigests.drop(upload.id)
         let identity = try context.requireIdentity()
         try await services.store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.delete", subject: upload.id,

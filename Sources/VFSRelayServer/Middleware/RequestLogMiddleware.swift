@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// One log line per request (at `info`; `error` for an answer 500 or over): method, path (never the query, which could hold
+/// One log line per request (at `info`; `warning` for 503 and 507, `error` for other answers 500 or over): method, path (never the query, which could hold
 /// secrets), status, time taken and the peer.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = RelayRequestContext
@@ -14,7 +14,11 @@ struct RequestLogMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         // An answer 500 or over is the relay's own failure: logged at the default level.
-        let level: Logger.Level = response.status.code >= 500 ? .error : .info
+        let level: Logger.Level = switch response.status.code {
+        case 503, 507: .warning  // the database away, the disk at its reserve: said once per request
+        case 500...: .error
+        default: .info
+        }
         logger.log(level: level, "\(request.method) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", ms))ms \(context.remoteAddress)")
         return response
     }

@@ -21,9 +21,11 @@ public protocol BlobStore: Sendable {
     /// The SHA-256 of an upload's first `length` bytes, as lowercase hex.
     func digest(upload: String, length: Int64) throws -> String
     func deleteUpload(_ id: String)
-    /// Moves a finished upload into the blob folder as `blob`.
+    /// Makes a finished upload's file also the blob `blob`; the upload file stays until
+    /// `deleteUpload` (after the database recorded the blob), so a process killed in
+    /// between leaves the upload whole for a retry, and the blob an orphan for gc.
     func adopt(upload: String, as blob: String) throws
-    /// Moves a blob back to being an upload (the database refused it).
+    /// Takes the blob away again (the database refused it); the upload is untouched.
     func unadopt(blob: String, upload: String)
     func deleteBlob(_ id: String)
     func blobExists(_ id: String) -> Bool
@@ -49,6 +51,8 @@ final class FlushState: Sendable {
 
 public enum BlobStoreError: Error {
     case tooLong
+    /// The disk (or the user's disk quota) is full: ENOSPC, EDQUOT.
+    case noSpace
     case missing(String)
     case io(String)
 }
@@ -143,6 +147,7 @@ public struct FileBlobStore: BlobStore {
                 let n = pwrite(fd, raw.baseAddress! + done, count - done, off_t(position))
                 if n < 0 {
                     if errno == EINTR { continue }
+                    if errno == ENOSPC || errno == EDQUOT { throw BlobStoreError.noSpace }
                     throw BlobStoreError.io("write: \(String(cString: strerror(errno)))")
                 }
                 done += n
@@ -172,14 +177,17 @@ public struct FileBlobStore: BlobStore {
     public func deleteUpload(_ id: String) { unlink(uploadPath(id)) }
 
     public func adopt(upload: String, as blob: String) throws {
-        guard rename(uploadPath(upload), blobPath(blob)) == 0 else {
-            throw BlobStoreError.missing(upload)
+        // A second name for the same file (no copy); the upload's own name goes only once
+        // the blob's row committed.
+        guard link(uploadPath(upload), blobPath(blob)) == 0 else {
+            if errno == ENOENT { throw BlobStoreError.missing(upload) }
+            throw BlobStoreError.io("cannot link upload \(upload) as blob: \(String(cString: strerror(errno)))")
         }
         // A fresh time keeps gc from taking it for an old orphan before its row commits.
         utimes(blobPath(blob), nil)
     }
 
-    public func unadopt(blob: String, upload: String) { rename(blobPath(blob), uploadPath(upload)) }
+    public func unadopt(blob: String, upload: String) { unlink(blobPath(blob)) }
 
     /// The blob leaves the blob folder at once (a rename) and its file is removed on a
     /// thread of its own: unlinking a large file frees all its cached pages, which took
