@@ -111,6 +111,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
         throttle: EnrolmentThrottle(store: store, limit: configuration.enrolmentFailureLimit, lockout: configuration.enrolmentLockout))
     let router = Router(context: RelayRequestContext.self)
     router.addMiddleware {
+        ClientAddressMiddleware(resolver: ClientAddressResolver(trusted: configuration.trustedProxies))
         RequestLogMiddleware(logger: logger)
         ErrorMiddleware()
     }

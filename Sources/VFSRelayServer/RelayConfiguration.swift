@@ -33,6 +33,9 @@ public struct RelayConfiguration: Sendable {
     /// How long `/v1/health` waits for the database before answering 503 (a pool that
     /// waits to reconnect must not hold a load balancer's check up).
     public var healthDatabaseTimeout: Duration = .seconds(2)
+    /// Proxies whose `Forwarded`/`X-Forwarded-For` name the client (nginx in front); from
+    /// anyone else those headers are ignored.
+    public var trustedProxies: [CIDR] = []
     /// Wrong enrolment codes in a row from one address before it must wait.
     public var enrolmentFailureLimit = 5
     public var enrolmentLockout: TimeInterval = 15 * 60

@@ -3,15 +3,19 @@ import Hummingbird
 import NIOCore
 
 /// Each request's context: the calling device once the token is checked, and the
-/// peer address (for the enrolment throttle).
+/// client's address (for the enrolment throttle and the request log).
 public struct RelayRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: DeviceIdentity?
-    public let remoteAddress: String
+    /// The socket's peer.
+    public let peerAddress: String
+    /// The client: the peer, or the address a trusted proxy forwarded for (`--trusted-proxy`).
+    public var remoteAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "local"
+        peerAddress = source.channel.remoteAddress?.ipAddress ?? "local"
+        remoteAddress = peerAddress
     }
 
     /// JSON bodies are small; uploads stream and never collate.

@@ -29,7 +29,7 @@ struct Relay: AsyncVFSCommand {
         hashes. The relay never sees plaintext nor the names of transferred files; cloud \
         folder and file names are metadata it does see.
 
-        Exit status: 0 success; 64 usage; 65 the name already exists; 66 no such \
+        Exit status: 0 success; 1 unblock: the address was not blocked; 64 usage; 65 the name already exists; 66 no such \
         organisation or user, or no relay database in DIR; 69 cannot listen, or the \
         PostgreSQL database does not answer; 73 the backup file cannot be created, or copy's \
         target database is not empty; 74 read or write error; 75 another sweep is running; \
@@ -37,5 +37,5 @@ struct Relay: AsyncVFSCommand {
         """,
         version: vfsVersion,
         subcommands: [Serve.self, Org.self, User.self, Invite.self, LoginCode.self, Alert.self, Users.self, Devices.self,
-                      Stats.self, GC.self, Backup.self, Migrate.self, Copy.self])
+                      Stats.self, GC.self, Backup.self, Migrate.self, Copy.self, Unblock.self])
 }

@@ -45,6 +45,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between sweeps for expired transfers and orphan blobs.", valueName: "seconds"))
     var sweepInterval: Int = 600
 
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy in front of the relay (nginx), as an address or range: 127.0.0.1, 10.0.0.0/8, ::1. Only from these peers are Forwarded and X-Forwarded-For taken as the client's address (for the wrong-code throttle and the log). Repeatable.", valueName: "cidr"))
+    var trustedProxies: [String] = []
+
     @Option(help: ArgumentHelp("What to log on stderr: error, warning, info (adds a line per request), debug or trace.", valueName: "level"))
     var logLevel: LogLevel = .warning
 
@@ -137,6 +140,12 @@ struct Serve: AsyncParsableCommand {
         if let maxUpload { configuration.maxUploadSize = try Self.size(maxUpload, option: "--max-upload") }
         if let quota { configuration.userQuota = try Self.size(quota, option: "--quota") }
         if let diskReserve { configuration.diskReserve = try Self.reserve(diskReserve) }
+        configuration.trustedProxies = try trustedProxies.map { text in
+            guard let range = CIDR(text) else {
+                throw ToolError.usage("invalid --trusted-proxy \"\(text)\"", hints: ["write an address or a range: 127.0.0.1, 10.0.0.0/8, ::1, fd00::/8"])
+            }
+            return range
+        }
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.maxConnections = maxConnections ?? min(16384, connectionRoom)
         configuration.maxEventStreamsPerDevice = maxEventStreams

@@ -23,7 +23,7 @@ function __vfs-relay_parse_tokens -S
         __vfs-relay_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'serve'
-            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'disk-reserve=' 'keep-alive=' 'sweep-interval=' 'log-level=' 'idle-timeout=' 'max-connections=' 'max-event-streams=' 'version' 'h/help'
+            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'disk-reserve=' 'keep-alive=' 'sweep-interval=' 'trusted-proxy=+' 'log-level=' 'idle-timeout=' 'max-connections=' 'max-event-streams=' 'version' 'h/help'
         case 'org'
             __vfs-relay_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -56,6 +56,8 @@ function __vfs-relay_parse_tokens -S
             __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 'version' 'h/help'
         case 'copy'
             __vfs-relay_parse_subcommand 0 'from=' 'to=' 'blobs=' 'version' 'h/help'
+        case 'unblock'
+            __vfs-relay_parse_subcommand 1 'data=' 'database=' 'blobs=' 'version' 'h/help'
         case 'help'
             __vfs-relay_parse_subcommand -r 1 'version'
         end
@@ -126,6 +128,7 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional 
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'backup' -d 'Write an online, consistent copy of the relay database (the blob folder is copied separately).'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'migrate' -d 'Bring the relay database\'s schema up to date (serve also does it at start).'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'copy' -d 'Copy an embedded relay\'s data (SQLite) into an empty PostgreSQL relay database.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'unblock' -d 'Let an address that sent too many wrong enrolment codes try again at once.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfa '(__vfs-relay_complete_directories)'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" database' -l 'database' -d 'A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.' -rfka ''
@@ -138,6 +141,7 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" disk-reserve' -l 'disk-reserve' -d 'Free space to keep on the disk of the blobs: a size (1G) or a share (5%); uploads past it are refused with 507 so the database and deletes still work (default: 5%, at most 1G).' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" keep-alive' -l 'keep-alive' -d 'Seconds between keep-alive comments on event streams.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" sweep-interval' -l 'sweep-interval' -d 'Seconds between sweeps for expired transfers and orphan blobs.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve"' -l 'trusted-proxy' -d 'A proxy in front of the relay (nginx), as an address or range: 127.0.0.1, 10.0.0.0/8, ::1. Only from these peers are Forwarded and X-Forwarded-For taken as the client\'s address (for the wrong-code throttle and the log). Repeatable.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" log-level' -l 'log-level' -d 'What to log on stderr: error, warning, info (adds a line per request), debug or trace.' -rfka 'error warning info debug trace'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" idle-timeout' -l 'idle-timeout' -d 'Close a connection that sends nothing for this many seconds: no request, a stalled upload, an idle keep-alive (event streams and downloads being answered are not idle).' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-connections' -l 'max-connections' -d 'Connections open at once; more wait until one closes (default: under half the open-file limit, at most 16384).' -rfka ''
@@ -221,4 +225,9 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay copy" blobs' -l 'blobs' -d 'Also copy the blob files into this folder (the one the PostgreSQL relays use).' -rfa '(__vfs-relay_complete_directories)'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay copy" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay copy" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay unblock" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_HOME/relay).' -rfa '(__vfs-relay_complete_directories)'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay unblock" database' -l 'database' -d 'A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay unblock" blobs' -l 'blobs' -d 'Where blob and upload files live (default: the data folder); with several relays, a folder they all mount.' -rfa '(__vfs-relay_complete_directories)'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay unblock" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay unblock" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay help" version' -l 'version' -d 'Show the version.'

@@ -37,6 +37,8 @@ extension HTTPField.Name {
     static let uploadDeferLength = Self("Upload-Defer-Length")!
     static let lastEventID = Self("Last-Event-ID")!
     static let xAccelBuffering = Self("X-Accel-Buffering")!
+    static let forwarded = Self("Forwarded")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
     static let policyGrace = Self(PolicyListHeaders.grace)!
 }
 
