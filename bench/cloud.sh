@@ -20,6 +20,7 @@ echo "$SIZE_MIB MiB of random data, $(nproc) cores; ONE run on a shared machine:
 
 data="$BENCH_DIR/relay"
 relay() { "$BIN/vfs-relay" "$@" --data "$data"; }
+relay init 2>/dev/null
 relay org add acme >/dev/null
 code=$(relay user add ann@acme.example --org acme 2>/dev/null)
 bench_spawn "$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log"

@@ -42,6 +42,7 @@ start_relay() {
 # setup ARGS…: an organisation, a user with a laptop and a phone enrolled, ITEMS items.
 setup() {
   local base=$1; shift
+  "$BIN/vfs-relay" init "$@" 2>/dev/null
   "$BIN/vfs-relay" org add acme "$@" >/dev/null
   local code code2
   code=$("$BIN/vfs-relay" user add ann@acme.example --org acme --admin "$@" 2>/dev/null)

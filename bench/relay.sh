@@ -22,6 +22,7 @@ reset_peak() { echo 5 > "/proc/$1/clear_refs"; }
 
 data="$BENCH_DIR/relay"
 relay() { "$BIN/vfs-relay" "$@" --data "$data"; }
+relay init 2>/dev/null
 relay org add acme >/dev/null
 code=$(relay user add ann@acme.example --org acme --admin 2>/dev/null)
 code2=$(relay invite ann@acme.example 2>/dev/null)

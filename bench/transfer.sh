@@ -39,6 +39,7 @@ echo "may be running): rerun to compare. Everything on 127.0.0.1; files in $(df 
 # The relay, and devices: each its own VFS_HOME, its token and identity in files.
 data="$BENCH_DIR/relay"
 relay() { "$BIN/vfs-relay" "$@" --data "$data"; }
+relay init 2>/dev/null
 relay org add acme >/dev/null
 first_code=$(relay user add ann@acme.example --org acme 2>/dev/null)
 bench_spawn "$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log"

@@ -71,6 +71,7 @@ step "plain age files too: vfs-encrypt/vfs-decrypt; a tampered one is refused, n
 # The relay: a server on a free loopback port that stores ciphertext only, three of
 # alice's machines (each its own VFS_HOME and keychain), a group, a pushed folder.
 relay_data="$work/relay"
+vfs-relay init --data "$relay_data" 2>/dev/null
 vfs-relay org add acme --data "$relay_data" >/dev/null
 code=$(vfs-relay user add alice@acme.example --org acme --admin --data "$relay_data" 2>/dev/null)
 vfs-relay serve --listen 127.0.0.1:0 --data "$relay_data" >relay.out 2>relay.log &

@@ -6,7 +6,7 @@ import VFSRelayServer
 
 /// `--data DIR`, `--database URL` and `--blobs DIR`, shared by `serve` and the admin commands.
 struct DataOptions: ParsableArguments {
-    @Option(name: .customLong("data"), help: ArgumentHelp("The relay's data folder (default: $VFS_HOME/relay).", valueName: "dir"), completion: .directory)
+    @Option(name: .customLong("data"), help: ArgumentHelp("The relay's data folder (default: $VFS_RELAY_DATA, else $VFS_HOME/relay).", valueName: "dir"), completion: .directory)
     var folder: String?
 
     @Option(help: ArgumentHelp("A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.",
@@ -17,7 +17,13 @@ struct DataOptions: ParsableArguments {
                                valueName: "dir"), completion: .directory)
     var blobs: String?
 
-    var url: URL { get throws { URL(fileURLWithPath: try folder ?? VFSPaths.current.relayData) } }
+    var url: URL {
+        get throws {
+            if let folder { return URL(fileURLWithPath: folder) }
+            if let named = ProcessInfo.processInfo.environment["VFS_RELAY_DATA"], !named.isEmpty { return URL(fileURLWithPath: named) }
+            return URL(fileURLWithPath: try VFSPaths.current.relayData)
+        }
+    }
 
     /// The --database location, checked.
     func location() throws -> PostgresLocation? {
@@ -49,14 +55,14 @@ struct DataOptions: ParsableArguments {
         return "the relay database in \"\((try? url.path) ?? "?")\""
     }
 
-    /// The store of an existing data folder or database (admin commands never create a
-    /// data folder by accident, except `org add`, which starts a relay's life).
+    /// The store of an existing data folder or database: admin commands never create a
+    /// relay by accident; only `init` (and `serve`) pass `create`.
     func open(create: Bool = false) async throws -> (any RelayStore, FileBlobStore) {
         let configuration = try configuration()
         if configuration.database == nil, !create,
            !FileManager.default.fileExists(atPath: configuration.databasePath) {
             throw ToolError("no relay database in \"\(configuration.dataFolder.path)\"", exit: .noInput,
-                            hints: ["start with `vfs-relay org add NAME`, or give the folder with --data DIR"])
+                            hints: ["give the folder of the relay with --data DIR (or VFS_RELAY_DATA), or make a new relay there with `vfs-relay init`"])
         }
         do {
             return try await openRelayStore(configuration)

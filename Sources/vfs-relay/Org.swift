@@ -8,7 +8,7 @@ struct Org: AsyncParsableCommand {
         abstract: "Manage organisations.", subcommands: [Add.self])
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an organisation (creates the data folder if needed).")
+        static let configuration = CommandConfiguration(abstract: "Add an organisation (to a relay made by `vfs-relay init` or `serve`).")
 
         @OptionGroup var data: DataOptions
         @Argument(help: "The organisation's name (letters, digits, '.', '_', '-').") var name: String
@@ -18,7 +18,7 @@ struct Org: AsyncParsableCommand {
                   name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
                 throw ToolError.usage("invalid organisation name \"\(name)\"", hints: ["use letters, digits, '.', '_' and '-' (up to 64)"])
             }
-            let (store, _) = try await data.open(create: true)
+            let (store, _) = try await data.open()
             try await store.createOrganisation(name: name, now: Date())
         }
     }

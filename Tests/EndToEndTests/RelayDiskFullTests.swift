@@ -31,6 +31,7 @@ struct RelayDiskFullTests {
             let script = """
                 set -e
                 mount -t tmpfs -o size=40m,mode=0700 tmpfs "$1"
+                "$2" init --data "$1" 2>/dev/null
                 "$2" org add acme --data "$1" >/dev/null
                 "$2" user add alice@acme.example --org acme --admin --data "$1" >"$3/alice"
                 "$2" user add bob@acme.example --org acme --data "$1" >"$3/bob"

@@ -24,7 +24,7 @@ struct RelayFileModesTests {
         let existing = scratch.path("existing")
         try FileManager.default.createDirectory(atPath: existing, withIntermediateDirectories: false)
         #expect(chmod(existing, 0o755) == 0)
-        let made = try relay(["org", "add", "acme", "--data", existing])
+        let made = try relay(["init", "--data", existing])
         #expect(made.status == 0, "\(made.stderr)")
         #expect(mode(existing + "/relay.sqlite") == "600")
         for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: existing + "/relay.sqlite" + suffix) {
@@ -32,7 +32,7 @@ struct RelayFileModesTests {
         }
 
         let fresh = scratch.path("new/data")
-        #expect(try relay(["org", "add", "acme", "--data", fresh]).status == 0)
+        #expect(try relay(["init", "--data", fresh]).status == 0)
         #expect(mode(fresh) == "700")
         #expect(mode(fresh + "/relay.sqlite") == "600")
     }
@@ -41,6 +41,7 @@ struct RelayFileModesTests {
     func backupModes() throws {
         let scratch = try TestFolder()
         let data = scratch.path("data")
+        #expect(try relay(["init", "--data", data]).status == 0)
         #expect(try relay(["org", "add", "acme", "--data", data]).status == 0)
 
         let output = scratch.path("backup.sqlite")

@@ -347,6 +347,7 @@ struct RelayAdmin {
 
     /// Adds a user (and the organisation if new); returns an enrolment code.
     func addUser(_ email: String, org: String, admin: Bool = false) throws -> String {
+        _ = try run(["init"])
         _ = try run(["org", "add", org])
         let result = try run(["user", "add", email, "--org", org] + (admin ? ["--admin"] : []))
         guard result.status == 0 else { throw HarnessError("user add: \(result.stderr)") }

@@ -88,8 +88,24 @@ struct RelayTests {
         let missing = try Tools.run("vfs-relay", ["users"], environment: ["VFS_HOME": home])
         #expect(missing.status == 66)
         #expect(missing.stderr.hasPrefix("vfs-relay: error: no relay database in"))
+        // Only init (or serve) makes a relay: org add on no relay is 66 and creates nothing.
+        let orphan = try Tools.run("vfs-relay", ["org", "add", "acme"], environment: ["VFS_HOME": home])
+        #expect(orphan.status == 66)
+        #expect(orphan.stderr.hasSuffix("vfs-relay: hint: give the folder of the relay with --data DIR (or VFS_RELAY_DATA), or make a new relay there with `vfs-relay init`\n"), "\(orphan.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home + "/relay"))
+        let made = try Tools.run("vfs-relay", ["init"], environment: ["VFS_HOME": home])
+        #expect(made.status == 0)
+        #expect(made.stderr == "vfs-relay: created: the relay database in \"\(home)/relay\"\n")
+        #expect(try Tools.run("vfs-relay", ["init"], environment: ["VFS_HOME": home]).stderr.hasPrefix("vfs-relay: already there:"))
         #expect(try Tools.run("vfs-relay", ["org", "add", "acme"], environment: ["VFS_HOME": home]).status == 0)
         #expect(FileManager.default.fileExists(atPath: home + "/relay/relay.sqlite"))
+        // VFS_RELAY_DATA names the folder when --data does not.
+        let elsewhere = scratch.url.appendingPathComponent("elsewhere").path
+        #expect(try Tools.run("vfs-relay", ["init"], environment: ["VFS_HOME": home, "VFS_RELAY_DATA": elsewhere]).status == 0)
+        #expect(try Tools.run("vfs-relay", ["org", "add", "other"], environment: ["VFS_HOME": home, "VFS_RELAY_DATA": elsewhere]).status == 0)
+        let orgs = try Tools.run("vfs-relay", ["stats"], environment: ["VFS_HOME": home, "VFS_RELAY_DATA": elsewhere])
+        #expect(orgs.status == 0)
+        #expect(FileManager.default.fileExists(atPath: elsewhere + "/relay.sqlite"))
         #expect(try Tools.run("vfs-relay", ["serve", "--listen", "nonsense"], environment: ["VFS_HOME": home]).status == 64)
         // An address beyond loopback is warned about (192.0.2.1, TEST-NET-1, is no local address: nothing listens).
         let remote = try Tools.run("vfs-relay", ["serve", "--listen", "192.0.2.1:0"], environment: ["VFS_HOME": home])
