@@ -38,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
@@ -70,6 +72,8 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ],
         // The OpenAPI document and the admin page's stylesheet, compiled in: an installed binary serves them too.
         resources: [.embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/admin.css")]),

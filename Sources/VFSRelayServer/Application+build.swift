@@ -113,7 +113,11 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     router.addMiddleware {
         ClientAddressMiddleware(resolver: ClientAddressResolver(trusted: configuration.trustedProxies))
         RequestLogMiddleware(logger: logger)
-        ErrorMiddleware()
+        ErrorMiddleware(metrics: services.metrics)
+    }
+    if let registry = configuration.metrics {
+        router.addMiddleware { MetricsMiddleware<RelayRequestContext>() }
+        MetricsController(registry: registry, allowed: configuration.metricsFrom).addRoutes(to: router)
     }
     HealthController(store: store, databaseTimeout: configuration.healthDatabaseTimeout).addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)

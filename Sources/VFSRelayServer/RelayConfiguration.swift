@@ -1,4 +1,5 @@
 import Foundation
+import Prometheus
 
 /// Everything `serve` can be told; the defaults are the documented ones.
 public struct RelayConfiguration: Sendable {
@@ -33,6 +34,10 @@ public struct RelayConfiguration: Sendable {
     /// How long `/v1/health` waits for the database before answering 503 (a pool that
     /// waits to reconnect must not hold a load balancer's check up).
     public var healthDatabaseTimeout: Duration = .seconds(2)
+    /// Where `GET /metrics` reads from (`serve --metrics`); nil: no such route.
+    public var metrics: PrometheusCollectorRegistry?
+    /// Clients besides loopback that may read the metrics.
+    public var metricsFrom: [CIDR] = []
     /// Proxies whose `Forwarded`/`X-Forwarded-For` name the client (nginx in front); from
     /// anyone else those headers are ignored.
     public var trustedProxies: [CIDR] = []

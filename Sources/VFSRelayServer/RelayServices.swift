@@ -12,6 +12,7 @@ struct RelayServices: Sendable {
     let throttle: EnrolmentThrottle
     let itemLists = ItemListCache()
     let uploadDigests = UploadDigests()
+    let metrics = RelayMetrics()
 
     /// Bytes that may still be written to the blob folder's disk before its reserve (0 or
     /// less: none). The database lives beside it and keeps the reserve for its own writes.

@@ -48,6 +48,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy in front of the relay (nginx), as an address or range: 127.0.0.1, 10.0.0.0/8, ::1. Only from these peers are Forwarded and X-Forwarded-For taken as the client's address (for the wrong-code throttle and the log). Repeatable.", valueName: "cidr"))
     var trustedProxies: [String] = []
 
+    @Flag(help: ArgumentHelp("Serve GET /metrics in the Prometheus text format (requests and latencies by route, upload and download bytes, event streams, errors) to loopback clients and --metrics-from addresses."))
+    var metrics = false
+
+    @Option(name: .customLong("metrics-from"), help: ArgumentHelp("Another address or range (CIDR) that may read /metrics. Repeatable.", valueName: "cidr"))
+    var metricsFrom: [String] = []
+
     @Option(help: ArgumentHelp("What to log on stderr: error, warning, info (adds a line per request), debug or trace.", valueName: "level"))
     var logLevel: LogLevel = .warning
 
@@ -73,6 +79,14 @@ struct Serve: AsyncParsableCommand {
         } catch let error as SizeText.ParseError {
             throw ToolError.usage("invalid \(option) \"\(text)\": \(error.reason)", hints: error.hints)
         }
+    }
+
+    /// An address or range option, or a usage error naming it.
+    static func range(_ text: String, option: String) throws -> CIDR {
+        guard let range = CIDR(text) else {
+            throw ToolError.usage("invalid \(option) \"\(text)\"", hints: ["write an address or a range: 127.0.0.1, 10.0.0.0/8, ::1, fd00::/8"])
+        }
+        return range
     }
 
     /// `--disk-reserve`: a size, or a whole percentage of the file system (0 to 99).
@@ -140,12 +154,9 @@ struct Serve: AsyncParsableCommand {
         if let maxUpload { configuration.maxUploadSize = try Self.size(maxUpload, option: "--max-upload") }
         if let quota { configuration.userQuota = try Self.size(quota, option: "--quota") }
         if let diskReserve { configuration.diskReserve = try Self.reserve(diskReserve) }
-        configuration.trustedProxies = try trustedProxies.map { text in
-            guard let range = CIDR(text) else {
-                throw ToolError.usage("invalid --trusted-proxy \"\(text)\"", hints: ["write an address or a range: 127.0.0.1, 10.0.0.0/8, ::1, fd00::/8"])
-            }
-            return range
-        }
+        configuration.trustedProxies = try trustedProxies.map { try Self.range($0, option: "--trusted-proxy") }
+        configuration.metricsFrom = try metricsFrom.map { try Self.range($0, option: "--metrics-from") }
+        guard metrics || metricsFrom.isEmpty else { throw ToolError.usage("--metrics-from goes with --metrics") }
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.maxConnections = maxConnections ?? min(16384, connectionRoom)
         configuration.maxEventStreamsPerDevice = maxEventStreams
@@ -165,6 +176,7 @@ struct Serve: AsyncParsableCommand {
             Diagnostics.warn("listening on \(host), beyond loopback\(configuration.tls == nil ? " without TLS: put it behind a TLS proxy or give --tls-cert/--tls-key" : "")")
         }
 
+        if metrics { configuration.metrics = RelayMetricsSystem.bootstrap() }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = logLevel.level

@@ -23,7 +23,7 @@ function __vfs-relay_parse_tokens -S
         __vfs-relay_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'serve'
-            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'disk-reserve=' 'keep-alive=' 'sweep-interval=' 'trusted-proxy=+' 'log-level=' 'idle-timeout=' 'max-connections=' 'max-event-streams=' 'version' 'h/help'
+            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'disk-reserve=' 'keep-alive=' 'sweep-interval=' 'trusted-proxy=+' 'metrics' 'metrics-from=+' 'log-level=' 'idle-timeout=' 'max-connections=' 'max-event-streams=' 'version' 'h/help'
         case 'init'
             __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 'version' 'h/help'
         case 'org'
@@ -145,6 +145,8 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" keep-alive' -l 'keep-alive' -d 'Seconds between keep-alive comments on event streams.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" sweep-interval' -l 'sweep-interval' -d 'Seconds between sweeps for expired transfers and orphan blobs.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve"' -l 'trusted-proxy' -d 'A proxy in front of the relay (nginx), as an address or range: 127.0.0.1, 10.0.0.0/8, ::1. Only from these peers are Forwarded and X-Forwarded-For taken as the client\'s address (for the wrong-code throttle and the log). Repeatable.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" metrics' -l 'metrics' -d 'Serve GET /metrics in the Prometheus text format (requests and latencies by route, upload and download bytes, event streams, errors) to loopback clients and --metrics-from addresses.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve"' -l 'metrics-from' -d 'Another address or range (CIDR) that may read /metrics. Repeatable.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" log-level' -l 'log-level' -d 'What to log on stderr: error, warning, info (adds a line per request), debug or trace.' -rfka 'error warning info debug trace'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" idle-timeout' -l 'idle-timeout' -d 'Close a connection that sends nothing for this many seconds: no request, a stalled upload, an idle keep-alive (event streams and downloads being answered are not idle).' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-connections' -l 'max-connections' -d 'Connections open at once; more wait until one closes (default: under half the open-file limit, at most 16384).' -rfka ''

@@ -1,12 +1,14 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 import VFSRelayProtocol
 
 /// Serves a blob with HTTP Range (one range: 206, or 416 past the end) and a strong
 /// ETag (its SHA-256), so downloads resume and stream in chunks.
 struct BlobDownload {
     let blobs: any BlobStore
+    let sent: Counter
 
     /// The bytes read from the blob and handed to the channel at a time, each one async
     /// write (a quarter of the writes 64 KiB took; the relay's CPU for serving 1 GiB was
@@ -34,8 +36,12 @@ struct BlobDownload {
         let blobs = self.blobs
         let id = blob.id
         let span = range
+        let sent = self.sent
         let body = ResponseBody(contentLength: Int(span.count)) { writer in
-            try await blobs.read(blob: id, range: span, chunk: Self.chunk) { try await writer.write($0) }
+            try await blobs.read(blob: id, range: span, chunk: Self.chunk) { chunk in
+                try await writer.write(chunk)
+                sent.increment(by: chunk.readableBytes)
+            }
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)

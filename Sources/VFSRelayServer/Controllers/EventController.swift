@@ -1,4 +1,6 @@
 import Foundation
+import Metrics
+import Synchronization
 import HTTPTypes
 import Hummingbird
 import ServiceLifecycle
@@ -33,7 +35,7 @@ struct EventController {
         // The stream counts from now, so one too many is a plain 429; it stops counting when
         // the body ends or, should the body never be written, when the answer is dropped.
         let limit = services.configuration.maxEventStreamsPerDevice
-        guard let subscription = EventSubscription(hub: services.hub, device: device, limit: limit) else {
+        guard let subscription = EventSubscription(hub: services.hub, device: device, limit: limit, gauge: services.metrics.eventStreams) else {
             throw RelayError(.tooManyRequests, .tooManyRequests,
                              "this device already holds \(limit) event streams; close one first",
                              headers: [.retryAfter: "30"])
@@ -91,13 +93,23 @@ final class EventSubscription: Sendable {
     let signals: AsyncStream<StreamSignal>
     let continuation: AsyncStream<StreamSignal>.Continuation
     let token: UUID
+    let gauge: Meter
+    private let ended = Mutex(false)
 
-    init?(hub: EventHub, device: String, limit: Int) {
+    init?(hub: EventHub, device: String, limit: Int, gauge: Meter) {
         guard let (signals, continuation, token) = hub.subscribe(device: device, limit: limit) else { return nil }
-        (self.hub, self.device, self.signals, self.continuation, self.token) = (hub, device, signals, continuation, token)
+        (self.hub, self.device, self.signals, self.continuation, self.token, self.gauge) = (hub, device, signals, continuation, token, gauge)
+        gauge.increment()
     }
 
-    func end() { hub.unsubscribe(device: device, id: token) }
+    func end() {
+        guard ended.withLock({ ended in
+            defer { ended = true }
+            return !ended
+        }) else { return }
+        hub.unsubscribe(device: device, id: token)
+        gauge.decrement()
+    }
 
     deinit { end() }
 }

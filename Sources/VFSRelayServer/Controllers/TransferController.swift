@@ -46,7 +46,7 @@ struct TransferController {
 
     @Sendable func content(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let blob = try await services.store.openTransfer(id: pathID(context), device: context.requireIdentity().deviceID, now: Date())
-        return try BlobDownload(blobs: services.blobs).response(blob, request: request)
+        return try BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes).response(blob, request: request)
     }
 
     @Sendable func ack(_ request: Request, context: RelayRequestContext) async throws -> Response {

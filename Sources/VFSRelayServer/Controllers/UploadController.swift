@@ -176,7 +176,9 @@ struct UploadController {
                 throw RelayError(.contentTooLarge, .tooLarge, "the upload would pass the size cap or the quota (\(limit) bytes)",
                                  headers: [.tusMaxSize: "\(services.configuration.maxUploadSize)"])
             }
+            services.metrics.uploadBytes.increment(by: end - offset)
             if end == length {
+                services.metrics.uploadsFinished.increment()
                 let digest = try hasher.map { Secrets.hex(Array($0.hash.finalize())) } ?? services.blobs.digest(upload: id, length: end)
                 try await store.setUploadOffset(id: id, offset: end, sha256: digest)
             } else if let hasher {
