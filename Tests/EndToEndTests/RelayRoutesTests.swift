@@ -17,6 +17,7 @@ struct RelayRoutesTests {
             ("PUT", "/v1/transfers/\(transfer)/content", token, ["GET"]),
             ("PUT", "/v1/transfers/\(transfer)/content", nil, ["GET"]),
             ("DELETE", "/v1/enroll", nil, ["POST"]),
+            ("PUT", "/v1/cloud", token, ["GET"]),
             ("PUT", "/v1/devices/\(setup.phone.id)", token, ["DELETE", "GET", "PATCH"]),
         ]
         for (method, path, token, allow) in cases {

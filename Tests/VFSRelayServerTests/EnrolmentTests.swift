@@ -98,7 +98,7 @@ struct EnrolmentTests {
         }
     }
 
-    @Test("names are limited in bytes and scalars as well as characters: one letter and 100,000 combining marks is refused")
+    @Test("names are limited in Unicode scalars (as the API document's maxLength counts), not characters: one letter and 100,000 combining marks is refused")
     func nameBytes() async throws {
         let fixture = try RelayFixture()
         try await fixture.test { client in
@@ -108,19 +108,21 @@ struct EnrolmentTests {
             let renamed = try await client.request(.patch, RelayPaths.device(laptop.id), token: laptop.token, json: #"{"name":"\#(zalgo)"}"#)
             #expect(renamed.status == .badRequest)
             let message = try decode(RelayErrorBody.self, renamed).message
-            #expect(message.contains("512 bytes"), "\(message)")
+            #expect(message.contains("(1 to 128 Unicode scalars, no control characters)"), "\(message)")
             #expect(message.utf8.count < 400, "the refusal does not echo the whole name back")
             let code = try await fixture.code(for: "alice@acme.example")
             let enrolled = try await client.request(.post, RelayPaths.enroll,
                                                     json: #"{"code":"\#(code)","name":"\#(zalgo)","platform":"linux","recipient":"age1x"}"#)
             #expect(enrolled.status == .badRequest)
             #expect(errorCode(enrolled) == "bad_request")
-            // A long name in a few combining marks fewer than the limit: too many scalars, under the byte limit.
-            let marks = String(repeating: "e\u{0301}\u{0301}\u{0301}", count: 70)  // 70 characters, 280 scalars, 490 bytes
+            // 65 letters with an accent each: 65 characters but 130 scalars, one scalar too many per pair.
+            let marks = String(repeating: "e\u{0301}", count: 65)
             #expect(try await client.request(.patch, RelayPaths.device(laptop.id), token: laptop.token,
                                              json: #"{"name":"\#(marks)"}"#).status == .badRequest)
-            // Within every limit: 128 four-byte characters (512 bytes), and 128 letters with one accent each (256 scalars).
-            for name in [String(repeating: "😀", count: 128), String(repeating: "e\u{0301}", count: 128)] {
+            #expect(try await client.request(.patch, RelayPaths.device(laptop.id), token: laptop.token,
+                                             json: #"{"name":"\#(String(repeating: "a", count: 129))"}"#).status == .badRequest)
+            // At the limit: 128 four-byte scalars (512 bytes), and 64 letters with one accent each (128 scalars).
+            for name in [String(repeating: "😀", count: 128), String(repeating: "e\u{0301}", count: 64)] {
                 let fine = try await client.request(.patch, RelayPaths.device(laptop.id), token: laptop.token, json: #"{"name":"\#(name)"}"#)
                 #expect(fine.status == .ok)
                 #expect(try decode(Device.self, fine).name == name)

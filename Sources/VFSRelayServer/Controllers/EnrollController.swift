@@ -38,15 +38,15 @@ struct EnrollController {
 /// names are limited in bytes and Unicode scalars too, and a refusal quotes at most
 /// 40 scalars of what it refuses.
 enum Validate {
-    static let nameCharacters = 128, nameScalars = 256, nameBytes = 512
+    /// Names are counted in Unicode scalars, as JSON Schema's `maxLength` counts, so the
+    /// API document states the limit exactly; 128 scalars are at most 512 bytes.
+    static let nameScalars = 128
 
-    /// 1–128 characters, at most 256 Unicode scalars and 512 bytes of UTF-8, no control characters.
+    /// 1–128 Unicode scalars, no control characters.
     static func name(_ value: String, what: String) throws {
-        guard !value.isEmpty, value.utf8.count <= nameBytes, value.unicodeScalars.count <= nameScalars,
-              value.count <= nameCharacters,
+        guard !value.isEmpty, value.unicodeScalars.count <= nameScalars,
               !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw RelayError.badRequest("invalid \(what) \"\(shown(value))\" (1 to \(nameCharacters) characters, at most "
-                                        + "\(nameScalars) Unicode scalars and \(nameBytes) bytes, no control characters)")
+            throw RelayError.badRequest("invalid \(what) \"\(shown(value))\" (1 to \(nameScalars) Unicode scalars, no control characters)")
         }
     }
 

@@ -37,10 +37,10 @@ struct RouteMethods: Sendable {
     }
 
     /// A route pattern as Hummingbird describes it: literals, `{name}` and `*` for one
-    /// component (with a literal prefix or suffix), `**` for the rest.
+    /// component (with a literal prefix or suffix), `**` for the rest (at least one).
     static func matches(_ pattern: [Substring], _ path: ArraySlice<Substring>) -> Bool {
         guard let first = pattern.first else { return path.isEmpty }
-        if first == "**" { return !path.isEmpty || pattern.count == 1 }
+        if first == "**" { return !path.isEmpty }  // one component or more, as the router's
         guard let component = path.first else { return false }
         guard element(first, matches: component) else { return false }
         return matches(Array(pattern.dropFirst()), path.dropFirst())
