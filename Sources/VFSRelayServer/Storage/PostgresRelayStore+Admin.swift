@@ -85,9 +85,10 @@ extension PostgresRelayStore {
 
     public func createLoginCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
         try await write { db in
-            guard let user = try await db.one("SELECT id, org_id, role FROM users WHERE email = \(email)") else {
+            guard let user = try await db.one("SELECT id, org_id, role, disabled FROM users WHERE email = \(email)") else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
+            guard try user.get("disabled", as: Double?.self) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
             guard try user.get("role", as: String.self) == "admin" else {
                 throw StoreError.invalid("user \"\(email)\" is not an administrator")
             }
@@ -197,6 +198,38 @@ extension PostgresRelayStore {
                 """).map {
                 AuditEntry(id: try $0.get("id"), at: try $0.date("at"), actor: try $0.get("actor"), action: try $0.get("action"),
                            subject: try $0.get("subject"), detail: try $0.get("detail"))
+            }
+        }
+    }
+
+    public func organisations() async throws -> [OrganisationSummary] {
+        try await read { db in
+            try await db.all("""
+                SELECT o.name, o.created, (SELECT COUNT(*) FROM users u WHERE u.org_id = o.id) AS users
+                FROM organisations o ORDER BY o.name
+                """).map {
+                OrganisationSummary(name: try $0.get("name"), users: Int(try $0.get("users", as: Int64.self)), created: try $0.date("created"))
+            }
+        }
+    }
+
+    public func setUser(email: String, admin: Bool?, disabled: Bool?, now: Date) async throws {
+        try await write { db in
+            guard let user = try await db.one("SELECT id, org_id FROM users WHERE email = \(email)") else {
+                throw StoreError.notFound("no user \"\(email)\"")
+            }
+            let id = try user.get("id", as: Int64.self), org = try user.get("org_id", as: Int64.self)
+            if let admin {
+                try await db.run("UPDATE users SET role = \(admin ? "admin" : "member") WHERE id = \(id)")
+                try await Self.audit(db, org: org, actor: "operator", action: "user.role", subject: email,
+                                     detail: admin ? "admin" : "member", now: now)
+            }
+            if let disabled {
+                let stamp: Double? = disabled ? Self.seconds(now) : nil
+                try await db.run("UPDATE users SET disabled = \(stamp) WHERE id = \(id)")
+                if disabled { try await db.run("DELETE FROM admin_sessions WHERE user_id = \(id)") }
+                try await Self.audit(db, org: org, actor: "operator", action: disabled ? "user.disable" : "user.enable",
+                                     subject: email, detail: "", now: now)
             }
         }
     }

@@ -313,9 +313,10 @@ public final class PostgresRelayStore: RelayStore {
 
     public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
         try await write { db in
-            guard let user = try await db.one("SELECT id, org_id FROM users WHERE email = \(email)") else {
+            guard let user = try await db.one("SELECT id, org_id, disabled FROM users WHERE email = \(email)") else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
+            guard try user.get("disabled", as: Double?.self) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
             try await db.run("""
                 INSERT INTO enrolment_codes(code_hash, user_id, created, expires)
                 VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(Self.seconds(now)), \(Self.seconds(expires)))
@@ -327,12 +328,13 @@ public final class PostgresRelayStore: RelayStore {
     public func users() async throws -> [UserSummary] {
         try await read { db in
             try await db.all("""
-                SELECT u.id, u.email, o.name AS org, u.role, u.created,
+                SELECT u.id, u.email, o.name AS org, u.role, u.created, u.disabled,
                   (SELECT COUNT(*) FROM devices d WHERE d.user_id = u.id AND d.invalidated IS NULL) AS devices
                 FROM users u JOIN organisations o ON o.id = u.org_id ORDER BY o.name, u.email
                 """).map {
                 UserSummary(id: try $0.get("id"), email: try $0.get("email"), org: try $0.get("org"), role: try $0.get("role"),
-                            devices: Int(try $0.get("devices", as: Int64.self)), created: try $0.date("created"))
+                            devices: Int(try $0.get("devices", as: Int64.self)), created: try $0.date("created"),
+                            disabled: try $0.get("disabled", as: Double?.self).map { Date(timeIntervalSince1970: $0) })
             }
         }
     }
@@ -393,6 +395,7 @@ public final class PostgresRelayStore: RelayStore {
             guard let code = try await db.one("""
                 UPDATE enrolment_codes c SET used = \(Self.seconds(now)) FROM users u
                 WHERE u.id = c.user_id AND c.code_hash = \(codeHash) AND c.used IS NULL AND c.expires > \(Self.seconds(now))
+                  AND u.disabled IS NULL
                 RETURNING c.user_id, u.org_id, u.email
                 """) else { return nil }
             try await db.run("""

@@ -7,9 +7,10 @@ import VFSRelayProtocol
 extension SQLiteRelayStore {
     public func createLoginCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
         try await pool.write { db in
-            guard let user = try Row.fetchOne(db, sql: "SELECT id, org_id, role FROM users WHERE email = ?", arguments: [email]) else {
+            guard let user = try Row.fetchOne(db, sql: "SELECT id, org_id, role, disabled FROM users WHERE email = ?", arguments: [email]) else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
+            guard (user["disabled"] as Double?) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
             guard user["role"] as String == "admin" else {
                 throw StoreError.invalid("user \"\(email)\" is not an administrator")
             }
@@ -104,6 +105,36 @@ extension SQLiteRelayStore {
                 """, arguments: ["org": org, "text": (text?.isEmpty ?? true) ? nil : text, "limit": limit]).map {
                 AuditEntry(id: $0["id"], at: Self.date($0, "at"), actor: $0["actor"], action: $0["action"],
                            subject: $0["subject"], detail: $0["detail"])
+            }
+        }
+    }
+
+    public func organisations() async throws -> [OrganisationSummary] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT o.name, o.created, (SELECT COUNT(*) FROM users u WHERE u.org_id = o.id) AS users
+                FROM organisations o ORDER BY o.name
+                """).map { OrganisationSummary(name: $0["name"], users: $0["users"], created: Self.date($0, "created")) }
+        }
+    }
+
+    public func setUser(email: String, admin: Bool?, disabled: Bool?, now: Date) async throws {
+        try await pool.write { db in
+            guard let user = try Row.fetchOne(db, sql: "SELECT id, org_id FROM users WHERE email = ?", arguments: [email]) else {
+                throw StoreError.notFound("no user \"\(email)\"")
+            }
+            let id: Int64 = user["id"]
+            if let admin {
+                try db.execute(sql: "UPDATE users SET role = ? WHERE id = ?", arguments: [admin ? "admin" : "member", id])
+                try Self.audit(db, org: user["org_id"], actor: "operator", action: "user.role", subject: email,
+                               detail: admin ? "admin" : "member", now: now)
+            }
+            if let disabled {
+                let stamp: Double? = disabled ? Self.seconds(now) : nil
+                try db.execute(sql: "UPDATE users SET disabled = ? WHERE id = ?", arguments: [stamp, id])
+                if disabled { try db.execute(sql: "DELETE FROM admin_sessions WHERE user_id = ?", arguments: [id]) }
+                try Self.audit(db, org: user["org_id"], actor: "operator", action: disabled ? "user.disable" : "user.enable",
+                               subject: email, now: now)
             }
         }
     }

@@ -98,9 +98,10 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
         try await pool.write { db in
-            guard let user = try Row.fetchOne(db, sql: "SELECT id, org_id FROM users WHERE email = ?", arguments: [email]) else {
+            guard let user = try Row.fetchOne(db, sql: "SELECT id, org_id, disabled FROM users WHERE email = ?", arguments: [email]) else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
+            guard (user["disabled"] as Double?) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
             try db.execute(sql: "INSERT INTO enrolment_codes(code_hash, user_id, created, expires) VALUES (?, ?, ?, ?)",
                            arguments: [codeHash, user["id"] as Int64, Self.seconds(now), Self.seconds(expires)])
             try Self.audit(db, org: user["org_id"], actor: "operator", action: "invite", subject: email, now: now)
@@ -110,12 +111,13 @@ public final class SQLiteRelayStore: RelayStore {
     public func users() async throws -> [UserSummary] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT u.id, u.email, o.name AS org, u.role, u.created,
+                SELECT u.id, u.email, o.name AS org, u.role, u.created, u.disabled,
                   (SELECT COUNT(*) FROM devices d WHERE d.user_id = u.id AND d.invalidated IS NULL) AS devices
                 FROM users u JOIN organisations o ON o.id = u.org_id ORDER BY o.name, u.email
                 """).map {
                 UserSummary(id: $0["id"], email: $0["email"], org: $0["org"], role: $0["role"],
-                            devices: $0["devices"], created: Self.date($0, "created"))
+                            devices: $0["devices"], created: Self.date($0, "created"),
+                            disabled: ($0["disabled"] as Double?).map { Date(timeIntervalSince1970: $0) })
             }
         }
     }
@@ -176,7 +178,7 @@ public final class SQLiteRelayStore: RelayStore {
         try await pool.write { db in
             guard let code = try Row.fetchOne(db, sql: """
                 SELECT c.user_id, u.org_id, u.email FROM enrolment_codes c JOIN users u ON u.id = c.user_id
-                WHERE c.code_hash = ? AND c.used IS NULL AND c.expires > ?
+                WHERE c.code_hash = ? AND c.used IS NULL AND c.expires > ? AND u.disabled IS NULL
                 """, arguments: [codeHash, Self.seconds(now)]) else { return nil }
             try db.execute(sql: "UPDATE enrolment_codes SET used = ? WHERE code_hash = ?", arguments: [Self.seconds(now), codeHash])
             try db.execute(sql: """
