@@ -29,6 +29,11 @@ public struct CredentialPlace: Sendable {
     public static let identityName = "vfs-device"
     public static let tokenService = "vfs-relay"
     public static let tokenAccount = "token"
+    /// The keychain secret holding the device's Ed25519 signing key (its 32-byte seed).
+    public static let signingKeyAccount = "signing-key"
+
+    /// Beside `--identity-file PATH`, the signing key is kept in `PATH.ed25519`.
+    public var signingKeyFile: String? { identityFile.map { $0 + ".ed25519" } }
 
     var usesKeychain: Bool { tokenFile == nil || identityFile == nil }
 }
@@ -39,12 +44,16 @@ public final class DeviceCredentials: @unchecked Sendable {
     // Sendable: immutable after init.
     public let token: String
     public let identity: X25519Identity?
+    /// The device's Ed25519 signing key, when asked for (`load(signingKey: true)`).
+    package let signingKey: Ed25519.SigningKey?
     let place: CredentialPlace
     let keychain: (store: KeychainStore, id: [UInt8], key: SecretBytes)?
 
-    init(token: String, identity: X25519Identity?, place: CredentialPlace, keychain: (KeychainStore, [UInt8], SecretBytes)?) {
+    init(token: String, identity: X25519Identity?, signingKey: Ed25519.SigningKey? = nil, place: CredentialPlace,
+         keychain: (KeychainStore, [UInt8], SecretBytes)?) {
         self.token = token
         self.identity = identity
+        self.signingKey = signingKey
         self.place = place
         self.keychain = keychain
     }
@@ -67,6 +76,13 @@ public final class DeviceCredentials: @unchecked Sendable {
 
     /// Reads the token (and the identity when `identity` is true).
     public static func load(_ place: CredentialPlace, identity needIdentity: Bool) throws -> DeviceCredentials {
+        try load(place, identity: needIdentity, signingKey: false)
+    }
+
+    /// Reads the token, the identity when `identity` is true, and the signing key when
+    /// `signingKey` is true: a device enrolled before signing keys gets one now, kept
+    /// where its identity is (docs/device-chain.md).
+    package static func load(_ place: CredentialPlace, identity needIdentity: Bool, signingKey needKey: Bool) throws -> DeviceCredentials {
         var token: String?
         var identity: X25519Identity?
         var keychain: (KeychainStore, [UInt8], SecretBytes)?
@@ -97,7 +113,57 @@ public final class DeviceCredentials: @unchecked Sendable {
                 identity = try entry.identity()
             }
         }
-        return DeviceCredentials(token: token!, identity: identity, place: place, keychain: keychain)
+        var signingKey: Ed25519.SigningKey?
+        if needKey {
+            if let file = place.signingKeyFile {
+                signingKey = try readSigningKey(file)
+                if signingKey == nil {
+                    let key = try Ed25519.SigningKey()
+                    try writeSigningKey(key, to: file)
+                    signingKey = key
+                }
+            } else {
+                let (store, id, masterKey) = try keychain ?? {
+                    let (store, sealed, key) = try unlock(place)
+                    return (store, sealed.header.id, key)
+                }()
+                keychain = (store, id, masterKey)
+                // Read and, when missing, made and kept in one update of the keychain.
+                signingKey = try store.updateEntries(keychainID: id, masterKey: masterKey) { entries -> (Ed25519.SigningKey, Bool) in
+                    if let entry = entries.first(where: { $0.matches(.secret, CredentialPlace.identityName, CredentialPlace.signingKeyAccount) }) {
+                        return (try Ed25519.SigningKey(seed: entry.secret), false)
+                    }
+                    let key = try Ed25519.SigningKey()
+                    entries.append(signingKeyEntry(key))
+                    return (key, true)
+                }
+            }
+        }
+        return DeviceCredentials(token: token!, identity: identity, signingKey: signingKey, place: place, keychain: keychain)
+    }
+
+    static func signingKeyEntry(_ key: Ed25519.SigningKey) -> KeychainEntry {
+        let now = Int64(Date().timeIntervalSince1970)
+        return KeychainEntry(kind: .secret, service: CredentialPlace.identityName, account: CredentialPlace.signingKeyAccount,
+                             label: "Ed25519 signing key of this device", created: now, modified: now, secret: key.seed)
+    }
+
+    /// The key in a signing key file; nil if there is no file.
+    static func readSigningKey(_ path: String) throws -> Ed25519.SigningKey? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let text = try readText(path, what: "signing key")
+        let line = text.split(whereSeparator: \.isNewline).map { String($0).trimmingUnicodeWhitespace() }.first { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard let line, let seed = Data(base64Encoded: String(line)), seed.count == Ed25519.seedCount else {
+            throw RelayClientError.badAnswer(url: path, reason: "not a signing key file (one line: the base64 of a 32-byte Ed25519 seed)")
+        }
+        return try Ed25519.SigningKey(seed: SecretBytes(copying: Array(seed)))
+    }
+
+    static func writeSigningKey(_ key: Ed25519.SigningKey, to path: String) throws {
+        let seed = key.seed.withUnsafeBytes { Data($0).base64EncodedString() }
+        let text = "# vfs device signing key (Ed25519 seed, base64): keep it private\n"
+            + "# public key: \(Data(key.publicKey).base64EncodedString())\n" + seed + "\n"
+        try AtomicOutputFile.write(Array(text.utf8), to: path, mode: 0o600)
     }
 
     static func readText(_ path: String, what: String) throws -> String {
@@ -107,8 +173,9 @@ public final class DeviceCredentials: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Keeps a new enrolment's token and identity (replacing an earlier enrolment's).
-    public static func save(_ place: CredentialPlace, token: String, identity: X25519Identity) throws {
+    /// Keeps a new enrolment's token, identity and signing key (replacing an earlier enrolment's).
+    package static func save(_ place: CredentialPlace, token: String, identity: X25519Identity, signingKey: Ed25519.SigningKey) throws {
+        if let file = place.signingKeyFile { try writeSigningKey(signingKey, to: file) }
         if let file = place.tokenFile {
             try AtomicOutputFile.write(Array((token + "\n").utf8), to: file, mode: 0o600)
         }
@@ -129,6 +196,8 @@ public final class DeviceCredentials: @unchecked Sendable {
             if place.identityFile == nil {
                 entries.removeAll { $0.matches(.identity, CredentialPlace.identityName, "") }
                 entries.append(KeychainEntry(identityNamed: CredentialPlace.identityName, identity, created: now))
+                entries.removeAll { $0.matches(.secret, CredentialPlace.identityName, CredentialPlace.signingKeyAccount) }
+                entries.append(signingKeyEntry(signingKey))
             }
             return ((), true)
         }
@@ -137,7 +206,7 @@ public final class DeviceCredentials: @unchecked Sendable {
     /// Erases the token and the identity (a remote log-out): keychain entries removed,
     /// files overwritten and removed.
     public func erase() throws {
-        for file in [place.tokenFile, place.identityFile].compactMap({ $0 }) {
+        for file in [place.tokenFile, place.identityFile, place.signingKeyFile].compactMap({ $0 }) {
             Self.overwriteAndRemove(file)
         }
         guard place.usesKeychain else { return }
@@ -150,6 +219,7 @@ public final class DeviceCredentials: @unchecked Sendable {
             entries.removeAll {
                 (place.tokenFile == nil && $0.matches(.secret, CredentialPlace.tokenService, CredentialPlace.tokenAccount))
                     || (place.identityFile == nil && $0.matches(.identity, CredentialPlace.identityName, ""))
+                    || (place.identityFile == nil && $0.matches(.secret, CredentialPlace.identityName, CredentialPlace.signingKeyAccount))
             }
             return ((), entries.count != before)
         }

@@ -40,7 +40,7 @@ struct DeviceTool: AsyncVFSCommand {
         passcode; admin-link for a user who is not an administrator.
         """,
         version: vfsVersion,
-        subcommands: [Enroll.self, InviteCommand.self, List.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self,
+        subcommands: [Enroll.self, InviteCommand.self, List.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self, FingerprintCommand.self,
                       AdminLink.self])
 }
 

@@ -64,4 +64,47 @@ struct BundleSignatureTests {
         let future = Array(#"{"device":"d","signature":"","user":"u","version":2}"#.utf8)
         #expect(throws: BundleSignatureError.malformed("unknown signature version 2")) { try BundleSignature.decode(future) }
     }
+
+    @Test("a signed bundle: the entry follows the manifest, the reader keeps it apart (never extracted) and it verifies over the manifest's exact bytes")
+    func signedBundle() throws {
+        let tmp = try TestFolder("signed")
+        try tmp.write("a.txt", "alpha\n")
+        let (chain, _, two) = try ChainFixture.twoDevices()
+        let verified = try DeviceChain.verify(chain.statements, user: chain.user)
+        let plan = try BundlePlan(paths: [tmp.path + "/a.txt"])
+        let manifest = plan.manifest(group: nil, accessID: nil, sender: nil)
+        let sink = MemorySink()
+        try BundleWriter.write(plan, manifest: manifest, signer: .init(user: chain.user, device: two.entry.id, key: two.key), to: sink)
+        let reader = try BundleReader(source: MemorySource(sink.bytes))
+        #expect(reader.manifestBytes == (try manifest.encoded()))
+        let entry = try #require(reader.signatureEntry)
+        #expect(try BundleSignature.decode(entry).verify(manifest: reader.manifestBytes, chain: verified) == two.entry)
+        try FileManager.default.createDirectory(atPath: tmp.path + "/out", withIntermediateDirectories: true)
+        #expect(try reader.extract(into: tmp.path + "/out", force: false) == 1)
+        #expect(try tmp.listing("out") == ["a.txt"])
+        // Unsigned, as vfs-wrap writes it: no entry.
+        let unsigned = MemorySink()
+        try BundleWriter.write(plan, manifest: manifest, to: unsigned)
+        #expect(try BundleReader(source: MemorySource(unsigned.bytes)).signatureEntry == nil)
+    }
+
+    @Test("a signature entry anywhere but right after the manifest is refused as not in the manifest (what a reader from before signatures does with any)")
+    func misplacedEntry() throws {
+        let tmp = try TestFolder("misplaced")
+        let manifest = try BundleManifest(group: nil, accessID: nil, sender: nil, created: Date(timeIntervalSince1970: 1_790_000_000), entries: [
+            manifestEntry("a.txt", .file, content: "alpha"),
+        ])
+        let bytes = try rawBundleBytes(manifest: manifest, entries: [
+            RawEntry(path: "a.txt", content: "alpha", mtime: manifest.entries[0].mtime),
+            RawEntry(path: BundleSignature.entryName, content: "{}"),
+        ])
+        #expect { try BundleReader(source: MemorySource(bytes)).extract(into: tmp.path, force: false) } throws: { error in
+            "\(error)".contains("\(BundleSignature.entryName)") && "\(error)".contains("it is not in the manifest")
+        }
+        let oversized = try rawBundleBytes(manifest: manifest, entries: [
+            RawEntry(path: BundleSignature.entryName, content: String(repeating: " ", count: 4097)),
+            RawEntry(path: "a.txt", content: "alpha", mtime: manifest.entries[0].mtime),
+        ])
+        #expect(throws: BundleSignatureError.malformed("a signature entry of 4097 bytes")) { try BundleReader(source: MemorySource(oversized)) }
+    }
 }

@@ -14,6 +14,14 @@ import Glibc
 /// devices or setuid bits) and its content against its SHA-256.
 public final class BundleReader {
     public let manifest: BundleManifest
+    /// The manifest entry's exact bytes (what a bundle signature signs).
+    package let manifestBytes: [UInt8]
+    /// The `.vfs-signature.json` entry's bytes when the bundle has one, right after the
+    /// manifest (docs/device-chain.md); it is not one of the bundle's files and is never
+    /// extracted. Decode and verify it with `BundleSignature`.
+    package let signatureEntry: [UInt8]?
+    /// The header read after the manifest when it was not a signature: the first entry.
+    private var pendingHeader: ArchiveEntryHeader??
     private let archive: ArchiveReader
     private let source: ByteSource
     private var nextIndex = 0
@@ -65,17 +73,39 @@ public final class BundleReader {
                 throw BundleError.notABundle("the first entry is \"\(first.path)\", not \(BundleManifest.entryName)")
             }
             guard first.size <= BundleManifest.maximumSize else { throw BundleError.manifest("it is larger than 64 MiB") }
-            var bytes = [UInt8]()
-            bytes.reserveCapacity(first.size)
-            while true {
-                let n = try archive.readData(into: buffer)
-                if n == 0 { break }
-                bytes.append(contentsOf: buffer[0..<n])
-                guard bytes.count <= first.size else { throw BundleError.manifest("it is longer than its header says") }
+            let bytes = try Self.readWhole(archive, size: first.size, buffer: buffer) {
+                BundleError.manifest("it is longer than its header says")
             }
             manifest = try BundleManifest.decode(bytes)
+            manifestBytes = bytes
+            let second = try archive.nextHeader()
+            if let second, second.path == BundleSignature.entryName, second.kind == .file {
+                guard second.size <= BundleSignature.maximumSize else {
+                    throw BundleSignatureError.malformed("a signature entry of \(second.size) bytes")
+                }
+                signatureEntry = try Self.readWhole(archive, size: second.size, buffer: buffer) {
+                    BundleSignatureError.malformed("a signature entry longer than its header says")
+                }
+                pendingHeader = nil
+            } else {
+                signatureEntry = nil
+                pendingHeader = .some(second)
+            }
         } catch BundleError.archive(let message, _) {
             throw compressed ? BundleError.damagedCompression(message) : BundleError.notABundle(message)
+        }
+    }
+
+    /// The current entry's content, at most `size` bytes (`tooLong` otherwise).
+    private static func readWhole(_ archive: ArchiveReader, size: Int, buffer: UnsafeMutableRawBufferPointer,
+                                  tooLong: () -> Error) throws -> [UInt8] {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(size)
+        while true {
+            let n = try archive.readData(into: buffer)
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: buffer[0..<n])
+            guard bytes.count <= size else { throw tooLong() }
         }
     }
 
@@ -88,7 +118,14 @@ public final class BundleReader {
 
     /// The next entry, checked against the manifest; nil after the last.
     private func nextEntry() throws -> BundleManifest.Entry? {
-        guard let header = try archive.nextHeader() else {
+        let read: ArchiveEntryHeader?
+        if let pending = pendingHeader {
+            read = pending
+            pendingHeader = nil
+        } else {
+            read = try archive.nextHeader()
+        }
+        guard let header = read else {
             if nextIndex < manifest.entries.count {
                 throw BundleError.manifest("\"\(manifest.entries[nextIndex].path)\" is missing from the archive")
             }

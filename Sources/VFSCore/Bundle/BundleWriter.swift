@@ -244,15 +244,22 @@ public final class BundlePlan {
         for index in gone.reversed() { remove(at: index) }
     }
 
-    /// Writes the plaintext bundle: the manifest, then every entry in its order.
+    /// Writes the plaintext bundle: the manifest, its signature by `signer` (if any), then
+    /// every entry in its order.
     func write(manifest: BundleManifest, compress: Bool, to sink: ByteSink, progress: (@Sendable (Int) -> Void)?,
-               added: ((BundleManifest.Entry) -> Void)? = nil) throws {
+               added: ((BundleManifest.Entry) -> Void)? = nil, signer: BundleSignature.Signer? = nil) throws {
         precondition(manifest.entries == entries, "the manifest must be this plan's (use manifest(group:accessID:sender:))")
         let writer = try ArchiveWriter(sink: sink, compress: compress)
         let manifestBytes = try manifest.encoded()
         try writer.writeHeader(path: BundleManifest.entryName, kind: .file, size: manifestBytes.count, permissions: 0o644,
                                mtime: Int(manifest.created.timeIntervalSince1970), mtimeNanoseconds: 0)
         try manifestBytes.withUnsafeBytes { try writer.writeData($0) }
+        if let signer {
+            let signature = try BundleSignature.sign(manifest: manifestBytes, user: signer.user, device: signer.device, key: signer.key).encoded()
+            try writer.writeHeader(path: BundleSignature.entryName, kind: .file, size: signature.count, permissions: 0o644,
+                                   mtime: Int(manifest.created.timeIntervalSince1970), mtimeNanoseconds: 0)
+            try signature.withUnsafeBytes { try writer.writeData($0) }
+        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var done = 0
@@ -293,14 +300,29 @@ public enum BundleWriter {
         try plan.write(manifest: manifest, compress: compress, to: sink, progress: progress)
     }
 
+    /// Writes the plaintext bundle signed by `signer` (the `.vfs-signature.json` entry
+    /// after the manifest).
+    package static func write(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, signer: BundleSignature.Signer,
+                              to sink: ByteSink) throws {
+        try plan.write(manifest: manifest, compress: compress, to: sink, progress: nil, signer: signer)
+    }
+
     /// Writes the bundle as an age file for `recipients` (PEM-armored with `armor`):
     /// libarchive writes into a bounded pipe that the age encryptor reads on another
     /// thread. `added` hears each entry as it goes into the archive (on this thread).
     public static func seal(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, recipients: [Recipient],
                             armor: Bool = false, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil,
                             added: ((BundleManifest.Entry) -> Void)? = nil) throws {
+        try seal(plan, manifest: manifest, compress: compress, recipients: recipients, armor: armor, to: sink, progress: progress,
+                 added: added, signer: nil)
+    }
+
+    /// `seal`, the bundle signed by `signer` when one is given (vfs-push).
+    package static func seal(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, recipients: [Recipient],
+                             armor: Bool = false, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil,
+                             added: ((BundleManifest.Entry) -> Void)? = nil, signer: BundleSignature.Signer?) throws {
         try BytePipe.run(producer: { plaintext in
-            try plan.write(manifest: manifest, compress: compress, to: plaintext, progress: progress, added: added)
+            try plan.write(manifest: manifest, compress: compress, to: plaintext, progress: progress, added: added, signer: signer)
         }, consumerOnThread: { plaintext in
             try AgeEncryptor.encrypt(to: recipients, from: plaintext, to: sink, armor: armor)
         })

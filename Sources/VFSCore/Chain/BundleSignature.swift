@@ -24,6 +24,16 @@ package struct BundleSignature: Codable, Equatable, Sendable {
     /// Base64 of the Ed25519 signature of the context string and SHA-256 of the manifest's bytes.
     public var signature: String
 
+    /// Who signs a bundle as it is written: `device` of `user`, with its key.
+    package struct Signer: Sendable {
+        public var user: String
+        public var device: String
+        public var key: Ed25519.SigningKey
+        public init(user: String, device: String, key: Ed25519.SigningKey) {
+            self.user = user; self.device = device; self.key = key
+        }
+    }
+
     /// Signs `manifest` (the manifest entry's exact bytes) as `device` of `user`.
     public static func sign(manifest: [UInt8], user: String, device: String, key: Ed25519.SigningKey) throws -> BundleSignature {
         let signature = try key.sign(context + SHA256.hash(manifest))
@@ -54,11 +64,18 @@ package struct BundleSignature: Codable, Equatable, Sendable {
     public func verify(manifest: [UInt8], chain: DeviceChain.Verified) throws -> DeviceChain.DeviceEntry {
         guard user == chain.user else { throw BundleSignatureError.wrongUser(claimed: user, chain: chain.user) }
         guard let signer = chain.devices[device] else { throw BundleSignatureError.unknownDevice(user: user, device: device) }
+        try verify(manifest: manifest, signer: signer)
+        return signer
+    }
+
+    /// Throws unless this is `signer`'s valid signature of `manifest` (a device whose key
+    /// the caller trusts by other means than a chain: one pinned locally).
+    public func verify(manifest: [UInt8], signer: DeviceChain.DeviceEntry) throws {
+        guard device == signer.id else { throw BundleSignatureError.unknownDevice(user: user, device: device) }
         guard let raw = Data(base64Encoded: signature),
               Ed25519.verify(signature: Array(raw), of: Self.context + SHA256.hash(manifest), publicKey: signer.signingKey) else {
             throw BundleSignatureError.badSignature(user: user, device: signer.name)
         }
-        return signer
     }
 }
 
