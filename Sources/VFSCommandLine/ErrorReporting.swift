@@ -329,6 +329,7 @@ extension RelayClientError: ReportableError {
         case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer: return .noInput
         case .keyChanged, .missingCredential, .loggedOut: return .permissionDenied
         case .undelivered: return .no
+        case .ambiguous, .invalidURL: return .usage
         }
     }
 
@@ -344,12 +345,15 @@ extension RelayClientError: ReportableError {
             case 507: return ["the relay's disk is nearly full: try again later (vfs-push resume goes on where it stopped), or tell its operator"]
             default: return []
             }
+        case .invalidURL: return ["write it as http://HOST:PORT or https://HOST:PORT"]
         case .notEnrolled: return ["enrol this machine first: vfs-device enroll URL CODE --name NAME"]
         case .keyChanged(let device, _, _):
             return ["if \"\(device)\" really has a new key (it enrolled again), accept it with: vfs-device trust \(DisplayText.shellQuoted(device))"]
         case .noSuchDevice: return ["vfs-device list shows the devices"]
         case .noSuchGroup: return ["vfs-device group list shows the groups"]
         case .noSuchTransfer: return ["vfs-fetch lists the inbox, vfs-push outbox what was sent"]
+        case .ambiguous(let what, _, _): return what == "device" ? ["name it by its id (vfs-device list --json shows them)"]
+            : ["give more of the id"]
         case .missingCredential:
             return ["enrol again with vfs-device enroll, or name the files with --token-file and --identity-file"]
         case .corruptDownload: return ["nothing was extracted; fetch it again"]

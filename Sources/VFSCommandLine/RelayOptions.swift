@@ -10,7 +10,18 @@ public struct RelayCredentialOptions: ParsableArguments {
     @Option(name: .customLong("identity-file"), help: ArgumentHelp("Keep the device's age identity in PATH instead of the keychain.", valueName: "path"), completion: .file())
     public var identityFile: String?
 
+    @Option(help: ArgumentHelp("Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).", valueName: "seconds"))
+    public var timeout: Int?
+
     @OptionGroup public var passcode: PasscodeOptions
+
+    /// `--timeout`, checked: 1 to 86400 seconds.
+    public var relayTimeout: Int? {
+        get throws {
+            if let timeout, timeout <= 0 || timeout > 86_400 { throw ToolError.usage("--timeout takes 1 to 86400 seconds") }
+            return timeout
+        }
+    }
 
     public init() {}
 

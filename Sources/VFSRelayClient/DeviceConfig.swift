@@ -32,7 +32,10 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
         } catch {
             throw RelayClientError.badAnswer(url: path, reason: "not a relay config: \(error)")
         }
-        if let url = paths.relayURL { config.relay = url }
+        if let url = paths.relayURL {
+            try RelayClient.validate(url: url, from: "VFS_RELAY")
+            config.relay = url
+        }
         return config
     }
 

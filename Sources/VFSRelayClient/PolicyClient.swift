@@ -18,7 +18,7 @@ public struct PolicyListing: Sendable, Equatable {
 
 extension RelayClient {
     public func policyList() async throws -> PolicyListing {
-        let response = try await execute(request(.GET, RelayPaths.items), timeout: .seconds(60))
+        let response = try await execute(request(.GET, RelayPaths.items), timeout: answerTimeout)
         let bytes = try await collect(response)
         let items = try decode([PolicyItem].self, bytes, path: RelayPaths.items)
         let revision = response.headers.first(name: PolicyListHeaders.revision) ?? ""
@@ -30,7 +30,7 @@ extension RelayClient {
     /// An item and its ETag (for `If-Match`).
     public func policyItem(_ id: String) async throws -> (item: PolicyItem, etag: String) {
         let path = RelayPaths.item(Self.escape(id))
-        let response = try await execute(request(.GET, path), timeout: .seconds(60))
+        let response = try await execute(request(.GET, path), timeout: answerTimeout)
         let bytes = try await collect(response)
         return (try decode(PolicyItem.self, bytes, path: path), response.headers.first(name: "ETag") ?? "*")
     }
@@ -44,12 +44,12 @@ extension RelayClient {
         let path = RelayPaths.item(Self.escape(id))
         var request = self.request(.PUT, path, headers: [("If-Match", etag), ("Content-Type", "application/json")])
         request.body = .bytes(ByteBuffer(bytes: try Self.encoder.encode(draft)))
-        return try decode(PolicyItem.self, try await collect(try await execute(request, timeout: .seconds(60))), path: path)
+        return try decode(PolicyItem.self, try await collect(try await execute(request, timeout: answerTimeout)), path: path)
     }
 
     public func deleteItem(_ id: String, ifMatch etag: String) async throws {
         let request = self.request(.DELETE, RelayPaths.item(Self.escape(id)), headers: [("If-Match", etag)])
-        _ = try await collect(try await execute(request, timeout: .seconds(60)))
+        _ = try await collect(try await execute(request, timeout: answerTimeout))
     }
 
     public func policySettings() async throws -> PolicySettings {

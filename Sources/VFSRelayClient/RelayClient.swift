@@ -14,18 +14,21 @@ import VFSRelayProtocol
 public final class RelayClient: Sendable {
     public let baseURL: String
     public let token: String?
+    /// Seconds to wait for a connection and for each request's answer (nil: 10 and 60).
+    public let timeout: Int?
     let http: HTTPClient
 
     /// `baseURL` such as `http://127.0.0.1:8787` (a trailing slash is dropped).
-    public init(baseURL: String, token: String?) {
+    public init(baseURL: String, token: String?, timeout: Int? = nil) {
         var url = baseURL
         while url.hasSuffix("/") { url.removeLast() }
         self.baseURL = url
         self.token = token
+        self.timeout = timeout
         var configuration = HTTPClient.Configuration()
         // A refused connection is an answer: don't retry it until the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(120))
+        configuration.timeout = .init(connect: .seconds(Int64(timeout ?? 10)), read: .seconds(120))
         configuration.decompression = .disabled
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
@@ -36,8 +39,9 @@ public final class RelayClient: Sendable {
     }
 
     /// Runs `body` with a client and shuts it down afterwards, whatever happens.
-    public static func with<R>(baseURL: String, token: String?, _ body: (RelayClient) async throws -> R) async throws -> R {
-        let client = RelayClient(baseURL: baseURL, token: token)
+    public static func with<R>(baseURL: String, token: String?, timeout: Int? = nil,
+                               _ body: (RelayClient) async throws -> R) async throws -> R {
+        let client = RelayClient(baseURL: baseURL, token: token, timeout: timeout)
         do {
             let result = try await body(client)
             await client.shutdown()
@@ -79,7 +83,26 @@ public final class RelayClient: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw RelayClientError.unreachable(url: baseURL, reason: Self.describe(error))
+            throw RelayClientError.unreachable(url: baseURL, reason: reason(error))
+        }
+    }
+
+    /// `describe`, with a timeout said plainly.
+    func reason(_ error: Error) -> String {
+        let text = Self.describe(error)
+        guard text.contains("deadlineExceeded") || text.contains("readTimeout") || text == "connection timed out" else { return text }
+        return "no answer in time" + (timeout.map { " (--timeout \($0))" } ?? "")
+    }
+
+    /// How long a request waits for its whole (small) answer.
+    var answerTimeout: TimeAmount { .seconds(Int64(timeout ?? 60)) }
+
+    /// A relay URL as people write it (relay.json, VFS_RELAY, enroll): http or https, a host.
+    public static func validate(url: String, from source: String) throws {
+        let parsed = URL(string: url)
+        guard let parsed, ["http", "https"].contains(parsed.scheme ?? ""), !(parsed.host ?? "").isEmpty,
+              parsed.query == nil, parsed.fragment == nil, !url.contains(where: { $0 == " " || $0 == "\n" }) else {
+            throw RelayClientError.invalidURL(url: url, source: source)
         }
     }
 
@@ -105,7 +128,7 @@ public final class RelayClient: Sendable {
         } catch is NIOTooManyBytesError {
             throw RelayClientError.badAnswer(url: baseURL, reason: "an answer longer than \(limit) bytes")
         } catch {
-            throw RelayClientError.unreachable(url: baseURL, reason: Self.describe(error))
+            throw RelayClientError.unreachable(url: baseURL, reason: reason(error))
         }
         let bytes = Array(buffer.readableBytesView)
         try Self.check(response.status, bytes)
@@ -153,7 +176,7 @@ public final class RelayClient: Sendable {
         } else if method == .POST || method == .PUT || method == .PATCH {
             request.headers.add(name: "Content-Length", value: "0")
         }
-        return try await collect(try await execute(request, timeout: .seconds(60)))
+        return try await collect(try await execute(request, timeout: answerTimeout))
     }
 
     // MARK: The API, one call per route the tools use.

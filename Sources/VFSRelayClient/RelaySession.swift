@@ -11,24 +11,49 @@ public struct RelaySession: Sendable {
     public let home: String
     public let config: DeviceConfig
     public let credentials: DeviceCredentials
+    /// `--timeout`: seconds to wait for the relay to connect and answer each request.
+    public var timeout: Int?
 
-    public static func open(home: String, place: CredentialPlace, identity: Bool = false) throws -> RelaySession {
+    public init(home: String, config: DeviceConfig, credentials: DeviceCredentials) {
+        self.home = home
+        self.config = config
+        self.credentials = credentials
+    }
+
+    public static func open(home: String, place: CredentialPlace, identity: Bool = false, timeout: Int? = nil) throws -> RelaySession {
         let config = try DeviceConfig.load(home: home)
-        return RelaySession(home: home, config: config, credentials: try DeviceCredentials.load(place, identity: identity))
+        var session = RelaySession(home: home, config: config, credentials: try DeviceCredentials.load(place, identity: identity))
+        session.timeout = timeout
+        return session
     }
 
     /// Runs `body` with a client of the configured relay, token included.
     public func withClient<R>(_ body: (RelayClient) async throws -> R) async throws -> R {
-        try await RelayClient.with(baseURL: config.relay, token: credentials.token, body)
+        try await RelayClient.with(baseURL: config.relay, token: credentials.token, timeout: timeout, body)
     }
 
-    /// The device named `reference` (a name, else an id); live devices win over revoked
-    /// ones of the same name.
+    /// The device named `reference`: a name (live devices win over revoked ones of the
+    /// same name; two live ones are ambiguous), else an id or a unique id prefix.
     public static func device(_ reference: String, in devices: [Device]) throws -> Device {
         let named = devices.filter { $0.name == reference }
-        if let live = named.first(where: { $0.invalidated == nil }) { return live }
-        if let any = named.first ?? devices.first(where: { $0.id == reference }) { return any }
-        throw RelayClientError.noSuchDevice(reference)
+        let live = named.filter { $0.invalidated == nil }
+        if live.count > 1 {
+            throw RelayClientError.ambiguous(what: "device", reference: reference, candidates: live.map(\.id))
+        }
+        if let any = live.first ?? named.first { return any }
+        let id = try uniqueID(reference, among: devices.map(\.id), what: "device", missing: .noSuchDevice(reference))
+        return devices.first { $0.id == id }!
+    }
+
+    /// The one of `ids` that `reference` is, or begins (as git and docker take ids);
+    /// `missing` when none, `.ambiguous` listing them when several.
+    public static func uniqueID(_ reference: String, among ids: [String], what: String = "transfer",
+                                missing: RelayClientError? = nil) throws -> String {
+        if ids.contains(reference) { return reference }
+        let matches = reference.isEmpty ? [] : ids.filter { $0.hasPrefix(reference.lowercased()) }
+        guard matches.count <= 1 else { throw RelayClientError.ambiguous(what: what, reference: reference, candidates: matches.sorted()) }
+        guard let match = matches.first else { throw missing ?? .noSuchTransfer(reference) }
+        return match
     }
 
     /// A group by name; a 404 from the relay becomes `.noSuchGroup`.

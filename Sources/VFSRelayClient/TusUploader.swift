@@ -39,7 +39,7 @@ public struct TusUploader: Sendable {
     public func create(length: Int64?) async throws -> String {
         let declared = length.map { ("Upload-Length", "\($0)") } ?? ("Upload-Defer-Length", "1")
         let request = client.request(.POST, RelayPaths.uploads, headers: [Self.tus, declared, ("Content-Length", "0")])
-        let response = try await client.execute(request, timeout: .seconds(60))
+        let response = try await client.execute(request, timeout: client.answerTimeout)
         _ = try await client.collect(response)
         guard let location = response.headers.first(name: "Location"), location.hasPrefix(RelayPaths.uploads + "/") else {
             throw RelayClientError.badAnswer(url: client.baseURL + RelayPaths.uploads, reason: "no Location for the new upload")
@@ -49,7 +49,7 @@ public struct TusUploader: Sendable {
 
     /// Where the upload stands on the relay: its offset, and its length (nil while deferred).
     public func status(_ location: String) async throws -> (offset: Int64, length: Int64?) {
-        let response = try await client.execute(client.request(.HEAD, location, headers: [Self.tus]), timeout: .seconds(60))
+        let response = try await client.execute(client.request(.HEAD, location, headers: [Self.tus]), timeout: client.answerTimeout)
         _ = try await client.collect(response)
         guard let text = response.headers.first(name: "Upload-Offset"), let offset = Int64(text) else {
             throw RelayClientError.badAnswer(url: client.baseURL + location, reason: "no Upload-Offset")
@@ -59,7 +59,7 @@ public struct TusUploader: Sendable {
 
     /// tus termination: the relay drops the upload and its bytes.
     public func terminate(_ location: String) async throws {
-        let response = try await client.execute(client.request(.DELETE, location, headers: [Self.tus]), timeout: .seconds(60))
+        let response = try await client.execute(client.request(.DELETE, location, headers: [Self.tus]), timeout: client.answerTimeout)
         _ = try await client.collect(response)
     }
 

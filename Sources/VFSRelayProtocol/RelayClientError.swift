@@ -9,6 +9,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     case badAnswer(url: String, reason: String)
     /// The relay sent an id or digest that breaks its rule (`CheckedAnswer`): never used.
     case invalidAnswer(what: String, value: String, rule: String)
+    /// A relay URL that is not http(s)://HOST[:PORT][/PATH] (`source`: VFS_RELAY, relay.json…).
+    case invalidURL(url: String, source: String)
     /// No `relay.json`: this machine is not enrolled.
     case notEnrolled(config: String)
     /// The relay reports another recipient for a device than the one pinned.
@@ -16,6 +18,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     case noSuchDevice(String)
     case noSuchGroup(String)
     case noSuchTransfer(String)
+    /// A name or id prefix that fits more than one (`what`: "transfer", "device").
+    case ambiguous(what: String, reference: String, candidates: [String])
     /// The device's token or identity is not where it should be.
     case missingCredential(what: String, place: String)
     /// The relay logged this device out (a `logout` event).
@@ -31,12 +35,15 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
         case let .rejected(status, code, message): return "the relay refused: \(message) (\(status) \(code))"
         case let .badAnswer(url, reason): return "unexpected answer from the relay at \(url): \(reason)"
         case let .invalidAnswer(what, value, rule): return "the relay sent an invalid \(what) \"\(value)\" (not \(rule)); nothing was written"
+        case let .invalidURL(url, source): return "invalid relay URL \"\(url)\" (\(source))"
         case let .notEnrolled(config): return "this machine is not enrolled with a relay (no \"\(config)\")"
         case let .keyChanged(device, pinned, reported):
             return "the relay reports a new key for device \"\(device)\" (pinned \(pinned), now \(reported)); refusing to encrypt to it"
         case let .noSuchDevice(name): return "no device \"\(name)\""
         case let .noSuchGroup(name): return "no group \"\(name)\""
         case let .noSuchTransfer(id): return "no transfer \"\(id)\""
+        case let .ambiguous(what, reference, candidates):
+            return "\"\(reference)\" names more than one \(what): " + candidates.joined(separator: ", ")
         case let .missingCredential(what, place): return "no \(what) for this device in \(place)"
         case let .loggedOut(device): return "device \"\(device)\" was logged out by the relay; its token and identity were erased"
         case let .corruptDownload(transfer, expected, actual):

@@ -55,7 +55,8 @@ struct CloudOptions: ParsableArguments {
     func session(identity: Bool = false) throws -> RelaySession {
         try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
             tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader), identity: identity)
+            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader), identity: identity,
+            timeout: try credentials.relayTimeout)
     }
 
     /// Runs `body` with a client; relay refusals become the cloud's exit statuses.

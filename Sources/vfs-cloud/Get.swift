@@ -16,7 +16,7 @@ import Glibc
 extension CloudTool {
     struct Get: AsyncVFSCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
-            commandName: "get", abstract: "Download and decrypt a cloud file, streaming while it downloads.",
+            commandName: "get", abstract: "Download and decrypt a cloud file (a folder with -r), streaming while it downloads.",
             discussion: """
             The ciphertext comes with HTTP Range into $VFS_HOME/cloud-incoming, and is decrypted \
             as it arrives: with --stdout the plaintext flows out at once; -o FILE (or -C DIR, \
@@ -25,8 +25,13 @@ extension CloudTool {
             downloaded when run again. --raw writes the ciphertext itself (the age file, or the \
             sealed bundle a "vfs-push --cloud" kept, for vfs-unwrap).
 
+            A file that exists is not replaced (exit 73) unless -f. With -r a cloud folder \
+            comes down as it went up: DIR/NAME (or -o FOLDER) receives every file and folder \
+            in it; every name is checked before anything is written.
+
             Examples:
               vfs-cloud get /docs/2026/report.pdf -C ~/Downloads
+              vfs-cloud get -r /docs/2026 -C ~/Downloads
               vfs-cloud get /music/set.flac --stdout | mpv -
             """)
         @Option(name: .short, help: ArgumentHelp("Write to FILE.", valueName: "file"), completion: .file()) var output: String?
@@ -34,23 +39,77 @@ extension CloudTool {
         var directory: String?
         @Flag(help: "Write to standard output, streaming.") var stdout = false
         @Flag(help: "Write the ciphertext as stored, without decrypting.") var raw = false
+        @Flag(name: .shortAndLong, help: "Get a folder with everything in it.") var recursive = false
+        @Flag(name: .shortAndLong, help: "Replace files that exist.") var force = false
         @OptionGroup var progressOptions: ProgressOptions
         @OptionGroup var options: CloudOptions
-        @Argument(help: ArgumentHelp("The cloud file.", valueName: "path")) var path: String
+        @Argument(help: ArgumentHelp("The cloud file (or folder, with -r).", valueName: "path")) var path: String
 
         func check() throws {
             if [output != nil, directory != nil, stdout].filter({ $0 }).count > 1 {
                 throw ToolError.usage("choose one of -o FILE, -C DIR and --stdout")
             }
+            if recursive && stdout { throw ToolError.usage("-r writes files: use -C DIR or -o FOLDER, not --stdout") }
         }
 
         func run() async throws {
             let path = try CloudPath.normal(self.path)
             try await options.run(identity: !raw) { session, client in
-                guard let entry = try await client.cloudEntry(path), entry.kind == .file, let size = entry.size, let sha256 = entry.sha256 else {
-                    throw ToolError("\"\(path)\" is a folder", exit: .usage, hints: ["get takes files; vfs-cloud ls -R lists what a folder holds"])
+                let entry = try await client.cloudEntry(path)
+                if let entry, entry.kind == .file {
+                    return try await download(entry, to: stdout ? nil : output ?? ((directory ?? ".") + "/" + entry.name),
+                                              session: session, client: client)
                 }
-                let target: String? = stdout ? nil : output ?? ((directory ?? ".") + "/" + entry.name)
+                guard recursive else {
+                    throw ToolError("\"\(path)\" is a folder", exit: .usage, hints: ["use -r to get a folder and everything in it"])
+                }
+                // The root's files go straight into DIR.
+                let top = output ?? ((directory ?? ".") + (entry.map { "/" + $0.name } ?? ""))
+                // The whole tree first: every name is checked before anything is written.
+                var folders = [top], files: [(CloudEntry, String)] = []
+                var pending = [(path, top)]
+                while let next = pending.popLast() {
+                    let (folder, local) = next
+                    for child in try await client.cloudList(folder) {
+                        guard !["", ".", ".."].contains(child.name), !child.name.contains("/"), !child.name.contains("\0") else {
+                            throw RelayClientError.badAnswer(url: folder, reason: "a bad name \"\(DisplayText.printable(child.name))\"")
+                        }
+                        if child.kind == .folder {
+                            folders.append(local + "/" + child.name)
+                            pending.append((child.path, local + "/" + child.name))
+                        } else {
+                            files.append((child, local + "/" + child.name))
+                        }
+                    }
+                }
+                for (_, local) in files { try Self.refuseExisting(local, force: force) }
+                for folder in folders {
+                    do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+                        throw ToolError("cannot create folder \"\(DisplayText.printable(folder))\"", exit: .cannotCreate)
+                    }
+                }
+                for (file, local) in files.sorted(by: { $0.1 < $1.1 }) {
+                    try await download(file, to: local, session: session, client: client)
+                }
+            }
+        }
+
+        /// An existing file is kept (73) unless -f; devices and pipes are written to.
+        static func refuseExisting(_ path: String, force: Bool) throws {
+            var info = stat()
+            guard !force, lstat(path, &info) == 0 else { return }
+            let kind = info.st_mode & S_IFMT
+            if kind == S_IFREG || kind == S_IFLNK || kind == S_IFDIR {
+                throw ToolError("\"\(DisplayText.printable(path))\" already exists", exit: .cannotCreate,
+                                hints: ["use -f to replace it, or choose another name with -o or -C"])
+            }
+        }
+
+        /// One file: to `target`, or standard output when nil.
+        func download(_ entry: CloudEntry, to target: String?, session: RelaySession, client: RelayClient) async throws {
+                let path = entry.path
+                guard let size = entry.size, let sha256 = entry.sha256 else { throw RelayClientError.badAnswer(url: path, reason: "no size or digest") }
+                if let target { try Self.refuseExisting(target, force: force) }
                 let out = try ToolIO.openOutput(target ?? "-", binary: true)
                 let incoming = try VFSPaths.current.home + "/cloud-incoming"
                 try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -110,9 +169,13 @@ extension CloudTool {
                     out.abandon()
                     throw error
                 }
-                try out.commit()
+                try out.commit(exclusive: !force && target.map { !Self.isSpecial($0) } ?? false)
                 unlink(partial)
-            }
+        }
+
+        static func isSpecial(_ path: String) -> Bool {
+            var info = stat()
+            return stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG
         }
     }
 }

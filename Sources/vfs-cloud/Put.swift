@@ -19,7 +19,8 @@ extension CloudTool {
             discussion: """
             The last path is the cloud destination: a folder (existing, or ending in /) receives \
             every source under its own name; otherwise a single source is stored under that \
-            path. A file of the same name is replaced; a folder of that name is exit 73.
+            path. A file of the same name is exit 73 unless -f replaces it (every name is \
+            checked before anything is uploaded); a folder of that name is exit 73.
 
             Each file is encrypted into $VFS_HOME/cloud-outgoing first and uploaded with a \
             resumable upload: a put killed or cut off halfway continues from the relay's offset \
@@ -31,6 +32,7 @@ extension CloudTool {
               vfs-cloud put draft.txt /docs/final.txt
             """)
         @Flag(name: .shortAndLong, help: "Put folders with everything in them.") var recursive = false
+        @Flag(name: .shortAndLong, help: "Replace cloud files that exist.") var force = false
         @OptionGroup var progressOptions: ProgressOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("Files or folders (with -r), then the cloud destination.", valueName: "path"), completion: .file())
@@ -67,6 +69,23 @@ extension CloudTool {
                 for source in sources {
                     let name = URL(fileURLWithPath: source).lastPathComponent
                     work += try walk(source, to: into ? CloudPath.join(destination, name) : destination)
+                }
+                // Every name is checked before anything is uploaded (parents come first; what
+                // is under a folder that isn't there yet is new).
+                var absent = Set<String>()
+                for (local, remote) in work {
+                    let folder = local.hasSuffix("/")
+                    if absent.contains(CloudPath.parent(remote)) {
+                        if folder { absent.insert(remote) }
+                        continue
+                    }
+                    let existing = try await client.cloudLookup(remote)
+                    if folder, existing == nil { absent.insert(remote) }
+                    if folder, existing?.kind == .file { throw ToolError("\"\(DisplayText.printable(remote))\" is a file", exit: .cannotCreate) }
+                    if !folder, !force, existing?.kind == .file {
+                        throw ToolError("\"\(DisplayText.printable(remote))\" already exists", exit: .cannotCreate,
+                                        hints: ["use -f to replace it, or choose another cloud name"])
+                    }
                 }
                 for (local, remote) in work {
                     if local.hasSuffix("/") {

@@ -75,13 +75,19 @@ extension CloudTool {
         /// of them when the header is longer than the first read).
         func newHeader(_ path: String, size: Int64, client: RelayClient, identity: X25519Identity,
                        recipients: [X25519Recipient]) async throws -> (Int, [UInt8]) {
-            var count = min(size, 64 << 10)
+            let decryptor = try await Self.header(path, size: size, client: client)
+            let fileKey = try decryptor.fileKey(identities: [identity])
+            return (decryptor.headerLength, try decryptor.rewrappedHeader(fileKey: fileKey, recipients: recipients))
+        }
+
+        /// A cloud file's age header, from its first bytes (more of them when the header
+        /// is longer than the first read).
+        static func header(_ path: String, size: Int64, client: RelayClient, first: Int64 = 64 << 10) async throws -> AgeDecryptor {
+            var count = min(size, first)
             while true {
                 let prefix = try await client.cloudPrefix(path, count: count)
                 do {
-                    let decryptor = try AgeDecryptor(source: ArraySource(prefix), armored: false)
-                    let fileKey = try decryptor.fileKey(identities: [identity])
-                    return (decryptor.headerLength, try decryptor.rewrappedHeader(fileKey: fileKey, recipients: recipients))
+                    return try AgeDecryptor(source: ArraySource(prefix), armored: false)
                 } catch AgeError.header(let reason) where reason.contains("end of file") && count < size && count < 4 << 20 {
                     count = min(size, count * 4)
                 }

@@ -34,8 +34,10 @@ struct DeviceTool: AsyncVFSCommand {
           vfs-device revoke phone
           vfs-device status || echo "relay down or device revoked"
 
-        Exit status: 0 success; 64 usage; 65 a bad answer or a corrupt file; 66 no such \
-        device or group, or not enrolled; 69 relay unreachable; 75 temporary (429, \
+        Exit status: 0 success; 1 a revoke not confirmed; 64 usage (also a name or id \
+        prefix that fits two devices); 65 a bad answer or a corrupt file; 66 no such \
+        device or group, or not enrolled; 69 relay unreachable; 73 enrolled already \
+        (enroll without --force), a name or group that exists; 75 temporary (429, \
         503): try again; 77 this device's token was refused (revoked), a wrong keychain \
         passcode; admin-link for a user who is not an administrator.
         """,
@@ -56,6 +58,6 @@ struct DeviceOptions: ParsableArguments {
     }
 
     func session() throws -> RelaySession {
-        try RelaySession.open(home: try VFSPaths.current.home, place: try place)
+        try RelaySession.open(home: try VFSPaths.current.home, place: try place, timeout: try credentials.relayTimeout)
     }
 }

@@ -21,27 +21,48 @@ extension DeviceTool {
             $VFS_HOME/relay.json. Prints the new device's id, and its fingerprint on \
             standard error (vfs-device fingerprint prints it again).
 
-            Example:
+            A machine that is enrolled already is refused (exit 73): --force enrols it \
+            again and then revokes its old device, so no ghost of it stays on the relay. A \
+            name another of your devices has is refused by the relay (exit 73).
+
+            Examples:
               vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop
+              vfs-device enroll --force https://relay.example K7QM-2WXD-PA9F-H3TN --name laptop
             """)
 
         @Argument(help: ArgumentHelp("The relay's URL.", valueName: "url")) var url: String
         @Argument(help: ArgumentHelp("The one-time enrolment code.", valueName: "code")) var code: String
         @Option(help: ArgumentHelp("This device's name.", valueName: "name")) var name: String
         @Option(help: ArgumentHelp("The platform shown in listings.", valueName: "platform")) var platform = "linux"
+        @Flag(help: "Enrol again on an enrolled machine, and revoke its old device.") var force = false
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
-            guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
-                throw ToolError.usage("invalid relay URL \"\(url)\"", hints: ["write it as http://HOST:PORT or https://HOST:PORT"])
-            }
+            try RelayClient.validate(url: url, from: "the enrolment URL")
             let place = try options.place
             // Unlock first: a wrong passcode must not waste the one-time code.
             try DeviceCredentials.checkKeychain(place)
+            var old = try enrolled(place)
+            // The old device gives up its name while the new one takes it (back if that fails).
+            let keepsName = old?.config.name == name
+            if let session = old, keepsName {
+                do {
+                    try await Self.rename(session, to: "old-" + session.config.device)
+                } catch RelayClientError.rejected(401, _, _) {
+                    // Revoked already (its token refused): nothing of it is left to replace.
+                    old = nil
+                }
+            }
             let identity = try X25519Identity.generate()
             let signingKey = try Ed25519.SigningKey()
-            let answer = try await RelayClient.with(baseURL: url, token: nil) { client in
-                try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: identity.recipient.string))
+            let answer: EnrollResponse
+            do {
+                answer = try await RelayClient.with(baseURL: url, token: nil, timeout: try options.credentials.relayTimeout) { client in
+                    try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: identity.recipient.string))
+                }
+            } catch {
+                if let old, keepsName { try? await Self.rename(old, to: name) }
+                throw error
             }
             try DeviceCredentials.save(place, token: answer.token, identity: identity, signingKey: signingKey)
             try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name).save(home: VFSPaths.current.home)
@@ -50,7 +71,36 @@ extension DeviceTool {
             try pins.save()
             Diagnostics.info("enrolled \"\(answer.device.name)\" with \(url)")
             Diagnostics.info("fingerprint \(Fingerprint.device(signingKey: signingKey.publicKey, recipient: identity.recipient.string))")
+            if let old {
+                // A vfs-fetch --watch of the old device hears its logout, sees this new
+                // enrolment, and leaves the new credentials alone (Watcher.logOut).
+                do {
+                    try await old.withClient { try await $0.invalidateDevice(old.config.device) }
+                    Diagnostics.info("revoked the old device \"\(DisplayText.printable(old.config.name))\" (\(old.config.device))")
+                } catch {
+                    Diagnostics.warn("could not revoke the old device \(old.config.device): \(error)")
+                }
+            }
             print(answer.device.id)
+        }
+
+        /// The session of this machine's current enrolment, when it has a live one: nil
+        /// when not enrolled or logged out (no token); refused without --force.
+        func enrolled(_ place: CredentialPlace) throws -> RelaySession? {
+            let home = try VFSPaths.current.home
+            guard let config = try? DeviceConfig.load(home: home, paths: VFSPaths(environment: [:])),
+                  let credentials = try? DeviceCredentials.load(place, identity: false) else { return nil }
+            guard force else {
+                throw ToolError("this machine is enrolled already, as \"\(DisplayText.printable(config.name))\" (\(config.device)) with \(config.relay)",
+                                exit: .cannotCreate, hints: ["use --force to enrol it again and revoke the old device"])
+            }
+            var session = RelaySession(home: home, config: config, credentials: credentials)
+            session.timeout = try options.credentials.relayTimeout
+            return session
+        }
+
+        static func rename(_ session: RelaySession, to name: String) async throws {
+            _ = try await session.withClient { try await $0.renameDevice(session.config.device, to: name) }
         }
     }
 

@@ -97,10 +97,9 @@ extension DeviceTool.GroupCommand {
             }
             if json { return try JSONOutput.print(groups) }
             let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-            for group in groups {
-                let members = group.members.map { DisplayText.printable(names[$0] ?? $0) }.joined(separator: " ")
-                print("\(DisplayText.printable(group.name))\t\(members)")
-            }
+            Listing.print(["GROUP", "MEMBERS"], groups.map { group in
+                [DisplayText.printable(group.name), group.members.map { DisplayText.printable(names[$0] ?? $0) }.joined(separator: " ")]
+            })
         }
     }
 

@@ -8,6 +8,9 @@ import VFSCommandLine
 import VFSCore
 import VFSRelayClient
 import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A device as `vfs-device list --json` shows it.
 struct DeviceListing: Encodable {
@@ -44,15 +47,12 @@ extension DeviceTool {
                                      status: status, thisDevice: device.id == session.config.device)
             }
             if json { return try JSONOutput.print(rows) }
-            var text = ""
-            for row in rows {
-                let seen = row.lastSeen.map { DateText.iso8601($0) } ?? "never"
+            Listing.print(["NAME", "PLATFORM", "KEY", "LAST SEEN", "STATUS"], rows.map { row in
                 // The name, platform and recipient are what the relay (or another device) says.
                 let shown = [row.name, row.platform, RelaySession.fingerprint(row.recipient)].map(DisplayText.printable)
-                let name = shown[0] + (row.thisDevice ? " *" : "")
-                text += [name, shown[1], shown[2], seen, row.status].joined(separator: "\t") + "\n"
-            }
-            print(text, terminator: "")
+                return [shown[0] + (row.thisDevice ? " *" : ""), shown[1], shown[2],
+                        row.lastSeen.map { DateText.iso8601($0) } ?? "never", row.status]
+            })
         }
     }
 
@@ -82,19 +82,30 @@ extension DeviceTool {
             discussion: """
             Its token stops working at once, its open event stream gets a logout event (a \
             vfs-fetch --watch there erases its credentials and exits), and transfers waiting \
-            for it expire.
+            for it expire. On a terminal it asks first (-y does not); it names the device \
+            revoked, with its id. Then run "vfs-cloud rekey" so its key is dropped from your \
+            cloud files.
 
             Example:
-              vfs-device revoke phone
+              vfs-device revoke -y phone && vfs-cloud rekey
             """)
-        @Argument(help: ArgumentHelp("The device's name or id.", valueName: "name")) var name: String
+        @Flag(name: .shortAndLong, help: "Do not ask for confirmation on a terminal.") var yes = false
+        @Argument(help: ArgumentHelp("The device's name, id, or a unique beginning of its id.", valueName: "name")) var name: String
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
             let session = try options.session()
             try await session.withClient { client in
                 let device = try RelaySession.device(name, in: try await client.devices())
+                let shown = "\"\(DisplayText.printable(device.name))\" (\(device.id))"
+                if !yes && Terminal.stdinIsTerminal {
+                    try? writeAll(fd: STDERR_FILENO, Array("vfs-device: revoke \(shown)\(device.id == session.config.device ? ", this machine" : "")? [y/N] ".utf8))
+                    let answer = (readLine() ?? "").trimmingUnicodeWhitespace().lowercased()
+                    guard answer == "y" || answer == "yes" else { throw ToolError("\(shown) was not revoked", exit: .no) }
+                }
                 try await client.invalidateDevice(device.id)
+                Diagnostics.info("revoked \(shown)")
+                Diagnostics.hint("run \"vfs-cloud rekey\" so its key is dropped from your cloud files")
             }
         }
     }

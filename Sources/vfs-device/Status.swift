@@ -15,7 +15,8 @@ extension DeviceTool {
             abstract: "Is the relay reachable, and is this device still valid?",
             discussion: """
             Exit status: 0 both; 69 the relay is unreachable; 77 the relay refuses this \
-            device's token (revoked); 66 not enrolled.
+            device's token (revoked), or the device was logged out (its token erased); 66 \
+            not enrolled.
 
             Example:
               vfs-device status && vfs-fetch --all -C ~/Inbox
@@ -31,7 +32,15 @@ extension DeviceTool {
         }
 
         func run() async throws {
-            let session = try options.session()
+            let session: RelaySession
+            do {
+                session = try options.session()
+            } catch RelayClientError.missingCredential(let what, _) where what == "relay token" {
+                // relay.json stays when the relay logged the device out (its token erased).
+                let config = try DeviceConfig.load(home: try VFSPaths.current.home)
+                throw ToolError("device \"\(DisplayText.printable(config.name))\" (\(config.device)) is logged out: its token was erased",
+                                exit: .permissionDenied, hints: ["enrol this machine again: vfs-device enroll URL CODE --name NAME"])
+            }
             let (health, device) = try await session.withClient { client in
                 (try await client.health(), try await client.device(session.config.device))
             }

@@ -15,8 +15,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         commandName: "vfs-fetch",
         abstract: "Receive transfers sent to this device: list, download, verify, unwrap, acknowledge.",
         discussion: """
-        Without arguments, lists the inbox (id, sender, size, sent, expires). With --all \
-        or transfer IDs, downloads each (HTTP Range: an interrupted download resumes \
+        Without arguments, lists the inbox (id, sender, size, sent, expires: a header and \
+        columns on a terminal, tab-separated otherwise, -h for sizes as 1.2 MiB). With --all \
+        or transfer IDs (or unique beginnings of them), downloads each (HTTP Range: an interrupted download resumes \
         from the bytes already in $VFS_HOME/incoming), checks its SHA-256, decrypts it \
         with this device's identity and unwraps it into -C DIR with the same checks as \
         vfs-unwrap: with --for APP the policy must approve APP for the bundle's group and \
@@ -34,8 +35,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         arrives (and everything waiting whenever it connects), refreshes this device's \
         copy of the organisation's policy on every connection and policy event, reconnecting with backoff, \
         jitter and Last-Event-ID, so a relay restart loses nothing. --exec CMD runs \
-        after each transfer with VFS_FILE (the first path it unpacked), VFS_DIR and \
-        VFS_TRANSFER in its environment. When the relay logs the device out (vfs-device \
+        after each transfer with every top-level path it unpacked as its arguments ("$@"), \
+        and VFS_FILE (the first of them), VFS_DIR and VFS_TRANSFER in its environment. -v \
+        lists each file and folder unpacked on stderr, as vfs-unwrap -v does. When the relay logs the device out (vfs-device \
         revoke), the watcher erases the device's token and identity and exits 77; with \
         --wipe-on-logout it first shreds DIR with the vfs-shred engine.
 
@@ -49,6 +51,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
           vfs-fetch 3f9c0d… --stdout | less
           vfs-fetch --decline 3f9c0d…
           vfs-fetch --watch -C ~/Inbox --exec 'notify-send "$VFS_FILE"'
+          vfs-fetch --watch -C ~/Inbox --exec 'ls -l "$@"'
 
         Exit status: 0 success; 64 usage; 65 corrupt or tampered (a digest, the age \
         authentication, an unsafe entry); 66 no such transfer, or not enrolled; 69 relay \
@@ -56,7 +59,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         77 the policy denies APP, this device was revoked or logged out, a wrong keychain \
         passcode.
         """,
-        version: vfsVersion)
+        version: vfsVersion, helpNames: [.long])
 
     @Flag(help: "Fetch every transfer in the inbox.") var all = false
     @Option(name: [.customShort("C", allowingJoined: true), .customLong("directory")], help: ArgumentHelp("Unpack into DIR (default: the current folder).", valueName: "dir"), completion: .directory)
@@ -70,6 +73,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @Option(help: ArgumentHelp("With --watch, run CMD (sh -c) after each transfer.", valueName: "cmd")) var exec: String?
     @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when the relay logs this device out.") var wipeOnLogout = false
     @Flag(help: "Print the inbox as JSON.") var json = false
+    @OptionGroup var sizes: HumanSizeOption
+    @Flag(name: .shortAndLong, help: "List each file and folder unpacked, on stderr.") var verbose = false
     @OptionGroup var backupOption: NoBackupOption
     @OptionGroup var progressOptions: ProgressOptions
     var quiet: Bool { progressOptions.quiet }
@@ -89,6 +94,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         if backupOption.noBackup && (toStandardOutput || raw || !(all || !ids.isEmpty || watch)) {
             throw ToolError.usage("--no-backup goes with what is unpacked into DIR (--all, IDs or --watch)")
         }
+        if verbose && (toStandardOutput || raw || !(all || !ids.isEmpty || watch)) {
+            throw ToolError.usage("-v lists what is unpacked into DIR (--all, IDs or --watch)")
+        }
         if json && (all || !ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--json goes with the inbox listing") }
     }
 
@@ -101,22 +109,24 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
 
     func run() async throws {
         let needsIdentity = all || !ids.isEmpty || watch
-        let session = try RelaySession.open(home: try VFSPaths.current.home, place: try place, identity: needsIdentity && !raw)
+        let session = try RelaySession.open(home: try VFSPaths.current.home, place: try place, identity: needsIdentity && !raw,
+                                           timeout: try credentials.relayTimeout)
         if watch { return try await Watcher(tool: self, session: session).run() }
         try await session.withClient { client in
             if let decline {
+                let id = try RelaySession.uniqueID(decline, among: try await client.inbox().map(\.id))
                 do {
-                    try await client.decline(decline)
+                    try await client.decline(id)
                 } catch RelayClientError.rejected(404, _, _) {
-                    throw RelayClientError.noSuchTransfer(decline)
+                    throw RelayClientError.noSuchTransfer(id)
                 }
                 return
             }
             if !all && ids.isEmpty { return try await listInbox(client) }
             let inbox = try await client.inbox()
-            let wanted = all ? inbox : try ids.map { id in
-                guard let entry = inbox.first(where: { $0.id == id }) else { throw RelayClientError.noSuchTransfer(id) }
-                return entry
+            let wanted = all ? inbox : try ids.map { reference in
+                let id = try RelaySession.uniqueID(reference, among: inbox.map(\.id))
+                return inbox.first { $0.id == id }!
             }
             let receiver = Receiver(tool: self, session: session, client: client)
             var firstError: Error?
@@ -145,11 +155,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         let rows = inbox.map { Row(id: $0.id, sender: $0.sender, from: names[$0.sender] ?? $0.sender, size: $0.size, sha256: $0.sha256,
                                    created: $0.created, expires: $0.expires, status: $0.status) }
         if json { return try JSONOutput.print(rows) }
-        var text = ""
-        for row in rows {
-            text += [row.id, DisplayText.printable(row.from), String(row.size), DateText.iso8601(row.created),
-                     "expires " + DateText.iso8601(row.expires)].joined(separator: "\t") + "\n"
-        }
-        print(text, terminator: "")
+        Listing.print(["ID", "FROM", "SIZE", "SENT", "EXPIRES"], rows.map { row in
+            [row.id, DisplayText.printable(row.from), Listing.size(row.size, human: sizes.human), DateText.iso8601(row.created),
+             DateText.iso8601(row.expires)]
+        })
     }
 }

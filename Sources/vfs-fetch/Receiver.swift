@@ -97,6 +97,11 @@ struct Receiver {
             }
             let folder = tool.directory ?? "."
             _ = try reader.extract(into: folder, force: false, noBackup: tool.backupOption.noBackup)
+            if tool.verbose {
+                for entry in reader.extractedEntries {
+                    Diagnostics.writeStandardError(DisplayText.printable(entry.path) + (entry.type == .directory ? "/" : "") + "\n")
+                }
+            }
             tool.backupOption.report(reader.backupMarks, folder: folder)
             var tops: [String] = []
             for entry in manifest.entries {

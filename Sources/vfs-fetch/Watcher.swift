@@ -88,7 +88,7 @@ struct Watcher {
             do {
                 let names = try await receiver.receive(entry)
                 Diagnostics.info("fetched \(entry.id) into \(tool.directory ?? ".")")
-                if let command = tool.exec { runHook(command, transfer: entry.id, file: names.first) }
+                if let command = tool.exec { runHook(command, transfer: entry.id, files: names) }
             } catch let error as RelayClientError {
                 // The relay going away is the stream's business (it reconnects).
                 if case .unreachable = error { throw error }
@@ -102,6 +102,14 @@ struct Watcher {
     }
 
     func logOut() throws {
+        // Enrolled again meanwhile (vfs-device enroll --force revokes the old device): the
+        // credentials and DIR are the new device's now, and stay.
+        if let current = try? DeviceConfig.load(home: session.home, paths: VFSPaths(environment: [:])),
+           current.device != session.config.device {
+            throw ToolError("device \"\(DisplayText.printable(session.config.name))\" (\(session.config.device)) was logged out; this machine "
+                            + "is enrolled again as \"\(DisplayText.printable(current.name))\" (\(current.device)): nothing was erased",
+                            exit: .permissionDenied, hints: ["start vfs-fetch --watch again to watch for the new device"])
+        }
         if tool.wipeOnLogout, let folder = tool.directory {
             var options = ShredOptions()
             options.recursive = true
@@ -114,14 +122,15 @@ struct Watcher {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? [] { unlink(incoming + "/" + name) }
     }
 
-    /// `sh -c CMD` with VFS_FILE, VFS_DIR and VFS_TRANSFER; its failure is reported, not fatal.
-    func runHook(_ command: String, transfer: String, file: String?) {
+    /// `sh -c CMD` with every top-level path unpacked as "$@", and VFS_FILE (the first),
+    /// VFS_DIR and VFS_TRANSFER; its failure is reported, not fatal.
+    func runHook(_ command: String, transfer: String, files: [String]) {
         var environment = ProcessInfo.processInfo.environment
         environment["VFS_TRANSFER"] = transfer
         environment["VFS_DIR"] = tool.directory ?? "."
-        environment["VFS_FILE"] = file ?? ""
+        environment["VFS_FILE"] = files.first ?? ""
         do {
-            let status = try ShellCommand.run(command, environment: environment)
+            let status = try ShellCommand.run(command, environment: environment, arguments: files)
             if status != 0 {
                 Diagnostics.warn("--exec command exited with \(status) for transfer \(transfer)")
             }

@@ -27,14 +27,21 @@ struct OutboxListing: Encodable {
 extension PushTool {
     struct Outbox: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Every transfer this device sent, per target: unattended, initiated, delivered, declined or expired.",
-            discussion: "Example:\n  vfs-push outbox --json | jq -r '.[] | .id + \" \" + (.recipients | map(.status) | join(\",\"))'")
-        @Flag(help: "Print JSON.") var json = false
+            abstract: "Every transfer this device sent (or those named), per target: pending, fetching, delivered, declined or expired.",
+            discussion: "One line per target: a header and columns on a terminal, tab-separated otherwise. An ID may be any unique beginning of one.\n\nExamples:\n  vfs-push outbox 3f9c\n  vfs-push outbox --json | jq -r '.[] | .id + \" \" + (.recipients | map(.status) | join(\",\"))'",
+            helpNames: [.long])
+        @Flag(help: "Print JSON (the relay's words: unattended for pending, initiated for fetching).") var json = false
+        @OptionGroup var sizes: HumanSizeOption
         @OptionGroup var options: PushOptions
+        @Argument(help: ArgumentHelp("Show only these transfers.", valueName: "id")) var ids: [String] = []
 
         func run() async throws {
-            let (entries, devices) = try await options.session().withClient { client in
+            var (entries, devices) = try await options.session().withClient { client in
                 (try await client.outbox(), try await client.devices())
+            }
+            if !ids.isEmpty {
+                let chosen = try ids.map { try RelaySession.uniqueID($0, among: entries.map(\.id)) }
+                entries = chosen.map { id in entries.first { $0.id == id }! }
             }
             let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
             let rows = entries.map { entry in
@@ -43,14 +50,14 @@ extension PushTool {
                                                                        status: $0.status, updated: $0.updated) })
             }
             if json { return try JSONOutput.print(rows) }
-            var text = ""
-            for row in rows {
-                text += "\(row.id)\t\(row.size)\t\(DateText.iso8601(row.created))\texpires \(DateText.iso8601(row.expires))\n"
-                for target in row.recipients {
-                    text += "  \(DisplayText.printable(target.name))\t\(target.status.rawValue)\n"
+            // One line per target; "pending" is the relay's unattended, "fetching" its initiated.
+            Listing.print(["ID", "SIZE", "SENT", "EXPIRES", "DEVICE", "STATUS"], rows.flatMap { row in
+                row.recipients.map { target in
+                    [row.id, Listing.size(row.size, human: sizes.human), DateText.iso8601(row.created), DateText.iso8601(row.expires),
+                     DisplayText.printable(target.name),
+                     [.unattended: "pending", .initiated: "fetching"][target.status] ?? target.status.rawValue]
                 }
-            }
-            print(text, terminator: "")
+            })
         }
     }
 
@@ -69,7 +76,7 @@ extension PushTool {
                 var dropped = 0
                 for dir in pending {
                     do {
-                        print(try await Spool.deliver(dir, client: client, quiet: quiet).id)
+                        printID(try await Spool.deliver(dir, client: client, quiet: quiet).id)
                     } catch let error as ToolError where error.exitStatus == .dataError {
                         // Killed while sealing: removed; the others still go.
                         Diagnostics.warn(error.message)
@@ -85,10 +92,31 @@ extension PushTool {
     }
 }
 
-extension PushTool.Send {
-    /// Polls the outbox until no copy of `id` is waiting; 1 (undelivered) if any
-    /// target declined or let it expire.
-    func waitForDelivery(_ id: String, session: RelaySession) async throws {
+extension PushTool {
+    struct Wait: AsyncVFSCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Wait until transfers were fetched or declined by every target, or expired.",
+            discussion: """
+            An ID may be any unique beginning of one. Exit status 0 when every target of every \
+            transfer fetched it; 1 when a target declined one or let it expire.
+
+            Example:
+              id=$(vfs-push -d phone big.iso) && vfs-push wait "$id"
+            """)
+        @OptionGroup var options: PushOptions
+        @Argument(help: ArgumentHelp("The transfers' ids (vfs-push outbox lists them).", valueName: "id")) var ids: [String]
+
+        func run() async throws {
+            let session = try options.session()
+            let outbox = try await session.withClient { try await $0.outbox() }
+            for id in try ids.map({ try RelaySession.uniqueID($0, among: outbox.map(\.id)) }) {
+                try await Self.waitForDelivery(id, session: session)
+            }
+        }
+
+        /// Polls the outbox until no copy of `id` is waiting; 1 (undelivered) if any
+        /// target declined or let it expire.
+        static func waitForDelivery(_ id: String, session: RelaySession) async throws {
         try await session.withClient { client in
             while true {
                 guard let entry = try await client.outbox().first(where: { $0.id == id }) else {
@@ -105,6 +133,7 @@ extension PushTool.Send {
                 try await Task.sleep(for: .seconds(1))
             }
         }
+        }
     }
 }
 
@@ -112,12 +141,13 @@ extension PushTool {
     struct Cancel: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
             abstract: "Withdraw a transfer: copies not yet fetched expire and the relay deletes the ciphertext.",
-            discussion: "Example:\n  vfs-push cancel 3f9c0d…")
-        @Argument(help: ArgumentHelp("The transfer's id (vfs-push outbox lists them).", valueName: "id")) var id: String
+            discussion: "An ID may be any unique beginning of one.\n\nExample:\n  vfs-push cancel 3f9c0d")
+        @Argument(help: ArgumentHelp("The transfer's id (vfs-push outbox lists them).", valueName: "id")) var reference: String
         @OptionGroup var options: PushOptions
 
         func run() async throws {
             try await options.session().withClient { client in
+                let id = try RelaySession.uniqueID(reference, among: try await client.outbox().map(\.id))
                 do {
                     try await client.cancel(id)
                 } catch RelayClientError.rejected(404, _, _) {

@@ -8,6 +8,9 @@ import VFSCommandLine
 import VFSCore
 import VFSRelayClient
 import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
 import CLinux
 
 @main
@@ -21,14 +24,17 @@ struct PushTool: AsyncVFSCommand {
         device, uploaded once with a resumable tus upload, then sent as one transfer to \
         all targets: the relay sees neither the content nor the file names. A target \
         whose key changed since it was pinned is refused (exit 77) until \
-        "vfs-device trust NAME"; revoked devices in a group are skipped with a warning.
+        "vfs-device trust NAME"; revoked devices in a group are skipped with a warning, \
+        and the sending device is left out of its own groups.
 
         The bundle is uploaded while it is sealed (a tus upload whose length is declared at \
         its end), held in memory until the relay confirms it; what the relay may still lack \
         when sealing ends (all of it, if the upload failed) is kept in $VFS_HOME/outgoing \
         until the transfer exists: a push killed or cut off halfway continues with \
         "vfs-push resume" from the relay's offset (one killed before its bundle was \
-        completely sealed cannot be, and resume removes it). A \
+        completely sealed cannot be: Ctrl-C then removes it, and resume removes what a \
+        kill left). The transfer's id is printed as soon as the transfer exists; commands \
+        that take an id take any unique beginning of one, as git does. A \
         progress bar is shown on a terminal for large pushes.
 
         Examples:
@@ -37,6 +43,7 @@ struct PushTool: AsyncVFSCommand {
           tar c project | vfs-push -g home --name project.tar -
           vfs-push -g home --expires 2d --wait big.iso
           vfs-push outbox --json | jq '.[0].recipients'
+          id=$(vfs-push -d phone big.iso) && vfs-push wait "$id"
           vfs-push -d phone --cloud /backup/report.vfs report.pdf
 
         With --cloud /PATH the relay also keeps the sealed bundle as the cloud file PATH \
@@ -52,7 +59,7 @@ struct PushTool: AsyncVFSCommand {
         token, or a wrong keychain passcode.
         """,
         version: vfsVersion,
-        subcommands: [Send.self, Outbox.self, Cancel.self, Resume.self],
+        subcommands: [Send.self, Outbox.self, Wait.self, Cancel.self, Resume.self],
         defaultSubcommand: Send.self)
 }
 
@@ -62,7 +69,7 @@ struct PushOptions: ParsableArguments {
     func session() throws -> RelaySession {
         try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
             tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader))
+            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader), timeout: try credentials.relayTimeout)
     }
 }
 
@@ -121,12 +128,17 @@ extension PushTool {
                 }
                 for reference in devices { add(try RelaySession.device(reference, in: all), via: nil) }
                 for group in groups {
-                    for id in try await RelaySession.group(group, client: client).members {
+                    // The sender is left out of its own group push (a --wait would wait for itself).
+                    for id in try await RelaySession.group(group, client: client).members where id != session.config.device {
                         if let device = all.first(where: { $0.id == id }) { add(device, via: group) }
                     }
                 }
                 guard !targets.isEmpty else {
                     throw ToolError("no live device to push to", exit: .noInput, hints: ["vfs-device list shows which are revoked"])
+                }
+                if let cloud, try await client.cloudLookup(cloud) != nil {
+                    throw ToolError("the cloud file \"\(DisplayText.printable(cloud))\" already exists", exit: .cannotCreate,
+                                    hints: ["choose another path, or remove it first with vfs-cloud rm"])
                 }
                 // A cloud copy must open on every device of the user, not just the targets.
                 let readers = cloud == nil ? targets
@@ -135,8 +147,8 @@ extension PushTool {
                 let sender = all.first { $0.id == session.config.device }?.recipient
                 return try await push(to: targets, recipients: recipients, sender: sender, client: client)
             }
-            print(entry.id)
-            if wait { try await waitForDelivery(entry.id, session: session) }
+            printID(entry.id)
+            if wait { try await Wait.waitForDelivery(entry.id, session: session) }
         }
 
         /// Plans the bundle (every file hashed: the manifest comes first), makes its spool
@@ -165,6 +177,12 @@ extension PushTool {
             }
         }
     }
+}
+
+/// A transfer's id on its own line, written at once (a script reading a pipe gets it
+/// while a --wait still runs).
+func printID(_ id: String) {
+    try? writeAll(fd: STDOUT_FILENO, Array((id + "\n").utf8))
 }
 
 /// What the sealing thread needs, handed to it (and used by it alone).

@@ -72,6 +72,10 @@ struct Spool: Codable {
         // push.json changes from two sides (the upload's location, the sealed length): one at a time.
         let record = SpoolRecord(try load(dir), dir: dir)
         let path = dir + "/bundle.age"
+        // Until the bundle is sealed to the end the spool cannot be resumed: Ctrl-C (or
+        // a kill, a hang-up) removes it, and the process dies of the signal (exit 130).
+        let unsealed = [path, dir + "/push.json", dir]
+        for name in unsealed { SignalCleanup.removeOnSignal(name) }
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw IOError("cannot create", path: path) }
         let window = UploadWindow()
@@ -88,6 +92,7 @@ struct Spool: Codable {
                         $0.length = sink.count
                         $0.base = base > 0 ? base : nil
                     }
+                    for name in unsealed { SignalCleanup.forget(name) }
                     window.finish(length: sink.count)
                     return sink.count
                 } catch {
@@ -116,6 +121,7 @@ struct Spool: Codable {
         } catch {
             if let location = record.current.location { try? await uploader.terminate(location) }
             remove(dir)
+            for name in unsealed { SignalCleanup.forget(name) }
             throw error
         }
         var spool = record.current
@@ -126,9 +132,20 @@ struct Spool: Codable {
                 try spool.save(dir)
                 return try await deliver(dir, client: client, quiet: quiet)
             }
-            throw uploadError
+            throw kept(uploadError)
         }
-        return try await createTransfer(dir, spool: spool, client: client)
+        do {
+            return try await createTransfer(dir, spool: spool, client: client)
+        } catch let error where FileManager.default.fileExists(atPath: dir + "/push.json") {
+            throw kept(error)
+        }
+    }
+
+    /// The error of a push whose sealed spool was kept, with the hint that finishes it.
+    static func kept(_ error: any Error) -> any Error {
+        guard let error = error as? ReportableError else { return error }
+        return ToolError(error.description, exit: error.exitStatus,
+                         hints: error.hints + ["the sealed push was kept: \"vfs-push resume\" sends it once the relay takes it"])
     }
 
     /// Uploads a sealed spool (resuming) and creates the transfer; removes the spool once it exists.

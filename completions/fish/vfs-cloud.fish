@@ -23,21 +23,21 @@ function __vfs-cloud_parse_tokens -S
         __vfs-cloud_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'ls'
-            __vfs-cloud_parse_subcommand 1 'l' 'R' 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 1 'l' 'h/human-readable' 'R' 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
         case 'mkdir'
-            __vfs-cloud_parse_subcommand -r 1 'p' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand -r 1 'p' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'put'
-            __vfs-cloud_parse_subcommand -r 1 'r/recursive' 'q/quiet' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand -r 1 'r/recursive' 'f/force' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'get'
-            __vfs-cloud_parse_subcommand 1 'o=' 'C=' 'stdout' 'raw' 'q/quiet' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 1 'o=' 'C=' 'stdout' 'raw' 'r/recursive' 'f/force' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'mv'
-            __vfs-cloud_parse_subcommand 2 'f' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 2 'f' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'rm'
-            __vfs-cloud_parse_subcommand -r 1 'r' 'f' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand -r 1 'r' 'f' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'du'
-            __vfs-cloud_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 1 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'rekey'
-            __vfs-cloud_parse_subcommand 1 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 1 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
             __vfs-cloud_parse_subcommand -r 1 'version'
         end
@@ -98,32 +98,37 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'ls' -d 'List a cloud folder (or show one file).'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'mkdir' -d 'Make cloud folders.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'put' -d 'Encrypt files (and folders with -r) to all your devices and store them in the cloud.'
-complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'get' -d 'Download and decrypt a cloud file, streaming while it downloads.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'get' -d 'Download and decrypt a cloud file (a folder with -r), streaming while it downloads.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'mv' -d 'Rename or move a cloud file or folder.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'rm' -d 'Remove cloud files, and folders with -r.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'du' -d 'Show what your cloud files use on the relay, and your quota.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'rekey' -d 'Re-encrypt every cloud file\'s key to your current devices, without uploading the files again.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'help' -d 'Show subcommand help information.'
-complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" l' -s 'l' -d 'Long format: kind, size, modification time, path.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" l' -s 'l' -d 'Long format: kind, plaintext size, modification time, path.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" h human-readable' -s 'h' -l 'human-readable' -d 'Sizes as 1.2 MiB instead of bytes.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" R' -s 'R' -d 'List folders recursively.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" json' -l 'json' -d 'Print a JSON array of entries (id, name, path, kind, size, sha256, created, updated).'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" version' -l 'version' -d 'Show the version.'
-complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" help' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" p' -s 'p' -d 'Make missing parent folders too; an existing folder is fine.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" r recursive' -l 'recursive' -s 'r' -d 'Put folders with everything in them.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" f force' -l 'force' -s 'f' -d 'Replace cloud files that exist.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud put" -ge 1' -F
@@ -133,9 +138,12 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" C' -s 'C' -d 'Write into DIR under the cloud name.' -rfa '(__vfs-cloud_complete_directories)'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" stdout' -l 'stdout' -d 'Write to standard output, streaming.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" raw' -l 'raw' -d 'Write the ciphertext as stored, without decrypting.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" r recursive' -l 'recursive' -s 'r' -d 'Get a folder with everything in it.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" f force' -l 'force' -s 'f' -d 'Replace files that exist.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" version' -l 'version' -d 'Show the version.'
@@ -143,6 +151,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" f' -s 'f' -d 'Replace what exists at the destination.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" version' -l 'version' -d 'Show the version.'
@@ -151,6 +160,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" f' -s 'f' -d 'Do not ask; a missing path is not an error.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" version' -l 'version' -d 'Show the version.'
@@ -158,12 +168,14 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" json' -l 'json' -d 'Print JSON (files, folders, bytes, used, quota).'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" version' -l 'version' -d 'Show the version.'

@@ -23,37 +23,37 @@ function __vfs-device_parse_tokens -S
         __vfs-device_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'enroll'
-            __vfs-device_parse_subcommand 2 'name=' 'platform=' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 2 'name=' 'platform=' 'force' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'invite'
-            __vfs-device_parse_subcommand 0 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 0 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'list'
-            __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'rename'
-            __vfs-device_parse_subcommand 2 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 2 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'revoke'
-            __vfs-device_parse_subcommand 1 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 1 'y/yes' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'group'
             __vfs-device_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'create'
-                __vfs-device_parse_subcommand -r 2 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+                __vfs-device_parse_subcommand -r 2 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             case 'add'
-                __vfs-device_parse_subcommand -r 2 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+                __vfs-device_parse_subcommand -r 2 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             case 'remove'
-                __vfs-device_parse_subcommand -r 2 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+                __vfs-device_parse_subcommand -r 2 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             case 'list'
-                __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+                __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             case 'delete'
-                __vfs-device_parse_subcommand 1 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+                __vfs-device_parse_subcommand 1 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             end
         case 'status'
-            __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'trust'
-            __vfs-device_parse_subcommand 1 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 1 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'fingerprint'
-            __vfs-device_parse_subcommand 0 'signing-key' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 0 'signing-key' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'admin-link'
-            __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
             __vfs-device_parse_subcommand -r 1 'version'
         end
@@ -124,14 +124,17 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positiona
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" name' -l 'name' -d 'This device\'s name.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" platform' -l 'platform' -d 'The platform shown in listings.' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" force' -l 'force' -d 'Enrol again on an enrolled machine, and revoke its old device.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" version' -l 'version' -d 'Show the version.'
@@ -139,18 +142,22 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" json' -l 'json' -d 'Print JSON.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device rename" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device rename" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device rename" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device rename" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device rename" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device rename" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device rename" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device revoke" y yes' -l 'yes' -s 'y' -d 'Do not ask for confirmation on a terminal.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device revoke" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device revoke" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device revoke" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device revoke" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device revoke" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device revoke" version' -l 'version' -d 'Show the version.'
@@ -164,18 +171,21 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positiona
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device group" -eq 1' -fa 'delete' -d 'Delete a group (its devices stay).'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group create" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group create" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group create" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group create" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group create" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group create" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group create" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group add" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group add" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group add" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group add" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group add" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group add" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group add" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group remove" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group remove" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group remove" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group remove" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group remove" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group remove" version' -l 'version' -d 'Show the version.'
@@ -183,12 +193,14 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group list" json' -l 'json' -d 'Print JSON.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group list" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group list" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group list" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group list" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group list" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group list" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group delete" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group delete" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group delete" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group delete" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group delete" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device group delete" version' -l 'version' -d 'Show the version.'
@@ -196,12 +208,14 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device status" json' -l 'json' -d 'Print JSON.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device status" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device status" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device status" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device status" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device status" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device status" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device status" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device trust" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device trust" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device trust" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device trust" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device trust" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device trust" version' -l 'version' -d 'Show the version.'
@@ -209,6 +223,7 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" signing-key' -l 'signing-key' -d 'Print the public signing key (base64) instead.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" version' -l 'version' -d 'Show the version.'
@@ -216,6 +231,7 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" json' -l 'json' -d 'Print JSON.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" version' -l 'version' -d 'Show the version.'

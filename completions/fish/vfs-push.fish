@@ -23,13 +23,15 @@ function __vfs-push_parse_tokens -S
         __vfs-push_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'send'
-            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'r/recursive' 'name=' 'expires=' 'wait' 'cloud=' 'q/quiet' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'r/recursive' 'name=' 'expires=' 'wait' 'cloud=' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'outbox'
-            __vfs-push_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand -r 1 'json' 'h/human-readable' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
+        case 'wait'
+            __vfs-push_parse_subcommand -r 1 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'cancel'
-            __vfs-push_parse_subcommand 1 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand 1 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'resume'
-            __vfs-push_parse_subcommand 0 'q/quiet' 'token-file=' 'identity-file=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand 0 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
             __vfs-push_parse_subcommand -r 1 'version'
         end
@@ -88,7 +90,8 @@ complete -c 'vfs-push' -f
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'send' -d 'Push files to devices (-d) and groups (-g).'
-complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'outbox' -d 'Every transfer this device sent, per target: unattended, initiated, delivered, declined or expired.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'outbox' -d 'Every transfer this device sent (or those named), per target: pending, fetching, delivered, declined or expired.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'wait' -d 'Wait until transfers were fetched or declined by every target, or expired.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'cancel' -d 'Withdraw a transfer: copies not yet fetched expire and the relay deletes the ciphertext.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'resume' -d 'Finish pushes that were interrupted (from the relay\'s offset).'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'help' -d 'Show subcommand help information.'
@@ -102,20 +105,31 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_opti
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push send" -ge 1' -F
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" json' -l 'json' -d 'Print JSON.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" json' -l 'json' -d 'Print JSON (the relay\'s words: unattended for pending, initiated for fetching).'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" h human-readable' -s 'h' -l 'human-readable' -d 'Sizes as 1.2 MiB instead of bytes.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" version' -l 'version' -d 'Show the version.'
-complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push outbox" help' -l 'help' -d 'Show help information.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push wait" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push wait" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push wait" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push wait" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push wait" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push wait" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push wait" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push cancel" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push cancel" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push cancel" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push cancel" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push cancel" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push cancel" version' -l 'version' -d 'Show the version.'
@@ -123,6 +137,7 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_opti
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" version' -l 'version' -d 'Show the version.'

@@ -15,6 +15,17 @@ enum PayloadStream {
     public static let chunkSize = 64 * 1024
     public static let sealedChunkSize = chunkSize + ChaChaPoly.tagCount
     public static let nonceCount = 16
+
+    /// The plaintext length of a payload of `length` bytes (nonce included): nil if no
+    /// payload is that long (every payload has a nonce and at least one chunk).
+    static func plaintextLength(payload length: Int64) -> Int64? {
+        let sealed = length - Int64(nonceCount)
+        let tag = Int64(sealedChunkSize - chunkSize)
+        guard sealed >= tag else { return nil }
+        let chunks = max(1, (sealed + Int64(sealedChunkSize) - 1) / Int64(sealedChunkSize))
+        let plain = sealed - chunks * tag
+        return plain >= 0 ? plain : nil
+    }
     static let label = "payload"
 
     /// Chunks per batch and batches in flight: 3 × 32 × 64 KiB ≈ 6 MiB each way.
@@ -355,4 +366,10 @@ private final class Pipeline: @unchecked Sendable {
             free.put(batch)
         }
     }
+}
+
+extension AgeDecryptor {
+    /// The plaintext length of an age payload of `length` bytes (nonce included), nil if
+    /// no payload is that long.
+    public static func plaintextLength(payload length: Int64) -> Int64? { PayloadStream.plaintextLength(payload: length) }
 }

@@ -12,9 +12,10 @@ public enum ShellCommand {
 
     /// Runs `command` with `environment` (the whole environment of the child), its
     /// standard input, output and error those of this process. Returns its exit status,
-    /// or 128 + the signal's number if a signal ended it.
-    public static func run(_ command: String, environment: [String: String]) throws -> Int32 {
-        let arguments = ["/bin/sh", "-c", command]
+    /// or 128 + the signal's number if a signal ended it. `arguments` are the command's
+    /// positional parameters ("$@"; $0 is "sh").
+    public static func run(_ command: String, environment: [String: String], arguments extra: [String] = []) throws -> Int32 {
+        let arguments = ["/bin/sh", "-c", command] + (extra.isEmpty ? [] : ["sh"] + extra)
         let variables = environment.map { "\($0.key)=\($0.value)" }
         var argv = arguments.map { strdup($0) } + [nil]
         var envp = variables.map { strdup($0) } + [nil]

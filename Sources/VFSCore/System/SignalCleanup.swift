@@ -20,7 +20,7 @@ import Synchronization
 /// with ignored (nohup, a parent that ignores SIGPIPE) stays ignored: it cannot
 /// interrupt us, so nothing needs cleaning up. The handlers only use async-signal-safe
 /// calls (unlink, write, signal, raise, _exit) on fixed tables filled beforehand.
-enum SignalCleanup {
+package enum SignalCleanup {
     static let terminating: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGPIPE]
     /// The signals `ExtractionInterrupt` defers (SIGPIPE still kills at once).
     static let deferrable: [Int32] = [SIGINT, SIGTERM, SIGHUP]
@@ -54,7 +54,7 @@ enum SignalCleanup {
 
     /// `path` (a file, or a folder that will be empty then) is removed if a terminating
     /// signal (or a SIGBUS in a mapping) ends the process.
-    static func removeOnSignal(_ path: String) {
+    package static func removeOnSignal(_ path: String) {
         lock.withLock {
             installOnce()
             if let slot = (0..<slots).first(where: { paths[$0] == nil }) { paths[slot] = strdup(path) }
@@ -62,7 +62,7 @@ enum SignalCleanup {
     }
 
     /// `path` is no longer removed on a signal (it was committed or removed).
-    static func forget(_ path: String) {
+    package static func forget(_ path: String) {
         lock.withLock {
             for i in 0..<slots where paths[i] != nil && String(cString: paths[i]!) == path {
                 let p = paths[i]
@@ -171,10 +171,16 @@ enum SignalCleanup {
         sigaction(SIGBUS, &action, nil)
     }
 
-    /// Removes the registered files, then dies of `signal` with its default action.
+    /// Removes the registered files, then dies of `signal` with its default action. The
+    /// signal is unblocked in this thread first: a worker thread (libdispatch's block
+    /// signals) would otherwise leave it pending and go on.
     private static func die(of signal: Int32) {
         removeAll()
         Glibc.signal(signal, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signal)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         raise(signal)
     }
 

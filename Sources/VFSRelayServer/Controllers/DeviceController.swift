@@ -27,6 +27,9 @@ struct DeviceController {
         _ = try await services.store.device(id: id, user: identity.userID)
         let body = try await request.decodeJSON(DeviceRename.self, context: context)
         try Validate.name(body.name, what: "device name")
+        if try await services.store.devices(user: identity.userID).contains(where: { $0.name == body.name && $0.id != id }) {
+            throw RelayError.conflict("you already have a device named \"\(body.name)\"")
+        }
         return try jsonResponse(try await services.store.renameDevice(id: id, user: identity.userID, name: body.name, now: Date()))
     }
 

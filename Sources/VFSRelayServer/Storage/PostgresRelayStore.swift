@@ -398,6 +398,12 @@ public final class PostgresRelayStore: RelayStore {
                   AND u.disabled IS NULL
                 RETURNING c.user_id, u.org_id, u.email
                 """) else { return nil }
+            // Names are unique among a user's live devices (the transaction, and so the code's use, is undone).
+            if try await db.one("""
+                SELECT 1 FROM devices WHERE user_id = \(try code.get("user_id", as: Int64.self)) AND name = \(name) AND invalidated IS NULL
+                """) != nil {
+                throw StoreError.conflict("you already have a device named \"\(name)\"")
+            }
             try await db.run("""
                 INSERT INTO devices(id, user_id, name, platform, recipient, token_hash, created, last_seen)
                 VALUES (\(deviceID), \(try code.get("user_id", as: Int64.self)), \(name), \(platform), \(recipient), \(tokenHash),

@@ -180,6 +180,11 @@ public final class SQLiteRelayStore: RelayStore {
                 SELECT c.user_id, u.org_id, u.email FROM enrolment_codes c JOIN users u ON u.id = c.user_id
                 WHERE c.code_hash = ? AND c.used IS NULL AND c.expires > ? AND u.disabled IS NULL
                 """, arguments: [codeHash, Self.seconds(now)]) else { return nil }
+            // Names are unique among a user's live devices (the code stays unused).
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE user_id = ? AND name = ? AND invalidated IS NULL",
+                                 arguments: [code["user_id"] as Int64, name]) == true {
+                throw StoreError.conflict("you already have a device named \"\(name)\"")
+            }
             try db.execute(sql: "UPDATE enrolment_codes SET used = ? WHERE code_hash = ?", arguments: [Self.seconds(now), codeHash])
             try db.execute(sql: """
                 INSERT INTO devices(id, user_id, name, platform, recipient, token_hash, created, last_seen)
