@@ -2,8 +2,7 @@ import Foundation
 import PostgresNIO
 import VFSRelayProtocol
 
-/// The policy grace, the cloud's transfer and rekey puts, and the admin web page's part
-/// of the PostgreSQL store (sign-in codes, sessions, organisation-wide views).
+/// The policy grace and the cloud's transfer and rekey puts of the PostgreSQL store.
 extension PostgresRelayStore {
     public func policyGrace(org: Int64) async throws -> Int64? {
         try await read { db in try await db.value("SELECT policy_grace FROM organisations WHERE id = \(org)", as: Int64.self) }
@@ -80,124 +79,6 @@ extension PostgresRelayStore {
             if let old, try await Self.release(db, blob: old) { released.append(old) }
             try await Self.audit(db, org: nil, actor: "user:\(user)", action: "cloud.rekey", subject: rowID, now: now)
             return (try Self.cloudEntry(updated, path: Self.pathText(path)), released)
-        }
-    }
-
-    public func createLoginCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
-        try await write { db in
-            guard let user = try await db.one("SELECT id, org_id, role FROM users WHERE email = \(email)") else {
-                throw StoreError.notFound("no user \"\(email)\"")
-            }
-            guard try user.get("role", as: String.self) == "admin" else {
-                throw StoreError.invalid("user \"\(email)\" is not an administrator")
-            }
-            try await db.run("""
-                INSERT INTO login_codes(code_hash, user_id, created, expires)
-                VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(Self.seconds(now)), \(Self.seconds(expires)))
-                """)
-            try await Self.audit(db, org: try user.get("org_id"), actor: email, action: "admin.login-code", subject: email, now: now)
-        }
-    }
-
-    public func signIn(codeHash: String, sessionHash: String, expires: Date, now: Date) async throws -> AdminSession? {
-        try await write { db in
-            // Spent by any attempt (one UPDATE: single use across instances), also one
-            // refused because its user is no longer an admin.
-            guard let code = try await db.one("""
-                UPDATE login_codes c SET used = \(Self.seconds(now)) FROM users u
-                WHERE u.id = c.user_id AND c.code_hash = \(codeHash) AND c.used IS NULL AND c.expires > \(Self.seconds(now))
-                RETURNING c.user_id, u.org_id, u.email, u.role
-                """) else { return nil }
-            let email: String = try code.get("email")
-            let org: Int64 = try code.get("org_id")
-            guard try code.get("role", as: String.self) == "admin" else {
-                try await Self.audit(db, org: org, actor: email, action: "admin.sign-in-refused", subject: email,
-                                     detail: "not an administrator", now: now)
-                return nil
-            }
-            try await db.run("DELETE FROM admin_sessions WHERE expires <= \(Self.seconds(now))")
-            let user: Int64 = try code.get("user_id")
-            try await db.run("""
-                INSERT INTO admin_sessions(session_hash, user_id, created, expires)
-                VALUES (\(sessionHash), \(user), \(Self.seconds(now)), \(Self.seconds(expires)))
-                """)
-            try await Self.audit(db, org: org, actor: email, action: "admin.sign-in", subject: email, now: now)
-            return AdminSession(userID: user, orgID: org, email: email, expires: expires)
-        }
-    }
-
-    public func adminSession(hash: String, now: Date) async throws -> AdminSession? {
-        try await read { db in
-            guard let row = try await db.one("""
-                SELECT s.user_id, s.expires, u.org_id, u.email FROM admin_sessions s JOIN users u ON u.id = s.user_id
-                WHERE s.session_hash = \(hash) AND s.expires > \(Self.seconds(now)) AND u.role = 'admin'
-                """) else { return nil }
-            return AdminSession(userID: try row.get("user_id"), orgID: try row.get("org_id"), email: try row.get("email"),
-                                expires: try row.date("expires"))
-        }
-    }
-
-    public func signOut(sessionHash: String, now: Date) async throws {
-        try await write { db in
-            guard let row = try await db.one("""
-                DELETE FROM admin_sessions s USING users u WHERE u.id = s.user_id AND s.session_hash = \(sessionHash)
-                RETURNING u.org_id, u.email
-                """) else { return }
-            let email: String = try row.get("email")
-            try await Self.audit(db, org: try row.get("org_id"), actor: email, action: "admin.sign-out", subject: email, now: now)
-        }
-    }
-
-    public func organisationMembers(org: Int64) async throws -> [OrganisationMember] {
-        try await read { db in
-            var members = [OrganisationMember]()
-            for user in try await db.all("SELECT id, email, role FROM users WHERE org_id = \(org) ORDER BY email") {
-                let id: Int64 = try user.get("id")
-                let devices = try await db.all("SELECT * FROM devices WHERE user_id = \(id) ORDER BY created, id").map(Self.device)
-                var groups = [DeviceGroup]()
-                for name in try await db.values("SELECT name FROM device_groups WHERE user_id = \(id) ORDER BY name", as: String.self) {
-                    groups.append(try await Self.group(db, name: name, user: id))
-                }
-                members.append(OrganisationMember(id: id, email: try user.get("email"), role: try user.get("role"),
-                                                  devices: devices, groups: groups))
-            }
-            return members
-        }
-    }
-
-    public func organisationTransfers(org: Int64) async throws -> [TransferOverview] {
-        try await read { db in
-            var overviews = [TransferOverview]()
-            for row in try await db.all("""
-                SELECT t.* FROM transfers t JOIN users u ON u.id = t.sender_user
-                WHERE u.org_id = \(org) AND EXISTS (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated'))
-                ORDER BY t.created DESC, t.id
-                """) {
-                let entry = try await Self.outboxEntry(db, transfer: row)
-                overviews.append(TransferOverview(id: entry.id, senderDevice: try row.get("sender_device"), size: entry.size,
-                                                  created: entry.created, expires: entry.expires, recipients: entry.recipients))
-            }
-            return overviews
-        }
-    }
-
-    public func auditLog(org: Int64, matching: String?, limit: Int) async throws -> [AuditEntry] {
-        let trimmed = matching?.trimmingCharacters(in: .whitespaces)
-        let text = (trimmed?.isEmpty ?? true) ? nil : trimmed
-        return try await read { db in
-            try await db.all("""
-                SELECT a.* FROM audit a
-                WHERE (a.org_id = \(org) OR (a.org_id IS NULL AND (
-                    a.actor IN (SELECT d.id FROM devices d JOIN users u ON u.id = d.user_id WHERE u.org_id = \(org))
-                    OR a.subject IN (SELECT d.id FROM devices d JOIN users u ON u.id = d.user_id WHERE u.org_id = \(org))
-                    OR a.actor IN (SELECT 'user:' || u.id FROM users u WHERE u.org_id = \(org)))))
-                  AND (\(text)::text IS NULL
-                       OR strpos(lower(a.actor || ' ' || a.action || ' ' || a.subject || ' ' || a.detail), lower(\(text)::text)) > 0)
-                ORDER BY a.id DESC LIMIT \(Int64(limit))
-                """).map {
-                AuditEntry(id: try $0.get("id"), at: try $0.date("at"), actor: try $0.get("actor"), action: try $0.get("action"),
-                           subject: try $0.get("subject"), detail: try $0.get("detail"))
-            }
         }
     }
 }

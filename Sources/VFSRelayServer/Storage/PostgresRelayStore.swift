@@ -98,13 +98,15 @@ public struct PostgresLocation: Sendable, Equatable {
 /// connection pool. Every change that moves a reference count or a status runs in one
 /// transaction that locks the rows it changes (`FOR UPDATE`, `UPDATE … RETURNING`), so
 /// two instances racing on one transfer neither double-count nor lose a reference.
-/// Events also go out as `NOTIFY vfs_events, 'DEVICE'` so other instances wake the
+/// Events also go out, after their commit, as `NOTIFY vfs_events, 'DEVICE'` so other instances wake the
 /// device's streams at once.
-public final class PostgresRelayStore: RelayStore {
+public final class PostgresRelayStore: SQLRelayStore, EventNotifications {
     let client: PostgresClient
     let logger: Logger
     private let runner: Task<Void, Never>
     public static let eventChannel = "vfs_events"
+    public var eventNotifications: any EventNotifications { self }
+    public var sql: SQLHandle { SQLHandle(database: PostgresSQLDatabase(store: self), notify: { [self] in await notify($0) }) }
 
     /// Connects and runs the migrations (under the advisory lock) when `migrate` is set.
     public init(location: PostgresLocation, migrate: Bool = true, logger: Logger = Logger(label: "vfs-relay.postgres")) async throws {
@@ -231,18 +233,12 @@ public final class PostgresRelayStore: RelayStore {
 
     static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
 
-    static func device(_ row: PGRow) throws -> Device {
-        Device(id: try row.get("id"), name: try row.get("name"), platform: try row.get("platform"),
-               recipient: try row.get("recipient"), created: try row.date("created"),
-               lastSeen: try row.optionalDate("last_seen"), invalidated: try row.optionalDate("invalidated"))
-    }
+    static func device(_ row: PGRow) throws -> Device { try StoreRows.device(SQLRow(row)) }
 
     static func audit(_ db: PGSession, org: Int64?, actor: String, action: String, subject: String,
                       detail: String = "", now: Date) async throws {
-        try await db.run("""
-            INSERT INTO audit(at, org_id, actor, action, subject, detail)
-            VALUES (\(seconds(now)), \(org), \(actor), \(action), \(subject), \(detail))
-            """)
+        try await StoreRows.audit(PostgresSQLConnection(session: db), org: org, actor: actor, action: action, subject: subject,
+                                  detail: detail, now: now)
     }
 
     /// Locks blob rows in id order. The lock order of the whole store: a transaction that
@@ -262,18 +258,19 @@ public final class PostgresRelayStore: RelayStore {
         return true
     }
 
-    /// Stores events for `devices` and tells the other instances (delivered at commit).
-    static func insertEvents(_ db: PGSession, kind: RelayEventKind, data: String, devices: [String], now: Date) async throws {
+    /// Tells every instance (LISTEN on `eventChannel`) that these devices have new events,
+    /// after their commit. A NOTIFY that fails loses nothing: the events are stored, and
+    /// every instance's poll finds them.
+    func notify(_ devices: [String]) async {
         guard !devices.isEmpty else { return }
-        try await db.run("SELECT pg_advisory_xact_lock(\(PostgresMigrations.eventsKey))")
-        try await db.run("""
-            INSERT INTO events(device_id, kind, data, created)
-            SELECT d, \(kind.rawValue), \(data), \(seconds(now)) FROM unnest(\(devices)::text[]) WITH ORDINALITY AS t(d, n) ORDER BY n
-            """)
-        try await db.run("SELECT pg_notify(\(eventChannel), d) FROM (SELECT DISTINCT d FROM unnest(\(devices)::text[]) AS t(d)) AS u")
+        do {
+            try await read { db in
+                try await db.run("SELECT pg_notify(\(Self.eventChannel), d) FROM (SELECT DISTINCT d FROM unnest(\(devices)::text[]) AS t(d)) AS u")
+            }
+        } catch {
+            logger.warning("notify: \(Self.describe(error))")
+        }
     }
-
-    static func json(_ object: [String: String]) -> String { SQLiteRelayStore.json(object) }
 
     static func ownedDevice(_ db: PGSession, id: String, user: Int64) async throws -> PGRow {
         guard let row = try await db.one("""
@@ -453,7 +450,7 @@ public final class PostgresRelayStore: RelayStore {
     }
 
     public func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String] {
-        try await write { db in
+        let released = try await write { db in
             try await Self.lockBlobs(db, try await db.values("""
                 SELECT DISTINCT t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.device_id = \(id) AND o.status IN ('unattended', 'initiated')
@@ -463,7 +460,8 @@ public final class PostgresRelayStore: RelayStore {
                 WHERE id = \(id) AND user_id = \(user) AND invalidated IS NULL RETURNING id
                 """) != nil else { throw StoreError.notFound("no device \"\(id)\"") }
             try await db.run("DELETE FROM group_members WHERE device_id = \(id)")
-            try await Self.insertEvents(db, kind: .logout, data: Self.json(["device": id]), devices: [id], now: now)
+            try await StoreRows.insertEvents(PostgresSQLConnection(session: db), kind: .logout, data: StoreRows.json(["device": id]),
+                                             devices: [id], now: now)
             let waiting = try await db.all("""
                 UPDATE outbox o SET status = 'expired', updated = \(Self.seconds(now)) FROM transfers t
                 WHERE t.id = o.transfer_id AND o.device_id = \(id) AND o.status IN ('unattended', 'initiated')
@@ -476,17 +474,14 @@ public final class PostgresRelayStore: RelayStore {
             try await Self.audit(db, org: nil, actor: id, action: "device.invalidate", subject: id, now: now)
             return released
         }
+        await notify([id])
+        return released
     }
 
     // MARK: - groups
 
     static func group(_ db: PGSession, name: String, user: Int64) async throws -> DeviceGroup {
-        guard let id = try await db.value("SELECT id FROM device_groups WHERE user_id = \(user) AND name = \(name)", as: Int64.self) else {
-            throw StoreError.notFound("no group \"\(name)\"")
-        }
-        let members = try await db.values("SELECT device_id FROM group_members WHERE group_id = \(id) ORDER BY device_id",
-                                          as: String.self)
-        return DeviceGroup(name: name, members: members)
+        try await StoreRows.group(PostgresSQLConnection(session: db), name: name, user: user)
     }
 
     public func groups(user: Int64) async throws -> [DeviceGroup] {
@@ -652,18 +647,12 @@ public final class PostgresRelayStore: RelayStore {
     // MARK: - transfers
 
     static func outboxEntry(_ db: PGSession, transfer row: PGRow) async throws -> OutboxEntry {
-        let id: String = try row.get("id")
-        let recipients = try await db.all("SELECT * FROM outbox WHERE transfer_id = \(id) ORDER BY device_id").map {
-            TransferRecipient(device: try $0.get("device_id"), status: TransferStatus(rawValue: try $0.get("status")) ?? .expired,
-                              updated: try $0.date("updated"))
-        }
-        return OutboxEntry(id: id, size: try row.get("size"), sha256: try row.get("sha256"), created: try row.date("created"),
-                           expires: try row.date("expires"), recipients: recipients)
+        try await StoreRows.outboxEntry(PostgresSQLConnection(session: db), transfer: SQLRow(row))
     }
 
     public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
                                groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
-        try await write { db in
+        let entry = try await write { db in
             var targets = [String]()
             for device in devices {
                 _ = try await Self.ownedDevice(db, id: device, user: sender.userID)
@@ -685,12 +674,15 @@ public final class PostgresRelayStore: RelayStore {
                 INSERT INTO outbox(transfer_id, device_id, status, updated)
                 SELECT \(id), d, 'unattended', \(Self.seconds(now)) FROM unnest(\(targets)::text[]) AS t(d)
                 """)
-            try await Self.insertEvents(db, kind: .transfer, data: Self.json(["transfer": id]), devices: targets, now: now)
+            try await StoreRows.insertEvents(PostgresSQLConnection(session: db), kind: .transfer,
+                                             data: StoreRows.json(["transfer": id]), devices: targets, now: now)
             try await Self.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
                                  detail: targets.joined(separator: ","), now: now)
             let row = try await db.one("SELECT * FROM transfers WHERE id = \(id)")!
             return try await Self.outboxEntry(db, transfer: row)
         }
+        await notify(entry.recipients.map(\.device))
+        return entry
     }
 
     public func inbox(device: String) async throws -> [InboxEntry] {
@@ -791,49 +783,8 @@ public final class PostgresRelayStore: RelayStore {
 
     // MARK: - events
 
-    public func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String] {
-        try await write { db in
-            try await Self.insertEvents(db, kind: kind, data: data, devices: devices, now: now)
-            return devices
-        }
-    }
-
-    public func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String] {
-        try await write { db in
-            let devices = try await db.values("""
-                SELECT d.id FROM devices d JOIN users u ON u.id = d.user_id WHERE u.org_id = \(org) AND d.invalidated IS NULL
-                ORDER BY d.id
-                """, as: String.self)
-            try await Self.insertEvents(db, kind: kind, data: data, devices: devices, now: now)
-            return devices
-        }
-    }
-
-    public func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent] {
-        try await read { db in
-            try await db.all("""
-                SELECT id, kind, data FROM events WHERE device_id = \(device) AND id > \(after) ORDER BY id LIMIT \(Int64(limit))
-                """).compactMap { row -> StoredEvent? in
-                guard let kind = RelayEventKind(rawValue: try row.get("kind")) else { return nil }
-                return StoredEvent(id: try row.get("id"), kind: kind, data: try row.get("data"))
-            }
-        }
-    }
-
-    public func lastEventID() async throws -> Int64 {
-        try await read { db in try await db.value("SELECT COALESCE(MAX(id), 0)::BIGINT FROM events", as: Int64.self) ?? 0 }
-    }
-
-    public func devicesWithEvents(after id: Int64) async throws -> [String] {
-        try await read { db in try await db.values("SELECT DISTINCT device_id FROM events WHERE id > \(id)", as: String.self) }
-    }
-
-    public func isDeviceLive(_ id: String) async throws -> Bool {
-        try await read { db in try await db.one("SELECT 1 FROM devices WHERE id = \(id) AND invalidated IS NULL") != nil }
-    }
-
-    /// Calls `wake` with the device of every event any instance stores, until cancelled
-    /// (LISTEN on one pooled connection; a lost connection ends it with an error).
+    /// LISTEN on one pooled connection, for every instance's NOTIFYs; a lost connection
+    /// ends it with an error.
     public func listenForEvents(_ wake: @escaping @Sendable (String) -> Void) async throws {
         try await client.withConnection { connection in
             try await connection.listen(on: Self.eventChannel) { notifications in
@@ -1165,35 +1116,6 @@ public final class PostgresRelayStore: RelayStore {
     }
 
     // MARK: - across instances
-
-    public func enrolmentWait(address: String, now: Date) async throws -> Int? {
-        try await write { db in
-            guard let until = try await db.value("SELECT until FROM enrolment_failures WHERE address = \(address)", as: Double.self) else {
-                return nil
-            }
-            if until <= Self.seconds(now) {
-                try await db.run("DELETE FROM enrolment_failures WHERE address = \(address) AND until <= \(Self.seconds(now))")
-                return nil
-            }
-            return Int((until - Self.seconds(now)).rounded(.up))
-        }
-    }
-
-    public func enrolmentFailed(address: String, limit: Int, lockout: TimeInterval, now: Date) async throws {
-        try await write { db in
-            let until = Self.seconds(now) + lockout
-            try await db.run("""
-                INSERT INTO enrolment_failures AS f(address, failures, until)
-                VALUES (\(address), 1, CASE WHEN 1 >= \(Int64(limit)) THEN \(until) END)
-                ON CONFLICT (address) DO UPDATE SET failures = f.failures + 1,
-                  until = CASE WHEN f.failures + 1 >= \(Int64(limit)) THEN \(until) ELSE f.until END
-                """)
-        }
-    }
-
-    public func enrolmentSucceeded(address: String) async throws {
-        try await write { db in try await db.run("DELETE FROM enrolment_failures WHERE address = \(address)") }
-    }
 
     public func withMaintenanceLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T? {
         try await client.withConnection { connection in

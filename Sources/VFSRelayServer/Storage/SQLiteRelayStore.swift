@@ -6,20 +6,34 @@ import VFSRelayProtocol
 
 /// The embedded store: one SQLite database in WAL mode (readers never wait for the
 /// writer), opened by `serve` and by the admin commands alike.
-public final class SQLiteRelayStore: RelayStore {
+public final class SQLiteRelayStore: SQLRelayStore {
     let pool: DatabasePool
     private let maintenanceRunning = Mutex(false)
     /// Uploads with a writer now (one process serves an embedded relay).
     private let uploadWriters = Mutex(Set<String>())
+    /// Wake-ups for new events: one process serves an embedded relay.
+    private let notifications = InProcessEventNotifications()
+    public var eventNotifications: any EventNotifications { notifications }
 
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        // The seam's write transaction spans several accesses to the writer (`SQLiteSQLDatabase`).
+        configuration.allowsUnsafeTransactions = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        database = SQLiteSQLDatabase(pool: pool, gate: AsyncGate())
         try SQLiteMigrations.migrator.migrate(pool)
+    }
+
+    let database: SQLiteSQLDatabase
+    public var sql: SQLHandle { SQLHandle(database: database, notify: { [notifications] in notifications.post($0) }) }
+
+    /// One write transaction of GRDB code, in turn with the seam's.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await database.write(updates)
     }
 
     // MARK: - helpers
@@ -51,14 +65,10 @@ public final class SQLiteRelayStore: RelayStore {
         return true
     }
 
+    /// Events of the areas not yet on the seam (`StoreRows.insertEvents` is the seam's).
     static func insertEvent(_ db: Database, kind: RelayEventKind, data: String, device: String, now: Date) throws {
         try db.execute(sql: "INSERT INTO events(device_id, kind, data, created) VALUES (?, ?, ?, ?)",
                        arguments: [device, kind.rawValue, data, seconds(now)])
-    }
-
-    static func json(_ object: [String: String]) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
     }
 
     static func ownedDevice(_ db: Database, id: String, user: Int64) throws -> Row {
@@ -72,7 +82,7 @@ public final class SQLiteRelayStore: RelayStore {
     // MARK: - operator
 
     public func createOrganisation(name: String, now: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             if try Row.fetchOne(db, sql: "SELECT 1 FROM organisations WHERE name = ?", arguments: [name]) != nil {
                 throw StoreError.conflict("organisation \"\(name)\" already exists")
             }
@@ -82,7 +92,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             guard let org = try Int64.fetchOne(db, sql: "SELECT id FROM organisations WHERE name = ?", arguments: [organisation]) else {
                 throw StoreError.notFound("no organisation \"\(organisation)\"")
             }
@@ -97,7 +107,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             guard let user = try Row.fetchOne(db, sql: "SELECT id, org_id FROM users WHERE email = ?", arguments: [email]) else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
@@ -154,7 +164,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             try Self.audit(db, org: org, actor: actor, action: action, subject: subject, detail: detail, now: now)
         }
     }
@@ -173,7 +183,7 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
                        recipient: String, now: Date) async throws -> Device? {
-        try await pool.write { db in
+        try await write { db in
             guard let code = try Row.fetchOne(db, sql: """
                 SELECT c.user_id, u.org_id, u.email FROM enrolment_codes c JOIN users u ON u.id = c.user_id
                 WHERE c.code_hash = ? AND c.used IS NULL AND c.expires > ?
@@ -210,7 +220,7 @@ public final class SQLiteRelayStore: RelayStore {
         guard let (identity, lastSeen) = found else { return nil }
         // Last seen to the minute: no write on every request.
         if Self.seconds(now) - lastSeen > 60 {
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: "UPDATE devices SET last_seen = ? WHERE id = ?", arguments: [Self.seconds(now), identity.deviceID])
             }
         }
@@ -231,7 +241,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func renameDevice(id: String, user: Int64, name: String, now: Date) async throws -> Device {
-        try await pool.write { db in
+        try await write { db in
             let row = try Self.ownedDevice(db, id: id, user: user)
             try db.execute(sql: "UPDATE devices SET name = ? WHERE id = ?", arguments: [name, id])
             try Self.audit(db, org: nil, actor: id, action: "device.rename", subject: id, detail: name, now: now)
@@ -242,11 +252,11 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String] {
-        try await pool.write { db in
+        let released = try await write { db in
             _ = try Self.ownedDevice(db, id: id, user: user)
             try db.execute(sql: "UPDATE devices SET invalidated = ? WHERE id = ?", arguments: [Self.seconds(now), id])
             try db.execute(sql: "DELETE FROM group_members WHERE device_id = ?", arguments: [id])
-            try Self.insertEvent(db, kind: .logout, data: Self.json(["device": id]), device: id, now: now)
+            try Self.insertEvent(db, kind: .logout, data: StoreRows.json(["device": id]), device: id, now: now)
             let waiting = try Row.fetchAll(db, sql: """
                 SELECT o.transfer_id, t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.device_id = ? AND o.status IN ('unattended', 'initiated')
@@ -260,6 +270,8 @@ public final class SQLiteRelayStore: RelayStore {
             try Self.audit(db, org: nil, actor: id, action: "device.invalidate", subject: id, now: now)
             return released
         }
+        notifications.post([id])
+        return released
     }
 
     // MARK: - groups
@@ -286,7 +298,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func createGroup(name: String, members: [String], user: Int64, now: Date) async throws -> DeviceGroup {
-        try await pool.write { db in
+        try await write { db in
             if try Row.fetchOne(db, sql: "SELECT 1 FROM device_groups WHERE user_id = ? AND name = ?", arguments: [user, name]) != nil {
                 throw StoreError.conflict("group \"\(name)\" already exists")
             }
@@ -306,7 +318,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func addGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
-        try await pool.write { db in
+        try await write { db in
             _ = try Self.group(db, name: group, user: user)
             _ = try Self.ownedDevice(db, id: device, user: user)
             try db.execute(sql: """
@@ -319,7 +331,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func removeGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
-        try await pool.write { db in
+        try await write { db in
             let current = try Self.group(db, name: group, user: user)
             guard current.members.contains(device) else { throw StoreError.notFound("no device \"\(device)\" in group \"\(group)\"") }
             try db.execute(sql: """
@@ -332,7 +344,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func deleteGroup(name: String, user: Int64, now: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             _ = try Self.group(db, name: name, user: user)
             try db.execute(sql: "DELETE FROM device_groups WHERE user_id = ? AND name = ?", arguments: [user, name])
             try Self.audit(db, org: nil, actor: "user:\(user)", action: "group.delete", subject: name, now: now)
@@ -360,7 +372,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func createUpload(_ upload: UploadRecord) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: """
                 INSERT INTO uploads(id, user_id, device_id, length, "offset", metadata, created, expires)
                 VALUES (?, ?, ?, ?, 0, ?, ?, ?)
@@ -379,13 +391,13 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE uploads SET \"offset\" = ?, sha256 = ? WHERE id = ?", arguments: [offset, sha256, id])
         }
     }
 
     public func setUploadLength(id: String, length: Int64) async throws {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT length, \"offset\" FROM uploads WHERE id = ?", arguments: [id]) else {
                 throw StoreError.notFound("no upload \"\(id)\"")
             }
@@ -397,14 +409,14 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func deleteUpload(id: String, user: Int64) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "DELETE FROM uploads WHERE id = ? AND user_id = ?", arguments: [id, user])
             guard db.changesCount > 0 else { throw StoreError.notFound("no upload \"\(id)\"") }
         }
     }
 
     public func removeExpiredUploads(now: Date) async throws -> [String] {
-        try await pool.write { db in
+        try await write { db in
             let ids = try String.fetchAll(db, sql: "SELECT id FROM uploads WHERE expires <= ?", arguments: [Self.seconds(now)])
             try db.execute(sql: "DELETE FROM uploads WHERE expires <= ?", arguments: [Self.seconds(now)])
             return ids
@@ -444,7 +456,7 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
                                groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
-        try await pool.write { db in
+        let entry = try await write { db in
             var targets = [String]()
             for device in devices {
                 _ = try Self.ownedDevice(db, id: device, user: sender.userID)
@@ -465,13 +477,15 @@ public final class SQLiteRelayStore: RelayStore {
             for target in targets {
                 try db.execute(sql: "INSERT INTO outbox(transfer_id, device_id, status, updated) VALUES (?, ?, 'unattended', ?)",
                                arguments: [id, target, Self.seconds(now)])
-                try Self.insertEvent(db, kind: .transfer, data: Self.json(["transfer": id]), device: target, now: now)
+                try Self.insertEvent(db, kind: .transfer, data: StoreRows.json(["transfer": id]), device: target, now: now)
             }
             try Self.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
                            detail: targets.joined(separator: ","), now: now)
             let row = try Row.fetchOne(db, sql: "SELECT * FROM transfers WHERE id = ?", arguments: [id])!
             return try Self.outboxEntry(db, transfer: row)
         }
+        notifications.post(entry.recipients.map(\.device))
+        return entry
     }
 
     public func inbox(device: String) async throws -> [InboxEntry] {
@@ -495,7 +509,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func openTransfer(id: String, device: String, now: Date) async throws -> BlobRef {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT t.blob_id, t.size, t.sha256, o.status FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.transfer_id = ? AND o.device_id = ? AND o.status IN ('unattended', 'initiated')
@@ -509,7 +523,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String] {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT t.blob_id, t.sender_user FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.transfer_id = ? AND o.device_id = ? AND o.status IN ('unattended', 'initiated')
@@ -522,7 +536,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func expireTransfers(now: Date) async throws -> [String] {
-        try await pool.write { db in
+        try await write { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT o.transfer_id, o.device_id, t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.status IN ('unattended', 'initiated') AND t.expires <= ?
@@ -541,7 +555,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cancelTransfer(id: String, sender: String, now: Date) async throws -> [String] {
-        try await pool.write { db in
+        try await write { db in
             guard let blob = try String.fetchOne(db, sql: "SELECT blob_id FROM transfers WHERE id = ? AND sender_device = ?",
                                                  arguments: [id, sender]) else { throw StoreError.notFound("no transfer \"\(id)\"") }
             let waiting = try String.fetchAll(db, sql: "SELECT device_id FROM outbox WHERE transfer_id = ? AND status IN ('unattended', 'initiated')",
@@ -558,48 +572,6 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     // MARK: - events
-
-    public func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String] {
-        try await pool.write { db in
-            for device in devices { try Self.insertEvent(db, kind: kind, data: data, device: device, now: now) }
-            return devices
-        }
-    }
-
-    public func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String] {
-        try await pool.write { db in
-            let devices = try String.fetchAll(db, sql: """
-                SELECT d.id FROM devices d JOIN users u ON u.id = d.user_id WHERE u.org_id = ? AND d.invalidated IS NULL
-                """, arguments: [org])
-            for device in devices { try Self.insertEvent(db, kind: kind, data: data, device: device, now: now) }
-            return devices
-        }
-    }
-
-    public func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, kind, data FROM events WHERE device_id = ? AND id > ? ORDER BY id LIMIT ?",
-                             arguments: [device, after, limit]).compactMap { row in
-                RelayEventKind(rawValue: row["kind"]).map { StoredEvent(id: row["id"], kind: $0, data: row["data"]) }
-            }
-        }
-    }
-
-    public func lastEventID() async throws -> Int64 {
-        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM events") ?? 0 }
-    }
-
-    public func devicesWithEvents(after id: Int64) async throws -> [String] {
-        try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT device_id FROM events WHERE id > ?", arguments: [id])
-        }
-    }
-
-    public func isDeviceLive(_ id: String) async throws -> Bool {
-        try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ? AND invalidated IS NULL", arguments: [id]) != nil
-        }
-    }
 
     // MARK: - items
 
@@ -652,7 +624,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
-        try await pool.write { db in
+        try await write { db in
             try Self.checkApp(db, app: draft.app, org: actor.orgID, except: nil)
             let item = draft.item(id: id, created: now, updated: now)
             let body = String(decoding: try Self.itemEncoder.encode(item), as: UTF8.self)
@@ -665,7 +637,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
-        try await pool.write { db in
+        try await write { db in
             let current = try Self.item(db, id: id, org: actor.orgID)
             if let ifVersion, ifVersion != current.version {
                 throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
@@ -682,7 +654,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             let current = try Self.item(db, id: id, org: actor.orgID)
             if let ifVersion, ifVersion != current.version {
                 throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
@@ -701,7 +673,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE organisations SET policy_grace = ? WHERE id = ?", arguments: [seconds, org])
             try Self.audit(db, org: org, actor: actor.email, action: "policy.grace", subject: "organisation",
                            detail: seconds.map(String.init) ?? "default", now: now)
@@ -778,7 +750,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cloudMakeFolder(path: [String], id: String, user: Int64, now: Date) async throws -> CloudEntry {
-        try await pool.write { db in
+        try await write { db in
             guard let name = path.last else { throw StoreError.conflict("the root folder exists") }
             let parent = try Self.parentFolder(db, path, user: user)
             if try Row.fetchOne(db, sql: "SELECT 1 FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
@@ -793,7 +765,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, now: Date) async throws -> (CloudEntry, [String]) {
-        try await pool.write { db in
+        try await write { db in
             guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
             let parent = try Self.parentFolder(db, path, user: user)
             let blob = try Self.consumeUpload(db, id: upload, user: user, blobID: blobID, refs: 1, now: now)
@@ -810,7 +782,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Self.resolve(db, from, user: user), let name = to.last else {
                 throw StoreError.conflict("the root folder cannot be moved or replaced")
             }
@@ -835,7 +807,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String] {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Self.resolve(db, path, user: user) else {
                 throw StoreError.conflict("the root folder cannot be deleted")
             }
@@ -864,7 +836,7 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
                                  now: Date) async throws -> (CloudEntry, [String]) {
-        try await pool.write { db in
+        try await write { db in
             guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
             // The transfer's blob is live while one of its copies waits.
             guard let blob = try Row.fetchOne(db, sql: """
@@ -892,7 +864,7 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func cloudReplaceBlob(path: [String], expected: String, with blob: BlobRef, user: Int64,
                                  now: Date) async throws -> (CloudEntry, [String]) {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Self.resolve(db, path, user: user), (row["kind"] as String) == "file" else {
                 throw StoreError.notFound("no such file \"\(Self.pathText(path))\"")
             }
@@ -915,7 +887,7 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func collectGarbage(files: Set<String>, fileExists: @escaping @Sendable (String) -> Bool,
                                eventsBefore: Date, now: Date) async throws -> (report: GarbageReport, delete: [String]) {
-        try await pool.write { db in
+        try await write { db in
             var report = GarbageReport()
             var delete = [String]()
             // Rows whose file is gone: their copies can never be delivered.
@@ -966,35 +938,6 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     // MARK: - across processes
-
-    public func enrolmentWait(address: String, now: Date) async throws -> Int? {
-        try await pool.write { db in
-            guard let until = try Double.fetchOne(db, sql: "SELECT until FROM enrolment_failures WHERE address = ?",
-                                                  arguments: [address]) else { return nil }
-            if until <= Self.seconds(now) {
-                try db.execute(sql: "DELETE FROM enrolment_failures WHERE address = ?", arguments: [address])
-                return nil
-            }
-            return Int((until - Self.seconds(now)).rounded(.up))
-        }
-    }
-
-    public func enrolmentFailed(address: String, limit: Int, lockout: TimeInterval, now: Date) async throws {
-        try await pool.write { db in
-            let until = Self.seconds(now) + lockout
-            try db.execute(sql: """
-                INSERT INTO enrolment_failures(address, failures, until) VALUES (?1, 1, CASE WHEN 1 >= ?2 THEN ?3 END)
-                ON CONFLICT(address) DO UPDATE SET failures = failures + 1,
-                  until = CASE WHEN failures + 1 >= ?2 THEN ?3 ELSE until END
-                """, arguments: [address, limit, until])
-        }
-    }
-
-    public func enrolmentSucceeded(address: String) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM enrolment_failures WHERE address = ?", arguments: [address])
-        }
-    }
 
     /// One process serves a SQLite relay; `gc` beside it is kept out by SQLite's own
     /// write lock per step, as before. This lock only keeps two sweeps of one process apart.

@@ -1,0 +1,42 @@
+import Foundation
+import VFSRelayProtocol
+
+/// The records and the few statements every area of the store shares, written once over
+/// the seam.
+enum StoreRows {
+    static func device(_ row: SQLRow) throws -> Device {
+        Device(id: try row.get("id"), name: try row.get("name"), platform: try row.get("platform"),
+               recipient: try row.get("recipient"), created: try row.get("created"),
+               lastSeen: try row.get("last_seen"), invalidated: try row.get("invalidated"))
+    }
+
+    /// One line of the audit log, in the change's transaction.
+    static func audit(_ db: any SQLConnection, org: Int64?, actor: String, action: String, subject: String,
+                      detail: String = "", now: Date) async throws {
+        try await db.run("""
+            INSERT INTO audit(at, org_id, actor, action, subject, detail)
+            VALUES (\(now), \(org), \(actor), \(action), \(subject), \(detail))
+            """)
+    }
+
+    static func group(_ db: any SQLConnection, name: String, user: Int64) async throws -> DeviceGroup {
+        guard let id = try await db.value("SELECT id FROM device_groups WHERE user_id = \(user) AND name = \(name)",
+                                          as: Int64.self) else {
+            throw StoreError.notFound("no group \"\(name)\"")
+        }
+        let members = try await db.values("SELECT device_id FROM group_members WHERE group_id = \(id) ORDER BY device_id",
+                                          as: String.self)
+        return DeviceGroup(name: name, members: members)
+    }
+
+    /// A transfer row with its copies.
+    static func outboxEntry(_ db: any SQLConnection, transfer row: SQLRow) async throws -> OutboxEntry {
+        let id: String = try row.get("id")
+        let recipients = try await db.all("SELECT * FROM outbox WHERE transfer_id = \(id) ORDER BY device_id").map {
+            TransferRecipient(device: try $0.get("device_id"), status: TransferStatus(rawValue: try $0.get("status")) ?? .expired,
+                              updated: try $0.get("updated"))
+        }
+        return OutboxEntry(id: id, size: try row.get("size"), sha256: try row.get("sha256"), created: try row.get("created"),
+                           expires: try row.get("expires"), recipients: recipients)
+    }
+}
