@@ -47,6 +47,16 @@ struct SQL: Sendable, ExpressibleByStringInterpolation {
         mutating func appendInterpolation(_ value: Date?) {
             pieces.append(.value(value.map { .real($0.timeIntervalSince1970) } ?? .null))
         }
+        /// A list of values in parentheses, for `IN`: `(?, ?)` or `($1, $2)`; an empty list
+        /// is `(NULL)`, which no value is in.
+        mutating func appendInterpolation(list values: [String]) {
+            pieces.append(.text("("))
+            for (n, value) in values.enumerated() {
+                if n > 0 { pieces.append(.text(", ")) }
+                pieces.append(.value(.text(value)))
+            }
+            pieces.append(.text(values.isEmpty ? "NULL)" : ")"))
+        }
         /// A fragment written elsewhere, with its own values.
         mutating func appendInterpolation(_ fragment: SQL) { pieces += fragment.pieces }
     }

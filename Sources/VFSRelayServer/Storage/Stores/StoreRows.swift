@@ -39,4 +39,22 @@ enum StoreRows {
         return OutboxEntry(id: id, size: try row.get("size"), sha256: try row.get("sha256"), created: try row.get("created"),
                            expires: try row.get("expires"), recipients: recipients)
     }
+
+    /// Locks blob rows in id order (PostgreSQL; SQLite's write transaction holds them all).
+    /// The lock order of the whole store: a transaction that changes reference counts locks
+    /// its blob rows first (all of them, by id, as gc does with every row), and only then the
+    /// outbox, transfer and cloud rows that use them; two transactions never wait for each
+    /// other in a circle (SQLSTATE 40P01).
+    static func lockBlobs(_ db: any SQLConnection, _ ids: [String]) async throws {
+        guard !ids.isEmpty, db.dialect == .postgres else { return }
+        try await db.run("SELECT id FROM blobs WHERE id IN \(list: ids) ORDER BY id\(SQL.forUpdate)")
+    }
+
+    /// Drops one reference under the row's lock; deletes the blob row at zero and reports it.
+    static func release(_ db: any SQLConnection, blob: String) async throws -> Bool {
+        guard let refs = try await db.value("UPDATE blobs SET refs = refs - 1 WHERE id = \(blob) RETURNING refs", as: Int64.self),
+              refs <= 0 else { return false }
+        try await db.run("DELETE FROM blobs WHERE id = \(blob)")
+        return true
+    }
 }
