@@ -101,78 +101,10 @@ public final class SQLiteRelayStore: SQLRelayStore {
 
     // MARK: - uploads
 
-    public func usage(user: Int64) async throws -> Int64 {
-        try await pool.read { db in
-            try Int64.fetchOne(db, sql: """
-                SELECT
-                  (SELECT COALESCE(SUM(COALESCE(length, "offset")), 0) FROM uploads WHERE user_id = ?1)
-                + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = ?1 AND EXISTS
-                     (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated')))
-                + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = ?1 AND kind = 'file')
-                """, arguments: [user]) ?? 0
-        }
-    }
-
     static func upload(_ row: Row) -> UploadRecord {
         UploadRecord(id: row["id"], userID: row["user_id"], deviceID: row["device_id"], length: row["length"],
                      offset: row["offset"], metadata: row["metadata"], created: date(row, "created"),
                      expires: date(row, "expires"), sha256: row["sha256"])
-    }
-
-    public func createUpload(_ upload: UploadRecord) async throws {
-        try await write { db in
-            try db.execute(sql: """
-                INSERT INTO uploads(id, user_id, device_id, length, "offset", metadata, created, expires)
-                VALUES (?, ?, ?, ?, 0, ?, ?, ?)
-                """, arguments: [upload.id, upload.userID, upload.deviceID, upload.length, upload.metadata,
-                                 Self.seconds(upload.created), Self.seconds(upload.expires)])
-        }
-    }
-
-    public func upload(id: String, user: Int64) async throws -> UploadRecord {
-        try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM uploads WHERE id = ? AND user_id = ?", arguments: [id, user]) else {
-                throw StoreError.notFound("no upload \"\(id)\"")
-            }
-            return Self.upload(row)
-        }
-    }
-
-    public func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws {
-        try await write { db in
-            try db.execute(sql: "UPDATE uploads SET \"offset\" = ?, sha256 = ? WHERE id = ?", arguments: [offset, sha256, id])
-        }
-    }
-
-    public func setUploadLength(id: String, length: Int64) async throws {
-        try await write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT length, \"offset\" FROM uploads WHERE id = ?", arguments: [id]) else {
-                throw StoreError.notFound("no upload \"\(id)\"")
-            }
-            if let set: Int64 = row["length"] { throw StoreError.conflict("upload \"\(id)\" already has its length (\(set) bytes)") }
-            let offset: Int64 = row["offset"]
-            guard length >= offset else { throw StoreError.invalid("upload \"\(id)\" already has \(offset) bytes, more than \(length)") }
-            try db.execute(sql: "UPDATE uploads SET length = ? WHERE id = ? AND length IS NULL", arguments: [length, id])
-        }
-    }
-
-    public func deleteUpload(id: String, user: Int64) async throws {
-        try await write { db in
-            try db.execute(sql: "DELETE FROM uploads WHERE id = ? AND user_id = ?", arguments: [id, user])
-            guard db.changesCount > 0 else { throw StoreError.notFound("no upload \"\(id)\"") }
-        }
-    }
-
-    public func removeExpiredUploads(now: Date) async throws -> [String] {
-        try await write { db in
-            let ids = try String.fetchAll(db, sql: "SELECT id FROM uploads WHERE expires <= ?", arguments: [Self.seconds(now)])
-            try db.execute(sql: "DELETE FROM uploads WHERE expires <= ?", arguments: [Self.seconds(now)])
-            return ids
-        }
-    }
-
-    public func uploadIDs() async throws -> Set<String> {
-        try await pool.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM uploads")) }
     }
 
     /// A finished upload of this user, deleted as it becomes a blob with `refs` references.
