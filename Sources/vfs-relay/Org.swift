@@ -5,7 +5,21 @@ import VFSCore
 
 struct Org: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage organisations.", subcommands: [Add.self])
+        abstract: "Manage organisations.", subcommands: [Add.self, List.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List organisations: name, users.")
+
+        @OptionGroup var data: DataOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let (store, _) = try await data.open()
+            let organisations = try await store.organisations()
+            if json { return try JSONOutput.print(organisations) }
+            for organisation in organisations { print("\(organisation.name)\t\(organisation.users) user(s)") }
+        }
+    }
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add an organisation (to a relay made by `vfs-relay init` or `serve`).")

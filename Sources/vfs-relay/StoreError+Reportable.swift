@@ -15,6 +15,7 @@ extension StoreError: ReportableError {
         switch self {
         case .notFound: return .noInput
         case .conflict: return .dataError
+        case .invalid(let message) where message.hasSuffix(" is disabled"): return .permissionDenied
         case .invalid: return .usage
         case .preconditionFailed: return .temporaryFailure
         }
@@ -26,6 +27,8 @@ extension StoreError: ReportableError {
             return ["add it first with vfs-relay org add NAME"]
         case .notFound(let message) where message.hasPrefix("no user"):
             return ["vfs-relay users lists them"]
+        case .invalid(let message) where message.hasSuffix(" is disabled"):
+            return ["vfs-relay user enable EMAIL lets the user back in"]
         default:
             return []
         }

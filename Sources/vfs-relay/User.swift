@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import VFSCommandLine
 import VFSCore
+import VFSRelayServer
 
 struct User: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage users.", subcommands: [Add.self])
+        abstract: "Manage users.", subcommands: [Add.self, Disable.self, Enable.self, Set.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -25,6 +26,69 @@ struct User: AsyncParsableCommand {
             try await issueEnrolmentCode(store: store, email: email, lifetime: TimeInterval(expires * 60))
         }
     }
+}
+
+extension User {
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Disable a user: every device is logged out at once (its token is refused, it gets the logout event), and no new device, code or sign-in is accepted until enable.")
+
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The user's email address.") var email: String
+
+        func run() async throws {
+            let (store, blobs) = try await data.open()
+            let user = try await findUser(email, in: store)
+            let now = Date()
+            // Flag first, so no new device can enrol between the logouts and the flag.
+            try await store.setUser(email: email, admin: nil, disabled: true, now: now)
+            let devices = try await store.deviceIDs(ofUser: email)
+            for device in devices {
+                for blob in try await store.invalidateDevice(id: device, user: user.id, now: now) { blobs.deleteBlob(blob) }
+            }
+            FileHandle.standardError.write(Data("vfs-relay: disabled \(email); \(devices.count) device(s) logged out\n".utf8))
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Let a disabled user back in; their devices enrol again with new codes (vfs-relay invite).")
+
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The user's email address.") var email: String
+
+        func run() async throws {
+            let (store, _) = try await data.open()
+            _ = try await findUser(email, in: store)
+            try await store.setUser(email: email, admin: nil, disabled: false, now: Date())
+            FileHandle.standardError.write(Data("vfs-relay: enabled \(email); enrol their devices with codes from vfs-relay invite \(email)\n".utf8))
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a user's role.")
+
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The user's email address.") var email: String
+        @Flag(inversion: .prefixedNo, help: "The user administers the organisation (may change its approved apps and sign in to the admin page).")
+        var admin: Bool?
+
+        func run() async throws {
+            guard let admin else { throw ToolError.usage("say what to change: --admin or --no-admin") }
+            let (store, _) = try await data.open()
+            _ = try await findUser(email, in: store)
+            try await store.setUser(email: email, admin: admin, disabled: nil, now: Date())
+            FileHandle.standardError.write(Data("vfs-relay: \(email) is \(admin ? "an administrator" : "a member")\n".utf8))
+        }
+    }
+}
+
+/// The user with this email, or the store's "no user" error (66, with its hint).
+func findUser(_ email: String, in store: any RelayStore) async throws -> UserSummary {
+    guard let user = try await store.users().first(where: { $0.email == email }) else {
+        throw StoreError.notFound("no user \"\(email)\"")
+    }
+    return user
 }
 
 func checkEmail(_ email: String) throws {

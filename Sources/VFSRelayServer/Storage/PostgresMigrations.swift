@@ -126,6 +126,8 @@ enum PostgresMigrations {
         ]),
         // tus creation-defer-length: an upload's length is NULL until a PATCH declares it.
         ("v2-upload-defer-length", ["ALTER TABLE uploads ALTER COLUMN length DROP NOT NULL"]),
+        // An operator can disable a user (`vfs-relay user disable`): no enrolment, no sign-in.
+        ("v3-user-disabled", ["ALTER TABLE users ADD COLUMN disabled DOUBLE PRECISION"]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

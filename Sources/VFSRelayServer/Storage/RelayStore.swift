@@ -19,6 +19,15 @@ public struct UserSummary: Codable, Sendable, Equatable {
     public var role: String
     public var devices: Int
     public var created: Date
+    /// When an operator disabled the user; nil for a user in good standing.
+    public var disabled: Date?
+}
+
+/// An organisation as `vfs-relay org list` shows it.
+public struct OrganisationSummary: Codable, Sendable, Equatable {
+    public var name: String
+    public var users: Int
+    public var created: Date
 }
 
 /// A device as the admin commands list them.
@@ -109,6 +118,10 @@ public protocol RelayStore: Sendable {
     func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws
     func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws
     func users() async throws -> [UserSummary]
+    func organisations() async throws -> [OrganisationSummary]
+    /// Changes a user's role and/or standing (nil: unchanged). Disabling ends their admin
+    /// web sessions; their devices are logged out by the caller, one `invalidateDevice` each.
+    func setUser(email: String, admin: Bool?, disabled: Bool?, now: Date) async throws
     func allDevices() async throws -> [DeviceSummary]
     func stats() async throws -> RelayStats
     func backup(to path: String) async throws

@@ -98,6 +98,10 @@ enum SQLiteMigrations {
                 ALTER TABLE uploads_new RENAME TO uploads;
                 """)
         }
+        // An operator can disable a user (`vfs-relay user disable`): no enrolment, no sign-in.
+        migrator.registerMigration("v7-user-disabled") { db in
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN disabled REAL")
+        }
         return migrator
     }
 }

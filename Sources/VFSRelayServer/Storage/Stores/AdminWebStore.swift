@@ -6,9 +6,10 @@ import VFSRelayProtocol
 extension SQLRelayStore {
     public func createLoginCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
         try await sql.database.write { db in
-            guard let user = try await db.one("SELECT id, org_id, role FROM users WHERE email = \(email)") else {
+            guard let user = try await db.one("SELECT id, org_id, role, disabled FROM users WHERE email = \(email)") else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
+            guard try user.get("disabled", as: Double?.self) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
             guard try user.get("role", as: String.self) == "admin" else {
                 throw StoreError.invalid("user \"\(email)\" is not an administrator")
             }

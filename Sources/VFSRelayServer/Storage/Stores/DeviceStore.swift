@@ -31,9 +31,10 @@ extension SQLRelayStore {
 
     public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
         try await sql.database.write { db in
-            guard let user = try await db.one("SELECT id, org_id FROM users WHERE email = \(email)") else {
+            guard let user = try await db.one("SELECT id, org_id, disabled FROM users WHERE email = \(email)") else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
+            guard try user.get("disabled", as: Double?.self) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
             try await db.run("""
                 INSERT INTO enrolment_codes(code_hash, user_id, created, expires)
                 VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(now), \(expires))
@@ -45,12 +46,41 @@ extension SQLRelayStore {
     public func users() async throws -> [UserSummary] {
         try await sql.database.read { db in
             try await db.all("""
-                SELECT u.id, u.email, o.name AS org, u.role, u.created,
+                SELECT u.id, u.email, o.name AS org, u.role, u.created, u.disabled,
                   (SELECT COUNT(*) FROM devices d WHERE d.user_id = u.id AND d.invalidated IS NULL) AS devices
                 FROM users u JOIN organisations o ON o.id = u.org_id ORDER BY o.name, u.email
                 """).map {
                 UserSummary(id: try $0.get("id"), email: try $0.get("email"), org: try $0.get("org"), role: try $0.get("role"),
-                            devices: try $0.get("devices"), created: try $0.get("created"))
+                            devices: try $0.get("devices"), created: try $0.get("created"), disabled: try $0.get("disabled"))
+            }
+        }
+    }
+
+    public func organisations() async throws -> [OrganisationSummary] {
+        try await sql.database.read { db in
+            try await db.all("""
+                SELECT o.name, o.created, (SELECT COUNT(*) FROM users u WHERE u.org_id = o.id) AS users
+                FROM organisations o ORDER BY o.name
+                """).map { OrganisationSummary(name: try $0.get("name"), users: try $0.get("users"), created: try $0.get("created")) }
+        }
+    }
+
+    public func setUser(email: String, admin: Bool?, disabled: Bool?, now: Date) async throws {
+        try await sql.database.write { db in
+            guard let user = try await db.one("SELECT id, org_id FROM users WHERE email = \(email)") else {
+                throw StoreError.notFound("no user \"\(email)\"")
+            }
+            let id = try user.get("id", as: Int64.self), org = try user.get("org_id", as: Int64.self)
+            if let admin {
+                let role = admin ? "admin" : "member"
+                try await db.run("UPDATE users SET role = \(role) WHERE id = \(id)")
+                try await StoreRows.audit(db, org: org, actor: "operator", action: "user.role", subject: email, detail: role, now: now)
+            }
+            if let disabled {
+                try await db.run("UPDATE users SET disabled = \(disabled ? now : nil) WHERE id = \(id)")
+                if disabled { try await db.run("DELETE FROM admin_sessions WHERE user_id = \(id)") }
+                try await StoreRows.audit(db, org: org, actor: "operator", action: disabled ? "user.disable" : "user.enable",
+                                          subject: email, now: now)
             }
         }
     }
@@ -104,7 +134,9 @@ extension SQLRelayStore {
             // Single use: only one transaction can flip `used` from NULL.
             guard let userID = try await db.value("""
                 UPDATE enrolment_codes SET used = \(now)
-                WHERE code_hash = \(codeHash) AND used IS NULL AND expires > \(now) RETURNING user_id
+                WHERE code_hash = \(codeHash) AND used IS NULL AND expires > \(now)
+                  AND user_id IN (SELECT id FROM users WHERE disabled IS NULL)
+                RETURNING user_id
                 """, as: Int64.self),
                 let user = try await db.one("SELECT org_id, email FROM users WHERE id = \(userID)") else { return nil }
             try await db.run("""
