@@ -2,21 +2,8 @@ import Foundation
 import PostgresNIO
 import VFSRelayProtocol
 
-/// The policy grace and the cloud's transfer and rekey puts of the PostgreSQL store.
+/// The cloud's transfer and rekey puts of the PostgreSQL store.
 extension PostgresRelayStore {
-    public func policyGrace(org: Int64) async throws -> Int64? {
-        try await read { db in try await db.value("SELECT policy_grace FROM organisations WHERE id = \(org)", as: Int64.self) }
-    }
-
-    public func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws {
-        try await write { db in
-            try await db.run("UPDATE organisations SET policy_grace = \(seconds) WHERE id = \(org)")
-            try await Self.audit(db, org: org, actor: actor.email, action: "policy.grace", subject: "organisation",
-                                 detail: seconds.map(String.init) ?? "default", now: now)
-            try await Self.bumpItemsRevision(db, org: org)
-        }
-    }
-
     public func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
                                  now: Date) async throws -> (CloudEntry, [String]) {
         try await write { db in
