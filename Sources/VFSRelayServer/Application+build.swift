@@ -79,13 +79,11 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
         onServerRunning: { channel in await onReady(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     let maintenance = RelayMaintenance(store: store, blobs: blobs, configuration: configuration)
-    var services: [any Service] = [
+    let services: [any Service] = [
         EventWatcher(hub: hub, store: store, interval: configuration.watchInterval),
         SweeperService(maintenance: maintenance, interval: configuration.sweepInterval, logger: logger),
+        EventListener(notifications: store.eventNotifications, hub: hub, logger: logger),
     ]
-    if let postgres = store as? PostgresRelayStore {
-        services.append(PostgresEventListener(store: postgres, hub: hub, logger: logger))
-    }
     return RelayServer(application: application, services: services, shutdownGrace: configuration.shutdownGrace)
 }
 

@@ -16,17 +16,16 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try data.configuration()
-        guard configuration.database != nil else {
+        guard let database = configuration.database else {
             _ = try await data.open()
             print("up to date")
             return
         }
         let store: PostgresRelayStore
         do {
-            guard let opened = try await openRelayStore(configuration, migrate: false).0 as? PostgresRelayStore else { return }
-            store = opened
+            store = try await PostgresRelayStore(location: database, migrate: false)
         } catch {
-            throw ToolError("cannot open \(data.describedStore): \(error)", exit: .unavailable,
+            throw ToolError("cannot open \(data.describedStore): \(PostgresRelayStore.describe(error))", exit: .unavailable,
                             hints: ["is PostgreSQL running, and does the database exist?"])
         }
         let applied: [String]

@@ -83,7 +83,10 @@ struct CloudTests {
             #expect(try await client.request(.delete, RelayPaths.cloud("/archive-2026"), token: alice.token).status == .noContent)
             #expect(fixture.blobFiles().isEmpty)
             #expect(try await fixture.store.referenceAudit().isEmpty)
-            #expect(try await client.request(.delete, RelayPaths.cloud("/"), token: alice.token).status == .notFound)
+            // The root is listed (GET) but never deleted: 405, with Allow naming GET.
+            let deleteRoot = try await client.request(.delete, RelayPaths.cloud("/"), token: alice.token)
+            #expect(deleteRoot.status == .methodNotAllowed)
+            #expect(deleteRoot.headers[HTTPField.Name("Allow")!] == "GET")
         }
     }
 

@@ -101,6 +101,13 @@ final class StoreFixture: @unchecked Sendable {
     }
 }
 
+/// Device ids heard, from other tasks.
+final class HeardDevices: Sendable {
+    private let devices = Mutex([String]())
+    func append(_ device: String) { devices.withLock { $0.append(device) } }
+    func contains(_ device: String) -> Bool { devices.withLock { $0.contains(device) } }
+}
+
 /// A flag set once, read from other tasks.
 final class ManagedAtomicFlag: Sendable {
     private let flag = Mutex(false)
@@ -340,6 +347,51 @@ struct StoreTests {
         #expect(try await store.events(device: alice[0].deviceID, after: first[0].id, limit: 1).map(\.data) == ["{\"n\":2}"])
         #expect(Set(try await store.devicesWithEvents(after: first[1].id)) == Set(alice.map(\.deviceID)))
         #expect(try await store.lastEventID() >= first[2].id)
+    }
+
+    @Test("event notifications: a listener (on PostgreSQL one of another store on the database) hears the devices of stored events, of a transfer and of a logout, whose events are readable by then",
+          arguments: Backend.allCases)
+    func eventNotifications(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example", devices: 3)
+        var other: PostgresRelayStore?
+        if let url = fixture.database {
+            var logger = Logger(label: "store-test")
+            logger.logLevel = .critical
+            other = try await PostgresRelayStore(location: try #require(PostgresLocation(url: url)), migrate: false, logger: logger)
+        }
+        let listening: any RelayStore = other ?? store
+        let heard = HeardDevices()
+        let listener = Task {
+            try await listening.eventNotifications.listenForEvents { device in heard.append(device) }
+        }
+        defer { listener.cancel() }
+        func wait(for device: String, storing: () async throws -> Void) async throws {
+            let deadline = Date().addingTimeInterval(60)
+            // The listener may not be listening yet: store again until it hears one.
+            while !heard.contains(device) {
+                #expect(Date() < deadline, "no notification for \(device)")
+                guard Date() < deadline else { return }
+                try await storing()
+                for _ in 0..<20 where !heard.contains(device) { try await Task.sleep(for: .milliseconds(25)) }
+            }
+        }
+        try await wait(for: alice[0].deviceID) {
+            try await store.appendEvent(kind: .alert, data: "{}", devices: [alice[0].deviceID], now: Date())
+        }
+        // Events are readable by the time anyone is woken for them.
+        #expect(try await !listening.events(device: alice[0].deviceID, after: 0, limit: 1).isEmpty)
+        let upload = try await fixture.finishedUpload(alice[0])
+        _ = try await store.createTransfer(id: "t1", upload: upload, blobID: "b1", sender: alice[0], devices: [alice[2].deviceID],
+                                           groups: [], expires: Date().addingTimeInterval(600), now: Date())
+        try await wait(for: alice[2].deviceID) {}
+        _ = try await store.invalidateDevice(id: alice[1].deviceID, user: alice[1].userID, now: Date())
+        try await wait(for: alice[1].deviceID) {}
+        #expect(try await store.events(device: alice[1].deviceID, after: 0, limit: 10).map(\.kind) == [.logout])
+        listener.cancel()
+        _ = await listener.result
+        await other?.shutdown()
     }
 
     @Test("policy items: versions, revision, conflicts, preconditions", arguments: Backend.allCases)

@@ -97,11 +97,12 @@ struct EventWatcher: Service {
     }
 }
 
-/// Wakes this instance's streams when another instance stores events for their device:
-/// LISTEN on the PostgreSQL channel the store NOTIFYs. A lost connection is retried
-/// every second; what was stored meanwhile the `EventWatcher`'s poll still finds.
-struct PostgresEventListener: Service {
-    let store: PostgresRelayStore
+/// Wakes this instance's streams when events are stored for their device, by this
+/// instance or (on PostgreSQL) another one: the store's `EventNotifications`. A lost
+/// channel is retried every second; what was stored meanwhile the `EventWatcher`'s poll
+/// still finds.
+struct EventListener: Service {
+    let notifications: any EventNotifications
     let hub: EventHub
     let logger: Logger
 
@@ -109,7 +110,7 @@ struct PostgresEventListener: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await store.listenForEvents { device in hub.notify([device]) }
+                    try await notifications.listenForEvents { device in hub.notify([device]) }
                 } catch {
                     if Task.isCancelled || error is CancellationError { break }
                     logger.warning("event listener: \(error); retrying")

@@ -98,13 +98,15 @@ public struct PostgresLocation: Sendable, Equatable {
 /// connection pool. Every change that moves a reference count or a status runs in one
 /// transaction that locks the rows it changes (`FOR UPDATE`, `UPDATE … RETURNING`), so
 /// two instances racing on one transfer neither double-count nor lose a reference.
-/// Events also go out as `NOTIFY vfs_events, 'DEVICE'` so other instances wake the
+/// Events also go out, after their commit, as `NOTIFY vfs_events, 'DEVICE'` so other instances wake the
 /// device's streams at once.
-public final class PostgresRelayStore: RelayStore {
+public final class PostgresRelayStore: SQLRelayStore, EventNotifications {
     let client: PostgresClient
     let logger: Logger
     private let runner: Task<Void, Never>
     public static let eventChannel = "vfs_events"
+    public var eventNotifications: any EventNotifications { self }
+    public var sql: SQLHandle { SQLHandle(database: PostgresSQLDatabase(store: self), notify: { [self] in await notify($0) }) }
 
     /// Connects and runs the migrations (under the advisory lock) when `migrate` is set.
     public init(location: PostgresLocation, migrate: Bool = true, logger: Logger = Logger(label: "vfs-relay.postgres")) async throws {
@@ -231,18 +233,12 @@ public final class PostgresRelayStore: RelayStore {
 
     static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
 
-    static func device(_ row: PGRow) throws -> Device {
-        Device(id: try row.get("id"), name: try row.get("name"), platform: try row.get("platform"),
-               recipient: try row.get("recipient"), created: try row.date("created"),
-               lastSeen: try row.optionalDate("last_seen"), invalidated: try row.optionalDate("invalidated"))
-    }
+    static func device(_ row: PGRow) throws -> Device { try StoreRows.device(SQLRow(row)) }
 
     static func audit(_ db: PGSession, org: Int64?, actor: String, action: String, subject: String,
                       detail: String = "", now: Date) async throws {
-        try await db.run("""
-            INSERT INTO audit(at, org_id, actor, action, subject, detail)
-            VALUES (\(seconds(now)), \(org), \(actor), \(action), \(subject), \(detail))
-            """)
+        try await StoreRows.audit(PostgresSQLConnection(session: db), org: org, actor: actor, action: action, subject: subject,
+                                  detail: detail, now: now)
     }
 
     /// Locks blob rows in id order. The lock order of the whole store: a transaction that
@@ -262,18 +258,19 @@ public final class PostgresRelayStore: RelayStore {
         return true
     }
 
-    /// Stores events for `devices` and tells the other instances (delivered at commit).
-    static func insertEvents(_ db: PGSession, kind: RelayEventKind, data: String, devices: [String], now: Date) async throws {
+    /// Tells every instance (LISTEN on `eventChannel`) that these devices have new events,
+    /// after their commit. A NOTIFY that fails loses nothing: the events are stored, and
+    /// every instance's poll finds them.
+    func notify(_ devices: [String]) async {
         guard !devices.isEmpty else { return }
-        try await db.run("SELECT pg_advisory_xact_lock(\(PostgresMigrations.eventsKey))")
-        try await db.run("""
-            INSERT INTO events(device_id, kind, data, created)
-            SELECT d, \(kind.rawValue), \(data), \(seconds(now)) FROM unnest(\(devices)::text[]) WITH ORDINALITY AS t(d, n) ORDER BY n
-            """)
-        try await db.run("SELECT pg_notify(\(eventChannel), d) FROM (SELECT DISTINCT d FROM unnest(\(devices)::text[]) AS t(d)) AS u")
+        do {
+            try await read { db in
+                try await db.run("SELECT pg_notify(\(Self.eventChannel), d) FROM (SELECT DISTINCT d FROM unnest(\(devices)::text[]) AS t(d)) AS u")
+            }
+        } catch {
+            logger.warning("notify: \(Self.describe(error))")
+        }
     }
-
-    static func json(_ object: [String: String]) -> String { SQLiteRelayStore.json(object) }
 
     static func ownedDevice(_ db: PGSession, id: String, user: Int64) async throws -> PGRow {
         guard let row = try await db.one("""
@@ -286,360 +283,22 @@ public final class PostgresRelayStore: RelayStore {
 
     // MARK: - operator
 
-    public func createOrganisation(name: String, now: Date) async throws {
-        try await write { db in
-            if try await db.one("SELECT 1 FROM organisations WHERE name = \(name)") != nil {
-                throw StoreError.conflict("organisation \"\(name)\" already exists")
-            }
-            let id = try await db.value("INSERT INTO organisations(name, created) VALUES (\(name), \(Self.seconds(now))) RETURNING id",
-                                        as: Int64.self)
-            try await Self.audit(db, org: id, actor: "operator", action: "org.add", subject: name, now: now)
-        }
-    }
-
-    public func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws {
-        try await write { db in
-            guard let org = try await db.value("SELECT id FROM organisations WHERE name = \(organisation)", as: Int64.self) else {
-                throw StoreError.notFound("no organisation \"\(organisation)\"")
-            }
-            if try await db.one("SELECT 1 FROM users WHERE email = \(email)") != nil {
-                throw StoreError.conflict("user \"\(email)\" already exists")
-            }
-            let role = admin ? "admin" : "member"
-            try await db.run("INSERT INTO users(org_id, email, role, created) VALUES (\(org), \(email), \(role), \(Self.seconds(now)))")
-            try await Self.audit(db, org: org, actor: "operator", action: "user.add", subject: email, detail: role, now: now)
-        }
-    }
-
-    public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
-        try await write { db in
-            guard let user = try await db.one("SELECT id, org_id, disabled FROM users WHERE email = \(email)") else {
-                throw StoreError.notFound("no user \"\(email)\"")
-            }
-            guard try user.get("disabled", as: Double?.self) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
-            try await db.run("""
-                INSERT INTO enrolment_codes(code_hash, user_id, created, expires)
-                VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(Self.seconds(now)), \(Self.seconds(expires)))
-                """)
-            try await Self.audit(db, org: try user.get("org_id"), actor: "operator", action: "invite", subject: email, now: now)
-        }
-    }
-
-    public func users() async throws -> [UserSummary] {
-        try await read { db in
-            try await db.all("""
-                SELECT u.id, u.email, o.name AS org, u.role, u.created, u.disabled,
-                  (SELECT COUNT(*) FROM devices d WHERE d.user_id = u.id AND d.invalidated IS NULL) AS devices
-                FROM users u JOIN organisations o ON o.id = u.org_id ORDER BY o.name, u.email
-                """).map {
-                UserSummary(id: try $0.get("id"), email: try $0.get("email"), org: try $0.get("org"), role: try $0.get("role"),
-                            devices: Int(try $0.get("devices", as: Int64.self)), created: try $0.date("created"),
-                            disabled: try $0.get("disabled", as: Double?.self).map { Date(timeIntervalSince1970: $0) })
-            }
-        }
-    }
-
-    public func allDevices() async throws -> [DeviceSummary] {
-        try await read { db in
-            try await db.all("SELECT d.*, u.email FROM devices d JOIN users u ON u.id = d.user_id ORDER BY u.email, d.created")
-                .map { DeviceSummary(user: try $0.get("email"), device: try Self.device($0)) }
-        }
-    }
-
-    public func stats() async throws -> RelayStats {
-        try await read { db in
-            let row = try await db.one("""
-                SELECT (SELECT COUNT(*) FROM organisations) AS organisations, (SELECT COUNT(*) FROM users) AS users,
-                  (SELECT COUNT(*) FROM devices) AS devices,
-                  (SELECT COUNT(*) FROM devices WHERE invalidated IS NULL) AS active,
-                  (SELECT COUNT(*) FROM device_groups) AS groups, (SELECT COUNT(*) FROM uploads) AS uploads,
-                  (SELECT COUNT(*) FROM blobs) AS blobs, (SELECT COALESCE(SUM(size), 0)::BIGINT FROM blobs) AS bytes,
-                  (SELECT COUNT(*) FROM outbox WHERE status IN ('unattended', 'initiated')) AS live,
-                  (SELECT COUNT(*) FROM cloud WHERE kind = 'file') AS cloud,
-                  (SELECT COUNT(*) FROM items) AS items, (SELECT COUNT(*) FROM events) AS events
-                """)!
-            func count(_ column: String) throws -> Int { Int(try row.get(column, as: Int64.self)) }
-            return RelayStats(organisations: try count("organisations"), users: try count("users"), devices: try count("devices"),
-                              activeDevices: try count("active"), groups: try count("groups"), uploads: try count("uploads"),
-                              blobs: try count("blobs"), blobBytes: try row.get("bytes"), liveTransfers: try count("live"),
-                              cloudFiles: try count("cloud"), items: try count("items"), events: try count("events"))
-        }
-    }
-
     public func backup(to path: String) async throws {
         throw StoreError.invalid("a PostgreSQL relay is backed up with pg_dump, not vfs-relay backup")
-    }
-
-    public func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws {
-        try await write { db in
-            try await Self.audit(db, org: org, actor: actor, action: action, subject: subject, detail: detail, now: now)
-        }
-    }
-
-    public func deviceIDs(ofUser email: String) async throws -> [String] {
-        try await read { db in
-            guard let user = try await db.value("SELECT id FROM users WHERE email = \(email)", as: Int64.self) else {
-                throw StoreError.notFound("no user \"\(email)\"")
-            }
-            return try await db.values("SELECT id FROM devices WHERE user_id = \(user) AND invalidated IS NULL ORDER BY created",
-                                       as: String.self)
-        }
-    }
-
-    // MARK: - enrolment and authentication
-
-    public func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
-                       recipient: String, now: Date) async throws -> Device? {
-        try await write { db in
-            // Single use: only one transaction can flip `used` from NULL.
-            guard let code = try await db.one("""
-                UPDATE enrolment_codes c SET used = \(Self.seconds(now)) FROM users u
-                WHERE u.id = c.user_id AND c.code_hash = \(codeHash) AND c.used IS NULL AND c.expires > \(Self.seconds(now))
-                  AND u.disabled IS NULL
-                RETURNING c.user_id, u.org_id, u.email
-                """) else { return nil }
-            // Names are unique among a user's live devices (the transaction, and so the code's use, is undone).
-            if try await db.one("""
-                SELECT 1 FROM devices WHERE user_id = \(try code.get("user_id", as: Int64.self)) AND name = \(name) AND invalidated IS NULL
-                """) != nil {
-                throw StoreError.conflict("you already have a device named \"\(name)\"")
-            }
-            try await db.run("""
-                INSERT INTO devices(id, user_id, name, platform, recipient, token_hash, created, last_seen)
-                VALUES (\(deviceID), \(try code.get("user_id", as: Int64.self)), \(name), \(platform), \(recipient), \(tokenHash),
-                        \(Self.seconds(now)), \(Self.seconds(now)))
-                """)
-            try await Self.audit(db, org: try code.get("org_id"), actor: try code.get("email"), action: "device.enroll",
-                                 subject: deviceID, detail: name, now: now)
-            return Device(id: deviceID, name: name, platform: platform, recipient: recipient, created: now, lastSeen: now)
-        }
-    }
-
-    public func isRevoked(tokenHash: String) async throws -> Bool {
-        try await read { db in
-            try await db.one("SELECT 1 FROM devices WHERE token_hash = \(tokenHash) AND invalidated IS NOT NULL") != nil
-        }
-    }
-
-    public func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity? {
-        try await read { db in
-            guard let row = try await db.one("""
-                SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
-                WHERE d.token_hash = \(tokenHash) AND d.invalidated IS NULL
-                """) else { return nil }
-            let identity = DeviceIdentity(deviceID: try row.get("id"), userID: try row.get("user_id"), orgID: try row.get("org_id"),
-                                          email: try row.get("email"), isAdmin: try row.get("role", as: String.self) == "admin")
-            // Last seen to the minute: no write on every request.
-            if Self.seconds(now) - (try row.get("last_seen", as: Double?.self) ?? 0) > 60 {
-                try await db.run("UPDATE devices SET last_seen = \(Self.seconds(now)) WHERE id = \(identity.deviceID)")
-            }
-            return identity
-        }
-    }
-
-    // MARK: - devices
-
-    public func devices(user: Int64) async throws -> [Device] {
-        try await read { db in
-            try await db.all("SELECT * FROM devices WHERE user_id = \(user) AND invalidated IS NULL ORDER BY created, id")
-                .map(Self.device)
-        }
-    }
-
-    public func device(id: String, user: Int64) async throws -> Device {
-        try await read { db in try Self.device(try await Self.ownedDevice(db, id: id, user: user)) }
-    }
-
-    public func renameDevice(id: String, user: Int64, name: String, now: Date) async throws -> Device {
-        try await write { db in
-            let row = try await Self.ownedDevice(db, id: id, user: user)
-            try await db.run("UPDATE devices SET name = \(name) WHERE id = \(id)")
-            try await Self.audit(db, org: nil, actor: id, action: "device.rename", subject: id, detail: name, now: now)
-            var device = try Self.device(row)
-            device.name = name
-            return device
-        }
-    }
-
-    public func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String] {
-        try await write { db in
-            try await Self.lockBlobs(db, try await db.values("""
-                SELECT DISTINCT t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
-                WHERE o.device_id = \(id) AND o.status IN ('unattended', 'initiated')
-                """, as: String.self))
-            guard try await db.one("""
-                UPDATE devices SET invalidated = \(Self.seconds(now))
-                WHERE id = \(id) AND user_id = \(user) AND invalidated IS NULL RETURNING id
-                """) != nil else { throw StoreError.notFound("no device \"\(id)\"") }
-            try await db.run("DELETE FROM group_members WHERE device_id = \(id)")
-            try await Self.insertEvents(db, kind: .logout, data: Self.json(["device": id]), devices: [id], now: now)
-            let waiting = try await db.all("""
-                UPDATE outbox o SET status = 'expired', updated = \(Self.seconds(now)) FROM transfers t
-                WHERE t.id = o.transfer_id AND o.device_id = \(id) AND o.status IN ('unattended', 'initiated')
-                RETURNING t.blob_id
-                """)
-            var released = [String]()
-            for blob in try waiting.map({ try $0.get("blob_id", as: String.self) }).sorted() {
-                if try await Self.release(db, blob: blob) { released.append(blob) }
-            }
-            try await Self.audit(db, org: nil, actor: id, action: "device.invalidate", subject: id, now: now)
-            return released
-        }
     }
 
     // MARK: - groups
 
     static func group(_ db: PGSession, name: String, user: Int64) async throws -> DeviceGroup {
-        guard let id = try await db.value("SELECT id FROM device_groups WHERE user_id = \(user) AND name = \(name)", as: Int64.self) else {
-            throw StoreError.notFound("no group \"\(name)\"")
-        }
-        let members = try await db.values("SELECT device_id FROM group_members WHERE group_id = \(id) ORDER BY device_id",
-                                          as: String.self)
-        return DeviceGroup(name: name, members: members)
-    }
-
-    public func groups(user: Int64) async throws -> [DeviceGroup] {
-        try await read { db in
-            var groups = [DeviceGroup]()
-            for name in try await db.values("SELECT name FROM device_groups WHERE user_id = \(user) ORDER BY name", as: String.self) {
-                groups.append(try await Self.group(db, name: name, user: user))
-            }
-            return groups
-        }
-    }
-
-    public func group(name: String, user: Int64) async throws -> DeviceGroup {
-        try await read { db in try await Self.group(db, name: name, user: user) }
-    }
-
-    public func createGroup(name: String, members: [String], user: Int64, now: Date) async throws -> DeviceGroup {
-        try await write { db in
-            if try await db.one("SELECT 1 FROM device_groups WHERE user_id = \(user) AND name = \(name)") != nil {
-                throw StoreError.conflict("group \"\(name)\" already exists")
-            }
-            for (n, member) in members.enumerated() {
-                _ = try await Self.ownedDevice(db, id: member, user: user)
-                if members[..<n].contains(member) { throw StoreError.invalid("device \"\(member)\" is listed twice") }
-            }
-            let id = try await db.value("""
-                INSERT INTO device_groups(user_id, name, created) VALUES (\(user), \(name), \(Self.seconds(now))) RETURNING id
-                """, as: Int64.self)!
-            try await db.run("INSERT INTO group_members(group_id, device_id) SELECT \(id), d FROM unnest(\(members)::text[]) AS t(d)")
-            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "group.create", subject: name, now: now)
-            return try await Self.group(db, name: name, user: user)
-        }
-    }
-
-    public func addGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
-        try await write { db in
-            _ = try await Self.group(db, name: group, user: user)
-            _ = try await Self.ownedDevice(db, id: device, user: user)
-            try await db.run("""
-                INSERT INTO group_members(group_id, device_id)
-                SELECT id, \(device) FROM device_groups WHERE user_id = \(user) AND name = \(group) ON CONFLICT DO NOTHING
-                """)
-            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "group.add", subject: group, detail: device, now: now)
-            return try await Self.group(db, name: group, user: user)
-        }
-    }
-
-    public func removeGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
-        try await write { db in
-            guard try await db.one("""
-                DELETE FROM group_members WHERE device_id = \(device)
-                AND group_id = (SELECT id FROM device_groups WHERE user_id = \(user) AND name = \(group)) RETURNING 1
-                """) != nil else {
-                _ = try await Self.group(db, name: group, user: user)
-                throw StoreError.notFound("no device \"\(device)\" in group \"\(group)\"")
-            }
-            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "group.remove", subject: group, detail: device, now: now)
-            return try await Self.group(db, name: group, user: user)
-        }
-    }
-
-    public func deleteGroup(name: String, user: Int64, now: Date) async throws {
-        try await write { db in
-            guard try await db.one("DELETE FROM device_groups WHERE user_id = \(user) AND name = \(name) RETURNING id") != nil else {
-                throw StoreError.notFound("no group \"\(name)\"")
-            }
-            try await Self.audit(db, org: nil, actor: "user:\(user)", action: "group.delete", subject: name, now: now)
-        }
+        try await StoreRows.group(PostgresSQLConnection(session: db), name: name, user: user)
     }
 
     // MARK: - uploads
-
-    public func usage(user: Int64) async throws -> Int64 {
-        try await read { db in
-            try await db.value("""
-                SELECT (
-                  (SELECT COALESCE(SUM(COALESCE(length, "offset")), 0) FROM uploads WHERE user_id = \(user))
-                + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = \(user) AND EXISTS
-                     (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated')))
-                + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = \(user) AND kind = 'file'))::BIGINT
-                """, as: Int64.self) ?? 0
-        }
-    }
 
     static func upload(_ row: PGRow) throws -> UploadRecord {
         UploadRecord(id: try row.get("id"), userID: try row.get("user_id"), deviceID: try row.get("device_id"),
                      length: try row.get("length"), offset: try row.get("offset"), metadata: try row.get("metadata"),
                      created: try row.date("created"), expires: try row.date("expires"), sha256: try row.get("sha256"))
-    }
-
-    public func createUpload(_ upload: UploadRecord) async throws {
-        try await write { db in
-            try await db.run("""
-                INSERT INTO uploads(id, user_id, device_id, length, "offset", metadata, created, expires)
-                VALUES (\(upload.id), \(upload.userID), \(upload.deviceID), \(upload.length), 0, \(upload.metadata),
-                        \(Self.seconds(upload.created)), \(Self.seconds(upload.expires)))
-                """)
-        }
-    }
-
-    public func upload(id: String, user: Int64) async throws -> UploadRecord {
-        try await read { db in
-            guard let row = try await db.one("SELECT * FROM uploads WHERE id = \(id) AND user_id = \(user)") else {
-                throw StoreError.notFound("no upload \"\(id)\"")
-            }
-            return try Self.upload(row)
-        }
-    }
-
-    public func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws {
-        try await read { db in
-            try await db.run("UPDATE uploads SET \"offset\" = \(offset), sha256 = \(sha256) WHERE id = \(id)")
-        }
-    }
-
-    public func setUploadLength(id: String, length: Int64) async throws {
-        try await write { db in
-            // Row-locked, so two instances cannot both set it.
-            guard let row = try await db.one("SELECT length, \"offset\" FROM uploads WHERE id = \(id) FOR UPDATE") else {
-                throw StoreError.notFound("no upload \"\(id)\"")
-            }
-            if let set: Int64 = try row.get("length") { throw StoreError.conflict("upload \"\(id)\" already has its length (\(set) bytes)") }
-            let offset: Int64 = try row.get("offset")
-            guard length >= offset else { throw StoreError.invalid("upload \"\(id)\" already has \(offset) bytes, more than \(length)") }
-            try await db.run("UPDATE uploads SET length = \(length) WHERE id = \(id) AND length IS NULL")
-        }
-    }
-
-    public func deleteUpload(id: String, user: Int64) async throws {
-        try await write { db in
-            guard try await db.one("DELETE FROM uploads WHERE id = \(id) AND user_id = \(user) RETURNING id") != nil else {
-                throw StoreError.notFound("no upload \"\(id)\"")
-            }
-        }
-    }
-
-    public func removeExpiredUploads(now: Date) async throws -> [String] {
-        try await write { db in
-            try await db.values("DELETE FROM uploads WHERE expires <= \(Self.seconds(now)) RETURNING id", as: String.self)
-        }
-    }
-
-    public func uploadIDs() async throws -> Set<String> {
-        try await read { db in Set(try await db.values("SELECT id FROM uploads", as: String.self)) }
     }
 
     /// A finished upload of this user, deleted as it becomes a blob with `refs` references
@@ -661,18 +320,12 @@ public final class PostgresRelayStore: RelayStore {
     // MARK: - transfers
 
     static func outboxEntry(_ db: PGSession, transfer row: PGRow) async throws -> OutboxEntry {
-        let id: String = try row.get("id")
-        let recipients = try await db.all("SELECT * FROM outbox WHERE transfer_id = \(id) ORDER BY device_id").map {
-            TransferRecipient(device: try $0.get("device_id"), status: TransferStatus(rawValue: try $0.get("status")) ?? .expired,
-                              updated: try $0.date("updated"))
-        }
-        return OutboxEntry(id: id, size: try row.get("size"), sha256: try row.get("sha256"), created: try row.date("created"),
-                           expires: try row.date("expires"), recipients: recipients)
+        try await StoreRows.outboxEntry(PostgresSQLConnection(session: db), transfer: SQLRow(row))
     }
 
     public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
                                groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
-        try await write { db in
+        let entry = try await write { db in
             var targets = [String]()
             for device in devices {
                 _ = try await Self.ownedDevice(db, id: device, user: sender.userID)
@@ -694,12 +347,15 @@ public final class PostgresRelayStore: RelayStore {
                 INSERT INTO outbox(transfer_id, device_id, status, updated)
                 SELECT \(id), d, 'unattended', \(Self.seconds(now)) FROM unnest(\(targets)::text[]) AS t(d)
                 """)
-            try await Self.insertEvents(db, kind: .transfer, data: Self.json(["transfer": id]), devices: targets, now: now)
+            try await StoreRows.insertEvents(PostgresSQLConnection(session: db), kind: .transfer,
+                                             data: StoreRows.json(["transfer": id]), devices: targets, now: now)
             try await Self.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
                                  detail: targets.joined(separator: ","), now: now)
             let row = try await db.one("SELECT * FROM transfers WHERE id = \(id)")!
             return try await Self.outboxEntry(db, transfer: row)
         }
+        await notify(entry.recipients.map(\.device))
+        return entry
     }
 
     public func inbox(device: String) async throws -> [InboxEntry] {
@@ -800,146 +456,13 @@ public final class PostgresRelayStore: RelayStore {
 
     // MARK: - events
 
-    public func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String] {
-        try await write { db in
-            try await Self.insertEvents(db, kind: kind, data: data, devices: devices, now: now)
-            return devices
-        }
-    }
-
-    public func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String] {
-        try await write { db in
-            let devices = try await db.values("""
-                SELECT d.id FROM devices d JOIN users u ON u.id = d.user_id WHERE u.org_id = \(org) AND d.invalidated IS NULL
-                ORDER BY d.id
-                """, as: String.self)
-            try await Self.insertEvents(db, kind: kind, data: data, devices: devices, now: now)
-            return devices
-        }
-    }
-
-    public func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent] {
-        try await read { db in
-            try await db.all("""
-                SELECT id, kind, data FROM events WHERE device_id = \(device) AND id > \(after) ORDER BY id LIMIT \(Int64(limit))
-                """).compactMap { row -> StoredEvent? in
-                guard let kind = RelayEventKind(rawValue: try row.get("kind")) else { return nil }
-                return StoredEvent(id: try row.get("id"), kind: kind, data: try row.get("data"))
-            }
-        }
-    }
-
-    public func lastEventID() async throws -> Int64 {
-        try await read { db in try await db.value("SELECT COALESCE(MAX(id), 0)::BIGINT FROM events", as: Int64.self) ?? 0 }
-    }
-
-    public func devicesWithEvents(after id: Int64) async throws -> [String] {
-        try await read { db in try await db.values("SELECT DISTINCT device_id FROM events WHERE id > \(id)", as: String.self) }
-    }
-
-    public func isDeviceLive(_ id: String) async throws -> Bool {
-        try await read { db in try await db.one("SELECT 1 FROM devices WHERE id = \(id) AND invalidated IS NULL") != nil }
-    }
-
-    /// Calls `wake` with the device of every event any instance stores, until cancelled
-    /// (LISTEN on one pooled connection; a lost connection ends it with an error).
+    /// LISTEN on one pooled connection, for every instance's NOTIFYs; a lost connection
+    /// ends it with an error.
     public func listenForEvents(_ wake: @escaping @Sendable (String) -> Void) async throws {
         try await client.withConnection { connection in
             try await connection.listen(on: Self.eventChannel) { notifications in
                 for try await notification in notifications { wake(notification.payload) }
             }
-        }
-    }
-
-    // MARK: - items
-
-    static func item(_ row: PGRow) throws -> VersionedItem {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        let item = try decoder.decode(PolicyItem.self, from: Data(try row.get("body", as: String.self).utf8))
-        return VersionedItem(item: item, version: try row.get("version"))
-    }
-
-    /// The item, locked until the transaction ends.
-    static func item(_ db: PGSession, id: String, org: Int64) async throws -> VersionedItem {
-        guard let row = try await db.one("SELECT * FROM items WHERE org_id = \(org) AND id = \(id) FOR UPDATE") else {
-            throw StoreError.notFound("no item \"\(id)\"")
-        }
-        return try item(row)
-    }
-
-    static func checkApp(_ db: PGSession, app: String, org: Int64, except id: String?) async throws {
-        if let other = try await db.value("""
-            SELECT id FROM items WHERE org_id = \(org) AND (app = \(app) OR id = \(app)) AND id IS DISTINCT FROM \(id)
-            """, as: String.self), other != id {
-            throw StoreError.conflict("app \"\(app)\" already has an item (\(other))")
-        }
-    }
-
-    public func items(org: Int64) async throws -> [VersionedItem] {
-        try await read { db in try await db.all("SELECT * FROM items WHERE org_id = \(org) ORDER BY app, id").map(Self.item) }
-    }
-
-    public func itemsRevision(org: Int64) async throws -> Int64 {
-        try await read { db in
-            try await db.value("SELECT items_revision FROM organisations WHERE id = \(org)", as: Int64.self) ?? 0
-        }
-    }
-
-    /// Also serialises item changes within an organisation (the organisation row's lock).
-    static func bumpItemsRevision(_ db: PGSession, org: Int64) async throws {
-        try await db.run("UPDATE organisations SET items_revision = items_revision + 1 WHERE id = \(org)")
-    }
-
-    public func item(id: String, org: Int64) async throws -> VersionedItem {
-        try await read { db in
-            guard let row = try await db.one("SELECT * FROM items WHERE org_id = \(org) AND id = \(id)") else {
-                throw StoreError.notFound("no item \"\(id)\"")
-            }
-            return try Self.item(row)
-        }
-    }
-
-    public func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
-        try await write { db in
-            try await Self.bumpItemsRevision(db, org: actor.orgID)
-            try await Self.checkApp(db, app: draft.app, org: actor.orgID, except: nil)
-            let item = draft.item(id: id, created: now, updated: now)
-            let body = String(decoding: try SQLiteRelayStore.itemEncoder.encode(item), as: UTF8.self)
-            try await db.run("INSERT INTO items(org_id, id, app, body, version) VALUES (\(actor.orgID), \(id), \(draft.app), \(body), 1)")
-            try await Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.add", subject: id, detail: body, now: now)
-            return VersionedItem(item: item, version: 1)
-        }
-    }
-
-    public func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
-        try await write { db in
-            try await Self.bumpItemsRevision(db, org: actor.orgID)
-            let current = try await Self.item(db, id: id, org: actor.orgID)
-            if let ifVersion, ifVersion != current.version {
-                throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
-            }
-            try await Self.checkApp(db, app: draft.app, org: actor.orgID, except: id)
-            let item = draft.item(id: id, created: current.item.created, updated: now)
-            let body = String(decoding: try SQLiteRelayStore.itemEncoder.encode(item), as: UTF8.self)
-            try await db.run("""
-                UPDATE items SET app = \(draft.app), body = \(body), version = version + 1 WHERE org_id = \(actor.orgID) AND id = \(id)
-                """)
-            try await Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.update", subject: id, detail: body, now: now)
-            return VersionedItem(item: item, version: current.version + 1)
-        }
-    }
-
-    public func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws {
-        try await write { db in
-            try await Self.bumpItemsRevision(db, org: actor.orgID)
-            let current = try await Self.item(db, id: id, org: actor.orgID)
-            if let ifVersion, ifVersion != current.version {
-                throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
-            }
-            try await db.run("DELETE FROM items WHERE org_id = \(actor.orgID) AND id = \(id)")
-            try await Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.delete", subject: id,
-                                 detail: current.item.app, now: now)
         }
     }
 
@@ -1174,35 +697,6 @@ public final class PostgresRelayStore: RelayStore {
     }
 
     // MARK: - across instances
-
-    public func enrolmentWait(address: String, now: Date) async throws -> Int? {
-        try await write { db in
-            guard let until = try await db.value("SELECT until FROM enrolment_failures WHERE address = \(address)", as: Double.self) else {
-                return nil
-            }
-            if until <= Self.seconds(now) {
-                try await db.run("DELETE FROM enrolment_failures WHERE address = \(address) AND until <= \(Self.seconds(now))")
-                return nil
-            }
-            return Int((until - Self.seconds(now)).rounded(.up))
-        }
-    }
-
-    public func enrolmentFailed(address: String, limit: Int, lockout: TimeInterval, now: Date) async throws {
-        try await write { db in
-            let until = Self.seconds(now) + lockout
-            try await db.run("""
-                INSERT INTO enrolment_failures AS f(address, failures, until)
-                VALUES (\(address), 1, CASE WHEN 1 >= \(Int64(limit)) THEN \(until) END)
-                ON CONFLICT (address) DO UPDATE SET failures = f.failures + 1,
-                  until = CASE WHEN f.failures + 1 >= \(Int64(limit)) THEN \(until) ELSE f.until END
-                """)
-        }
-    }
-
-    public func enrolmentSucceeded(address: String) async throws {
-        try await write { db in try await db.run("DELETE FROM enrolment_failures WHERE address = \(address)") }
-    }
 
     public func withMaintenanceLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T? {
         try await client.withConnection { connection in

@@ -267,4 +267,6 @@ public protocol RelayStore: Sendable {
     /// blob), unless another request holds the upload now, through this process or any other
     /// on the same database: then nil. The lock goes with `body`'s end, however it ends.
     func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T?
+    /// Wake-ups for the devices of new events, sent after the events' commit.
+    var eventNotifications: any EventNotifications { get }
 }

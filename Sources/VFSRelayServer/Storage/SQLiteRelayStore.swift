@@ -6,20 +6,34 @@ import VFSRelayProtocol
 
 /// The embedded store: one SQLite database in WAL mode (readers never wait for the
 /// writer), opened by `serve` and by the admin commands alike.
-public final class SQLiteRelayStore: RelayStore {
+public final class SQLiteRelayStore: SQLRelayStore {
     let pool: DatabasePool
     private let maintenanceRunning = Mutex(false)
     /// Uploads with a writer now (one process serves an embedded relay).
     private let uploadWriters = Mutex(Set<String>())
+    /// Wake-ups for new events: one process serves an embedded relay.
+    private let notifications = InProcessEventNotifications()
+    public var eventNotifications: any EventNotifications { notifications }
 
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        // The seam's write transaction spans several accesses to the writer (`SQLiteSQLDatabase`).
+        configuration.allowsUnsafeTransactions = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        database = SQLiteSQLDatabase(pool: pool, gate: AsyncGate())
         try SQLiteMigrations.migrator.migrate(pool)
+    }
+
+    let database: SQLiteSQLDatabase
+    public var sql: SQLHandle { SQLHandle(database: database, notify: { [notifications] in notifications.post($0) }) }
+
+    /// One write transaction of GRDB code, in turn with the seam's.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await database.write(updates)
     }
 
     // MARK: - helpers
@@ -51,14 +65,10 @@ public final class SQLiteRelayStore: RelayStore {
         return true
     }
 
+    /// Events of the areas not yet on the seam (`StoreRows.insertEvents` is the seam's).
     static func insertEvent(_ db: Database, kind: RelayEventKind, data: String, device: String, now: Date) throws {
         try db.execute(sql: "INSERT INTO events(device_id, kind, data, created) VALUES (?, ?, ?, ?)",
                        arguments: [device, kind.rawValue, data, seconds(now)])
-    }
-
-    static func json(_ object: [String: String]) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
     }
 
     static func ownedDevice(_ db: Database, id: String, user: Int64) throws -> Row {
@@ -71,202 +81,10 @@ public final class SQLiteRelayStore: RelayStore {
 
     // MARK: - operator
 
-    public func createOrganisation(name: String, now: Date) async throws {
-        try await pool.write { db in
-            if try Row.fetchOne(db, sql: "SELECT 1 FROM organisations WHERE name = ?", arguments: [name]) != nil {
-                throw StoreError.conflict("organisation \"\(name)\" already exists")
-            }
-            try db.execute(sql: "INSERT INTO organisations(name, created) VALUES (?, ?)", arguments: [name, Self.seconds(now)])
-            try Self.audit(db, org: db.lastInsertedRowID, actor: "operator", action: "org.add", subject: name, now: now)
-        }
-    }
-
-    public func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws {
-        try await pool.write { db in
-            guard let org = try Int64.fetchOne(db, sql: "SELECT id FROM organisations WHERE name = ?", arguments: [organisation]) else {
-                throw StoreError.notFound("no organisation \"\(organisation)\"")
-            }
-            if try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE email = ?", arguments: [email]) != nil {
-                throw StoreError.conflict("user \"\(email)\" already exists")
-            }
-            try db.execute(sql: "INSERT INTO users(org_id, email, role, created) VALUES (?, ?, ?, ?)",
-                           arguments: [org, email, admin ? "admin" : "member", Self.seconds(now)])
-            try Self.audit(db, org: org, actor: "operator", action: "user.add", subject: email,
-                           detail: admin ? "admin" : "member", now: now)
-        }
-    }
-
-    public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
-        try await pool.write { db in
-            guard let user = try Row.fetchOne(db, sql: "SELECT id, org_id, disabled FROM users WHERE email = ?", arguments: [email]) else {
-                throw StoreError.notFound("no user \"\(email)\"")
-            }
-            guard (user["disabled"] as Double?) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
-            try db.execute(sql: "INSERT INTO enrolment_codes(code_hash, user_id, created, expires) VALUES (?, ?, ?, ?)",
-                           arguments: [codeHash, user["id"] as Int64, Self.seconds(now), Self.seconds(expires)])
-            try Self.audit(db, org: user["org_id"], actor: "operator", action: "invite", subject: email, now: now)
-        }
-    }
-
-    public func users() async throws -> [UserSummary] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT u.id, u.email, o.name AS org, u.role, u.created, u.disabled,
-                  (SELECT COUNT(*) FROM devices d WHERE d.user_id = u.id AND d.invalidated IS NULL) AS devices
-                FROM users u JOIN organisations o ON o.id = u.org_id ORDER BY o.name, u.email
-                """).map {
-                UserSummary(id: $0["id"], email: $0["email"], org: $0["org"], role: $0["role"],
-                            devices: $0["devices"], created: Self.date($0, "created"),
-                            disabled: ($0["disabled"] as Double?).map { Date(timeIntervalSince1970: $0) })
-            }
-        }
-    }
-
-    public func allDevices() async throws -> [DeviceSummary] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT d.*, u.email FROM devices d JOIN users u ON u.id = d.user_id ORDER BY u.email, d.created
-                """).map { DeviceSummary(user: $0["email"], device: Self.device($0)) }
-        }
-    }
-
-    public func stats() async throws -> RelayStats {
-        try await pool.read { db in
-            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
-            return RelayStats(
-                organisations: try count("SELECT COUNT(*) FROM organisations"),
-                users: try count("SELECT COUNT(*) FROM users"),
-                devices: try count("SELECT COUNT(*) FROM devices"),
-                activeDevices: try count("SELECT COUNT(*) FROM devices WHERE invalidated IS NULL"),
-                groups: try count("SELECT COUNT(*) FROM device_groups"),
-                uploads: try count("SELECT COUNT(*) FROM uploads"),
-                blobs: try count("SELECT COUNT(*) FROM blobs"),
-                blobBytes: try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM blobs") ?? 0,
-                liveTransfers: try count("SELECT COUNT(*) FROM outbox WHERE status IN ('unattended', 'initiated')"),
-                cloudFiles: try count("SELECT COUNT(*) FROM cloud WHERE kind = 'file'"),
-                items: try count("SELECT COUNT(*) FROM items"),
-                events: try count("SELECT COUNT(*) FROM events"))
-        }
-    }
-
     public func backup(to path: String) async throws {
         let target = try DatabaseQueue(path: path)
         try pool.backup(to: target)
         try target.close()
-    }
-
-    public func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws {
-        try await pool.write { db in
-            try Self.audit(db, org: org, actor: actor, action: action, subject: subject, detail: detail, now: now)
-        }
-    }
-
-    public func deviceIDs(ofUser email: String) async throws -> [String] {
-        try await pool.read { db in
-            guard let user = try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [email]) else {
-                throw StoreError.notFound("no user \"\(email)\"")
-            }
-            return try String.fetchAll(db, sql: "SELECT id FROM devices WHERE user_id = ? AND invalidated IS NULL ORDER BY created",
-                                       arguments: [user])
-        }
-    }
-
-    // MARK: - enrolment and authentication
-
-    public func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
-                       recipient: String, now: Date) async throws -> Device? {
-        try await pool.write { db in
-            guard let code = try Row.fetchOne(db, sql: """
-                SELECT c.user_id, u.org_id, u.email FROM enrolment_codes c JOIN users u ON u.id = c.user_id
-                WHERE c.code_hash = ? AND c.used IS NULL AND c.expires > ? AND u.disabled IS NULL
-                """, arguments: [codeHash, Self.seconds(now)]) else { return nil }
-            // Names are unique among a user's live devices (the code stays unused).
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE user_id = ? AND name = ? AND invalidated IS NULL",
-                                 arguments: [code["user_id"] as Int64, name]) == true {
-                throw StoreError.conflict("you already have a device named \"\(name)\"")
-            }
-            try db.execute(sql: "UPDATE enrolment_codes SET used = ? WHERE code_hash = ?", arguments: [Self.seconds(now), codeHash])
-            try db.execute(sql: """
-                INSERT INTO devices(id, user_id, name, platform, recipient, token_hash, created, last_seen)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [deviceID, code["user_id"] as Int64, name, platform, recipient, tokenHash,
-                                 Self.seconds(now), Self.seconds(now)])
-            try Self.audit(db, org: code["org_id"], actor: code["email"], action: "device.enroll", subject: deviceID,
-                           detail: name, now: now)
-            return Device(id: deviceID, name: name, platform: platform, recipient: recipient, created: now, lastSeen: now)
-        }
-    }
-
-    public func isRevoked(tokenHash: String) async throws -> Bool {
-        try await pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE token_hash = ? AND invalidated IS NOT NULL",
-                              arguments: [tokenHash]) ?? false
-        }
-    }
-
-    public func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity? {
-        let found = try await pool.read { db -> (DeviceIdentity, Double)? in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
-                WHERE d.token_hash = ? AND d.invalidated IS NULL
-                """, arguments: [tokenHash]) else { return nil }
-            let identity = DeviceIdentity(deviceID: row["id"], userID: row["user_id"], orgID: row["org_id"],
-                                          email: row["email"], isAdmin: (row["role"] as String) == "admin")
-            return (identity, row["last_seen"] ?? 0)
-        }
-        guard let (identity, lastSeen) = found else { return nil }
-        // Last seen to the minute: no write on every request.
-        if Self.seconds(now) - lastSeen > 60 {
-            try await pool.write { db in
-                try db.execute(sql: "UPDATE devices SET last_seen = ? WHERE id = ?", arguments: [Self.seconds(now), identity.deviceID])
-            }
-        }
-        return identity
-    }
-
-    // MARK: - devices
-
-    public func devices(user: Int64) async throws -> [Device] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE user_id = ? AND invalidated IS NULL ORDER BY created, id",
-                             arguments: [user]).map(Self.device)
-        }
-    }
-
-    public func device(id: String, user: Int64) async throws -> Device {
-        try await pool.read { db in Self.device(try Self.ownedDevice(db, id: id, user: user)) }
-    }
-
-    public func renameDevice(id: String, user: Int64, name: String, now: Date) async throws -> Device {
-        try await pool.write { db in
-            let row = try Self.ownedDevice(db, id: id, user: user)
-            try db.execute(sql: "UPDATE devices SET name = ? WHERE id = ?", arguments: [name, id])
-            try Self.audit(db, org: nil, actor: id, action: "device.rename", subject: id, detail: name, now: now)
-            var device = Self.device(row)
-            device.name = name
-            return device
-        }
-    }
-
-    public func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String] {
-        try await pool.write { db in
-            _ = try Self.ownedDevice(db, id: id, user: user)
-            try db.execute(sql: "UPDATE devices SET invalidated = ? WHERE id = ?", arguments: [Self.seconds(now), id])
-            try db.execute(sql: "DELETE FROM group_members WHERE device_id = ?", arguments: [id])
-            try Self.insertEvent(db, kind: .logout, data: Self.json(["device": id]), device: id, now: now)
-            let waiting = try Row.fetchAll(db, sql: """
-                SELECT o.transfer_id, t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
-                WHERE o.device_id = ? AND o.status IN ('unattended', 'initiated')
-                """, arguments: [id])
-            var released = [String]()
-            for row in waiting {
-                try db.execute(sql: "UPDATE outbox SET status = 'expired', updated = ? WHERE transfer_id = ? AND device_id = ?",
-                               arguments: [Self.seconds(now), row["transfer_id"] as String, id])
-                if try Self.release(db, blob: row["blob_id"]) { released.append(row["blob_id"]) }
-            }
-            try Self.audit(db, org: nil, actor: id, action: "device.invalidate", subject: id, now: now)
-            return released
-        }
     }
 
     // MARK: - groups
@@ -281,145 +99,12 @@ public final class SQLiteRelayStore: RelayStore {
         return DeviceGroup(name: name, members: members)
     }
 
-    public func groups(user: Int64) async throws -> [DeviceGroup] {
-        try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM device_groups WHERE user_id = ? ORDER BY name", arguments: [user])
-                .map { try Self.group(db, name: $0, user: user) }
-        }
-    }
-
-    public func group(name: String, user: Int64) async throws -> DeviceGroup {
-        try await pool.read { db in try Self.group(db, name: name, user: user) }
-    }
-
-    public func createGroup(name: String, members: [String], user: Int64, now: Date) async throws -> DeviceGroup {
-        try await pool.write { db in
-            if try Row.fetchOne(db, sql: "SELECT 1 FROM device_groups WHERE user_id = ? AND name = ?", arguments: [user, name]) != nil {
-                throw StoreError.conflict("group \"\(name)\" already exists")
-            }
-            for (n, member) in members.enumerated() {
-                _ = try Self.ownedDevice(db, id: member, user: user)
-                if members[..<n].contains(member) { throw StoreError.invalid("device \"\(member)\" is listed twice") }
-            }
-            try db.execute(sql: "INSERT INTO device_groups(user_id, name, created) VALUES (?, ?, ?)",
-                           arguments: [user, name, Self.seconds(now)])
-            let id = db.lastInsertedRowID
-            for member in members {
-                try db.execute(sql: "INSERT INTO group_members(group_id, device_id) VALUES (?, ?)", arguments: [id, member])
-            }
-            try Self.audit(db, org: nil, actor: "user:\(user)", action: "group.create", subject: name, now: now)
-            return try Self.group(db, name: name, user: user)
-        }
-    }
-
-    public func addGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
-        try await pool.write { db in
-            _ = try Self.group(db, name: group, user: user)
-            _ = try Self.ownedDevice(db, id: device, user: user)
-            try db.execute(sql: """
-                INSERT OR IGNORE INTO group_members(group_id, device_id)
-                SELECT id, ? FROM device_groups WHERE user_id = ? AND name = ?
-                """, arguments: [device, user, group])
-            try Self.audit(db, org: nil, actor: "user:\(user)", action: "group.add", subject: group, detail: device, now: now)
-            return try Self.group(db, name: group, user: user)
-        }
-    }
-
-    public func removeGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup {
-        try await pool.write { db in
-            let current = try Self.group(db, name: group, user: user)
-            guard current.members.contains(device) else { throw StoreError.notFound("no device \"\(device)\" in group \"\(group)\"") }
-            try db.execute(sql: """
-                DELETE FROM group_members WHERE device_id = ?
-                AND group_id = (SELECT id FROM device_groups WHERE user_id = ? AND name = ?)
-                """, arguments: [device, user, group])
-            try Self.audit(db, org: nil, actor: "user:\(user)", action: "group.remove", subject: group, detail: device, now: now)
-            return try Self.group(db, name: group, user: user)
-        }
-    }
-
-    public func deleteGroup(name: String, user: Int64, now: Date) async throws {
-        try await pool.write { db in
-            _ = try Self.group(db, name: name, user: user)
-            try db.execute(sql: "DELETE FROM device_groups WHERE user_id = ? AND name = ?", arguments: [user, name])
-            try Self.audit(db, org: nil, actor: "user:\(user)", action: "group.delete", subject: name, now: now)
-        }
-    }
-
     // MARK: - uploads
-
-    public func usage(user: Int64) async throws -> Int64 {
-        try await pool.read { db in
-            try Int64.fetchOne(db, sql: """
-                SELECT
-                  (SELECT COALESCE(SUM(COALESCE(length, "offset")), 0) FROM uploads WHERE user_id = ?1)
-                + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = ?1 AND EXISTS
-                     (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated')))
-                + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = ?1 AND kind = 'file')
-                """, arguments: [user]) ?? 0
-        }
-    }
 
     static func upload(_ row: Row) -> UploadRecord {
         UploadRecord(id: row["id"], userID: row["user_id"], deviceID: row["device_id"], length: row["length"],
                      offset: row["offset"], metadata: row["metadata"], created: date(row, "created"),
                      expires: date(row, "expires"), sha256: row["sha256"])
-    }
-
-    public func createUpload(_ upload: UploadRecord) async throws {
-        try await pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO uploads(id, user_id, device_id, length, "offset", metadata, created, expires)
-                VALUES (?, ?, ?, ?, 0, ?, ?, ?)
-                """, arguments: [upload.id, upload.userID, upload.deviceID, upload.length, upload.metadata,
-                                 Self.seconds(upload.created), Self.seconds(upload.expires)])
-        }
-    }
-
-    public func upload(id: String, user: Int64) async throws -> UploadRecord {
-        try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM uploads WHERE id = ? AND user_id = ?", arguments: [id, user]) else {
-                throw StoreError.notFound("no upload \"\(id)\"")
-            }
-            return Self.upload(row)
-        }
-    }
-
-    public func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE uploads SET \"offset\" = ?, sha256 = ? WHERE id = ?", arguments: [offset, sha256, id])
-        }
-    }
-
-    public func setUploadLength(id: String, length: Int64) async throws {
-        try await pool.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT length, \"offset\" FROM uploads WHERE id = ?", arguments: [id]) else {
-                throw StoreError.notFound("no upload \"\(id)\"")
-            }
-            if let set: Int64 = row["length"] { throw StoreError.conflict("upload \"\(id)\" already has its length (\(set) bytes)") }
-            let offset: Int64 = row["offset"]
-            guard length >= offset else { throw StoreError.invalid("upload \"\(id)\" already has \(offset) bytes, more than \(length)") }
-            try db.execute(sql: "UPDATE uploads SET length = ? WHERE id = ? AND length IS NULL", arguments: [length, id])
-        }
-    }
-
-    public func deleteUpload(id: String, user: Int64) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM uploads WHERE id = ? AND user_id = ?", arguments: [id, user])
-            guard db.changesCount > 0 else { throw StoreError.notFound("no upload \"\(id)\"") }
-        }
-    }
-
-    public func removeExpiredUploads(now: Date) async throws -> [String] {
-        try await pool.write { db in
-            let ids = try String.fetchAll(db, sql: "SELECT id FROM uploads WHERE expires <= ?", arguments: [Self.seconds(now)])
-            try db.execute(sql: "DELETE FROM uploads WHERE expires <= ?", arguments: [Self.seconds(now)])
-            return ids
-        }
-    }
-
-    public func uploadIDs() async throws -> Set<String> {
-        try await pool.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM uploads")) }
     }
 
     /// A finished upload of this user, deleted as it becomes a blob with `refs` references.
@@ -451,7 +136,7 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
                                groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
-        try await pool.write { db in
+        let entry = try await write { db in
             var targets = [String]()
             for device in devices {
                 _ = try Self.ownedDevice(db, id: device, user: sender.userID)
@@ -472,13 +157,15 @@ public final class SQLiteRelayStore: RelayStore {
             for target in targets {
                 try db.execute(sql: "INSERT INTO outbox(transfer_id, device_id, status, updated) VALUES (?, ?, 'unattended', ?)",
                                arguments: [id, target, Self.seconds(now)])
-                try Self.insertEvent(db, kind: .transfer, data: Self.json(["transfer": id]), device: target, now: now)
+                try Self.insertEvent(db, kind: .transfer, data: StoreRows.json(["transfer": id]), device: target, now: now)
             }
             try Self.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
                            detail: targets.joined(separator: ","), now: now)
             let row = try Row.fetchOne(db, sql: "SELECT * FROM transfers WHERE id = ?", arguments: [id])!
             return try Self.outboxEntry(db, transfer: row)
         }
+        notifications.post(entry.recipients.map(\.device))
+        return entry
     }
 
     public func inbox(device: String) async throws -> [InboxEntry] {
@@ -502,7 +189,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func openTransfer(id: String, device: String, now: Date) async throws -> BlobRef {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT t.blob_id, t.size, t.sha256, o.status FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.transfer_id = ? AND o.device_id = ? AND o.status IN ('unattended', 'initiated')
@@ -516,7 +203,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String] {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT t.blob_id, t.sender_user FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.transfer_id = ? AND o.device_id = ? AND o.status IN ('unattended', 'initiated')
@@ -529,7 +216,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func expireTransfers(now: Date) async throws -> [String] {
-        try await pool.write { db in
+        try await write { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT o.transfer_id, o.device_id, t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.status IN ('unattended', 'initiated') AND t.expires <= ?
@@ -548,7 +235,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cancelTransfer(id: String, sender: String, now: Date) async throws -> [String] {
-        try await pool.write { db in
+        try await write { db in
             guard let blob = try String.fetchOne(db, sql: "SELECT blob_id FROM transfers WHERE id = ? AND sender_device = ?",
                                                  arguments: [id, sender]) else { throw StoreError.notFound("no transfer \"\(id)\"") }
             let waiting = try String.fetchAll(db, sql: "SELECT device_id FROM outbox WHERE transfer_id = ? AND status IN ('unattended', 'initiated')",
@@ -565,156 +252,6 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     // MARK: - events
-
-    public func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String] {
-        try await pool.write { db in
-            for device in devices { try Self.insertEvent(db, kind: kind, data: data, device: device, now: now) }
-            return devices
-        }
-    }
-
-    public func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String] {
-        try await pool.write { db in
-            let devices = try String.fetchAll(db, sql: """
-                SELECT d.id FROM devices d JOIN users u ON u.id = d.user_id WHERE u.org_id = ? AND d.invalidated IS NULL
-                """, arguments: [org])
-            for device in devices { try Self.insertEvent(db, kind: kind, data: data, device: device, now: now) }
-            return devices
-        }
-    }
-
-    public func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, kind, data FROM events WHERE device_id = ? AND id > ? ORDER BY id LIMIT ?",
-                             arguments: [device, after, limit]).compactMap { row in
-                RelayEventKind(rawValue: row["kind"]).map { StoredEvent(id: row["id"], kind: $0, data: row["data"]) }
-            }
-        }
-    }
-
-    public func lastEventID() async throws -> Int64 {
-        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM events") ?? 0 }
-    }
-
-    public func devicesWithEvents(after id: Int64) async throws -> [String] {
-        try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT device_id FROM events WHERE id > ?", arguments: [id])
-        }
-    }
-
-    public func isDeviceLive(_ id: String) async throws -> Bool {
-        try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ? AND invalidated IS NULL", arguments: [id]) != nil
-        }
-    }
-
-    // MARK: - items
-
-    static let itemEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
-
-    static func item(_ row: Row) throws -> VersionedItem {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        let item = try decoder.decode(PolicyItem.self, from: Data((row["body"] as String).utf8))
-        return VersionedItem(item: item, version: row["version"])
-    }
-
-    static func item(_ db: Database, id: String, org: Int64) throws -> VersionedItem {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM items WHERE org_id = ? AND id = ?", arguments: [org, id]) else {
-            throw StoreError.notFound("no item \"\(id)\"")
-        }
-        return try item(row)
-    }
-
-    static func checkApp(_ db: Database, app: String, org: Int64, except id: String?) throws {
-        if let other = try String.fetchOne(db, sql: "SELECT id FROM items WHERE org_id = ?1 AND (app = ?2 OR id = ?2) AND id IS NOT ?3",
-                                           arguments: [org, app, id]), other != id {
-            throw StoreError.conflict("app \"\(app)\" already has an item (\(other))")
-        }
-    }
-
-    public func items(org: Int64) async throws -> [VersionedItem] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM items WHERE org_id = ? ORDER BY app, id", arguments: [org]).map(Self.item)
-        }
-    }
-
-    public func itemsRevision(org: Int64) async throws -> Int64 {
-        try await pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT items_revision FROM organisations WHERE id = ?", arguments: [org]) ?? 0
-        }
-    }
-
-    static func bumpItemsRevision(_ db: Database, org: Int64) throws {
-        try db.execute(sql: "UPDATE organisations SET items_revision = items_revision + 1 WHERE id = ?", arguments: [org])
-    }
-
-    public func item(id: String, org: Int64) async throws -> VersionedItem {
-        try await pool.read { db in try Self.item(db, id: id, org: org) }
-    }
-
-    public func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
-        try await pool.write { db in
-            try Self.checkApp(db, app: draft.app, org: actor.orgID, except: nil)
-            let item = draft.item(id: id, created: now, updated: now)
-            let body = String(decoding: try Self.itemEncoder.encode(item), as: UTF8.self)
-            try db.execute(sql: "INSERT INTO items(org_id, id, app, body, version) VALUES (?, ?, ?, ?, 1)",
-                           arguments: [actor.orgID, id, draft.app, body])
-            try Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.add", subject: id, detail: body, now: now)
-            try Self.bumpItemsRevision(db, org: actor.orgID)
-            return VersionedItem(item: item, version: 1)
-        }
-    }
-
-    public func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem {
-        try await pool.write { db in
-            let current = try Self.item(db, id: id, org: actor.orgID)
-            if let ifVersion, ifVersion != current.version {
-                throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
-            }
-            try Self.checkApp(db, app: draft.app, org: actor.orgID, except: id)
-            let item = draft.item(id: id, created: current.item.created, updated: now)
-            let body = String(decoding: try Self.itemEncoder.encode(item), as: UTF8.self)
-            try db.execute(sql: "UPDATE items SET app = ?, body = ?, version = version + 1 WHERE org_id = ? AND id = ?",
-                           arguments: [draft.app, body, actor.orgID, id])
-            try Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.update", subject: id, detail: body, now: now)
-            try Self.bumpItemsRevision(db, org: actor.orgID)
-            return VersionedItem(item: item, version: current.version + 1)
-        }
-    }
-
-    public func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws {
-        try await pool.write { db in
-            let current = try Self.item(db, id: id, org: actor.orgID)
-            if let ifVersion, ifVersion != current.version {
-                throw StoreError.preconditionFailed("item \"\(id)\" changed since (now version \(current.version))")
-            }
-            try db.execute(sql: "DELETE FROM items WHERE org_id = ? AND id = ?", arguments: [actor.orgID, id])
-            try Self.audit(db, org: actor.orgID, actor: actor.email, action: "item.delete", subject: id,
-                           detail: current.item.app, now: now)
-            try Self.bumpItemsRevision(db, org: actor.orgID)
-        }
-    }
-
-    public func policyGrace(org: Int64) async throws -> Int64? {
-        try await pool.read { db in
-            try Int64?.fetchOne(db, sql: "SELECT policy_grace FROM organisations WHERE id = ?", arguments: [org]) ?? nil
-        }
-    }
-
-    public func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE organisations SET policy_grace = ? WHERE id = ?", arguments: [seconds, org])
-            try Self.audit(db, org: org, actor: actor.email, action: "policy.grace", subject: "organisation",
-                           detail: seconds.map(String.init) ?? "default", now: now)
-            try Self.bumpItemsRevision(db, org: org)
-        }
-    }
 
     // MARK: - cloud
 
@@ -785,7 +322,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cloudMakeFolder(path: [String], id: String, user: Int64, now: Date) async throws -> CloudEntry {
-        try await pool.write { db in
+        try await write { db in
             guard let name = path.last else { throw StoreError.conflict("the root folder exists") }
             let parent = try Self.parentFolder(db, path, user: user)
             if try Row.fetchOne(db, sql: "SELECT 1 FROM cloud WHERE user_id = ? AND parent = ? AND name = ?",
@@ -800,7 +337,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, now: Date) async throws -> (CloudEntry, [String]) {
-        try await pool.write { db in
+        try await write { db in
             guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
             let parent = try Self.parentFolder(db, path, user: user)
             let blob = try Self.consumeUpload(db, id: upload, user: user, blobID: blobID, refs: 1, now: now)
@@ -817,7 +354,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Self.resolve(db, from, user: user), let name = to.last else {
                 throw StoreError.conflict("the root folder cannot be moved or replaced")
             }
@@ -842,7 +379,7 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     public func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String] {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Self.resolve(db, path, user: user) else {
                 throw StoreError.conflict("the root folder cannot be deleted")
             }
@@ -871,7 +408,7 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
                                  now: Date) async throws -> (CloudEntry, [String]) {
-        try await pool.write { db in
+        try await write { db in
             guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
             // The transfer's blob is live while one of its copies waits.
             guard let blob = try Row.fetchOne(db, sql: """
@@ -899,7 +436,7 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func cloudReplaceBlob(path: [String], expected: String, with blob: BlobRef, user: Int64,
                                  now: Date) async throws -> (CloudEntry, [String]) {
-        try await pool.write { db in
+        try await write { db in
             guard let row = try Self.resolve(db, path, user: user), (row["kind"] as String) == "file" else {
                 throw StoreError.notFound("no such file \"\(Self.pathText(path))\"")
             }
@@ -922,7 +459,7 @@ public final class SQLiteRelayStore: RelayStore {
 
     public func collectGarbage(files: Set<String>, fileExists: @escaping @Sendable (String) -> Bool,
                                eventsBefore: Date, now: Date) async throws -> (report: GarbageReport, delete: [String]) {
-        try await pool.write { db in
+        try await write { db in
             var report = GarbageReport()
             var delete = [String]()
             // Rows whose file is gone: their copies can never be delivered.
@@ -973,35 +510,6 @@ public final class SQLiteRelayStore: RelayStore {
     }
 
     // MARK: - across processes
-
-    public func enrolmentWait(address: String, now: Date) async throws -> Int? {
-        try await pool.write { db in
-            guard let until = try Double.fetchOne(db, sql: "SELECT until FROM enrolment_failures WHERE address = ?",
-                                                  arguments: [address]) else { return nil }
-            if until <= Self.seconds(now) {
-                try db.execute(sql: "DELETE FROM enrolment_failures WHERE address = ?", arguments: [address])
-                return nil
-            }
-            return Int((until - Self.seconds(now)).rounded(.up))
-        }
-    }
-
-    public func enrolmentFailed(address: String, limit: Int, lockout: TimeInterval, now: Date) async throws {
-        try await pool.write { db in
-            let until = Self.seconds(now) + lockout
-            try db.execute(sql: """
-                INSERT INTO enrolment_failures(address, failures, until) VALUES (?1, 1, CASE WHEN 1 >= ?2 THEN ?3 END)
-                ON CONFLICT(address) DO UPDATE SET failures = failures + 1,
-                  until = CASE WHEN failures + 1 >= ?2 THEN ?3 ELSE until END
-                """, arguments: [address, limit, until])
-        }
-    }
-
-    public func enrolmentSucceeded(address: String) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM enrolment_failures WHERE address = ?", arguments: [address])
-        }
-    }
 
     /// One process serves a SQLite relay; `gc` beside it is kept out by SQLite's own
     /// write lock per step, as before. This lock only keeps two sweeps of one process apart.

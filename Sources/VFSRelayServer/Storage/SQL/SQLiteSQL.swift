@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// The seam on GRDB. A write transaction holds the pool's one writer connection from
+/// `BEGIN IMMEDIATE` to `COMMIT` across the body's awaits: `gate` lets one write
+/// transaction of this process in at a time, and SQLite's own lock keeps other processes
+/// (the admin commands) out meanwhile. Reads run on the pool's reader connections (WAL:
+/// they never wait for the writer).
+struct SQLiteSQLDatabase: SQLDatabase {
+    let pool: DatabasePool
+    let gate: AsyncGate
+    var dialect: SQLDialect { .sqlite }
+
+    func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        try await body(SQLiteSQLConnection(pool: pool, writer: false))
+    }
+
+    func write<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        try await gate.withLock {
+            try await pool.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+            do {
+                let result = try await body(SQLiteSQLConnection(pool: pool, writer: true))
+                try await pool.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+                return result
+            } catch {
+                // Whatever ended the body, the transaction ends here: in a task of its own,
+                // which a cancellation of this one does not stop.
+                let pool = pool
+                await Task {
+                    try? await pool.writeWithoutTransaction { db in if db.isInsideTransaction { try db.execute(sql: "ROLLBACK") } }
+                }.value
+                throw error
+            }
+        }
+    }
+
+    /// Runs a block of GRDB code (the store's parts not yet on the seam) as one write
+    /// transaction, in turn with the seam's.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await gate.withLock { try await pool.write(updates) }
+    }
+}
+
+struct SQLiteSQLConnection: SQLConnection {
+    let pool: DatabasePool
+    /// In the write transaction (on the writer connection), or a read.
+    let writer: Bool
+    var dialect: SQLDialect { .sqlite }
+
+    func all(_ sql: SQL) async throws -> [SQLRow] {
+        let (text, values) = sql.rendered(for: .sqlite)
+        let fetch: @Sendable (Database) throws -> [SQLRow] = { db in
+            try Row.fetchAll(db, sql: text, arguments: Self.arguments(values)).map { row in
+                SQLRow(columns: row.map { column, value in (column, Self.value(value)) })
+            }
+        }
+        if writer { return try await pool.writeWithoutTransaction(fetch) }
+        return try await pool.read(fetch)
+    }
+
+    func run(_ sql: SQL) async throws {
+        let (text, values) = sql.rendered(for: .sqlite)
+        precondition(writer, "a change outside a write transaction")
+        try await pool.writeWithoutTransaction { db in try db.execute(sql: text, arguments: Self.arguments(values)) }
+    }
+
+    func advisoryLock(_ key: Int64) async throws {}
+
+    static func arguments(_ values: [SQLValue]) -> StatementArguments {
+        StatementArguments(values.map { databaseValue($0) as (any DatabaseValueConvertible)? })
+    }
+
+    static func databaseValue(_ value: SQLValue) -> DatabaseValue {
+        switch value {
+        case .null: .null
+        case .integer(let number): number.databaseValue
+        case .real(let number): number.databaseValue
+        case .text(let text): text.databaseValue
+        }
+    }
+
+    static func value(_ value: DatabaseValue) -> SQLValue {
+        switch value.storage {
+        case .null: .null
+        case .int64(let number): .integer(number)
+        case .double(let number): .real(number)
+        case .string(let text): .text(text)
+        case .blob(let data): .text(String(decoding: data, as: UTF8.self))
+        }
+    }
+}
+
+/// A lock for async code: one holder at a time, the others wait in turn (without a thread).
+final class AsyncGate: Sendable {
+    private struct State {
+        var held = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    init() {}
+
+    func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    private func acquire() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.held {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.held = true
+                return true
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    private func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiting.isEmpty {
+                state.held = false
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
