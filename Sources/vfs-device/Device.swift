@@ -37,7 +37,7 @@ struct DeviceTool: AsyncVFSCommand {
         Exit status: 0 success; 1 a revoke not confirmed; 64 usage (also a name or id \
         prefix that fits two devices); 65 a bad answer or a corrupt file; 66 no such \
         device or group, or not enrolled; 69 relay unreachable; 73 enrolled already \
-        (enroll without --force), a name or group that exists; 75 temporary (429, \
+        when enroll is not given --force, a name or group that exists; 75 temporary (429, \
         503): try again; 77 this device's token was refused (revoked), a wrong keychain \
         passcode; admin-link for a user who is not an administrator.
         """,

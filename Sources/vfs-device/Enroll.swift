@@ -27,7 +27,8 @@ extension DeviceTool {
 
             Examples:
               vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop
-              vfs-device enroll --force https://relay.example K7QM-2WXD-PA9F-H3TN --name laptop
+              vfs-device enroll --force https://relay.example \\
+                K7QM-2WXD-PA9F-H3TN --name laptop
             """)
 
         @Argument(help: ArgumentHelp("The relay's URL.", valueName: "url")) var url: String

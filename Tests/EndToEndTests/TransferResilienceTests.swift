@@ -250,7 +250,7 @@ struct TransferResilienceTests {
         #expect(try String(contentsOfFile: inbox + "/restart.txt", encoding: .utf8) == "content of restart.txt")
 
         // Revoked: the watcher erases the token and identity, shreds the inbox, exits 77.
-        #expect(try fleet.phone.keychainEntries().count == 2)
+        #expect(try fleet.phone.keychainEntries().count == 3, "token, identity and signing key")
         #expect(try fleet.laptop.run("vfs-device", ["revoke", "phone"]).status == 0)
         #expect(eventually { !watcher.isRunning })
         watcher.waitUntilExit()
@@ -267,7 +267,7 @@ struct TransferResilienceTests {
         let inbox = fleet.scratch.path("offline-inbox")
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
         _ = try fleet.scratch.write("offline-inbox/kept.txt", Data("fetched earlier".utf8))
-        #expect(try fleet.phone.keychainEntries().count == 2)
+        #expect(try fleet.phone.keychainEntries().count == 3, "token, identity and signing key")
         #expect(try fleet.laptop.run("vfs-device", ["revoke", "phone"]).status == 0)
 
         let run = try fleet.phone.run("vfs-fetch", ["--watch", "-C", inbox, "--wipe-on-logout"])
@@ -280,7 +280,7 @@ struct TransferResilienceTests {
         let tokenFile = try fleet.scratch.write("bogus-token", Data("not-a-token\n".utf8))
         let other = try fleet.tablet.run("vfs-device", ["status", "--token-file", tokenFile])
         #expect(other.status == 77)
-        #expect(try fleet.tablet.keychainEntries().count == 2)
+        #expect(try fleet.tablet.keychainEntries().count == 3, "token, identity and signing key")
     }
 
     @Test("interop: a transfer's raw ciphertext opens with age -d | bsdtar -x using the identity exported from the keychain")
