@@ -14,23 +14,16 @@ struct RelayServices: Sendable {
     let uploadDigests = UploadDigests()
     let metrics = RelayMetrics()
 
-    /// Bytes that may still be written to the blob folder's disk before its reserve (0 or
-    /// less: none). The database lives beside it and keeps the reserve for its own writes.
-    func diskRoom() -> Int64 { configuration.diskRoom }
-
     /// 507 unless `count` more bytes fit above the reserve.
     func checkDiskRoom(for count: Int64) throws {
-        let room = diskRoom()
+        let room = configuration.diskRoom
         guard room > 0, count <= room else { throw RelayError.diskFull }
     }
-
-    /// The data folder's ballast (nil with PostgreSQL): deletes run through `freeing`.
-    var ballast: Ballast? { configuration.ballast }
 
     /// Runs a store change that frees space; on a disk too full for the database to write
     /// it, the ballast goes and the change runs again.
     func freeing<T>(_ body: () async throws -> T) async throws -> T {
-        guard let ballast else { return try await body() }
+        guard let ballast = configuration.ballast else { return try await body() }
         return try await ballast.freeing(body)
     }
 

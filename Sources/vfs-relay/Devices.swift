@@ -42,7 +42,8 @@ extension Devices {
         func run() async throws {
             let (store, blobs) = try await data.open()
             let all = try await store.allDevices()
-            let matches = all.filter { $0.device.id == id } + (all.contains { $0.device.id == id } ? [] : all.filter { $0.device.id.hasPrefix(id) })
+            let exact = all.filter { $0.device.id == id }
+            let matches = exact.isEmpty ? all.filter { $0.device.id.hasPrefix(id) } : exact
             guard !id.isEmpty, matches.count == 1, let entry = matches.first else {
                 if matches.count > 1 {
                     throw ToolError.usage("\"\(id)\" is the start of \(matches.count) device ids", hints: ["give more of it; vfs-relay devices lists them"])

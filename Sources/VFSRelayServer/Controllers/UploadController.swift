@@ -155,7 +155,7 @@ struct UploadController {
                 allowed = try await deferredLimit(user: current.userID, offset: offset)
             }
             // And never into the disk reserve: past it, 507; what arrived before is kept.
-            let room = services.diskRoom()
+            let room = services.configuration.diskRoom
             guard room > 0 || allowed == offset else { throw RelayError.diskFull }
             let limit = min(allowed, offset.addingReportingOverflow(room).overflow ? Int64.max : offset + room)
             let id = current.id
