@@ -156,7 +156,9 @@ public protocol RelayStore: Sendable {
     // Uploads (tus)
     /// Bytes the user holds: uploads (their full length, or their offset while it is deferred), live outgoing transfers and cloud files.
     func usage(user: Int64) async throws -> Int64
-    func createUpload(_ upload: UploadRecord) async throws
+    /// Adds an upload unless it would take its user past `limits` (`UploadRefusal`),
+    /// checked in the same transaction: creations at once cannot together pass them.
+    func createUpload(_ upload: UploadRecord, limits: UploadLimits) async throws
     func upload(id: String, user: Int64) async throws -> UploadRecord
     func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws
     /// Sets the length of an upload created with a deferred length, once: `conflict` if
