@@ -128,6 +128,9 @@ public protocol RelayStore: Sendable {
     /// One line of the audit log, for changes the other methods do not record themselves
     /// (uploads, operator alerts).
     func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws
+    /// Removes the user and everything of theirs (devices, cloud, groups, uploads, codes);
+    /// live devices get the logout event and their tokens stay answered "revoked".
+    func removeUser(email: String, now: Date) async throws -> RemovedUser
     /// Device ids of every live device of the user with this email.
     func deviceIDs(ofUser email: String) async throws -> [String]
 

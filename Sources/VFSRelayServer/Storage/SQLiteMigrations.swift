@@ -102,6 +102,11 @@ enum SQLiteMigrations {
         migrator.registerMigration("v7-user-disabled") { db in
             try db.execute(sql: "ALTER TABLE users ADD COLUMN disabled REAL")
         }
+        // Tokens of a removed user's devices (`vfs-relay user remove`): the rows are gone,
+        // but the token is still answered "revoked", so a device away at the time logs out.
+        migrator.registerMigration("v8-removed-tokens") { db in
+            try db.execute(sql: "CREATE TABLE removed_tokens(token_hash TEXT PRIMARY KEY, removed REAL NOT NULL)")
+        }
         return migrator
     }
 }
