@@ -284,18 +284,18 @@ struct StoreTests {
         await #expect(throws: StoreError.conflict("upload \"\(id)\" is not finished (25 of a length not yet declared)")) { try await send("t0") }
         #expect(try await store.inbox(device: phone.deviceID).isEmpty)
         await #expect(throws: StoreError.invalid("upload \"\(id)\" already has 25 bytes, more than 24")) {
-            try await store.setUploadLength(id: id, length: 24)
+            try await store.setUploadLength(id: id, length: 24, quota: .max)
         }
         #expect(try await store.upload(id: id, user: sender.userID).length == nil)
-        try await store.setUploadLength(id: id, length: 30)
+        try await store.setUploadLength(id: id, length: 30, quota: .max)
         #expect(try await store.upload(id: id, user: sender.userID).length == 30)
         #expect(try await store.usage(user: sender.userID) == 30)
         for again: Int64 in [30, 40] {
             await #expect(throws: StoreError.conflict("upload \"\(id)\" already has its length (30 bytes)")) {
-                try await store.setUploadLength(id: id, length: again)
+                try await store.setUploadLength(id: id, length: again, quota: .max)
             }
         }
-        await #expect(throws: StoreError.notFound("no upload \"nope\"")) { try await store.setUploadLength(id: "nope", length: 1) }
+        await #expect(throws: StoreError.notFound("no upload \"nope\"")) { try await store.setUploadLength(id: "nope", length: 1, quota: .max) }
         await #expect(throws: StoreError.conflict("upload \"\(id)\" is not finished (25 of 30 bytes)")) { try await send("t1") }
         try await store.setUploadOffset(id: id, offset: 30, sha256: String(repeating: "b", count: 64))
         _ = try await send("t2")
@@ -340,6 +340,31 @@ struct StoreTests {
         try await store.createUpload(record(alice, nil), limits: limits)
         try await store.createUpload(record(bob, 1000), limits: limits)
         await #expect(throws: UploadRefusal.quota(used: 1000, quota: 1000)) { try await store.createUpload(record(bob, 1), limits: limits) }
+
+        // Lengths declared later, 20 at once: 400 bytes each (5 already held) under 1000, two fit.
+        let carol = try await fixture.user("carol@acme.example")[0]
+        var deferred = [String]()
+        for _ in 0..<20 {
+            let upload = record(carol, nil)
+            try await store.createUpload(upload, limits: .unlimited)
+            try await store.setUploadOffset(id: upload.id, offset: 5, sha256: nil)
+            deferred.append(upload.id)
+        }
+        let declared = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for id in deferred {
+                group.addTask {
+                    do {
+                        try await store.setUploadLength(id: id, length: 400, quota: 1000)
+                        return true
+                    } catch UploadRefusal.quota {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(declared.filter { $0 }.count == 2)
+        #expect(try await store.usage(user: carol.userID) == 800 + 18 * 5)
     }
 
     @Test("two racing finishes of one copy: exactly one wins, the reference count stays right", arguments: Backend.allCases)

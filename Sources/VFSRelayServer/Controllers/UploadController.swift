@@ -145,7 +145,7 @@ struct UploadController {
             }
             if let length, length != current.length {
                 do {
-                    try await store.setUploadLength(id: current.id, length: length)
+                    try await store.setUploadLength(id: current.id, length: length, quota: services.configuration.userQuota)
                 } catch StoreError.conflict {
                     throw RelayError.badRequest("upload \"\(current.id)\" already has its Upload-Length; it is set once")
                 }

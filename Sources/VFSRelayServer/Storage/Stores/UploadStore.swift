@@ -31,6 +31,13 @@ extension StoreRows {
             """, as: Int64.self) ?? 0
     }
 
+    /// What changes a user's uploads runs one at a time per user (the user row's lock on
+    /// PostgreSQL, the write transaction on SQLite): the usage read after it holds until
+    /// the change commits.
+    static func lockUploads(_ db: any SQLConnection, user: Int64) async throws {
+        _ = try await db.one("SELECT 1 FROM users WHERE id = \(user)\(SQL.forUpdate)")
+    }
+
     static func upload(_ row: SQLRow) throws -> UploadRecord {
         UploadRecord(id: try row.get("id"), userID: try row.get("user_id"), deviceID: try row.get("device_id"),
                      length: try row.get("length"), offset: try row.get("offset"), metadata: try row.get("metadata"),
@@ -46,9 +53,7 @@ extension SQLRelayStore {
 
     public func createUpload(_ upload: UploadRecord, limits: UploadLimits) async throws {
         try await sql.database.write { db in
-            // One creation of the user's at a time (the user row's lock on PostgreSQL, the
-            // write transaction on SQLite): what is read here holds until this upload is in it.
-            _ = try await db.one("SELECT 1 FROM users WHERE id = \(upload.userID)\(SQL.forUpdate)")
+            try await StoreRows.lockUploads(db, user: upload.userID)
             let open = try await db.value("SELECT COUNT(*) FROM uploads WHERE user_id = \(upload.userID)", as: Int.self) ?? 0
             guard open < limits.openUploads else { throw UploadRefusal.tooManyOpen(limits.openUploads) }
             let used = try await StoreRows.usage(db, user: upload.userID)
@@ -78,8 +83,12 @@ extension SQLRelayStore {
         }
     }
 
-    public func setUploadLength(id: String, length: Int64) async throws {
+    public func setUploadLength(id: String, length: Int64, quota: Int64) async throws {
         try await sql.database.write { db in
+            guard let user = try await db.value("SELECT user_id FROM uploads WHERE id = \(id)", as: Int64.self) else {
+                throw StoreError.notFound("no upload \"\(id)\"")
+            }
+            try await StoreRows.lockUploads(db, user: user)
             // Row-locked, so two instances cannot both set it.
             guard let row = try await db.one("SELECT length, \"offset\" FROM uploads WHERE id = \(id)\(SQL.forUpdate)") else {
                 throw StoreError.notFound("no upload \"\(id)\"")
@@ -89,6 +98,9 @@ extension SQLRelayStore {
             }
             let offset: Int64 = try row.get("offset")
             guard length >= offset else { throw StoreError.invalid("upload \"\(id)\" already has \(offset) bytes, more than \(length)") }
+            // Its offset is in the usage until its length takes its place.
+            let used = max(0, try await StoreRows.usage(db, user: user) - offset)
+            guard HeaderNumbers.fits(length, at: used, within: quota) else { throw UploadRefusal.quota(used: used, quota: quota) }
             try await db.run("UPDATE uploads SET length = \(length) WHERE id = \(id) AND length IS NULL")
         }
     }
