@@ -89,6 +89,34 @@ struct UploadQuotaRaceTests {
         }
     }
 
+    /// `attempts` uploads of deferred length, each sent 900 kB in one PATCH that declares
+    /// no length (the bytes stream in), all at once; the PATCHes' statuses.
+    static func streamAtOnce(_ ports: [Int], token: String) throws -> [Int] {
+        var locations = [String]()
+        for _ in 0..<attempts {
+            let created = try RelayClient(port: ports[0]).request("POST", "/v1/uploads", token: token,
+                                                                  headers: RelayClient.tus.merging(["Upload-Defer-Length": "1"]) { $1 })
+            locations.append(try #require(created.headers["location"], "\(created.status) \(created.text)"))
+        }
+        let paths = locations
+        let body = [UInt8](repeating: 9, count: length)
+        return atOnce(ports, token: token, ok: 204) { n in
+            ("PATCH", paths[n], ["Upload-Offset": "0", "Content-Type": "application/offset+octet-stream"], body)
+        }
+    }
+
+    @Test("SQLite: 20 uploads of deferred length each streaming 900 kB in parallel under a 1 MB quota: one accepted, at most 1 MB held")
+    func sqliteStreamed() throws {
+        let setup = try RelayTests.Setup(arguments: ["--quota", "\(Self.quota)"])
+        let statuses = try Self.streamAtOnce([setup.relay.port], token: setup.laptop.token)
+        #expect(statuses.filter { $0 == 204 }.count == 1, "\(statuses)")
+        // The one accepted holds 900 kB; a PATCH that started after it ended may keep what
+        // fitted under the quota (tus keeps what arrived), never more, and no reservation stays.
+        let used = try #require(try Self.used(setup.client, token: setup.laptop.token))
+        #expect(used >= Self.length && used <= Self.quota, "\(used)")
+        #expect(setup.relay.stop() == 0)
+    }
+
     @Test("SQLite: 20 uploads of deferred length declaring 900 kB in parallel PATCHes under a 1 MB quota: one accepted, 900 kB held")
     func sqliteDeferred() throws {
         let setup = try RelayTests.Setup(arguments: ["--quota", "\(Self.quota)"])
@@ -98,7 +126,7 @@ struct UploadQuotaRaceTests {
         #expect(setup.relay.stop() == 0)
     }
 
-    @Test("PostgreSQL, two relays on one database, a 1 MB quota: 20 parallel creations of 900 kB, then 20 parallel PATCHes declaring 900 kB: one of each accepted, 900 kB held")
+    @Test("PostgreSQL, two relays on one database, a 1 MB quota: 20 parallel creations of 900 kB, 20 parallel PATCHes declaring 900 kB, 20 streaming 900 kB undeclared: one of each accepted, 900 kB held")
     func postgres() throws {
         let shared = try ScaleOutTests.Shared("quota-race")
         let code = try shared.addUser("alice@acme.example")
@@ -119,5 +147,12 @@ struct UploadQuotaRaceTests {
         let declared = try Self.declareAtOnce([a.port, b.port], token: phone.token)
         #expect(declared.filter { $0 == 204 }.count == 1, "\(declared)")
         #expect(try Self.used(relays[0], token: phone.token) == Self.length)
+
+        // Bytes streamed into uploads of deferred length, by a third user: the same.
+        let tablet = try relays[0].enroll(code: try shared.addUser("carol@acme.example"), name: "tablet")
+        let streamed = try Self.streamAtOnce([a.port, b.port], token: tablet.token)
+        #expect(streamed.filter { $0 == 204 }.count == 1, "\(streamed)")
+        let used = try #require(try Self.used(relays[1], token: tablet.token))
+        #expect(used >= Self.length && used <= Self.quota, "\(used)")
     }
 }

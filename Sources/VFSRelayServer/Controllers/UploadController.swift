@@ -155,30 +155,19 @@ struct UploadController {
             if let length {
                 allowed = length
             } else {
-                allowed = try await deferredLimit(user: current.userID, offset: offset)
+                allowed = try await store.reserveDeferred(id: current.id, offset: offset, cap: services.configuration.maxUploadSize,
+                                                          quota: services.configuration.userQuota)
             }
-            // And never into the disk reserve: past it, 507; what arrived before is kept.
-            let room = services.configuration.diskRoom
-            guard room > 0 || allowed == offset else { throw RelayError.diskFull }
-            let limit = min(allowed, offset.addingReportingOverflow(room).overflow ? Int64.max : offset + room)
-            let id = current.id
-            let end: Int64
-            // Hashed as it arrives, if this instance hashed the bytes before it.
-            let hasher = services.uploadDigests.take(id, at: offset).map(BodyHasher.init)
+            // A deferred upload's reservation is given back however the PATCH ends.
+            let (end, hasher): (Int64, BodyHasher?)
             do {
-                let body = request.body.map { buffer in
-                    hasher?.update(buffer)
-                    return buffer
-                }
-                end = try await services.blobs.append(body, upload: id, offset: offset, limit: limit) { position in
-                    try await store.setUploadOffset(id: id, offset: position, sha256: nil)
-                }
-            } catch BlobStoreError.tooLong {
-                if limit < allowed { throw RelayError.diskFull }
-                if let length { throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(length))") }
-                throw RelayError(.contentTooLarge, .tooLarge, "the upload would pass the size cap or the quota (\(limit) bytes)",
-                                 headers: [.tusMaxSize: "\(services.configuration.maxUploadSize)"])
+                (end, hasher) = try await append(request, to: current.id, offset: offset, allowed: allowed, length: length)
+            } catch {
+                if length == nil { try? await store.releaseReservation(id: current.id) }
+                throw error
             }
+            if length == nil { try await store.releaseReservation(id: current.id) }
+            let id = current.id
             services.metrics.uploadBytes.increment(by: end - offset)
             if end == length {
                 services.metrics.uploadsFinished.increment()
@@ -196,6 +185,37 @@ struct UploadController {
         return emptyResponse(.noContent, headers: headers)
     }
 
+    /// Writes the body at `offset`, up to `allowed` (and never into the disk reserve: past
+    /// it 507, what arrived before is kept); hashed as it arrives if this instance hashed
+    /// the bytes before it. The new offset and that hash.
+    func append(_ request: Request, to id: String, offset: Int64, allowed: Int64, length: Int64?) async throws
+        -> (end: Int64, hasher: BodyHasher?) {
+        let store = services.store
+        let room = services.configuration.diskRoom
+        guard room > 0 || allowed == offset else { throw RelayError.diskFull }
+        let limit = min(allowed, offset.addingReportingOverflow(room).overflow ? Int64.max : offset + room)
+        let hasher = services.uploadDigests.take(id, at: offset).map(BodyHasher.init)
+        do {
+            let body = request.body.map { buffer in
+                hasher?.update(buffer)
+                return buffer
+            }
+            let end = try await services.blobs.append(body, upload: id, offset: offset, limit: limit) { position in
+                try await store.setUploadOffset(id: id, offset: position, sha256: nil)
+            }
+            return (end, hasher)
+        } catch BlobStoreError.tooLong {
+            if limit < allowed { throw RelayError.diskFull }
+            if let length { throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(length))") }
+            if allowed < services.configuration.maxUploadSize {
+                throw RelayError(.contentTooLarge, .quotaExceeded,
+                                 "this upload would pass the quota of \(services.configuration.userQuota) bytes (it may hold \(allowed))")
+            }
+            throw RelayError(.contentTooLarge, .tooLarge, "the upload would pass the size cap (\(limit) bytes)",
+                             headers: [.tusMaxSize: "\(services.configuration.maxUploadSize)"])
+        }
+    }
+
     /// Refuses (413) an upload of `length` bytes past the size cap, or past the quota
     /// given that `before` of its bytes are already counted in the user's usage.
     func checkLimits(_ length: Int64, user: Int64, before: Int64) async throws {
@@ -209,14 +229,6 @@ struct UploadController {
             throw RelayError(.contentTooLarge, .quotaExceeded,
                              "this upload would pass the quota of \(configuration.userQuota) bytes (\(used) in use)")
         }
-    }
-
-    /// How far an upload whose length is deferred may grow: the size cap, and the quota
-    /// (its own `offset` bytes are already counted in the usage).
-    func deferredLimit(user: Int64, offset: Int64) async throws -> Int64 {
-        let configuration = services.configuration
-        let others = try await max(0, services.store.usage(user: user) - offset)
-        return max(offset, min(configuration.maxUploadSize, configuration.userQuota - others))
     }
 
     @Sendable func terminate(_ request: Request, context: RelayRequestContext) async throws -> Response {

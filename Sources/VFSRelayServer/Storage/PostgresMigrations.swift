@@ -129,6 +129,7 @@ enum PostgresMigrations {
         // An operator can disable a user (`vfs-relay user disable`): no enrolment, no sign-in.
         ("v3-user-disabled", ["ALTER TABLE users ADD COLUMN disabled DOUBLE PRECISION"]),
         ("v4-removed-tokens", ["CREATE TABLE removed_tokens(token_hash TEXT PRIMARY KEY, removed DOUBLE PRECISION NOT NULL)"]),
+        ("v5-upload-reserved", ["ALTER TABLE uploads ADD COLUMN reserved BIGINT"]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

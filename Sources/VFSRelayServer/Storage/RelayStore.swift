@@ -161,6 +161,11 @@ public protocol RelayStore: Sendable {
     func usage(user: Int64) async throws -> Int64
     /// Adds an upload unless it would take its user past `limits` (`UploadRefusal`),
     /// checked in the same transaction: creations at once cannot together pass them.
+    /// Before a PATCH of an upload whose length is deferred: how far it may go (up to
+    /// `cap`, and the quota with every other holding of the user counted, reservations of
+    /// PATCHes under way included), reserved in the usage until `releaseReservation`.
+    func reserveDeferred(id: String, offset: Int64, cap: Int64, quota: Int64) async throws -> Int64
+    func releaseReservation(id: String) async throws
     func createUpload(_ upload: UploadRecord, limits: UploadLimits) async throws
     func upload(id: String, user: Int64) async throws -> UploadRecord
     func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws

@@ -107,6 +107,11 @@ enum SQLiteMigrations {
         migrator.registerMigration("v8-removed-tokens") { db in
             try db.execute(sql: "CREATE TABLE removed_tokens(token_hash TEXT PRIMARY KEY, removed REAL NOT NULL)")
         }
+        // How far a PATCH under way may take an upload of deferred length: counted in the
+        // usage while it runs, so parallel PATCHes can't together pass the quota.
+        migrator.registerMigration("v9-upload-reserved") { db in
+            try db.execute(sql: "ALTER TABLE uploads ADD COLUMN reserved INTEGER")
+        }
         return migrator
     }
 }

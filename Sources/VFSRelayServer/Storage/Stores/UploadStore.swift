@@ -24,7 +24,8 @@ extension StoreRows {
     static func usage(_ db: any SQLConnection, user: Int64) async throws -> Int64 {
         try await db.value("""
             SELECT
-              (SELECT COALESCE(SUM(COALESCE(length, "offset")), 0) FROM uploads WHERE user_id = \(user))
+              (SELECT COALESCE(SUM(COALESCE(length, CASE WHEN reserved > "offset" THEN reserved ELSE "offset" END)), 0)
+                 FROM uploads WHERE user_id = \(user))
             + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = \(user) AND EXISTS
                  (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN \(waiting)))
             + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = \(user) AND kind = 'file')
@@ -103,6 +104,29 @@ extension SQLRelayStore {
             guard HeaderNumbers.fits(length, at: used, within: quota) else { throw UploadRefusal.quota(used: used, quota: quota) }
             try await db.run("UPDATE uploads SET length = \(length) WHERE id = \(id) AND length IS NULL")
         }
+    }
+
+    public func reserveDeferred(id: String, offset: Int64, cap: Int64, quota: Int64) async throws -> Int64 {
+        try await sql.database.write { db in
+            guard let user = try await db.value("SELECT user_id FROM uploads WHERE id = \(id)", as: Int64.self) else {
+                throw StoreError.notFound("no upload \"\(id)\"")
+            }
+            try await StoreRows.lockUploads(db, user: user)
+            guard let row = try await db.one("SELECT \"offset\", reserved FROM uploads WHERE id = \(id)\(SQL.forUpdate)") else {
+                throw StoreError.notFound("no upload \"\(id)\"")
+            }
+            // What this upload holds in the usage now: its offset, or an older reservation
+            // (of a PATCH that ended without giving it back).
+            let own = max(try row.get("offset", as: Int64.self), try row.get("reserved", as: Int64?.self) ?? 0)
+            let others = max(0, try await StoreRows.usage(db, user: user) - own)
+            let allowed = max(offset, min(cap, quota - others))
+            try await db.run("UPDATE uploads SET reserved = \(allowed) WHERE id = \(id)")
+            return allowed
+        }
+    }
+
+    public func releaseReservation(id: String) async throws {
+        try await sql.database.write { db in try await db.run("UPDATE uploads SET reserved = NULL WHERE id = \(id)") }
     }
 
     public func deleteUpload(id: String, user: Int64) async throws {
