@@ -105,6 +105,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),
+        // The S3 client against a real S3 engine (Ceph's RADOS Gateway, Tests/tools/rgw-fixture.sh).
+        .testTarget(name: "VFSObjectStoreTests", dependencies: ["VFSTestSupport"]),
         .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol", "VFSTestSupport",
