@@ -77,6 +77,14 @@ let package = Package(
         ],
         // The OpenAPI document and the admin page's stylesheet, compiled in: an installed binary serves them too.
         resources: [.embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/admin.css")]),
+        // S3 for the relay's blobs: an AWS Signature V4 signer and a small S3 client
+        // (objects, ranged reads, listing, multipart uploads) over AsyncHTTPClient.
+        .target(name: "VFSObjectStore", dependencies: [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // The relay's client side for vfs-device, vfs-push and vfs-fetch: HTTP API, tus
         // uploads, Range downloads, server-sent events, device config, pins, credentials.
         .target(name: "VFSRelayClient", dependencies: [
@@ -106,7 +114,9 @@ let package = Package(
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),
         // The S3 client against a real S3 engine (Ceph's RADOS Gateway, Tests/tools/rgw-fixture.sh).
-        .testTarget(name: "VFSObjectStoreTests", dependencies: ["VFSTestSupport"]),
+        .testTarget(name: "VFSObjectStoreTests", dependencies: [
+            "VFSObjectStore", "VFSTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol", "VFSTestSupport",
