@@ -15,7 +15,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-shred", []),
     ("vfs-wrap", []),
     ("vfs-unwrap", []),
-    ("vfs-relay", ["VFSRelayServer", .product(name: "Logging", package: "swift-log")]),
+    ("vfs-relay", ["VFSRelayServer", "VFSObjectStore", .product(name: "Logging", package: "swift-log")]),
     ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol"]),
@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "VFSRelayProtocol", dependencies: ["VFSPolicyModel"]),
         // The relay server: stores ciphertext it cannot read, so it never links VFSCore.
         .target(name: "VFSRelayServer", dependencies: [
-            "VFSRelayProtocol",
+            "VFSRelayProtocol", "VFSObjectStore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -119,7 +119,7 @@ let package = Package(
         ]),
         .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
-            "VFSRelayServer", "VFSRelayProtocol", "VFSTestSupport",
+            "VFSRelayServer", "VFSRelayProtocol", "VFSTestSupport", "VFSObjectStore",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

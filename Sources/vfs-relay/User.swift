@@ -44,7 +44,7 @@ extension User {
             try await store.setUser(email: email, admin: nil, disabled: true, now: now)
             let devices = try await store.deviceIDs(ofUser: email)
             for device in devices {
-                for blob in try await store.invalidateDevice(id: device, user: user.id, now: now) { blobs.deleteBlob(blob) }
+                for blob in try await store.invalidateDevice(id: device, user: user.id, now: now) { await blobs.deleteBlob(blob) }
             }
             FileHandle.standardError.write(Data("vfs-relay: disabled \(email); \(devices.count) device(s) logged out\n".utf8))
         }

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import VFSTestSupport
+
+/// vfs-relay with `--blobs s3://…` on Ceph's RADOS Gateway (one gateway per test
+/// process, a bucket per test), driven through the binaries.
+@Suite("vfs-relay with blobs in S3 (RADOS Gateway)", .serialized)
+struct S3RelayTests {
+    let gateway: RGWFixture
+    let bucket: String
+    let scratch: TestFolder
+    let credentials: String
+
+    init() throws {
+        gateway = try RGWFixture.start()
+        bucket = try gateway.newBucket()
+        scratch = try TestFolder("s3relay")
+        credentials = try scratch.write("s3-credentials", Data("""
+            # as the AWS tools write it
+            [default]
+            aws_access_key_id = \(gateway.accessKey)
+            aws_secret_access_key = \(gateway.secretKey)
+
+            """.utf8))
+    }
+
+    var blobs: String { "s3://\(bucket)/relay?endpoint=\(gateway.endpoint)&region=\(gateway.region)" }
+
+    /// Waits (bounded) until `condition` holds.
+    func eventually(_ what: String, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while try !condition() {
+            guard Date() < deadline else { throw HarnessError("still not \(what) after 60 s") }
+            usleep(50_000)
+        }
+    }
+
+    @Test("push and fetch through a relay whose blobs are objects: no blob file on the relay's disk, the fetched file whole, the object deleted once fetched")
+    func pushAndFetch() throws {
+        let fleet = try Fleet(relayArguments: ["--blobs", blobs, "--s3-credentials", credentials])
+        let content = testBytes(3 << 20, seed: 11)
+        let file = try scratch.write("holiday.bin", content)
+        let pushed = try fleet.laptop.run("vfs-push", ["-d", "phone", file])
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        let id = pushed.out.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let objects = try gateway.objectKeys(bucket: bucket)
+        #expect(objects.count == 1 && objects.allSatisfy { $0.hasPrefix("relay/blobs/") }, "\(objects)")
+        #expect(fleet.storedFiles().isEmpty, "nothing but the database on the relay's disk: \(fleet.storedFiles())")
+
+        let inbox = scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let fetched = try fleet.phone.run("vfs-fetch", [id, "-C", inbox])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/holiday.bin")) == content)
+        // Delivered to its only target: the blob is released and its object deleted.
+        try eventually("deleted from the bucket") { try gateway.objectKeys(bucket: bucket).isEmpty }
+        #expect(fleet.storedFiles().isEmpty)
+    }
+
+    @Test("bad --blobs s3:// settings and credentials: one-line errors with their exit status, and no key on argv")
+    func refusals() throws {
+        let data = scratch.path("data")
+        #expect(try Tools.run("vfs-relay", ["init", "--data", data]).status == 0)
+        func gc(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+            try Tools.run("vfs-relay", ["gc", "--data", data] + arguments, environment: environment,
+                          removing: ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"])
+        }
+        let noEndpoint = try gc(["--blobs", "s3://\(bucket)"])
+        #expect(noEndpoint.status == 64)
+        #expect(noEndpoint.stderr.hasPrefix("vfs-relay: error: invalid --blobs \"s3://\(bucket)\": endpoint=URL is needed"), "\(noEndpoint.stderr)")
+        let noKeys = try gc(["--blobs", blobs])
+        #expect(noKeys.status == 64)
+        #expect(noKeys.stderr.contains("error: no S3 credentials") && noKeys.stderr.contains("hint: set AWS_ACCESS_KEY_ID"), "\(noKeys.stderr)")
+        let missingFile = try gc(["--blobs", blobs, "--s3-credentials", scratch.path("absent")])
+        #expect(missingFile.status == 66, "\(missingFile.stderr)")
+        let empty = try scratch.write("empty-credentials", Data("[default]\n".utf8))
+        #expect(try gc(["--blobs", blobs, "--s3-credentials", empty]).status == 65)
+        #expect(try gc(["--blobs", scratch.path("folder"), "--s3-credentials", credentials]).status == 64)
+        // Right keys from the environment: the sweep runs against the bucket.
+        let swept = try gc(["--blobs", blobs], environment: ["AWS_ACCESS_KEY_ID": gateway.accessKey, "AWS_SECRET_ACCESS_KEY": gateway.secretKey])
+        #expect(swept.status == 0, "\(swept.stderr)")
+        // Wrong keys: the gateway refuses the listing and gc says so.
+        let wrong = try gc(["--blobs", blobs], environment: ["AWS_ACCESS_KEY_ID": gateway.accessKey, "AWS_SECRET_ACCESS_KEY": "wrong"])
+        #expect(wrong.status != 0)
+        #expect(wrong.stderr.contains("SignatureDoesNotMatch"), "\(wrong.stderr)")
+    }
+}
