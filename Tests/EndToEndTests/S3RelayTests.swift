@@ -58,6 +58,44 @@ struct S3RelayTests {
         #expect(fleet.storedFiles().isEmpty)
     }
 
+    @Test("two relays on one PostgreSQL database and one bucket: a push through one, fetched through the other; no blob file on either relay's disk")
+    func scaledOut() throws {
+        let cluster = try PostgresCluster.start()
+        let options = ["--database", try cluster.newDatabase(), "--blobs", blobs, "--s3-credentials", credentials]
+        func admin(_ arguments: [String]) throws -> String {
+            let run = try Tools.run("vfs-relay", arguments + options + ["--data", scratch.path("admin")])
+            guard run.status == 0 else { throw HarnessError("vfs-relay \(arguments): \(run.stderr)") }
+            return run.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        _ = try admin(["org", "add", "acme"])
+        let first = try admin(["user", "add", "alice@acme.example", "--org", "acme"])
+        let relayA = try RelayProcess(data: scratch.url.appendingPathComponent("a"), arguments: options)
+        let relayB = try RelayProcess(data: scratch.url.appendingPathComponent("b"), arguments: options)
+        defer {
+            relayA.stop()
+            relayB.stop()
+        }
+        let laptop = try Machine("laptop", in: scratch), phone = try Machine("phone", in: scratch)
+        try laptop.enroll(port: relayA.port, code: first)
+        try phone.enroll(port: relayB.port, code: try admin(["invite", "alice@acme.example"]))
+
+        let content = testBytes((20 << 20) + 5, seed: 12)
+        let file = try scratch.write("video.bin", content)
+        let pushed = try laptop.run("vfs-push", ["-d", "phone", file])
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        let id = pushed.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try gateway.objectKeys(bucket: bucket).count == 1)
+        let inbox = scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let fetched = try phone.run("vfs-fetch", [id, "-C", inbox])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/video.bin")) == content)
+        for relay in [relayA, relayB] {
+            #expect(relayStoredFiles(in: relay.data).isEmpty, "\(relayStoredFiles(in: relay.data))")
+        }
+        try eventually("deleted from the bucket") { try gateway.objectKeys(bucket: bucket).isEmpty }
+    }
+
     @Test("bad --blobs s3:// settings and credentials: one-line errors with their exit status, and no key on argv")
     func refusals() throws {
         let data = scratch.path("data")
