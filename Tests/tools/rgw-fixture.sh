@@ -64,10 +64,18 @@ fail() {
   exit 1
 }
 
-# Starts a daemon in the background, its output in a file (never an inherited pipe).
+# Starts a daemon in the background, its output in a file, and none of the other
+# descriptors this script inherited: a test process's pipe held open by a daemon would
+# never reach end of file (a tool run beside the fixture's start waited for ever).
 daemon() {
   local name=$1; shift
-  "$@" </dev/null >"$DIR/$name.out" 2>&1 &
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+    done
+    exec "$@"
+  ) </dev/null >"$DIR/$name.out" 2>&1 &
   echo $! >> "$DIR/pids"
 }
 
