@@ -120,7 +120,9 @@ struct S3RelayTests {
         #expect(swept.status == 0, "\(swept.stderr)")
         // Wrong keys: the gateway refuses the listing and gc says so.
         let wrong = try gc(["--blobs", blobs], environment: ["AWS_ACCESS_KEY_ID": gateway.accessKey, "AWS_SECRET_ACCESS_KEY": "wrong"])
-        #expect(wrong.status != 0)
-        #expect(wrong.stderr.contains("SignatureDoesNotMatch"), "\(wrong.stderr)")
+        #expect(wrong.status == 74)
+        #expect(wrong.stderr.hasPrefix("vfs-relay: error: cannot sweep the blobs: cannot list the blobs in s3://\(bucket)/relay/: S3 answered 403 SignatureDoesNotMatch"),
+                "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("vfs-relay: hint: check --blobs"), "\(wrong.stderr)")
     }
 }

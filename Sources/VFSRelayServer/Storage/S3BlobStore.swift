@@ -47,6 +47,17 @@ public struct S3BlobLocation: Sendable, Equatable {
     public var description: String { "s3://\(bucket)/\(prefix)" }
 }
 
+extension BlobStoreError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .tooLong: "the upload is longer than allowed"
+        case .noSpace: "no space left on the blob store's disk"
+        case .missing(let id): "no blob or upload \"\(id)\""
+        case .io(let message): message
+        }
+    }
+}
+
 /// `--blobs s3://…` and its credentials (from the environment or `--s3-credentials`, never argv).
 public struct ObjectStoreSettings: Sendable {
     public var location: S3BlobLocation
