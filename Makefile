@@ -22,7 +22,8 @@ READELF ?= readelf
 # The tool names, from the entries of Package.swift's tools list that open a line with ("vfs-NAME", (\x28 is "(": make would count a bare one).
 TOOLS := $(shell sed -n 's/^ *\x28"\(vfs-[a-z0-9-]*\)",.*/\1/p' Package.swift)
 APT_PACKAGES := libssl-dev libarchive-dev zlib1g-dev pkg-config age libarchive-tools zstd e2fsprogs mount util-linux openssl curl \
-  sqlite3 nginx-light python3-pip chromium chromium-driver dpkg-dev systemd postgresql
+  sqlite3 nginx-light python3-pip chromium chromium-driver dpkg-dev systemd postgresql \
+  radosgw ceph-mon ceph-osd ceph-common
 # What make bench times us against, and the timers.
 BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-delete jq pass wrk nginx-light curl \
   magic-wormhole magic-wormhole-transit-relay python3-pip postgresql

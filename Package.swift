@@ -15,7 +15,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-shred", []),
     ("vfs-wrap", []),
     ("vfs-unwrap", []),
-    ("vfs-relay", ["VFSRelayServer", .product(name: "Logging", package: "swift-log")]),
+    ("vfs-relay", ["VFSRelayServer", "VFSObjectStore", .product(name: "Logging", package: "swift-log")]),
     ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol"]),
@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "VFSRelayProtocol", dependencies: ["VFSPolicyModel"]),
         // The relay server: stores ciphertext it cannot read, so it never links VFSCore.
         .target(name: "VFSRelayServer", dependencies: [
-            "VFSRelayProtocol",
+            "VFSRelayProtocol", "VFSObjectStore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -77,6 +77,14 @@ let package = Package(
         ],
         // The OpenAPI document and the admin page's stylesheet, compiled in: an installed binary serves them too.
         resources: [.embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/admin.css")]),
+        // S3 for the relay's blobs: an AWS Signature V4 signer and a small S3 client
+        // (objects, ranged reads, listing, multipart uploads) over AsyncHTTPClient.
+        .target(name: "VFSObjectStore", dependencies: [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // The relay's client side for vfs-device, vfs-push and vfs-fetch: HTTP API, tus
         // uploads, Range downloads, server-sent events, device config, pins, credentials.
         .target(name: "VFSRelayClient", dependencies: [
@@ -105,9 +113,13 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),
+        // The S3 client against a real S3 engine (Ceph's RADOS Gateway, Tests/tools/rgw-fixture.sh).
+        .testTarget(name: "VFSObjectStoreTests", dependencies: [
+            "VFSObjectStore", "VFSTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
-            "VFSRelayServer", "VFSRelayProtocol", "VFSTestSupport",
+            "VFSRelayServer", "VFSRelayProtocol", "VFSTestSupport", "VFSObjectStore",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

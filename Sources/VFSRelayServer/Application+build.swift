@@ -44,14 +44,15 @@ public func openStore(_ configuration: RelayConfiguration) throws -> (SQLiteRela
 /// the advisory lock when `migrate`), else the data folder's SQLite database; blobs
 /// under `blobFolder` or the data folder.
 public func openRelayStore(_ configuration: RelayConfiguration, migrate: Bool = true,
-                           logger: Logger = Logger(label: "vfs-relay")) async throws -> (any RelayStore, FileBlobStore) {
+                           logger: Logger = Logger(label: "vfs-relay")) async throws -> (any RelayStore, any BlobStore) {
+    func blobStore(_ files: FileBlobStore) -> any BlobStore { configuration.objectStore.map { S3BlobStore($0, staging: files) } ?? files }
     guard let database = configuration.database else {
         let (store, blobs) = try openStore(configuration)
-        return (store, blobs)
+        return (store, blobStore(blobs))
     }
     let folder = configuration.blobFolder ?? configuration.dataFolder
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let blobs = try FileBlobStore(root: folder)
+    let blobs = blobStore(try FileBlobStore(root: folder))
     do {
         return (try await PostgresRelayStore(location: database, migrate: migrate, logger: logger), blobs)
     } catch {

@@ -69,6 +69,9 @@ public struct RelayConfiguration: Sendable {
     /// Where blob and upload files live (default: the data folder). With several
     /// instances, a folder every instance mounts (NFS, CephFS).
     public var blobFolder: URL?
+    /// Blobs in an S3-compatible store instead (`--blobs s3://…`); uploads in progress
+    /// are staged in the data folder.
+    public var objectStore: ObjectStoreSettings?
 
     /// PEM files of the certificate chain and its private key: serve HTTPS when set.
     public var tls: (certificate: String, key: String)?

@@ -37,21 +37,24 @@ public struct RelayMaintenance: Sendable {
 
     func sweepOnceUnguarded(now: Date) async throws -> GarbageReport {
         let expired = try await store.expireTransfers(now: now)
-        for blob in expired { blobs.deleteBlob(blob) }
+        for blob in expired { await blobs.deleteBlob(blob) }
         let uploads = try await store.removeExpiredUploads(now: now)
-        for upload in uploads { blobs.deleteUpload(upload) }
+        for upload in uploads { await blobs.deleteUpload(upload) }
         let settled = now.addingTimeInterval(-configuration.orphanGrace)
         let known = try await store.uploadIDs()
         var orphanUploads = 0
-        for file in blobs.uploads(olderThan: settled) where !known.contains(file) {
-            blobs.deleteUpload(file)
+        for file in try await blobs.uploads(olderThan: settled) where !known.contains(file) {
+            await blobs.deleteUpload(file)
             orphanUploads += 1
         }
-        let blobStore = blobs
+        // Blob rows recorded before the check was made: a row made after it (its blob
+        // stored after a listing) is not taken for one whose blob is gone.
+        let rowsBefore = Set(try await store.referenceAudit().map(\.id))
+        let exists = try await blobs.existenceCheck()
         var (report, delete) = try await store.collectGarbage(
-            files: blobs.blobs(olderThan: settled), fileExists: { blobStore.blobExists($0) },
+            files: blobs.blobs(olderThan: settled), fileExists: { !rowsBefore.contains($0) || exists($0) },
             eventsBefore: now.addingTimeInterval(-configuration.eventRetention), now: now)
-        for blob in delete { blobs.deleteBlob(blob) }
+        for blob in delete { await blobs.deleteBlob(blob) }
         report.releasedBlobs += expired.count
         report.expiredUploads = uploads.count
         report.orphanFiles += orphanUploads

@@ -28,8 +28,8 @@ struct RelayServices: Sendable {
     }
 
     /// Deletes blob files whose last reference went away.
-    func deleteBlobs(_ ids: [String]) {
-        for id in ids { blobs.deleteBlob(id) }
+    func deleteBlobs(_ ids: [String]) async {
+        for id in ids { await blobs.deleteBlob(id) }
     }
 
     /// Makes a finished upload of `user` a blob: moves its file into the blob folder
@@ -49,20 +49,20 @@ struct RelayServices: Sendable {
             if upload.sha256 == nil {
                 // Every byte landed but the digest was never recorded (a stop or a crash in
                 // between, or a PATCH that ran past the length): work it out now.
-                try await store.setUploadOffset(id: id, offset: length, sha256: blobs.digest(upload: id, length: length))
+                try await store.setUploadOffset(id: id, offset: length, sha256: await blobs.digest(upload: id, length: length))
             }
             let blobID = Secrets.id()
-            try blobs.adopt(upload: id, as: blobID)
+            try await blobs.adopt(upload: id, as: blobID)
             let recorded: T
             do {
                 recorded = try await record(blobID)
             } catch {
-                blobs.unadopt(blob: blobID, upload: id)
+                await blobs.unadopt(blob: blobID, upload: id)
                 throw error
             }
             // The store consumed the upload: its file's other name goes now. Killed before
             // this line, the file is an orphan upload the sweep removes.
-            blobs.deleteUpload(id)
+            await blobs.deleteUpload(id)
             return recorded
         }
         guard let adopted else { throw RelayError.conflict("upload \"\(id)\" is busy") }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VFSCommandLine
 import VFSCore
+import VFSObjectStore
 import VFSRelayServer
 
 /// `--data DIR`, `--database URL` and `--blobs DIR`, shared by `serve` and the admin commands.
@@ -13,9 +14,14 @@ struct DataOptions: ParsableArguments {
                                valueName: "url"))
     var database: String?
 
-    @Option(help: ArgumentHelp("Where blob and upload files live (default: the data folder); with several relays, a folder they all mount.",
-                               valueName: "dir"), completion: .directory)
+    @Option(help: ArgumentHelp("Where blob and upload files live (default: the data folder); with several relays, a folder they all mount, or an S3-compatible bucket: s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION.",
+                               valueName: "dir|s3-url"), completion: .directory)
     var blobs: String?
+
+    @Option(name: .customLong("s3-credentials"),
+            help: ArgumentHelp("With --blobs s3://…: a file holding the S3 access key as the AWS tools write it (aws_access_key_id = …, aws_secret_access_key = …); default: $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY.",
+                               valueName: "file"), completion: .file())
+    var s3Credentials: String?
 
     var url: URL {
         get throws {
@@ -45,8 +51,44 @@ struct DataOptions: ParsableArguments {
     func configuration() throws -> RelayConfiguration {
         var configuration = RelayConfiguration(dataFolder: try url)
         configuration.database = try location()
-        if let blobs { configuration.blobFolder = URL(fileURLWithPath: blobs) }
+        if let blobs, blobs.hasPrefix("s3://") {
+            configuration.objectStore = try objectStore(blobs)
+        } else if let blobs {
+            configuration.blobFolder = URL(fileURLWithPath: blobs)
+        }
+        if s3Credentials != nil && configuration.objectStore == nil {
+            throw ToolError.usage("--s3-credentials goes with --blobs s3://BUCKET…", hints: ["blobs in a folder need no credentials"])
+        }
         return configuration
+    }
+
+    /// `--blobs s3://…` with its credentials, checked.
+    func objectStore(_ text: String) throws -> ObjectStoreSettings {
+        let location: S3BlobLocation
+        switch S3BlobLocation.parse(text) {
+        case .success(let parsed): location = parsed
+        case .failure(let error):
+            throw ToolError.usage("invalid --blobs \"\(text)\": \(error)",
+                                  hints: ["write s3://BUCKET[/PREFIX]?endpoint=https://s3.example.net&region=us-east-1"])
+        }
+        let credentials: S3Credentials
+        if let s3Credentials {
+            guard let data = FileManager.default.contents(atPath: s3Credentials) else {
+                throw ToolError("cannot read --s3-credentials \"\(s3Credentials)\"", exit: .noInput,
+                                hints: ["give a readable file holding aws_access_key_id and aws_secret_access_key"])
+            }
+            guard let read = S3Credentials.file(String(decoding: data, as: UTF8.self)) else {
+                throw ToolError("no aws_access_key_id and aws_secret_access_key in \"\(s3Credentials)\"", exit: .dataError,
+                                hints: ["write them in its [default] section, one `name = value` a line"])
+            }
+            credentials = read
+        } else if let read = S3Credentials.environment() {
+            credentials = read
+        } else {
+            throw ToolError.usage("no S3 credentials for \"\(location.description)\"",
+                                  hints: ["set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give --s3-credentials FILE (never the key itself on the command line)"])
+        }
+        return ObjectStoreSettings(location: location, credentials: credentials)
     }
 
     /// What the errors call the store.
@@ -69,7 +111,7 @@ struct DataOptions: ParsableArguments {
 
     /// The store of an existing data folder or database: admin commands never create a
     /// relay by accident; only `init` (and `serve`) pass `create`.
-    func open(create: Bool = false) async throws -> (any RelayStore, FileBlobStore) {
+    func open(create: Bool = false) async throws -> (any RelayStore, any BlobStore) {
         let configuration = try configuration()
         if configuration.database == nil, !create,
            !FileManager.default.fileExists(atPath: configuration.databasePath) {

@@ -55,7 +55,7 @@ extension Devices {
                 return
             }
             let owner = try await findUser(entry.user, in: store)
-            for blob in try await store.invalidateDevice(id: entry.device.id, user: owner.id, now: Date()) { blobs.deleteBlob(blob) }
+            for blob in try await store.invalidateDevice(id: entry.device.id, user: owner.id, now: Date()) { await blobs.deleteBlob(blob) }
             data.report("logged out \(entry.device.id) (\(DisplayText.printable(entry.device.name))) of \(entry.user)")
         }
     }

@@ -19,7 +19,14 @@ struct GC: AsyncParsableCommand {
         let (store, blobs) = try await data.open()
         var configuration = try data.configuration()
         configuration.orphanGrace = TimeInterval(grace)
-        guard let report = try await RelayMaintenance(store: store, blobs: blobs, configuration: configuration).sweepOnce() else {
+        let swept: GarbageReport?
+        do {
+            swept = try await RelayMaintenance(store: store, blobs: blobs, configuration: configuration).sweepOnce()
+        } catch let error as BlobStoreError {
+            throw ToolError("cannot sweep the blobs: \(error)", exit: .ioError,
+                            hints: configuration.objectStore == nil ? [] : ["check --blobs (endpoint, bucket) and the S3 credentials"])
+        }
+        guard let report = swept else {
             throw ToolError("another sweep is running on this relay database", exit: .temporaryFailure,
                             hints: ["a serving relay sweeps on its own timer; try again in a minute"])
         }

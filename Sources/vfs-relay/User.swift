@@ -44,7 +44,7 @@ extension User {
             try await store.setUser(email: email, admin: nil, disabled: true, now: now)
             let devices = try await store.deviceIDs(ofUser: email)
             for device in devices {
-                for blob in try await store.invalidateDevice(id: device, user: user.id, now: now) { blobs.deleteBlob(blob) }
+                for blob in try await store.invalidateDevice(id: device, user: user.id, now: now) { await blobs.deleteBlob(blob) }
             }
             data.report("disabled \(email); \(devices.count) device(s) logged out")
         }
@@ -80,8 +80,8 @@ extension User {
                 guard answer == "y" || answer == "yes" else { throw ToolError("\(email) was not removed", exit: .no) }
             }
             let removed = try await store.removeUser(email: email, now: Date())
-            for blob in removed.blobs { blobs.deleteBlob(blob) }
-            for upload in removed.uploads { blobs.deleteUpload(upload) }
+            for blob in removed.blobs { await blobs.deleteBlob(blob) }
+            for upload in removed.uploads { await blobs.deleteUpload(upload) }
             data.report("removed \(email); \(removed.loggedOut.count) device(s) logged out, \(removed.cloudFiles) cloud file(s) deleted")
         }
     }

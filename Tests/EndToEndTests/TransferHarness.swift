@@ -109,16 +109,7 @@ final class Fleet: @unchecked Sendable {
     deinit { relay.stop() }
 
     /// Every file under the relay's data folder except the database: the stored blobs and uploads.
-    func storedFiles() -> [URL] {
-        let walker = FileManager.default.enumerator(at: data, includingPropertiesForKeys: [.isRegularFileKey])
-        var out: [URL] = []
-        while let url = walker?.nextObject() as? URL {
-            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true, !url.lastPathComponent.contains("sqlite"), !["serve.lock", "ballast"].contains(url.lastPathComponent) {
-                out.append(url)
-            }
-        }
-        return out
-    }
+    func storedFiles() -> [URL] { relayStoredFiles(in: data) }
 
     /// Runs SQL on the relay's database (sqlite3), for tests that play a lying relay.
     func sql(_ statement: String) throws {
@@ -174,4 +165,16 @@ final class SlowProxy {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
+}
+
+/// Every file under a relay's data folder except the database, its lock and ballast: the stored blobs and uploads.
+func relayStoredFiles(in data: URL) -> [URL] {
+    let walker = FileManager.default.enumerator(at: data, includingPropertiesForKeys: [.isRegularFileKey])
+    var out: [URL] = []
+    while let url = walker?.nextObject() as? URL {
+        if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true, !url.lastPathComponent.contains("sqlite"), !["serve.lock", "ballast"].contains(url.lastPathComponent) {
+            out.append(url)
+        }
+    }
+    return out
 }

@@ -111,26 +111,14 @@ public final class PostgresCluster: Sendable {
             : ["\(bin)/\(tool)"] + arguments)
         let outputPath = "/tmp/vfs-pg-run-\(getpid())-\(UUID().uuidString)"
         defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        let target = capture ? outputPath : "/dev/null"
-        posix_spawn_file_actions_addopen(&actions, 1, target, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { for pointer in cArguments { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
-        guard spawned == 0 else { throw Failure(description: "cannot run \(argv[0]): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = capture ? ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "") : ""
-        let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
-        guard exited && code == 0 else {
-            throw Failure(description: "\(tool) failed (status \(status)): \(text.suffix(600))")
+        let ran: (text: String, succeeded: Bool, status: Int32)
+        do {
+            ran = try spawnAndWait(argv, output: capture ? outputPath : "/dev/null")
+        } catch {
+            throw Failure(description: "\(error)")
         }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard ran.succeeded else { throw Failure(description: "\(tool) failed (status \(ran.status)): \(ran.text.suffix(600))") }
+        return ran.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Stops the server (immediately) and removes the folder; idempotent.

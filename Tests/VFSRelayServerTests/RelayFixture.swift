@@ -14,14 +14,18 @@ final class RelayFixture: @unchecked Sendable {
     var configuration: RelayConfiguration
     let store: SQLiteRelayStore
     let blobs: FileBlobStore
+    /// What the router serves blobs from: `blobs`, or an S3 bucket staging uploads in `blobs`.
+    let served: any BlobStore
     let hub = EventHub()
 
-    init(configure: (inout RelayConfiguration) -> Void = { _ in }) throws {
+    init(objectStore: ObjectStoreSettings? = nil, configure: (inout RelayConfiguration) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-test-\(UUID().uuidString)")
         var configuration = RelayConfiguration(dataFolder: folder, port: 0)
         configure(&configuration)
         self.configuration = configuration
-        (store, blobs) = try openStore(configuration)
+        let (store, files) = try openStore(configuration)
+        (self.store, blobs) = (store, files)
+        served = objectStore.map { S3BlobStore($0, staging: files) } ?? files
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
@@ -29,7 +33,7 @@ final class RelayFixture: @unchecked Sendable {
     func application() -> some ApplicationProtocol {
         var logger = Logger(label: "relay-test")
         logger.logLevel = .warning
-        let router = buildRouter(store: store, blobs: blobs, hub: hub, configuration: configuration, logger: logger)
+        let router = buildRouter(store: store, blobs: served, hub: hub, configuration: configuration, logger: logger)
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 

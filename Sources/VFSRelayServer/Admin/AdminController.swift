@@ -265,7 +265,7 @@ struct AdminController {
         let (device, owner) = try await orgDevice(context, org: signedIn.session.orgID)
         let now = Date()
         let released = try await services.store.invalidateDevice(id: device.id, user: owner.id, now: now)
-        services.deleteBlobs(released)
+        await services.deleteBlobs(released)
         services.hub.notify([device.id])
         try await services.store.audit(org: signedIn.session.orgID, actor: signedIn.session.email, action: "admin.revoke",
                                        subject: device.id, detail: "\(device.name) of \(owner.email)", now: now)

@@ -72,7 +72,7 @@ struct CloudController {
             }
         }
         let (entry, released) = stored
-        services.deleteBlobs(released)
+        await services.deleteBlobs(released)
         return try jsonResponse(entry, status: .created)
     }
 
@@ -89,7 +89,7 @@ struct CloudController {
         let user = try context.requireIdentity().userID
         let path = try Self.path(context)
         guard !path.isEmpty else { throw RelayError.conflict("the root folder cannot be deleted") }
-        services.deleteBlobs(try await services.freeing { try await services.store.cloudDelete(path: path, user: user, now: Date()) })
+        await services.deleteBlobs(try await services.freeing { try await services.store.cloudDelete(path: path, user: user, now: Date()) })
         return emptyResponse()
     }
 
@@ -119,14 +119,14 @@ struct CloudController {
         // A rekey writes a whole new copy of the file: it must fit above the disk reserve.
         try services.checkDiskRoom(for: blob.size - body.length + Int64(header.count))
         let newID = Secrets.id()
-        let made = try services.blobs.rewrite(blob: blob.id, replacing: body.length, with: header, as: newID)
+        let made = try await services.blobs.rewrite(blob: blob.id, replacing: body.length, with: header, as: newID)
         do {
             let (entry, released) = try await services.store.cloudReplaceBlob(
                 path: path, expected: blob.sha256, with: BlobRef(id: newID, size: made.size, sha256: made.sha256), user: user, now: Date())
-            services.deleteBlobs(released)
+            await services.deleteBlobs(released)
             return try jsonResponse(entry)
         } catch {
-            services.blobs.deleteBlob(newID)
+            await services.blobs.deleteBlob(newID)
             throw error
         }
     }

@@ -38,7 +38,7 @@ struct DeviceController {
         let identity = try context.requireIdentity()
         let id = try pathID(context)
         let released = try await services.store.invalidateDevice(id: id, user: identity.userID, now: Date())
-        services.deleteBlobs(released)
+        await services.deleteBlobs(released)
         services.hub.notify([id])
         return emptyResponse()
     }

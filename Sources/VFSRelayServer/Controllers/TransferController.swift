@@ -61,14 +61,14 @@ struct TransferController {
     @Sendable func cancel(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let (id, sender) = (try pathID(context), try context.requireIdentity().deviceID)
         let released = try await services.freeing { try await services.store.cancelTransfer(id: id, sender: sender, now: Date()) }
-        services.deleteBlobs(released)
+        await services.deleteBlobs(released)
         return emptyResponse()
     }
 
     func finish(_ status: TransferStatus, _ context: RelayRequestContext) async throws -> Response {
         let (id, device) = (try pathID(context), try context.requireIdentity().deviceID)
         let released = try await services.freeing { try await services.store.finishTransfer(id: id, device: device, status: status, now: Date()) }
-        services.deleteBlobs(released)
+        await services.deleteBlobs(released)
         return emptyResponse()
     }
 }

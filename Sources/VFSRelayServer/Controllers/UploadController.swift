@@ -68,19 +68,19 @@ struct UploadController {
         let now = Date()
         let record = UploadRecord(id: Secrets.id(), userID: identity.userID, deviceID: identity.deviceID, length: length, offset: 0,
                                   metadata: metadata, created: now, expires: now.addingTimeInterval(services.configuration.uploadLifetime))
-        try services.blobs.createUpload(record.id)
+        try await services.blobs.createUpload(record.id)
         do {
             // The quota and the cap on open uploads, checked as the upload is counted.
             try await services.store.createUpload(record, limits: UploadLimits(quota: services.configuration.userQuota,
                                                                               openUploads: services.configuration.maxOpenUploads))
         } catch {
-            services.blobs.deleteUpload(record.id)
+            await services.blobs.deleteUpload(record.id)
             throw error
         }
         try await services.store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.create", subject: record.id,
                                        detail: length.map { "\($0) bytes" } ?? "deferred length", now: now)
         if length == 0 {
-            try await services.store.setUploadOffset(id: record.id, offset: 0, sha256: services.blobs.digest(upload: record.id, length: 0))
+            try await services.store.setUploadOffset(id: record.id, offset: 0, sha256: await services.blobs.digest(upload: record.id, length: 0))
         }
         var headers = tusHeaders
         headers[.location] = RelayPaths.upload(record.id)
@@ -171,7 +171,12 @@ struct UploadController {
             services.metrics.uploadBytes.increment(by: end - offset)
             if end == length {
                 services.metrics.uploadsFinished.increment()
-                let digest = try hasher.map { Secrets.hex(Array($0.hash.finalize())) } ?? services.blobs.digest(upload: id, length: end)
+                let digest: String
+                if let hasher {
+                    digest = Secrets.hex(Array(hasher.hash.finalize()))
+                } else {
+                    digest = try await services.blobs.digest(upload: id, length: end)
+                }
                 try await store.setUploadOffset(id: id, offset: end, sha256: digest)
             } else if let hasher {
                 services.uploadDigests.keep(id, end: end, hash: hasher.hash)
@@ -235,7 +240,7 @@ struct UploadController {
         try checkVersion(request)
         let upload = try await upload(context)
         // The file first: on a full disk its space is what lets the database write the delete.
-        services.blobs.deleteUpload(upload.id)
+        await services.blobs.deleteUpload(upload.id)
         try await services.freeing { try await services.store.deleteUpload(id: upload.id, user: upload.userID) }
         services.uploadDigests.drop(upload.id)
         let identity = try context.requireIdentity()

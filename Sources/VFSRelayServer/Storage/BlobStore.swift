@@ -10,7 +10,7 @@ import Glibc
 /// is always streamed in chunks, never held whole in memory.
 public protocol BlobStore: Sendable {
     /// Creates the (empty) file of a new upload.
-    func createUpload(_ id: String) throws
+    func createUpload(_ id: String) async throws
     /// Writes a request body at `offset`; calls `progress` with the new offset after
     /// each durable step (the file is synced first, in the background while the body
     /// goes on arriving), and returns the final offset once it is synced.
@@ -19,23 +19,26 @@ public protocol BlobStore: Sendable {
                                                 progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer
     /// The SHA-256 of an upload's first `length` bytes, as lowercase hex.
-    func digest(upload: String, length: Int64) throws -> String
-    func deleteUpload(_ id: String)
+    func digest(upload: String, length: Int64) async throws -> String
+    func deleteUpload(_ id: String) async
     /// Makes a finished upload's file also the blob `blob`; the upload file stays until
     /// `deleteUpload` (after the database recorded the blob), so a process killed in
     /// between leaves the upload whole for a retry, and the blob an orphan for gc.
-    func adopt(upload: String, as blob: String) throws
+    func adopt(upload: String, as blob: String) async throws
     /// Takes the blob away again (the database refused it); the upload is untouched.
-    func unadopt(blob: String, upload: String)
-    func deleteBlob(_ id: String)
-    func blobExists(_ id: String) -> Bool
-    /// Blob ids on disk whose file was last touched before `date`.
-    func blobs(olderThan date: Date) -> Set<String>
-    func uploads(olderThan date: Date) -> Set<String>
+    func unadopt(blob: String, upload: String) async
+    func deleteBlob(_ id: String) async
+    /// A check of whether a blob exists that the sweep may call while the database is
+    /// locked (so it does no I/O of its own that could wait: a folder checks the file, an
+    /// object store answers from one listing made before).
+    func existenceCheck() async throws -> @Sendable (String) -> Bool
+    /// Blob ids stored whose file was last touched before `date`.
+    func blobs(olderThan date: Date) async throws -> Set<String>
+    func uploads(olderThan date: Date) async throws -> Set<String>
     /// Writes a new blob `blob`: `header`, then the bytes of `source` after its first
     /// `replacing` bytes (a rekey's new age header in front of the same payload).
     /// Returns the new blob's size and SHA-256.
-    func rewrite(blob source: String, replacing: Int64, with header: [UInt8], as blob: String) throws -> (size: Int64, sha256: String)
+    func rewrite(blob source: String, replacing: Int64, with header: [UInt8], as blob: String) async throws -> (size: Int64, sha256: String)
     /// Reads `range` of a blob in chunks.
     func read(blob: String, range: Range<Int64>, chunk: Int,
               into write: (ByteBuffer) async throws -> Void) async throws
@@ -202,6 +205,11 @@ public struct FileBlobStore: BlobStore {
     }
 
     public func blobExists(_ id: String) -> Bool { access(blobPath(id), F_OK) == 0 }
+
+    public func existenceCheck() -> @Sendable (String) -> Bool {
+        let store = self
+        return { store.blobExists($0) }
+    }
 
     public func blobs(olderThan date: Date) -> Set<String> { files(in: blobsFolder, olderThan: date) }
     public func uploads(olderThan date: Date) -> Set<String> { files(in: uploadsFolder, olderThan: date) }

@@ -1,0 +1,307 @@
+import AsyncHTTPClient
+import Crypto
+import NIOCore
+import NIOHTTP1
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An S3 error answer, or a request S3 never answered.
+public enum S3Error: Error, CustomStringConvertible, Sendable {
+    /// A status other than the one expected, with S3's `<Code>` and `<Message>`.
+    case status(Int, code: String, message: String, key: String)
+    /// A 200 answer that was not what the request asks for.
+    case invalidResponse(String)
+
+    public var description: String {
+        switch self {
+        case .status(let status, let code, let message, let key):
+            return "S3 answered \(status) \(code.isEmpty ? "" : "\(code): ")\(message.isEmpty ? "(no message)" : message) for \"\(key)\""
+        case .invalidResponse(let text): return "S3 answered with something unexpected: \(text)"
+        }
+    }
+
+    /// S3's error code ("NoSuchKey", "NoSuchUpload"…), or "" when it sent none.
+    public var code: String {
+        if case .status(_, let code, _, _) = self { return code }
+        return ""
+    }
+
+    public var httpStatus: Int? {
+        if case .status(let status, _, _, _) = self { return status }
+        return nil
+    }
+}
+
+/// An object as a listing names it.
+public struct S3Object: Sendable, Equatable {
+    public let key: String
+    public let size: Int64
+    public let lastModified: Date
+    public let etag: String
+}
+
+/// A multipart upload in progress, as `ListMultipartUploads` names it.
+public struct S3MultipartUpload: Sendable, Equatable {
+    public let key: String
+    public let uploadID: String
+    public let initiated: Date
+}
+
+/// The S3 requests the relay needs, signed with SigV4 over AsyncHTTPClient, path-style
+/// (`ENDPOINT/BUCKET/KEY`, which every S3-compatible store takes; virtual hosts need DNS).
+/// Bodies go as they are given (a part at most: S3 parts are held in memory, 5 MiB and
+/// up); downloads are streamed to the caller chunk by chunk.
+public struct S3Client: Sendable {
+    public let endpoint: URL
+    public let bucket: String
+    let signer: SignatureV4
+    let http: HTTPClient
+    /// The longest a request that is not a download may take.
+    public var timeout: TimeAmount = .seconds(300)
+
+    /// `endpoint` is scheme, host and port (http://127.0.0.1:7480, https://s3.eu-west-1.amazonaws.com).
+    public init(endpoint: URL, bucket: String, region: String, credentials: S3Credentials, http: HTTPClient = .shared) {
+        self.endpoint = endpoint
+        self.bucket = bucket
+        signer = SignatureV4(credentials: credentials, region: region)
+        self.http = http
+    }
+
+    var hostHeader: String {
+        let host = endpoint.host ?? "localhost"
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        guard let port = endpoint.port else { return bracketed }
+        let standard = endpoint.scheme == "https" ? 443 : 80
+        return port == standard ? bracketed : "\(bracketed):\(port)"
+    }
+
+    /// Sends one signed request; answers other than `expect` become `S3Error.status`.
+    func send(_ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
+              body: ByteBuffer? = nil, expect: Set<Int> = [200], deadline: TimeAmount? = nil) async throws -> HTTPClientResponse {
+        let path = "/\(bucket)" + (key.map { "/\($0)" } ?? "")
+        let payload = body.map { body in body.withUnsafeReadableBytes { bytes in
+            var hash = SHA256()
+            hash.update(bufferPointer: bytes)
+            return SignatureV4.hex(hash.finalize())
+        } } ?? SignatureV4.emptyPayloadHash
+        let signed = signer.sign(method: method.rawValue, path: path, query: query, headers: [("Host", hostHeader)] + headers,
+                                 payloadHash: payload, date: Date())
+        let queryText = query.map { "\(SignatureV4.escapedQuery($0.0))=\(SignatureV4.escapedQuery($0.1))" }.joined(separator: "&")
+        var base = endpoint.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        var request = HTTPClientRequest(url: base + SignatureV4.escapedPath(path) + (queryText.isEmpty ? "" : "?\(queryText)"))
+        request.method = method
+        for header in signed.headers { request.headers.add(name: header.name, value: header.value) }
+        if let body {
+            request.body = .bytes(body)
+        }
+        let response = try await http.execute(request, timeout: deadline ?? timeout)
+        guard expect.contains(Int(response.status.code)) else {
+            let text = (try? await response.body.collect(upTo: 64 << 10)).map { String(buffer: $0) } ?? ""
+            throw S3Error.status(Int(response.status.code), code: XMLText.values("Code", in: text).first ?? "",
+                                 message: XMLText.values("Message", in: text).first ?? "", key: path)
+        }
+        return response
+    }
+
+    /// The body of a small answer (a listing, an upload id).
+    func text(_ response: HTTPClientResponse) async throws -> String {
+        String(buffer: try await response.body.collect(upTo: 16 << 20))
+    }
+
+    /// Stores `body` as `key`; returns its ETag.
+    @discardableResult
+    public func put(_ key: String, _ body: ByteBuffer) async throws -> String {
+        let response = try await send(.PUT, key: key, body: body)
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.headers.first(name: "ETag") ?? ""
+    }
+
+    /// Streams `range` of `key` (all of it when nil) into `write`, chunk by chunk as it
+    /// arrives. A download may take as long as it takes; a stalled one ends with the connection.
+    public func get(_ key: String, range: Range<Int64>? = nil, into write: (ByteBuffer) async throws -> Void) async throws {
+        guard range.map({ !$0.isEmpty }) ?? true else { return }
+        let headers = range.map { [("Range", "bytes=\($0.lowerBound)-\($0.upperBound - 1)")] } ?? []
+        let response = try await send(.GET, key: key, headers: headers, expect: range == nil ? [200] : [206], deadline: .hours(24))
+        var received: Int64 = 0
+        for try await chunk in response.body {
+            received += Int64(chunk.readableBytes)
+            try await write(chunk)
+        }
+        if let range, received != Int64(range.count) {
+            throw S3Error.invalidResponse("\(received) bytes of \"\(key)\" where \(range.count) were asked for")
+        }
+    }
+
+    /// A whole (small) object, or nil if there is none.
+    public func getSmall(_ key: String) async throws -> ByteBuffer? {
+        do {
+            let response = try await send(.GET, key: key)
+            return try await response.body.collect(upTo: 64 << 20)
+        } catch let error as S3Error where error.httpStatus == 404 {
+            return nil
+        }
+    }
+
+    /// The size of `key`, or nil if there is no such object.
+    public func size(_ key: String) async throws -> Int64? {
+        let response = try await send(.HEAD, key: key, expect: [200, 404])
+        guard response.status.code == 200 else { return nil }
+        return response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+    }
+
+    /// Deletes `key`; a key that is not there is no error (S3 answers 204 either way).
+    public func delete(_ key: String) async throws {
+        _ = try await send(.DELETE, key: key, expect: [200, 204, 404]).body.collect(upTo: 1 << 20)
+    }
+
+    /// Every object whose key starts with `prefix`, page by page (ListObjectsV2).
+    public func list(prefix: String, pageSize: Int = 1000) async throws -> [S3Object] {
+        var objects: [S3Object] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(pageSize)")]
+            if let token { query.append(("continuation-token", token)) }
+            let text = try await text(send(.GET, key: nil, query: query))
+            for item in XMLText.elements("Contents", in: text) {
+                guard let key = XMLText.values("Key", in: item).first,
+                      let size = XMLText.values("Size", in: item).first.flatMap({ Int64($0) }),
+                      let modified = XMLText.values("LastModified", in: item).first.flatMap(XMLText.date) else {
+                    throw S3Error.invalidResponse("a listing entry without key, size or date: \(item.prefix(200))")
+                }
+                objects.append(S3Object(key: key, size: size, lastModified: modified,
+                                        etag: XMLText.values("ETag", in: item).first ?? ""))
+            }
+            let truncated = XMLText.values("IsTruncated", in: text).first == "true"
+            token = truncated ? XMLText.values("NextContinuationToken", in: text).first : nil
+            if truncated && token == nil { throw S3Error.invalidResponse("a truncated listing without a continuation token") }
+        } while token != nil
+        return objects
+    }
+
+    /// Starts a multipart upload of `key`; returns its upload id.
+    public func createMultipartUpload(_ key: String) async throws -> String {
+        let text = try await text(send(.POST, key: key, query: [("uploads", "")]))
+        guard let id = XMLText.values("UploadId", in: text).first, !id.isEmpty else {
+            throw S3Error.invalidResponse("no UploadId: \(text.prefix(200))")
+        }
+        return id
+    }
+
+    /// Uploads part `number` (1…10000; every part but the last at least 5 MiB); returns its ETag.
+    public func uploadPart(_ key: String, uploadID: String, number: Int, _ body: ByteBuffer) async throws -> String {
+        let response = try await send(.PUT, key: key, query: [("partNumber", "\(number)"), ("uploadId", uploadID)], body: body)
+        _ = try await response.body.collect(upTo: 1 << 20)
+        guard let etag = response.headers.first(name: "ETag"), !etag.isEmpty else {
+            throw S3Error.invalidResponse("no ETag for part \(number) of \"\(key)\"")
+        }
+        return etag
+    }
+
+    /// Joins the parts into the object `key`.
+    public func completeMultipartUpload(_ key: String, uploadID: String, parts: [(number: Int, etag: String)]) async throws {
+        let document = "<CompleteMultipartUpload>" + parts.map {
+            "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escaped($0.etag))</ETag></Part>"
+        }.joined() + "</CompleteMultipartUpload>"
+        let text = try await text(send(.POST, key: key, query: [("uploadId", uploadID)], body: ByteBuffer(string: document)))
+        // S3 may answer 200 and still fail, with an <Error> document in the body.
+        if text.contains("<Error>") {
+            throw S3Error.status(200, code: XMLText.values("Code", in: text).first ?? "", message: XMLText.values("Message", in: text).first ?? "",
+                                 key: key)
+        }
+    }
+
+    /// Throws the upload's parts away; one already gone is no error.
+    public func abortMultipartUpload(_ key: String, uploadID: String) async throws {
+        _ = try await send(.DELETE, key: key, query: [("uploadId", uploadID)], expect: [200, 204, 404]).body.collect(upTo: 1 << 20)
+    }
+
+    /// The multipart uploads in progress under `prefix`.
+    public func multipartUploads(prefix: String) async throws -> [S3MultipartUpload] {
+        var uploads: [S3MultipartUpload] = []
+        var marker: (key: String, id: String)?
+        repeat {
+            var query = [("uploads", ""), ("prefix", prefix)]
+            if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.id)] }
+            let text = try await text(send(.GET, key: nil, query: query))
+            for item in XMLText.elements("Upload", in: text) {
+                guard let key = XMLText.values("Key", in: item).first, let id = XMLText.values("UploadId", in: item).first,
+                      let initiated = XMLText.values("Initiated", in: item).first.flatMap(XMLText.date) else {
+                    throw S3Error.invalidResponse("an upload entry without key, id or date: \(item.prefix(200))")
+                }
+                uploads.append(S3MultipartUpload(key: key, uploadID: id, initiated: initiated))
+            }
+            let truncated = XMLText.values("IsTruncated", in: text).first == "true"
+            marker = truncated ? (XMLText.values("NextKeyMarker", in: text).first ?? "", XMLText.values("NextUploadIdMarker", in: text).first ?? "") : nil
+        } while marker != nil
+        return uploads
+    }
+}
+
+/// Reads the few flat XML documents S3 answers with (listings, upload ids, errors): the
+/// text of named elements, which hold no attributes and no markup of their own. Not a
+/// general XML parser: FoundationXML would bring libxml2 into the relay for these.
+enum XMLText {
+    /// The inner text of each `<name>` element, in order, entities decoded.
+    static func values(_ name: String, in xml: String) -> [String] { elements(name, in: xml).map(unescaped) }
+
+    /// The inner markup of each `<name>` element, in order.
+    static func elements(_ name: String, in xml: String) -> [String] {
+        var result: [String] = []
+        var rest = xml[...]
+        let open = "<\(name)>", close = "</\(name)>"
+        while let start = rest.firstRange(of: open) {
+            guard let end = rest[start.upperBound...].firstRange(of: close) else { break }
+            result.append(String(rest[start.upperBound..<end.lowerBound]))
+            rest = rest[end.upperBound...]
+        }
+        return result
+    }
+
+    static func unescaped(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var result = ""
+        var rest = text[...]
+        while let amp = rest.firstIndex(of: "&") {
+            result += rest[..<amp]
+            guard let semicolon = rest[amp...].firstIndex(of: ";") else { break }
+            let entity = rest[rest.index(after: amp)..<semicolon]
+            switch entity {
+            case "amp": result += "&"
+            case "lt": result += "<"
+            case "gt": result += ">"
+            case "quot": result += "\""
+            case "apos": result += "'"
+            default:
+                let number = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16) : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
+                if let number, let scalar = Unicode.Scalar(number) { result.unicodeScalars.append(scalar) } else { result += "&\(entity);" }
+            }
+            rest = rest[rest.index(after: semicolon)...]
+        }
+        return result + rest
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
+    }
+
+    /// `2026-11-27T03:40:22.494Z` (fractions ignored).
+    static func date(_ text: String) -> Date? {
+        let digits = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        guard digits.count >= 6 else { return nil }
+        var parts = tm()
+        parts.tm_year = Int32(digits[0] - 1900)
+        parts.tm_mon = Int32(digits[1] - 1)
+        parts.tm_mday = Int32(digits[2])
+        parts.tm_hour = Int32(digits[3])
+        parts.tm_min = Int32(digits[4])
+        parts.tm_sec = Int32(digits[5])
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+    }
+}
