@@ -494,15 +494,15 @@ struct StoreTests {
         let store = fixture.store
         let alice = try await fixture.user("alice@acme.example")[0]
         let user = alice.userID
-        _ = try await store.cloudMakeFolder(path: ["docs"], id: "f1", user: user, now: Date())
+        _ = try await store.cloudMakeFolder(path: ["docs"], id: "f1", user: user, maxEntries: 100, now: Date())
         await #expect(throws: StoreError.conflict("\"/docs\" already exists")) {
-            try await store.cloudMakeFolder(path: ["docs"], id: "f2", user: user, now: Date())
+            try await store.cloudMakeFolder(path: ["docs"], id: "f2", user: user, maxEntries: 100, now: Date())
         }
         let (file, released) = try await store.cloudPut(path: ["docs", "a.age"], id: "c1", upload: try await fixture.finishedUpload(alice),
-                                                        blobID: "b1", user: user, now: Date())
+                                                        blobID: "b1", user: user, maxEntries: 100, now: Date())
         #expect(file.path == "/docs/a.age" && released.isEmpty)
         let (again, replaced) = try await store.cloudPut(path: ["docs", "a.age"], id: "c2", upload: try await fixture.finishedUpload(alice),
-                                                         blobID: "b2", user: user, now: Date())
+                                                         blobID: "b2", user: user, maxEntries: 100, now: Date())
         #expect(again.id == "c1" && replaced == ["b1"])
         #expect(try await store.cloudFile(path: ["docs", "a.age"], user: user).id == "b2")
         let (here, children) = try await store.cloudList(path: ["docs"], user: user)
@@ -517,6 +517,51 @@ struct StoreTests {
         #expect(try await store.cloudDelete(path: ["papers"], user: user, now: Date()) == ["b2"])
         #expect(try await store.cloudList(path: [], user: user).1.isEmpty)
         #expect(try await store.referenceAudit().isEmpty)
+    }
+
+    @Test("cloud entries: a user holds at most maxEntries files and folders, checked as one is added; 20 mkdirs at once never pass it; a replaced file adds none",
+          arguments: Backend.allCases)
+    func cloudEntryCap(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example")[0]
+        let bob = try await fixture.user("bob@acme.example")[0]
+        let user = alice.userID
+        _ = try await store.cloudPut(path: ["a.age"], id: "c1", upload: try await fixture.finishedUpload(alice), blobID: "b1",
+                                     user: user, maxEntries: 3, now: Date())
+        // 20 folders at once under a cap of 3 with one file held: two are made, the others refused.
+        let refusals = try await withThrowingTaskGroup(of: CloudRefusal?.self) { group in
+            for n in 0..<20 {
+                group.addTask {
+                    do {
+                        _ = try await store.cloudMakeFolder(path: ["d\(n)"], id: "f\(n)", user: user, maxEntries: 3, now: Date())
+                        return nil
+                    } catch let refusal as CloudRefusal {
+                        return refusal
+                    }
+                }
+            }
+            return try await group.reduce(into: [CloudRefusal?]()) { $0.append($1) }
+        }
+        #expect(refusals.filter { $0 == nil }.count == 2)
+        #expect(refusals.compactMap { $0 } == Array(repeating: .tooManyEntries(3), count: 18))
+        let held = try await store.cloudList(path: [], user: user).1
+        #expect(held.count == 3)
+        // A new file is refused and its upload kept; replacing a file there adds no entry.
+        let upload = try await fixture.finishedUpload(alice)
+        await #expect(throws: CloudRefusal.tooManyEntries(3)) {
+            try await store.cloudPut(path: ["b.age"], id: "c2", upload: upload, blobID: "b2", user: user, maxEntries: 3, now: Date())
+        }
+        let (replaced, released) = try await store.cloudPut(path: ["a.age"], id: "c3", upload: try await fixture.finishedUpload(alice),
+                                                            blobID: "b3", user: user, maxEntries: 3, now: Date())
+        #expect(replaced.id == "c1" && released == ["b1"])
+        // A deleted folder frees its place: the kept upload goes in now; Bob counts his own.
+        let folder = try #require(held.first { $0.kind == .folder })
+        _ = try await store.cloudDelete(path: [folder.name], user: user, now: Date())
+        let (file, _) = try await store.cloudPut(path: ["b.age"], id: "c2", upload: upload, blobID: "b2", user: user, maxEntries: 3, now: Date())
+        #expect(file.path == "/b.age")
+        _ = try await store.cloudMakeFolder(path: ["d0"], id: "g0", user: bob.userID, maxEntries: 3, now: Date())
+        #expect(try await store.referenceAudit().allSatisfy { $0.refs == $0.live })
     }
 
     @Test("gc recounts references from live rows and drops rows without files", arguments: Backend.allCases)
@@ -668,7 +713,7 @@ struct StoreTests {
                         // Four names for fourteen files: most puts replace a file holding another blob.
                         attempt("cloud put t\(n)") {
                             _ = try await store.cloudPutTransfer(path: ["f\(n % 4)"], id: "c\(n)", transfer: "t\(n)", sender: sender.deviceID,
-                                                                 user: user, now: Date())
+                                                                 user: user, maxEntries: 100, now: Date())
                         }
                     }
                     if n % 10 == 5 { attempt("expire") { _ = try await store.expireTransfers(now: Date()) } }
@@ -729,7 +774,7 @@ struct StoreTests {
 
         // The transfer's blob becomes a cloud file too (one more reference), then is rekeyed.
         let (entry, released) = try await store.cloudPutTransfer(path: ["t.age"], id: "c1", transfer: "t1", sender: admin[0].deviceID,
-                                                                 user: admin[0].userID, now: Date())
+                                                                 user: admin[0].userID, maxEntries: 100, now: Date())
         #expect(entry.path == "/t.age" && released.isEmpty)
         #expect(try await store.referenceAudit().map(\.refs) == [2])
         await #expect(throws: StoreError.preconditionFailed("the file changed: its SHA-256 is \(entry.sha256 ?? "")")) {
