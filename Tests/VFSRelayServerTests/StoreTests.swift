@@ -254,11 +254,14 @@ struct StoreTests {
             try await store.cancelTransfer(id: "t2", sender: alice[1].deviceID, now: Date())
         }
         #expect(try await store.cancelTransfer(id: "t2", sender: sender.deviceID, now: Date()) == ["b2"])
+        let cancelled = try await store.outbox(device: sender.deviceID).first { $0.id == "t2" }?.recipients.map(\.status)
+        #expect(cancelled?.isEmpty == false && cancelled?.allSatisfy { $0 == .cancelled } == true, "\(cancelled ?? [])")
         let third = try await fixture.finishedUpload(sender)
         _ = try await store.createTransfer(id: "t3", upload: third, blobID: "b3", sender: sender, devices: [alice[1].deviceID],
                                            groups: [], expires: Date().addingTimeInterval(10), now: Date())
         #expect(try await store.expireTransfers(now: Date()).isEmpty)
         #expect(try await store.expireTransfers(now: Date().addingTimeInterval(11)) == ["b3"])
+        #expect(try await store.outbox(device: sender.deviceID).first { $0.id == "t3" }?.recipients.map(\.status) == [.expired])
         #expect(try await store.removeExpiredUploads(now: Date().addingTimeInterval(61)) == [unfinished])
         #expect(try await store.uploadIDs().isEmpty)
         #expect(try await store.referenceAudit().isEmpty)
