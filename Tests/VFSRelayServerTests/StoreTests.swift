@@ -101,6 +101,25 @@ final class StoreFixture: @unchecked Sendable {
     }
 }
 
+/// Runs `attempt(0..<count)` all at once: for each, nil when it went through, or the
+/// refusal of type `R` it threw (any other error fails the whole).
+func attemptAtOnce<R: Error>(_ count: Int, refused: R.Type,
+                             _ attempt: @escaping @Sendable (Int) async throws -> Void) async throws -> [R?] {
+    try await withThrowingTaskGroup(of: R?.self) { group in
+        for n in 0..<count {
+            group.addTask {
+                do {
+                    try await attempt(n)
+                    return nil
+                } catch let refusal as R {
+                    return refusal
+                }
+            }
+        }
+        return try await group.reduce(into: [R?]()) { $0.append($1) }
+    }
+}
+
 extension UploadLimits {
     /// No quota and no cap (the tests of other rules).
     static let unlimited = UploadLimits(quota: .max, openUploads: .max)
@@ -318,18 +337,8 @@ struct StoreTests {
         }
         let limits = UploadLimits(quota: 1000, openUploads: 3)
         // 20 creations of 400 bytes at once under 1000: two fit, the others are refused by the quota.
-        let refusals = try await withThrowingTaskGroup(of: UploadRefusal?.self) { group in
-            for _ in 0..<20 {
-                group.addTask {
-                    do {
-                        try await store.createUpload(record(alice, 400), limits: limits)
-                        return nil
-                    } catch let refusal as UploadRefusal {
-                        return refusal
-                    }
-                }
-            }
-            return try await group.reduce(into: [UploadRefusal?]()) { $0.append($1) }
+        let refusals = try await attemptAtOnce(20, refused: UploadRefusal.self) { _ in
+            try await store.createUpload(record(alice, 400), limits: limits)
         }
         #expect(refusals.filter { $0 == nil }.count == 2)
         #expect(refusals.compactMap { $0 } == Array(repeating: .quota(used: 800, quota: 1000), count: 18))
@@ -526,25 +535,12 @@ struct StoreTests {
           arguments: Backend.allCases)
     func cloudEntryCap(_ backend: Backend) async throws {
         let fixture = try await StoreFixture.make(backend)
-        let store = fixture.store
-        let alice = try await fixture.user("alice@acme.example")[0]
-        let bob = try await fixture.user("bob@acme.example")[0]
-        let user = alice.userID
+        let store = fixture.store, alice = try await fixture.user("alice@acme.example")[0], user = alice.userID
         _ = try await store.cloudPut(path: ["a.age"], id: "c1", upload: try await fixture.finishedUpload(alice), blobID: "b1",
                                      user: user, maxEntries: 3, now: Date())
         // 20 folders at once under a cap of 3 with one file held: two are made, the others refused.
-        let refusals = try await withThrowingTaskGroup(of: CloudRefusal?.self) { group in
-            for n in 0..<20 {
-                group.addTask {
-                    do {
-                        _ = try await store.cloudMakeFolder(path: ["d\(n)"], id: "f\(n)", user: user, maxEntries: 3, now: Date())
-                        return nil
-                    } catch let refusal as CloudRefusal {
-                        return refusal
-                    }
-                }
-            }
-            return try await group.reduce(into: [CloudRefusal?]()) { $0.append($1) }
+        let refusals = try await attemptAtOnce(20, refused: CloudRefusal.self) { n in
+            _ = try await store.cloudMakeFolder(path: ["d\(n)"], id: "f\(n)", user: user, maxEntries: 3, now: Date())
         }
         #expect(refusals.filter { $0 == nil }.count == 2)
         #expect(refusals.compactMap { $0 } == Array(repeating: .tooManyEntries(3), count: 18))
@@ -563,6 +559,7 @@ struct StoreTests {
         _ = try await store.cloudDelete(path: [folder.name], user: user, now: Date())
         let (file, _) = try await store.cloudPut(path: ["b.age"], id: "c2", upload: upload, blobID: "b2", user: user, maxEntries: 3, now: Date())
         #expect(file.path == "/b.age")
+        let bob = try await fixture.user("bob@acme.example")[0]
         _ = try await store.cloudMakeFolder(path: ["d0"], id: "g0", user: bob.userID, maxEntries: 3, now: Date())
         #expect(try await store.referenceAudit().allSatisfy { $0.refs == $0.live })
     }
