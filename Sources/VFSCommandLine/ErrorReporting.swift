@@ -316,9 +316,10 @@ extension RelayClientError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
         case .unreachable: return .unavailable
-        case .rejected(let status, _, _):
+        case .rejected(let status, let code, _):
             switch status {
             case 401, 403: return .permissionDenied
+            case 507 where code == RelayErrorCode.tooManyEntries.rawValue: return .cannotCreate  // a cap: waiting won't help
             case 404: return .noInput
             case 409, 413: return .cannotCreate  // 409: it exists already (a group, a cloud name, an app's item)
             case 412, 429, 503: return .temporaryFailure
@@ -337,8 +338,10 @@ extension RelayClientError: ReportableError {
         switch self {
         case .unreachable:
             return ["is the relay running? relay.json in VFS_HOME names it, VFS_RELAY overrides it; vfs-device status checks"]
-        case .rejected(let status, _, _):
+        case .rejected(let status, let code, _):
             switch status {
+            case 507 where code == RelayErrorCode.tooManyEntries.rawValue:
+                return ["vfs-cloud rm removes what is no longer needed (vfs-cloud ls -R shows it all); the relay's operator sets the cap"]
             case 401: return ["this device's token is not accepted: it may have been revoked; vfs-device status tells, vfs-device enroll enrols again"]
             case 404: return ["vfs-device list and vfs-fetch show what exists"]
             case 429, 503: return ["try again later"]

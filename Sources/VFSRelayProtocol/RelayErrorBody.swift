@@ -17,6 +17,9 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     case tooManyRequests = "too_many_requests"
     /// The relay's disk is at its reserve (507): try again later; uploads resume.
     case insufficientStorage = "insufficient_storage"
+    /// The user holds as many cloud files and folders as the relay allows (507): delete
+    /// some first; waiting does not help.
+    case tooManyEntries = "too_many_entries"
     case internalError = "internal"
 }
 

@@ -33,7 +33,9 @@ public struct TransferCreate: Codable, Sendable, Equatable {
 
 /// Where one copy of a transfer stands.
 public enum TransferStatus: String, Codable, Sendable, CaseIterable {
-    case unattended, initiated, delivered, declined, expired
+    /// `cancelled`: the sender withdrew it while this copy waited (`expired` before
+    /// version 27's relays; rows written then stay so).
+    case unattended, initiated, delivered, declined, expired, cancelled
 
     /// Still waiting for its device: holds a reference to the blob.
     public var isLive: Bool { self == .unattended || self == .initiated }

@@ -14,6 +14,9 @@ public struct RelayConfiguration: Sendable {
     public var userQuota: Int64 = 32 << 30
     /// The uploads one user may hold at once (finished ones not yet sent count too).
     public var maxOpenUploads = 100
+    /// The cloud files and folders one user may hold (an empty file or folder costs no
+    /// quota, so this bounds them); one more is answered 507 `too_many_entries`.
+    public var maxCloudEntries = 100_000
     /// How long an undelivered transfer waits, unless its sender says otherwise.
     public var transferLifetime: TimeInterval = 7 * 86400
     /// The longest lifetime a sender may ask for.

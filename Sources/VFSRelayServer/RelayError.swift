@@ -46,6 +46,9 @@ public struct RelayError: Error, Sendable {
         case UploadRefusal.tooManyOpen(let count):
             self = .init(.tooManyRequests, .tooManyRequests,
                          "you have \(count) uploads open, the most a user may; finish or delete one (DELETE /v1/uploads/ID), or wait until one expires")
+        case CloudRefusal.tooManyEntries(let count):
+            self = .init(.init(code: 507, reasonPhrase: "Insufficient Storage"), .tooManyEntries,
+                         "you hold \(count) cloud files and folders, the most a user may; delete some to make room")
         case BlobStoreError.noSpace:
             self = .diskFull
         case let error as DatabaseError where error.resultCode == .SQLITE_FULL:

@@ -27,7 +27,7 @@ struct OutboxListing: Encodable {
 extension PushTool {
     struct Outbox: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Every transfer this device sent (or those named), per target: pending, fetching, delivered, declined or expired.",
+            abstract: "Every transfer this device sent (or those named), per target: pending, fetching, delivered, declined, expired or cancelled.",
             discussion: "One line per target: a header and columns on a terminal, tab-separated otherwise. An ID may be any unique beginning of one.\n\nExamples:\n  vfs-push outbox 3f9c\n  vfs-push outbox --json | jq -r '.[].recipients[].status'",
             helpNames: [.long])
         @Flag(help: "Print JSON (the relay's words: unattended for pending, initiated for fetching).") var json = false
@@ -95,10 +95,11 @@ extension PushTool {
 extension PushTool {
     struct Wait: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Wait until transfers were fetched or declined by every target, or expired.",
+            abstract: "Wait until transfers were fetched or declined by every target, or expired or were cancelled.",
             discussion: """
             An ID may be any unique beginning of one. Exit status 0 when every target of every \
-            transfer fetched it; 1 when a target declined one or let it expire.
+            transfer fetched it; 1 when a target declined one or let it expire, or it was cancelled \
+            (vfs-push cancel).
 
             Example:
               id=$(vfs-push -d phone big.iso) && vfs-push wait "$id"
@@ -115,7 +116,7 @@ extension PushTool {
         }
 
         /// Polls the outbox until no copy of `id` is waiting; 1 (undelivered) if any
-        /// target declined or let it expire.
+        /// target declined or let it expire, or the transfer was cancelled.
         static func waitForDelivery(_ id: String, session: RelaySession) async throws {
         try await session.withClient { client in
             while true {

@@ -53,7 +53,7 @@ struct PushTool: AsyncVFSCommand {
         vfs-cloud get (its raw option), then open it with vfs-unwrap -K vfs-device.
 
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
-        a target that declined or let it expire, or a name could not be stored (it is named \
+        a target that declined or let it expire, or a cancelled transfer, or a name could not be stored (it is named \
         on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
         device, group, transfer or input; 69 relay unreachable; 73 too large for the \
         relay or the quota; 75 temporary (429, 503); 77 a changed device key, a revoked \
@@ -86,7 +86,7 @@ extension PushTool {
         @Option(help: ArgumentHelp("Store standard input under NAME.", valueName: "name")) var name: String?
         @Option(help: ArgumentHelp("Undelivered copies expire after DURATION (2d, 12h; the relay's default is 7d).", valueName: "duration"))
         var expires: String?
-        @Flag(help: "Wait until every target fetched or declined it, or it expired.") var wait = false
+        @Flag(help: "Wait until every target fetched or declined it, or it expired or was cancelled.") var wait = false
         @Option(help: ArgumentHelp("Also keep what is sent as the cloud file PATH (vfs-cloud), sharing its ciphertext with the transfer.", valueName: "path"))
         var cloud: String?
         @OptionGroup var progressOptions: ProgressOptions

@@ -218,11 +218,20 @@ struct TransferToolsTests {
         let log = try String(contentsOf: scratch.url.appendingPathComponent("wait2.log"), encoding: .utf8)
         #expect(log.contains("vfs-push: error: transfer \"\(pending[0])\" was not delivered to \"phone (declined)\""))
 
-        // Cancel: the waiting copy expires.
+        // Cancel: the waiting copy is cancelled; a wait on it ends with 1 naming that.
         let cancelled = try fleet.laptop.run("vfs-push", ["-d", "phone", scratch.path("wait.txt")])
         let cancelledID = cancelled.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cancelWait = try fleet.laptop.start("vfs-push", ["wait", cancelledID], log: scratch.url.appendingPathComponent("wait3.log"))
         #expect(try fleet.laptop.run("vfs-push", ["cancel", cancelledID]).status == 0)
-        #expect(try statuses(fleet, cancelledID) == ["phone": "expired"])
+        #expect(try statuses(fleet, cancelledID) == ["phone": "cancelled"])
+        let listed = try fleet.laptop.run("vfs-push", ["outbox", cancelledID])
+        #expect(listed.status == 0 && listed.out.split(separator: "\n").last?.hasSuffix("\tphone\tcancelled") == true, "\(listed.out)")
+        cancelWait.waitUntilExit()
+        #expect(cancelWait.terminationStatus == 1)
+        let cancelLog = try String(contentsOf: scratch.url.appendingPathComponent("wait3.log"), encoding: .utf8)
+        #expect(cancelLog.contains("vfs-push: error: transfer \"\(cancelledID)\" was not delivered to \"phone (cancelled)\""), "\(cancelLog)")
+        let waitedAgain = try fleet.laptop.run("vfs-push", ["wait", cancelledID])
+        #expect(waitedAgain.status == 1 && waitedAgain.stderr.contains("\"phone (cancelled)\""), "\(waitedAgain.stderr)")
         #expect(try fleet.laptop.run("vfs-push", ["cancel", "nope"]).status == 66)
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import Testing
 import VFSCommandLine
+import VFSRelayProtocol
 @testable import VFSCore
 
 /// The mapping of VFSCore's domain errors to exit statuses and hints (ErrorReporting.swift).
@@ -110,5 +111,19 @@ struct ErrorReportingTests {
         #expect(DisplayText.shellQuoted("") == "''")
         #expect(DisplayText.shellQuoted("a b") == "'a b'")
         #expect(DisplayText.shellQuoted("it's") == "'it'\\''s'")
+    }
+}
+
+@Suite("relay refusals as exit statuses")
+struct RelayRefusalStatusTests {
+    @Test("507 too_many_entries (the cloud's cap) is 73 with a hint to remove some; 507 insufficient_storage (a full disk) stays 75")
+    func entryCap() {
+        let cap = RelayClientError.rejected(status: 507, code: "too_many_entries",
+                                            message: "you hold 100000 cloud files and folders, the most a user may; delete some to make room")
+        #expect(cap.exitStatus == .cannotCreate)
+        #expect(cap.hints.first?.hasPrefix("vfs-cloud rm removes what is no longer needed") == true)
+        let full = RelayClientError.rejected(status: 507, code: "insufficient_storage", message: "the relay's disk is nearly full")
+        #expect(full.exitStatus == .temporaryFailure)
+        #expect(full.hints.first?.hasPrefix("the relay's disk is nearly full") == true)
     }
 }

@@ -6,7 +6,7 @@ import VFSRelayProtocol
 
 @Suite("transfer cancel")
 struct CancelTests {
-    @Test("DELETE /v1/transfers/{id}: the sender's waiting copies expire and the blob goes; delivered stays; others get 404")
+    @Test("DELETE /v1/transfers/{id}: the sender's waiting copies become cancelled and the blob goes; delivered stays; others get 404")
     func cancel() async throws {
         let fixture = try RelayFixture()
         try await fixture.test { client in
@@ -26,7 +26,7 @@ struct CancelTests {
             #expect(fixture.blobFiles().isEmpty)
             let outbox = try decode([OutboxEntry].self, try await client.request(.get, RelayPaths.outbox, token: laptop.token))
             #expect(outbox.first?.recipients.first { $0.device == phone.id }?.status == .delivered)
-            #expect(outbox.first?.recipients.first { $0.device == tablet.id }?.status == .expired)
+            #expect(outbox.first?.recipients.first { $0.device == tablet.id }?.status == .cancelled)
             #expect(try decode([InboxEntry].self, try await client.request(.get, RelayPaths.inbox, token: tablet.token)).isEmpty)
         }
     }

@@ -170,6 +170,39 @@ struct CloudTests {
         }
     }
 
+    @Test("a user holds at most maxCloudEntries files and folders: one more (mkdir, put of an upload or a transfer) is 507 too_many_entries; replacing a file is not; a delete frees a place")
+    func entryCap() async throws {
+        let fixture = try RelayFixture { $0.maxCloudEntries = 2 }
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let folder = #"{"kind":"folder"}"#
+            #expect(try await client.request(.post, RelayPaths.cloud("/a"), token: laptop.token, json: folder).status == .created)
+            let upload = try await client.upload(randomBytes(1), token: laptop.token)
+            #expect(try await client.request(.put, RelayPaths.cloud("/a/one"), token: laptop.token,
+                                             json: #"{"upload":"\#(upload)"}"#).status == .created)
+            let refused = try await client.request(.post, RelayPaths.cloud("/b"), token: laptop.token, json: folder)
+            #expect(refused.status.code == 507 && errorCode(refused) == "too_many_entries")
+            #expect((try? decode(RelayErrorBody.self, refused))?.message
+                    == "you hold 2 cloud files and folders, the most a user may; delete some to make room")
+            let more = try await client.upload(randomBytes(10), token: laptop.token)
+            let put = try await client.request(.put, RelayPaths.cloud("/a/more"), token: laptop.token, json: #"{"upload":"\#(more)"}"#)
+            #expect(put.status.code == 507 && errorCode(put) == "too_many_entries")
+            let transfer = try decode(OutboxEntry.self, try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                                                  json: #"{"upload":"\#(more)","devices":["\#(phone.id)"]}"#))
+            let kept = try await client.request(.put, RelayPaths.cloud("/kept"), token: laptop.token, json: #"{"transfer":"\#(transfer.id)"}"#)
+            #expect(kept.status.code == 507 && errorCode(kept) == "too_many_entries")
+            // Replacing the file there adds no entry; a delete makes room for the transfer's copy.
+            #expect(try await client.request(.put, RelayPaths.cloud("/a/one"), token: laptop.token,
+                                             json: #"{"upload":"\#(try await client.upload(randomBytes(3), token: laptop.token))"}"#).status == .created)
+            #expect(try await client.request(.delete, RelayPaths.cloud("/a/one"), token: laptop.token).status == .noContent)
+            #expect(try await client.request(.put, RelayPaths.cloud("/kept"), token: laptop.token,
+                                             json: #"{"transfer":"\#(transfer.id)"}"#).status == .created)
+            #expect(try decode([CloudEntry].self, try await client.request(.get, RelayPaths.cloud, token: laptop.token)).map(\.name)
+                    == ["a", "kept"])
+        }
+    }
+
     @Test("store: cloudReplaceBlob checks the expected SHA-256; cloudPutTransfer needs a live transfer")
     func storeMethods() async throws {
         let fixture = try RelayFixture()
@@ -192,7 +225,7 @@ struct CloudTests {
             #expect(entry.sha256 == "abc" && entry.size == 5 && released == [current.id])
             #expect(try await store.cloudFile(path: ["f"], user: user) == BlobRef(id: "n2", size: 5, sha256: "abc"))
             await #expect(throws: StoreError.self) {
-                _ = try await store.cloudPutTransfer(path: ["g"], id: "g1", transfer: "none", sender: alice.id, user: user, now: now)
+                _ = try await store.cloudPutTransfer(path: ["g"], id: "g1", transfer: "none", sender: alice.id, user: user, maxEntries: 100, now: now)
             }
         }
     }

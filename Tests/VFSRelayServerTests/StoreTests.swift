@@ -101,6 +101,25 @@ final class StoreFixture: @unchecked Sendable {
     }
 }
 
+/// Runs `attempt(0..<count)` all at once: for each, nil when it went through, or the
+/// refusal of type `R` it threw (any other error fails the whole).
+func attemptAtOnce<R: Error>(_ count: Int, refused: R.Type,
+                             _ attempt: @escaping @Sendable (Int) async throws -> Void) async throws -> [R?] {
+    try await withThrowingTaskGroup(of: R?.self) { group in
+        for n in 0..<count {
+            group.addTask {
+                do {
+                    try await attempt(n)
+                    return nil
+                } catch let refusal as R {
+                    return refusal
+                }
+            }
+        }
+        return try await group.reduce(into: [R?]()) { $0.append($1) }
+    }
+}
+
 extension UploadLimits {
     /// No quota and no cap (the tests of other rules).
     static let unlimited = UploadLimits(quota: .max, openUploads: .max)
@@ -254,11 +273,14 @@ struct StoreTests {
             try await store.cancelTransfer(id: "t2", sender: alice[1].deviceID, now: Date())
         }
         #expect(try await store.cancelTransfer(id: "t2", sender: sender.deviceID, now: Date()) == ["b2"])
+        let cancelled = try await store.outbox(device: sender.deviceID).first { $0.id == "t2" }?.recipients.map(\.status)
+        #expect(cancelled?.isEmpty == false && cancelled?.allSatisfy { $0 == .cancelled } == true, "\(cancelled ?? [])")
         let third = try await fixture.finishedUpload(sender)
         _ = try await store.createTransfer(id: "t3", upload: third, blobID: "b3", sender: sender, devices: [alice[1].deviceID],
                                            groups: [], expires: Date().addingTimeInterval(10), now: Date())
         #expect(try await store.expireTransfers(now: Date()).isEmpty)
         #expect(try await store.expireTransfers(now: Date().addingTimeInterval(11)) == ["b3"])
+        #expect(try await store.outbox(device: sender.deviceID).first { $0.id == "t3" }?.recipients.map(\.status) == [.expired])
         #expect(try await store.removeExpiredUploads(now: Date().addingTimeInterval(61)) == [unfinished])
         #expect(try await store.uploadIDs().isEmpty)
         #expect(try await store.referenceAudit().isEmpty)
@@ -315,18 +337,8 @@ struct StoreTests {
         }
         let limits = UploadLimits(quota: 1000, openUploads: 3)
         // 20 creations of 400 bytes at once under 1000: two fit, the others are refused by the quota.
-        let refusals = try await withThrowingTaskGroup(of: UploadRefusal?.self) { group in
-            for _ in 0..<20 {
-                group.addTask {
-                    do {
-                        try await store.createUpload(record(alice, 400), limits: limits)
-                        return nil
-                    } catch let refusal as UploadRefusal {
-                        return refusal
-                    }
-                }
-            }
-            return try await group.reduce(into: [UploadRefusal?]()) { $0.append($1) }
+        let refusals = try await attemptAtOnce(20, refused: UploadRefusal.self) { _ in
+            try await store.createUpload(record(alice, 400), limits: limits)
         }
         #expect(refusals.filter { $0 == nil }.count == 2)
         #expect(refusals.compactMap { $0 } == Array(repeating: .quota(used: 800, quota: 1000), count: 18))
@@ -494,15 +506,15 @@ struct StoreTests {
         let store = fixture.store
         let alice = try await fixture.user("alice@acme.example")[0]
         let user = alice.userID
-        _ = try await store.cloudMakeFolder(path: ["docs"], id: "f1", user: user, now: Date())
+        _ = try await store.cloudMakeFolder(path: ["docs"], id: "f1", user: user, maxEntries: 100, now: Date())
         await #expect(throws: StoreError.conflict("\"/docs\" already exists")) {
-            try await store.cloudMakeFolder(path: ["docs"], id: "f2", user: user, now: Date())
+            try await store.cloudMakeFolder(path: ["docs"], id: "f2", user: user, maxEntries: 100, now: Date())
         }
         let (file, released) = try await store.cloudPut(path: ["docs", "a.age"], id: "c1", upload: try await fixture.finishedUpload(alice),
-                                                        blobID: "b1", user: user, now: Date())
+                                                        blobID: "b1", user: user, maxEntries: 100, now: Date())
         #expect(file.path == "/docs/a.age" && released.isEmpty)
         let (again, replaced) = try await store.cloudPut(path: ["docs", "a.age"], id: "c2", upload: try await fixture.finishedUpload(alice),
-                                                         blobID: "b2", user: user, now: Date())
+                                                         blobID: "b2", user: user, maxEntries: 100, now: Date())
         #expect(again.id == "c1" && replaced == ["b1"])
         #expect(try await store.cloudFile(path: ["docs", "a.age"], user: user).id == "b2")
         let (here, children) = try await store.cloudList(path: ["docs"], user: user)
@@ -517,6 +529,39 @@ struct StoreTests {
         #expect(try await store.cloudDelete(path: ["papers"], user: user, now: Date()) == ["b2"])
         #expect(try await store.cloudList(path: [], user: user).1.isEmpty)
         #expect(try await store.referenceAudit().isEmpty)
+    }
+
+    @Test("cloud entries: a user holds at most maxEntries files and folders, checked as one is added; 20 mkdirs at once never pass it; a replaced file adds none",
+          arguments: Backend.allCases)
+    func cloudEntryCap(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store, alice = try await fixture.user("alice@acme.example")[0], user = alice.userID
+        _ = try await store.cloudPut(path: ["a.age"], id: "c1", upload: try await fixture.finishedUpload(alice), blobID: "b1",
+                                     user: user, maxEntries: 3, now: Date())
+        // 20 folders at once under a cap of 3 with one file held: two are made, the others refused.
+        let refusals = try await attemptAtOnce(20, refused: CloudRefusal.self) { n in
+            _ = try await store.cloudMakeFolder(path: ["d\(n)"], id: "f\(n)", user: user, maxEntries: 3, now: Date())
+        }
+        #expect(refusals.filter { $0 == nil }.count == 2)
+        #expect(refusals.compactMap { $0 } == Array(repeating: .tooManyEntries(3), count: 18))
+        let held = try await store.cloudList(path: [], user: user).1
+        #expect(held.count == 3)
+        // A new file is refused and its upload kept; replacing a file there adds no entry.
+        let upload = try await fixture.finishedUpload(alice)
+        await #expect(throws: CloudRefusal.tooManyEntries(3)) {
+            try await store.cloudPut(path: ["b.age"], id: "c2", upload: upload, blobID: "b2", user: user, maxEntries: 3, now: Date())
+        }
+        let (replaced, released) = try await store.cloudPut(path: ["a.age"], id: "c3", upload: try await fixture.finishedUpload(alice),
+                                                            blobID: "b3", user: user, maxEntries: 3, now: Date())
+        #expect(replaced.id == "c1" && released == ["b1"])
+        // A deleted folder frees its place: the kept upload goes in now; Bob counts his own.
+        let folder = try #require(held.first { $0.kind == .folder })
+        _ = try await store.cloudDelete(path: [folder.name], user: user, now: Date())
+        let (file, _) = try await store.cloudPut(path: ["b.age"], id: "c2", upload: upload, blobID: "b2", user: user, maxEntries: 3, now: Date())
+        #expect(file.path == "/b.age")
+        let bob = try await fixture.user("bob@acme.example")[0]
+        _ = try await store.cloudMakeFolder(path: ["d0"], id: "g0", user: bob.userID, maxEntries: 3, now: Date())
+        #expect(try await store.referenceAudit().allSatisfy { $0.refs == $0.live })
     }
 
     @Test("gc recounts references from live rows and drops rows without files", arguments: Backend.allCases)
@@ -668,7 +713,7 @@ struct StoreTests {
                         // Four names for fourteen files: most puts replace a file holding another blob.
                         attempt("cloud put t\(n)") {
                             _ = try await store.cloudPutTransfer(path: ["f\(n % 4)"], id: "c\(n)", transfer: "t\(n)", sender: sender.deviceID,
-                                                                 user: user, now: Date())
+                                                                 user: user, maxEntries: 100, now: Date())
                         }
                     }
                     if n % 10 == 5 { attempt("expire") { _ = try await store.expireTransfers(now: Date()) } }
@@ -729,7 +774,7 @@ struct StoreTests {
 
         // The transfer's blob becomes a cloud file too (one more reference), then is rekeyed.
         let (entry, released) = try await store.cloudPutTransfer(path: ["t.age"], id: "c1", transfer: "t1", sender: admin[0].deviceID,
-                                                                 user: admin[0].userID, now: Date())
+                                                                 user: admin[0].userID, maxEntries: 100, now: Date())
         #expect(entry.path == "/t.age" && released.isEmpty)
         #expect(try await store.referenceAudit().map(\.refs) == [2])
         await #expect(throws: StoreError.preconditionFailed("the file changed: its SHA-256 is \(entry.sha256 ?? "")")) {

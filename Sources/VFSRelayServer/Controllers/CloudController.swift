@@ -52,7 +52,8 @@ struct CloudController {
         let path = try Self.path(context)
         let body = try await request.decodeJSON(CloudFolderCreate.self, context: context)
         guard body.kind == .folder else { throw RelayError.badRequest("POST makes folders; PUT {\"upload\": id} stores a file") }
-        let entry = try await services.store.cloudMakeFolder(path: path, id: Secrets.id(), user: user, now: Date())
+        let entry = try await services.store.cloudMakeFolder(path: path, id: Secrets.id(), user: user,
+                                                               maxEntries: services.configuration.maxCloudEntries, now: Date())
         return try jsonResponse(entry, status: .created)
     }
 
@@ -64,11 +65,13 @@ struct CloudController {
         let stored: (CloudEntry, [String])
         if let transfer = body.transfer {
             stored = try await services.store.cloudPutTransfer(path: path, id: Secrets.id(), transfer: transfer,
-                                                                          sender: context.requireIdentity().deviceID, user: user, now: Date())
+                                                                          sender: context.requireIdentity().deviceID, user: user,
+                                                                          maxEntries: services.configuration.maxCloudEntries, now: Date())
         } else {
             let upload = body.upload ?? ""
             stored = try await services.adoptUpload(upload, user: user) { blobID in
-                try await services.store.cloudPut(path: path, id: Secrets.id(), upload: upload, blobID: blobID, user: user, now: Date())
+                try await services.store.cloudPut(path: path, id: Secrets.id(), upload: upload, blobID: blobID, user: user,
+                                                    maxEntries: services.configuration.maxCloudEntries, now: Date())
             }
         }
         let (entry, released) = stored

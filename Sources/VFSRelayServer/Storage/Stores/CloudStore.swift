@@ -1,6 +1,12 @@
 import Foundation
 import VFSRelayProtocol
 
+/// Why a cloud entry was not made.
+public enum CloudRefusal: Error, Equatable {
+    /// The user holds this many files and folders already, the most they may.
+    case tooManyEntries(Int)
+}
+
 /// The cloud tree's rules, in the change's transaction.
 enum CloudTree {
     static func entry(_ row: SQLRow, path: String) throws -> CloudEntry {
@@ -58,6 +64,13 @@ enum CloudTree {
         _ = try await db.one("SELECT 1 FROM users WHERE id = \(user)\(SQL.forUpdate)")
     }
 
+    /// Refuses one more entry when the user holds `maxEntries` (the caller holds the user's
+    /// lock, so concurrent changes count one after another).
+    static func checkRoom(_ db: any SQLConnection, user: Int64, maxEntries: Int) async throws {
+        let held = try await db.value("SELECT COUNT(*) FROM cloud WHERE user_id = \(user)", as: Int.self) ?? 0
+        guard held < maxEntries else { throw CloudRefusal.tooManyEntries(maxEntries) }
+    }
+
     /// Removes the file `name` in `parent` to put another in its place (a folder there is a
     /// conflict) and releases its blob reference; nil when nothing is there. The caller
     /// keeps the returned id and creation time; `released` are the blobs to delete.
@@ -81,9 +94,10 @@ enum CloudTree {
     /// Puts the file `path` holding `blob` (whose reference the caller has counted), in
     /// place of a file there; returns the entry and the blobs to delete.
     static func put(_ db: any SQLConnection, path: [String], parent: String, id: String, blob: BlobRef, user: Int64,
-                    detail: String = "", now: Date) async throws -> (CloudEntry, [String]) {
+                    maxEntries: Int, detail: String = "", now: Date) async throws -> (CloudEntry, [String]) {
         let name = path.last ?? ""
         let replaced = try await displaceFile(db, parent: parent, name: name, path: path, user: user)
+        if replaced == nil { try await checkRoom(db, user: user, maxEntries: maxEntries) }
         let entryID = replaced?.id ?? id, created = replaced?.created ?? now
         try await db.run("""
             INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
@@ -110,7 +124,7 @@ extension SQLRelayStore {
         }
     }
 
-    public func cloudMakeFolder(path: [String], id: String, user: Int64, now: Date) async throws -> CloudEntry {
+    public func cloudMakeFolder(path: [String], id: String, user: Int64, maxEntries: Int, now: Date) async throws -> CloudEntry {
         try await sql.database.write { db in
             guard let name = path.last else { throw StoreError.conflict("the root folder exists") }
             try await CloudTree.lockUser(db, user)
@@ -118,6 +132,7 @@ extension SQLRelayStore {
             if try await CloudTree.exists(db, parent: parent, name: name, user: user) {
                 throw StoreError.conflict("\"\(CloudTree.text(path))\" already exists")
             }
+            try await CloudTree.checkRoom(db, user: user, maxEntries: maxEntries)
             try await db.run("""
                 INSERT INTO cloud(id, user_id, parent, name, kind, created, updated)
                 VALUES (\(id), \(user), \(parent), \(name), 'folder', \(now), \(now))
@@ -127,14 +142,15 @@ extension SQLRelayStore {
         }
     }
 
-    public func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64,
+    public func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, maxEntries: Int,
                          now: Date) async throws -> (CloudEntry, [String]) {
         try await sql.database.write { db in
             guard !path.isEmpty else { throw StoreError.conflict("the root is a folder") }
             try await CloudTree.lockUser(db, user)
             let parent = try await CloudTree.parentFolder(db, path, user: user)
             let blob = try await StoreRows.consumeUpload(db, id: upload, user: user, blobID: blobID, refs: 1, now: now)
-            return try await CloudTree.put(db, path: path, parent: parent, id: id, blob: blob, user: user, now: now)
+            return try await CloudTree.put(db, path: path, parent: parent, id: id, blob: blob, user: user,
+                                           maxEntries: maxEntries, now: now)
         }
     }
 
@@ -199,7 +215,7 @@ extension SQLRelayStore {
     }
 
     public func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
-                                 now: Date) async throws -> (CloudEntry, [String]) {
+                                 maxEntries: Int, now: Date) async throws -> (CloudEntry, [String]) {
         try await sql.database.write { db in
             guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
             try await CloudTree.lockUser(db, user)
@@ -222,7 +238,7 @@ extension SQLRelayStore {
             // releases its own reference without the count reaching 0.
             try await db.run("UPDATE blobs SET refs = refs + 1 WHERE id = \(ref.id)")
             return try await CloudTree.put(db, path: path, parent: parent, id: id, blob: ref, user: user,
-                                           detail: "transfer \(transfer)", now: now)
+                                           maxEntries: maxEntries, detail: "transfer \(transfer)", now: now)
         }
     }
 

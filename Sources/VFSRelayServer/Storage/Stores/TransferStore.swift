@@ -157,7 +157,7 @@ extension SQLRelayStore {
                                                 as: String.self) else { throw StoreError.notFound("no transfer \"\(id)\"") }
             try await StoreRows.lockBlobs(db, [blob])
             let waiting = try await db.all("""
-                UPDATE outbox SET status = 'expired', updated = \(now)
+                UPDATE outbox SET status = 'cancelled', updated = \(now)
                 WHERE transfer_id = \(id) AND status IN \(StoreRows.waiting) RETURNING device_id
                 """)
             var released = [String]()
