@@ -128,6 +128,17 @@ enum PostgresMigrations {
         ("v2-upload-defer-length", ["ALTER TABLE uploads ALTER COLUMN length DROP NOT NULL"]),
         // An operator can disable a user (`vfs-relay user disable`): no enrolment, no sign-in.
         ("v3-user-disabled", ["ALTER TABLE users ADD COLUMN disabled DOUBLE PRECISION"]),
+        // Issue 24: each user's device chain (signed statements the relay stores without
+        // trusting them) and each device's published signing key.
+        ("v4-device-chains", [
+            """
+            CREATE TABLE device_chains(
+              user_id BIGINT NOT NULL REFERENCES users(id), sequence BIGINT NOT NULL,
+              statement TEXT NOT NULL, hash TEXT NOT NULL, created DOUBLE PRECISION NOT NULL,
+              PRIMARY KEY(user_id, sequence))
+            """,
+            "ALTER TABLE devices ADD COLUMN signing_key TEXT",
+        ]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

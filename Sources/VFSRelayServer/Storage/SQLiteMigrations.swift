@@ -102,6 +102,17 @@ enum SQLiteMigrations {
         migrator.registerMigration("v7-user-disabled") { db in
             try db.execute(sql: "ALTER TABLE users ADD COLUMN disabled REAL")
         }
+        // Issue 24: each user's device chain (signed statements the relay stores without
+        // trusting them) and each device's published signing key.
+        migrator.registerMigration("v8-device-chains") { db in
+            try db.execute(sql: """
+                CREATE TABLE device_chains(
+                  user_id INTEGER NOT NULL REFERENCES users(id), sequence INTEGER NOT NULL,
+                  statement TEXT NOT NULL, hash TEXT NOT NULL, created REAL NOT NULL,
+                  PRIMARY KEY(user_id, sequence));
+                ALTER TABLE devices ADD COLUMN signing_key TEXT;
+                """)
+        }
         return migrator
     }
 }
