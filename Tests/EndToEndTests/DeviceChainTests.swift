@@ -53,6 +53,14 @@ struct DeviceChainTests {
         ok(group, "group push")
         #expect(group.stderr.contains("leaving out \"shadow\""))
         #expect(jsonArray(try shadow.run("vfs-fetch", ["--json"])).isEmpty)
+        // So do a push's cloud copy and a rekey.
+        let cloudCopy = try laptop.run("vfs-push", ["-d", "phone", "--cloud", "/copy.txt", file])
+        ok(cloudCopy, "push --cloud")
+        #expect(cloudCopy.stderr.contains("leaving out \"shadow\""))
+        let rekey = try laptop.run("vfs-cloud", ["rekey"])
+        ok(rekey, "rekey")
+        #expect(rekey.stderr.contains("leaving out \"shadow\""))
+        #expect(try shadow.run("vfs-cloud", ["get", "/copy.txt", "-o", out + "/copy.txt"]).status != 0)
 
         // A fingerprint that is not the shadow's: refused, still pending.
         let wrong = try laptop.run("vfs-device", ["approve", "shadow", "--fingerprint", try fleet.phone.fingerprint()])
