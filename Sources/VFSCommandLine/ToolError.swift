@@ -17,4 +17,11 @@ public struct ToolError: ReportableError {
     public static func usage(_ message: String, hints: [String] = []) -> ToolError {
         ToolError(message, exit: .usage, hints: hints)
     }
+
+    /// Exit 1 after a bundle that left out names it could not store (each named in a
+    /// warning above): `holder` is what holds the rest ("the bundle", "the transfer").
+    public static func namesLeftOut(_ count: Int, holder: String) -> ToolError {
+        ToolError("\(count) name\(count == 1 ? "" : "s") could not be stored and \(count == 1 ? "was" : "were") left out (listed above); \(holder) holds the rest",
+                  exit: .no)
+    }
 }

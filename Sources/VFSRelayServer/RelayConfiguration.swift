@@ -12,6 +12,8 @@ public struct RelayConfiguration: Sendable {
     public var maxUploadSize: Int64 = 8 << 30
     /// What one user may hold at once: uploads, waiting transfers and cloud files.
     public var userQuota: Int64 = 32 << 30
+    /// The uploads one user may hold at once (finished ones not yet sent count too).
+    public var maxOpenUploads = 100
     /// How long an undelivered transfer waits, unless its sender says otherwise.
     public var transferLifetime: TimeInterval = 7 * 86400
     /// The longest lifetime a sender may ask for.

@@ -41,6 +41,11 @@ public struct RelayError: Error, Sendable {
             case .invalid(let message): self = .badRequest(message)
             case .preconditionFailed(let message): self = .init(.preconditionFailed, .preconditionFailed, message)
             }
+        case UploadRefusal.quota(let used, let quota):
+            self = .init(.contentTooLarge, .quotaExceeded, "this upload would pass the quota of \(quota) bytes (\(used) in use)")
+        case UploadRefusal.tooManyOpen(let count):
+            self = .init(.tooManyRequests, .tooManyRequests,
+                         "you have \(count) uploads open, the most a user may; finish or delete one (DELETE /v1/uploads/ID), or wait until one expires")
         case BlobStoreError.noSpace:
             self = .diskFull
         case let error as DatabaseError where error.resultCode == .SQLITE_FULL:

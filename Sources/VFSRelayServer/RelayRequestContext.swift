@@ -1,4 +1,5 @@
 import Foundation
+import VFSPolicyModel
 import Hummingbird
 import NIOCore
 
@@ -42,7 +43,15 @@ public enum RelayJSON {
 
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        // Any RFC 3339 time, as the document's `date-time` promises (fractions, offsets).
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = RFC3339.date(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not an RFC 3339 time")
+            }
+            return date
+        }
         return decoder
     }
 }

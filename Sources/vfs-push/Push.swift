@@ -56,7 +56,8 @@ struct PushTool: AsyncVFSCommand {
         vfs-cloud get (its raw option), then open it with vfs-unwrap -K vfs-device.
 
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
-        a target that declined or let it expire; 64 usage; 65 a bad answer; 66 no such \
+        a target that declined or let it expire, or a name could not be stored (it is named \
+        on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
         device, group, transfer or input; 69 relay unreachable; 73 too large for the \
         relay or the quota; 75 temporary (429, 503); 77 a changed device key, a pending \
         device, a device chain that does not verify, a revoked token, or a wrong \
@@ -122,7 +123,7 @@ extension PushTool {
             // to the kernel and faulting fresh zeroed pages in (a third of the faults).
             _ = vfs_malloc_keep_freed(32 << 20, 1 << 30)
             let session = try options.session(signingKey: true)
-            let entry = try await session.withClient { client -> OutboxEntry in
+            let (entry, refused) = try await session.withClient { client -> (OutboxEntry, Int) in
                 let all = try await client.devices()
                 let trust = try await session.deviceTrust(client)
                 var targets: [Device] = []
@@ -164,12 +165,15 @@ extension PushTool {
             }
             printID(entry.id)
             if wait { try await Wait.waitForDelivery(entry.id, session: session) }
+            // The rest went; a name that could not go is an error all the same (exit 1).
+            if refused > 0 { throw ToolError.namesLeftOut(refused, holder: "the transfer") }
         }
 
         /// Plans the bundle (every file hashed: the manifest comes first), makes its spool
         /// folder, then seals it there while it is uploaded (Spool.push).
+        /// Returns the transfer and how many names could not be stored (each named in a warning).
         func push(to targets: [Device], recipients: [X25519Recipient], sender: String?, signer: BundleSignature.Signer?,
-                  client: RelayClient) async throws -> OutboxEntry {
+                  client: RelayClient) async throws -> (OutboxEntry, Int) {
             let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
                                       standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
             // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
@@ -188,9 +192,10 @@ extension PushTool {
                 throw error
             }
             let job = SealJob(plan: plan, manifest: manifest, recipients: recipients, signer: signer)
-            return try await Spool.push(dir, client: client, quiet: quiet, total: plan.contentBytes) { sink in
+            let entry = try await Spool.push(dir, client: client, quiet: quiet, total: plan.contentBytes) { sink in
                 try BundleWriter.seal(job.plan, manifest: job.manifest, recipients: job.recipients, to: sink, signer: job.signer)
             }
+            return (entry, plan.refused.count)
         }
     }
 }

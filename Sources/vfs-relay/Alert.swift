@@ -19,6 +19,6 @@ struct Alert: AsyncParsableCommand {
         let payload = try JSONSerialization.data(withJSONObject: ["message": message], options: [.sortedKeys])
         try await store.appendEvent(kind: .alert, data: String(decoding: payload, as: UTF8.self), devices: devices, now: Date())
         try await store.audit(org: nil, actor: "operator", action: "alert", subject: email, detail: message, now: Date())
-        FileHandle.standardError.write(Data("vfs-relay: alert stored for \(devices.count) device(s) of \(email)\n".utf8))
+        data.report("alert stored for \(devices.count) device(s) of \(email)")
     }
 }

@@ -55,6 +55,18 @@ struct DataOptions: ParsableArguments {
         return "the relay database in \"\((try? url.path) ?? "?")\""
     }
 
+    /// The database a change went to, as the line reporting it names it.
+    var changedStore: String {
+        if let database { return Self.redacted(database) }
+        return (try? configuration().databasePath) ?? "?"
+    }
+
+    /// The line on stderr that says what an admin command changed, and where: an operator
+    /// with two relays sees which one.
+    func report(_ change: String) {
+        FileHandle.standardError.write(Data("vfs-relay: \(change) (in \(changedStore))\n".utf8))
+    }
+
     /// The store of an existing data folder or database: admin commands never create a
     /// relay by accident; only `init` (and `serve`) pass `create`.
     func open(create: Bool = false) async throws -> (any RelayStore, FileBlobStore) {

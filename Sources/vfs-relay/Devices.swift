@@ -56,7 +56,7 @@ extension Devices {
             }
             let owner = try await findUser(entry.user, in: store)
             for blob in try await store.invalidateDevice(id: entry.device.id, user: owner.id, now: Date()) { blobs.deleteBlob(blob) }
-            FileHandle.standardError.write(Data("vfs-relay: logged out \(entry.device.id) (\(DisplayText.printable(entry.device.name))) of \(entry.user)\n".utf8))
+            data.report("logged out \(entry.device.id) (\(DisplayText.printable(entry.device.name))) of \(entry.user)")
         }
     }
 }

@@ -2,12 +2,12 @@ import Foundation
 import VFSRelayServer
 
 /// Makes a new one-time enrolment code for a user and prints it with its expiry.
-func issueEnrolmentCode(store: any RelayStore, email: String, lifetime: TimeInterval) async throws {
+func issueEnrolmentCode(store: any RelayStore, data: DataOptions, email: String, lifetime: TimeInterval) async throws {
     let now = Date()
     let code = RelayCodes.newEnrolmentCode()
     let expires = now.addingTimeInterval(lifetime)
     try await store.createEnrolmentCode(email: email, codeHash: RelayCodes.hash(enrolmentCode: code), expires: expires, now: now)
     print(code)
     let formatter = ISO8601DateFormatter()
-    FileHandle.standardError.write(Data("vfs-relay: enrolment code for \(email), single use, valid until \(formatter.string(from: expires))\n".utf8))
+    data.report("enrolment code for \(email), single use, valid until \(formatter.string(from: expires))")
 }

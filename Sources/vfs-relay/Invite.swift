@@ -13,6 +13,6 @@ struct Invite: AsyncParsableCommand {
     func run() async throws {
         guard expires > 0 else { throw ToolError.usage("--expires must be at least 1 minute") }
         let (store, _) = try await data.open()
-        try await issueEnrolmentCode(store: store, email: email, lifetime: TimeInterval(expires * 60))
+        try await issueEnrolmentCode(store: store, data: data, email: email, lifetime: TimeInterval(expires * 60))
     }
 }

@@ -37,6 +37,6 @@ struct LoginCode: AsyncParsableCommand {
         let until = now.addingTimeInterval(TimeInterval(expires * 60))
         try await store.createLoginCode(email: email, codeHash: RelayCodes.hash(loginCode: code), expires: until, now: now)
         print(code)
-        FileHandle.standardError.write(Data("vfs-relay: sign-in code for \(email), single use, valid until \(ISO8601DateFormatter().string(from: until)); paste it at RELAY-URL/admin/\n".utf8))
+        data.report("sign-in code for \(email), single use, valid until \(ISO8601DateFormatter().string(from: until)); paste it at RELAY-URL/admin/")
     }
 }

@@ -34,6 +34,7 @@ struct Org: AsyncParsableCommand {
             }
             let (store, _) = try await data.open()
             try await store.createOrganisation(name: name, now: Date())
+            data.report("added organisation \(name)")
         }
     }
 }

@@ -27,6 +27,6 @@ struct Unblock: AsyncParsableCommand {
         }
         try await store.enrolmentSucceeded(address: address)
         try await store.audit(org: nil, actor: "operator", action: "enrolment.unblock", subject: address, detail: "", now: now)
-        FileHandle.standardError.write(Data("vfs-relay: \(address) may enrol again\n".utf8))
+        data.report("\(address) may enrol again")
     }
 }

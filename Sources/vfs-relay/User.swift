@@ -6,7 +6,7 @@ import VFSRelayServer
 
 struct User: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage users.", subcommands: [Add.self, Disable.self, Enable.self, Set.self])
+        abstract: "Manage users.", subcommands: [Add.self, Remove.self, Disable.self, Enable.self, Set.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -23,7 +23,7 @@ struct User: AsyncParsableCommand {
             guard expires > 0 else { throw ToolError.usage("--expires must be at least 1 minute") }
             let (store, _) = try await data.open()
             try await store.createUser(email: email, organisation: org, admin: admin, now: Date())
-            try await issueEnrolmentCode(store: store, email: email, lifetime: TimeInterval(expires * 60))
+            try await issueEnrolmentCode(store: store, data: data, email: email, lifetime: TimeInterval(expires * 60))
         }
     }
 }
@@ -46,7 +46,43 @@ extension User {
             for device in devices {
                 for blob in try await store.invalidateDevice(id: device, user: user.id, now: now) { blobs.deleteBlob(blob) }
             }
-            FileHandle.standardError.write(Data("vfs-relay: disabled \(email); \(devices.count) device(s) logged out\n".utf8))
+            data.report("disabled \(email); \(devices.count) device(s) logged out")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a user and everything of theirs: devices, cloud files, groups, uploads, codes.",
+            discussion: """
+            Every live device is logged out at once (its token is answered "revoked", its \
+            open event stream gets the logout event) and transfers waiting for it expire. \
+            The email can be added again as a new user. On a terminal it asks first; \
+            elsewhere it needs -y. To keep the user's data, use "vfs-relay user disable".
+
+            Example:
+              vfs-relay user remove -y bob@example.org
+            """)
+
+        @OptionGroup var data: DataOptions
+        @Flag(name: .shortAndLong, help: "Do not ask for confirmation (needed when not on a terminal).") var yes = false
+        @Argument(help: "The user's email address.") var email: String
+
+        func run() async throws {
+            let (store, blobs) = try await data.open()
+            let user = try await findUser(email, in: store)
+            if !yes {
+                guard Terminal.stdinIsTerminal else {
+                    throw ToolError.usage("not removing \(email) without confirmation",
+                                          hints: ["add -y to remove the user, their \(user.devices) device(s) and their cloud files"])
+                }
+                try? writeAll(fd: STDERR_FILENO, Array("vfs-relay: remove \(email), their \(user.devices) device(s) and their cloud files? [y/N] ".utf8))
+                let answer = (readLine() ?? "").trimmingUnicodeWhitespace().lowercased()
+                guard answer == "y" || answer == "yes" else { throw ToolError("\(email) was not removed", exit: .no) }
+            }
+            let removed = try await store.removeUser(email: email, now: Date())
+            for blob in removed.blobs { blobs.deleteBlob(blob) }
+            for upload in removed.uploads { blobs.deleteUpload(upload) }
+            data.report("removed \(email); \(removed.loggedOut.count) device(s) logged out, \(removed.cloudFiles) cloud file(s) deleted")
         }
     }
 
@@ -61,7 +97,7 @@ extension User {
             let (store, _) = try await data.open()
             _ = try await findUser(email, in: store)
             try await store.setUser(email: email, admin: nil, disabled: false, now: Date())
-            FileHandle.standardError.write(Data("vfs-relay: enabled \(email); enrol their devices with codes from vfs-relay invite \(email)\n".utf8))
+            data.report("enabled \(email); enrol their devices with codes from vfs-relay invite \(email)")
         }
     }
 
@@ -78,7 +114,7 @@ extension User {
             let (store, _) = try await data.open()
             _ = try await findUser(email, in: store)
             try await store.setUser(email: email, admin: admin, disabled: nil, now: Date())
-            FileHandle.standardError.write(Data("vfs-relay: \(email) is \(admin ? "an administrator" : "a member")\n".utf8))
+            data.report("\(email) is \(admin ? "an administrator" : "a member")")
         }
     }
 }

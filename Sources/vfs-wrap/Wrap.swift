@@ -113,11 +113,7 @@ struct Wrap: VFSCommand, CheckedCommand {
             }
         }
         try out.commit()
-        if !plan.refused.isEmpty {
-            let count = plan.refused.count
-            throw ToolError("\(count) name\(count == 1 ? "" : "s") could not be stored and \(count == 1 ? "was" : "were") left out (listed above); the bundle holds the rest",
-                            exit: .no)
-        }
+        if !plan.refused.isEmpty { throw ToolError.namesLeftOut(plan.refused.count, holder: "the bundle") }
         if !plan.leftOut.isEmpty {
             let count = plan.leftOut.count
             throw ToolError("\(count) file\(count == 1 ? "" : "s") changed as we read \(count == 1 ? "it" : "them") and \(count == 1 ? "was" : "were") left out; the bundle holds the rest",

@@ -26,7 +26,7 @@ struct RelayProxyTests {
 
         let unblock = try setup.admin.run(["unblock", "198.51.100.7"])
         #expect(unblock.status == 0, "\(unblock.stderr)")
-        #expect(unblock.stderr == "vfs-relay: 198.51.100.7 may enrol again\n")
+        #expect(unblock.stderr == "vfs-relay: 198.51.100.7 may enrol again (in \(setup.admin.data.path)/relay.sqlite)\n")
         #expect(try Self.enroll(setup, code: try setup.admin.invite("alice@acme.example"), from: "198.51.100.7").status == 201)
         let again = try setup.admin.run(["unblock", "198.51.100.7"])
         #expect(again.status == 1)

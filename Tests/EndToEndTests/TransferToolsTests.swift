@@ -78,6 +78,31 @@ struct TransferToolsTests {
         #expect(notEnrolled.stderr.contains("vfs-device enroll"))
     }
 
+    @Test("a name that can't be stored: the rest is sent and fetched, the push names it on stderr and exits 1")
+    func pushLeavesOutUnstorableName() throws {
+        let fleet = try Fleet()
+        let scratch = fleet.scratch
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        try scratch.write("out/kept.txt", Data("kept".utf8))
+        // U+F780 is how a raw byte of a non-UTF-8 name is carried: a name that holds it
+        // itself could not be told apart, so it can't go.
+        try scratch.write("out/odd\u{F780}.txt", Data("odd".utf8))
+        let push = try fleet.laptop.run("vfs-push", ["-d", "phone", "-r", scratch.path("out")])
+        #expect(push.status == 1, "\(push.stderr)")
+        #expect(push.stderr.contains("odd\\u{f780}.txt"), "the name, escaped: \(push.stderr)")
+        #expect(push.stderr.contains("1 name could not be stored and was left out (listed above); the transfer holds the rest"),
+                "\(push.stderr)")
+        let id = push.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(id.count == 32, "the transfer id still reaches stdout: \(push.out)")
+        let into = scratch.url.appendingPathComponent("got")
+        try FileManager.default.createDirectory(at: into, withIntermediateDirectories: true)
+        let fetch = try fleet.phone.run("vfs-fetch", ["--all", "--no-backup", "-C", into.path])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(try Data(contentsOf: into.appendingPathComponent("out/kept.txt")) == Data("kept".utf8))
+        let got = try FileManager.default.contentsOfDirectory(atPath: into.appendingPathComponent("out").path)
+        #expect(got.filter { $0 != "CACHEDIR.TAG" } == ["kept.txt"], "\(got)")
+    }
+
     @Test("push to a device, to a group, to a group with a revoked device; fetch, decline, expire; outbox at every step; bob sees nothing; blobs hold no plaintext or names")
     func pushAndFetch() throws {
         let fleet = try Fleet()

@@ -161,6 +161,13 @@ struct AdminPageTests {
             #expect(byHeader.status == .seeOther)
             let audit = try await fixture.store.auditLog(org: 1, matching: "item.add", limit: 10)
             #expect(audit.map(\.actor) == ["bob@acme.example", "ann@acme.example"])
+            // The audit page shows the item's times as dates, not seconds since 1970.
+            #expect(audit.first?.detail.contains(#""created":1"#) == true, "the store keeps seconds: \(audit.first?.detail ?? "")")
+            let page = try await ann.get("/admin/audit")
+            let html = text(page).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#34;", with: "\"")
+            #expect(html.range(of: #""created":"20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC""#, options: .regularExpression) != nil,
+                    "\(html.suffix(1500))")
+            #expect(!html.contains(#""created":1"#))
         }
     }
 

@@ -42,6 +42,12 @@ struct ChainStoreTests {
         }
         #expect(try await store.chain(email: "carol@other.example", org: carol[0].orgID).isEmpty)
         #expect(try await store.chain(user: carol[0].userID).isEmpty)
+        // An operator removes a user with a chain: the chain goes with them.
+        _ = try await store.removeUser(email: "alice@acme.example", now: Date())
+        #expect(try await store.chain(user: user).isEmpty)
+        await #expect(throws: StoreError.notFound("no user \"alice@acme.example\"")) {
+            _ = try await store.chain(email: "alice@acme.example", org: alice[0].orgID)
+        }
     }
 
     @Test("signing keys: published once, again the same is fine, another is a conflict; listed with the device", arguments: Backend.allCases)

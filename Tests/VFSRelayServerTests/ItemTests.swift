@@ -72,6 +72,29 @@ struct ItemTests {
         #expect(policyEvents == 6)
     }
 
+    @Test("times in a body are read as RFC 3339 says: a fraction, any offset, lower-case t and z")
+    func rfc3339Times() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let admin = try await client.user("ann@acme.example", org: "acme", admin: true)
+            for (app, expires, seconds) in [("a1", "2035-10-27T21:26:25.8+23:46", 2_077_047_625.0),
+                                            ("a2", "2035-10-27t00:00:00z", 2_077_056_000.0),
+                                            ("a3", "2035-10-27T00:00:00.123456789-01:30", 2_077_061_400.0)] {
+                let created = try await client.request(.post, RelayPaths.items, token: admin.token,
+                                                       json: #"{"app":"\#(app)","expires":"\#(expires)"}"#)
+                #expect(created.status == .created, "\(expires)")
+                if created.status == .created {
+                    #expect(try decode(PolicyItem.self, created).expires?.timeIntervalSince1970 == seconds, "\(expires)")
+                }
+            }
+            for wrong in ["2035-10-27", "2035-10-27T24:00:00Z", "2035-02-30T00:00:00Z", "2035-10-27T00:00:00+24:00"] {
+                let refused = try await client.request(.post, RelayPaths.items, token: admin.token,
+                                                       json: #"{"app":"b","expires":"\#(wrong)"}"#)
+                #expect(refused.status == .badRequest, "\(wrong)")
+            }
+        }
+    }
+
     @Test("the item list follows every change, also one written to the shared database by another relay instance")
     func listFollowsChanges() async throws {
         let fixture = try RelayFixture()

@@ -90,7 +90,7 @@ final class StoreFixture: @unchecked Sendable {
         let id = "up-\(UUID().uuidString)"
         let now = Date()
         try await store.createUpload(UploadRecord(id: id, userID: identity.userID, deviceID: identity.deviceID, length: length,
-                                                  offset: 0, metadata: "", created: now, expires: now.addingTimeInterval(3600)))
+                                                  offset: 0, metadata: "", created: now, expires: now.addingTimeInterval(3600)), limits: .unlimited)
         try await store.setUploadOffset(id: id, offset: length, sha256: String(repeating: "a", count: 64))
         return id
     }
@@ -99,6 +99,11 @@ final class StoreFixture: @unchecked Sendable {
     func referencesHold() async throws -> Bool {
         try await store.referenceAudit().allSatisfy { $0.refs == $0.live }
     }
+}
+
+extension UploadLimits {
+    /// No quota and no cap (the tests of other rules).
+    static let unlimited = UploadLimits(quota: .max, openUploads: .max)
 }
 
 /// Device ids heard, from other tasks.
@@ -216,7 +221,7 @@ struct StoreTests {
         _ = try await store.createGroup(name: "others", members: [alice[1].deviceID, alice[2].deviceID], user: sender.userID, now: Date())
         let unfinished = "up-unfinished"
         try await store.createUpload(UploadRecord(id: unfinished, userID: sender.userID, deviceID: sender.deviceID, length: 10,
-                                                  offset: 0, metadata: "m", created: Date(), expires: Date().addingTimeInterval(60)))
+                                                  offset: 0, metadata: "m", created: Date(), expires: Date().addingTimeInterval(60)), limits: .unlimited)
         await #expect(throws: StoreError.conflict("upload \"\(unfinished)\" is not finished (0 of 10 bytes)")) {
             try await store.createTransfer(id: "t0", upload: unfinished, blobID: "b0", sender: sender, devices: [alice[1].deviceID],
                                            groups: [], expires: Date().addingTimeInterval(60), now: Date())
@@ -268,7 +273,7 @@ struct StoreTests {
         let (sender, phone) = (alice[0], alice[1])
         let id = "up-deferred"
         try await store.createUpload(UploadRecord(id: id, userID: sender.userID, deviceID: sender.deviceID, length: nil,
-                                                  offset: 0, metadata: "", created: Date(), expires: Date().addingTimeInterval(60)))
+                                                  offset: 0, metadata: "", created: Date(), expires: Date().addingTimeInterval(60)), limits: .unlimited)
         #expect(try await store.upload(id: id, user: sender.userID).length == nil)
         try await store.setUploadOffset(id: id, offset: 25, sha256: nil)
         #expect(try await store.usage(user: sender.userID) == 25)
@@ -279,22 +284,87 @@ struct StoreTests {
         await #expect(throws: StoreError.conflict("upload \"\(id)\" is not finished (25 of a length not yet declared)")) { try await send("t0") }
         #expect(try await store.inbox(device: phone.deviceID).isEmpty)
         await #expect(throws: StoreError.invalid("upload \"\(id)\" already has 25 bytes, more than 24")) {
-            try await store.setUploadLength(id: id, length: 24)
+            try await store.setUploadLength(id: id, length: 24, quota: .max)
         }
         #expect(try await store.upload(id: id, user: sender.userID).length == nil)
-        try await store.setUploadLength(id: id, length: 30)
+        try await store.setUploadLength(id: id, length: 30, quota: .max)
         #expect(try await store.upload(id: id, user: sender.userID).length == 30)
         #expect(try await store.usage(user: sender.userID) == 30)
         for again: Int64 in [30, 40] {
             await #expect(throws: StoreError.conflict("upload \"\(id)\" already has its length (30 bytes)")) {
-                try await store.setUploadLength(id: id, length: again)
+                try await store.setUploadLength(id: id, length: again, quota: .max)
             }
         }
-        await #expect(throws: StoreError.notFound("no upload \"nope\"")) { try await store.setUploadLength(id: "nope", length: 1) }
+        await #expect(throws: StoreError.notFound("no upload \"nope\"")) { try await store.setUploadLength(id: "nope", length: 1, quota: .max) }
         await #expect(throws: StoreError.conflict("upload \"\(id)\" is not finished (25 of 30 bytes)")) { try await send("t1") }
         try await store.setUploadOffset(id: id, offset: 30, sha256: String(repeating: "b", count: 64))
         _ = try await send("t2")
         #expect(try await store.inbox(device: phone.deviceID).map(\.size) == [30])
+    }
+
+    @Test("upload creation: the quota and the cap on a user's uploads are checked in the transaction that adds one; 20 at once never pass them",
+          arguments: Backend.allCases)
+    func uploadLimits(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example")[0]
+        let bob = try await fixture.user("bob@acme.example")[0]
+        @Sendable func record(_ identity: DeviceIdentity, _ length: Int64?) -> UploadRecord {
+            UploadRecord(id: "up-\(UUID().uuidString)", userID: identity.userID, deviceID: identity.deviceID, length: length,
+                         offset: 0, metadata: "", created: Date(), expires: Date().addingTimeInterval(60))
+        }
+        let limits = UploadLimits(quota: 1000, openUploads: 3)
+        // 20 creations of 400 bytes at once under 1000: two fit, the others are refused by the quota.
+        let refusals = try await withThrowingTaskGroup(of: UploadRefusal?.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    do {
+                        try await store.createUpload(record(alice, 400), limits: limits)
+                        return nil
+                    } catch let refusal as UploadRefusal {
+                        return refusal
+                    }
+                }
+            }
+            return try await group.reduce(into: [UploadRefusal?]()) { $0.append($1) }
+        }
+        #expect(refusals.filter { $0 == nil }.count == 2)
+        #expect(refusals.compactMap { $0 } == Array(repeating: .quota(used: 800, quota: 1000), count: 18))
+        #expect(try await store.usage(user: alice.userID) == 800)
+        // A zero-byte upload is free of the quota, not of the cap: the third fits, a fourth (deferred) is refused.
+        let empty = record(alice, 0)
+        try await store.createUpload(empty, limits: limits)
+        await #expect(throws: UploadRefusal.tooManyOpen(3)) { try await store.createUpload(record(alice, nil), limits: limits) }
+        // A deleted upload frees its place; Bob has a quota and a cap of his own.
+        try await store.deleteUpload(id: empty.id, user: alice.userID)
+        try await store.createUpload(record(alice, nil), limits: limits)
+        try await store.createUpload(record(bob, 1000), limits: limits)
+        await #expect(throws: UploadRefusal.quota(used: 1000, quota: 1000)) { try await store.createUpload(record(bob, 1), limits: limits) }
+
+        // Lengths declared later, 20 at once: 400 bytes each (5 already held) under 1000, two fit.
+        let carol = try await fixture.user("carol@acme.example")[0]
+        var deferred = [String]()
+        for _ in 0..<20 {
+            let upload = record(carol, nil)
+            try await store.createUpload(upload, limits: .unlimited)
+            try await store.setUploadOffset(id: upload.id, offset: 5, sha256: nil)
+            deferred.append(upload.id)
+        }
+        let declared = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for id in deferred {
+                group.addTask {
+                    do {
+                        try await store.setUploadLength(id: id, length: 400, quota: 1000)
+                        return true
+                    } catch UploadRefusal.quota {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(declared.filter { $0 }.count == 2)
+        #expect(try await store.usage(user: carol.userID) == 800 + 18 * 5)
     }
 
     @Test("two racing finishes of one copy: exactly one wins, the reference count stays right", arguments: Backend.allCases)
@@ -504,7 +574,7 @@ struct StoreTests {
         let alice = try await fixture.user("alice@acme.example")[0]
         let id = "up-locked"
         try await store.createUpload(UploadRecord(id: id, userID: alice.userID, deviceID: alice.deviceID, length: 10, offset: 0,
-                                                  metadata: "", created: Date(), expires: Date().addingTimeInterval(600)))
+                                                  metadata: "", created: Date(), expires: Date().addingTimeInterval(600)), limits: .unlimited)
         // A second relay instance: another store on the same database (PostgreSQL only; an
         // embedded relay is one process).
         var other: PostgresRelayStore?

@@ -193,6 +193,32 @@ struct UploadTests {
         }
     }
 
+    @Test("a user holds at most maxOpenUploads uploads, zero-byte ones included: past it 429, no file left; a deleted one frees its place")
+    func openUploadCap() async throws {
+        let fixture = try RelayFixture { $0.maxOpenUploads = 2 }
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            var locations = [String]()
+            for length in ["0", "0"] {
+                let created = try await client.request(.post, RelayPaths.uploads, token: alice.token,
+                                                       headers: [tus: "1.0.0", uploadLength: length])
+                #expect(created.status == .created)
+                locations.append(try #require(created.headers[.location]))
+            }
+            let third = try await client.request(.post, RelayPaths.uploads, token: alice.token, headers: [tus: "1.0.0", deferLength: "1"])
+            #expect(third.status == .tooManyRequests)
+            #expect(errorCode(third) == "too_many_requests")
+            #expect(fixture.uploadFiles().count == 2)
+            // Another user has a cap of their own.
+            let bob = try await client.user("bob@acme.example", org: "acme")
+            #expect(try await client.request(.post, RelayPaths.uploads, token: bob.token,
+                                             headers: [tus: "1.0.0", uploadLength: "0"]).status == .created)
+            #expect(try await client.request(.delete, locations[0], token: alice.token, headers: [tus: "1.0.0"]).status == .noContent)
+            #expect(try await client.request(.post, RelayPaths.uploads, token: alice.token,
+                                             headers: [tus: "1.0.0", uploadLength: "0"]).status == .created)
+        }
+    }
+
     @Test("termination deletes the upload and its file; another user's upload is 404")
     func termination() async throws {
         let fixture = try RelayFixture()

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import VFSPolicyModel
 
 /// Times in the policy: ISO 8601 in UTC to the second (`2027-01-31T00:00:00Z`).
 public enum PolicyDates {
@@ -64,59 +65,7 @@ public enum PolicyDates {
     // MARK: - parsing
 
     /// `YYYY-MM-DD` at the start of `text`: the start of that day (UTC) and how many bytes it took.
-    static func parseDay(_ text: String) -> (start: Date, count: Int)?  {
-        let b = Array(text.utf8)
-        guard b.count >= 10, b[4] == 0x2D, b[7] == 0x2D,
-              let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
-        let components = DateComponents(year: year, month: month, day: day)
-        guard let date = utc.date(from: components),
-              utc.component(.day, from: date) == day else { return nil }
-        return (date, 10)
-    }
+    static func parseDay(_ text: String) -> (start: Date, count: Int)? { RFC3339.day(text) }
 
-    static func parseTime(_ text: String) -> Date? {
-        let b = Array(text.utf8)
-        guard let day = parseDay(text)?.start, b.count >= 16, b[10] == 0x54 || b[10] == 0x74,
-              let hour = digits(b, 11, 2), b[13] == 0x3A, let minute = digits(b, 14, 2),
-              hour < 24, minute < 60 else { return nil }
-        var i = 16
-        var second = 0
-        if i < b.count, b[i] == 0x3A {
-            guard let s = digits(b, i + 1, 2), s < 60 else { return nil }
-            second = s
-            i += 3
-            if i < b.count, b[i] == 0x2E || b[i] == 0x2C {
-                i += 1
-                let start = i
-                while i < b.count, (0x30...0x39).contains(b[i]) { i += 1 }
-                guard i > start else { return nil }
-            }
-        }
-        guard i < b.count else { return nil }
-        var offset = 0
-        if b[i] == 0x5A || b[i] == 0x7A {
-            i += 1
-        } else if b[i] == 0x2B || b[i] == 0x2D {
-            guard let h = digits(b, i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let m = digits(b, i + 4, 2),
-                  h < 24, m < 60 else { return nil }
-            offset = (h * 3600 + m * 60) * (b[i] == 0x2D ? -1 : 1)
-            i += 6
-        } else {
-            return nil
-        }
-        guard i == b.count else { return nil }
-        let seconds = hour * 3600 + minute * 60 + second - offset
-        return day.addingTimeInterval(Double(seconds))
-    }
-
-    static func digits(_ b: [UInt8], _ at: Int, _ count: Int) -> Int? {
-        guard at >= 0, at + count <= b.count else { return nil }
-        var value = 0
-        for byte in b[at..<(at + count)] {
-            guard (0x30...0x39).contains(byte) else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-        }
-        return value
-    }
+    static func parseTime(_ text: String) -> Date? { RFC3339.date(text) }
 }

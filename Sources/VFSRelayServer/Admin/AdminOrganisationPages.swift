@@ -68,11 +68,28 @@ extension AdminPages {
             """)
     }
 
+    /// An audit detail as a person reads it: an item's JSON keeps its times as seconds
+    /// since 1970 (what the store writes); `created`, `updated` and `expires` are shown as
+    /// dates. Anything else is shown as it is.
+    static func readableDetail(_ detail: String) -> String {
+        guard detail.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(detail.utf8)) as? [String: Any] else {
+            return detail
+        }
+        var readable = object
+        for key in ["created", "updated", "expires"] {
+            if let seconds = object[key] as? Double { readable[key] = time(Date(timeIntervalSince1970: seconds)) }
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: readable, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return detail
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     static func audit(_ entries: [AuditEntry], filter: String, limit: Int, signedIn: SignedIn) -> HTML {
         let rows = entries.map { entry -> HTML in
             """
             <tr><td>\(time(entry.at))</td><td>\(entry.actor)</td><td>\(entry.action)</td><td>\(entry.subject)</td>\
-            <td class="detail">\(entry.detail)</td></tr>
+            <td class="detail">\(readableDetail(entry.detail))</td></tr>
             """
         }
         return layout("Audit log", signedIn, current: "/admin/audit", """

@@ -62,6 +62,7 @@ struct UploadController {
         }
         let metadata = request.headers[.uploadMetadata] ?? ""
         guard metadata.utf8.count <= 4096 else { throw RelayError.badRequest("Upload-Metadata is longer than 4096 bytes") }
+        // A quick refusal before the disk's (the store checks the quota again as it counts the upload).
         try await checkLimits(length ?? 0, user: identity.userID, before: 0)
         try services.checkDiskRoom(for: length ?? 0)
         let now = Date()
@@ -69,7 +70,9 @@ struct UploadController {
                                   metadata: metadata, created: now, expires: now.addingTimeInterval(services.configuration.uploadLifetime))
         try services.blobs.createUpload(record.id)
         do {
-            try await services.store.createUpload(record)
+            // The quota and the cap on open uploads, checked as the upload is counted.
+            try await services.store.createUpload(record, limits: UploadLimits(quota: services.configuration.userQuota,
+                                                                              openUploads: services.configuration.maxOpenUploads))
         } catch {
             services.blobs.deleteUpload(record.id)
             throw error
@@ -142,7 +145,7 @@ struct UploadController {
             }
             if let length, length != current.length {
                 do {
-                    try await store.setUploadLength(id: current.id, length: length)
+                    try await store.setUploadLength(id: current.id, length: length, quota: services.configuration.userQuota)
                 } catch StoreError.conflict {
                     throw RelayError.badRequest("upload \"\(current.id)\" already has its Upload-Length; it is set once")
                 }

@@ -128,9 +128,10 @@ enum PostgresMigrations {
         ("v2-upload-defer-length", ["ALTER TABLE uploads ALTER COLUMN length DROP NOT NULL"]),
         // An operator can disable a user (`vfs-relay user disable`): no enrolment, no sign-in.
         ("v3-user-disabled", ["ALTER TABLE users ADD COLUMN disabled DOUBLE PRECISION"]),
+        ("v4-removed-tokens", ["CREATE TABLE removed_tokens(token_hash TEXT PRIMARY KEY, removed DOUBLE PRECISION NOT NULL)"]),
         // Issue 24: each user's device chain (signed statements the relay stores without
         // trusting them) and each device's published signing key.
-        ("v4-device-chains", [
+        ("v5-device-chains", [
             """
             CREATE TABLE device_chains(
               user_id BIGINT NOT NULL REFERENCES users(id), sequence BIGINT NOT NULL,

@@ -128,6 +128,9 @@ public protocol RelayStore: Sendable {
     /// One line of the audit log, for changes the other methods do not record themselves
     /// (uploads, operator alerts).
     func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws
+    /// Removes the user and everything of theirs (devices, cloud, groups, uploads, codes);
+    /// live devices get the logout event and their tokens stay answered "revoked".
+    func removeUser(email: String, now: Date) async throws -> RemovedUser
     /// Device ids of every live device of the user with this email.
     func deviceIDs(ofUser email: String) async throws -> [String]
 
@@ -168,12 +171,15 @@ public protocol RelayStore: Sendable {
     // Uploads (tus)
     /// Bytes the user holds: uploads (their full length, or their offset while it is deferred), live outgoing transfers and cloud files.
     func usage(user: Int64) async throws -> Int64
-    func createUpload(_ upload: UploadRecord) async throws
+    /// Adds an upload unless it would take its user past `limits` (`UploadRefusal`),
+    /// checked in the same transaction: creations at once cannot together pass them.
+    func createUpload(_ upload: UploadRecord, limits: UploadLimits) async throws
     func upload(id: String, user: Int64) async throws -> UploadRecord
     func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws
     /// Sets the length of an upload created with a deferred length, once: `conflict` if
-    /// it already has one, `invalid` if `length` is below the upload's offset.
-    func setUploadLength(id: String, length: Int64) async throws
+    /// it already has one, `invalid` if `length` is below the upload's offset,
+    /// `UploadRefusal.quota` if it takes the user past `quota` (checked in the same transaction).
+    func setUploadLength(id: String, length: Int64, quota: Int64) async throws
     func deleteUpload(id: String, user: Int64) async throws
     /// Uploads past their expiry that never became a blob; their rows are deleted.
     func removeExpiredUploads(now: Date) async throws -> [String]

@@ -102,9 +102,14 @@ enum SQLiteMigrations {
         migrator.registerMigration("v7-user-disabled") { db in
             try db.execute(sql: "ALTER TABLE users ADD COLUMN disabled REAL")
         }
+        // Tokens of a removed user's devices (`vfs-relay user remove`): the rows are gone,
+        // but the token is still answered "revoked", so a device away at the time logs out.
+        migrator.registerMigration("v8-removed-tokens") { db in
+            try db.execute(sql: "CREATE TABLE removed_tokens(token_hash TEXT PRIMARY KEY, removed REAL NOT NULL)")
+        }
         // Issue 24: each user's device chain (signed statements the relay stores without
         // trusting them) and each device's published signing key.
-        migrator.registerMigration("v8-device-chains") { db in
+        migrator.registerMigration("v9-device-chains") { db in
             try db.execute(sql: """
                 CREATE TABLE device_chains(
                   user_id INTEGER NOT NULL REFERENCES users(id), sequence INTEGER NOT NULL,

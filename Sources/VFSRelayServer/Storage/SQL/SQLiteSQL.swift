@@ -34,12 +34,6 @@ struct SQLiteSQLDatabase: SQLDatabase {
             }
         }
     }
-
-    /// Runs a block of GRDB code (the store's parts not yet on the seam) as one write
-    /// transaction, in turn with the seam's.
-    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await gate.withLock { try await pool.write(updates) }
-    }
 }
 
 struct SQLiteSQLConnection: SQLConnection {

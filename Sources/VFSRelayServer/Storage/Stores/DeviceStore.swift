@@ -155,7 +155,10 @@ extension SQLRelayStore {
 
     public func isRevoked(tokenHash: String) async throws -> Bool {
         try await sql.database.read { db in
-            try await db.one("SELECT 1 FROM devices WHERE token_hash = \(tokenHash) AND invalidated IS NOT NULL") != nil
+            if try await db.one("SELECT 1 FROM devices WHERE token_hash = \(tokenHash) AND invalidated IS NOT NULL") != nil {
+                return true
+            }
+            return try await db.one("SELECT 1 FROM removed_tokens WHERE token_hash = \(tokenHash)") != nil
         }
     }
 

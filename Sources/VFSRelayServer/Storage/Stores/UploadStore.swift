@@ -1,6 +1,43 @@
 import Foundation
+import VFSRelayProtocol
+
+/// What creating an upload is held to, checked in the transaction that adds it.
+public struct UploadLimits: Sendable, Equatable {
+    /// The bytes one user may hold: uploads, waiting transfers and cloud files.
+    public var quota: Int64
+    /// The uploads one user may hold at once, finished or not (a zero-byte upload is free
+    /// of the quota, not of this).
+    public var openUploads: Int
+}
+
+/// Why an upload was not created.
+public enum UploadRefusal: Error, Equatable {
+    /// Its length would take the user past the quota; `used` bytes are held already.
+    case quota(used: Int64, quota: Int64)
+    /// The user holds this many uploads already.
+    case tooManyOpen(Int)
+}
 
 extension StoreRows {
+    /// Bytes the user holds: uploads (their length, or their offset while it is deferred),
+    /// transfers with a copy still waiting, and cloud files.
+    static func usage(_ db: any SQLConnection, user: Int64) async throws -> Int64 {
+        try await db.value("""
+            SELECT
+              (SELECT COALESCE(SUM(COALESCE(length, "offset")), 0) FROM uploads WHERE user_id = \(user))
+            + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = \(user) AND EXISTS
+                 (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN \(waiting)))
+            + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = \(user) AND kind = 'file')
+            """, as: Int64.self) ?? 0
+    }
+
+    /// What changes a user's uploads runs one at a time per user (the user row's lock on
+    /// PostgreSQL, the write transaction on SQLite): the usage read after it holds until
+    /// the change commits.
+    static func lockUploads(_ db: any SQLConnection, user: Int64) async throws {
+        _ = try await db.one("SELECT 1 FROM users WHERE id = \(user)\(SQL.forUpdate)")
+    }
+
     static func upload(_ row: SQLRow) throws -> UploadRecord {
         UploadRecord(id: try row.get("id"), userID: try row.get("user_id"), deviceID: try row.get("device_id"),
                      length: try row.get("length"), offset: try row.get("offset"), metadata: try row.get("metadata"),
@@ -11,19 +48,18 @@ extension StoreRows {
 /// Uploads in progress (tus): their records, and what a user holds on the relay.
 extension SQLRelayStore {
     public func usage(user: Int64) async throws -> Int64 {
-        try await sql.database.read { db in
-            try await db.value("""
-                SELECT
-                  (SELECT COALESCE(SUM(COALESCE(length, "offset")), 0) FROM uploads WHERE user_id = \(user))
-                + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = \(user) AND EXISTS
-                     (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated')))
-                + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = \(user) AND kind = 'file')
-                """, as: Int64.self) ?? 0
-        }
+        try await sql.database.read { db in try await StoreRows.usage(db, user: user) }
     }
 
-    public func createUpload(_ upload: UploadRecord) async throws {
+    public func createUpload(_ upload: UploadRecord, limits: UploadLimits) async throws {
         try await sql.database.write { db in
+            try await StoreRows.lockUploads(db, user: upload.userID)
+            let open = try await db.value("SELECT COUNT(*) FROM uploads WHERE user_id = \(upload.userID)", as: Int.self) ?? 0
+            guard open < limits.openUploads else { throw UploadRefusal.tooManyOpen(limits.openUploads) }
+            let used = try await StoreRows.usage(db, user: upload.userID)
+            guard HeaderNumbers.fits(upload.length ?? 0, at: used, within: limits.quota) else {
+                throw UploadRefusal.quota(used: used, quota: limits.quota)
+            }
             try await db.run("""
                 INSERT INTO uploads(id, user_id, device_id, length, "offset", metadata, created, expires)
                 VALUES (\(upload.id), \(upload.userID), \(upload.deviceID), \(upload.length), 0, \(upload.metadata),
@@ -47,8 +83,12 @@ extension SQLRelayStore {
         }
     }
 
-    public func setUploadLength(id: String, length: Int64) async throws {
+    public func setUploadLength(id: String, length: Int64, quota: Int64) async throws {
         try await sql.database.write { db in
+            guard let user = try await db.value("SELECT user_id FROM uploads WHERE id = \(id)", as: Int64.self) else {
+                throw StoreError.notFound("no upload \"\(id)\"")
+            }
+            try await StoreRows.lockUploads(db, user: user)
             // Row-locked, so two instances cannot both set it.
             guard let row = try await db.one("SELECT length, \"offset\" FROM uploads WHERE id = \(id)\(SQL.forUpdate)") else {
                 throw StoreError.notFound("no upload \"\(id)\"")
@@ -58,6 +98,9 @@ extension SQLRelayStore {
             }
             let offset: Int64 = try row.get("offset")
             guard length >= offset else { throw StoreError.invalid("upload \"\(id)\" already has \(offset) bytes, more than \(length)") }
+            // Its offset is in the usage until its length takes its place.
+            let used = max(0, try await StoreRows.usage(db, user: user) - offset)
+            guard HeaderNumbers.fits(length, at: used, within: quota) else { throw UploadRefusal.quota(used: used, quota: quota) }
             try await db.run("UPDATE uploads SET length = \(length) WHERE id = \(id) AND length IS NULL")
         }
     }

@@ -1,0 +1,252 @@
+import Foundation
+import VFSRelayProtocol
+
+/// The cloud tree's rules, in the change's transaction.
+enum CloudTree {
+    static func entry(_ row: SQLRow, path: String) throws -> CloudEntry {
+        let kind = CloudEntryKind(rawValue: try row.get("kind")) ?? .file
+        return CloudEntry(id: try row.get("id"), name: try row.get("name"), path: path, kind: kind,
+                          size: kind == .file ? try row.get("size", as: Int64?.self) : nil,
+                          sha256: kind == .file ? try row.get("sha256", as: String?.self) : nil,
+                          created: try row.get("created"), updated: try row.get("updated"))
+    }
+
+    static func text(_ path: [String]) -> String { "/" + path.joined(separator: "/") }
+
+    /// The row at `path` (nil for the root).
+    static func resolve(_ db: any SQLConnection, _ path: [String], user: Int64) async throws -> SQLRow? {
+        var parent = ""
+        var row: SQLRow?
+        for (n, name) in path.enumerated() {
+            guard let next = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") else {
+                throw StoreError.notFound("no such file or folder \"\(text(path))\"")
+            }
+            if n < path.count - 1, try next.get("kind", as: String.self) != "folder" {
+                throw StoreError.notFound("no such file or folder \"\(text(path))\"")
+            }
+            row = next
+            parent = try next.get("id")
+        }
+        return row
+    }
+
+    /// The file at `path`, or not found.
+    static func file(_ db: any SQLConnection, _ path: [String], user: Int64) async throws -> SQLRow {
+        guard let row = try await resolve(db, path, user: user), try row.get("kind", as: String.self) == "file" else {
+            throw StoreError.notFound("no such file \"\(text(path))\"")
+        }
+        return row
+    }
+
+    /// The id of the folder that would hold `path` (`""` for the root).
+    static func parentFolder(_ db: any SQLConnection, _ path: [String], user: Int64) async throws -> String {
+        guard let folder = try await resolve(db, Array(path.dropLast()), user: user) else { return "" }
+        guard try folder.get("kind", as: String.self) == "folder" else {
+            throw StoreError.notFound("no such folder \"\(text(Array(path.dropLast())))\"")
+        }
+        return try folder.get("id")
+    }
+
+    static func exists(_ db: any SQLConnection, parent: String, name: String, user: Int64) async throws -> Bool {
+        try await db.one("SELECT 1 FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") != nil
+    }
+
+    /// Cloud changes of one user run one at a time (the user row's lock on PostgreSQL; the
+    /// write transaction on SQLite): a move cannot race a delete of its target's parent on
+    /// another instance.
+    static func lockUser(_ db: any SQLConnection, _ user: Int64) async throws {
+        _ = try await db.one("SELECT 1 FROM users WHERE id = \(user)\(SQL.forUpdate)")
+    }
+
+    /// Removes the file `name` in `parent` to put another in its place (a folder there is a
+    /// conflict) and releases its blob reference; nil when nothing is there. The caller
+    /// keeps the returned id and creation time; `released` are the blobs to delete.
+    static func displaceFile(_ db: any SQLConnection, parent: String, name: String, path: [String],
+                             user: Int64) async throws -> (id: String, created: Date, released: [String])? {
+        guard let existing = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") else {
+            return nil
+        }
+        guard try existing.get("kind", as: String.self) == "file" else {
+            throw StoreError.conflict("\"\(text(path))\" is a folder")
+        }
+        let id: String = try existing.get("id")
+        let old = try existing.get("blob_id", as: String?.self)
+        if let old { try await StoreRows.lockBlobs(db, [old]) }
+        try await db.run("DELETE FROM cloud WHERE id = \(id)")
+        var released = [String]()
+        if let old, try await StoreRows.release(db, blob: old) { released.append(old) }
+        return (id, try existing.get("created"), released)
+    }
+
+    /// Puts the file `path` holding `blob` (whose reference the caller has counted), in
+    /// place of a file there; returns the entry and the blobs to delete.
+    static func put(_ db: any SQLConnection, path: [String], parent: String, id: String, blob: BlobRef, user: Int64,
+                    detail: String = "", now: Date) async throws -> (CloudEntry, [String]) {
+        let name = path.last ?? ""
+        let replaced = try await displaceFile(db, parent: parent, name: name, path: path, user: user)
+        let entryID = replaced?.id ?? id, created = replaced?.created ?? now
+        try await db.run("""
+            INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
+            VALUES (\(entryID), \(user), \(parent), \(name), 'file', \(blob.id), \(blob.size), \(blob.sha256), \(created), \(now))
+            """)
+        try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.put", subject: entryID, detail: detail, now: now)
+        return (CloudEntry(id: entryID, name: name, path: text(path), kind: .file, size: blob.size, sha256: blob.sha256,
+                           created: created, updated: now), replaced?.released ?? [])
+    }
+}
+
+/// The cloud: a tree of folders and files per user, each file a reference to a blob.
+extension SQLRelayStore {
+    public func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry]) {
+        try await sql.database.read { db in
+            let row = try await CloudTree.resolve(db, path, user: user)
+            let here = try row.map { try CloudTree.entry($0, path: CloudTree.text(path)) }
+                ?? CloudEntry(id: "", name: "", path: "/", kind: .folder, created: Date(timeIntervalSince1970: 0),
+                              updated: Date(timeIntervalSince1970: 0))
+            guard here.kind == .folder else { return (here, []) }
+            let parent = try row?.get("id", as: String.self) ?? ""
+            let children = try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) ORDER BY name")
+            return (here, try children.map { try CloudTree.entry($0, path: CloudTree.text(path + [try $0.get("name", as: String.self)])) })
+        }
+    }
+
+    public func cloudMakeFolder(path: [String], id: String, user: Int64, now: Date) async throws -> CloudEntry {
+        try await sql.database.write { db in
+            guard let name = path.last else { throw StoreError.conflict("the root folder exists") }
+            try await CloudTree.lockUser(db, user)
+            let parent = try await CloudTree.parentFolder(db, path, user: user)
+            if try await CloudTree.exists(db, parent: parent, name: name, user: user) {
+                throw StoreError.conflict("\"\(CloudTree.text(path))\" already exists")
+            }
+            try await db.run("""
+                INSERT INTO cloud(id, user_id, parent, name, kind, created, updated)
+                VALUES (\(id), \(user), \(parent), \(name), 'folder', \(now), \(now))
+                """)
+            try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.mkdir", subject: id, now: now)
+            return CloudEntry(id: id, name: name, path: CloudTree.text(path), kind: .folder, created: now, updated: now)
+        }
+    }
+
+    public func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64,
+                         now: Date) async throws -> (CloudEntry, [String]) {
+        try await sql.database.write { db in
+            guard !path.isEmpty else { throw StoreError.conflict("the root is a folder") }
+            try await CloudTree.lockUser(db, user)
+            let parent = try await CloudTree.parentFolder(db, path, user: user)
+            let blob = try await StoreRows.consumeUpload(db, id: upload, user: user, blobID: blobID, refs: 1, now: now)
+            return try await CloudTree.put(db, path: path, parent: parent, id: id, blob: blob, user: user, now: now)
+        }
+    }
+
+    public func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry {
+        try await sql.database.write { db in
+            try await CloudTree.lockUser(db, user)
+            guard let row = try await CloudTree.resolve(db, from, user: user), let name = to.last else {
+                throw StoreError.conflict("the root folder cannot be moved or replaced")
+            }
+            let rowID: String = try row.get("id")
+            let parent = try await CloudTree.parentFolder(db, to, user: user)
+            // A folder cannot move into itself or below itself.
+            var ancestor = parent
+            while !ancestor.isEmpty {
+                if ancestor == rowID { throw StoreError.conflict("cannot move a folder into itself") }
+                ancestor = try await db.value("SELECT parent FROM cloud WHERE id = \(ancestor)", as: String.self) ?? ""
+            }
+            if try await CloudTree.exists(db, parent: parent, name: name, user: user) {
+                throw StoreError.conflict("\"\(CloudTree.text(to))\" already exists")
+            }
+            guard let moved = try await db.one("""
+                UPDATE cloud SET parent = \(parent), name = \(name), updated = \(now) WHERE id = \(rowID) RETURNING *
+                """) else { throw StoreError.notFound("no such file or folder \"\(CloudTree.text(from))\"") }
+            try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.move", subject: rowID,
+                                      detail: CloudTree.text(to), now: now)
+            return try CloudTree.entry(moved, path: CloudTree.text(to))
+        }
+    }
+
+    public func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String] {
+        try await sql.database.write { db in
+            try await CloudTree.lockUser(db, user)
+            guard let row = try await CloudTree.resolve(db, path, user: user) else {
+                throw StoreError.conflict("the root folder cannot be deleted")
+            }
+            // The whole subtree first, to lock its blobs before any of its rows (the lock order).
+            var rows = [row]
+            var next = 0
+            while next < rows.count {
+                let id: String = try rows[next].get("id")
+                rows += try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(id)")
+                next += 1
+            }
+            let blobs = try rows.compactMap { try $0.get("blob_id", as: String?.self) }.sorted()
+            try await StoreRows.lockBlobs(db, blobs)
+            try await db.run("DELETE FROM cloud WHERE id IN \(list: try rows.map { try $0.get("id", as: String.self) })")
+            var released = [String]()
+            for blob in blobs {
+                if try await StoreRows.release(db, blob: blob) { released.append(blob) }
+            }
+            try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.delete", subject: try row.get("id"),
+                                      detail: CloudTree.text(path), now: now)
+            return released
+        }
+    }
+
+    public func cloudFile(path: [String], user: Int64) async throws -> BlobRef {
+        try await sql.database.read { db in
+            let row = try await CloudTree.file(db, path, user: user)
+            return BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256"))
+        }
+    }
+
+    public func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
+                                 now: Date) async throws -> (CloudEntry, [String]) {
+        try await sql.database.write { db in
+            guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
+            try await CloudTree.lockUser(db, user)
+            let gone = StoreError.notFound("no transfer \"\(transfer)\" whose ciphertext is still held")
+            guard let held = try await db.value("""
+                SELECT t.blob_id FROM transfers t JOIN blobs b ON b.id = t.blob_id
+                WHERE t.id = \(transfer) AND t.sender_device = \(sender) AND t.sender_user = \(user)
+                """, as: String.self) else { throw gone }
+            let parent = try await CloudTree.parentFolder(db, path, user: user)
+            // Both blobs, the transfer's and that of a file it replaces, locked at once by id
+            // (the store's lock order) before any cloud row.
+            let there = try await db.value("""
+                SELECT blob_id FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)
+                """, as: String.self)
+            try await StoreRows.lockBlobs(db, [held] + (there.map { [$0] } ?? []))
+            // The transfer's blob, locked: it is live while one of its copies waits.
+            guard let blob = try await db.one("SELECT * FROM blobs WHERE id = \(held)") else { throw gone }
+            let ref = BlobRef(id: try blob.get("id"), size: try blob.get("size"), sha256: try blob.get("sha256"))
+            // The new reference first: a file there that already holds this blob then
+            // releases its own reference without the count reaching 0.
+            try await db.run("UPDATE blobs SET refs = refs + 1 WHERE id = \(ref.id)")
+            return try await CloudTree.put(db, path: path, parent: parent, id: id, blob: ref, user: user,
+                                           detail: "transfer \(transfer)", now: now)
+        }
+    }
+
+    public func cloudReplaceBlob(path: [String], expected: String, with blob: BlobRef, user: Int64,
+                                 now: Date) async throws -> (CloudEntry, [String]) {
+        try await sql.database.write { db in
+            try await CloudTree.lockUser(db, user)
+            let row = try await CloudTree.file(db, path, user: user)
+            let current: String = try row.get("sha256")
+            guard current == expected else { throw StoreError.preconditionFailed("the file changed: its SHA-256 is \(current)") }
+            let rowID: String = try row.get("id")
+            let old = try row.get("blob_id", as: String?.self)
+            if let old { try await StoreRows.lockBlobs(db, [old]) }
+            try await db.run("""
+                INSERT INTO blobs(id, size, sha256, refs, created) VALUES (\(blob.id), \(blob.size), \(blob.sha256), 1, \(now))
+                """)
+            guard let updated = try await db.one("""
+                UPDATE cloud SET blob_id = \(blob.id), size = \(blob.size), sha256 = \(blob.sha256), updated = \(now)
+                WHERE id = \(rowID) RETURNING *
+                """) else { throw StoreError.notFound("no such file \"\(CloudTree.text(path))\"") }
+            var released = [String]()
+            if let old, try await StoreRows.release(db, blob: old) { released.append(old) }
+            try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.rekey", subject: rowID, now: now)
+            return (try CloudTree.entry(updated, path: CloudTree.text(path)), released)
+        }
+    }
+}

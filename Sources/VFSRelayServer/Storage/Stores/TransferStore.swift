@@ -1,0 +1,171 @@
+import Foundation
+import VFSRelayProtocol
+
+extension StoreRows {
+    /// A finished upload of this user, deleted as it becomes a blob with `refs` references
+    /// (the DELETE takes it: two instances cannot both consume one upload).
+    static func consumeUpload(_ db: any SQLConnection, id: String, user: Int64, blobID: String, refs: Int,
+                              now: Date) async throws -> BlobRef {
+        guard let row = try await db.one("DELETE FROM uploads WHERE id = \(id) AND user_id = \(user) RETURNING *") else {
+            throw StoreError.notFound("no upload \"\(id)\"")
+        }
+        let upload = try Self.upload(row)
+        guard let length = upload.length, upload.offset == length, let sha256 = upload.sha256 else {
+            throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length.map { "\($0) bytes" } ?? "a length not yet declared"))")
+        }
+        try await db.run("""
+            INSERT INTO blobs(id, size, sha256, refs, created) VALUES (\(blobID), \(length), \(sha256), \(refs), \(now))
+            """)
+        return BlobRef(id: blobID, size: length, sha256: sha256)
+    }
+
+    /// A transfer's target devices: the devices named (each a live device of the sender's
+    /// user), then the members of the groups named, each once, in that order.
+    static func targets(_ db: any SQLConnection, devices: [String], groups: [String], user: Int64) async throws -> [String] {
+        var targets = [String]()
+        for device in devices {
+            _ = try await ownedDevice(db, id: device, user: user)
+            if !targets.contains(device) { targets.append(device) }
+        }
+        for name in groups {
+            for member in try await group(db, name: name, user: user).members where !targets.contains(member) {
+                targets.append(member)
+            }
+        }
+        guard !targets.isEmpty else { throw StoreError.invalid("a transfer needs at least one target device") }
+        return targets
+    }
+
+    /// The copies still waiting.
+    static let waiting: SQL = "('unattended', 'initiated')"
+}
+
+/// Transfers and the outbox: one blob sent to several devices of one user, one copy (an
+/// outbox row and an event) per target, each copy holding one reference to the blob.
+/// Reference counts move under the blob rows' locks (`StoreRows.lockBlobs`, the store's
+/// lock order); targets are told after the commit.
+extension SQLRelayStore {
+    public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
+                               groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
+        let sql = self.sql
+        let entry = try await sql.database.write { db in
+            let targets = try await StoreRows.targets(db, devices: devices, groups: groups, user: sender.userID)
+            let blob = try await StoreRows.consumeUpload(db, id: upload, user: sender.userID, blobID: blobID,
+                                                         refs: targets.count, now: now)
+            try await db.run("""
+                INSERT INTO transfers(id, sender_device, sender_user, blob_id, size, sha256, created, expires)
+                VALUES (\(id), \(sender.deviceID), \(sender.userID), \(blob.id), \(blob.size), \(blob.sha256), \(now), \(expires))
+                """)
+            for target in targets {
+                try await db.run("""
+                    INSERT INTO outbox(transfer_id, device_id, status, updated) VALUES (\(id), \(target), 'unattended', \(now))
+                    """)
+            }
+            try await StoreRows.insertEvents(db, kind: .transfer, data: StoreRows.json(["transfer": id]), devices: targets, now: now)
+            try await StoreRows.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
+                                      detail: targets.joined(separator: ","), now: now)
+            guard let row = try await db.one("SELECT * FROM transfers WHERE id = \(id)") else {
+                throw StoreError.notFound("no transfer \"\(id)\"")
+            }
+            return try await StoreRows.outboxEntry(db, transfer: row)
+        }
+        await sql.notify(entry.recipients.map(\.device))
+        return entry
+    }
+
+    public func inbox(device: String) async throws -> [InboxEntry] {
+        try await sql.database.read { db in
+            try await db.all("""
+                SELECT t.*, o.status FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.device_id = \(device) AND o.status IN \(StoreRows.waiting) ORDER BY t.created, t.id
+                """).map {
+                InboxEntry(id: try $0.get("id"), sender: try $0.get("sender_device"), size: try $0.get("size"),
+                           sha256: try $0.get("sha256"), created: try $0.get("created"), expires: try $0.get("expires"),
+                           status: TransferStatus(rawValue: try $0.get("status")) ?? .unattended)
+            }
+        }
+    }
+
+    public func outbox(device: String) async throws -> [OutboxEntry] {
+        try await sql.database.read { db in
+            var entries = [OutboxEntry]()
+            for row in try await db.all("SELECT * FROM transfers WHERE sender_device = \(device) ORDER BY created, id") {
+                entries.append(try await StoreRows.outboxEntry(db, transfer: row))
+            }
+            return entries
+        }
+    }
+
+    public func openTransfer(id: String, device: String, now: Date) async throws -> BlobRef {
+        try await sql.database.write { db in
+            guard let row = try await db.one("""
+                SELECT t.blob_id, t.size, t.sha256 FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.transfer_id = \(id) AND o.device_id = \(device) AND o.status IN \(StoreRows.waiting)
+                """) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            try await db.run("""
+                UPDATE outbox SET status = 'initiated', updated = \(now)
+                WHERE transfer_id = \(id) AND device_id = \(device) AND status = 'unattended'
+                """)
+            return BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256"))
+        }
+    }
+
+    public func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String] {
+        try await sql.database.write { db in
+            // The blob first (the store's lock order), then the copy.
+            guard let blob = try await db.value("SELECT blob_id FROM transfers WHERE id = \(id)", as: String.self) else {
+                throw StoreError.notFound("no transfer \"\(id)\"")
+            }
+            try await StoreRows.lockBlobs(db, [blob])
+            // The status changes once: a second instance finds no waiting row.
+            guard try await db.one("""
+                UPDATE outbox SET status = \(status.rawValue), updated = \(now)
+                WHERE transfer_id = \(id) AND device_id = \(device) AND status IN \(StoreRows.waiting) RETURNING device_id
+                """) != nil else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            try await StoreRows.audit(db, org: nil, actor: device, action: "transfer.\(status.rawValue)", subject: id, now: now)
+            return try await StoreRows.release(db, blob: blob) ? [blob] : []
+        }
+    }
+
+    public func expireTransfers(now: Date) async throws -> [String] {
+        try await sql.database.write { db in
+            let expired: SQL = "SELECT id FROM transfers WHERE expires <= \(now)"
+            try await StoreRows.lockBlobs(db, try await db.values("""
+                SELECT DISTINCT t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                WHERE o.status IN \(StoreRows.waiting) AND t.expires <= \(now) ORDER BY t.blob_id
+                """, as: String.self))
+            let blobs = try await db.values("""
+                UPDATE outbox SET status = 'expired', updated = \(now)
+                WHERE status IN \(StoreRows.waiting) AND transfer_id IN (\(expired))
+                RETURNING (SELECT t.blob_id FROM transfers t WHERE t.id = outbox.transfer_id)
+                """, as: String.self)
+            var released = [String]()
+            for blob in blobs.sorted() {
+                if try await StoreRows.release(db, blob: blob) { released.append(blob) }
+            }
+            if !blobs.isEmpty {
+                try await StoreRows.audit(db, org: nil, actor: "relay", action: "transfer.expire", subject: "\(blobs.count) copies",
+                                          now: now)
+            }
+            return released
+        }
+    }
+
+    public func cancelTransfer(id: String, sender: String, now: Date) async throws -> [String] {
+        try await sql.database.write { db in
+            guard let blob = try await db.value("SELECT blob_id FROM transfers WHERE id = \(id) AND sender_device = \(sender)",
+                                                as: String.self) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            try await StoreRows.lockBlobs(db, [blob])
+            let waiting = try await db.all("""
+                UPDATE outbox SET status = 'expired', updated = \(now)
+                WHERE transfer_id = \(id) AND status IN \(StoreRows.waiting) RETURNING device_id
+                """)
+            var released = [String]()
+            for _ in waiting {
+                if try await StoreRows.release(db, blob: blob) { released.append(blob) }
+            }
+            try await StoreRows.audit(db, org: nil, actor: sender, action: "transfer.cancel", subject: id, now: now)
+            return released
+        }
+    }
+}
