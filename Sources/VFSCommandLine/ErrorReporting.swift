@@ -328,7 +328,7 @@ extension RelayClientError: ReportableError {
             }
         case .badAnswer, .invalidAnswer, .corruptDownload: return .dataError
         case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer: return .noInput
-        case .keyChanged, .missingCredential, .loggedOut: return .permissionDenied
+        case .keyChanged, .missingCredential, .loggedOut, .pending: return .permissionDenied
         case .undelivered: return .no
         case .ambiguous, .invalidURL: return .usage
         }
@@ -361,6 +361,8 @@ extension RelayClientError: ReportableError {
             return ["enrol again with vfs-device enroll, or name the files with --token-file and --identity-file"]
         case .corruptDownload: return ["nothing was extracted; fetch it again"]
         case .invalidAnswer: return ["the relay, or something between it and this machine, is not behaving as a vfs relay"]
+        case .pending(let devices):
+            return ["compare its fingerprint (vfs-device fingerprint, run on it) and approve it from an approved device: vfs-device approve \(DisplayText.shellQuoted(devices.first ?? "NAME"))"]
         case .loggedOut, .badAnswer, .undelivered: return []
         }
     }

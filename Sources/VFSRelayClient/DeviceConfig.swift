@@ -12,11 +12,15 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
     public var relay: String
     public var device: String
     public var name: String
+    /// The device's user (their email), as the relay first said: whose device chain this
+    /// device trusts (docs/device-chain.md). Older configs have none until first use.
+    public var user: String?
 
-    public init(relay: String, device: String, name: String) {
+    public init(relay: String, device: String, name: String, user: String? = nil) {
         self.relay = relay
         self.device = device
         self.name = name
+        self.user = user
     }
 
     public static func path(home: String) throws -> String { try VFSPaths(environment: ["VFS_HOME": home]).relayConfig }

@@ -20,9 +20,12 @@ public struct RelaySession: Sendable {
         self.credentials = credentials
     }
 
-    public static func open(home: String, place: CredentialPlace, identity: Bool = false, timeout: Int? = nil) throws -> RelaySession {
+    /// `signingKey`: load the device's signing key too (made now for a device enrolled before them).
+    public static func open(home: String, place: CredentialPlace, identity: Bool = false, signingKey: Bool = false,
+                            timeout: Int? = nil) throws -> RelaySession {
         let config = try DeviceConfig.load(home: home)
-        var session = RelaySession(home: home, config: config, credentials: try DeviceCredentials.load(place, identity: identity))
+        var session = RelaySession(home: home, config: config,
+                                   credentials: try DeviceCredentials.load(place, identity: identity, signingKey: signingKey))
         session.timeout = timeout
         return session
     }
@@ -64,12 +67,6 @@ public struct RelaySession: Sendable {
             throw RelayClientError.noSuchGroup(name)
         }
     }
-
-    /// A short, stable form of a recipient for listings: its first and last characters.
-    public static func fingerprint(_ recipient: String) -> String {
-        guard recipient.count > 16 else { return recipient }
-        return recipient.prefix(10) + "…" + recipient.suffix(6)
-    }
 }
 
 extension RelaySession {
@@ -82,8 +79,13 @@ extension RelaySession {
         return try devices.map { try X25519Recipient($0.recipient) }
     }
 
-    /// Every device of the user that is not revoked: who a cloud file is encrypted to.
-    public static func activeDevices(_ client: RelayClient) async throws -> [Device] {
-        try await client.devices().filter { $0.invalidated == nil }
+    /// Every device of the user that is not revoked and is in the verified device chain:
+    /// who a cloud file is encrypted to. Pending devices are left out, each named by
+    /// `warn`; `.pending` when no device is left.
+    package func cloudReaders(_ client: RelayClient, warn: (String) -> Void) async throws -> [Device] {
+        let trust = try await deviceTrust(client)
+        let readers = trust.leavingOutPending(trust.devices, warn: warn)
+        guard !readers.isEmpty else { throw RelayClientError.pending(devices: trust.devices.map(\.name)) }
+        return readers
     }
 }

@@ -50,9 +50,12 @@ public struct Device: Codable, Sendable, Equatable {
     public var lastSeen: Date?
     /// When the device was logged out; its token no longer works.
     public var invalidated: Date?
+    /// Base64 of the device's Ed25519 public key, once the device published it (its
+    /// fingerprint is computed from it and the recipient; clients never trust it unseen).
+    public var signingKey: String?
 
     public init(id: String, name: String, platform: String, recipient: String, created: Date,
-                lastSeen: Date? = nil, invalidated: Date? = nil) {
+                lastSeen: Date? = nil, invalidated: Date? = nil, signingKey: String? = nil) {
         self.id = id
         self.name = name
         self.platform = platform
@@ -60,6 +63,7 @@ public struct Device: Codable, Sendable, Equatable {
         self.created = created
         self.lastSeen = lastSeen
         self.invalidated = invalidated
+        self.signingKey = signingKey
     }
 }
 

@@ -28,6 +28,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     case corruptDownload(transfer: String, expected: String, actual: String)
     /// `--wait` ended with some targets that will never get the transfer.
     case undelivered(transfer: String, devices: [String])
+    /// Devices the relay lists but the user's verified device chain does not (names).
+    case pending(devices: [String])
 
     public var description: String {
         switch self {
@@ -50,6 +52,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
             return "transfer \"\(transfer)\" downloaded with SHA-256 \(actual), not \(expected)"
         case let .undelivered(transfer, devices):
             return "transfer \"\(transfer)\" was not delivered to " + devices.map { "\"\($0)\"" }.joined(separator: ", ")
+        case let .pending(devices):
+            return "not approved by your devices yet, refusing to encrypt to it: " + devices.map { "\"\($0)\"" }.joined(separator: ", ")
         }
     }
 

@@ -124,6 +124,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     AdminController(services: services).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthMiddleware(store: store))
     DeviceController(services: services).addRoutes(to: authenticated)
+    ChainController(services: services).addRoutes(to: authenticated)
     InviteController(services: services).addRoutes(to: authenticated)
     AdminLoginCodeController(services: services).addRoutes(to: authenticated)
     GroupController(services: services).addRoutes(to: authenticated)

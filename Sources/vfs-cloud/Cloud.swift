@@ -42,7 +42,9 @@ struct CloudTool: AsyncVFSCommand {
         file; 66 no such path, or nothing this device can open; 69 relay unreachable; 73 the \
         name exists (mkdir without -p, mv without -f), the output cannot be written, or the \
         quota or the cap on files and folders is reached; 75 temporary (429, 503, the file changed during a rekey); 77 a \
-        changed device key, a revoked token, or a wrong keychain passcode.
+        changed device key, a device chain that does not verify, no approved device, a \
+        revoked token, or a wrong keychain passcode. Files are encrypted to the devices \
+        of your verified device chain only: pending ones are left out, with a warning.
         """,
         version: vfsVersion,
         subcommands: [List.self, MakeFolder.self, Put.self, Get.self, Move.self, Remove.self, Usage.self, Rekey.self])

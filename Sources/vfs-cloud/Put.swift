@@ -57,7 +57,7 @@ extension CloudTool {
             let sources = Array(paths.dropLast())
             let destination = try CloudPath.normal(paths.last!)
             try await options.run { session, client in
-                let recipients = try session.pinnedRecipients(try await RelaySession.activeDevices(client))
+                let recipients = try session.pinnedRecipients(try await session.cloudReaders(client, warn: { Diagnostics.warn($0) }))
                 let into: Bool
                 if paths.last!.hasSuffix("/") || destination == "/" || sources.count > 1 {
                     into = true

@@ -36,7 +36,7 @@ extension CloudTool {
                 guard let identity = session.credentials.identity else {
                     throw RelayClientError.missingCredential(what: "identity", place: "this run")
                 }
-                let recipients = try session.pinnedRecipients(try await RelaySession.activeDevices(client))
+                let recipients = try session.pinnedRecipients(try await session.cloudReaders(client, warn: { Diagnostics.warn($0) }))
                 var files: [CloudEntry] = []
                 if let entry = try await client.cloudEntry(root), entry.kind == .file {
                     files = [entry]

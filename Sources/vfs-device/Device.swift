@@ -31,6 +31,7 @@ struct DeviceTool: AsyncVFSCommand {
           vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop
           vfs-device list --json | jq '.[].name'
           vfs-device group create home laptop phone tablet
+          vfs-device approve phone --fingerprint ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
           vfs-device revoke phone
           vfs-device status || echo "relay down or device revoked"
 
@@ -39,10 +40,12 @@ struct DeviceTool: AsyncVFSCommand {
         device or group, or not enrolled; 69 relay unreachable; 73 enrolled already \
         when enroll is not given --force, a name or group that exists; 75 temporary (429, \
         503): try again; 77 this device's token was refused (revoked), a wrong keychain \
-        passcode; admin-link for a user who is not an administrator.
+        passcode; admin-link for a user who is not an administrator; approve with a \
+        fingerprint that differs, or from a device not approved itself; a device chain \
+        that does not verify or does not extend the one verified last.
         """,
         version: vfsVersion,
-        subcommands: [Enroll.self, InviteCommand.self, List.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self, FingerprintCommand.self,
+        subcommands: [Enroll.self, InviteCommand.self, List.self, Approve.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self, FingerprintCommand.self,
                       AdminLink.self])
 }
 

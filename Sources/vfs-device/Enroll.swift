@@ -19,7 +19,9 @@ extension DeviceTool {
             the token the relay returns in the keychain (or the --identity-file/--token-file \
             files; the signing key beside the identity, in PATH.ed25519). Writes \
             $VFS_HOME/relay.json. Prints the new device's id, and its fingerprint on \
-            standard error (vfs-device fingerprint prints it again).
+            standard error (vfs-device fingerprint prints it again). The user's first \
+            device starts their device chain; a later one is pending until an approved \
+            device runs "vfs-device approve NAME" (docs/device-chain.md).
 
             A machine that is enrolled already is refused (exit 73): --force enrols it \
             again and then revokes its old device, so no ghost of it stays on the relay. A \
@@ -72,6 +74,15 @@ extension DeviceTool {
             try pins.save()
             Diagnostics.info("enrolled \"\(answer.device.name)\" with \(url)")
             Diagnostics.info("fingerprint \(Fingerprint.device(signingKey: signingKey.publicKey, recipient: identity.recipient.string))")
+            // The user's first device starts the device chain; a later one is pending until approved.
+            do {
+                let session = try options.session()
+                _ = try await session.withClient { client in
+                    try await DeviceTool.joined(session, client: client, key: signingKey, recipient: identity.recipient.string)
+                }
+            } catch {
+                Diagnostics.warn("could not join the device chain yet (\(error)); vfs-device list tries again")
+            }
             if let old {
                 // A vfs-fetch --watch of the old device hears its logout, sees this new
                 // enrolment, and leaves the new credentials alone (Watcher.logOut).

@@ -21,36 +21,43 @@ struct DeviceListing: Encodable {
     var created: Date
     var lastSeen: Date?
     var invalidated: Date?
-    /// active, revoked, or key-changed (the relay's recipient differs from the pin).
+    /// active, pending (not in the verified device chain), revoked, or key-changed (the
+    /// relay's recipient differs from the pin).
     var status: String
     var thisDevice: Bool
+    /// From the signing key and recipient the relay lists; nil until the device published its key.
+    var fingerprint: String?
 }
 
 extension DeviceTool {
     struct List: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List your devices: name, platform, recipient fingerprint, last seen, status.",
+            abstract: "List your devices: name, platform, fingerprint, last seen, status (pending: not approved yet).",
             discussion: "Example:\n  vfs-device list --json | jq -r '.[] | select(.status == \"active\") | .name'")
 
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
-            let session = try options.session()
-            let devices = try await session.withClient { try await $0.devices() }
+            let (session, key, recipient) = try options.signingSession()
+            let (devices, trust) = try await session.withClient { client in
+                let trust = try await DeviceTool.joined(session, client: client, key: key, recipient: recipient)
+                return (try await client.devices(), trust)
+            }
             let pins = try PinStore(home: session.home)
             let rows = devices.map { device -> DeviceListing in
-                var status = device.invalidated == nil ? "active" : "revoked"
+                var status = device.invalidated != nil ? "revoked" : trust.isApproved(device) ? "active" : "pending"
                 if let pin = pins.pins[device.id], pin.recipient != device.recipient { status = "key-changed" }
                 return DeviceListing(id: device.id, name: device.name, platform: device.platform, recipient: device.recipient,
                                      created: device.created, lastSeen: device.lastSeen, invalidated: device.invalidated,
-                                     status: status, thisDevice: device.id == session.config.device)
+                                     status: status, thisDevice: device.id == session.config.device,
+                                     fingerprint: DeviceTrust.fingerprint(device))
             }
             if json { return try JSONOutput.print(rows) }
-            Listing.print(["NAME", "PLATFORM", "KEY", "LAST SEEN", "STATUS"], rows.map { row in
-                // The name, platform and recipient are what the relay (or another device) says.
-                let shown = [row.name, row.platform, RelaySession.fingerprint(row.recipient)].map(DisplayText.printable)
-                return [shown[0] + (row.thisDevice ? " *" : ""), shown[1], shown[2],
+            Listing.print(["NAME", "PLATFORM", "FINGERPRINT", "LAST SEEN", "STATUS"], rows.map { row in
+                // The name and platform are what the relay (or another device) says.
+                let shown = [row.name, row.platform].map(DisplayText.printable)
+                return [shown[0] + (row.thisDevice ? " *" : ""), shown[1], row.fingerprint ?? "-",
                         row.lastSeen.map { DateText.iso8601($0) } ?? "never", row.status]
             })
         }
@@ -70,8 +77,9 @@ extension DeviceTool {
                 return try await client.renameDevice(device.id, to: new)
             }
             if renamed.id == session.config.device {
-                try DeviceConfig(relay: try DeviceConfig.load(home: session.home, paths: VFSPaths(environment: [:])).relay, device: renamed.id,
-                                 name: renamed.name).save(home: session.home)
+                var config = try DeviceConfig.load(home: session.home, paths: VFSPaths(environment: [:]))
+                config.name = renamed.name
+                try config.save(home: session.home)
             }
         }
     }
@@ -94,14 +102,23 @@ extension DeviceTool {
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
-            let session = try options.session()
+            let (session, key, _) = try options.signingSession()
             try await session.withClient { client in
+                let trust = try await session.deviceTrust(client)
                 let device = try RelaySession.device(name, in: try await client.devices())
                 let shown = "\"\(DisplayText.printable(device.name))\" (\(device.id))"
                 if !yes && Terminal.stdinIsTerminal {
-                    try? writeAll(fd: STDERR_FILENO, Array("vfs-device: revoke \(shown)\(device.id == session.config.device ? ", this machine" : "")? [y/N] ".utf8))
-                    let answer = (readLine() ?? "").trimmingUnicodeWhitespace().lowercased()
-                    guard answer == "y" || answer == "yes" else { throw ToolError("\(shown) was not revoked", exit: .no) }
+                    guard DeviceTool.confirm("revoke \(shown)\(device.id == session.config.device ? ", this machine" : "")?") else {
+                        throw ToolError("\(shown) was not revoked", exit: .no)
+                    }
+                }
+                // First a signed removal from the chain, so the relay cannot bring the device back.
+                if let verified = trust.verified, verified.devices[device.id] != nil {
+                    if verified.devices[session.config.device] == nil {
+                        Diagnostics.warn("this device is not approved, so it cannot remove \(shown) from your device chain; revoke it from an approved device")
+                    } else if verified.devices.count > 1 {
+                        _ = try await session.append(.remove(deviceId: device.id), to: trust, key: key, client: client)
+                    }
                 }
                 try await client.invalidateDevice(device.id)
                 Diagnostics.info("revoked \(shown)")

@@ -22,7 +22,10 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         with this device's identity and unwraps it into -C DIR with the same checks as \
         vfs-unwrap: with --for APP the policy must approve APP for the bundle's group and \
         every file type before a byte is released (exit 77 otherwise), every digest is \
-        verified, extraction never leaves DIR. Only then is the transfer acknowledged \
+        verified, extraction never leaves DIR; the sender's signature must be by a \
+        device of your verified device chain (exit 77 otherwise, unless \
+        --allow-unverified, which unpacks it and says so; -v names the sender). Only \
+        then is the transfer acknowledged \
         (delivered). --stdout streams a one-file transfer; --raw writes the ciphertext \
         as downloaded (an age file: age -d -i KEY | bsdtar -x opens it) without \
         acknowledging.
@@ -56,8 +59,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         Exit status: 0 success; 64 usage; 65 corrupt or tampered (a digest, the age \
         authentication, an unsafe entry); 66 no such transfer, or not enrolled; 69 relay \
         unreachable; 73 DIR can't be written or an entry exists; 75 temporary (429, 503); \
-        77 the policy denies APP, this device was revoked or logged out, a wrong keychain \
-        passcode.
+        77 the policy denies APP, the sender's signature is missing, bad or not by a \
+        device of your verified device chain (--allow-unverified unpacks it, marked), \
+        this device was revoked or logged out, a wrong keychain passcode.
         """,
         version: vfsVersion, helpNames: [.long])
 
@@ -72,9 +76,12 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @Flag(help: "Stay connected and fetch each transfer as it arrives.") var watch = false
     @Option(help: ArgumentHelp("With --watch, run CMD (sh -c) after each transfer.", valueName: "cmd")) var exec: String?
     @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when the relay logs this device out.") var wipeOnLogout = false
+    @Flag(name: .customLong("allow-unverified"), help: "Unpack a transfer whose sender's signature is missing, bad or unknown (said on stderr).")
+    var allowUnverified = false
     @Flag(help: "Print the inbox as JSON.") var json = false
     @OptionGroup var sizes: HumanSizeOption
-    @Flag(name: .shortAndLong, help: "List each file and folder unpacked, on stderr.") var verbose = false
+    @Flag(name: .shortAndLong, help: "Name each transfer's verified sender and list each file and folder unpacked, on stderr.")
+    var verbose = false
     @OptionGroup var backupOption: NoBackupOption
     @OptionGroup var progressOptions: ProgressOptions
     var quiet: Bool { progressOptions.quiet }

@@ -29,6 +29,8 @@ struct Receiver {
     let tool: FetchTool
     let session: RelaySession
     let client: RelayClient
+    /// The user's verified device chain, which senders are verified against.
+    var trust: DeviceTrust?
 
     static var incoming: String { get throws { try VFSPaths.current.home + "/incoming" } }
 
@@ -41,7 +43,9 @@ struct Receiver {
         var update: (@Sendable (Int64) -> Void)?
         if let bar { update = { bar.update(Int($0)) } }
         if !tool.raw {
-            let names = try await streamed(entry, part: part, progress: update)
+            var receiver = self
+            receiver.trust = try await session.deviceTrust(client)
+            let names = try await receiver.streamed(entry, part: part, progress: update)
             bar?.finish()
             try await client.ack(entry.id)
             unlink(part)
@@ -88,6 +92,7 @@ struct Receiver {
         let fileKey = try decryptor.fileKey(identities: [identity])
         return try BundleReader.openSealed(decryptor, fileKey: fileKey) { reader -> [String] in
             let manifest = reader.manifest
+            try checkSender(reader, transfer: transfer)
             if let app = tool.app {
                 try PolicyGate.authorize(app, group: manifest.group, paths: manifest.contentEntries.map(\.path))
             }
@@ -109,6 +114,31 @@ struct Receiver {
                 if !top.isEmpty && !tops.contains(top) { tops.append(top) }
             }
             return tops.map { folder + "/" + $0 }
+        }
+    }
+
+    /// The sender's signature (docs/device-chain.md), checked against the verified chain
+    /// before anything is released: refused (77) when missing, bad or by a device not in
+    /// it, unless --allow-unverified, which says so on stderr. -v names the verified sender.
+    func checkSender(_ reader: BundleReader, transfer: String) throws {
+        do {
+            guard let entry = reader.signatureEntry else {
+                throw ToolError("transfer \(transfer) is not signed by its sender", exit: .permissionDenied)
+            }
+            let signature = try BundleSignature.decode(entry)
+            guard let chain = trust?.verified else {
+                throw BundleSignatureError.unknownDevice(user: signature.user, device: signature.device)
+            }
+            let device = try signature.verify(manifest: reader.manifestBytes, chain: chain)
+            guard tool.verbose else { return }
+            Diagnostics.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (verified)")
+        } catch {
+            let status = (error as? ReportableError)?.exitStatus ?? .permissionDenied
+            guard tool.allowUnverified else {
+                throw ToolError("\(error): nothing was unpacked", exit: status,
+                                hints: ["fetch it anyway, marked unverified, with --allow-unverified, only if you know who sent it"])
+            }
+            Diagnostics.warn("UNVERIFIED sender of transfer \(transfer): \(error)")
         }
     }
 

@@ -24,8 +24,11 @@ struct PushTool: AsyncVFSCommand {
         device, uploaded once with a resumable tus upload, then sent as one transfer to \
         all targets: the relay sees neither the content nor the file names. A target \
         whose key changed since it was pinned is refused (exit 77) until \
-        "vfs-device trust NAME"; revoked devices in a group are skipped with a warning, \
-        and the sending device is left out of its own groups.
+        "vfs-device trust NAME", and so is a device your device chain has not approved \
+        (pending: vfs-device approve); revoked and pending devices in a group, and with \
+        --cloud, are left out with a warning, and the sending device is left out of its \
+        own groups. The bundle is signed with this device's key, so the receiver \
+        verifies who sent it.
 
         The bundle is uploaded while it is sealed (a tus upload whose length is declared at \
         its end), held in memory until the relay confirms it; what the relay may still lack \
@@ -56,8 +59,9 @@ struct PushTool: AsyncVFSCommand {
         a target that declined or let it expire, or a cancelled transfer, or a name could not be stored (it is named \
         on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
         device, group, transfer or input; 69 relay unreachable; 73 too large for the \
-        relay or the quota; 75 temporary (429, 503); 77 a changed device key, a revoked \
-        token, or a wrong keychain passcode.
+        relay or the quota; 75 temporary (429, 503); 77 a changed device key, a pending \
+        device, a device chain that does not verify, a revoked token, or a wrong \
+        keychain passcode.
         """,
         version: vfsVersion,
         subcommands: [Send.self, Outbox.self, Wait.self, Cancel.self, Resume.self],
@@ -67,10 +71,12 @@ struct PushTool: AsyncVFSCommand {
 struct PushOptions: ParsableArguments {
     @OptionGroup var credentials: RelayCredentialOptions
 
-    func session() throws -> RelaySession {
+    /// `signingKey`: with the device's signing key, to sign what it sends.
+    func session(signingKey: Bool = false) throws -> RelaySession {
         try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
             tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader), timeout: try credentials.relayTimeout)
+            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader), signingKey: signingKey,
+            timeout: try credentials.relayTimeout)
     }
 }
 
@@ -116,9 +122,10 @@ extension PushTool {
             // once: malloc keeps the freed ones for the next instead of handing each back
             // to the kernel and faulting fresh zeroed pages in (a third of the faults).
             _ = vfs_malloc_keep_freed(32 << 20, 1 << 30)
-            let session = try options.session()
+            let session = try options.session(signingKey: true)
             let (entry, refused) = try await session.withClient { client -> (OutboxEntry, Int) in
                 let all = try await client.devices()
+                let trust = try await session.deviceTrust(client)
                 var targets: [Device] = []
                 func add(_ device: Device, via: String?) {
                     guard !targets.contains(where: { $0.id == device.id }) else { return }
@@ -127,11 +134,16 @@ extension PushTool {
                     }
                     targets.append(device)
                 }
-                for reference in devices { add(try RelaySession.device(reference, in: all), via: nil) }
+                // A device named outright must be approved (77 otherwise); a group's pending members are left out.
+                let named = try devices.map { try RelaySession.device($0, in: all) }
+                try trust.requireApproved(named.filter { $0.invalidated == nil })
+                for device in named { add(device, via: nil) }
                 for group in groups {
                     // The sender is left out of its own group push (a --wait would wait for itself).
                     for id in try await RelaySession.group(group, client: client).members where id != session.config.device {
-                        if let device = all.first(where: { $0.id == id }) { add(device, via: group) }
+                        if let device = all.first(where: { $0.id == id }), !trust.leavingOutPending([device], warn: { Diagnostics.warn($0) }).isEmpty {
+                            add(device, via: group)
+                        }
                     }
                 }
                 guard !targets.isEmpty else {
@@ -143,10 +155,13 @@ extension PushTool {
                 }
                 // A cloud copy must open on every device of the user, not just the targets.
                 let readers = cloud == nil ? targets
-                    : targets + all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) }
+                    : targets + trust.leavingOutPending(all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) },
+                                                        warn: { Diagnostics.warn($0) })
                 let recipients = try session.pinnedRecipients(readers)
                 let sender = all.first { $0.id == session.config.device }?.recipient
-                return try await push(to: targets, recipients: recipients, sender: sender, client: client)
+                // Signed by this device, so receivers verify who sent it (docs/device-chain.md).
+                let signer = session.credentials.signingKey.map { BundleSignature.Signer(user: trust.user, device: session.config.device, key: $0) }
+                return try await push(to: targets, recipients: recipients, sender: sender, signer: signer, client: client)
             }
             printID(entry.id)
             if wait { try await Wait.waitForDelivery(entry.id, session: session) }
@@ -157,7 +172,8 @@ extension PushTool {
         /// Plans the bundle (every file hashed: the manifest comes first), makes its spool
         /// folder, then seals it there while it is uploaded (Spool.push).
         /// Returns the transfer and how many names could not be stored (each named in a warning).
-        func push(to targets: [Device], recipients: [X25519Recipient], sender: String?, client: RelayClient) async throws -> (OutboxEntry, Int) {
+        func push(to targets: [Device], recipients: [X25519Recipient], sender: String?, signer: BundleSignature.Signer?,
+                  client: RelayClient) async throws -> (OutboxEntry, Int) {
             let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
                                       standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
             // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
@@ -175,9 +191,9 @@ extension PushTool {
                 Spool.remove(dir)
                 throw error
             }
-            let job = SealJob(plan: plan, manifest: manifest, recipients: recipients)
+            let job = SealJob(plan: plan, manifest: manifest, recipients: recipients, signer: signer)
             let entry = try await Spool.push(dir, client: client, quiet: quiet, total: plan.contentBytes) { sink in
-                try BundleWriter.seal(job.plan, manifest: job.manifest, recipients: job.recipients, to: sink)
+                try BundleWriter.seal(job.plan, manifest: job.manifest, recipients: job.recipients, to: sink, signer: job.signer)
             }
             return (entry, plan.refused.count)
         }
@@ -195,4 +211,5 @@ struct SealJob: @unchecked Sendable {
     let plan: BundlePlan
     let manifest: BundleManifest
     let recipients: [X25519Recipient]
+    let signer: BundleSignature.Signer?
 }

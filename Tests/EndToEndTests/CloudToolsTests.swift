@@ -143,6 +143,8 @@ struct CloudToolsTests {
         #expect(unreadable.stderr.contains("vfs-cloud rekey"))
         #expect(!FileManager.default.fileExists(atPath: out + "/w.bin"))
 
+        // Only a device the user's devices approved is rekeyed to.
+        try laptop.approve(watch)
         let oldBlob = try Data(contentsOf: try #require(blobFiles(fleet).first))
         let phoneKey = fleet.scratch.path("phone-key.txt")
         try fleet.phone.exportIdentity(to: phoneKey)

@@ -60,6 +60,19 @@ final class Machine: @unchecked Sendable {
         try Data(KeyFile.identityFileText(.x25519(try entry.identity()), created: "test").utf8).write(to: URL(fileURLWithPath: path))
     }
 
+    /// This machine's fingerprint (vfs-device fingerprint).
+    func fingerprint() throws -> String {
+        let result = try run("vfs-device", ["fingerprint"])
+        guard result.status == 0 else { throw HarnessError("fingerprint \(name): \(result.stderr)") }
+        return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Approves `other` into this machine's user's device chain, comparing its fingerprint.
+    func approve(_ other: Machine) throws {
+        let result = try run("vfs-device", ["approve", other.name, "--fingerprint", try other.fingerprint()])
+        guard result.status == 0 else { throw HarnessError("approve \(other.name): \(result.stderr)") }
+    }
+
     /// Starts a tool in the background (a watcher, a --wait push).
     func start(_ tool: String, _ arguments: [String], log: URL) throws -> Process {
         let process = Process()
@@ -104,6 +117,9 @@ final class Fleet: @unchecked Sendable {
         guard invite.status == 0 else { throw HarnessError("invite: \(invite.stderr)") }
         try tablet.enroll(port: relay.port, code: invite.out.trimmingCharacters(in: .whitespacesAndNewlines))
         try desktop.enroll(port: relay.port, code: bob)
+        // The laptop, alice's first device, started her device chain; it approves the others.
+        try laptop.approve(phone)
+        try laptop.approve(tablet)
     }
 
     deinit { relay.stop() }

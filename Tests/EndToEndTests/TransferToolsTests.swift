@@ -256,6 +256,9 @@ struct TransferToolsTests {
             let mode = try FileManager.default.attributesOfItem(atPath: server.path + "/" + name)[.posixPermissions] as? Int
             #expect(mode == 0o600)
         }
+        // The laptop approves it, comparing the fingerprint it shows from its files.
+        let fingerprint = try server.run("vfs-device", ["fingerprint"] + files).out.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try fleet.laptop.run("vfs-device", ["approve", "server", "--fingerprint", fingerprint]).status == 0)
         try fleet.scratch.write("job.txt", Data("nightly job".utf8))
         _ = try fleet.laptop.run("vfs-push", ["-d", "server", fleet.scratch.path("job.txt")])
         let inbox = fleet.scratch.path("server-inbox")

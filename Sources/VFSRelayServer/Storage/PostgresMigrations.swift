@@ -129,7 +129,18 @@ enum PostgresMigrations {
         // An operator can disable a user (`vfs-relay user disable`): no enrolment, no sign-in.
         ("v3-user-disabled", ["ALTER TABLE users ADD COLUMN disabled DOUBLE PRECISION"]),
         ("v4-removed-tokens", ["CREATE TABLE removed_tokens(token_hash TEXT PRIMARY KEY, removed DOUBLE PRECISION NOT NULL)"]),
-        ("v5-upload-reserved", ["ALTER TABLE uploads ADD COLUMN reserved BIGINT"]),
+        // Issue 24: each user's device chain (signed statements the relay stores without
+        // trusting them) and each device's published signing key.
+        ("v5-device-chains", [
+            """
+            CREATE TABLE device_chains(
+              user_id BIGINT NOT NULL REFERENCES users(id), sequence BIGINT NOT NULL,
+              statement TEXT NOT NULL, hash TEXT NOT NULL, created DOUBLE PRECISION NOT NULL,
+              PRIMARY KEY(user_id, sequence))
+            """,
+            "ALTER TABLE devices ADD COLUMN signing_key TEXT",
+        ]),
+        ("v6-upload-reserved", ["ALTER TABLE uploads ADD COLUMN reserved BIGINT"]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

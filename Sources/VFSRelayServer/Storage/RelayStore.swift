@@ -156,6 +156,18 @@ public protocol RelayStore: Sendable {
     func removeGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup
     func deleteGroup(name: String, user: Int64, now: Date) async throws
 
+    // Device chains (issue 24): stored in order, never trusted by the relay
+    /// The user's chain statements (base64), in order; empty without a chain.
+    func chain(user: Int64) async throws -> [String]
+    /// The chain of the user with this email in organisation `org`; `notFound` for another organisation's.
+    func chain(email: String, org: Int64) async throws -> [String]
+    /// Appends statement `sequence` if it is the chain's length and `previous` (hex) is
+    /// the stored head's hash (64 zeros for the root); `conflict` otherwise. Returns the chain.
+    func appendChainStatement(user: Int64, sequence: Int64, previous: String, statement: String, hash: String,
+                              device: String, now: Date) async throws -> [String]
+    /// Publishes the device's signing key (base64) once; `conflict` if it has another.
+    func setSigningKey(device: String, user: Int64, key: String, now: Date) async throws -> Device
+
     // Uploads (tus)
     /// Bytes the user holds: uploads (their full length, or their offset while it is deferred), live outgoing transfers and cloud files.
     func usage(user: Int64) async throws -> Int64

@@ -107,9 +107,20 @@ enum SQLiteMigrations {
         migrator.registerMigration("v8-removed-tokens") { db in
             try db.execute(sql: "CREATE TABLE removed_tokens(token_hash TEXT PRIMARY KEY, removed REAL NOT NULL)")
         }
+        // Issue 24: each user's device chain (signed statements the relay stores without
+        // trusting them) and each device's published signing key.
+        migrator.registerMigration("v9-device-chains") { db in
+            try db.execute(sql: """
+                CREATE TABLE device_chains(
+                  user_id INTEGER NOT NULL REFERENCES users(id), sequence INTEGER NOT NULL,
+                  statement TEXT NOT NULL, hash TEXT NOT NULL, created REAL NOT NULL,
+                  PRIMARY KEY(user_id, sequence));
+                ALTER TABLE devices ADD COLUMN signing_key TEXT;
+                """)
+        }
         // How far a PATCH under way may take an upload of deferred length: counted in the
         // usage while it runs, so parallel PATCHes can't together pass the quota.
-        migrator.registerMigration("v9-upload-reserved") { db in
+        migrator.registerMigration("v10-upload-reserved") { db in
             try db.execute(sql: "ALTER TABLE uploads ADD COLUMN reserved INTEGER")
         }
         return migrator

@@ -7,7 +7,8 @@ enum StoreRows {
     static func device(_ row: SQLRow) throws -> Device {
         Device(id: try row.get("id"), name: try row.get("name"), platform: try row.get("platform"),
                recipient: try row.get("recipient"), created: try row.get("created"),
-               lastSeen: try row.get("last_seen"), invalidated: try row.get("invalidated"))
+               lastSeen: try row.get("last_seen"), invalidated: try row.get("invalidated"),
+               signingKey: try row.get("signing_key"))
     }
 
     /// One line of the audit log, in the change's transaction.

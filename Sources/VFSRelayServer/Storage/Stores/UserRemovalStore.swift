@@ -59,6 +59,7 @@ extension SQLRelayStore {
                 INSERT INTO removed_tokens(token_hash, removed) SELECT token_hash, \(now) FROM devices WHERE user_id = \(id)
                 ON CONFLICT (token_hash) DO NOTHING
                 """)
+            try await db.run("DELETE FROM device_chains WHERE user_id = \(id)")
             try await db.run("DELETE FROM devices WHERE user_id = \(id)")
             try await db.run("DELETE FROM users WHERE id = \(id)")
             try await StoreRows.audit(db, org: org, actor: "operator", action: "user.remove", subject: email,

@@ -1,0 +1,138 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import VFSCore
+import VFSRelayProtocol
+
+/// The user's devices as this machine trusts them (docs/device-chain.md): the relay's
+/// list, split by the user's device chain, verified and pinned. Only approved devices
+/// are encrypted to; the others are pending.
+package struct DeviceTrust: Sendable {
+    public var user: String
+    /// The verified chain; nil while the user has none (before the first device's root).
+    public var verified: DeviceChain.Verified?
+    public var statements: [DeviceChain.Statement]
+    /// The live devices the relay lists.
+    public var devices: [Device]
+
+    /// In the verified chain, with the recipient the relay lists.
+    public func isApproved(_ device: Device) -> Bool {
+        guard let entry = verified?.devices[device.id] else { return false }
+        return entry.recipient == device.recipient
+    }
+
+    public var approved: [Device] { devices.filter(isApproved) }
+    public var pending: [Device] { devices.filter { !isApproved($0) } }
+
+    /// The device's fingerprint from the signing key and recipient the relay lists; nil
+    /// until it published its key.
+    public static func fingerprint(_ device: Device) -> String? {
+        guard let key = device.signingKey.flatMap({ Data(base64Encoded: $0) }), key.count == Ed25519.publicKeyCount else { return nil }
+        return Fingerprint.device(signingKey: Array(key), recipient: device.recipient)
+    }
+
+    /// `devices` without the pending ones, each named on stderr by `warn` ("left out").
+    public func leavingOutPending(_ devices: [Device], warn: (String) -> Void) -> [Device] {
+        for device in devices where !isApproved(device) {
+            warn("leaving out \"\(DisplayText.printable(device.name))\": not approved by your devices yet (vfs-device approve)")
+        }
+        return devices.filter(isApproved)
+    }
+
+    /// Throws `.keyChanged` for a device of `targets` the chain holds with another
+    /// recipient, `.pending` naming those it does not hold.
+    public func requireApproved(_ targets: [Device]) throws {
+        for device in targets {
+            if let entry = verified?.devices[device.id], entry.recipient != device.recipient {
+                throw RelayClientError.keyChanged(device: device.name, pinned: entry.recipient, reported: device.recipient)
+            }
+        }
+        let pending = targets.filter { !isApproved($0) }
+        guard pending.isEmpty else { throw RelayClientError.pending(devices: pending.map(\.name)) }
+    }
+}
+
+extension RelaySession {
+    /// The user's chain from the relay, verified against this machine's pins (a chain
+    /// that does not extend the last one verified is refused, 77), and the relay's live
+    /// devices. The pin moves forward on success.
+    package func deviceTrust(_ client: RelayClient) async throws -> DeviceTrust {
+        let bytes = try await client.send(.GET, RelayPaths.chain)
+        let statements = try DeviceChain.decodeWire(bytes)
+        guard let owner = try? JSONDecoder().decode(ChainOwner.self, from: Data(bytes)) else {
+            throw RelayClientError.badAnswer(url: config.relay + RelayPaths.chain, reason: "a chain without its user")
+        }
+        // The user is the one this device first heard of, never one the relay names later.
+        let user = config.user ?? owner.user
+        if owner.user != user { throw DeviceChainError.wrongUser(index: 0, expected: user, found: owner.user) }
+        if config.user == nil {
+            var config = self.config
+            config.user = user
+            try config.save(home: home)
+        }
+        var pins = try ChainPins(home: home)
+        var verified: DeviceChain.Verified?
+        if statements.isEmpty {
+            if let pinned = pins.head(of: user) { throw DeviceChainError.rolledBack(pinned: pinned.sequence, served: 0) }
+        } else {
+            verified = try pins.accept(statements, user: user)
+            try pins.save()
+        }
+        let devices = try await client.devices().filter { $0.invalidated == nil }
+        return DeviceTrust(user: user, verified: verified, statements: statements, devices: devices)
+    }
+
+    /// Signs `action` as this device, appends it to the chain of `trust`, and verifies
+    /// and pins what the relay answers.
+    package func append(_ action: DeviceChain.Action, to trust: DeviceTrust, key: Ed25519.SigningKey,
+                        client: RelayClient) async throws -> DeviceTrust {
+        let statement = try DeviceChain.Statement.signed(
+            user: trust.user, sequence: UInt64(trust.statements.count),
+            previous: trust.statements.last?.hash ?? [UInt8](repeating: 0, count: DeviceChain.hashCount),
+            timestamp: Int64(Date().timeIntervalSince1970), signer: config.device, action: action, key: key)
+        let body = try JSONEncoder().encode(ChainAppend(statement: Data(statement.encoded).base64EncodedString()))
+        let bytes = try await client.send(.POST, RelayPaths.chain, json: body)
+        let statements = try DeviceChain.decodeWire(bytes)
+        var pins = try ChainPins(home: home)
+        let verified = try pins.accept(statements, user: trust.user)
+        try pins.save()
+        return DeviceTrust(user: trust.user, verified: verified, statements: statements, devices: trust.devices)
+    }
+
+    /// What `vfs-device` does first: publishes this device's signing key if the relay
+    /// has none, and makes this device its user's root when the user has no chain yet
+    /// (the first device, or the first to upgrade). Returns the trust after that, and
+    /// whether this device just made the root.
+    package func joinChain(_ client: RelayClient, key: Ed25519.SigningKey, recipient: String) async throws -> (DeviceTrust, rooted: Bool) {
+        var trust = try await deviceTrust(client)
+        guard let me = trust.devices.first(where: { $0.id == config.device }) else { return (trust, false) }
+        if me.signingKey == nil {
+            let body = try JSONEncoder().encode(SigningKeyUpdate(signingKey: Data(key.publicKey).base64EncodedString()))
+            _ = try await client.send(.PUT, RelayPaths.deviceSigningKey(config.device), json: body)
+            trust.devices = try await client.devices().filter { $0.invalidated == nil }
+        }
+        guard trust.verified == nil else { return (trust, false) }
+        let entry = DeviceChain.DeviceEntry(id: config.device, name: try Self.chainName(me.name), recipient: recipient,
+                                            signingKey: key.publicKey)
+        do {
+            return (try await append(.add(entry), to: trust, key: key, client: client), true)
+        } catch RelayClientError.rejected(409, _, _) {
+            // Another device of the user became the root first: this one is pending.
+            return (try await deviceTrust(client), false)
+        }
+    }
+
+    /// A device name as the chain holds it: at most 64 bytes, no control or format characters.
+    package static func chainName(_ name: String) throws -> String {
+        guard name.utf8.count <= DeviceChain.maxNameBytes,
+              !name.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) }) else {
+            throw DeviceChainError.malformed(index: nil, reason: "the device name \"\(DisplayText.printable(name))\" is over 64 bytes or holds format characters: rename it first")
+        }
+        return name
+    }
+}
+
+/// The one field of the chain document the library's wire form leaves out.
+private struct ChainOwner: Decodable { var user: String }
