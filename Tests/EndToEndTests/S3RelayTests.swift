@@ -78,6 +78,7 @@ struct S3RelayTests {
         let laptop = try Machine("laptop", in: scratch), phone = try Machine("phone", in: scratch)
         try laptop.enroll(port: relayA.port, code: first)
         try phone.enroll(port: relayB.port, code: try admin(["invite", "alice@acme.example"]))
+        try laptop.approve(phone)  // the laptop's chain must hold the phone before it pushes to it
 
         let content = testBytes((20 << 20) + 5, seed: 12)
         let file = try scratch.write("video.bin", content)

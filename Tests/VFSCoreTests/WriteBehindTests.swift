@@ -73,8 +73,9 @@ struct WriteBehindTests {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let droppedPages = resident[(Int(Self.window) / page)..<(Int(6 * Self.window) / page)]
         #expect(droppedPages.allSatisfy { !$0 }, "dropped windows still cached")
-        // The windows not yet dropped (the first one, and the last written) stay.
-        #expect(resident[(Int(6 * Self.window) / page)...].contains(true))
+        // That the last windows were not dropped is `dropped` above: mincore can't say it,
+        // since the kernel may evict any page under memory pressure (a busy machine, a
+        // container's memory limit), and did on a CI-like run.
     }
 
     @Test("a pipe: nothing to write back, nothing fails")
