@@ -4,7 +4,7 @@
 # curl PUT (WebDAV) and GET of the same file on nginx, both on loopback, with the relay's
 # peak RSS; SSE_CONNECTIONS (default 1000) event streams held, the relay's RSS with them,
 # and the time for one event to reach them all. Everything listens on 127.0.0.1 and is
-# stopped on exit. Use a release build: `swift build -c release --product vfs-relay`.
+# stopped on exit. The relay is started with room for the SSE streams of one device (--max-event-streams). Use a release build: `swift build -c release --product vfs-relay`.
 # The machine is shared: rerun to compare, the figures move with the other load.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -26,7 +26,7 @@ relay init 2>/dev/null
 relay org add acme >/dev/null
 code=$(relay user add ann@acme.example --org acme --admin 2>/dev/null)
 code2=$(relay invite ann@acme.example 2>/dev/null)
-"$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log" &
+"$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" --max-event-streams $((SSE + 10)) --max-connections $((SSE + 100)) > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log" &
 rpid=$!
 BENCH_PIDS+=("$rpid")
 for _ in $(seq 300); do grep -q 'listening on' "$BENCH_DIR/relay.out" 2>/dev/null && break; sleep 0.1; done
