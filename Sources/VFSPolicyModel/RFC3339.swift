@@ -7,7 +7,8 @@ import Foundation
 /// Times as the policy file, the relay's JSON and `--at`/`--expires` write them (RFC 3339),
 /// read by hand: Foundation's ISO 8601 reader refuses fractions or offsets it should take.
 public enum RFC3339 {
-    static let utc: Calendar = {
+    /// The Gregorian calendar in UTC, the one every vfs date is read and written in.
+    public static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(secondsFromGMT: 0)!  // (by identifier it needs ICU, which FoundationEssentials lacks)
         return calendar

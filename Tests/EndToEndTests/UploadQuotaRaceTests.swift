@@ -73,16 +73,19 @@ struct UploadQuotaRaceTests {
         #expect(setup.relay.stop() == 0)
     }
 
+    /// `attempts` uploads of deferred length, created one by one; their paths.
+    static func deferredUploads(port: Int, token: String) throws -> [String] {
+        try (0..<attempts).map { _ in
+            let created = try RelayClient(port: port).request("POST", "/v1/uploads", token: token,
+                                                              headers: RelayClient.tus.merging(["Upload-Defer-Length": "1"]) { $1 })
+            return try #require(created.headers["location"], "\(created.status) \(created.text)")
+        }
+    }
+
     /// `attempts` uploads of deferred length, created one by one, then each declaring
     /// `length` bytes in a PATCH (with one byte), all at once; the PATCHes' statuses.
     static func declareAtOnce(_ ports: [Int], token: String) throws -> [Int] {
-        var locations = [String]()
-        for _ in 0..<attempts {
-            let created = try RelayClient(port: ports[0]).request("POST", "/v1/uploads", token: token,
-                                                                  headers: RelayClient.tus.merging(["Upload-Defer-Length": "1"]) { $1 })
-            locations.append(try #require(created.headers["location"], "\(created.status) \(created.text)"))
-        }
-        let paths = locations
+        let paths = try deferredUploads(port: ports[0], token: token)
         return atOnce(ports, token: token, ok: 204) { n in
             ("PATCH", paths[n], ["Upload-Offset": "0", "Upload-Length": "\(length)", "Content-Type": "application/offset+octet-stream"],
              [7])
@@ -92,13 +95,7 @@ struct UploadQuotaRaceTests {
     /// `attempts` uploads of deferred length, each sent 900 kB in one PATCH that declares
     /// no length (the bytes stream in), all at once; the PATCHes' statuses.
     static func streamAtOnce(_ ports: [Int], token: String) throws -> [Int] {
-        var locations = [String]()
-        for _ in 0..<attempts {
-            let created = try RelayClient(port: ports[0]).request("POST", "/v1/uploads", token: token,
-                                                                  headers: RelayClient.tus.merging(["Upload-Defer-Length": "1"]) { $1 })
-            locations.append(try #require(created.headers["location"], "\(created.status) \(created.text)"))
-        }
-        let paths = locations
+        let paths = try deferredUploads(port: ports[0], token: token)
         let body = [UInt8](repeating: 9, count: length)
         return atOnce(ports, token: token, ok: 204) { n in
             ("PATCH", paths[n], ["Upload-Offset": "0", "Content-Type": "application/offset+octet-stream"], body)

@@ -3,15 +3,12 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import VFSPolicyModel
 
 /// Times as vfs shows them, always in UTC: the one date formatter (the policy file and
 /// its listings, key files, manifests, keychain listings).
 public enum DateText {
-    static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0)!  // (by identifier it needs ICU, which FoundationEssentials lacks)
-        return calendar
-    }()
+    static var utc: Calendar { RFC3339.utc }
 
     /// ISO 8601 to the second: `2027-01-31T00:00:00Z` (what ISO8601DateFormatter writes).
     public static func iso8601(_ date: Date) -> String {
