@@ -23,6 +23,13 @@ extension DeviceTool {
             device starts their device chain; a later one is pending until an approved \
             device runs "vfs-device approve NAME" (docs/device-chain.md).
 
+            Plain http:// is refused (exit 64, nothing sent) for a relay beyond this \
+            machine: the code and the token would cross the network in clear; \
+            --insecure-http allows it, for a network trusted end to end. An https:// \
+            relay signed by a private CA needs --cacert CA.pem (as curl's): the file is \
+            copied to $VFS_HOME/relay-ca.pem and later commands trust it (VFS_RELAY_CACERT \
+            overrides it for one command).
+
             A machine that is enrolled already is refused (exit 73): --force enrols it \
             again and then revokes its old device, so no ghost of it stays on the relay. A \
             name another of your devices has is refused by the relay (exit 73).
@@ -31,6 +38,8 @@ extension DeviceTool {
               vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop
               vfs-device enroll --force https://relay.example \\
                 K7QM-2WXD-PA9F-H3TN --name laptop
+              vfs-device enroll --cacert acme-ca.pem https://relay.acme.internal \\
+                K7QM-2WXD-PA9F-H3TN --name laptop
             """)
 
         @Argument(help: ArgumentHelp("The relay's URL.", valueName: "url")) var url: String
@@ -38,10 +47,18 @@ extension DeviceTool {
         @Option(help: ArgumentHelp("This device's name.", valueName: "name")) var name: String
         @Option(help: ArgumentHelp("The platform shown in listings.", valueName: "platform")) var platform = "linux"
         @Flag(help: "Enrol again on an enrolled machine, and revoke its old device.") var force = false
+        @Option(help: ArgumentHelp("Trust the CA certificates in this PEM file for the https:// relay (kept for later commands).", valueName: "file"),
+                completion: .file()) var cacert: String?
+        @Flag(help: "Allow plain http:// to a relay beyond this machine (a network trusted end to end).") var insecureHTTP = false
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
-            try RelayClient.validate(url: url, from: "the enrolment URL")
+            try RelayClient.validate(url: url, from: "the enrolment URL", insecureHTTP: insecureHTTP)
+            if let cacert {
+                guard url.lowercased().hasPrefix("https:") else { throw ToolError.usage("--cacert is for an https:// relay") }
+                guard FileManager.default.isReadableFile(atPath: cacert) else { throw ToolError("cannot read \"\(cacert)\"", exit: .noInput) }
+            }
+            let caFile = cacert ?? VFSPaths.current.relayCACert
             let place = try options.place
             // Unlock first: a wrong passcode must not waste the one-time code.
             try DeviceCredentials.checkKeychain(place)
@@ -60,7 +77,8 @@ extension DeviceTool {
             let signingKey = try Ed25519.SigningKey()
             let answer: EnrollResponse
             do {
-                answer = try await RelayClient.with(baseURL: url, token: nil, timeout: try options.credentials.relayTimeout) { client in
+                answer = try await RelayClient.with(baseURL: url, token: nil, timeout: try options.credentials.relayTimeout,
+                                                    caFile: caFile) { client in
                     try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: identity.recipient.string))
                 }
             } catch {
@@ -68,7 +86,14 @@ extension DeviceTool {
                 throw error
             }
             try DeviceCredentials.save(place, token: answer.token, identity: identity, signingKey: signingKey)
-            try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name).save(home: VFSPaths.current.home)
+            let home = try VFSPaths.current.home
+            // The CA is kept as a copy: the file named may be a download that goes away.
+            let kept = cacert.map { _ in home + "/relay-ca.pem" }
+            if let cacert, let kept {
+                try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try AtomicOutputFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: cacert))), to: kept, mode: 0o600)
+            }
+            try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name, ca: kept, insecureHTTP: insecureHTTP).save(home: home)
             var pins = try PinStore(home: VFSPaths.current.home)
             pins.trust(answer.device)
             try pins.save()
