@@ -31,7 +31,9 @@ extension DeviceTool {
             overrides it for one command).
 
             A machine that is enrolled already is refused (exit 73): --force enrols it \
-            again and then revokes its old device, so no ghost of it stays on the relay. A \
+            again and then revokes its old device, so no ghost of it stays on the relay; \
+            when the old device was approved, it approves the new one and removes itself \
+            from your device chain first (the same machine vouches for its new keys). A \
             name another of your devices has is refused by the relay (exit 73).
 
             Examples:
@@ -99,6 +101,18 @@ extension DeviceTool {
             try pins.save()
             Diagnostics.info("enrolled \"\(answer.device.name)\" with \(url)")
             Diagnostics.info("fingerprint \(Fingerprint.device(signingKey: signingKey.publicKey, recipient: identity.recipient.string))")
+            // An approved old device hands its place in the chain to the new one.
+            if let old, let oldKey = old.credentials.signingKey {
+                let entry = DeviceChain.DeviceEntry(id: answer.device.id, name: try RelaySession.chainName(answer.device.name),
+                                                    recipient: identity.recipient.string, signingKey: signingKey.publicKey)
+                do {
+                    if try await Self.handOver(from: old, key: oldKey, to: entry) {
+                        Diagnostics.info("the old device approved the new one and left your device chain")
+                    }
+                } catch {
+                    Diagnostics.warn("the old device could not hand its place in your device chain to the new one (\(error)); approve it from another device")
+                }
+            }
             // The user's first device starts the device chain; a later one is pending until approved.
             do {
                 let session = try options.session()
@@ -126,7 +140,9 @@ extension DeviceTool {
         func enrolled(_ place: CredentialPlace) throws -> RelaySession? {
             let home = try VFSPaths.current.home
             guard let config = try? DeviceConfig.load(home: home, paths: VFSPaths(environment: [:])),
-                  let credentials = try? DeviceCredentials.load(place, identity: false) else { return nil }
+                  // Its signing key too, to hand its place in the device chain to the new device.
+                  let credentials = (try? DeviceCredentials.load(place, identity: false, signingKey: true))
+                    ?? (try? DeviceCredentials.load(place, identity: false)) else { return nil }
             guard force else {
                 throw ToolError("this machine is enrolled already, as \"\(DisplayText.printable(config.name))\" (\(config.device)) with \(config.relay)",
                                 exit: .cannotCreate, hints: ["use --force to enrol it again and revoke the old device"])
@@ -134,6 +150,19 @@ extension DeviceTool {
             var session = RelaySession(home: home, config: config, credentials: credentials)
             session.timeout = try options.credentials.relayTimeout
             return session
+        }
+
+        /// When the old device is approved: it adds `entry` (the new device) to the chain and
+        /// then removes itself, both statements signed by its own key. False when it is not
+        /// in the verified chain (pending, or no chain): nothing to hand over.
+        static func handOver(from old: RelaySession, key: Ed25519.SigningKey, to entry: DeviceChain.DeviceEntry) async throws -> Bool {
+            try await old.withClient { client in
+                let trust = try await old.deviceTrust(client)
+                guard let verified = trust.verified, verified.devices[old.config.device] != nil else { return false }
+                let added = try await old.append(.add(entry), to: trust, key: key, client: client)
+                _ = try await old.append(.remove(deviceId: old.config.device), to: added, key: key, client: client)
+                return true
+            }
         }
 
         static func rename(_ session: RelaySession, to name: String) async throws {
