@@ -141,6 +141,7 @@ enum PostgresMigrations {
             "ALTER TABLE devices ADD COLUMN signing_key TEXT",
         ]),
         ("v6-upload-reserved", ["ALTER TABLE uploads ADD COLUMN reserved BIGINT"]),
+        ("v7-invite-creator", ["ALTER TABLE enrolment_codes ADD COLUMN created_by TEXT"]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

@@ -123,6 +123,11 @@ enum SQLiteMigrations {
         migrator.registerMigration("v10-upload-reserved") { db in
             try db.execute(sql: "ALTER TABLE uploads ADD COLUMN reserved INTEGER")
         }
+        // The device that made an enrolment code (POST /v1/invites): its unused codes die
+        // with it, so a stolen token's invites stop working once the device is revoked.
+        migrator.registerMigration("v11-invite-creator") { db in
+            try db.execute(sql: "ALTER TABLE enrolment_codes ADD COLUMN created_by TEXT")
+        }
         return migrator
     }
 }
