@@ -48,6 +48,7 @@ public final class RelayClient: Sendable {
     /// Runs `body` with a client and shuts it down afterwards, whatever happens.
     public static func with<R>(baseURL: String, token: String?, timeout: Int? = nil, caFile: String? = nil,
                                _ body: (RelayClient) async throws -> R) async throws -> R {
+        if let caFile { try checkCAFile(caFile) }
         let client = RelayClient(baseURL: baseURL, token: token, timeout: timeout, caFile: caFile)
         do {
             let result = try await body(client)
@@ -94,6 +95,15 @@ public final class RelayClient: Sendable {
         }
     }
 
+    /// A CA file that holds at least one PEM certificate, checked before anything is sent
+    /// (else the failure would show only as an unreachable relay).
+    public static func checkCAFile(_ path: String) throws {
+        guard FileManager.default.isReadableFile(atPath: path) else { throw RelayClientError.badCAFile(path: path, missing: true) }
+        guard let certificates = try? NIOSSLCertificate.fromPEMFile(path), !certificates.isEmpty else {
+            throw RelayClientError.badCAFile(path: path, missing: false)
+        }
+    }
+
     /// What a request that got no answer throws: a certificate this machine does not
     /// trust is said as such (not "unreachable": retrying will not help), the rest is
     /// `.unreachable`.
@@ -101,9 +111,6 @@ public final class RelayClient: Sendable {
         let text = String(describing: error)
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
             return .untrustedCertificate(url: baseURL, reason: "its chain does not lead to a trusted CA, or it does not name the host")
-        }
-        if text.contains("failedToLoadCertificate") || text.contains("NO_CERTIFICATES") {
-            return .untrustedCertificate(url: baseURL, reason: "the CA file has no PEM certificate")
         }
         return .unreachable(url: baseURL, reason: reason(error))
     }

@@ -16,6 +16,9 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     case cleartext(url: String, host: String)
     /// The https:// relay's certificate is not signed by a trusted CA (`reason`: NIOSSL's).
     case untrustedCertificate(url: String, reason: String)
+    /// The CA file to trust (`--cacert`, VFS_RELAY_CACERT, relay.json) can't be read
+    /// (`missing`) or holds no PEM certificate.
+    case badCAFile(path: String, missing: Bool)
     /// No `relay.json`: this machine is not enrolled.
     case notEnrolled(config: String)
     /// The relay reports another recipient for a device than the one pinned.
@@ -47,6 +50,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
             return "refusing \(url): plain http to \(host), beyond this machine, would send the enrolment code and the token in clear"
         case let .untrustedCertificate(url, reason):
             return "the relay at \(url) has a TLS certificate this machine does not trust (\(reason))"
+        case let .badCAFile(path, missing):
+            return missing ? "cannot read the CA file \"\(path)\"" : "no PEM certificate in the CA file \"\(path)\""
         case let .notEnrolled(config): return "this machine is not enrolled with a relay (no \"\(config)\")"
         case let .keyChanged(device, pinned, reported):
             return "the relay reports a new key for device \"\(device)\" (pinned \(pinned), now \(reported)); refusing to encrypt to it"

@@ -58,7 +58,7 @@ extension DeviceTool {
             try RelayClient.validate(url: url, from: "the enrolment URL", insecureHTTP: insecureHTTP)
             if let cacert {
                 guard url.lowercased().hasPrefix("https:") else { throw ToolError.usage("--cacert is for an https:// relay") }
-                guard FileManager.default.isReadableFile(atPath: cacert) else { throw ToolError("cannot read \"\(cacert)\"", exit: .noInput) }
+                try RelayClient.checkCAFile(cacert)
             }
             let caFile = cacert ?? VFSPaths.current.relayCACert
             let place = try options.place

@@ -83,6 +83,16 @@ struct RelayTLSTests {
         #expect(fetch.status == 0, "\(fetch.stderr)")
         #expect(FileManager.default.contents(atPath: into.appendingPathComponent("report.txt").path) == Data("quarterly figures\n".utf8))
 
+        // A CA file that is missing, or holds no certificate: said before anything is sent.
+        let garbage = try scratch.write("garbage.pem", "not a certificate\n")
+        for (file, status, said) in [(scratch.path("missing.pem"), Int32(66), "cannot read the CA file"),
+                                     (garbage, Int32(65), "no PEM certificate in the CA file")] {
+            let run = try Tools.run("vfs-device", ["list"], environment: laptop.environment.merging(["VFS_RELAY_CACERT": file]) { $1 })
+            #expect(run.status == status && run.stderr.hasPrefix("vfs-device: error: \(said) \"\(file)\""), "\(run.stderr)")
+            let enrol = try Machine("m\(status)", in: scratch).run("vfs-device", ["enroll", "--cacert", file, url, phoneCode, "--name", "m"])
+            #expect(enrol.status == status && enrol.stderr.contains(said), "\(enrol.stderr)")
+        }
+
         let httpCA = try laptop.run("vfs-device", ["enroll", "--force", "--cacert", ca, "http://127.0.0.1:\(relay.port)", code, "--name", "x"])
         #expect(httpCA.status == 64 && httpCA.stderr.contains("--cacert is for an https:// relay"), "\(httpCA.stderr)")
     }
