@@ -141,6 +141,11 @@ enum PostgresMigrations {
             "ALTER TABLE devices ADD COLUMN signing_key TEXT",
         ]),
         ("v6-upload-reserved", ["ALTER TABLE uploads ADD COLUMN reserved BIGINT"]),
+        // Issue 26: a transfer made while its upload still runs (SQLite's v11).
+        ("v7-transfer-upload", [
+            "ALTER TABLE transfers ADD COLUMN upload_id TEXT",
+            "CREATE INDEX transfers_upload ON transfers(upload_id)",
+        ]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.
