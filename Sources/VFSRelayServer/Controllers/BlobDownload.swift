@@ -106,8 +106,12 @@ extension BlobDownload {
                     do {
                         try await blobs.read(upload: follower.upload, range: position..<offset, chunk: Self.chunk, into: send)
                     } catch BlobStoreError.missing {
-                        // It ended (and became the blob) since the state was read: look again.
-                        continue
+                        // It ended (and became the blob) since the state was read, or this
+                        // instance cannot see its file (an object store's uploads are staged
+                        // where they arrive): look again once woken, never in a busy loop.
+                        guard let signal = await wakes.next(), signal != .close else {
+                            throw RelayError.conflict("the relay is stopping")
+                        }
                     }
                 case .uploading:
                     guard let signal = await wakes.next(), signal != .close else {
