@@ -327,7 +327,7 @@ extension RelayClientError: ReportableError {
             default: return .dataError
             }
         case .badAnswer, .invalidAnswer, .corruptDownload: return .dataError
-        case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer: return .noInput
+        case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer, .abandoned: return .noInput
         case .keyChanged, .missingCredential, .loggedOut, .pending: return .permissionDenied
         case .undelivered: return .no
         case .ambiguous, .invalidURL, .cleartext: return .usage
@@ -362,6 +362,7 @@ extension RelayClientError: ReportableError {
         case .noSuchDevice: return ["vfs-device list shows the devices"]
         case .noSuchGroup: return ["vfs-device group list shows the groups"]
         case .noSuchTransfer: return ["vfs-fetch lists the inbox, vfs-push outbox what was sent"]
+        case .abandoned: return ["its sender can push it again"]
         case .ambiguous(let what, _, _): return what == "device" ? ["name it by its id (vfs-device list --json shows them)"]
             : ["give more of the id"]
         case .missingCredential:

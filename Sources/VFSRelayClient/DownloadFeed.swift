@@ -29,15 +29,30 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     private let fd: Int32
     private let path: String
-    private let transfer: RangeDownloader.Target
+    /// Its size and SHA-256 change once, under `condition`, when a transfer read while it
+    /// uploaded (unknown until then: no end) ended (`settle`).
+    private var transfer: RangeDownloader.Target
     private let hash = SHA256()
     private var position: Int64 = 0
     private var verified = false
 
-    /// Opens (creating it, 0600) the partial file at `path` for `transfer`.
+    /// Opens (creating it, 0600) the partial file at `path` for `transfer`. One still
+    /// `uploading` has no end until `settle` gives its size and SHA-256.
     public convenience init(path: String, transfer: InboxEntry) throws {
+        let uploading = transfer.status == .uploading
         try self.init(path: path, target: RangeDownloader.Target(route: RelayPaths.transferContent(transfer.id), label: transfer.id,
-                                                                 size: transfer.size, sha256: transfer.sha256))
+                                                                 size: uploading ? .max : transfer.size,
+                                                                 sha256: uploading ? "" : transfer.sha256))
+    }
+
+    /// A transfer read while it uploaded ended: its size and SHA-256, which the reader's
+    /// end of input is checked against.
+    public func settle(size: Int64, sha256: String) {
+        condition.withLock {
+            transfer.size = size
+            transfer.sha256 = sha256
+            condition.broadcast()
+        }
     }
 
     /// Opens (creating it, 0600) the partial file at `path` for what `target` downloads
@@ -100,7 +115,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
         let available: Int64 = try condition.withLock {
             while true {
                 if let failure { throw failure }
-                if position < written { return written - position }
+                if position < min(written, transfer.size) { return min(written, transfer.size) - position }
                 if position >= transfer.size { return 0 }
                 condition.wait()
             }
@@ -131,9 +146,10 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
         if verified { return 0 }
         verified = true
         let digest = hash.finalize().hexString
-        guard digest == transfer.sha256 else {
+        let expected = condition.withLock { transfer.sha256 }
+        guard digest == expected else {
             unlink(path)
-            let error = RelayClientError.corruptDownload(transfer: transfer.label, expected: transfer.sha256, actual: digest)
+            let error = RelayClientError.corruptDownload(transfer: transfer.label, expected: expected, actual: digest)
             fail(error)
             throw error
         }

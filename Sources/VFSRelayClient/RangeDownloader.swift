@@ -87,8 +87,10 @@ public struct RangeDownloader: Sendable {
         progress?(have)
         feed?.advance(to: have)
         if have == transfer.size { return }
+        // Following an upload (`follow`): no ETag to resume against yet, and no end known.
+        let following = transfer.sha256.isEmpty
         var headers: [(String, String)] = []
-        if have > 0 { headers = [("Range", "bytes=\(have)-"), ("If-Range", "\"\(transfer.sha256)\"")] }
+        if have > 0 { headers = [("Range", "bytes=\(have)-")] + (following ? [] : [("If-Range", "\"\(transfer.sha256)\"")]) }
         let response = try await client.execute(client.request(.GET, transfer.route, headers: headers),
                                                 timeout: .hours(24))
         if response.status.code >= 400 {
@@ -110,17 +112,7 @@ public struct RangeDownloader: Sendable {
                     throw RelayClientError.badAnswer(url: client.baseURL + transfer.route,
                                                      reason: "more than the \(transfer.size) bytes it listed")
                 }
-                try chunk.withUnsafeReadableBytes { bytes in
-                    var done = 0
-                    while done < bytes.count {
-                        let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(position) + off_t(done))
-                        if n < 0 {
-                            if errno == EINTR { continue }
-                            throw VFSCore.IOError("cannot write", path: path)
-                        }
-                        done += n
-                    }
-                }
+                try Self.write(chunk, to: fd, at: position, path: path)
                 position += Int64(chunk.readableBytes)
                 progress?(position)
                 feed?.advance(to: position)
@@ -135,8 +127,60 @@ public struct RangeDownloader: Sendable {
         } catch {
             throw RelayClientError.unreachable(url: client.baseURL, reason: RelayClient.describe(error))
         }
-        guard position == transfer.size else {
+        guard position == transfer.size || following else {
             throw RelayClientError.unreachable(url: client.baseURL, reason: "the download stopped at \(position) of \(transfer.size) bytes")
+        }
+    }
+
+    /// Follows a transfer that is still `uploading` into `path` (resuming from the bytes
+    /// the file holds, with `Range: bytes=N-`) until the relay's body ends, which it does
+    /// once the upload ended; returns the transfer as the inbox then lists it, with its
+    /// size and SHA-256 (the caller downloads what may still be missing and checks the
+    /// whole with `download`). A transfer that stops waiting meanwhile (the sender
+    /// cancelled it, its upload was abandoned) is `.abandoned`. With a `feed`, its reader
+    /// is told of every byte, and the download stops (CancellationError) once it gave up:
+    /// a relay that sends bytes without end is read no further than the reader accepts
+    /// them (the age stream's authentication, the bundle's checks).
+    public func follow(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
+                       progress: (@Sendable (Int64) -> Void)? = nil) async throws -> InboxEntry {
+        let route = RelayPaths.transferContent(transfer.id)
+        // No size and no SHA-256 yet: the body's end is the end.
+        let target = Target(route: route, label: transfer.id, size: .max, sha256: "")
+        var failures = 0
+        while true {
+            do {
+                try await fetchRest(target, to: path, feed: feed, progress: progress)
+            } catch RelayClientError.unreachable(let url, let reason) {
+                // A cut stream: the relay went, or it cut the body because the transfer went.
+                failures += 1
+                guard failures <= retries else { throw RelayClientError.unreachable(url: url, reason: reason) }
+                try await Task.sleep(for: .seconds(backoff.delay(attempt: failures)))
+                continue
+            } catch RelayClientError.rejected(404, _, _) {
+                throw RelayClientError.abandoned(transfer: transfer.id)
+            }
+            guard let entry = try await client.inbox().first(where: { $0.id == transfer.id }) else {
+                throw RelayClientError.abandoned(transfer: transfer.id)
+            }
+            guard entry.status != .uploading else {
+                throw RelayClientError.badAnswer(url: client.baseURL + route, reason: "the content ended while the transfer is still uploading")
+            }
+            return entry
+        }
+    }
+
+    /// Writes a chunk at `position` of the file.
+    static func write(_ chunk: ByteBuffer, to fd: Int32, at position: Int64, path: String) throws {
+        try chunk.withUnsafeReadableBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(position) + off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw VFSCore.IOError("cannot write", path: path)
+                }
+                done += n
+            }
         }
     }
 

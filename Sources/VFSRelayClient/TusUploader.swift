@@ -78,7 +78,9 @@ public struct TusUploader: Sendable {
     /// relay's offset, until the relay has every byte and knows the length. A source with
     /// a `segment` goes up in PATCHes of at most that many bytes: the relay's answer to
     /// each (its offset, synced) tells the source which bytes it no longer needs to keep.
-    public func send(_ feed: some UploadSource, to location: String, progress: (@Sendable (Int64) -> Void)? = nil) async throws {
+    /// `confirmed` gets each offset the relay reports (it holds those bytes, synced).
+    public func send(_ feed: some UploadSource, to location: String, progress: (@Sendable (Int64) -> Void)? = nil,
+                     confirmed: (@Sendable (Int64) -> Void)? = nil) async throws {
         var failures = 0
         var known: (offset: Int64, length: Int64?)? = nil
         while true {
@@ -95,6 +97,7 @@ public struct TusUploader: Sendable {
                                                      reason: "the upload is at byte \(status.offset), but the bytes before \(feed.firstKept) were confirmed and are not kept")
                 }
                 feed.acknowledge(status.offset)
+                confirmed?(status.offset)
                 progress?(status.offset)
                 if let length = status.length, status.offset >= length { return }
                 // The length goes with the first PATCH that starts once it is known.
@@ -104,6 +107,7 @@ public struct TusUploader: Sendable {
                 let end = try await patch(feed, from: status.offset, length: length, stop: stop, declare: declaring,
                                           location: location, progress: progress)
                 feed.acknowledge(end)
+                confirmed?(end)
                 if let whole = feed.length, end >= whole {
                     if status.length != nil || declaring { return }
                     // Every byte arrived in a PATCH that began before the end was known:

@@ -26,6 +26,9 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     case noSuchDevice(String)
     case noSuchGroup(String)
     case noSuchTransfer(String)
+    /// A transfer fetched while it uploaded whose upload never ended: its sender cancelled
+    /// it or stopped uploading (the relay removed the upload). Nothing of it was placed.
+    case abandoned(transfer: String)
     /// A name or id prefix that fits more than one (`what`: "transfer", "device").
     case ambiguous(what: String, reference: String, candidates: [String])
     /// The device's token or identity is not where it should be.
@@ -58,6 +61,7 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
         case let .noSuchDevice(name): return "no device \"\(name)\""
         case let .noSuchGroup(name): return "no group \"\(name)\""
         case let .noSuchTransfer(id): return "no transfer \"\(id)\""
+        case let .abandoned(id): return "transfer \"\(id)\" was abandoned by its sender before its upload ended: nothing was placed"
         case let .ambiguous(what, reference, candidates):
             return "\"\(reference)\" names more than one \(what): " + candidates.joined(separator: ", ")
         case let .missingCredential(what, place): return "no \(what) for this device in \(place)"

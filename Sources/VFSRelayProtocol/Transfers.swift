@@ -12,15 +12,20 @@ public struct TransferCreate: Codable, Sendable, Equatable {
     public var groups: [String]
     /// When undelivered copies expire; the relay's default (7 days) when absent.
     public var expires: Date?
+    /// `true`: the upload may still be running; the transfer exists at once (its copies
+    /// `uploading`) and its content follows the upload until it ends. Absent or false: the
+    /// upload must be finished (409 otherwise).
+    public var streaming: Bool?
 
-    public init(upload: String, devices: [String] = [], groups: [String] = [], expires: Date? = nil) {
+    public init(upload: String, devices: [String] = [], groups: [String] = [], expires: Date? = nil, streaming: Bool? = nil) {
         self.upload = upload
         self.devices = devices
         self.groups = groups
         self.expires = expires
+        self.streaming = streaming
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case upload, devices, groups, expires }
+    enum CodingKeys: String, CodingKey, CaseIterable { case upload, devices, groups, expires, streaming }
     public init(from decoder: Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -28,17 +33,20 @@ public struct TransferCreate: Codable, Sendable, Equatable {
         devices = try c.decodeIfPresent([String].self, forKey: .devices) ?? []
         groups = try c.decodeIfPresent([String].self, forKey: .groups) ?? []
         expires = try c.decodeIfPresent(Date.self, forKey: .expires)
+        streaming = try c.decodeIfPresent(Bool.self, forKey: .streaming)
     }
 }
 
 /// Where one copy of a transfer stands.
 public enum TransferStatus: String, Codable, Sendable, CaseIterable {
     /// `cancelled`: the sender withdrew it while this copy waited (`expired` before
-    /// version 27's relays; rows written then stay so).
-    case unattended, initiated, delivered, declined, expired, cancelled
+    /// version 27's relays; rows written then stay so). `uploading`: waiting, and its
+    /// upload still runs (its size and SHA-256 are known once it ends); its content
+    /// streams as the bytes arrive.
+    case unattended, initiated, delivered, declined, expired, cancelled, uploading
 
-    /// Still waiting for its device: holds a reference to the blob.
-    public var isLive: Bool { self == .unattended || self == .initiated }
+    /// Still waiting for its device: holds a reference to the blob (or will, once uploaded).
+    public var isLive: Bool { self == .unattended || self == .initiated || self == .uploading }
 }
 
 /// One copy of a transfer, as its sender sees it.

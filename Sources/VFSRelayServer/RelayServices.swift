@@ -51,22 +51,45 @@ struct RelayServices: Sendable {
                 // between, or a PATCH that ran past the length): work it out now.
                 try await store.setUploadOffset(id: id, offset: length, sha256: await blobs.digest(upload: id, length: length))
             }
-            let blobID = Secrets.id()
-            try await blobs.adopt(upload: id, as: blobID)
-            let recorded: T
-            do {
-                recorded = try await record(blobID)
-            } catch {
-                await blobs.unadopt(blob: blobID, upload: id)
-                throw error
-            }
-            // The store consumed the upload: its file's other name goes now. Killed before
-            // this line, the file is an orphan upload the sweep removes.
-            await blobs.deleteUpload(id)
-            return recorded
+            return try await adoptLocked(id, record: record)
         }
         guard let adopted else { throw RelayError.conflict("upload \"\(id)\" is busy") }
         return adopted
+    }
+
+    /// `adoptUpload`'s move, for a caller that holds the upload's writer lock and knows it finished.
+    func adoptLocked<T: Sendable>(_ id: String, record: (String) async throws -> T) async throws -> T {
+        let blobID = Secrets.id()
+        try await blobs.adopt(upload: id, as: blobID)
+        let recorded: T
+        do {
+            recorded = try await record(blobID)
+        } catch {
+            await blobs.unadopt(blob: blobID, upload: id)
+            throw error
+        }
+        // The store consumed the upload: its file's other name goes now. Killed before
+        // this line, the file is an orphan upload the sweep removes.
+        await blobs.deleteUpload(id)
+        return recorded
+    }
+
+    /// A finished upload (its writer lock held) becomes the blob of the streaming transfer
+    /// made of it, if one was: its readers, woken, read the rest from the blob. Returns
+    /// whether there was one.
+    @discardableResult
+    func completeStreaming(upload id: String) async throws -> Bool {
+        guard try await store.streamingTransfer(upload: id) != nil else { return false }
+        let (outcome, blobID) = try await adoptLocked(id) { blobID -> (StreamingCompletion, String) in
+            let outcome = try await store.completeStreamingTransfer(upload: id, blobID: blobID, now: Date())
+            // No transfer after all (another request completed it): the upload stays.
+            if outcome == .noTransfer { throw StoreError.conflict("upload \"\(id)\" is no streaming transfer") }
+            return (outcome, blobID)
+        }
+        // Every copy was declined or cancelled while it uploaded: no blob is kept.
+        if outcome == .unwanted { await blobs.deleteBlob(blobID) }
+        uploadDigests.drop(id)
+        return true
     }
 }
 

@@ -26,7 +26,11 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         device of your verified device chain (exit 77 otherwise, unless \
         --allow-unverified, which unpacks it and says so; -v names the sender). Only \
         then is the transfer acknowledged \
-        (delivered). --stdout streams a one-file transfer; --raw writes the ciphertext \
+        (delivered). A transfer still uploading (status uploading: its sender is pushing \
+        it) is read as its bytes reach the relay, decrypted and staged as they come, and \
+        checked whole at the end like any other: nothing is placed before its SHA-256 and \
+        its sender's signature passed; if its sender abandons it (cancels it, or its \
+        upload stops for good) the fetch exits 66 and places nothing. --stdout streams a one-file transfer; --raw writes the ciphertext \
         as downloaded (an age file: age -d -i KEY | bsdtar -x opens it) without \
         acknowledging.
 
@@ -57,7 +61,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
           vfs-fetch --watch -C ~/Inbox --exec 'ls -l "$@"'
 
         Exit status: 0 success; 64 usage; 65 corrupt or tampered (a digest, the age \
-        authentication, an unsafe entry); 66 no such transfer, or not enrolled; 69 relay \
+        authentication, an unsafe entry); 66 no such transfer (or one abandoned by its sender while it uploaded), or not enrolled; 69 relay \
         unreachable; 73 DIR can't be written or an entry exists; 75 temporary (429, 503); \
         77 the policy denies APP, the sender's signature is missing, bad or not by a \
         device of your verified device chain (--allow-unverified unpacks it, marked), \

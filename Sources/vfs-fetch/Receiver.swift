@@ -16,6 +16,11 @@ import Glibc
 /// apply vfs-unwrap's checks and policy gate through VFSCore's BundleReader, and
 /// acknowledge only after all of that succeeded.
 ///
+/// A transfer still `uploading` is read as its bytes arrive (`RangeDownloader.follow`),
+/// decrypted and staged as they come; its size and SHA-256, known once the upload ended,
+/// are checked at the end like any other's, so nothing is placed before the whole
+/// hashed right and the sender's signature verified.
+///
 /// The download and the unpacking run at once (`DownloadFeed`): the policy gate is
 /// decided on the manifest, at the start of the bundle. Into DIR, nothing is placed until
 /// the whole download was read and hashed to the transfer's SHA-256 (the unpacking reads
@@ -52,7 +57,10 @@ struct Receiver {
             return names
         }
         do {
-            try await RangeDownloader(client: client).download(entry, to: part, progress: update)
+            let downloader = RangeDownloader(client: client)
+            var whole = entry
+            if entry.status == .uploading { whole = try await downloader.follow(entry, to: part, progress: update) }
+            try await downloader.download(whole, to: part, progress: update)
         } catch RelayClientError.rejected(404, _, _) {
             bar?.finish()
             throw RelayClientError.noSuchTransfer(entry.id)
@@ -70,7 +78,15 @@ struct Receiver {
         async let unpacked = job.run()
         var downloadError: Error?
         do {
-            try await RangeDownloader(client: client).download(entry, to: part, feed: feed, progress: progress)
+            let downloader = RangeDownloader(client: client)
+            var whole = entry
+            if entry.status == .uploading {
+                // Still uploading: the bytes as they arrive, then the size and SHA-256 the
+                // whole is checked against once the upload ended.
+                whole = try await downloader.follow(entry, to: part, feed: feed, progress: progress)
+                feed.settle(size: whole.size, sha256: whole.sha256)
+            }
+            try await downloader.download(whole, to: part, feed: feed, progress: progress)
         } catch {
             downloadError = error
             feed.fail(error)

@@ -27,7 +27,7 @@ struct OutboxListing: Encodable {
 extension PushTool {
     struct Outbox: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Every transfer this device sent (or those named), per target: pending, fetching, delivered, declined, expired or cancelled.",
+            abstract: "Every transfer this device sent (or those named), per target: uploading, pending, fetching, delivered, declined, expired or cancelled.",
             discussion: "One line per target: a header and columns on a terminal, tab-separated otherwise. An ID may be any unique beginning of one.\n\nExamples:\n  vfs-push outbox 3f9c\n  vfs-push outbox --json | jq -r '.[].recipients[].status'",
             helpNames: [.long])
         @Flag(help: "Print JSON (the relay's words: unattended for pending, initiated for fetching).") var json = false

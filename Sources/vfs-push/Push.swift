@@ -31,7 +31,9 @@ struct PushTool: AsyncVFSCommand {
         verifies who sent it.
 
         The bundle is uploaded while it is sealed (a tus upload whose length is declared at \
-        its end), held in memory until the relay confirms it; what the relay may still lack \
+        its end), held in memory until the relay confirms it; the transfer is made as soon \
+        as the relay holds its first bytes, so a target that is online (vfs-fetch --watch) \
+        receives it while it uploads (with --cloud, once the upload ended); what the relay may still lack \
         when sealing ends (all of it, if the upload failed) is kept in $VFS_HOME/outgoing \
         until the transfer exists: a push killed or cut off halfway continues with \
         "vfs-push resume" from the relay's offset (one killed before its bundle was \
@@ -163,7 +165,6 @@ extension PushTool {
                 let signer = session.credentials.signingKey.map { BundleSignature.Signer(user: trust.user, device: session.config.device, key: $0) }
                 return try await push(to: targets, recipients: recipients, sender: sender, signer: signer, client: client)
             }
-            printID(entry.id)
             if wait { try await Wait.waitForDelivery(entry.id, session: session) }
             // The rest went; a name that could not go is an error all the same (exit 1).
             if refused > 0 { throw ToolError.namesLeftOut(refused, holder: "the transfer") }
@@ -192,7 +193,8 @@ extension PushTool {
                 throw error
             }
             let job = SealJob(plan: plan, manifest: manifest, recipients: recipients, signer: signer)
-            let entry = try await Spool.push(dir, client: client, quiet: quiet, total: plan.contentBytes) { sink in
+            // The id is printed as soon as the transfer exists (while it uploads, for targets fetching it).
+            let entry = try await Spool.push(dir, client: client, quiet: quiet, total: plan.contentBytes, announce: printID) { sink in
                 try BundleWriter.seal(job.plan, manifest: job.manifest, recipients: job.recipients, to: sink, signer: job.signer)
             }
             return (entry, plan.refused.count)

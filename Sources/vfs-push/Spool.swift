@@ -37,6 +37,9 @@ struct Spool: Codable {
     var base: Int64?
     /// `--cloud PATH`: the cloud file that keeps the transfer's ciphertext.
     var cloud: String?
+    /// The transfer made once the relay had the bundle's first bytes (its targets fetch
+    /// it while it uploads); the upload's end gives it its content.
+    var transfer: String?
 
     static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
 
@@ -67,7 +70,12 @@ struct Spool: Codable {
     /// upload whose length is declared once sealing ends; then creates the transfer and
     /// removes the spool. An upload that fails leaves the spool whole (sealing goes on to
     /// the end) for `vfs-push resume`; sealing that fails removes it and the upload.
-    static func push(_ dir: String, client: RelayClient, quiet: Bool, total: Int,
+    ///
+    /// Once the relay holds the bundle's first bytes the transfer is made (`streaming`), so
+    /// targets that are online fetch it while it uploads; `announce` gets its id then (or,
+    /// if that could not be done, once the upload ended and the transfer was made).
+    /// A push with --cloud makes it at the end (the cloud file needs the whole blob).
+    static func push(_ dir: String, client: RelayClient, quiet: Bool, total: Int, announce: @escaping @Sendable (String) -> Void,
                      seal: @escaping @Sendable (ByteSink) throws -> Void) async throws -> OutboxEntry {
         // push.json changes from two sides (the upload's location, the sealed length): one at a time.
         let record = SpoolRecord(try load(dir), dir: dir)
@@ -102,6 +110,26 @@ struct Spool: Codable {
             }
         }
         let uploader = TusUploader(client: client)
+        // The relay's first confirmed bytes start the transfer (a task beside the upload).
+        let (firstBytes, reached) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let streaming = Task { () -> OutboxEntry? in
+            for await location in firstBytes {
+                let spool = record.current
+                guard spool.cloud == nil else { return nil }
+                do {
+                    let entry = try await client.createTransfer(TransferCreate(
+                        upload: uploadID(location), devices: spool.devices,
+                        expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }, streaming: true))
+                    try record.update { $0.transfer = entry.id }
+                    announce(entry.id)
+                    return entry
+                } catch {
+                    // Made the ordinary way once the upload ended.
+                    return nil
+                }
+            }
+            return nil
+        }
         var uploadError: (any Error)?
         do {
             let bar = ProgressBar.make(label: "pushing", total: total, quiet: quiet)
@@ -110,12 +138,19 @@ struct Spool: Codable {
             if let bar { progress = { bar.update(min(total, Int($0))) } }
             let location = try await uploader.create(length: nil)
             try record.update { $0.location = location }
-            try await uploader.send(window, to: location, progress: progress)
+            try await uploader.send(window, to: location, progress: progress, confirmed: { offset in
+                if offset > 0 {
+                    reached.yield(location)
+                    reached.finish()
+                }
+            })
         } catch {
             uploadError = error
             // The sealing goes on to the end, into the spool file.
             window.abandon()
         }
+        reached.finish()
+        let early = await streaming.value
         do {
             _ = try await sealing.value
         } catch {
@@ -135,11 +170,16 @@ struct Spool: Codable {
             throw kept(uploadError)
         }
         do {
-            return try await createTransfer(dir, spool: spool, client: client)
+            let entry = try await createTransfer(dir, spool: spool, client: client)
+            if early == nil { announce(entry.id) }
+            return entry
         } catch let error where FileManager.default.fileExists(atPath: dir + "/push.json") {
             throw kept(error)
         }
     }
+
+    /// The upload's id: the last part of its location.
+    static func uploadID(_ location: String) -> String { String(location.split(separator: "/").last ?? "") }
 
     /// The error of a push whose sealed spool was kept, with the hint that finishes it.
     static func kept(_ error: any Error) -> any Error {
@@ -186,11 +226,23 @@ struct Spool: Codable {
     }
 
     /// The upload is complete: the transfer (and the cloud copy) from it; the spool goes.
+    /// A transfer made while it uploaded got its content from the upload's last PATCH;
+    /// asking for it again (`streaming`) finishes it if that PATCH's answer was lost, and
+    /// 404 (the upload was consumed) says it had.
     static func createTransfer(_ dir: String, spool: Spool, client: RelayClient) async throws -> OutboxEntry {
-        let location = spool.location ?? ""
-        let upload = String(location.split(separator: "/").last ?? "")
-        let entry = try await client.createTransfer(TransferCreate(upload: upload, devices: spool.devices,
-                                                                         expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }))
+        let upload = uploadID(spool.location ?? "")
+        let request = TransferCreate(upload: upload, devices: spool.devices,
+                                     expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) },
+                                     streaming: spool.transfer == nil ? nil : true)
+        let entry: OutboxEntry
+        do {
+            entry = try await client.createTransfer(request)
+        } catch RelayClientError.rejected(404, _, _) where spool.transfer != nil {
+            guard let made = try await client.outbox().first(where: { $0.id == spool.transfer }) else {
+                throw RelayClientError.noSuchTransfer(spool.transfer!)
+            }
+            entry = made
+        }
         remove(dir)
         if let cloud = spool.cloud {
             do {

@@ -13,8 +13,10 @@ final class HostileRelay: @unchecked Sendable {
         .appendingPathComponent("tools")
     let server: BackgroundServer
 
-    init(_ mode: String) throws {
-        server = try BackgroundServer("/usr/bin/python3", [Self.tools.appendingPathComponent("hostile-relay.py").path, mode])
+    /// `upstream`: a real relay whose chain and device list it passes on.
+    init(_ mode: String, upstream: String? = nil) throws {
+        server = try BackgroundServer("/usr/bin/python3", [Self.tools.appendingPathComponent("hostile-relay.py").path, mode]
+                                      + (upstream.map { [$0] } ?? []))
     }
 
     var url: String { "http://127.0.0.1:\(server.port)" }
@@ -56,15 +58,22 @@ struct HostileRelayTests {
         let victim: URL
         let victimBytes = Data("the user's own encrypted taxes\n".utf8)
         let out: URL
+        /// The real relay, kept running when asked (a hostile relay passes its chain on).
+        let relay: RelayProcess?
 
-        init() throws {
+        init(keepRelay: Bool = false) throws {
             scratch = try TestFolder()
             let data = scratch.url.appendingPathComponent("data")
             let code = try RelayAdmin(data: data).addUser("alice@acme.example", org: "acme")
             let relay = try RelayProcess(data: data)
             machine = try Machine("laptop", in: scratch)
             try machine.enroll(port: relay.port, code: code)
-            relay.stop()
+            if keepRelay {
+                self.relay = relay
+            } else {
+                relay.stop()
+                self.relay = nil
+            }
             try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("victim"), withIntermediateDirectories: true)
             victim = scratch.url.appendingPathComponent("victim/taxes.age")
             try victimBytes.write(to: victim)
@@ -145,5 +154,14 @@ struct HostileRelayTests {
         try setup.expectRefusal(relay, "vfs-fetch", [], message: message)
         try setup.expectRefusal(relay, "vfs-cloud", ["ls"], message: message)
         try setup.expectRefusal(relay, "vfs-cloud", ["get", "/f.age", "-o", setup.out.appendingPathComponent("f").path], message: message)
+    }
+
+    @Test("a transfer listed uploading whose content never ends (random bytes): vfs-fetch stops reading with 65 under 64 MiB and places nothing")
+    func endlessUploadingContent() throws {
+        let setup = try Setup(keepRelay: true)
+        defer { setup.relay?.stop() }
+        let relay = try HostileRelay("uploading", upstream: "http://127.0.0.1:\(try #require(setup.relay).port)")
+        try setup.expectRefusal(relay, "vfs-fetch", ["--all", "-C", setup.out.path], message: "invalid header: not an age file (no \"age-encryption.org/v1\" line)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.out.path).isEmpty)
     }
 }

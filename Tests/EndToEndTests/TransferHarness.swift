@@ -150,16 +150,16 @@ func jsonArray(_ run: Run) -> [[String: Any]] {
     (try? JSONSerialization.jsonObject(with: run.stdout)) as? [[String: Any]] ?? []
 }
 
-/// A throttled TCP proxy to a local port (Tests/tools/slow-proxy.py), killed on release.
-final class SlowProxy {
+/// A TCP proxy of Tests/tools (a Python script that prints its port), killed on release.
+class ToolProxy {
     let process = Process()
     let port: Int
 
-    init(to target: Int, bytesPerSecond: Int) throws {
+    init(tool: String, arguments: [String]) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("tools/slow-proxy.py").path
+            .appendingPathComponent("tools/\(tool)").path
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, String(target), String(bytesPerSecond)]
+        process.arguments = ["python3", script] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -172,7 +172,7 @@ final class SlowProxy {
         }
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()
-            throw HarnessError("the slow proxy did not start")
+            throw HarnessError("\(tool) did not start")
         }
         self.port = port
     }
@@ -181,6 +181,30 @@ final class SlowProxy {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
+}
+
+/// A throttled TCP proxy to a local port (Tests/tools/slow-proxy.py).
+final class SlowProxy: ToolProxy {
+    init(to target: Int, bytesPerSecond: Int) throws {
+        try super.init(tool: "slow-proxy.py", arguments: [String(target), String(bytesPerSecond)])
+    }
+}
+
+/// A proxy to a local port that holds uploads (Tests/tools/gate-proxy.py): PATCH bodies
+/// pass only up to the gate's count of bytes, every other request at once.
+final class GateProxy: ToolProxy {
+    let control: URL
+
+    init(to target: Int, holdAt bytes: Int, in folder: URL) throws {
+        control = folder.appendingPathComponent("gate-\(UUID().uuidString)")
+        try Data(String(bytes).utf8).write(to: control)
+        try super.init(tool: "gate-proxy.py", arguments: [String(target), control.path])
+    }
+
+    /// Lets every upload through.
+    func open() throws { try Data("-1".utf8).write(to: control, options: .atomic) }
+
+    var url: String { "http://127.0.0.1:\(port)" }
 }
 
 /// Every file under a relay's data folder except the database, its lock and ballast: the stored blobs and uploads.

@@ -257,7 +257,7 @@ struct StoreTests {
         #expect(try await store.outbox(device: sender.deviceID).map(\.id) == ["t1"])
         #expect(try await store.usage(user: sender.userID) == 30)
         let blob = try await store.openTransfer(id: "t1", device: alice[1].deviceID, now: Date())
-        #expect(blob == BlobRef(id: "b1", size: 20, sha256: String(repeating: "a", count: 64)))
+        #expect(blob == .blob(BlobRef(id: "b1", size: 20, sha256: String(repeating: "a", count: 64))))
         #expect(try await store.inbox(device: alice[1].deviceID).first?.status == .initiated)
         #expect(try await store.finishTransfer(id: "t1", device: alice[1].deviceID, status: .delivered, now: Date()).isEmpty)
         await #expect(throws: StoreError.notFound("no transfer \"t1\"")) {
@@ -377,6 +377,80 @@ struct StoreTests {
         }
         #expect(declared.filter { $0 }.count == 2)
         #expect(try await store.usage(user: carol.userID) == 800 + 18 * 5)
+    }
+
+    @Test("streaming transfers (issue 26): made of a running upload, uploading until it ends, then its blob with a reference per waiting copy",
+          arguments: Backend.allCases)
+    func streamingTransfers(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example", devices: 3)
+        let (sender, phone, tablet) = (alice[0], alice[1].deviceID, alice[2].deviceID)
+        func running(_ id: String, length: Int64?) async throws {
+            try await store.createUpload(UploadRecord(id: id, userID: sender.userID, deviceID: sender.deviceID, length: length, offset: 0,
+                                                      metadata: "", created: Date(), expires: Date().addingTimeInterval(60)), limits: .unlimited)
+        }
+        let upload = "up-running"
+        try await running(upload, length: nil)
+        try await store.setUploadOffset(id: upload, offset: 5, sha256: nil)
+        let entry = try await store.createStreamingTransfer(id: "t1", upload: upload, sender: sender, devices: [phone, tablet], groups: [],
+                                                            expires: Date().addingTimeInterval(60), now: Date())
+        #expect(entry.recipients.map(\.status) == [.uploading, .uploading])
+        #expect(try await store.inbox(device: phone).map(\.status) == [.uploading])
+        #expect(try await store.events(device: phone, after: 0, limit: 10).count == 1)
+        #expect(try await store.streamingTransfer(upload: upload) == "t1")
+        // One transfer per upload.
+        await #expect(throws: StoreError.conflict("upload \"\(upload)\" already is a transfer")) {
+            try await store.createStreamingTransfer(id: "t2", upload: upload, sender: sender, devices: [phone], groups: [],
+                                                    expires: Date().addingTimeInterval(60), now: Date())
+        }
+        #expect(try await store.openTransfer(id: "t1", device: phone, now: Date()) == .uploading(upload: upload))
+        #expect(try await store.streamState(transfer: "t1", device: phone) == .uploading(offset: 5))
+        // Its size is the upload's while it runs (counted once).
+        #expect(try await store.usage(user: sender.userID) == 5)
+        // A copy declined meanwhile holds no reference, and its device's reads end.
+        #expect(try await store.finishTransfer(id: "t1", device: tablet, status: .declined, now: Date()).isEmpty)
+        #expect(try await store.streamState(transfer: "t1", device: tablet) == .gone)
+        try await store.setUploadLength(id: upload, length: 8, quota: .max)
+        try await store.setUploadOffset(id: upload, offset: 8, sha256: String(repeating: "b", count: 64))
+        let blob = BlobRef(id: "b1", size: 8, sha256: String(repeating: "b", count: 64))
+        #expect(try await store.completeStreamingTransfer(upload: upload, blobID: "b1", now: Date()) == .blob(blob))
+        #expect(try await store.streamState(transfer: "t1", device: phone) == .finished(blob))
+        #expect(try await store.inbox(device: phone).map(\.status) == [.initiated])
+        #expect(try await store.inbox(device: phone).map(\.size) == [8])
+        #expect(try await store.referenceAudit().map(\.refs) == [1])
+        #expect(try await store.completeStreamingTransfer(upload: upload, blobID: "b2", now: Date()) == .noTransfer)
+        #expect(try await store.finishTransfer(id: "t1", device: phone, status: .delivered, now: Date()) == ["b1"])
+        #expect(try await store.usage(user: sender.userID) == 0)
+
+        // Cancelled while it uploads: its copies go, its readers see it gone, and the end makes no blob.
+        let second = "up-second"
+        try await running(second, length: 4)
+        _ = try await store.createStreamingTransfer(id: "t3", upload: second, sender: sender, devices: [phone], groups: [],
+                                                    expires: Date().addingTimeInterval(60), now: Date())
+        #expect(try await store.cancelTransfer(id: "t3", sender: sender.deviceID, now: Date()).isEmpty)
+        #expect(try await store.streamState(transfer: "t3", device: phone) == .gone)
+        try await store.setUploadOffset(id: second, offset: 4, sha256: String(repeating: "c", count: 64))
+        #expect(try await store.completeStreamingTransfer(upload: second, blobID: "b3", now: Date()) == .unwanted)
+        #expect(try await store.referenceAudit().isEmpty)
+        await #expect(throws: StoreError.notFound("no upload \"\(second)\"")) { try await store.upload(id: second, user: sender.userID) }
+
+        // A finished upload is not made a streaming transfer (the ordinary way takes it).
+        let finished = try await fixture.finishedUpload(sender)
+        await #expect(throws: StoreError.conflict("upload \"\(finished)\" is finished")) {
+            try await store.createStreamingTransfer(id: "t4", upload: finished, sender: sender, devices: [phone], groups: [],
+                                                    expires: Date().addingTimeInterval(60), now: Date())
+        }
+        // An upload abandoned (terminated) before it ended: its readers see it gone.
+        let third = "up-third"
+        try await running(third, length: nil)
+        _ = try await store.createStreamingTransfer(id: "t5", upload: third, sender: sender, devices: [phone], groups: [],
+                                                    expires: Date().addingTimeInterval(60), now: Date())
+        try await store.deleteUpload(id: third, user: sender.userID)
+        #expect(try await store.streamState(transfer: "t5", device: phone) == .gone)
+        #expect(try await store.inbox(device: phone).isEmpty)
+        #expect(try await store.outbox(device: sender.deviceID).first { $0.id == "t5" }?.recipients.map(\.status) == [.cancelled])
+        #expect(try await fixture.referencesHold())
     }
 
     @Test("two racing finishes of one copy: exactly one wins, the reference count stays right", arguments: Backend.allCases)

@@ -9,15 +9,24 @@ is accepted. MODE picks the attack:
               64 lowercase hex digits
   events      the inbox is empty; GET /v1/events sends one endless line
   json        GET /v1/inbox and GET /v1/cloud answer an endless JSON body
+  uploading   the inbox lists a transfer still uploading (no size, no SHA-256 yet) whose
+              content is an endless stream of random bytes
 
 Content routes serve CONTENT (5 bytes) whatever is asked. Everything else is 404.
-usage: hostile-relay.py MODE
+With UPSTREAM (a real relay's URL), GET /v1/chain and /v1/devices are its answers (the
+client's token passed on), so the client's device chain verifies and the attack is what
+comes after.
+usage: hostile-relay.py MODE [UPSTREAM]
 """
 import json
+import os
 import sys
+import urllib.error
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1]
+UPSTREAM = sys.argv[2] if len(sys.argv) > 2 else None
 CONTENT = b"hello"
 GOOD_ID = "0123456789abcdef0123456789abcdef"
 SENDER = "fedcba9876543210fedcba9876543210"
@@ -36,6 +45,8 @@ def inbox():
         transfer["id"] = TRAVERSAL
     if MODE == "digests":
         transfer["sha256"] = "2CF24DBA\x1b[2J"
+    if MODE == "uploading":
+        transfer.update(size=0, sha256="", status="uploading")
     return [transfer]
 
 
@@ -76,8 +87,20 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def forward(self):
+        request = urllib.request.Request(UPSTREAM + self.path, headers={"Authorization": self.headers.get("Authorization", "")})
+        try:
+            with urllib.request.urlopen(request) as answer:
+                return self.answer(answer.status, answer.read())
+        except urllib.error.HTTPError as error:
+            return self.answer(error.code, error.read())
+
     def do_GET(self):
         path = self.path.split("?")[0]
+        if UPSTREAM and path in ("/v1/chain", "/v1/devices"):
+            return self.forward()
+        if MODE == "uploading" and path.startswith("/v1/transfers/") and path.endswith("/content"):
+            return self.endless("application/octet-stream", b"", os.urandom(65536))
         if path == "/v1/inbox":
             if MODE == "json":
                 return self.endless("application/json", b'[{"id":"', b"a" * 65536)

@@ -2,10 +2,11 @@
 """A TCP proxy on 127.0.0.1 that forwards to 127.0.0.1:TARGET at RATE bytes per second
 each way, so a test can interrupt a transfer halfway. Prints its port, then serves until
 killed. Usage: slow-proxy.py TARGET_PORT RATE"""
-import socket
 import sys
 import threading
 import time
+
+import tcpproxy
 
 
 def pump(src, dst, rate):
@@ -19,25 +20,17 @@ def pump(src, dst, rate):
     except OSError:
         pass
     finally:
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        tcpproxy.close(src, dst)
 
 
 def main():
     target, rate = int(sys.argv[1]), float(sys.argv[2])
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    print(listener.getsockname()[1], flush=True)
-    while True:
-        client, _ = listener.accept()
-        upstream = socket.create_connection(("127.0.0.1", target))
+
+    def start(client, upstream):
         threading.Thread(target=pump, args=(client, upstream, rate), daemon=True).start()
         threading.Thread(target=pump, args=(upstream, client, rate), daemon=True).start()
+
+    tcpproxy.serve(target, start)
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ complete -c 'vfs-push' -f
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'send' -d 'Push files to devices (-d) and groups (-g).'
-complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'outbox' -d 'Every transfer this device sent (or those named), per target: pending, fetching, delivered, declined, expired or cancelled.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'outbox' -d 'Every transfer this device sent (or those named), per target: uploading, pending, fetching, delivered, declined, expired or cancelled.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'wait' -d 'Wait until transfers were fetched or declined by every target, or expired or were cancelled.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'cancel' -d 'Withdraw a transfer: copies not yet fetched expire and the relay deletes the ciphertext.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'resume' -d 'Finish pushes that were interrupted (from the relay\'s offset).'

@@ -47,3 +47,87 @@ struct BlobDownload {
         return Response(status: status, headers: headers, body: body)
     }
 }
+
+/// What a streaming transfer's content follows: its upload, while it runs, then its blob.
+struct UploadFollower: Sendable {
+    let store: any RelayStore
+    let hub: EventHub
+    let transfer: String
+    let device: String
+    let upload: String
+    /// How often a reader looks again without being woken (a notification lost with a
+    /// database connection loses nothing but this much time): the relay's event poll.
+    let recheck: Duration
+}
+
+extension BlobDownload {
+    /// The content of a transfer whose upload still runs: the bytes the relay holds
+    /// (synced, recorded), then, woken by each PATCH's recorded offset (on any relay
+    /// instance, through the store's notifications), those that arrive, until the upload
+    /// ends and is the transfer's blob. No length and no ETag are known yet: the body is
+    /// chunked, and `Range: bytes=N-` (only that form) resumes it from byte N (206). An
+    /// upload abandoned (terminated, expired) or a copy no longer waiting ends the body
+    /// with an error (the connection is cut before its last chunk), so the reader never
+    /// takes a part for the whole; asked again, the content is 404.
+    func following(_ follower: UploadFollower, request: Request) throws -> Response {
+        var start: Int64 = 0
+        var status = HTTPResponse.Status.ok
+        if let header = request.headers[.range], request.headers[.ifRange] == nil {
+            guard !header.hasPrefix("bytes=-"), let range = HeaderNumbers.byteRange(header, size: .max), range.upperBound == .max else {
+                throw RelayError(.rangeNotSatisfiable, .rangeNotSatisfiable,
+                                 "transfer \"\(follower.transfer)\" is still uploading: resume it with Range: bytes=N-")
+            }
+            start = range.lowerBound
+            status = .partialContent
+        }
+        let headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: "private, no-store"]
+        let (blobs, sent, from) = (self.blobs, self.sent, start)
+        let body = ResponseBody { writer in
+            let channel = StoreRows.uploadChannel(follower.upload)
+            guard let (signals, continuation, token) = follower.hub.subscribe(device: channel) else { return }
+            defer { follower.hub.unsubscribe(device: channel, id: token) }
+            let ticker = Task {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: follower.recheck)
+                    continuation.yield(.keepAlive)
+                }
+            }
+            defer { ticker.cancel() }
+            var wakes = signals.makeAsyncIterator()
+            var position = from
+            func send(_ chunk: ByteBuffer) async throws {
+                try await writer.write(chunk)
+                sent.increment(by: chunk.readableBytes)
+                position += Int64(chunk.readableBytes)
+            }
+            while true {
+                switch try await follower.store.streamState(transfer: follower.transfer, device: follower.device) {
+                case .uploading(let offset) where offset > position:
+                    do {
+                        try await blobs.read(upload: follower.upload, range: position..<offset, chunk: Self.chunk, into: send)
+                    } catch BlobStoreError.missing {
+                        // It ended (and became the blob) since the state was read, or this
+                        // instance cannot see its file (an object store's uploads are staged
+                        // where they arrive): look again once woken, never in a busy loop.
+                        guard let signal = await wakes.next(), signal != .close else {
+                            throw RelayError.conflict("the relay is stopping")
+                        }
+                    }
+                case .uploading:
+                    guard let signal = await wakes.next(), signal != .close else {
+                        throw RelayError.conflict("the relay is stopping")
+                    }
+                case .finished(let blob):
+                    if position < blob.size {
+                        try await blobs.read(blob: blob.id, range: position..<blob.size, chunk: Self.chunk, into: send)
+                    }
+                    try await writer.finish(nil)
+                    return
+                case .gone:
+                    throw RelayError.notFound("transfer \"\(follower.transfer)\" was abandoned before its upload ended")
+                }
+            }
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+}

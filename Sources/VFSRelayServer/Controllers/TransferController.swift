@@ -27,6 +27,9 @@ struct TransferController {
         guard expires > now, expires <= now.addingTimeInterval(configuration.maxTransferLifetime) else {
             throw RelayError.badRequest("expires must be in the future and at most \(Int(configuration.maxTransferLifetime / 86400)) days away")
         }
+        if body.streaming == true, let entry = try await createStreaming(body, sender: identity, expires: expires, now: now) {
+            return try jsonResponse(entry, status: .created)
+        }
         let entry = try await services.adoptUpload(body.upload, user: identity.userID) { blobID in
             try await services.store.createTransfer(
                 id: Secrets.id(), upload: body.upload, blobID: blobID, sender: identity, devices: body.devices,
@@ -34,6 +37,42 @@ struct TransferController {
         }
         services.hub.notify(entry.recipients.map(\.device))
         return try jsonResponse(entry, status: .created)
+    }
+
+    /// A transfer of an upload that may still run (`"streaming": true`); nil when the
+    /// upload is finished and no transfer was made of it yet (then it is made the
+    /// ordinary way). Asked again after its upload finished (a sender that resumes), the
+    /// same transfer, given its blob if the last PATCH could not.
+    func createStreaming(_ body: TransferCreate, sender: DeviceIdentity, expires: Date, now: Date) async throws -> OutboxEntry? {
+        guard !body.upload.isEmpty, body.upload.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(body.upload)\"") }
+        let store = services.store
+        let upload = try await store.upload(id: body.upload, user: sender.userID)
+        if let existing = try await store.streamingTransfer(upload: upload.id) {
+            if let length = upload.length, upload.offset == length {
+                let done: Void? = try await store.withUploadWriteLock(upload.id) {
+                    let current = try await store.upload(id: upload.id, user: sender.userID)
+                    guard current.offset == length, try await store.streamingTransfer(upload: upload.id) != nil else { return }
+                    if current.sha256 == nil {
+                        try await store.setUploadOffset(id: upload.id, offset: length,
+                                                        sha256: await services.blobs.digest(upload: upload.id, length: length))
+                    }
+                    try await services.completeStreaming(upload: upload.id)
+                }
+                guard done != nil else { throw RelayError.conflict("upload \"\(upload.id)\" is busy") }
+            }
+            guard let entry = try await store.outbox(device: sender.deviceID).first(where: { $0.id == existing }) else {
+                throw RelayError.conflict("upload \"\(upload.id)\" was sent by another device")
+            }
+            return entry
+        }
+        do {
+            let entry = try await store.createStreamingTransfer(id: Secrets.id(), upload: upload.id, sender: sender, devices: body.devices,
+                                                                groups: body.groups, expires: expires, now: now)
+            services.hub.notify(entry.recipients.map(\.device))
+            return entry
+        } catch StoreError.conflict {
+            return nil
+        }
     }
 
     @Sendable func inbox(_ request: Request, context: RelayRequestContext) async throws -> Response {
@@ -45,8 +84,16 @@ struct TransferController {
     }
 
     @Sendable func content(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let blob = try await services.store.openTransfer(id: pathID(context), device: context.requireIdentity().deviceID, now: Date())
-        return try BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes).response(blob, request: request)
+        let (id, device) = (try pathID(context), try context.requireIdentity().deviceID)
+        let download = BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes)
+        switch try await services.store.openTransfer(id: id, device: device, now: Date()) {
+        case .blob(let blob):
+            return try download.response(blob, request: request)
+        case .uploading(let upload):
+            return try download.following(UploadFollower(store: services.store, hub: services.hub, transfer: id, device: device,
+                                                         upload: upload, recheck: services.configuration.watchInterval),
+                                            request: request)
+        }
     }
 
     @Sendable func ack(_ request: Request, context: RelayRequestContext) async throws -> Response {

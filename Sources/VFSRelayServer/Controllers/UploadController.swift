@@ -178,6 +178,8 @@ struct UploadController {
                     digest = try await services.blobs.digest(upload: id, length: end)
                 }
                 try await store.setUploadOffset(id: id, offset: end, sha256: digest)
+                // A transfer made while it uploaded gets its blob now (its readers read on).
+                try await services.completeStreaming(upload: id)
             } else if let hasher {
                 services.uploadDigests.keep(id, end: end, hash: hasher.hash)
             }

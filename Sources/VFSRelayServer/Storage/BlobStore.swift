@@ -42,6 +42,10 @@ public protocol BlobStore: Sendable {
     /// Reads `range` of a blob in chunks.
     func read(blob: String, range: Range<Int64>, chunk: Int,
               into write: (ByteBuffer) async throws -> Void) async throws
+    /// Reads `range` of an upload that is still being written (bytes the database
+    /// recorded, so synced), in chunks: a streaming transfer's content.
+    func read(upload: String, range: Range<Int64>, chunk: Int,
+              into write: (ByteBuffer) async throws -> Void) async throws
 }
 
 /// Whether a background sync of an upload is running.
@@ -272,7 +276,17 @@ public struct FileBlobStore: BlobStore {
 
     public func read(blob: String, range: Range<Int64>, chunk: Int,
                      into write: (ByteBuffer) async throws -> Void) async throws {
-        let fd = open(blobPath(blob), O_RDONLY | O_CLOEXEC)
+        try await read(path: blobPath(blob), name: blob, range: range, chunk: chunk, into: write)
+    }
+
+    public func read(upload: String, range: Range<Int64>, chunk: Int,
+                     into write: (ByteBuffer) async throws -> Void) async throws {
+        try await read(path: uploadPath(upload), name: upload, range: range, chunk: chunk, into: write)
+    }
+
+    func read(path: String, name blob: String, range: Range<Int64>, chunk: Int,
+              into write: (ByteBuffer) async throws -> Void) async throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw BlobStoreError.missing(blob) }
         defer { close(fd) }
         _ = posix_fadvise(fd, off_t(range.lowerBound), off_t(range.count), POSIX_FADV_SEQUENTIAL)

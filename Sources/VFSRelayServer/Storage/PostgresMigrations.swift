@@ -142,6 +142,11 @@ enum PostgresMigrations {
         ]),
         ("v6-upload-reserved", ["ALTER TABLE uploads ADD COLUMN reserved BIGINT"]),
         ("v7-invite-creator", ["ALTER TABLE enrolment_codes ADD COLUMN created_by TEXT"]),
+        // Issue 26: a transfer made while its upload still runs (SQLite's v12).
+        ("v8-transfer-upload", [
+            "ALTER TABLE transfers ADD COLUMN upload_id TEXT",
+            "CREATE INDEX transfers_upload ON transfers(upload_id)",
+        ]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

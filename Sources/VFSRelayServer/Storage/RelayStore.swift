@@ -74,6 +74,34 @@ public struct BlobRef: Sendable, Equatable {
     public var sha256: String
 }
 
+/// What the content of a transfer is read from.
+public enum TransferContent: Sendable, Equatable {
+    case blob(BlobRef)
+    /// Its upload still runs: the content follows it.
+    case uploading(upload: String)
+}
+
+/// A streaming transfer's upload ended.
+public enum StreamingCompletion: Sendable, Equatable {
+    /// No transfer was made of the upload (it stays an upload).
+    case noTransfer
+    /// It is the transfer's blob now.
+    case blob(BlobRef)
+    /// No copy waits any more: the upload was consumed and no blob made (delete its file).
+    case unwanted
+}
+
+/// Where a streaming read stands.
+public enum StreamState: Sendable, Equatable {
+    /// The relay holds the first `offset` bytes (synced) of the upload, which goes on.
+    case uploading(offset: Int64)
+    /// The upload ended and is this blob.
+    case finished(BlobRef)
+    /// The copy is no longer waiting (cancelled, declined, expired) or the upload was
+    /// abandoned before it ended.
+    case gone
+}
+
 /// A policy item and its version (the number behind its ETag).
 public struct VersionedItem: Sendable, Equatable {
     public var item: PolicyItem
@@ -198,8 +226,21 @@ public protocol RelayStore: Sendable {
                         groups: [String], expires: Date, now: Date) async throws -> OutboxEntry
     func inbox(device: String) async throws -> [InboxEntry]
     func outbox(device: String) async throws -> [OutboxEntry]
-    /// The blob of a transfer waiting for this device; marks it initiated.
-    func openTransfer(id: String, device: String, now: Date) async throws -> BlobRef
+    /// The blob of a transfer waiting for this device, or its upload while that still
+    /// runs; marks it initiated.
+    func openTransfer(id: String, device: String, now: Date) async throws -> TransferContent
+    /// A transfer of an upload that has not ended (status `uploading` for its targets,
+    /// told at once); `conflict` if the upload is finished (make it a transfer the
+    /// ordinary way) or already is one. Checked under the upload row's lock.
+    func createStreamingTransfer(id: String, upload: String, sender: DeviceIdentity, devices: [String],
+                                 groups: [String], expires: Date, now: Date) async throws -> OutboxEntry
+    /// The streaming transfer made of this upload, if there is one.
+    func streamingTransfer(upload: String) async throws -> String?
+    /// The upload ended: it becomes the blob `blobID` (which the caller already put in
+    /// the blob store) of its streaming transfer, one reference per copy still waiting.
+    func completeStreamingTransfer(upload: String, blobID: String, now: Date) async throws -> StreamingCompletion
+    /// Where a streaming read of a transfer by this device stands.
+    func streamState(transfer id: String, device: String) async throws -> StreamState
     /// `delivered` or `declined`; returns the blob ids to delete.
     func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String]
     func expireTransfers(now: Date) async throws -> [String]

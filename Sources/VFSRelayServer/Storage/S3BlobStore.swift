@@ -146,6 +146,13 @@ public struct S3BlobStore: BlobStore {
 
     public func uploads(olderThan date: Date) async throws -> Set<String> { staging.uploads(olderThan: date) }
 
+    /// An upload is staged on this instance's disk until it ends: a streaming transfer is
+    /// read through the instance that receives its upload.
+    public func read(upload: String, range: Range<Int64>, chunk: Int,
+                     into write: (ByteBuffer) async throws -> Void) async throws {
+        try await staging.read(upload: upload, range: range, chunk: chunk, into: write)
+    }
+
     /// The staged file goes up as the blob's object; the staged file stays until `deleteUpload`.
     public func adopt(upload: String, as blob: String) async throws {
         let fd = open(staging.uploadPath(upload), O_RDONLY | O_CLOEXEC)

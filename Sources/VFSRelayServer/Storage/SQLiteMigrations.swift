@@ -128,6 +128,14 @@ enum SQLiteMigrations {
         migrator.registerMigration("v11-invite-creator") { db in
             try db.execute(sql: "ALTER TABLE enrolment_codes ADD COLUMN created_by TEXT")
         }
+        // Issue 26: a transfer made while its upload still runs names the upload here (its
+        // blob_id is '' and its size 0 until the upload ends and becomes its blob).
+        migrator.registerMigration("v12-transfer-upload") { db in
+            try db.execute(sql: """
+                ALTER TABLE transfers ADD COLUMN upload_id TEXT;
+                CREATE INDEX transfers_upload ON transfers(upload_id);
+                """)
+        }
         return migrator
     }
 }

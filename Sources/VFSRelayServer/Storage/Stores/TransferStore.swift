@@ -38,6 +38,18 @@ extension StoreRows {
 
     /// The copies still waiting.
     static let waiting: SQL = "('unattended', 'initiated')"
+
+    /// A waiting copy's status as its device sees it: `uploading` while the transfer's
+    /// upload runs (a row of transfers joined to its outbox row's `status`).
+    static func copyStatus(_ row: SQLRow) throws -> TransferStatus {
+        let status = TransferStatus(rawValue: try row.get("status")) ?? .unattended
+        guard status.isLive, try row.get("upload_id", as: String?.self) != nil else { return status }
+        return .uploading
+    }
+
+    /// The notification channel key (beside device ids) that wakes the readers of an
+    /// upload's streaming transfer: its offset moved, it ended, or it went.
+    static func uploadChannel(_ upload: String) -> String { "upload:" + upload }
 }
 
 /// Transfers and the outbox: one blob sent to several devices of one user, one copy (an
@@ -81,7 +93,7 @@ extension SQLRelayStore {
                 """).map {
                 InboxEntry(id: try $0.get("id"), sender: try $0.get("sender_device"), size: try $0.get("size"),
                            sha256: try $0.get("sha256"), created: try $0.get("created"), expires: try $0.get("expires"),
-                           status: TransferStatus(rawValue: try $0.get("status")) ?? .unattended)
+                           status: try StoreRows.copyStatus($0))
             }
         }
     }
@@ -96,17 +108,102 @@ extension SQLRelayStore {
         }
     }
 
-    public func openTransfer(id: String, device: String, now: Date) async throws -> BlobRef {
+    public func openTransfer(id: String, device: String, now: Date) async throws -> TransferContent {
         try await sql.database.write { db in
             guard let row = try await db.one("""
-                SELECT t.blob_id, t.size, t.sha256 FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                SELECT t.blob_id, t.size, t.sha256, t.upload_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.transfer_id = \(id) AND o.device_id = \(device) AND o.status IN \(StoreRows.waiting)
                 """) else { throw StoreError.notFound("no transfer \"\(id)\"") }
             try await db.run("""
                 UPDATE outbox SET status = 'initiated', updated = \(now)
                 WHERE transfer_id = \(id) AND device_id = \(device) AND status = 'unattended'
                 """)
-            return BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256"))
+            if let upload = try row.get("upload_id", as: String?.self) { return .uploading(upload: upload) }
+            return .blob(BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256")))
+        }
+    }
+
+    public func createStreamingTransfer(id: String, upload: String, sender: DeviceIdentity, devices: [String],
+                                        groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
+        let sql = self.sql
+        let entry = try await sql.database.write { db in
+            let targets = try await StoreRows.targets(db, devices: devices, groups: groups, user: sender.userID)
+            // The upload's row lock: its last PATCH records the end after this commits (and
+            // then finds the transfer), or before it (and this refuses: a finished upload is
+            // made a transfer the ordinary way).
+            guard let row = try await db.one("""
+                SELECT * FROM uploads WHERE id = \(upload) AND user_id = \(sender.userID)\(SQL.forUpdate)
+                """) else { throw StoreError.notFound("no upload \"\(upload)\"") }
+            let record = try StoreRows.upload(row)
+            guard record.length == nil || record.offset < record.length! || record.sha256 == nil else {
+                throw StoreError.conflict("upload \"\(upload)\" is finished")
+            }
+            guard try await db.one("SELECT id FROM transfers WHERE upload_id = \(upload)") == nil else {
+                throw StoreError.conflict("upload \"\(upload)\" already is a transfer")
+            }
+            try await db.run("""
+                INSERT INTO transfers(id, sender_device, sender_user, blob_id, size, sha256, created, expires, upload_id)
+                VALUES (\(id), \(sender.deviceID), \(sender.userID), '', 0, '', \(now), \(expires), \(upload))
+                """)
+            for target in targets {
+                try await db.run("""
+                    INSERT INTO outbox(transfer_id, device_id, status, updated) VALUES (\(id), \(target), 'unattended', \(now))
+                    """)
+            }
+            try await StoreRows.insertEvents(db, kind: .transfer, data: StoreRows.json(["transfer": id]), devices: targets, now: now)
+            try await StoreRows.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
+                                      detail: targets.joined(separator: ",") + " (uploading)", now: now)
+            guard let row = try await db.one("SELECT * FROM transfers WHERE id = \(id)") else {
+                throw StoreError.notFound("no transfer \"\(id)\"")
+            }
+            return try await StoreRows.outboxEntry(db, transfer: row)
+        }
+        await sql.notify(entry.recipients.map(\.device))
+        return entry
+    }
+
+    public func streamingTransfer(upload: String) async throws -> String? {
+        try await sql.database.read { db in
+            try await db.value("SELECT id FROM transfers WHERE upload_id = \(upload)", as: String.self)
+        }
+    }
+
+    public func completeStreamingTransfer(upload: String, blobID: String, now: Date) async throws -> StreamingCompletion {
+        let sql = self.sql
+        let outcome = try await sql.database.write { db -> StreamingCompletion in
+            guard let transfer = try await db.one("SELECT id, sender_user FROM transfers WHERE upload_id = \(upload)\(SQL.forUpdate)") else {
+                return .noTransfer
+            }
+            let id: String = try transfer.get("id")
+            let waiting = try await db.value("""
+                SELECT COUNT(*) FROM outbox WHERE transfer_id = \(id) AND status IN \(StoreRows.waiting)
+                """, as: Int.self) ?? 0
+            let blob = try await StoreRows.consumeUpload(db, id: upload, user: try transfer.get("sender_user"), blobID: blobID,
+                                                         refs: waiting, now: now)
+            if waiting == 0 { try await db.run("DELETE FROM blobs WHERE id = \(blobID)") }
+            try await db.run("""
+                UPDATE transfers SET blob_id = \(waiting == 0 ? "" : blob.id), size = \(blob.size), sha256 = \(blob.sha256),
+                upload_id = NULL WHERE id = \(id)
+                """)
+            return waiting == 0 ? .unwanted : .blob(blob)
+        }
+        await sql.notify([StoreRows.uploadChannel(upload)])
+        return outcome
+    }
+
+    public func streamState(transfer id: String, device: String) async throws -> StreamState {
+        try await sql.database.read { db in
+            guard let row = try await db.one("""
+                SELECT t.blob_id, t.size, t.sha256, t.upload_id, u."offset" FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                LEFT JOIN uploads u ON u.id = t.upload_id
+                WHERE o.transfer_id = \(id) AND o.device_id = \(device) AND o.status IN \(StoreRows.waiting)
+                """) else { return .gone }
+            guard try row.get("upload_id", as: String?.self) != nil else {
+                return .finished(BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256")))
+            }
+            // The upload was removed (its sender terminated it, or it expired) before it ended.
+            guard let offset = try row.get("offset", as: Int64?.self) else { return .gone }
+            return .uploading(offset: offset)
         }
     }
 
@@ -152,9 +249,13 @@ extension SQLRelayStore {
     }
 
     public func cancelTransfer(id: String, sender: String, now: Date) async throws -> [String] {
-        try await sql.database.write { db in
-            guard let blob = try await db.value("SELECT blob_id FROM transfers WHERE id = \(id) AND sender_device = \(sender)",
-                                                as: String.self) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+        let sql = self.sql
+        // A transfer still uploading has no blob yet ('', which no row has): its copies hold
+        // no reference, and its readers are told it went.
+        let (released, upload) = try await sql.database.write { db -> ([String], String?) in
+            guard let row = try await db.one("SELECT blob_id, upload_id FROM transfers WHERE id = \(id) AND sender_device = \(sender)")
+            else { throw StoreError.notFound("no transfer \"\(id)\"") }
+            let blob: String = try row.get("blob_id")
             try await StoreRows.lockBlobs(db, [blob])
             let waiting = try await db.all("""
                 UPDATE outbox SET status = 'cancelled', updated = \(now)
@@ -165,7 +266,9 @@ extension SQLRelayStore {
                 if try await StoreRows.release(db, blob: blob) { released.append(blob) }
             }
             try await StoreRows.audit(db, org: nil, actor: sender, action: "transfer.cancel", subject: id, now: now)
-            return released
+            return (released, try row.get("upload_id", as: String?.self))
         }
+        if let upload { await sql.notify([StoreRows.uploadChannel(upload)]) }
+        return released
     }
 }

@@ -39,6 +39,16 @@ extension StoreRows {
         _ = try await db.one("SELECT 1 FROM users WHERE id = \(user)\(SQL.forUpdate)")
     }
 
+    /// Uploads removed before they ended (terminated, expired): the waiting copies of the
+    /// streaming transfers made of them stop waiting (they hold no blob reference yet).
+    static func abandonStreaming(_ db: any SQLConnection, uploads: [String], status: TransferStatus) async throws {
+        guard !uploads.isEmpty else { return }
+        try await db.run("""
+            UPDATE outbox SET status = \(status.rawValue), updated = \(Date())
+            WHERE status IN \(waiting) AND transfer_id IN (SELECT id FROM transfers WHERE upload_id IN \(list: uploads))
+            """)
+    }
+
     static func upload(_ row: SQLRow) throws -> UploadRecord {
         UploadRecord(id: try row.get("id"), userID: try row.get("user_id"), deviceID: try row.get("device_id"),
                      length: try row.get("length"), offset: try row.get("offset"), metadata: try row.get("metadata"),
@@ -82,6 +92,8 @@ extension SQLRelayStore {
         try await sql.database.write { db in
             try await db.run("UPDATE uploads SET \"offset\" = \(offset), sha256 = \(sha256) WHERE id = \(id)")
         }
+        // The readers of its streaming transfer, on every instance, read on.
+        await sql.notify([StoreRows.uploadChannel(id)])
     }
 
     public func setUploadLength(id: String, length: Int64, quota: Int64) async throws {
@@ -134,13 +146,20 @@ extension SQLRelayStore {
             guard try await db.one("DELETE FROM uploads WHERE id = \(id) AND user_id = \(user) RETURNING id") != nil else {
                 throw StoreError.notFound("no upload \"\(id)\"")
             }
+            try await StoreRows.abandonStreaming(db, uploads: [id], status: .cancelled)
         }
+        // A streaming transfer's readers learn that it was abandoned.
+        await sql.notify([StoreRows.uploadChannel(id)])
     }
 
     public func removeExpiredUploads(now: Date) async throws -> [String] {
-        try await sql.database.write { db in
-            try await db.values("DELETE FROM uploads WHERE expires <= \(now) RETURNING id", as: String.self)
+        let removed = try await sql.database.write { db in
+            let removed = try await db.values("DELETE FROM uploads WHERE expires <= \(now) RETURNING id", as: String.self)
+            try await StoreRows.abandonStreaming(db, uploads: removed, status: .expired)
+            return removed
         }
+        await sql.notify(removed.map(StoreRows.uploadChannel))
+        return removed
     }
 
     public func uploadIDs() async throws -> Set<String> {

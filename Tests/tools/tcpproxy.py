@@ -1,0 +1,24 @@
+"""What the test proxies of Tests/tools share: listen on 127.0.0.1 (port 0), print the
+port, and for each client connect to 127.0.0.1:TARGET and run `start(client, upstream)`
+(which starts the threads that pump the bytes); serve until killed."""
+import socket
+
+
+def close(*sockets):
+    for s in sockets:
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def serve(target, start):
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    print(listener.getsockname()[1], flush=True)
+    while True:
+        client, _ = listener.accept()
+        upstream = socket.create_connection(("127.0.0.1", target))
+        start(client, upstream)
