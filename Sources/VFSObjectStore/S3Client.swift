@@ -204,17 +204,57 @@ public struct S3Client: Sendable {
         return etag
     }
 
+    /// Copies the object `source` of the bucket to `key`, inside the store (no byte passes
+    /// through the relay): one CopyObject up to S3's 5 GiB limit, else a multipart upload
+    /// of parts copied by range (UploadPartCopy), aborted if anything fails.
+    public func copy(_ source: String, to key: String, size: Int64, partSize: Int64 = 1 << 30) async throws {
+        let from = [("x-amz-copy-source", SignatureV4.escapedPath("/\(bucket)/\(source)"))]
+        guard size > Self.largestCopy else {
+            try Self.checkAnswer(try await text(send(.PUT, key: key, headers: from)), key: key)
+            return
+        }
+        let uploadID = try await createMultipartUpload(key)
+        do {
+            var parts: [(number: Int, etag: String)] = []
+            var start: Int64 = 0
+            while start < size {
+                let end = min(size, start + partSize)
+                let number = parts.count + 1
+                let text = try await text(send(.PUT, key: key, query: [("partNumber", "\(number)"), ("uploadId", uploadID)],
+                                               headers: from + [("x-amz-copy-source-range", "bytes=\(start)-\(end - 1)")]))
+                try Self.checkAnswer(text, key: key)
+                guard let etag = XMLText.values("ETag", in: text).first, !etag.isEmpty else {
+                    throw S3Error.invalidResponse("no ETag for copied part \(number) of \"\(key)\"")
+                }
+                parts.append((number, etag))
+                start = end
+            }
+            try await completeMultipartUpload(key, uploadID: uploadID, parts: parts)
+        } catch {
+            try? await abortMultipartUpload(key, uploadID: uploadID)
+            throw error
+        }
+    }
+
+    /// The largest object one CopyObject copies (S3's limit).
+    public static let largestCopy: Int64 = 5 << 30
+
+    /// A copy or a completion may answer 200 and still fail, with an <Error> document in the body.
+    static func checkAnswer(_ text: String, key: String) throws {
+        if text.contains("<Error>") {
+            throw S3Error.status(200, code: XMLText.values("Code", in: text).first ?? "", message: XMLText.values("Message", in: text).first ?? "",
+                                 key: key)
+        }
+    }
+
     /// Joins the parts into the object `key`.
     public func completeMultipartUpload(_ key: String, uploadID: String, parts: [(number: Int, etag: String)]) async throws {
         let document = "<CompleteMultipartUpload>" + parts.map {
             "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escaped($0.etag))</ETag></Part>"
         }.joined() + "</CompleteMultipartUpload>"
-        let text = try await text(send(.POST, key: key, query: [("uploadId", uploadID)], body: ByteBuffer(string: document)))
         // S3 may answer 200 and still fail, with an <Error> document in the body.
-        if text.contains("<Error>") {
-            throw S3Error.status(200, code: XMLText.values("Code", in: text).first ?? "", message: XMLText.values("Message", in: text).first ?? "",
+        try Self.checkAnswer(try await text(send(.POST, key: key, query: [("uploadId", uploadID)], body: ByteBuffer(string: document))),
                                  key: key)
-        }
     }
 
     /// Throws the upload's parts away; one already gone is no error.

@@ -141,6 +141,18 @@ enum PostgresMigrations {
             "ALTER TABLE devices ADD COLUMN signing_key TEXT",
         ]),
         ("v6-upload-reserved", ["ALTER TABLE uploads ADD COLUMN reserved BIGINT"]),
+        // Issue 30: an upload in an S3 bucket is a multipart upload (its id), its parts
+        // (number, ETag, where each begins and its size) and, once whole, assembled.
+        ("v7-upload-parts", [
+            "ALTER TABLE uploads ADD COLUMN multipart TEXT",
+            "ALTER TABLE uploads ADD COLUMN assembled BIGINT",
+            """
+            CREATE TABLE upload_parts(
+              upload_id TEXT NOT NULL REFERENCES uploads(id) ON DELETE CASCADE, number BIGINT NOT NULL,
+              etag TEXT NOT NULL, start_offset BIGINT NOT NULL, size BIGINT NOT NULL,
+              PRIMARY KEY(upload_id, number))
+            """,
+        ]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.
