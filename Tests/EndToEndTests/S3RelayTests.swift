@@ -215,6 +215,41 @@ struct S3RelayTests {
         }
     }
 
+    @Test("serve checks the bucket before it listens: unreachable 69, a refused key 77, no such bucket 66, each one line with a hint; a good one serves")
+    func serveChecksTheBucket() throws {
+        let data = scratch.path("checked")
+        #expect(try Tools.run("vfs-relay", ["init", "--data", data]).status == 0)
+        // A bounded run: a serve that passed the check would listen until killed.
+        func serve(_ location: String, secret: String = gateway.secretKey) throws -> Run {
+            try Tools.run("timeout", ["60", Tools.binDir.appendingPathComponent("vfs-relay").path, "serve", "--listen", "127.0.0.1:0",
+                                      "--data", data, "--blobs", location],
+                          environment: ["AWS_ACCESS_KEY_ID": gateway.accessKey, "AWS_SECRET_ACCESS_KEY": secret], removing: ["AWS_SESSION_TOKEN"])
+        }
+        let closed = try freeLoopbackPort()
+        let unreachable = try serve("s3://\(bucket)?endpoint=http://127.0.0.1:\(closed)&region=\(gateway.region)")
+        #expect(unreachable.status == 69, "\(unreachable.stderr)")
+        #expect(unreachable.stderr.hasPrefix("vfs-relay: error: cannot reach the S3 store s3://\(bucket)/ at http://127.0.0.1:\(closed)"),
+                "\(unreachable.stderr)")
+        #expect(unreachable.stderr.contains("vfs-relay: hint: check endpoint="))
+        #expect(!unreachable.out.contains("listening"))
+        let denied = try serve(blobs, secret: "wrong")
+        #expect(denied.status == 77, "\(denied.stderr)")
+        #expect(denied.stderr.hasPrefix("vfs-relay: error: the S3 store refused the key for s3://\(bucket)/relay/ at \(gateway.endpoint): SignatureDoesNotMatch"),
+                "\(denied.stderr)")
+        #expect(!denied.stderr.contains("wrong"), "the secret is never shown")
+        let absent = try serve("s3://no-such-\(bucket)?endpoint=\(gateway.endpoint)&region=\(gateway.region)")
+        #expect(absent.status == 66, "\(absent.stderr)")
+        #expect(absent.stderr.hasPrefix("vfs-relay: error: no bucket \"no-such-\(bucket)\" in the S3 store at \(gateway.endpoint)"), "\(absent.stderr)")
+        #expect(absent.stderr.contains("vfs-relay: hint: create the bucket first"))
+        for run in [unreachable, denied, absent] {
+            #expect(run.stderr.split(separator: "\n").filter { $0.contains("error:") }.count == 1, "\(run.stderr)")
+        }
+        // The right key and bucket: it listens.
+        let relay = try RelayProcess(data: URL(fileURLWithPath: data), arguments: ["--blobs", blobs, "--s3-credentials", credentials])
+        #expect(relay.isRunning)
+        #expect(relay.stop() == 0)
+    }
+
     @Test("bad --blobs s3:// settings and credentials: one-line errors with their exit status, and no key on argv")
     func refusals() throws {
         let data = scratch.path("data")

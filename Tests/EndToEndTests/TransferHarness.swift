@@ -150,38 +150,8 @@ func jsonArray(_ run: Run) -> [[String: Any]] {
     (try? JSONSerialization.jsonObject(with: run.stdout)) as? [[String: Any]] ?? []
 }
 
-/// A throttled TCP proxy to a local port (Tests/tools/slow-proxy.py), killed on release.
-final class SlowProxy {
-    let process = Process()
-    let port: Int
-
-    init(to target: Int, bytesPerSecond: Int) throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("tools/slow-proxy.py").path
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, String(target), String(bytesPerSecond)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw HarnessError("the slow proxy did not start")
-        }
-        self.port = port
-    }
-
-    deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-}
+/// A throttled TCP proxy to a local port, killed on release.
+typealias SlowProxy = TestProxy
 
 /// Every file under a relay's data folder except the database, its lock and ballast: the stored blobs and uploads.
 func relayStoredFiles(in data: URL) -> [URL] {

@@ -191,6 +191,28 @@ struct S3BlobStoreTests {
         #expect(try gateway.multipartUploads(bucket: bucket).contains("<UploadId>") == false)
     }
 
+    @Test("a store that does not answer: a PATCH is answered 503 unavailable with Retry-After (tus clients try again), not 500; the offset stays")
+    func storeUnreachable() async throws {
+        let closed = try S3BlobLocation.parse("s3://\(bucket)/relay?endpoint=http://127.0.0.1:\(try freeLoopbackPort())&region=\(gateway.region)").get()
+        let fixture = try RelayFixture(objectStore: ObjectStoreSettings(location: closed, credentials: settings.credentials))
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let tus: HTTPFields = [HTTPField.Name("Tus-Resumable")!: "1.0.0"]
+            let created = try await client.request(.post, RelayPaths.uploads, token: laptop.token,
+                                                   headers: tus + [HTTPField.Name("Upload-Length")!: "1000"])
+            #expect(created.status == .created)
+            let location = try #require(created.headers[.location])
+            let patched = try await client.request(.patch, location, token: laptop.token, bytes: Self.content(1000, seed: 1), headers: tus + [
+                HTTPField.Name("Upload-Offset")!: "0", .contentType: "application/offset+octet-stream",
+            ])
+            #expect(patched.status == .serviceUnavailable)
+            #expect(patched.headers[.retryAfter] == "30")
+            #expect(errorCode(patched) == "unavailable")
+            let head = try await client.request(.head, location, token: laptop.token, headers: tus)
+            #expect(head.headers[HTTPField.Name("Upload-Offset")!] == "0")
+        }
+    }
+
     @Test("rewrite: a new header in front of the payload after the old one, as a new object; size and SHA-256 of what was stored")
     func rewrite() async throws {
         let store = try store()

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """A TCP proxy on 127.0.0.1 that forwards to 127.0.0.1:TARGET at RATE bytes per second
-each way, so a test can interrupt a transfer halfway. Prints its port, then serves until
-killed. Usage: slow-proxy.py TARGET_PORT RATE"""
+each way (0: as fast as it comes), so a test can interrupt a transfer halfway; with
+DROPS, the first DROPS connections are closed unanswered (reset) as soon as their request
+starts arriving, and COUNT_FILE holds how many connections it accepted. Prints its port,
+then serves until killed. Usage: slow-proxy.py TARGET_PORT RATE [DROPS COUNT_FILE]"""
+import os
 import socket
 import sys
 import threading
@@ -15,7 +18,8 @@ def pump(src, dst, rate):
             if not data:
                 break
             dst.sendall(data)
-            time.sleep(len(data) / rate)
+            if rate > 0:
+                time.sleep(len(data) / rate)
     except OSError:
         pass
     finally:
@@ -28,13 +32,29 @@ def pump(src, dst, rate):
 
 def main():
     target, rate = int(sys.argv[1]), float(sys.argv[2])
+    drops, count_file = (int(sys.argv[3]), sys.argv[4]) if len(sys.argv) > 4 else (0, None)
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
     print(listener.getsockname()[1], flush=True)
+    accepted = 0
     while True:
         client, _ = listener.accept()
+        accepted += 1
+        if count_file:
+            with open(count_file + ".tmp", "w") as f:
+                f.write(str(accepted))
+            os.replace(count_file + ".tmp", count_file)
+        if accepted <= drops:
+            try:
+                client.recv(1)
+            except OSError:
+                pass
+            # Linger 0: the close resets the connection.
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            client.close()
+            continue
         upstream = socket.create_connection(("127.0.0.1", target))
         threading.Thread(target=pump, args=(client, upstream, rate), daemon=True).start()
         threading.Thread(target=pump, args=(upstream, client, rate), daemon=True).start()

@@ -58,6 +58,9 @@ public enum BlobStoreError: Error {
     case noSpace
     case missing(String)
     case io(String)
+    /// The store did not answer, dropped the connection, failed (5xx) or throttled the
+    /// request: worth trying again later.
+    case unavailable(String)
 }
 
 /// The blob store in the data folder: `uploads/ID` and `blobs/ID`.

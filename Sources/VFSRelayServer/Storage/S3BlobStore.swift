@@ -53,8 +53,36 @@ extension BlobStoreError: CustomStringConvertible {
         case .tooLong: "the upload is longer than allowed"
         case .noSpace: "no space left on the blob store's disk"
         case .missing(let id): "no blob or upload \"\(id)\""
-        case .io(let message): message
+        case .io(let message), .unavailable(let message): message
         }
+    }
+}
+
+/// Why the bucket of `--blobs s3://…` cannot be used, found before the relay serves.
+public struct ObjectStoreUnusable: Error, CustomStringConvertible {
+    public enum Reason: Sendable, Equatable {
+        /// No answer (refused, timed out) or the store failing (5xx).
+        case unreachable
+        /// The key is unknown, its signature wrong, or it may not list the bucket.
+        case denied
+        case noSuchBucket
+    }
+    public let reason: Reason
+    public let description: String
+
+    /// What a first request to the bucket answered, sorted into the reasons.
+    static func sorting(_ error: any Error, _ location: S3BlobLocation) -> ObjectStoreUnusable {
+        let store = "\(location.description) at \(location.endpoint.absoluteString)"
+        guard let answer = error as? S3Error, let status = answer.httpStatus else {
+            return ObjectStoreUnusable(reason: .unreachable, description: "cannot reach the S3 store \(store): \(error)")
+        }
+        if status == 404 || answer.code == "NoSuchBucket" {
+            return ObjectStoreUnusable(reason: .noSuchBucket, description: "no bucket \"\(location.bucket)\" in the S3 store at \(location.endpoint.absoluteString)")
+        }
+        if status == 401 || status == 403 {
+            return ObjectStoreUnusable(reason: .denied, description: "the S3 store refused the key for \(store): \(answer.code.isEmpty ? "\(status)" : answer.code)")
+        }
+        return ObjectStoreUnusable(reason: .unreachable, description: "the S3 store \(store) failed: \(answer)")
     }
 }
 
@@ -145,8 +173,22 @@ public struct S3BlobStore: BlobStore {
             throw error
         } catch is CancellationError {
             throw CancellationError()
-        } catch {
+        } catch let error as S3Error where (error.httpStatus ?? 500) < 500 && error.code != "SlowDown" {
             throw BlobStoreError.io("\(what) in \(location.description): \(error)")
+        } catch {
+            // No answer, or the store failing or throttling (S3Client already tried again).
+            throw BlobStoreError.unavailable("\(what) in \(location.description): \(error)")
+        }
+    }
+
+    /// Checks, with one listing, that the bucket is there and the key may use it.
+    public static func checkAccess(_ settings: ObjectStoreSettings) async throws {
+        let location = settings.location
+        do {
+            try await S3Client(endpoint: location.endpoint, bucket: location.bucket, region: location.region, credentials: settings.credentials)
+                .checkAccess()
+        } catch {
+            throw ObjectStoreUnusable.sorting(error, location)
         }
     }
 
