@@ -64,6 +64,9 @@ public struct S3Client: Sendable {
     let http: HTTPClient
     /// The longest a request that is not a download may take.
     public var timeout: TimeAmount = .seconds(300)
+    /// How many times an idempotent request (GET, HEAD, PUT, DELETE) is sent before its
+    /// failure counts: a dropped connection or a 5xx answer is tried again, after 0.2 s, then 0.4 s.
+    public var attempts = 3
 
     /// `endpoint` is scheme, host and port (http://127.0.0.1:7480, https://s3.eu-west-1.amazonaws.com).
     public init(endpoint: URL, bucket: String, region: String, credentials: S3Credentials, http: HTTPClient = .shared) {
@@ -90,24 +93,56 @@ public struct S3Client: Sendable {
             hash.update(bufferPointer: bytes)
             return SignatureV4.hex(hash.finalize())
         } } ?? SignatureV4.emptyPayloadHash
-        let signed = signer.sign(method: method.rawValue, path: path, query: query, headers: [("Host", hostHeader)] + headers,
-                                 payloadHash: payload, date: Date())
         let queryText = query.map { "\(SignatureV4.escapedQuery($0.0))=\(SignatureV4.escapedQuery($0.1))" }.joined(separator: "&")
         var base = endpoint.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        var request = HTTPClientRequest(url: base + SignatureV4.escapedPath(path) + (queryText.isEmpty ? "" : "?\(queryText)"))
-        request.method = method
-        for header in signed.headers { request.headers.add(name: header.name, value: header.value) }
-        if let body {
-            request.body = .bytes(body)
+        let url = base + SignatureV4.escapedPath(path) + (queryText.isEmpty ? "" : "?\(queryText)")
+        // Signed anew for each attempt (the signature holds the time).
+        func request() -> HTTPClientRequest {
+            let signed = signer.sign(method: method.rawValue, path: path, query: query, headers: [("Host", hostHeader)] + headers,
+                                     payloadHash: payload, date: Date())
+            var request = HTTPClientRequest(url: url)
+            request.method = method
+            for header in signed.headers { request.headers.add(name: header.name, value: header.value) }
+            if let body { request.body = .bytes(body) }
+            return request
         }
-        let response = try await http.execute(request, timeout: deadline ?? timeout)
+        var attempt = 0
+        var response: HTTPClientResponse
+        while true {
+            attempt += 1
+            do {
+                response = try await http.execute(request(), timeout: deadline ?? timeout)
+                // A store failing or throttling (500, 503 SlowDown…) answers an idempotent request again later.
+                guard Self.idempotent.contains(method), attempt < attempts, response.status.code >= 500 else { break }
+                _ = try? await response.body.collect(upTo: 64 << 10)
+            } catch let error where Self.idempotent.contains(method) && attempt < attempts && Self.worthRetrying(error) {
+                // A dropped or refused connection: the same request once more, on a new one.
+            }
+            try await Task.sleep(for: .milliseconds(100 << attempt))
+        }
         guard expect.contains(Int(response.status.code)) else {
             let text = (try? await response.body.collect(upTo: 64 << 10)).map { String(buffer: $0) } ?? ""
             throw S3Error.status(Int(response.status.code), code: XMLText.values("Code", in: text).first ?? "",
                                  message: XMLText.values("Message", in: text).first ?? "", key: path)
         }
         return response
+    }
+
+    /// Methods whose request may be sent again without changing what it does (a PUT of a
+    /// part or an object writes the same bytes again); a POST (create, complete) is sent once.
+    static let idempotent: [HTTPMethod] = [.GET, .HEAD, .PUT, .DELETE]
+
+    /// Whether a failed request is worth sending again: not one cancelled, or one that
+    /// already took its whole deadline.
+    /// AsyncHTTPClient itself tries to connect again until its connect timeout, so a
+    /// connection it could not make is not tried again here: what is, is one that was made
+    /// and then dropped (closed or reset before the answer).
+    static func worthRetrying(_ error: any Error) -> Bool {
+        if error is CancellationError { return false }
+        if let error = error as? HTTPClientError, [.deadlineExceeded, .cancelled, .connectTimeout].contains(error) { return false }
+        if let error = error as? IOError, [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT].contains(error.errnoCode) { return false }
+        return true
     }
 
     /// The body of a small answer (a listing, an upload id).
@@ -185,6 +220,12 @@ public struct S3Client: Sendable {
         return objects
     }
 
+    /// Lists at most one object of the bucket: whether the bucket is there and the key may
+    /// read it, asked once within `deadline`.
+    public func checkAccess(deadline: TimeAmount = .seconds(10)) async throws {
+        _ = try await text(send(.GET, key: nil, query: [("list-type", "2"), ("max-keys", "1")], deadline: deadline))
+    }
+
     /// Starts a multipart upload of `key`; returns its upload id.
     public func createMultipartUpload(_ key: String) async throws -> String {
         let text = try await text(send(.POST, key: key, query: [("uploads", "")]))
@@ -204,17 +245,57 @@ public struct S3Client: Sendable {
         return etag
     }
 
+    /// Copies the object `source` of the bucket to `key`, inside the store (no byte passes
+    /// through the relay): one CopyObject up to S3's 5 GiB limit, else a multipart upload
+    /// of parts copied by range (UploadPartCopy), aborted if anything fails.
+    public func copy(_ source: String, to key: String, size: Int64, partSize: Int64 = 1 << 30) async throws {
+        let from = [("x-amz-copy-source", SignatureV4.escapedPath("/\(bucket)/\(source)"))]
+        guard size > Self.largestCopy else {
+            try Self.checkAnswer(try await text(send(.PUT, key: key, headers: from)), key: key)
+            return
+        }
+        let uploadID = try await createMultipartUpload(key)
+        do {
+            var parts: [(number: Int, etag: String)] = []
+            var start: Int64 = 0
+            while start < size {
+                let end = min(size, start + partSize)
+                let number = parts.count + 1
+                let text = try await text(send(.PUT, key: key, query: [("partNumber", "\(number)"), ("uploadId", uploadID)],
+                                               headers: from + [("x-amz-copy-source-range", "bytes=\(start)-\(end - 1)")]))
+                try Self.checkAnswer(text, key: key)
+                guard let etag = XMLText.values("ETag", in: text).first, !etag.isEmpty else {
+                    throw S3Error.invalidResponse("no ETag for copied part \(number) of \"\(key)\"")
+                }
+                parts.append((number, etag))
+                start = end
+            }
+            try await completeMultipartUpload(key, uploadID: uploadID, parts: parts)
+        } catch {
+            try? await abortMultipartUpload(key, uploadID: uploadID)
+            throw error
+        }
+    }
+
+    /// The largest object one CopyObject copies (S3's limit).
+    public static let largestCopy: Int64 = 5 << 30
+
+    /// A copy or a completion may answer 200 and still fail, with an <Error> document in the body.
+    static func checkAnswer(_ text: String, key: String) throws {
+        if text.contains("<Error>") {
+            throw S3Error.status(200, code: XMLText.values("Code", in: text).first ?? "", message: XMLText.values("Message", in: text).first ?? "",
+                                 key: key)
+        }
+    }
+
     /// Joins the parts into the object `key`.
     public func completeMultipartUpload(_ key: String, uploadID: String, parts: [(number: Int, etag: String)]) async throws {
         let document = "<CompleteMultipartUpload>" + parts.map {
             "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escaped($0.etag))</ETag></Part>"
         }.joined() + "</CompleteMultipartUpload>"
-        let text = try await text(send(.POST, key: key, query: [("uploadId", uploadID)], body: ByteBuffer(string: document)))
         // S3 may answer 200 and still fail, with an <Error> document in the body.
-        if text.contains("<Error>") {
-            throw S3Error.status(200, code: XMLText.values("Code", in: text).first ?? "", message: XMLText.values("Message", in: text).first ?? "",
+        try Self.checkAnswer(try await text(send(.POST, key: key, query: [("uploadId", uploadID)], body: ByteBuffer(string: document))),
                                  key: key)
-        }
     }
 
     /// Throws the upload's parts away; one already gone is no error.

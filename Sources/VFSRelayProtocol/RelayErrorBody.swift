@@ -20,6 +20,9 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     /// The user holds as many cloud files and folders as the relay allows (507): delete
     /// some first; waiting does not help.
     case tooManyEntries = "too_many_entries"
+    /// The relay's blob store (an S3 bucket) does not answer now, or throttles it (503,
+    /// with Retry-After): try again; uploads resume.
+    case unavailable
     case internalError = "internal"
 }
 

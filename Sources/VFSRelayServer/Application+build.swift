@@ -45,19 +45,26 @@ public func openStore(_ configuration: RelayConfiguration) throws -> (SQLiteRela
 /// under `blobFolder` or the data folder.
 public func openRelayStore(_ configuration: RelayConfiguration, migrate: Bool = true,
                            logger: Logger = Logger(label: "vfs-relay")) async throws -> (any RelayStore, any BlobStore) {
-    func blobStore(_ files: FileBlobStore) -> any BlobStore { configuration.objectStore.map { S3BlobStore($0, staging: files) } ?? files }
     guard let database = configuration.database else {
         let (store, blobs) = try openStore(configuration)
-        return (store, blobStore(blobs))
+        return (store, configuration.objectStore.map { S3BlobStore($0, records: store) } ?? blobs)
+    }
+    func postgres() async throws -> PostgresRelayStore {
+        do {
+            return try await PostgresRelayStore(location: database, migrate: migrate, logger: logger)
+        } catch {
+            throw DatabaseUnavailable(message: PostgresRelayStore.describe(error))
+        }
+    }
+    // Blobs in a bucket keep uploads in progress in the database: nothing on the disk.
+    if let settings = configuration.objectStore {
+        let store = try await postgres()
+        return (store, S3BlobStore(settings, records: store))
     }
     let folder = configuration.blobFolder ?? configuration.dataFolder
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let blobs = blobStore(try FileBlobStore(root: folder))
-    do {
-        return (try await PostgresRelayStore(location: database, migrate: migrate, logger: logger), blobs)
-    } catch {
-        throw DatabaseUnavailable(message: PostgresRelayStore.describe(error))
-    }
+    let files = try FileBlobStore(root: folder)
+    return (try await postgres(), files)
 }
 
 /// The database could not be reached or refused us; `message` says why in one line.

@@ -51,6 +51,9 @@ public struct RelayError: Error, Sendable {
                          "you hold \(count) cloud files and folders, the most a user may; delete some to make room")
         case BlobStoreError.noSpace:
             self = .diskFull
+        case BlobStoreError.unavailable:
+            self = .init(.serviceUnavailable, .unavailable, "the relay's blob store does not answer now; try again (an upload resumes)",
+                         headers: [.retryAfter: "30"])
         case let error as DatabaseError where error.resultCode == .SQLITE_FULL:
             self = .diskFull
         case is NIOTooManyBytesError:

@@ -16,7 +16,7 @@ struct Serve: AsyncParsableCommand {
         With --database postgres://…, several relays share one PostgreSQL database and one \
         --blobs folder (NFS, CephFS: every instance mounts it) behind a load balancer; serve \
         migrates the schema at start under an advisory lock, and GET /v1/health answers 503 \
-        when the database does not.
+        when the database does not. With --blobs s3://…, serve first lists the bucket once         and exits 69 when the S3 store does not answer, 77 when it refuses the key, 66 when         there is no such bucket.
         """)
 
     @OptionGroup var data: DataOptions
@@ -132,6 +132,25 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// The bucket of `--blobs s3://…` answers and the key may use it, or one line saying
+    /// which of the three it is (69 unreachable, 77 refused, 66 no such bucket), before
+    /// anything listens: not a 500 on the first upload.
+    static func checkBucket(_ settings: ObjectStoreSettings) async throws {
+        do {
+            try await S3BlobStore.checkAccess(settings)
+        } catch let error as ObjectStoreUnusable {
+            switch error.reason {
+            case .unreachable:
+                throw ToolError("\(error)", exit: .unavailable, hints: ["check endpoint= in --blobs, and that the S3 service runs there"])
+            case .denied:
+                throw ToolError("\(error)", exit: .permissionDenied,
+                                hints: ["check the key ($AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY, or --s3-credentials) and that it may list and write the bucket"])
+            case .noSuchBucket:
+                throw ToolError("\(error)", exit: .noInput, hints: ["create the bucket first, or check its name in --blobs s3://BUCKET"])
+            }
+        }
+    }
+
     func run() async throws {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
               (0...65535).contains(port), colon != listen.startIndex else {
@@ -194,6 +213,7 @@ struct Serve: AsyncParsableCommand {
         }
         let folderLock = configuration.database == nil ? try Self.lockDataFolder(configuration.dataFolder) : nil
         defer { folderLock?.unlock() }
+        if let settings = configuration.objectStore { try await Self.checkBucket(settings) }
         let relay: RelayServer
         do {
             let shown = host.contains(":") ? "[\(host)]" : host

@@ -150,45 +150,8 @@ func jsonArray(_ run: Run) -> [[String: Any]] {
     (try? JSONSerialization.jsonObject(with: run.stdout)) as? [[String: Any]] ?? []
 }
 
-/// A TCP proxy of Tests/tools (a Python script that prints its port), killed on release.
-class ToolProxy {
-    let process = Process()
-    let port: Int
-
-    init(tool: String, arguments: [String]) throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("tools/\(tool)").path
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw HarnessError("\(tool) did not start")
-        }
-        self.port = port
-    }
-
-    deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-}
-
-/// A throttled TCP proxy to a local port (Tests/tools/slow-proxy.py).
-final class SlowProxy: ToolProxy {
-    init(to target: Int, bytesPerSecond: Int) throws {
-        try super.init(tool: "slow-proxy.py", arguments: [String(target), String(bytesPerSecond)])
-    }
-}
+/// A throttled TCP proxy to a local port, killed on release.
+typealias SlowProxy = TestProxy
 
 /// A proxy to a local port that holds uploads (Tests/tools/gate-proxy.py): PATCH bodies
 /// pass only up to the gate's count of bytes, every other request at once.

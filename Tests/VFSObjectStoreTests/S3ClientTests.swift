@@ -3,6 +3,9 @@ import NIOCore
 import Testing
 import VFSObjectStore
 import VFSTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The S3 client against Ceph's RADOS Gateway (one per test process, a bucket per test).
 @Suite("S3 client on RADOS Gateway")
@@ -114,5 +117,36 @@ struct S3ClientTests {
         #expect(refused?.httpStatus == 403)
         #expect(refused?.code == "SignatureDoesNotMatch")
         #expect(try gateway.objectKeys(bucket: client.bucket).isEmpty)
+    }
+
+    @Test("a dropped connection: an idempotent request (PUT, GET, HEAD) is sent again and succeeds; a POST is sent once; a store that keeps dropping fails after 3 attempts")
+    func retriesAfterADroppedConnection() async throws {
+        let bucket = client.bucket
+        let target = try #require(URL(string: gateway.endpoint)?.port)
+        func through(_ proxy: TestProxy) -> S3Client {
+            S3Client(endpoint: URL(string: "http://127.0.0.1:\(proxy.port)")!, bucket: bucket, region: gateway.region,
+                     credentials: S3Credentials(accessKeyID: gateway.accessKey, secretAccessKey: gateway.secretKey))
+        }
+        let data = Self.content(1 << 20, seed: 4)
+        // Each first connection dropped: the request goes again, on a second connection.
+        let putProxy = try TestProxy(to: target, drops: 1)
+        try await through(putProxy).put("retried", ByteBuffer(bytes: data))
+        #expect(putProxy.accepted == 2)
+        let getProxy = try TestProxy(to: target, drops: 1)
+        var bytes: [UInt8] = []
+        try await through(getProxy).get("retried") { bytes += $0.readableBytesView }
+        #expect(bytes == data)
+        #expect(getProxy.accepted == 2)
+        let headProxy = try TestProxy(to: target, drops: 1)
+        #expect(try await through(headProxy).size("retried") == Int64(data.count))
+        #expect(headProxy.accepted == 2)
+        // Not a POST: a multipart upload created twice would leave one behind.
+        let postProxy = try TestProxy(to: target, drops: 1)
+        await #expect(throws: (any Error).self) { _ = try await through(postProxy).createMultipartUpload("once") }
+        #expect(postProxy.accepted == 1)
+        // Bounded: a store that drops every connection fails the request after 3 attempts.
+        let deadProxy = try TestProxy(to: target, drops: 1000)
+        await #expect(throws: (any Error).self) { _ = try await through(deadProxy).size("retried") }
+        #expect(deadProxy.accepted == 3)
     }
 }

@@ -14,7 +14,7 @@ final class RelayFixture: @unchecked Sendable {
     var configuration: RelayConfiguration
     let store: SQLiteRelayStore
     let blobs: FileBlobStore
-    /// What the router serves blobs from: `blobs`, or an S3 bucket staging uploads in `blobs`.
+    /// What the router serves blobs from: `blobs`, or an S3 bucket (uploads in progress recorded in `store`).
     let served: any BlobStore
     let hub = EventHub()
 
@@ -25,7 +25,7 @@ final class RelayFixture: @unchecked Sendable {
         self.configuration = configuration
         let (store, files) = try openStore(configuration)
         (self.store, blobs) = (store, files)
-        served = objectStore.map { S3BlobStore($0, staging: files) } ?? files
+        served = objectStore.map { S3BlobStore($0, records: store) } ?? files
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }

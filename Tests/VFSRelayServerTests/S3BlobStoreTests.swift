@@ -14,6 +14,8 @@ struct S3BlobStoreTests {
     let bucket: String
     let settings: ObjectStoreSettings
     let folder: TestFolder
+    /// Where the stores record uploads in progress (a relay's SQLite database).
+    let records: SQLiteRelayStore
 
     init() throws {
         gateway = try RGWFixture.start()
@@ -21,12 +23,35 @@ struct S3BlobStoreTests {
         let location = try S3BlobLocation.parse("s3://\(bucket)/relay/one?endpoint=\(gateway.endpoint)&region=\(gateway.region)").get()
         settings = ObjectStoreSettings(location: location, credentials: S3Credentials(accessKeyID: gateway.accessKey, secretAccessKey: gateway.secretKey))
         folder = try TestFolder("s3blobs")
+        records = try openStore(RelayConfiguration(dataFolder: folder.url)).0
     }
 
+    /// A store on the bucket; two made here are two relays on one database and bucket.
     func store(partSize: Int = 5 << 20) throws -> S3BlobStore {
-        var store = S3BlobStore(settings, staging: try FileBlobStore(root: folder.url))
+        var store = S3BlobStore(settings, records: records)
         store.partSize = partSize
+        store.uploadPartSize = 5 << 20
         return store
+    }
+
+    /// The row of upload `id` (of a user made on first use), as the relay makes it before the blob store sees the upload.
+    func uploadRow(_ id: String, length: Int64?) async throws {
+        if try await records.users().isEmpty {
+            try await records.createOrganisation(name: "acme", now: Date())
+            try await records.createUser(email: "alice@acme.example", organisation: "acme", admin: false, now: Date())
+        }
+        let user = try #require(try await records.users().first).id
+        try await records.createUpload(UploadRecord(id: id, userID: user, deviceID: "d", length: length, offset: 0, metadata: "",
+                                                    created: Date(), expires: Date().addingTimeInterval(3600)),
+                                       limits: UploadLimits(quota: .max, openUploads: 100))
+    }
+
+    /// A body of `pieces` in turn, then (with `failure`) an error, as a connection that drops.
+    static func body(_ pieces: [[UInt8]], failure: (any Error)? = nil) -> AsyncThrowingStream<ByteBuffer, any Error> {
+        AsyncThrowingStream { continuation in
+            for piece in pieces { continuation.yield(ByteBuffer(bytes: piece)) }
+            continuation.finish(throwing: failure)
+        }
     }
 
     static func content(_ count: Int, seed: Int) -> [UInt8] {
@@ -35,12 +60,12 @@ struct S3BlobStoreTests {
 
     /// Stages `content` as upload `id` and adopts it as blob `blob`.
     func adopt(_ store: S3BlobStore, _ content: [UInt8], upload id: String, as blob: String) async throws {
+        try await uploadRow(id, length: Int64(content.count))
         try await store.createUpload(id)
-        let body = AsyncStream<ByteBuffer> { continuation in
-            continuation.yield(ByteBuffer(bytes: content))
-            continuation.finish()
+        let end = try await store.append(Self.body([content]), upload: id, offset: 0, limit: Int64(content.count)) { [records] offset in
+            try await records.setUploadOffset(id: id, offset: offset, sha256: nil)
         }
-        #expect(try await store.append(body, upload: id, offset: 0, limit: Int64(content.count)) { _ in } == Int64(content.count))
+        #expect(end == Int64(content.count))
         try await store.adopt(upload: id, as: blob)
         await store.deleteUpload(id)
     }
@@ -82,9 +107,6 @@ struct S3BlobStoreTests {
         #expect(try await read(store, "b3", (5 << 20) - 10..<(10 << 20) + 10) == Array(big[(5 << 20) - 10..<(10 << 20) + 10]))
         #expect(try await read(store, "b1", 999..<1000) == [Self.content(1000, seed: 1)[999]])
         #expect(try await read(store, "b0", 0..<0).isEmpty)
-        // The staged files went with deleteUpload; the data folder holds no blob.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("uploads")).isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("blobs")).isEmpty)
         #expect(try await store.blobs(olderThan: .distantFuture) == ["b0", "b1", "b2", "b3"])
         #expect(try await store.blobs(olderThan: .distantPast).isEmpty)
         let exists = try await store.existenceCheck()
@@ -93,6 +115,102 @@ struct S3BlobStoreTests {
         await store.deleteBlob("b2")
         await store.unadopt(blob: "b1", upload: "u1")
         #expect(try gateway.objectKeys(bucket: bucket) == ["relay/one/blobs/b0", "relay/one/blobs/b3"])
+    }
+
+    struct Dropped: Error {}
+
+    @Test("an upload in progress is a multipart upload recorded in the database: a tail object between PATCHes, full parts uploaded and recorded with the offset, a dropped body keeps what arrived, another relay continues, completion makes one whole object")
+    func multipartUpload() async throws {
+        let relayA = try store(), relayB = try store()
+        let content = Self.content((12 << 20) + 11, seed: 7)
+        let length = Int64(content.count)
+        try await uploadRow("m", length: length)
+        let progress: @Sendable (Int64) async throws -> Void = { [records] in try await records.setUploadOffset(id: "m", offset: $0, sha256: nil) }
+        // A: 3 MiB, less than a part: a tail object only, no multipart upload yet.
+        var offset = try await relayA.append(Self.body([Array(content[..<(3 << 20)])]), upload: "m", offset: 0, limit: length, progress: progress)
+        #expect(offset == 3 << 20)
+        #expect(try await records.upload(id: "m", user: 1).offset == 3 << 20)
+        #expect(try gateway.objectKeys(bucket: bucket) == ["relay/one/uploads/m.tail"])
+        #expect(try await records.multipartState(upload: "m").parts.isEmpty)
+
+        // B goes on from there; the connection drops after 4 MiB more: the first part (A's
+        // tail and B's first 2 MiB) went up and was recorded, the 2 MiB after it are the tail.
+        await #expect(throws: Dropped.self) {
+            _ = try await relayB.append(Self.body([Array(content[(3 << 20)..<(5 << 20)]), Array(content[(5 << 20)..<(7 << 20)])], failure: Dropped()),
+                                        upload: "m", offset: 3 << 20, limit: length, progress: progress)
+        }
+        let state = try await records.multipartState(upload: "m")
+        #expect(state.offset == 7 << 20)
+        #expect(state.parts.map(\.number) == [1] && state.parts.map(\.size) == [5 << 20] && state.multipartID != nil)
+        let open = try gateway.multipartUploads(bucket: bucket)
+        #expect(open.contains("<Key>relay/one/uploads/m</Key>") && open.contains(state.multipartID ?? "?"), "\(open)")
+
+        // A finishes; a byte past the length is refused, and what fits is kept.
+        await #expect(throws: BlobStoreError.self) {
+            _ = try await relayA.append(Self.body([Array(content[(7 << 20)...]) + [0xFF]]), upload: "m", offset: 7 << 20, limit: length,
+                                        progress: progress)
+        }
+        offset = try await records.multipartState(upload: "m").offset
+        #expect(offset == length)
+        #expect(try await relayB.digest(upload: "m", length: length) == sha256Hex(content))
+        // Completed: no multipart upload left open, no tail, one whole object.
+        #expect(try gateway.multipartUploads(bucket: bucket).contains("<UploadId>") == false)
+        #expect(try gateway.objectKeys(bucket: bucket) == ["relay/one/uploads/m"])
+        #expect(try await records.multipartState(upload: "m").assembled)
+        try await relayA.adopt(upload: "m", as: "blob")
+        await relayA.deleteUpload("m")
+        #expect(try gateway.objectKeys(bucket: bucket) == ["relay/one/blobs/blob"])
+        #expect(try await read(relayB, "blob", 0..<length) == content)
+    }
+
+    @Test("abandoned uploads: the sweep aborts the multipart upload of an expired upload and of one no row names, and deletes their tails")
+    func abandonedUploads() async throws {
+        let store = try store()
+        let content = Self.content(6 << 20, seed: 8)
+        for id in ["expired", "orphan"] {
+            try await uploadRow(id, length: 20 << 20)
+            _ = try await store.append(Self.body([content]), upload: id, offset: 0, limit: 20 << 20) { [records] in
+                try await records.setUploadOffset(id: id, offset: $0, sha256: nil)
+            }
+        }
+        // (The gateway's index also names the parts of multipart uploads, as _multipart_… entries.)
+        #expect(try gateway.objectKeys(bucket: bucket, prefix: "relay/") == ["relay/one/uploads/expired.tail", "relay/one/uploads/orphan.tail"])
+        #expect(try gateway.multipartUploads(bucket: bucket).components(separatedBy: "<UploadId>").count == 3)
+        #expect(try await store.uploads(olderThan: .distantFuture) == ["expired", "orphan"])
+        #expect(try await store.uploads(olderThan: .distantPast).isEmpty)
+        // The orphan's row is gone (a database restored from before it, say); the other expires.
+        try await records.deleteUpload(id: "orphan", user: 1)
+        var configuration = RelayConfiguration(dataFolder: folder.url)
+        configuration.orphanGrace = 0
+        let report = try await RelayMaintenance(store: records, blobs: store, configuration: configuration)
+            .sweep(now: Date().addingTimeInterval(7200))
+        #expect(report.expiredUploads == 1)
+        #expect(report.orphanFiles == 1)
+        let left = try gateway.objectKeys(bucket: bucket)
+        #expect(left.isEmpty, "\(left)")
+        #expect(try gateway.multipartUploads(bucket: bucket).contains("<UploadId>") == false)
+    }
+
+    @Test("a store that does not answer: a PATCH is answered 503 unavailable with Retry-After (tus clients try again), not 500; the offset stays")
+    func storeUnreachable() async throws {
+        let closed = try S3BlobLocation.parse("s3://\(bucket)/relay?endpoint=http://127.0.0.1:\(try freeLoopbackPort())&region=\(gateway.region)").get()
+        let fixture = try RelayFixture(objectStore: ObjectStoreSettings(location: closed, credentials: settings.credentials))
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let tus: HTTPFields = [HTTPField.Name("Tus-Resumable")!: "1.0.0"]
+            let created = try await client.request(.post, RelayPaths.uploads, token: laptop.token,
+                                                   headers: tus + [HTTPField.Name("Upload-Length")!: "1000"])
+            #expect(created.status == .created)
+            let location = try #require(created.headers[.location])
+            let patched = try await client.request(.patch, location, token: laptop.token, bytes: Self.content(1000, seed: 1), headers: tus + [
+                HTTPField.Name("Upload-Offset")!: "0", .contentType: "application/offset+octet-stream",
+            ])
+            #expect(patched.status == .serviceUnavailable)
+            #expect(patched.headers[.retryAfter] == "30")
+            #expect(errorCode(patched) == "unavailable")
+            let head = try await client.request(.head, location, token: laptop.token, headers: tus)
+            #expect(head.headers[HTTPField.Name("Upload-Offset")!] == "0")
+        }
     }
 
     @Test("rewrite: a new header in front of the payload after the old one, as a new object; size and SHA-256 of what was stored")

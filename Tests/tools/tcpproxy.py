@@ -1,6 +1,7 @@
 """What the test proxies of Tests/tools share: listen on 127.0.0.1 (port 0), print the
-port, and for each client connect to 127.0.0.1:TARGET and run `start(client, upstream)`
-(which starts the threads that pump the bytes); serve until killed."""
+port, and for each client `admit` lets in (all without one) connect to 127.0.0.1:TARGET
+and run `start(client, upstream)` (which starts the threads that pump the bytes); serve
+until killed."""
 import socket
 
 
@@ -12,7 +13,7 @@ def close(*sockets):
             pass
 
 
-def serve(target, start):
+def serve(target, start, admit=None):
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
@@ -20,5 +21,7 @@ def serve(target, start):
     print(listener.getsockname()[1], flush=True)
     while True:
         client, _ = listener.accept()
+        if admit is not None and not admit(client):
+            continue
         upstream = socket.create_connection(("127.0.0.1", target))
         start(client, upstream)

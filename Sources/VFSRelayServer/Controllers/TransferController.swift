@@ -27,7 +27,9 @@ struct TransferController {
         guard expires > now, expires <= now.addingTimeInterval(configuration.maxTransferLifetime) else {
             throw RelayError.badRequest("expires must be in the future and at most \(Int(configuration.maxTransferLifetime / 86400)) days away")
         }
-        if body.streaming == true, let entry = try await createStreaming(body, sender: identity, expires: expires, now: now) {
+        // With S3 blobs an upload in progress can't be read back: made once it is whole
+        // (the unfinished upload is 409 below, and vfs-push makes it after the upload).
+        if body.streaming == true, services.blobs.readsUploadsInProgress, let entry = try await createStreaming(body, sender: identity, expires: expires, now: now) {
             return try jsonResponse(entry, status: .created)
         }
         let entry = try await services.adoptUpload(body.upload, user: identity.userID) { blobID in

@@ -46,6 +46,13 @@ public protocol BlobStore: Sendable {
     /// recorded, so synced), in chunks: a streaming transfer's content.
     func read(upload: String, range: Range<Int64>, chunk: Int,
               into write: (ByteBuffer) async throws -> Void) async throws
+    /// Whether `read(upload:)` can serve an upload in progress; without it a transfer is
+    /// made only of a whole upload (`"streaming"` is not honoured).
+    var readsUploadsInProgress: Bool { get }
+}
+
+extension BlobStore {
+    public var readsUploadsInProgress: Bool { true }
 }
 
 /// Whether a background sync of an upload is running.
@@ -62,6 +69,9 @@ public enum BlobStoreError: Error {
     case noSpace
     case missing(String)
     case io(String)
+    /// The store did not answer, dropped the connection, failed (5xx) or throttled the
+    /// request: worth trying again later.
+    case unavailable(String)
 }
 
 /// The blob store in the data folder: `uploads/ID` and `blobs/ID`.

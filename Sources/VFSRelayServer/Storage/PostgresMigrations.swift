@@ -147,6 +147,18 @@ enum PostgresMigrations {
             "ALTER TABLE transfers ADD COLUMN upload_id TEXT",
             "CREATE INDEX transfers_upload ON transfers(upload_id)",
         ]),
+        // Issue 30: an upload in an S3 bucket is a multipart upload (its id), its parts
+        // (number, ETag, where each begins and its size) and, once whole, assembled.
+        ("v9-upload-parts", [
+            "ALTER TABLE uploads ADD COLUMN multipart TEXT",
+            "ALTER TABLE uploads ADD COLUMN assembled BIGINT",
+            """
+            CREATE TABLE upload_parts(
+              upload_id TEXT NOT NULL REFERENCES uploads(id) ON DELETE CASCADE, number BIGINT NOT NULL,
+              etag TEXT NOT NULL, start_offset BIGINT NOT NULL, size BIGINT NOT NULL,
+              PRIMARY KEY(upload_id, number))
+            """,
+        ]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

@@ -67,6 +67,37 @@ public struct UploadRecord: Sendable, Equatable {
     public var sha256: String?
 }
 
+/// One part of an upload kept as an S3 multipart upload.
+public struct UploadPart: Sendable, Equatable {
+    public var number: Int
+    public var etag: String
+    /// Where its bytes begin in the upload.
+    public var start: Int64
+    public var size: Int64
+    public var end: Int64 { start + size }
+
+    public init(number: Int, etag: String, start: Int64, size: Int64) {
+        self.number = number
+        self.etag = etag
+        self.start = start
+        self.size = size
+    }
+}
+
+/// An upload as an S3 multipart upload: the bytes below `offset` are the parts, in
+/// order from the start, then a tail (`offset` minus the parts' end) kept in an object
+/// of its own.
+public struct MultipartState: Sendable, Equatable {
+    public var offset: Int64
+    public var length: Int64?
+    /// nil until the first part is cut.
+    public var multipartID: String?
+    public var parts: [UploadPart]
+    /// The upload's object is whole (completed, or put at once when it had no part).
+    public var assembled: Bool
+    public var partsEnd: Int64 { parts.last?.end ?? 0 }
+}
+
 /// What the server needs to serve a blob.
 public struct BlobRef: Sendable, Equatable {
     public var id: String
@@ -218,6 +249,15 @@ public protocol RelayStore: Sendable {
     func deleteUpload(id: String, user: Int64) async throws
     /// Uploads past their expiry that never became a blob; their rows are deleted.
     func removeExpiredUploads(now: Date) async throws -> [String]
+    /// An upload's state as an S3 multipart upload (`S3BlobStore`); `notFound` without the upload.
+    func multipartState(upload: String) async throws -> MultipartState
+    /// Records the id of the multipart upload that holds the upload's parts.
+    func startMultipart(upload: String, multipartID: String) async throws
+    /// Records a part uploaded and, in the same transaction, moves the upload's offset to
+    /// its end: a part is counted exactly when the offset says its bytes are kept.
+    func recordUploadPart(upload: String, part: UploadPart) async throws
+    /// Records that the upload's object is whole (the multipart upload completed).
+    func setAssembled(upload: String) async throws
 
     // Transfers
     /// Turns a finished upload into a blob with one outbox row per target device.

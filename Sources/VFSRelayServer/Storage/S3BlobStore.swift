@@ -53,8 +53,36 @@ extension BlobStoreError: CustomStringConvertible {
         case .tooLong: "the upload is longer than allowed"
         case .noSpace: "no space left on the blob store's disk"
         case .missing(let id): "no blob or upload \"\(id)\""
-        case .io(let message): message
+        case .io(let message), .unavailable(let message): message
         }
+    }
+}
+
+/// Why the bucket of `--blobs s3://…` cannot be used, found before the relay serves.
+public struct ObjectStoreUnusable: Error, CustomStringConvertible {
+    public enum Reason: Sendable, Equatable {
+        /// No answer (refused, timed out) or the store failing (5xx).
+        case unreachable
+        /// The key is unknown, its signature wrong, or it may not list the bucket.
+        case denied
+        case noSuchBucket
+    }
+    public let reason: Reason
+    public let description: String
+
+    /// What a first request to the bucket answered, sorted into the reasons.
+    static func sorting(_ error: any Error, _ location: S3BlobLocation) -> ObjectStoreUnusable {
+        let store = "\(location.description) at \(location.endpoint.absoluteString)"
+        guard let answer = error as? S3Error, let status = answer.httpStatus else {
+            return ObjectStoreUnusable(reason: .unreachable, description: "cannot reach the S3 store \(store): \(error)")
+        }
+        if status == 404 || answer.code == "NoSuchBucket" {
+            return ObjectStoreUnusable(reason: .noSuchBucket, description: "no bucket \"\(location.bucket)\" in the S3 store at \(location.endpoint.absoluteString)")
+        }
+        if status == 401 || status == 403 {
+            return ObjectStoreUnusable(reason: .denied, description: "the S3 store refused the key for \(store): \(answer.code.isEmpty ? "\(status)" : answer.code)")
+        }
+        return ObjectStoreUnusable(reason: .unreachable, description: "the S3 store \(store) failed: \(answer)")
     }
 }
 
@@ -97,25 +125,43 @@ extension S3Credentials {
     }
 }
 
-/// Blobs as objects in an S3-compatible store: a finished upload becomes the object
-/// `PREFIX/blobs/ID` (a multipart upload of parts of `partSize`), downloads are ranged
-/// GETs streamed as they arrive, deletes and gc delete objects. Uploads in progress are
-/// staged in `staging` (a local FileBlobStore) until they finish.
+/// Blobs as objects in an S3-compatible store: a finished blob is the object
+/// `PREFIX/blobs/ID`, downloads are ranged GETs streamed as they arrive, deletes and gc
+/// delete objects. Nothing is kept on the relay's disk, so any relay on the same
+/// database and bucket continues an upload another began, and a restart loses nothing
+/// recorded.
+///
+/// An upload in progress is an S3 multipart upload of `PREFIX/uploads/ID`: a PATCH's
+/// bytes fill a part in memory, and each full part goes up and is recorded with the
+/// offset at its end in one transaction (`recordUploadPart`). When the body ends (or the
+/// connection drops), what is left of the part, the tail, goes up as the object
+/// `PREFIX/uploads/ID.tail` before the offset moves past it; the next PATCH, on whichever
+/// relay, reads it back first. The tail object only ever grows from the end of the
+/// recorded parts, so the first `offset - partsEnd` bytes of it are always the upload's.
+/// Once every byte is there, the tail is the last part and CompleteMultipartUpload makes
+/// the object whole; a finished upload becomes a blob by a copy inside the store.
 public struct S3BlobStore: BlobStore {
     public let location: S3BlobLocation
     let client: S3Client
-    let staging: FileBlobStore
+    /// Where the state of uploads in progress is recorded (the relay's database).
+    let records: any RelayStore
     /// The part size of the multipart uploads that store blobs (S3's least is 5 MiB).
     var partSize = 16 << 20
+    /// The part size of uploads in progress: what a PATCH holds in memory at most, and
+    /// what a kill may lose (the client resends it).
+    var uploadPartSize = 8 << 20
 
-    public init(_ settings: ObjectStoreSettings, staging: FileBlobStore) {
+    public init(_ settings: ObjectStoreSettings, records: any RelayStore) {
         location = settings.location
         client = S3Client(endpoint: location.endpoint, bucket: location.bucket, region: location.region, credentials: settings.credentials)
-        self.staging = staging
+        self.records = records
     }
 
     func key(_ blob: String) -> String { "\(location.prefix)blobs/\(blob)" }
     var blobPrefix: String { "\(location.prefix)blobs/" }
+    var uploadPrefix: String { "\(location.prefix)uploads/" }
+    func uploadKey(_ upload: String) -> String { uploadPrefix + upload }
+    func tailKey(_ upload: String) -> String { uploadPrefix + upload + ".tail" }
 
     /// Runs an S3 request; what goes wrong becomes a BlobStoreError.
     func s3<T>(_ what: String, blob: String? = nil, _ body: () async throws -> T) async throws -> T {
@@ -127,50 +173,195 @@ public struct S3BlobStore: BlobStore {
             throw error
         } catch is CancellationError {
             throw CancellationError()
-        } catch {
+        } catch let error as S3Error where (error.httpStatus ?? 500) < 500 && error.code != "SlowDown" {
             throw BlobStoreError.io("\(what) in \(location.description): \(error)")
+        } catch {
+            // No answer, or the store failing or throttling (S3Client already tried again).
+            throw BlobStoreError.unavailable("\(what) in \(location.description): \(error)")
         }
     }
 
-    public func createUpload(_ id: String) async throws { try staging.createUpload(id) }
+    /// Checks, with one listing, that the bucket is there and the key may use it.
+    public static func checkAccess(_ settings: ObjectStoreSettings) async throws {
+        let location = settings.location
+        do {
+            try await S3Client(endpoint: location.endpoint, bucket: location.bucket, region: location.region, credentials: settings.credentials)
+                .checkAccess()
+        } catch {
+            throw ObjectStoreUnusable.sorting(error, location)
+        }
+    }
 
+    /// Nothing to make: the upload's row is its state until a part or a tail goes up.
+    public func createUpload(_ id: String) async throws {}
+
+    /// The bytes of the upload after its recorded parts, up to its offset (from the tail object).
+    func tail(_ upload: String, _ state: MultipartState) async throws -> ByteBuffer {
+        guard state.offset >= state.partsEnd else {
+            throw BlobStoreError.io("upload \(upload): parts recorded past its offset \(state.offset)")
+        }
+        var tail = ByteBufferAllocator().buffer(capacity: Int(state.offset - state.partsEnd))
+        guard state.offset > state.partsEnd else { return tail }
+        try await s3("cannot read the tail of upload \(upload)", blob: upload) {
+            try await client.get(tailKey(upload), range: 0..<(state.offset - state.partsEnd)) { chunk in
+                var chunk = chunk
+                tail.writeBuffer(&chunk)
+            }
+        }
+        return tail
+    }
     public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
                                                        progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer {
-        try await staging.append(body, upload: upload, offset: offset, limit: limit, progress: progress)
-    }
-
-    public func digest(upload: String, length: Int64) async throws -> String { try staging.digest(upload: upload, length: length) }
-
-    public func deleteUpload(_ id: String) async { staging.deleteUpload(id) }
-
-    public func uploads(olderThan date: Date) async throws -> Set<String> { staging.uploads(olderThan: date) }
-
-    /// An upload is staged on this instance's disk until it ends: a streaming transfer is
-    /// read through the instance that receives its upload.
-    public func read(upload: String, range: Range<Int64>, chunk: Int,
-                     into write: (ByteBuffer) async throws -> Void) async throws {
-        try await staging.read(upload: upload, range: range, chunk: chunk, into: write)
-    }
-
-    /// The staged file goes up as the blob's object; the staged file stays until `deleteUpload`.
-    public func adopt(upload: String, as blob: String) async throws {
-        let fd = open(staging.uploadPath(upload), O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw BlobStoreError.missing(upload) }
-        defer { close(fd) }
-        var position: Int64 = 0
-        try await store(blob) {
-            var buffer = ByteBufferAllocator().buffer(capacity: partSize)
-            while buffer.readableBytes < partSize {
-                let want = partSize - buffer.readableBytes
-                let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { raw in
-                    max(0, pread(fd, raw.baseAddress!, want, off_t(position)))
-                }
-                if n == 0 { break }
-                position += Int64(n)
-            }
-            return buffer
+        var state = try await records.multipartState(upload: upload)
+        guard state.offset == offset else {
+            throw BlobStoreError.io("upload \(upload) is at \(state.offset), not \(offset)")
         }
+        if state.assembled {
+            // Whole already: not one byte more.
+            for try await buffer in body where buffer.readableBytes > 0 { throw BlobStoreError.tooLong }
+            return offset
+        }
+        // What is not in a recorded part yet: the tail, then the body as it arrives.
+        var pending = try await tail(upload, state)
+        var position = offset
+        let partSize = uploadPartSize
+        do {
+            for try await buffer in body {
+                let room = Int(limit - position)
+                pending.writeImmutableBuffer(buffer.getSlice(at: buffer.readerIndex, length: min(room, buffer.readableBytes))!)
+                position += Int64(min(room, buffer.readableBytes))
+                while pending.readableBytes >= partSize {
+                    try await cut(upload, &state, from: &pending)
+                    try await progress(state.partsEnd)
+                }
+                if buffer.readableBytes > room { throw BlobStoreError.tooLong }
+            }
+        } catch {
+            // A dropped connection, or a stop that cancelled the request, keeps what
+            // arrived: the tail goes up and the offset moves, outside this (perhaps
+            // cancelled) task so that cancellation cannot skip it.
+            if position > state.offset, pending.readableBytes > 0 {
+                let (store, kept, final) = (self, pending, position)
+                _ = await Task { try await store.keepTail(upload, kept, offset: final, progress: progress) }.result
+            }
+            throw error
+        }
+        if position > state.offset {
+            try await keepTail(upload, pending, offset: position, progress: progress)
+        }
+        return position
+    }
+
+    /// Uploads the first `uploadPartSize` bytes of `pending` as the next part (starting the
+    /// multipart upload with the first) and records it with the offset at its end.
+    func cut(_ upload: String, _ state: inout MultipartState, from pending: inout ByteBuffer) async throws {
+        let key = uploadKey(upload)
+        let multipart: String
+        if let started = state.multipartID {
+            multipart = started
+        } else {
+            multipart = try await s3("cannot start upload \(upload)") { try await client.createMultipartUpload(key) }
+            try await records.startMultipart(upload: upload, multipartID: multipart)
+            state.multipartID = multipart
+        }
+        let number = (state.parts.last?.number ?? 0) + 1
+        let body = pending.getSlice(at: pending.readerIndex, length: min(uploadPartSize, pending.readableBytes))!
+        let etag = try await s3("cannot store part \(number) of upload \(upload)") {
+            try await client.uploadPart(key, uploadID: multipart, number: number, body)
+        }
+        let part = UploadPart(number: number, etag: etag, start: state.partsEnd, size: Int64(body.readableBytes))
+        try await records.recordUploadPart(upload: upload, part: part)
+        state.parts.append(part)
+        state.offset = max(state.offset, part.end)
+        pending.moveReaderIndex(forwardBy: body.readableBytes)
+        pending.discardReadBytes()
+    }
+
+    /// Puts the tail up, then records the offset at its end.
+    func keepTail(_ upload: String, _ tail: ByteBuffer, offset: Int64, progress: @Sendable (Int64) async throws -> Void) async throws {
+        try await s3("cannot store the tail of upload \(upload)") { _ = try await client.put(tailKey(upload), tail) }
+        try await progress(offset)
+    }
+
+    /// Makes the object of a whole upload (every byte of `length` recorded): the tail
+    /// becomes the last part and the multipart upload completes, or, without a part, the
+    /// tail is put as the object. Done once; a completion whose answer was lost (a kill)
+    /// is found done by the object's size.
+    func assemble(_ upload: String, length: Int64) async throws {
+        var state = try await records.multipartState(upload: upload)
+        guard !state.assembled else { return }
+        guard state.offset == length else {
+            throw BlobStoreError.io("upload \(upload) has \(state.offset) of \(length) bytes")
+        }
+        var pending = try await tail(upload, state)
+        let key = uploadKey(upload)
+        if state.parts.isEmpty {
+            try await s3("cannot store upload \(upload)") { _ = try await client.put(key, pending) }
+            if let multipart = state.multipartID { try? await client.abortMultipartUpload(key, uploadID: multipart) }
+        } else {
+            // (A tail longer than a part was kept after a part failed to go up.)
+            while pending.readableBytes > 0 { try await cut(upload, &state, from: &pending) }
+            let parts = state.parts.map { (number: $0.number, etag: $0.etag) }
+            do {
+                try await s3("cannot complete upload \(upload)") {
+                    try await client.completeMultipartUpload(key, uploadID: state.multipartID ?? "", parts: parts)
+                }
+            } catch {
+                guard try await client.size(key) == length else { throw error }
+            }
+        }
+        try await records.setAssembled(upload: upload)
+        try? await client.delete(tailKey(upload))
+    }
+
+    public func digest(upload: String, length: Int64) async throws -> String {
+        try await assemble(upload, length: length)
+        var hash = SHA256()
+        var count: Int64 = 0
+        try await s3("cannot read upload \(upload)", blob: upload) {
+            try await client.get(uploadKey(upload)) { chunk in
+                chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+                count += Int64(chunk.readableBytes)
+            }
+        }
+        guard count == length else { throw BlobStoreError.io("upload \(upload) holds \(count) bytes, not \(length)") }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Aborts the upload's multipart upload (found by listing, so it needs no row: an
+    /// expired upload's is gone) and deletes its objects. A failure leaves what the next
+    /// sweep finds.
+    public func deleteUpload(_ id: String) async {
+        let key = uploadKey(id)
+        for multipart in (try? await client.multipartUploads(prefix: key)) ?? [] where multipart.key == key {
+            try? await client.abortMultipartUpload(key, uploadID: multipart.uploadID)
+        }
+        try? await client.delete(key)
+        try? await client.delete(tailKey(id))
+    }
+
+    /// Uploads with an object, a tail or a multipart upload begun before `date`.
+    public func uploads(olderThan date: Date) async throws -> Set<String> {
+        try await s3("cannot list the uploads") {
+            func id(_ key: String) -> String {
+                let name = key.dropFirst(uploadPrefix.count)
+                return String(name.hasSuffix(".tail") ? name.dropLast(".tail".count) : name)
+            }
+            let objects = try await client.list(prefix: uploadPrefix).filter { $0.lastModified < date }.map { id($0.key) }
+            let multiparts = try await client.multipartUploads(prefix: uploadPrefix).filter { $0.initiated < date }.map { id($0.key) }
+            return Set(objects + multiparts)
+        }
+    }
+
+    /// The upload's whole object is copied (inside the store) as the blob's; it stays until `deleteUpload`.
+    public func adopt(upload: String, as blob: String) async throws {
+        let state = try await records.multipartState(upload: upload)
+        try await assemble(upload, length: state.offset)
+        guard let size = try await s3("cannot read upload \(upload)", { try await client.size(uploadKey(upload)) }) else {
+            throw BlobStoreError.missing(upload)
+        }
+        try await s3("cannot store blob \(blob)") { try await client.copy(uploadKey(upload), to: key(blob), size: size) }
     }
 
     /// Writes the object of `blob` from `next` (each call a part, the last one shorter
@@ -248,6 +439,15 @@ public struct S3BlobStore: BlobStore {
             return part
         }
         return (total, hash.finalize().map { String(format: "%02x", $0) }.joined())
+    }
+
+    /// The parts of an open multipart upload can't be read back from S3, so no transfer
+    /// streams from this store: each is made once its upload is whole.
+    public var readsUploadsInProgress: Bool { false }
+
+    public func read(upload: String, range: Range<Int64>, chunk: Int,
+                     into write: (ByteBuffer) async throws -> Void) async throws {
+        throw BlobStoreError.missing(upload)
     }
 
     public func read(blob: String, range: Range<Int64>, chunk: Int, into write: (ByteBuffer) async throws -> Void) async throws {

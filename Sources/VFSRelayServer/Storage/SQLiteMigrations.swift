@@ -136,6 +136,18 @@ enum SQLiteMigrations {
                 CREATE INDEX transfers_upload ON transfers(upload_id);
                 """)
         }
+        // Issue 30: an upload in an S3 bucket is a multipart upload (its id), its parts
+        // (number, ETag, where each begins and its size) and, once whole, assembled.
+        migrator.registerMigration("v13-upload-parts") { db in
+            try db.execute(sql: """
+                ALTER TABLE uploads ADD COLUMN multipart TEXT;
+                ALTER TABLE uploads ADD COLUMN assembled INTEGER;
+                CREATE TABLE upload_parts(
+                  upload_id TEXT NOT NULL REFERENCES uploads(id) ON DELETE CASCADE, number INTEGER NOT NULL,
+                  etag TEXT NOT NULL, start_offset INTEGER NOT NULL, size INTEGER NOT NULL,
+                  PRIMARY KEY(upload_id, number));
+                """)
+        }
         return migrator
     }
 }

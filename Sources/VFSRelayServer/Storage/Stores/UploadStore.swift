@@ -166,3 +166,50 @@ extension SQLRelayStore {
         try await sql.database.read { db in Set(try await db.values("SELECT id FROM uploads", as: String.self)) }
     }
 }
+
+/// Uploads kept as S3 multipart uploads: their parts beside their offset.
+extension SQLRelayStore {
+    public func multipartState(upload: String) async throws -> MultipartState {
+        try await sql.database.read { db in
+            guard let row = try await db.one("SELECT \"offset\", length, multipart, assembled FROM uploads WHERE id = \(upload)") else {
+                throw StoreError.notFound("no upload \"\(upload)\"")
+            }
+            let offset: Int64 = try row.get("offset")
+            // Only parts wholly below the offset count (a part recorded always moved it, so
+            // this is every part; the rule keeps a stray row from being read as content).
+            let parts = try await db.all("""
+                SELECT number, etag, start_offset, size FROM upload_parts
+                WHERE upload_id = \(upload) AND start_offset + size <= \(offset) ORDER BY number
+                """).map { part in
+                UploadPart(number: try part.get("number"), etag: try part.get("etag"), start: try part.get("start_offset"),
+                           size: try part.get("size"))
+            }
+            return MultipartState(offset: offset, length: try row.get("length"), multipartID: try row.get("multipart"), parts: parts,
+                                  assembled: (try row.get("assembled", as: Int64?.self) ?? 0) != 0)
+        }
+    }
+
+    public func startMultipart(upload: String, multipartID: String) async throws {
+        try await sql.database.write { db in
+            try await db.run("UPDATE uploads SET multipart = \(multipartID) WHERE id = \(upload)")
+        }
+    }
+
+    public func recordUploadPart(upload: String, part: UploadPart) async throws {
+        try await sql.database.write { db in
+            guard try await db.one("SELECT id FROM uploads WHERE id = \(upload)\(SQL.forUpdate)") != nil else {
+                throw StoreError.notFound("no upload \"\(upload)\"")
+            }
+            try await db.run("""
+                INSERT INTO upload_parts(upload_id, number, etag, start_offset, size)
+                VALUES (\(upload), \(part.number), \(part.etag), \(part.start), \(part.size))
+                ON CONFLICT(upload_id, number) DO UPDATE SET etag = excluded.etag, start_offset = excluded.start_offset, size = excluded.size
+                """)
+            try await db.run("UPDATE uploads SET \"offset\" = \(part.end), sha256 = NULL WHERE id = \(upload) AND \"offset\" < \(part.end)")
+        }
+    }
+
+    public func setAssembled(upload: String) async throws {
+        try await sql.database.write { db in try await db.run("UPDATE uploads SET assembled = 1 WHERE id = \(upload)") }
+    }
+}
