@@ -69,6 +69,17 @@ struct S3RelayTests {
         // Delivered to its only target: the blob is released and its object deleted.
         try eventually("deleted from the bucket") { try gateway.objectKeys(bucket: bucket).isEmpty }
         #expect(fleet.storedFiles().isEmpty)
+
+        // An open multipart upload can't be read back: no transfer streams from it (409, as
+        // for any unfinished upload; vfs-push above made its transfer after the upload).
+        let api = RelayClient(port: fleet.relay.port)
+        let device = try api.enroll(code: try fleet.admin.invite("alice@acme.example"), name: "api")
+        let location = try api.createUpload(length: 100, token: device.token)
+        #expect(try api.patch(location, token: device.token, offset: 0, Array(content[0..<10])).status == 204)
+        let upload = String(location.split(separator: "/").last!)
+        let streaming = try api.request("POST", "/v1/transfers", token: device.token,
+                                        json: #"{"upload":"\#(upload)","devices":["\#(fleet.phone.id)"],"streaming":true}"#)
+        #expect(streaming.status == 409, "\(streaming.status) \(streaming.text)")
     }
 
     @Test("two relays on one PostgreSQL database and one bucket: a push through one, fetched through the other; no blob file on either relay's disk")
