@@ -18,6 +18,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     case noSuchDevice(String)
     case noSuchGroup(String)
     case noSuchTransfer(String)
+    /// No user of that address in this device's organisation (or one without a device chain).
+    case noSuchUser(String)
     /// A name or id prefix that fits more than one (`what`: "transfer", "device").
     case ambiguous(what: String, reference: String, candidates: [String])
     /// The device's token or identity is not where it should be.
@@ -44,6 +46,7 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
         case let .noSuchDevice(name): return "no device \"\(name)\""
         case let .noSuchGroup(name): return "no group \"\(name)\""
         case let .noSuchTransfer(id): return "no transfer \"\(id)\""
+        case let .noSuchUser(user): return "no such user in your organisation: \"\(user)\""
         case let .ambiguous(what, reference, candidates):
             return "\"\(reference)\" names more than one \(what): " + candidates.joined(separator: ", ")
         case let .missingCredential(what, place): return "no \(what) for this device in \(place)"

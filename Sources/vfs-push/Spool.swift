@@ -37,6 +37,8 @@ struct Spool: Codable {
     var base: Int64?
     /// `--cloud PATH`: the cloud file that keeps the transfer's ciphertext.
     var cloud: String?
+    /// `--to`: other users' devices, from their verified chains.
+    var users: [UserTarget]?
 
     static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
 
@@ -189,7 +191,7 @@ struct Spool: Codable {
     static func createTransfer(_ dir: String, spool: Spool, client: RelayClient) async throws -> OutboxEntry {
         let location = spool.location ?? ""
         let upload = String(location.split(separator: "/").last ?? "")
-        let entry = try await client.createTransfer(TransferCreate(upload: upload, devices: spool.devices,
+        let entry = try await client.createTransfer(TransferCreate(upload: upload, devices: spool.devices, users: spool.users ?? [],
                                                                          expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }))
         remove(dir)
         if let cloud = spool.cloud {

@@ -23,7 +23,7 @@ function __vfs-push_parse_tokens -S
         __vfs-push_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'send'
-            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'r/recursive' 'name=' 'expires=' 'wait' 'cloud=' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'to=+' 'cc-me' 'verified-only' 'r/recursive' 'name=' 'expires=' 'wait' 'wait-all' 'cloud=' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'outbox'
             __vfs-push_parse_subcommand -r 1 'json' 'h/human-readable' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
         case 'wait'
@@ -89,7 +89,7 @@ end
 complete -c 'vfs-push' -f
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'send' -d 'Push files to devices (-d) and groups (-g).'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'send' -d 'Push files to devices (-d), groups (-g) and people (--to).'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'outbox' -d 'Every transfer this device sent (or those named), per target: pending, fetching, delivered, declined, expired or cancelled.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'wait' -d 'Wait until transfers were fetched or declined by every target, or expired or were cancelled.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'cancel' -d 'Withdraw a transfer: copies not yet fetched expire and the relay deletes the ciphertext.'
@@ -97,10 +97,14 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "v
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -s 'd' -l 'device' -d 'A target device (name or id).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -s 'g' -l 'group' -d 'A target group.' -rfka ''
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -l 'to' -d 'A person: the email address of a user of your organisation (every approved device in their verified device chain).' -rfka ''
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" cc-me' -l 'cc-me' -d 'With --to: also send to your own approved devices (not this one).'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" verified-only' -l 'verified-only' -d 'With --to: refuse a person whose safety code you have not confirmed (vfs-device verify).'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" r recursive' -l 'recursive' -s 'r' -d 'Push folders with everything in them.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" name' -l 'name' -d 'Store standard input under NAME.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" expires' -l 'expires' -d 'Undelivered copies expire after DURATION (2d, 12h; the relay\'s default is 7d).' -rfka ''
-complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" wait' -l 'wait' -d 'Wait until every target fetched or declined it, or it expired or was cancelled.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" wait' -l 'wait' -d 'Wait until every target fetched or declined it, or it expired or was cancelled (with --to: one device of each person).'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" wait-all' -l 'wait-all' -d 'With --to: wait for every device of every person, not one of each.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" cloud' -l 'cloud' -d 'Also keep what is sent as the cloud file PATH (vfs-cloud), sharing its ciphertext with the transfer.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF

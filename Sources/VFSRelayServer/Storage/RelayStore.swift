@@ -192,8 +192,10 @@ public protocol RelayStore: Sendable {
     // Transfers
     /// Turns a finished upload into a blob with one outbox row per target device.
     /// `blobID` names the file the caller has already moved into the blob store.
+    /// `users`: devices of other users of the sender's organisation (each a live device of
+    /// that user; a disabled user, or one of another organisation, is `notFound`).
     func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
-                        groups: [String], expires: Date, now: Date) async throws -> OutboxEntry
+                        groups: [String], users: [UserTarget], expires: Date, now: Date) async throws -> OutboxEntry
     func inbox(device: String) async throws -> [InboxEntry]
     func outbox(device: String) async throws -> [OutboxEntry]
     /// The blob of a transfer waiting for this device; marks it initiated.
@@ -295,4 +297,13 @@ public protocol RelayStore: Sendable {
     func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T?
     /// Wake-ups for the devices of new events, sent after the events' commit.
     var eventNotifications: any EventNotifications { get }
+}
+
+extension RelayStore {
+    /// A transfer to the sender's own devices and groups only.
+    public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
+                               groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
+        try await createTransfer(id: id, upload: upload, blobID: blobID, sender: sender, devices: devices, groups: groups,
+                                 users: [], expires: expires, now: now)
+    }
 }

@@ -33,8 +33,11 @@ enum StoreRows {
     /// A transfer row with its copies.
     static func outboxEntry(_ db: any SQLConnection, transfer row: SQLRow) async throws -> OutboxEntry {
         let id: String = try row.get("id")
-        let recipients = try await db.all("SELECT * FROM outbox WHERE transfer_id = \(id) ORDER BY device_id").map {
-            TransferRecipient(device: try $0.get("device_id"), status: TransferStatus(rawValue: try $0.get("status")) ?? .expired,
+        let recipients = try await db.all("""
+            SELECT o.*, u.email FROM outbox o LEFT JOIN devices d ON d.id = o.device_id LEFT JOIN users u ON u.id = d.user_id
+            WHERE o.transfer_id = \(id) ORDER BY u.email, o.device_id
+            """).map {
+            TransferRecipient(device: try $0.get("device_id"), user: try $0.get("email"), status: TransferStatus(rawValue: try $0.get("status")) ?? .expired,
                               updated: try $0.get("updated"))
         }
         return OutboxEntry(id: id, size: try row.get("size"), sha256: try row.get("sha256"), created: try row.get("created"),
