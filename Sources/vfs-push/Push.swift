@@ -59,7 +59,9 @@ struct PushTool: AsyncVFSCommand {
         (vfs-device verify USER). A send to a user whose code you have not confirmed \
         says so once; --verified-only refuses it (77). --cc-me adds your own approved \
         devices; --wait waits for one device of each person, --wait-all for all of \
-        them. vfs-push outbox shows each device's status, grouped by user. A user of \
+        them. --to-group NAME sends to every member of a group of people of your \
+        organisation, kept by its administrators (vfs-relay group), each through their \
+        own device chain. vfs-push outbox shows each device's status, grouped by user. A user of \
         another organisation is not found (66); one disabled receives nothing (66). \
         The transfer counts against your quota.
 
@@ -72,7 +74,7 @@ struct PushTool: AsyncVFSCommand {
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
         a target that declined or let it expire, or a cancelled transfer, or a name could not be stored (it is named \
         on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
-        device, group, transfer, user of your organisation, or input; 69 relay unreachable; 73 too large for the \
+        device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable; 73 too large for the \
         relay or the quota; 75 temporary (429, 503); 77 a changed device key, a pending \
         device, a device chain that does not verify, a person's changed chain root, an \
         unverified person with --verified-only, a revoked token, or a wrong \
@@ -105,6 +107,8 @@ extension PushTool {
         var groups: [String] = []
         @Option(name: .customLong("to"), help: ArgumentHelp("A person: the email address of a user of your organisation (every approved device in their verified device chain).", valueName: "user"))
         var people: [String] = []
+        @Option(name: .customLong("to-group"), help: ArgumentHelp("A group of people of your organisation (its administrators keep them): every member, as with --to.", valueName: "name"))
+        var peopleGroups: [String] = []
         @Flag(name: .customLong("cc-me"), help: "With --to: also send to your own approved devices (not this one).") var ccMe = false
         @Flag(name: .customLong("verified-only"), help: "With --to: refuse a person whose safety code you have not confirmed (vfs-device verify).")
         var verifiedOnly = false
@@ -123,11 +127,11 @@ extension PushTool {
         var paths: [String] = []
 
         func check() throws {
-            if devices.isEmpty && groups.isEmpty && people.isEmpty {
-                throw ToolError.usage("no target", hints: ["name devices with -d DEVICE, groups with -g GROUP, or people with --to EMAIL"])
+            if devices.isEmpty && groups.isEmpty && !sendsToPeople {
+                throw ToolError.usage("no target", hints: ["name devices with -d DEVICE, groups with -g GROUP, or people with --to EMAIL or --to-group NAME"])
             }
-            if people.isEmpty && (ccMe || verifiedOnly || waitAll) {
-                throw ToolError.usage("--cc-me, --verified-only and --wait-all go with --to USER")
+            if !sendsToPeople && (ccMe || verifiedOnly || waitAll) {
+                throw ToolError.usage("--cc-me, --verified-only and --wait-all go with --to USER or --to-group NAME")
             }
             if wait && waitAll { throw ToolError.usage("choose one of --wait and --wait-all") }
             if paths.isEmpty { throw ToolError.usage("nothing to push", hints: ["name files, folders with -r, or '-' with --name NAME"]) }
@@ -197,7 +201,7 @@ extension PushTool {
             }
             printID(entry.id)
             if wait || waitAll {
-                try await Wait.waitForDelivery(entry.id, session: session, onePerUser: wait && !people.isEmpty)
+                try await Wait.waitForDelivery(entry.id, session: session, onePerUser: wait && sendsToPeople)
             }
             // The rest went; a name that could not go is an error all the same (exit 1).
             if refused > 0 { throw ToolError.namesLeftOut(refused, holder: "the transfer") }
@@ -211,7 +215,7 @@ extension PushTool {
             let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
                                       standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
             // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
-            let group = devices.isEmpty && people.isEmpty && groups.count == 1 ? groups[0] : nil
+            let group = devices.isEmpty && !sendsToPeople && groups.count == 1 ? groups[0] : nil
             let manifest = plan.manifest(group: group, accessID: nil, sender: sender)
             let spoolFolder = try Spool.folder
             try FileManager.default.createDirectory(atPath: spoolFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -235,6 +239,11 @@ extension PushTool {
     }
 }
 
+extension PushTool.Send {
+    /// --to or --to-group.
+    var sendsToPeople: Bool { !people.isEmpty || !peopleGroups.isEmpty }
+}
+
 /// A person sent to (`--to`) and the devices of their verified chain.
 struct Colleague {
     var user: String
@@ -247,8 +256,20 @@ extension PushTool.Send {
     /// code was not confirmed is named once on stderr (refused, 77, with --verified-only).
     /// This user's own address counts as --cc-me.
     func colleagueTargets(session: RelaySession, trust: DeviceTrust, client: RelayClient) async throws -> [Colleague] {
+        var users = people
+        for name in peopleGroups {
+            let group: OrgGroup
+            do {
+                group = try await client.call(.GET, RelayPaths.orgGroup(name), as: OrgGroup.self)
+            } catch RelayClientError.rejected(let status, _, _) where status == 404 || status == 400 {
+                throw ToolError("no group of people \"\(DisplayText.printable(name))\" that you can see", exit: .noInput,
+                                hints: ["a group of people is visible to its members and the organisation's administrators"])
+            }
+            // This user is a member too: their own devices come with --cc-me.
+            users += group.members.filter { $0 != trust.user }
+        }
         var colleagues: [Colleague] = []
-        for user in people where user != trust.user && !colleagues.contains(where: { $0.user == user }) {
+        for user in users where user != trust.user && !colleagues.contains(where: { $0.user == user }) {
             let chain = try await session.colleagueChain(user, client: client)
             let devices = chain.devices.values.sorted { $0.id < $1.id }
             colleagues.append(Colleague(user: user, devices: devices))

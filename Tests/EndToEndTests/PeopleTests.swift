@@ -216,3 +216,60 @@ struct PeopleTests {
         #expect(try fleet.laptop.run("vfs-push", ["--to", Self.bob, file]).status == 77)
     }
 }
+
+extension PeopleTests {
+    @Test("an organisation's group of people reaches its members through their chains; a member removed gets nothing new; only administrators change it through the API")
+    func groupsOfPeople() throws {
+        let fleet = try Fleet()
+        let carol = try Machine("carol", in: fleet.scratch)
+        try carol.enroll(port: fleet.relay.port, code: try fleet.admin.addUser("carol@acme.example", org: "acme"))
+        let erin = try Machine("erin", in: fleet.scratch)
+        try erin.enroll(port: fleet.relay.port, code: try fleet.admin.addUser("erin@acme.example", org: "acme", admin: true))
+        _ = try fleet.admin.addUser("dave@other.example", org: "other")
+        for machine in [fleet.desktop, carol] { ok(try machine.run("vfs-device", ["list"]), "\(machine.name)'s chain") }
+
+        ok(try fleet.admin.run(["group", "add", "team", "--org", "acme"]), "group add")
+        for email in [Self.alice, Self.bob, "carol@acme.example"] {
+            ok(try fleet.admin.run(["group", "member", "add", "team", email, "--org", "acme"]), "member add \(email)")
+        }
+        #expect(try fleet.admin.run(["group", "member", "add", "team", "dave@other.example", "--org", "acme"]).status == 66)
+        #expect(try fleet.admin.run(["group", "member", "list", "team", "--org", "acme"]).out
+                == "\(Self.alice)\n\(Self.bob)\ncarol@acme.example\n")
+
+        let file = try fleet.scratch.write("memo.txt", Data("to the team\n".utf8))
+        let push = try fleet.laptop.run("vfs-push", ["--to-group", "team", file])
+        ok(push, "push --to-group")
+        let id = push.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let recipients = jsonArray(try fleet.laptop.run("vfs-push", ["outbox", "--json", id])).first?["recipients"] as? [[String: Any]] ?? []
+        #expect(Set(recipients.compactMap { $0["user"] as? String }) == [Self.bob, "carol@acme.example"])
+        #expect(Set(recipients.compactMap { $0["name"] as? String }) == ["desktop", "carol"])
+        for machine in [fleet.desktop, carol] {
+            let out = try folder(fleet, "out-\(machine.name)")
+            let fetched = try machine.run("vfs-fetch", ["--all", "-v", "-C", out])
+            ok(fetched, "fetch on \(machine.name)")
+            #expect(fetched.stderr.contains("is from \"laptop\" of \(Self.alice) (verified)"), "\(fetched.stderr)")
+        }
+
+        // Carol leaves the group: the next send reaches bob only.
+        ok(try fleet.admin.run(["group", "member", "remove", "team", "carol@acme.example", "--org", "acme"]), "member remove")
+        ok(try fleet.laptop.run("vfs-push", ["--to-group", "team", file]), "push after the removal")
+        #expect(jsonArray(try carol.run("vfs-fetch", ["--json"])).isEmpty)
+        #expect(jsonArray(try fleet.desktop.run("vfs-fetch", ["--json"])).count == 1)
+        // A group carol is not in is not hers to see or send to.
+        #expect(try carol.run("vfs-push", ["--to-group", "team", file]).status == 66)
+
+        // The API: a member sees the group, only an administrator changes it.
+        let relay = RelayClient(port: fleet.relay.port)
+        let bobToken = try token(fleet.desktop), erinToken = try token(erin)
+        #expect(try relay.request("GET", "/v1/org/groups/team", token: bobToken).status == 200)
+        #expect(try relay.request("GET", "/v1/org/groups/team", token: try token(carol)).status == 404)
+        #expect(try relay.request("PUT", "/v1/org/groups/team/members/carol@acme.example", token: bobToken).status == 403)
+        #expect(try relay.request("POST", "/v1/org/groups", token: bobToken, json: #"{"name":"ops"}"#).status == 403)
+        #expect(try relay.request("POST", "/v1/org/groups", token: erinToken, json: #"{"name":"ops"}"#).status == 201)
+        let added = try relay.request("PUT", "/v1/org/groups/ops/members/carol@acme.example", token: erinToken)
+        #expect(added.status == 200 && added.text.contains("carol@acme.example"), "\(added.text)")
+        #expect(try relay.request("PUT", "/v1/org/groups/ops/members/dave@other.example", token: erinToken).status == 404)
+        #expect(try relay.request("GET", "/v1/org/groups", token: try token(carol)).text.contains("\"ops\""))
+        #expect(try relay.request("DELETE", "/v1/org/groups/ops/members/carol@acme.example", token: erinToken).status == 200)
+    }
+}

@@ -23,7 +23,7 @@ function __vfs-push_parse_tokens -S
         __vfs-push_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'send'
-            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'to=+' 'cc-me' 'verified-only' 'r/recursive' 'name=' 'expires=' 'wait' 'wait-all' 'cloud=' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'to=+' 'to-group=+' 'cc-me' 'verified-only' 'r/recursive' 'name=' 'expires=' 'wait' 'wait-all' 'cloud=' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'outbox'
             __vfs-push_parse_subcommand -r 1 'json' 'h/human-readable' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
         case 'wait'
@@ -98,6 +98,7 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "v
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -s 'd' -l 'device' -d 'A target device (name or id).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -s 'g' -l 'group' -d 'A target group.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -l 'to' -d 'A person: the email address of a user of your organisation (every approved device in their verified device chain).' -rfka ''
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -l 'to-group' -d 'A group of people of your organisation (its administrators keep them): every member, as with --to.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" cc-me' -l 'cc-me' -d 'With --to: also send to your own approved devices (not this one).'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" verified-only' -l 'verified-only' -d 'With --to: refuse a person whose safety code you have not confirmed (vfs-device verify).'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" r recursive' -l 'recursive' -s 'r' -d 'Push folders with everything in them.'

@@ -197,6 +197,15 @@ public protocol RelayStore: Sendable {
     func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
                         groups: [String], users: [UserTarget], expires: Date, now: Date) async throws -> OutboxEntry
     func inbox(device: String) async throws -> [InboxEntry]
+
+    // Organisations' groups of people (issue 28)
+    func organisationID(name: String) async throws -> Int64
+    /// Every group of the organisation, or with `member` only those the user is in.
+    func orgGroups(org: Int64, member: Int64?) async throws -> [OrgGroup]
+    func orgGroup(org: Int64, name: String) async throws -> OrgGroup
+    func createOrgGroup(org: Int64, name: String, actor: String, now: Date) async throws -> OrgGroup
+    /// `email` must be a user of the organisation (`notFound` otherwise).
+    func changeOrgGroupMember(org: Int64, group: String, email: String, add: Bool, actor: String, now: Date) async throws -> OrgGroup
     func outbox(device: String) async throws -> [OutboxEntry]
     /// The blob of a transfer waiting for this device; marks it initiated.
     func openTransfer(id: String, device: String, now: Date) async throws -> BlobRef
