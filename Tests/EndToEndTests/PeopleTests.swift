@@ -34,7 +34,7 @@ struct PeopleTests {
         return path
     }
 
-    @Test("alice sends to bob by address: each approved device of bob's opens it and sees alice's laptop as the verified sender; the pending one gets nothing")
+    @Test("alice sends to bob by address: each approved device of bob's opens it (through the policy gate) and sees alice's laptop as the verified sender; the pending one gets nothing; --cc-me, declining, --wait for one device of bob's")
     func sendToColleague() throws {
         let (fleet, bobphone, bobspare) = try fleetWithBob()
         let file = try fleet.scratch.write("report.txt", Data("for bob\n".utf8))
@@ -54,6 +54,13 @@ struct PeopleTests {
 
         // The pending device: nothing in its inbox.
         #expect(jsonArray(try bobspare.run("vfs-fetch", ["--json"])).isEmpty)
+
+        // The policy gate applies as to one's own transfers: no app approved, nothing unpacked (77).
+        let gated = try folder(fleet, "gated")
+        let denied = try fleet.desktop.run("vfs-fetch", ["--all", "--for", "com.example.viewer", "-C", gated])
+        #expect(denied.status == 77, "\(denied.stderr)")
+        #expect(denied.stderr.contains("\"com.example.viewer\" is not an approved app"), "\(denied.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: gated).isEmpty)
 
         for machine in [fleet.desktop, bobphone] {
             let listed = jsonArray(try machine.run("vfs-fetch", ["--json"]))
@@ -184,6 +191,9 @@ struct PeopleTests {
         let first = try fleet.laptop.run("vfs-push", ["--to", Self.bob, file])
         ok(first, "first send pins bob's root")
         let code = try fleet.laptop.run("vfs-device", ["verify", Self.bob]).out
+        // Bob sends to alice; her phone's listing pins bob's root on the receiving side.
+        ok(try fleet.desktop.run("vfs-push", ["--to", Self.alice, file]), "bob sends to alice")
+        #expect(jsonArray(try fleet.phone.run("vfs-fetch", ["--json"])).first?["verified"] as? Bool == true)
 
         // The relay's database holder replaces bob's chain with one rooted in a key of theirs,
         // listing his desktop (same id and recipient) under that key.
@@ -214,6 +224,13 @@ struct PeopleTests {
         #expect(swapped.stderr.contains("another root"))
         // Still refused: the pin did not move.
         #expect(try fleet.laptop.run("vfs-push", ["--to", Self.bob, file]).status == 77)
+        // The phone lists bob's transfer as unverified and refuses to unpack it (77).
+        #expect(jsonArray(try fleet.phone.run("vfs-fetch", ["--json"])).first?["verified"] as? Bool == false)
+        let out = try folder(fleet, "phone-out")
+        let fetched = try fleet.phone.run("vfs-fetch", ["--all", "-C", out])
+        #expect(fetched.status == 77)
+        #expect(fetched.stderr.contains("root key is not the one pinned"), "\(fetched.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
     }
 }
 
