@@ -16,16 +16,9 @@ public struct OrgGroup: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /v1/org/groups` (an administrator): a new, empty group of people.
-public struct OrgGroupCreate: Codable, Sendable, Equatable {
-    public var name: String
-    public init(name: String) { self.name = name }
-    enum CodingKeys: String, CodingKey, CaseIterable { case name }
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
-    }
-}
+/// `POST /v1/org/groups` (an administrator): a new, empty group of people, named as a
+/// device is renamed (`{"name": …}`, nothing else).
+public typealias OrgGroupCreate = DeviceRename
 
 extension RelayPaths {
     /// `GET`: the organisation's groups of people (every group for an administrator, the

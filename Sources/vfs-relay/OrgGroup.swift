@@ -20,10 +20,7 @@ struct OrgGroupCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The organisation.", valueName: "name")) var org: String
 
         func run() async throws {
-            guard !name.isEmpty, name.utf8.count <= 64,
-                  name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
-                throw ToolError.usage("invalid group name \"\(name)\"", hints: ["use letters, digits, '.', '_' and '-' (up to 64)"])
-            }
+            try checkPlainName(name, what: "group name")
             let (store, _) = try await data.open()
             _ = try await store.createOrgGroup(org: try await store.organisationID(name: org), name: name, actor: "operator", now: Date())
             data.report("added group \(name) to \(org)")
@@ -51,23 +48,17 @@ struct OrgGroupCommand: AsyncParsableCommand {
 
     struct MemberAdd: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a user of the organisation to a group.")
-        @OptionGroup var data: DataOptions
-        @Argument(help: "The group.") var name: String
-        @Argument(help: "The user's email address.") var email: String
-        @Option(help: ArgumentHelp("The organisation.", valueName: "name")) var org: String
+        @OptionGroup var member: MemberArguments
 
-        func run() async throws { try await changeMember(data: data, org: org, group: name, email: email, add: true) }
+        func run() async throws { try await member.change(add: true) }
     }
 
     struct MemberRemove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove",
                                                         abstract: "Remove a member from a group: nothing sent to the group from then on reaches them.")
-        @OptionGroup var data: DataOptions
-        @Argument(help: "The group.") var name: String
-        @Argument(help: "The user's email address.") var email: String
-        @Option(help: ArgumentHelp("The organisation.", valueName: "name")) var org: String
+        @OptionGroup var member: MemberArguments
 
-        func run() async throws { try await changeMember(data: data, org: org, group: name, email: email, add: false) }
+        func run() async throws { try await member.change(add: false) }
     }
 
     struct MemberList: AsyncParsableCommand {
@@ -86,10 +77,18 @@ struct OrgGroupCommand: AsyncParsableCommand {
     }
 }
 
-/// Adds or removes a member, as the operator.
-private func changeMember(data: DataOptions, org: String, group: String, email: String, add: Bool) async throws {
-    let (store, _) = try await data.open()
-    _ = try await store.changeOrgGroupMember(org: try await store.organisationID(name: org), group: group, email: email, add: add,
-                                             actor: "operator", now: Date())
-    data.report(add ? "added \(email) to group \(group)" : "removed \(email) from group \(group)")
+/// What member add and remove take.
+struct MemberArguments: ParsableArguments {
+    @OptionGroup var data: DataOptions
+    @Argument(help: "The group.") var name: String
+    @Argument(help: "The user's email address.") var email: String
+    @Option(help: ArgumentHelp("The organisation.", valueName: "name")) var org: String
+
+    /// Adds or removes the member, as the operator.
+    func change(add: Bool) async throws {
+        let (store, _) = try await data.open()
+        _ = try await store.changeOrgGroupMember(org: try await store.organisationID(name: org), group: name, email: email, add: add,
+                                                 actor: "operator", now: Date())
+        data.report(add ? "added \(email) to group \(name)" : "removed \(email) from group \(name)")
+    }
 }
