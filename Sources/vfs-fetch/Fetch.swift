@@ -161,8 +161,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     /// organisation, pinned at first contact); `verified` false when the device is not in
     /// it or the chain does not verify (fetching it is then refused unless --allow-unverified).
     func listInbox(_ client: RelayClient, session: RelaySession) async throws {
-        let trust = try await session.deviceTrust(client)
+        // The inbox first: an answer that does not check is refused before anything else is asked.
         let inbox = try await client.inbox().filter { entry in from.map { entry.senderUser == $0 } ?? true }
+        let trust = try await session.deviceTrust(client)
         var chains: [String: DeviceChain.Verified] = [:]
         if let own = trust.verified { chains[trust.user] = own }
         for user in Set(inbox.compactMap(\.senderUser)) where chains[user] == nil {
