@@ -90,6 +90,7 @@ let package = Package(
         .target(name: "VFSRelayClient", dependencies: [
             "VFSRelayProtocol", "VFSCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),

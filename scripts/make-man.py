@@ -31,6 +31,8 @@ ENVIRONMENT = {
     "VFS_KEYCHAIN": "The keychain file (default $VFS_HOME/keychain).",
     "VFS_POLICY": "The policy file (default $VFS_HOME/policy.json).",
     "VFS_RELAY": "The relay's URL, over the one in $VFS_HOME/relay.json.",
+    "VFS_RELAY_CACERT": "A PEM file of the CA certificates to trust for an https:// relay, over the one "
+                        "vfs-device enroll --cacert kept ($VFS_HOME/relay-ca.pem).",
     "VFS_PASSPHRASE": "The passphrase when neither --passphrase-file nor --passphrase-fd is given "
                       "(least safe: other processes of the user may read it).",
     "VFS_PASSCODE": "The keychain passcode when neither --passcode-file nor --passcode-fd is given "
@@ -60,6 +62,7 @@ FILES = {
     "vfs-unwrap": [("$VFS_HOME/policy.json", "the policy --for asks"),
                    ("DIR/.vfs-unwrap-*", "a staging folder; one a killed run left is removed by the next")],
     "vfs-device": [("$VFS_HOME/relay.json", "the relay and this device"),
+                   ("$VFS_HOME/relay-ca.pem", "the private CA enroll --cacert trusts (0600)"),
                    ("$VFS_HOME/relay-pins.json", "the pinned recipients of the devices")],
     "vfs-push": [("$VFS_HOME/relay.json", "the relay and this device"),
                  ("$VFS_HOME/relay-pins.json", "the pinned recipients of the devices")],

@@ -331,7 +331,9 @@ extension RelayClientError: ReportableError {
         case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer, .noSuchUser: return .noInput
         case .keyChanged, .missingCredential, .loggedOut, .pending: return .permissionDenied
         case .undelivered: return .no
-        case .ambiguous, .invalidURL: return .usage
+        case .ambiguous, .invalidURL, .cleartext: return .usage
+        case .untrustedCertificate: return .permissionDenied
+        case .badCAFile(_, let missing): return missing ? .noInput : .dataError
         }
     }
 
@@ -350,6 +352,11 @@ extension RelayClientError: ReportableError {
             default: return []
             }
         case .invalidURL: return ["write it as http://HOST:PORT or https://HOST:PORT"]
+        case .cleartext: return ["use https:// (vfs-relay serve --tls-cert, or TLS at a proxy); on a network you trust end to end (a VPN), enrol with --insecure-http"]
+        case .untrustedCertificate:
+            return ["a relay with a private CA: enrol with --cacert CA.pem (kept in VFS_HOME for later commands), or set VFS_RELAY_CACERT"]
+        case .badCAFile:
+            return ["it comes from --cacert, else VFS_RELAY_CACERT, else the copy enroll --cacert kept in VFS_HOME (relay-ca.pem)"]
         case .notEnrolled: return ["enrol this machine first: vfs-device enroll URL CODE --name NAME"]
         case .keyChanged(let device, _, _):
             return ["if \"\(device)\" really has a new key (it enrolled again), accept it with: vfs-device trust \(DisplayText.shellQuoted(device))"]

@@ -15,13 +15,23 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
     /// The device's user (their email), as the relay first said: whose device chain this
     /// device trusts (docs/device-chain.md). Older configs have none until first use.
     public var user: String?
+    /// `vfs-device enroll --cacert`: the private CA's PEM file, copied into VFS_HOME, that
+    /// an https:// relay's certificate is checked against instead of the system's CAs.
+    public var ca: String?
+    /// `vfs-device enroll --insecure-http`: plain http to a host beyond loopback allowed.
+    public var insecureHTTP: Bool?
 
-    public init(relay: String, device: String, name: String, user: String? = nil) {
+    public init(relay: String, device: String, name: String, user: String? = nil, ca: String? = nil, insecureHTTP: Bool = false) {
         self.relay = relay
         self.device = device
         self.name = name
         self.user = user
+        self.ca = ca
+        self.insecureHTTP = insecureHTTP ? true : nil
     }
+
+    /// The CA file to trust for https: `VFS_RELAY_CACERT`, else the one kept at enrolment.
+    public func caFile(paths: VFSPaths = .current) -> String? { paths.relayCACert ?? ca }
 
     public static func path(home: String) throws -> String { try VFSPaths(environment: ["VFS_HOME": home]).relayConfig }
 
@@ -37,8 +47,10 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
             throw RelayClientError.badAnswer(url: path, reason: "not a relay config: \(error)")
         }
         if let url = paths.relayURL {
-            try RelayClient.validate(url: url, from: "VFS_RELAY")
+            try RelayClient.validate(url: url, from: "VFS_RELAY", insecureHTTP: config.insecureHTTP == true)
             config.relay = url
+        } else {
+            try RelayClient.validate(url: config.relay, from: path, insecureHTTP: config.insecureHTTP == true)
         }
         return config
     }

@@ -6,6 +6,7 @@ import Foundation
 #endif
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import VFSRelayProtocol
 
 /// One relay's API for one device: bearer token, JSON bodies, and errors as
@@ -18,8 +19,9 @@ public final class RelayClient: Sendable {
     public let timeout: Int?
     let http: HTTPClient
 
-    /// `baseURL` such as `http://127.0.0.1:8787` (a trailing slash is dropped).
-    public init(baseURL: String, token: String?, timeout: Int? = nil) {
+    /// `baseURL` such as `http://127.0.0.1:8787` (a trailing slash is dropped). `caFile`:
+    /// trust the CA certificates of this PEM file for https, instead of the system's.
+    public init(baseURL: String, token: String?, timeout: Int? = nil, caFile: String? = nil) {
         var url = baseURL
         while url.hasSuffix("/") { url.removeLast() }
         self.baseURL = url
@@ -30,6 +32,11 @@ public final class RelayClient: Sendable {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(Int64(timeout ?? 10)), read: .seconds(120))
         configuration.decompression = .disabled
+        if let caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .file(caFile)
+            configuration.tlsConfiguration = tls
+        }
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -39,9 +46,10 @@ public final class RelayClient: Sendable {
     }
 
     /// Runs `body` with a client and shuts it down afterwards, whatever happens.
-    public static func with<R>(baseURL: String, token: String?, timeout: Int? = nil,
+    public static func with<R>(baseURL: String, token: String?, timeout: Int? = nil, caFile: String? = nil,
                                _ body: (RelayClient) async throws -> R) async throws -> R {
-        let client = RelayClient(baseURL: baseURL, token: token, timeout: timeout)
+        if let caFile { try checkCAFile(caFile) }
+        let client = RelayClient(baseURL: baseURL, token: token, timeout: timeout, caFile: caFile)
         do {
             let result = try await body(client)
             await client.shutdown()
@@ -83,8 +91,28 @@ public final class RelayClient: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw RelayClientError.unreachable(url: baseURL, reason: reason(error))
+            throw failure(error)
         }
+    }
+
+    /// A CA file that holds at least one PEM certificate, checked before anything is sent
+    /// (else the failure would show only as an unreachable relay).
+    public static func checkCAFile(_ path: String) throws {
+        guard FileManager.default.isReadableFile(atPath: path) else { throw RelayClientError.badCAFile(path: path, missing: true) }
+        guard let certificates = try? NIOSSLCertificate.fromPEMFile(path), !certificates.isEmpty else {
+            throw RelayClientError.badCAFile(path: path, missing: false)
+        }
+    }
+
+    /// What a request that got no answer throws: a certificate this machine does not
+    /// trust is said as such (not "unreachable": retrying will not help), the rest is
+    /// `.unreachable`.
+    func failure(_ error: Error) -> RelayClientError {
+        let text = String(describing: error)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return .untrustedCertificate(url: baseURL, reason: "its chain does not lead to a trusted CA, or it does not name the host")
+        }
+        return .unreachable(url: baseURL, reason: reason(error))
     }
 
     /// `describe`, with a timeout said plainly.
@@ -98,12 +126,24 @@ public final class RelayClient: Sendable {
     var answerTimeout: TimeAmount { .seconds(Int64(timeout ?? 60)) }
 
     /// A relay URL as people write it (relay.json, VFS_RELAY, enroll): http or https, a host.
-    public static func validate(url: String, from source: String) throws {
+    /// `insecureHTTP`: plain http to a host beyond loopback is allowed (else refused).
+    public static func validate(url: String, from source: String, insecureHTTP: Bool = false) throws {
         let parsed = URL(string: url)
-        guard let parsed, ["http", "https"].contains(parsed.scheme ?? ""), !(parsed.host ?? "").isEmpty,
+        guard let parsed, ["http", "https"].contains(parsed.scheme ?? ""), let host = parsed.host, !host.isEmpty,
               parsed.query == nil, parsed.fragment == nil, !url.contains(where: { $0 == " " || $0 == "\n" }) else {
             throw RelayClientError.invalidURL(url: url, source: source)
         }
+        if parsed.scheme == "http", !insecureHTTP, !isLoopback(host) {
+            throw RelayClientError.cleartext(url: url, host: host)
+        }
+    }
+
+    /// This machine, by name or address: localhost, 127.0.0.0/8, ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare.lowercased() == "localhost" || bare == "::1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { part in UInt8(part).map { _ in true } ?? false }
     }
 
     static func describe(_ error: Error) -> String {
@@ -128,7 +168,7 @@ public final class RelayClient: Sendable {
         } catch is NIOTooManyBytesError {
             throw RelayClientError.badAnswer(url: baseURL, reason: "an answer longer than \(limit) bytes")
         } catch {
-            throw RelayClientError.unreachable(url: baseURL, reason: reason(error))
+            throw failure(error)
         }
         let bytes = Array(buffer.readableBytesView)
         try Self.check(response.status, bytes)

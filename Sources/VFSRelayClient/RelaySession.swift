@@ -32,7 +32,7 @@ public struct RelaySession: Sendable {
 
     /// Runs `body` with a client of the configured relay, token included.
     public func withClient<R>(_ body: (RelayClient) async throws -> R) async throws -> R {
-        try await RelayClient.with(baseURL: config.relay, token: credentials.token, timeout: timeout, body)
+        try await RelayClient.with(baseURL: config.relay, token: credentials.token, timeout: timeout, caFile: config.caFile(), body)
     }
 
     /// The device named `reference`: a name (live devices win over revoked ones of the

@@ -11,6 +11,14 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     case invalidAnswer(what: String, value: String, rule: String)
     /// A relay URL that is not http(s)://HOST[:PORT][/PATH] (`source`: VFS_RELAY, relay.json…).
     case invalidURL(url: String, source: String)
+    /// An http:// relay beyond loopback without `--insecure-http`: refused before a byte
+    /// is sent (the enrolment code and the token would cross the network in clear).
+    case cleartext(url: String, host: String)
+    /// The https:// relay's certificate is not signed by a trusted CA (`reason`: NIOSSL's).
+    case untrustedCertificate(url: String, reason: String)
+    /// The CA file to trust (`--cacert`, VFS_RELAY_CACERT, relay.json) can't be read
+    /// (`missing`) or holds no PEM certificate.
+    case badCAFile(path: String, missing: Bool)
     /// No `relay.json`: this machine is not enrolled.
     case notEnrolled(config: String)
     /// The relay reports another recipient for a device than the one pinned.
@@ -40,6 +48,12 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
         case let .badAnswer(url, reason): return "unexpected answer from the relay at \(url): \(reason)"
         case let .invalidAnswer(what, value, rule): return "the relay sent an invalid \(what) \"\(value)\" (not \(rule)); nothing was written"
         case let .invalidURL(url, source): return "invalid relay URL \"\(url)\" (\(source))"
+        case let .cleartext(url, host):
+            return "refusing \(url): plain http to \(host), beyond this machine, would send the enrolment code and the token in clear"
+        case let .untrustedCertificate(url, reason):
+            return "the relay at \(url) has a TLS certificate this machine does not trust (\(reason))"
+        case let .badCAFile(path, missing):
+            return missing ? "cannot read the CA file \"\(path)\"" : "no PEM certificate in the CA file \"\(path)\""
         case let .notEnrolled(config): return "this machine is not enrolled with a relay (no \"\(config)\")"
         case let .keyChanged(device, pinned, reported):
             return "the relay reports a new key for device \"\(device)\" (pinned \(pinned), now \(reported)); refusing to encrypt to it"

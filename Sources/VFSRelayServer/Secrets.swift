@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import VFSPolicyModel
 
 /// Random tokens, codes and ids, and the hashes the database keeps instead of them.
 enum Secrets {
@@ -8,9 +9,7 @@ enum Secrets {
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
+    static func hex(_ bytes: some Sequence<UInt8>) -> String { bytes.hexString }
 
     /// A 256-bit device token.
     static func token() -> String { hex(randomBytes(32)) }

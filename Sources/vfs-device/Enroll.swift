@@ -23,13 +23,24 @@ extension DeviceTool {
             device starts their device chain; a later one is pending until an approved \
             device runs "vfs-device approve NAME" (docs/device-chain.md).
 
+            Plain http:// is refused (exit 64, nothing sent) for a relay beyond this \
+            machine: the code and the token would cross the network in clear; \
+            --insecure-http allows it, for a network trusted end to end. An https:// \
+            relay signed by a private CA needs --cacert CA.pem (as curl's): the file is \
+            copied to $VFS_HOME/relay-ca.pem and later commands trust it (VFS_RELAY_CACERT \
+            overrides it for one command).
+
             A machine that is enrolled already is refused (exit 73): --force enrols it \
-            again and then revokes its old device, so no ghost of it stays on the relay. A \
+            again and then revokes its old device, so no ghost of it stays on the relay; \
+            when the old device was approved, it approves the new one and removes itself \
+            from your device chain first (the same machine vouches for its new keys). A \
             name another of your devices has is refused by the relay (exit 73).
 
             Examples:
               vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop
               vfs-device enroll --force https://relay.example \\
+                K7QM-2WXD-PA9F-H3TN --name laptop
+              vfs-device enroll --cacert acme-ca.pem https://relay.acme.internal \\
                 K7QM-2WXD-PA9F-H3TN --name laptop
             """)
 
@@ -38,10 +49,18 @@ extension DeviceTool {
         @Option(help: ArgumentHelp("This device's name.", valueName: "name")) var name: String
         @Option(help: ArgumentHelp("The platform shown in listings.", valueName: "platform")) var platform = "linux"
         @Flag(help: "Enrol again on an enrolled machine, and revoke its old device.") var force = false
+        @Option(help: ArgumentHelp("Trust the CA certificates in this PEM file for the https:// relay (kept for later commands).", valueName: "file"),
+                completion: .file()) var cacert: String?
+        @Flag(help: "Allow plain http:// to a relay beyond this machine (a network trusted end to end).") var insecureHTTP = false
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
-            try RelayClient.validate(url: url, from: "the enrolment URL")
+            try RelayClient.validate(url: url, from: "the enrolment URL", insecureHTTP: insecureHTTP)
+            if let cacert {
+                guard url.lowercased().hasPrefix("https:") else { throw ToolError.usage("--cacert is for an https:// relay") }
+                try RelayClient.checkCAFile(cacert)
+            }
+            let caFile = cacert ?? VFSPaths.current.relayCACert
             let place = try options.place
             // Unlock first: a wrong passcode must not waste the one-time code.
             try DeviceCredentials.checkKeychain(place)
@@ -60,7 +79,8 @@ extension DeviceTool {
             let signingKey = try Ed25519.SigningKey()
             let answer: EnrollResponse
             do {
-                answer = try await RelayClient.with(baseURL: url, token: nil, timeout: try options.credentials.relayTimeout) { client in
+                answer = try await RelayClient.with(baseURL: url, token: nil, timeout: try options.credentials.relayTimeout,
+                                                    caFile: caFile) { client in
                     try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: identity.recipient.string))
                 }
             } catch {
@@ -68,12 +88,31 @@ extension DeviceTool {
                 throw error
             }
             try DeviceCredentials.save(place, token: answer.token, identity: identity, signingKey: signingKey)
-            try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name).save(home: VFSPaths.current.home)
+            let home = try VFSPaths.current.home
+            // The CA is kept as a copy: the file named may be a download that goes away.
+            let kept = cacert.map { _ in home + "/relay-ca.pem" }
+            if let cacert, let kept {
+                try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try AtomicOutputFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: cacert))), to: kept, mode: 0o600)
+            }
+            try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name, ca: kept, insecureHTTP: insecureHTTP).save(home: home)
             var pins = try PinStore(home: VFSPaths.current.home)
             pins.trust(answer.device)
             try pins.save()
             Diagnostics.info("enrolled \"\(answer.device.name)\" with \(url)")
             Diagnostics.info("fingerprint \(Fingerprint.device(signingKey: signingKey.publicKey, recipient: identity.recipient.string))")
+            // An approved old device hands its place in the chain to the new one.
+            if let old, let oldKey = old.credentials.signingKey {
+                let entry = DeviceChain.DeviceEntry(id: answer.device.id, name: try RelaySession.chainName(answer.device.name),
+                                                    recipient: identity.recipient.string, signingKey: signingKey.publicKey)
+                do {
+                    if try await Self.handOver(from: old, key: oldKey, to: entry) {
+                        Diagnostics.info("the old device approved the new one and left your device chain")
+                    }
+                } catch {
+                    Diagnostics.warn("the old device could not hand its place in your device chain to the new one (\(error)); approve it from another device")
+                }
+            }
             // The user's first device starts the device chain; a later one is pending until approved.
             do {
                 let session = try options.session()
@@ -101,7 +140,9 @@ extension DeviceTool {
         func enrolled(_ place: CredentialPlace) throws -> RelaySession? {
             let home = try VFSPaths.current.home
             guard let config = try? DeviceConfig.load(home: home, paths: VFSPaths(environment: [:])),
-                  let credentials = try? DeviceCredentials.load(place, identity: false) else { return nil }
+                  // Its signing key too, to hand its place in the device chain to the new device.
+                  let credentials = (try? DeviceCredentials.load(place, identity: false, signingKey: true))
+                    ?? (try? DeviceCredentials.load(place, identity: false)) else { return nil }
             guard force else {
                 throw ToolError("this machine is enrolled already, as \"\(DisplayText.printable(config.name))\" (\(config.device)) with \(config.relay)",
                                 exit: .cannotCreate, hints: ["use --force to enrol it again and revoke the old device"])
@@ -109,6 +150,19 @@ extension DeviceTool {
             var session = RelaySession(home: home, config: config, credentials: credentials)
             session.timeout = try options.credentials.relayTimeout
             return session
+        }
+
+        /// When the old device is approved: it adds `entry` (the new device) to the chain and
+        /// then removes itself, both statements signed by its own key. False when it is not
+        /// in the verified chain (pending, or no chain): nothing to hand over.
+        static func handOver(from old: RelaySession, key: Ed25519.SigningKey, to entry: DeviceChain.DeviceEntry) async throws -> Bool {
+            try await old.withClient { client in
+                let trust = try await old.deviceTrust(client)
+                guard let verified = trust.verified, verified.devices[old.config.device] != nil else { return false }
+                let added = try await old.append(.add(entry), to: trust, key: key, client: client)
+                _ = try await old.append(.remove(deviceId: old.config.device), to: added, key: key, client: client)
+                return true
+            }
         }
 
         static func rename(_ session: RelaySession, to name: String) async throws {

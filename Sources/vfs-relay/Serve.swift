@@ -36,6 +36,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What one user may store at once: bytes, or with a unit K, M, G, T (powers of 1024): 10G.", valueName: "size"))
     var quota: String?
 
+    @Option(help: ArgumentHelp("Uploads one user may hold at once, unfinished or not yet sent; one more is refused with 429.", valueName: "count"))
+    var maxOpenUploads: Int = 100
+
+    @Option(help: ArgumentHelp("Cloud files and folders one user may hold; one more is refused with 507 (too_many_entries).", valueName: "count"))
+    var maxCloudEntries: Int = 100_000
+
     @Option(help: ArgumentHelp("Free space to keep on the disk of the blobs: a size (1G) or a share (5%); uploads past it are refused with 507 so the database and deletes still work (default: 5%, at most 1G).", valueName: "size|percent"))
     var diskReserve: String?
 
@@ -138,7 +144,9 @@ struct Serve: AsyncParsableCommand {
             throw ToolError("cannot read \"\(file)\"", exit: .noInput)
         }
         guard keepAlive > 0, sweepInterval > 0, eventPoll > 0, idleTimeout > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
-        guard maxEventStreams > 0, (maxConnections ?? 1) > 0 else { throw ToolError.usage("--max-connections and --max-event-streams must be at least 1") }
+        guard maxEventStreams > 0, (maxConnections ?? 1) > 0, maxOpenUploads > 0, maxCloudEntries > 0 else {
+            throw ToolError.usage("--max-connections, --max-event-streams, --max-open-uploads and --max-cloud-entries must be at least 1")
+        }
         let openFiles = OpenFileLimit.raise()
         // Each connection may hold a second descriptor (a blob it streams); keep room for the
         // database, the listening socket and the logs.
@@ -160,6 +168,8 @@ struct Serve: AsyncParsableCommand {
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.maxConnections = maxConnections ?? min(16384, connectionRoom)
         configuration.maxEventStreamsPerDevice = maxEventStreams
+        configuration.maxOpenUploads = maxOpenUploads
+        configuration.maxCloudEntries = maxCloudEntries
         configuration.keepAliveInterval = .seconds(keepAlive)
         configuration.sweepInterval = .seconds(sweepInterval)
         configuration.watchInterval = .seconds(eventPoll)

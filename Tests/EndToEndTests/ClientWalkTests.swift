@@ -147,6 +147,15 @@ struct ClientWalkTests {
         let newID = forced.out.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(newID.count == 32 && newID != oldID)
         #expect(forced.stderr.contains("revoked the old device \"laptop\" (\(oldID))"))
+        // The old laptop was approved (alice's root): it approved its successor and left the chain.
+        #expect(forced.stderr.contains("the old device approved the new one and left your device chain"), "\(forced.stderr)")
+        #expect(!forced.stderr.contains("pending"), "\(forced.stderr)")
+        let chain = try fleet.phone.run("vfs-device", ["list", "--json"])
+        let laptopNow = jsonArray(chain).first { $0["id"] as? String == newID }
+        #expect(laptopNow?["status"] as? String == "active", "\(chain.out)")
+        // The phone encrypts to the new laptop without anyone approving it again.
+        let handed = try fleet.scratch.write("handed.txt", "to the new laptop\n")
+        #expect(try fleet.phone.run("vfs-push", ["-d", "laptop", handed]).status == 0)
         let list = jsonArray(try fleet.phone.run("vfs-device", ["list", "--json"]))
         #expect(list.filter { $0["name"] as? String == "laptop" }.compactMap { $0["id"] as? String } == [newID])
         #expect(!list.contains { $0["id"] as? String == oldID })

@@ -65,8 +65,12 @@ struct HTTPAnswer {
 final class RawConnection {
     let fd: Int32
     private var buffer = [UInt8]()
+    /// Why the last `fill` got nothing: the peer closed, the receive timeout passed, or an error.
+    private var stopped = ""
 
-    init(port: Int, timeout: Int = 30) throws {
+    /// `timeout` bounds each wait for bytes; it is generous because a loaded 2-core machine
+    /// running the whole suite has been seen to keep one answer waiting over 30 s.
+    init(port: Int, timeout: Int = 120) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket failed") }
         var address = sockaddr_in()
@@ -121,7 +125,13 @@ final class RawConnection {
     private func fill() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-        guard n > 0 else { return false }
+        guard n > 0 else {
+            let code = errno
+            stopped = n == 0 ? "the peer closed the connection"
+                : code == EAGAIN || code == EWOULDBLOCK ? "no bytes within the receive timeout"
+                : "recv failed: \(String(cString: strerror(code)))"
+            return false
+        }
         buffer += chunk[0..<n]
         return true
     }
@@ -134,12 +144,12 @@ final class RawConnection {
                 if line.last == 0x0D { line.removeLast() }
                 return String(decoding: line, as: UTF8.self)
             }
-            guard fill() else { throw HarnessError("connection ended in a line") }
+            guard fill() else { throw HarnessError("connection ended in a line: \(stopped)") }
         }
     }
 
     private func bytes(_ count: Int) throws -> [UInt8] {
-        while buffer.count < count { guard fill() else { throw HarnessError("connection ended early") } }
+        while buffer.count < count { guard fill() else { throw HarnessError("connection ended early: \(stopped)") } }
         let out = Array(buffer[..<count])
         buffer.removeFirst(count)
         return out
@@ -203,9 +213,13 @@ struct RelayClient: Sendable {
         if let payload { headers["Content-Length"] = "\(payload.count)" } else if ["POST", "PUT", "PATCH"].contains(method) {
             headers["Content-Length"] = "0"
         }
-        try connection.sendHead(method, path, headers: headers)
-        if let payload, !payload.isEmpty { try connection.send(payload) }
-        return try connection.readAnswer(method: method)
+        do {
+            try connection.sendHead(method, path, headers: headers)
+            if let payload, !payload.isEmpty { try connection.send(payload) }
+            return try connection.readAnswer(method: method)
+        } catch let error as HarnessError {
+            throw HarnessError("\(method) \(path): \(error)")
+        }
     }
 
     static let tus = ["Tus-Resumable": "1.0.0"]

@@ -18,7 +18,7 @@ struct RelayLimitsTests {
         try slow.send(Array("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8))
         idle.append(slow)
         // The seventh waits in the backlog until the timeout frees a place (a relay without
-        // the timeout never answers it: the read below times out after 30 s and fails).
+        // the timeout never answers it: the read below times out after 120 s and fails).
         let answer = try setup.client.request("GET", "/v1/health")
         #expect(answer.status == 200)
         for (index, connection) in idle.enumerated() {
@@ -34,6 +34,27 @@ struct RelayLimitsTests {
         }
         #expect(setup.relay.isRunning)
         #expect(setup.relay.stop() == 0)
+    }
+
+    @Test("--max-open-uploads and --max-cloud-entries set the per-user caps: one more upload is 429, one more cloud entry 507 too_many_entries; 0 is a usage error")
+    func userCaps() throws {
+        let setup = try RelayTests.Setup(arguments: ["--max-open-uploads", "2", "--max-cloud-entries", "3"])
+        _ = try setup.client.createUpload(length: 10, token: setup.laptop.token)
+        _ = try setup.client.createUpload(length: 10, token: setup.phone.token)
+        let third = try setup.client.request("POST", "/v1/uploads", token: setup.laptop.token,
+                                             headers: RelayClient.tus.merging(["Upload-Length": "10"]) { $1 })
+        #expect(third.status == 429, "\(third.text)")
+        for name in ["a", "b", "c"] {
+            let made = try setup.client.request("POST", "/v1/cloud/\(name)", token: setup.laptop.token, json: #"{"kind":"folder"}"#)
+            #expect(made.status == 201, "\(made.text)")
+        }
+        let fourth = try setup.client.request("POST", "/v1/cloud/d", token: setup.laptop.token, json: #"{"kind":"folder"}"#)
+        #expect(fourth.status == 507 && fourth.text.contains("too_many_entries"), "\(fourth.status) \(fourth.text)")
+        #expect(setup.relay.stop() == 0)
+
+        let zero = try Tools.run("vfs-relay", ["serve", "--data", setup.scratch.url.appendingPathComponent("other").path,
+                                               "--listen", "127.0.0.1:0", "--max-open-uploads", "0"])
+        #expect(zero.status == 64 && zero.stderr.contains("--max-open-uploads"), "\(zero.stderr)")
     }
 
     @Test("one device holds at most --max-event-streams streams: one more is 429 with Retry-After, other devices are not affected, a closed stream frees its place")

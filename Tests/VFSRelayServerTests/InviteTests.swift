@@ -26,4 +26,23 @@ struct InviteTests {
             #expect(again.status == .unauthorized)
         }
     }
+
+    @Test("an unused invite dies with the device that made it; a used one, another device's and the operator's stay good")
+    func inviteDiesWithDevice() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.enroll(try decode(Invite.self, try await client.request(.post, RelayPaths.invites, token: laptop.token)).code,
+                                                name: "phone")
+            let fromPhone = try decode(Invite.self, try await client.request(.post, RelayPaths.invites, token: phone.token))
+            let fromLaptop = try decode(Invite.self, try await client.request(.post, RelayPaths.invites, token: laptop.token))
+            let operatorCode = try await fixture.code(for: "alice@acme.example")
+            #expect(try await client.request(.delete, RelayPaths.device(phone.id), token: laptop.token).status == .noContent)
+            let dead = try await client.request(.post, RelayPaths.enroll,
+                                                json: #"{"code":"\#(fromPhone.code)","name":"thief","platform":"linux","recipient":"age1thief"}"#)
+            #expect(dead.status == .unauthorized)
+            _ = try await client.enroll(fromLaptop.code, name: "tablet")
+            _ = try await client.enroll(operatorCode, name: "desktop")
+        }
+    }
 }

@@ -23,7 +23,7 @@ function __vfs-device_parse_tokens -S
         __vfs-device_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'enroll'
-            __vfs-device_parse_subcommand 2 'name=' 'platform=' 'force' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 2 'name=' 'platform=' 'force' 'cacert=' 'insecure-http' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'invite'
             __vfs-device_parse_subcommand 0 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'list'
@@ -131,6 +131,8 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positiona
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" name' -l 'name' -d 'This device\'s name.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" platform' -l 'platform' -d 'The platform shown in listings.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" force' -l 'force' -d 'Enrol again on an enrolled machine, and revoke its old device.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" cacert' -l 'cacert' -d 'Trust the CA certificates in this PEM file for the https:// relay (kept for later commands).' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" insecure-http' -l 'insecure-http' -d 'Allow plain http:// to a relay beyond this machine (a network trusted end to end).'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''

@@ -23,7 +23,7 @@ function __vfs-relay_parse_tokens -S
         __vfs-relay_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'serve'
-            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 's3-credentials=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'disk-reserve=' 'keep-alive=' 'sweep-interval=' 'trusted-proxy=+' 'metrics' 'metrics-from=+' 'log-level=' 'idle-timeout=' 'max-connections=' 'max-event-streams=' 'version' 'h/help'
+            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 's3-credentials=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'max-open-uploads=' 'max-cloud-entries=' 'disk-reserve=' 'keep-alive=' 'sweep-interval=' 'trusted-proxy=+' 'metrics' 'metrics-from=+' 'log-level=' 'idle-timeout=' 'max-connections=' 'max-event-streams=' 'version' 'h/help'
         case 'init'
             __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 's3-credentials=' 'version' 'h/help'
         case 'org'
@@ -177,6 +177,8 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" tls-key' -l 'tls-key' -d 'The PEM private key of --tls-cert.' -rF
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-upload' -l 'max-upload' -d 'The largest upload: bytes, or with a unit K, M, G, T (powers of 1024): 512M, 10G, 1.5T.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" quota' -l 'quota' -d 'What one user may store at once: bytes, or with a unit K, M, G, T (powers of 1024): 10G.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-open-uploads' -l 'max-open-uploads' -d 'Uploads one user may hold at once, unfinished or not yet sent; one more is refused with 429.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" max-cloud-entries' -l 'max-cloud-entries' -d 'Cloud files and folders one user may hold; one more is refused with 507 (too_many_entries).' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" disk-reserve' -l 'disk-reserve' -d 'Free space to keep on the disk of the blobs: a size (1G) or a share (5%); uploads past it are refused with 507 so the database and deletes still work (default: 5%, at most 1G).' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" keep-alive' -l 'keep-alive' -d 'Seconds between keep-alive comments on event streams.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" sweep-interval' -l 'sweep-interval' -d 'Seconds between sweeps for expired transfers and orphan blobs.' -rfka ''

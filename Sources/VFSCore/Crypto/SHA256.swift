@@ -41,13 +41,3 @@ package final class SHA256 {
         return hasher.finalize()
     }
 }
-
-extension Sequence where Element == UInt8 {
-    /// Lowercase hexadecimal.
-    public var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        for byte in self { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 0xf)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
-}

@@ -26,7 +26,8 @@ import Glibc
 /// - `temporaryFolder`: `$TMPDIR`, else `/tmp`.
 /// - `toolConfig`: `home/config.json`, the tools' settings (ToolConfig).
 /// - For the relay: `relayConfig` (`home/relay.json`, the device's relay settings),
-///   `relayURL` (`$VFS_RELAY`, nil when unset: no relay) and `policyCache`
+///   `relayURL` (`$VFS_RELAY`, nil when unset: no relay), `relayCACert`
+///   (`$VFS_RELAY_CACERT`, a private CA for an https:// relay) and `policyCache`
 ///   (`home/policy-cache`, where a relay-backed PolicySource keeps the lists it
 ///   fetched; see PolicySource); `relayData` (`home/relay`, the relay server's
 ///   database and blobs).
@@ -119,6 +120,10 @@ public struct VFSPaths: Sendable {
 
     /// The relay's base URL from `$VFS_RELAY`; nil means no relay is configured.
     public var relayURL: String? { value("VFS_RELAY") }
+
+    /// `$VFS_RELAY_CACERT`: a PEM file of the CA certificates to trust for an https://
+    /// relay instead of the system's (curl's --cacert); it overrides relay.json's `ca`.
+    public var relayCACert: String? { value("VFS_RELAY_CACERT") }
 
     /// The relay server's data folder (`vfs-relay --data` default): `home/relay`.
     public var relayData: String { get throws { try home + "/relay" } }

@@ -3,7 +3,8 @@ import Hummingbird
 import VFSRelayProtocol
 
 /// `POST /v1/invites`: an enrolled device asks for a code to enrol another device of
-/// the same user (what `vfs-relay invite` gives the operator), single use, stored hashed.
+/// the same user (what `vfs-relay invite` gives the operator), single use, stored hashed;
+/// unused, it dies with the device that asked for it.
 struct InviteController {
     let services: RelayServices
 
@@ -17,7 +18,7 @@ struct InviteController {
         let code = RelayCodes.newEnrolmentCode()
         let expires = now.addingTimeInterval(services.configuration.enrolmentCodeLifetime)
         try await services.store.createEnrolmentCode(email: identity.email, codeHash: RelayCodes.hash(enrolmentCode: code),
-                                                     expires: expires, now: now)
+                                                     expires: expires, now: now, createdBy: identity.deviceID)
         return try jsonResponse(Invite(code: code, expires: expires), status: .created)
     }
 }

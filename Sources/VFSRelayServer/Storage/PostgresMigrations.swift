@@ -141,8 +141,9 @@ enum PostgresMigrations {
             "ALTER TABLE devices ADD COLUMN signing_key TEXT",
         ]),
         ("v6-upload-reserved", ["ALTER TABLE uploads ADD COLUMN reserved BIGINT"]),
+        ("v7-invite-creator", ["ALTER TABLE enrolment_codes ADD COLUMN created_by TEXT"]),
         // Issue 28: an organisation's groups of people, kept by its administrators.
-        ("v7-org-groups", [
+        ("v8-org-groups", [
             """
             CREATE TABLE org_groups(
               id BIGSERIAL PRIMARY KEY, org_id BIGINT NOT NULL REFERENCES organisations(id),

@@ -116,7 +116,9 @@ public protocol RelayStore: Sendable {
     // Operator
     func createOrganisation(name: String, now: Date) async throws
     func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws
-    func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws
+    /// `createdBy`: the device that asked (POST /v1/invites); nil for the operator. A
+    /// device's unused codes are deleted when it is invalidated.
+    func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String?) async throws
     func users() async throws -> [UserSummary]
     func organisations() async throws -> [OrganisationSummary]
     /// Changes a user's role and/or standing (nil: unchanged). Disabling ends their admin
@@ -314,5 +316,10 @@ extension RelayStore {
                                groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
         try await createTransfer(id: id, upload: upload, blobID: blobID, sender: sender, devices: devices, groups: groups,
                                  users: [], expires: expires, now: now)
+    }
+
+    /// An operator's enrolment code (`vfs-relay user add`, `invite`): no device made it.
+    public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
+        try await createEnrolmentCode(email: email, codeHash: codeHash, expires: expires, now: now, createdBy: nil)
     }
 }

@@ -123,8 +123,13 @@ enum SQLiteMigrations {
         migrator.registerMigration("v10-upload-reserved") { db in
             try db.execute(sql: "ALTER TABLE uploads ADD COLUMN reserved INTEGER")
         }
+        // The device that made an enrolment code (POST /v1/invites): its unused codes die
+        // with it, so a stolen token's invites stop working once the device is revoked.
+        migrator.registerMigration("v11-invite-creator") { db in
+            try db.execute(sql: "ALTER TABLE enrolment_codes ADD COLUMN created_by TEXT")
+        }
         // Issue 28: an organisation's groups of people, kept by its administrators.
-        migrator.registerMigration("v11-org-groups") { db in
+        migrator.registerMigration("v12-org-groups") { db in
             try db.execute(sql: """
                 CREATE TABLE org_groups(
                   id INTEGER PRIMARY KEY, org_id INTEGER NOT NULL REFERENCES organisations(id),

@@ -45,7 +45,7 @@ struct SQLiteSQLConnection: SQLConnection {
     func all(_ sql: SQL) async throws -> [SQLRow] {
         let (text, values) = sql.rendered(for: .sqlite)
         let fetch: @Sendable (Database) throws -> [SQLRow] = { db in
-            try Row.fetchAll(db, sql: text, arguments: Self.arguments(values)).map { row in
+            try Row.fetchAll(Self.statement(db, text, values), arguments: Self.arguments(values)).map { row in
                 SQLRow(columns: row.map { column, value in (column, Self.value(value)) })
             }
         }
@@ -56,7 +56,16 @@ struct SQLiteSQLConnection: SQLConnection {
     func run(_ sql: SQL) async throws {
         let (text, values) = sql.rendered(for: .sqlite)
         precondition(writer, "a change outside a write transaction")
-        try await pool.writeWithoutTransaction { db in try db.execute(sql: text, arguments: Self.arguments(values)) }
+        try await pool.writeWithoutTransaction { db in try Self.statement(db, text, values).execute(arguments: Self.arguments(values)) }
+    }
+
+    /// The prepared statement of `text`: kept by the connection for the next request when
+    /// its text is one of the store's fixed queries (a handful of parameters), prepared
+    /// afresh when it lists values (`IN (?, ?, …)` of any length would grow the cache
+    /// without bound). Preparing, and GRDB's authorizer that runs with it, cost a request
+    /// as much as running the query.
+    static func statement(_ db: Database, _ text: String, _ values: [SQLValue]) throws -> Statement {
+        values.count <= 12 ? try db.cachedStatement(sql: text) : try db.makeStatement(sql: text)
     }
 
     func advisoryLock(_ key: Int64) async throws {}

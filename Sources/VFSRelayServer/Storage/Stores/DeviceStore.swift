@@ -29,17 +29,17 @@ extension SQLRelayStore {
         }
     }
 
-    public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
+    public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String?) async throws {
         try await sql.database.write { db in
             guard let user = try await db.one("SELECT id, org_id, disabled FROM users WHERE email = \(email)") else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
             guard try user.get("disabled", as: Double?.self) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
             try await db.run("""
-                INSERT INTO enrolment_codes(code_hash, user_id, created, expires)
-                VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(now), \(expires))
+                INSERT INTO enrolment_codes(code_hash, user_id, created, expires, created_by)
+                VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(now), \(expires), \(createdBy))
                 """)
-            try await StoreRows.audit(db, org: try user.get("org_id"), actor: "operator", action: "invite", subject: email, now: now)
+            try await StoreRows.audit(db, org: try user.get("org_id"), actor: createdBy ?? "operator", action: "invite", subject: email, now: now)
         }
     }
 
@@ -216,6 +216,7 @@ extension SQLRelayStore {
                 UPDATE devices SET invalidated = \(now) WHERE id = \(id) AND user_id = \(user) AND invalidated IS NULL RETURNING id
                 """) != nil else { throw StoreError.notFound("no device \"\(id)\"") }
             try await db.run("DELETE FROM group_members WHERE device_id = \(id)")
+            try await db.run("DELETE FROM enrolment_codes WHERE created_by = \(id) AND used IS NULL")
             try await StoreRows.insertEvents(db, kind: .logout, data: StoreRows.json(["device": id]), devices: [id], now: now)
             var released = [String]()
             for (transfer, blob) in waiting {
