@@ -4,7 +4,8 @@
 # bundle wrapped for the group, an unwrap refused for an unapproved app and allowed for
 # the approved one, then the originals shredded. Then the relay: a local vfs-relay, three
 # enrolled devices in a group, a folder pushed to the group, fetched with the policy gate
-# on two, declined on the third, the outbox, an admin's policy change reaching a
+# on two, declined on the third, the outbox, a file sent to a colleague (bob) by address
+# with the safety code compared on both sides, an admin's policy change reaching a
 # watching device, a revoked device's watcher erasing its credentials, a cloud
 # put/ls/get, the admin web page's address and a sign-in code, the relay stopped (kept
 # running with KEEP=1). One line per step.
@@ -115,6 +116,23 @@ if on tablet vfs-fetch --all -C tablet-inbox --for com.example.viewer 2>err.txt;
 step "tablet's policy refuses it (exit 77: $(sed -n 's/^vfs-fetch: error: //p' err.txt | head -1)); the tablet declines"
 on tablet vfs-fetch --decline "$transfer"
 step "outbox: $(on laptop vfs-push outbox | awk 'NR>1 {printf "%s%s %s", (NR>2 ? "; " : ""), $1, $2}')"
+
+# A colleague: bob's desktop enrols; alice sends to bob by address, encrypted to the
+# devices of bob's verified device chain, whose root her laptop pins at the first send.
+code=$(vfs-relay user add bob@acme.example --org acme --data "$relay_data" 2>/dev/null)
+mkdir -p "$work/desktop/run" && chmod 700 "$work/desktop/run"
+on desktop vfs-keychain init --work-factor 14 --passcode-file "$pass" 2>/dev/null
+on desktop vfs-device enroll "$url" "$code" --name desktop >/dev/null 2>&1
+on desktop vfs-device list >/dev/null 2>&1
+echo "minutes of Monday's meeting" > outgoing/minutes.txt
+to_bob=$(on laptop vfs-push -q --to bob@acme.example outgoing/minutes.txt 2>/dev/null)
+step "laptop sent minutes.txt to bob@acme.example by address (transfer ${to_bob:0:12}…): $(on laptop vfs-push outbox "$to_bob" | awk -F'\t' '{printf "%s %s %s", $5, $6, $7}')"
+ours=$(on laptop vfs-device verify bob@acme.example 2>/dev/null); theirs=$(on desktop vfs-device verify alice@acme.example 2>/dev/null)
+step "safety code on alice's laptop and bob's desktop: the same: $([ "$ours" = "$theirs" ] && echo yes || echo no) (${ours:0:17}…); alice records it"
+on laptop vfs-device verify bob@acme.example --confirm "$theirs" 2>/dev/null
+mkdir -p desktop-inbox
+on desktop vfs-fetch --all -v --from alice@acme.example -C desktop-inbox 2>sender.txt
+step "bob's desktop fetched it: \"$(cat desktop-inbox/minutes.txt)\"; $(sed -n 's/^vfs-fetch: transfer [0-9a-f]* is //p' sender.txt | head -1)"
 
 # Cloud folders: files encrypted on the laptop to every device of alice, stored on the relay.
 on laptop vfs-cloud mkdir -p /docs/2026

@@ -297,7 +297,8 @@ extension DeviceChainError: ReportableError {
         case .rolledBack, .forked:
             return ["nothing was changed: the relay, or someone between it and you, served an older or different device list than this device verified before"]
         case .rootChanged(let user):
-            return ["nothing was changed: \(user)'s device list has another root than at first contact; compare the safety code with them out of band before trusting it"]
+            return ["nothing was done: \(user)'s device list has another root than at first contact (they started it again, or the relay swapped it)",
+                    "compare the safety code with them out of band (vfs-device verify \(DisplayText.shellQuoted(user))), and only if it matches accept the new root with: vfs-device verify \(DisplayText.shellQuoted(user)) --confirm CODE"]
         default: return []
         }
     }
@@ -327,7 +328,7 @@ extension RelayClientError: ReportableError {
             default: return .dataError
             }
         case .badAnswer, .invalidAnswer, .corruptDownload: return .dataError
-        case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer, .abandoned: return .noInput
+        case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer, .abandoned, .noSuchUser: return .noInput
         case .keyChanged, .missingCredential, .loggedOut, .pending: return .permissionDenied
         case .undelivered: return .no
         case .ambiguous, .invalidURL, .cleartext: return .usage
@@ -363,6 +364,7 @@ extension RelayClientError: ReportableError {
         case .noSuchGroup: return ["vfs-device group list shows the groups"]
         case .noSuchTransfer: return ["vfs-fetch lists the inbox, vfs-push outbox what was sent"]
         case .abandoned: return ["its sender can push it again"]
+        case .noSuchUser: return ["send to the email address of a user of your organisation who has enrolled a device"]
         case .ambiguous(let what, _, _): return what == "device" ? ["name it by its id (vfs-device list --json shows them)"]
             : ["give more of the id"]
         case .missingCredential:

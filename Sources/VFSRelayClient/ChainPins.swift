@@ -17,6 +17,9 @@ package struct ChainPins: Sendable {
         public var sequence: UInt64
         /// SHA-256 of the head statement (base64 in the file).
         public var hash: Data
+        /// Another user's root this device's user confirmed by comparing the safety code
+        /// (`vfs-device verify USER --confirm CODE`); absent until then.
+        public var verified: Bool? = nil
     }
 
     public let path: String
@@ -43,8 +46,17 @@ package struct ChainPins: Sendable {
             guard Array(pin.rootKey) == verified.rootKey else { throw DeviceChainError.rootChanged(user: user) }
             try DeviceChain.check(statements, extend: DeviceChain.Head(sequence: pin.sequence, hash: Array(pin.hash)))
         }
-        pins[user] = Pin(rootKey: Data(verified.rootKey), sequence: verified.head.sequence, hash: Data(verified.head.hash))
+        pins[user] = Pin(rootKey: Data(verified.rootKey), sequence: verified.head.sequence, hash: Data(verified.head.hash),
+                         verified: pins[user]?.verified)
         return verified
+    }
+
+    /// Whether `user`'s pinned root was confirmed with the safety code.
+    public func isVerified(_ user: String) -> Bool { pins[user]?.verified == true }
+
+    /// Records `user`'s pinned root as confirmed with the safety code.
+    public mutating func confirm(_ user: String) {
+        pins[user]?.verified = true
     }
 
     /// Forgets `user`'s pin (the user re-created their chain and it was confirmed out of band).

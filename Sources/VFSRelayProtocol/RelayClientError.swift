@@ -29,6 +29,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     /// A transfer fetched while it uploaded whose upload never ended: its sender cancelled
     /// it or stopped uploading (the relay removed the upload). Nothing of it was placed.
     case abandoned(transfer: String)
+    /// No user of that address in this device's organisation (or one without a device chain).
+    case noSuchUser(String)
     /// A name or id prefix that fits more than one (`what`: "transfer", "device").
     case ambiguous(what: String, reference: String, candidates: [String])
     /// The device's token or identity is not where it should be.
@@ -62,6 +64,7 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
         case let .noSuchGroup(name): return "no group \"\(name)\""
         case let .noSuchTransfer(id): return "no transfer \"\(id)\""
         case let .abandoned(id): return "transfer \"\(id)\" was abandoned by its sender before its upload ended: nothing was placed"
+        case let .noSuchUser(user): return "no such user in your organisation: \"\(user)\""
         case let .ambiguous(what, reference, candidates):
             return "\"\(reference)\" names more than one \(what): " + candidates.joined(separator: ", ")
         case let .missingCredential(what, place): return "no \(what) for this device in \(place)"

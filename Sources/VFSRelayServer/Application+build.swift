@@ -135,6 +135,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     InviteController(services: services).addRoutes(to: authenticated)
     AdminLoginCodeController(services: services).addRoutes(to: authenticated)
     GroupController(services: services).addRoutes(to: authenticated)
+    OrgGroupController(services: services).addRoutes(to: authenticated)
     UploadController(services: services).addRoutes(discovery: router, to: authenticated)
     TransferController(services: services).addRoutes(to: authenticated)
     EventController(services: services).addRoutes(to: authenticated)

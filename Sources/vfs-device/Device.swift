@@ -37,15 +37,16 @@ struct DeviceTool: AsyncVFSCommand {
 
         Exit status: 0 success; 1 a revoke not confirmed; 64 usage (also a name or id \
         prefix that fits two devices); 65 a bad answer or a corrupt file; 66 no such \
-        device or group, or not enrolled; 69 relay unreachable; 73 enrolled already \
+        device, group or user, or not enrolled; 69 relay unreachable; 73 enrolled already \
         when enroll is not given --force, a name or group that exists; 75 temporary (429, \
         503): try again; 77 this device's token was refused (revoked), a wrong keychain \
         passcode; admin-link for a user who is not an administrator; approve with a \
-        fingerprint that differs, or from a device not approved itself; a device chain \
-        that does not verify or does not extend the one verified last.
+        fingerprint that differs, or from a device not approved itself; verify --confirm \
+        with a code that differs; a device chain that does not verify or does not extend \
+        the one verified last, or another user's whose root is not the one pinned.
         """,
         version: vfsVersion,
-        subcommands: [Enroll.self, InviteCommand.self, List.self, Approve.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self, FingerprintCommand.self,
+        subcommands: [Enroll.self, InviteCommand.self, List.self, Approve.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self, FingerprintCommand.self, Verify.self,
                       AdminLink.self])
 }
 

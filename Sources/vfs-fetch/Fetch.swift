@@ -82,6 +82,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when the relay logs this device out.") var wipeOnLogout = false
     @Flag(name: .customLong("allow-unverified"), help: "Unpack a transfer whose sender's signature is missing, bad or unknown (said on stderr).")
     var allowUnverified = false
+    @Option(help: ArgumentHelp("Only transfers from USER (an email address; yours for your own devices' transfers), listed or with --all.", valueName: "user"))
+    var from: String?
     @Flag(help: "Print the inbox as JSON.") var json = false
     @OptionGroup var sizes: HumanSizeOption
     @Flag(name: .shortAndLong, help: "Name each transfer's verified sender and list each file and folder unpacked, on stderr.")
@@ -109,6 +111,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
             throw ToolError.usage("-v lists what is unpacked into DIR (--all, IDs or --watch)")
         }
         if json && (all || !ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--json goes with the inbox listing") }
+        if from != nil && (!ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--from goes with the inbox listing and --all") }
     }
 
     var place: CredentialPlace {
@@ -133,8 +136,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
                 }
                 return
             }
-            if !all && ids.isEmpty { return try await listInbox(client) }
-            let inbox = try await client.inbox()
+            if !all && ids.isEmpty { return try await listInbox(client, session: session) }
+            let inbox = try await client.inbox().filter { entry in from.map { entry.senderUser == $0 } ?? true }
             let wanted = all ? inbox : try ids.map { reference in
                 let id = try RelaySession.uniqueID(reference, among: inbox.map(\.id))
                 return inbox.first { $0.id == id }!
@@ -157,18 +160,36 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         }
     }
 
-    func listInbox(_ client: RelayClient) async throws {
-        let (inbox, devices) = (try await client.inbox(), try await client.devices())
-        let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        struct Row: Encodable {
-            var id: String, sender: String, from: String, size: Int64, sha256: String, created: Date, expires: Date, status: TransferStatus
+    /// The inbox with each sender as this device verified it: the sending device's name
+    /// in its user's verified device chain (this user's, or another user's of the
+    /// organisation, pinned at first contact); `verified` false when the device is not in
+    /// it or the chain does not verify (fetching it is then refused unless --allow-unverified).
+    func listInbox(_ client: RelayClient, session: RelaySession) async throws {
+        // The inbox first: an answer that does not check is refused before anything else is asked.
+        let inbox = try await client.inbox().filter { entry in from.map { entry.senderUser == $0 } ?? true }
+        let trust = try await session.deviceTrust(client)
+        var chains: [String: DeviceChain.Verified] = [:]
+        if let own = trust.verified { chains[trust.user] = own }
+        for user in Set(inbox.compactMap(\.senderUser)) where chains[user] == nil {
+            chains[user] = try? await session.colleagueChain(user, client: client)
         }
-        let rows = inbox.map { Row(id: $0.id, sender: $0.sender, from: names[$0.sender] ?? $0.sender, size: $0.size, sha256: $0.sha256,
-                                   created: $0.created, expires: $0.expires, status: $0.status) }
+        let relayNames = Dictionary(trust.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        struct Row: Encodable {
+            var id: String, sender: String, from: String, user: String?, verified: Bool, size: Int64, sha256: String, created: Date,
+                expires: Date, status: TransferStatus
+        }
+        let rows = inbox.map { entry in
+            let user = entry.senderUser ?? trust.user
+            let device = chains[user]?.devices[entry.sender]
+            return Row(id: entry.id, sender: entry.sender, from: device?.name ?? relayNames[entry.sender] ?? entry.sender, user: user,
+                       verified: device != nil, size: entry.size, sha256: entry.sha256, created: entry.created, expires: entry.expires,
+                       status: entry.status)
+        }
         if json { return try JSONOutput.print(rows) }
         Listing.print(["ID", "FROM", "SIZE", "SENT", "EXPIRES"], rows.map { row in
-            [row.id, DisplayText.printable(row.from), Listing.size(row.size, human: sizes.human), DateText.iso8601(row.created),
-             DateText.iso8601(row.expires)]
+            let from = row.user == trust.user ? row.from : "\(row.from) of \(row.user ?? "?")"
+            return [row.id, DisplayText.printable(from + (row.verified ? "" : " (unverified)")), Listing.size(row.size, human: sizes.human),
+                    DateText.iso8601(row.created), DateText.iso8601(row.expires)]
         })
     }
 }

@@ -36,6 +36,12 @@ struct Receiver {
     let client: RelayClient
     /// The user's verified device chain, which senders are verified against.
     var trust: DeviceTrust?
+    /// The verified chain of the user the relay names as the sender, when that is
+    /// another user of the organisation (pinned as `vfs-push --to` pins it).
+    var senderChain: DeviceChain.Verified?
+    /// Why that chain could not be verified (a changed root, a fork): the sender is then
+    /// unverified, refused unless --allow-unverified.
+    var senderChainError: Error?
 
     static var incoming: String { get throws { try VFSPaths.current.home + "/incoming" } }
 
@@ -50,6 +56,13 @@ struct Receiver {
         if !tool.raw {
             var receiver = self
             receiver.trust = try await session.deviceTrust(client)
+            if let user = entry.senderUser, user != receiver.trust?.user {
+                do {
+                    receiver.senderChain = try await session.colleagueChain(user, client: client)
+                } catch let error as DeviceChainError {
+                    receiver.senderChainError = error
+                }
+            }
             let names = try await receiver.streamed(entry, part: part, progress: update)
             bar?.finish()
             try await client.ack(entry.id)
@@ -142,7 +155,11 @@ struct Receiver {
                 throw ToolError("transfer \(transfer) is not signed by its sender", exit: .permissionDenied)
             }
             let signature = try BundleSignature.decode(entry)
-            guard let chain = trust?.verified else {
+            // The signer's user's chain: this user's, or the sender's the relay named (a
+            // signature claiming any other user names nobody this device verified).
+            let chains = [trust?.verified, senderChain].compactMap { $0 }
+            if signature.user != trust?.user, let senderChainError { throw senderChainError }
+            guard let chain = chains.first(where: { $0.user == signature.user }) ?? chains.first else {
                 throw BundleSignatureError.unknownDevice(user: signature.user, device: signature.device)
             }
             let device = try signature.verify(manifest: reader.manifestBytes, chain: chain)

@@ -13,6 +13,8 @@ import VFSRelayProtocol
 struct OutboxListing: Encodable {
     struct Target: Encodable {
         var device: String
+        /// The device's user (email): yours, or a person sent to with --to.
+        var user: String?
         var name: String
         var status: TransferStatus
         var updated: Date
@@ -36,31 +38,49 @@ extension PushTool {
         @Argument(help: ArgumentHelp("Show only these transfers.", valueName: "id")) var ids: [String] = []
 
         func run() async throws {
-            var (entries, devices) = try await options.session().withClient { client in
-                (try await client.outbox(), try await client.devices())
+            let session = try options.session()
+            var (entries, names) = try await session.withClient { client in
+                (try await client.outbox(), try await Self.deviceNames(session: session, client: client))
             }
             if !ids.isEmpty {
                 let chosen = try ids.map { try RelaySession.uniqueID($0, among: entries.map(\.id)) }
                 entries = chosen.map { id in entries.first { $0.id == id }! }
             }
-            let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
             let rows = entries.map { entry in
                 OutboxListing(id: entry.id, size: entry.size, created: entry.created, expires: entry.expires,
-                              recipients: entry.recipients.map { .init(device: $0.device, name: names[$0.device] ?? $0.device,
+                              recipients: entry.recipients.map { .init(device: $0.device, user: $0.user, name: names[$0.device] ?? $0.device,
                                                                        status: $0.status, updated: $0.updated) })
             }
             if json { return try JSONOutput.print(rows) }
-            // One line per target; "pending" is the relay's unattended, "fetching" its initiated.
-            Listing.print(["ID", "SIZE", "SENT", "EXPIRES", "DEVICE", "STATUS"], rows.flatMap { row in
+            // One line per target, grouped by user (the relay's order); "pending" is the
+            // relay's unattended, "fetching" its initiated.
+            Listing.print(["ID", "SIZE", "SENT", "EXPIRES", "USER", "DEVICE", "STATUS"], rows.flatMap { row in
                 row.recipients.map { target in
                     [row.id, Listing.size(row.size, human: sizes.human), DateText.iso8601(row.created), DateText.iso8601(row.expires),
-                     DisplayText.printable(target.name),
+                     DisplayText.printable(target.user ?? "-"), DisplayText.printable(target.name),
                      [.unattended: "pending", .initiated: "fetching"][target.status] ?? target.status.rawValue]
                 }
             })
         }
     }
+}
 
+extension PushTool.Outbox {
+    /// Device names by id: this user's from the relay's list; other users' (sent to with
+    /// --to) from their device chains as this device pinned them (a device removed from a
+    /// chain since keeps its id).
+    static func deviceNames(session: RelaySession, client: RelayClient) async throws -> [String: String] {
+        var names = Dictionary(try await client.devices().map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let pins = try ChainPins(home: session.home)
+        for user in pins.pins.keys.sorted() where user != session.config.user {
+            guard let chain = try? await session.colleagueChain(user, client: client) else { continue }
+            for (id, device) in chain.devices where names[id] == nil { names[id] = device.name }
+        }
+        return names
+    }
+}
+
+extension PushTool {
     struct Resume: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
             abstract: "Finish pushes that were interrupted (from the relay's offset).",
@@ -116,19 +136,29 @@ extension PushTool {
         }
 
         /// Polls the outbox until no copy of `id` is waiting; 1 (undelivered) if any
-        /// target declined or let it expire, or the transfer was cancelled.
-        static func waitForDelivery(_ id: String, session: RelaySession) async throws {
+        /// target declined or let it expire, or the transfer was cancelled. `onePerUser`
+        /// (vfs-push --to … --wait): done once one device of each user fetched it; 1 when
+        /// every copy of some user ended otherwise.
+        static func waitForDelivery(_ id: String, session: RelaySession, onePerUser: Bool = false) async throws {
         try await session.withClient { client in
             while true {
                 guard let entry = try await client.outbox().first(where: { $0.id == id }) else {
                     throw RelayClientError.noSuchTransfer(id)
                 }
-                if entry.recipients.allSatisfy({ !$0.status.isLive }) {
-                    let missed = entry.recipients.filter { $0.status != .delivered }
+                let byUser = Dictionary(grouping: entry.recipients) { $0.user ?? "" }
+                let settled = onePerUser
+                    ? byUser.values.allSatisfy { copies in copies.contains { $0.status == .delivered } || copies.allSatisfy { !$0.status.isLive } }
+                    : entry.recipients.allSatisfy { !$0.status.isLive }
+                if settled {
+                    let missed = onePerUser
+                        ? byUser.values.filter { copies in !copies.contains { $0.status == .delivered } }.flatMap { $0 }
+                        : entry.recipients.filter { $0.status != .delivered }
                     if missed.isEmpty { return }
-                    let devices = try await client.devices()
+                    let names = try await PushTool.Outbox.deviceNames(session: session, client: client)
                     throw RelayClientError.undelivered(transfer: id, devices: missed.map { target in
-                        "\(devices.first { $0.id == target.device }?.name ?? target.device) (\(target.status.rawValue))"
+                        let name = names[target.device] ?? target.device
+                        let shown = target.user.map { $0 == session.config.user ? name : "\(name) of \($0)" } ?? name
+                        return "\(shown) (\(target.status.rawValue))"
                     })
                 }
                 try await Task.sleep(for: .seconds(1))

@@ -17,7 +17,7 @@ import CLinux
 struct PushTool: AsyncVFSCommand {
     static let configuration = CommandConfiguration(
         commandName: "vfs-push",
-        abstract: "Send files, end to end encrypted, to your devices and device groups through the relay.",
+        abstract: "Send files, end to end encrypted, to your devices, device groups and colleagues through the relay.",
         discussion: """
         Files and folders (-r), or standard input ('-', named by --name NAME), become one vfs \
         bundle (the vfs-wrap format) encrypted to the pinned recipient of every target \
@@ -50,6 +50,22 @@ struct PushTool: AsyncVFSCommand {
           vfs-push outbox --json | jq '.[0].recipients'
           id=$(vfs-push -d phone big.iso) && vfs-push wait "$id"
           vfs-push -d phone --cloud /backup/report.vfs report.pdf
+          vfs-push --to bob@example.com --wait report.pdf
+
+        --to USER sends to a person: a user of your organisation, by email address \
+        (repeat it for several). The bundle is encrypted to every approved device in \
+        USER's device chain, which this device verifies, never to the relay's list \
+        alone: a device of theirs that is pending gets nothing. The first send pins \
+        their chain's root key in $VFS_HOME/chain-pins.json (as ssh's known_hosts); a \
+        changed root is refused (77) until you compare the safety code with them \
+        (vfs-device verify USER). A send to a user whose code you have not confirmed \
+        says so once; --verified-only refuses it (77). --cc-me adds your own approved \
+        devices; --wait waits for one device of each person, --wait-all for all of \
+        them. --to-group NAME sends to every member of a group of people of your \
+        organisation, kept by its administrators (vfs-relay group), each through their \
+        own device chain. vfs-push outbox shows each device's status, grouped by user. A user of \
+        another organisation is not found (66); one disabled receives nothing (66). \
+        The transfer counts against your quota.
 
         With --cloud /PATH the relay also keeps the sealed bundle as the cloud file PATH \
         (its folder must exist): one upload, one blob referenced by the transfer and the \
@@ -60,9 +76,10 @@ struct PushTool: AsyncVFSCommand {
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
         a target that declined or let it expire, or a cancelled transfer, or a name could not be stored (it is named \
         on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
-        device, group, transfer or input; 69 relay unreachable; 73 too large for the \
+        device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable; 73 too large for the \
         relay or the quota; 75 temporary (429, 503); 77 a changed device key, a pending \
-        device, a device chain that does not verify, a revoked token, or a wrong \
+        device, a device chain that does not verify, a person's changed chain root, an \
+        unverified person with --verified-only, a revoked token, or a wrong \
         keychain passcode.
         """,
         version: vfsVersion,
@@ -84,17 +101,25 @@ struct PushOptions: ParsableArguments {
 
 extension PushTool {
     struct Send: AsyncVFSCommand, CheckedCommand {
-        static let configuration = CommandConfiguration(abstract: "Push files to devices (-d) and groups (-g).")
+        static let configuration = CommandConfiguration(abstract: "Push files to devices (-d), groups (-g) and people (--to).")
 
         @Option(name: [.customShort("d", allowingJoined: true), .customLong("device")], help: ArgumentHelp("A target device (name or id).", valueName: "device"))
         var devices: [String] = []
         @Option(name: [.customShort("g", allowingJoined: true), .customLong("group")], help: ArgumentHelp("A target group.", valueName: "group"))
         var groups: [String] = []
+        @Option(name: .customLong("to"), help: ArgumentHelp("A person: the email address of a user of your organisation (every approved device in their verified device chain).", valueName: "user"))
+        var people: [String] = []
+        @Option(name: .customLong("to-group"), help: ArgumentHelp("A group of people of your organisation (its administrators keep them): every member, as with --to.", valueName: "name"))
+        var peopleGroups: [String] = []
+        @Flag(name: .customLong("cc-me"), help: "With --to: also send to your own approved devices (not this one).") var ccMe = false
+        @Flag(name: .customLong("verified-only"), help: "With --to: refuse a person whose safety code you have not confirmed (vfs-device verify).")
+        var verifiedOnly = false
         @Flag(name: .shortAndLong, help: "Push folders with everything in them.") var recursive = false
         @Option(help: ArgumentHelp("Store standard input under NAME.", valueName: "name")) var name: String?
         @Option(help: ArgumentHelp("Undelivered copies expire after DURATION (2d, 12h; the relay's default is 7d).", valueName: "duration"))
         var expires: String?
-        @Flag(help: "Wait until every target fetched or declined it, or it expired or was cancelled.") var wait = false
+        @Flag(help: "Wait until every target fetched or declined it, or it expired or was cancelled (with --to: one device of each person).") var wait = false
+        @Flag(name: .customLong("wait-all"), help: "With --to: wait for every device of every person, not one of each.") var waitAll = false
         @Option(help: ArgumentHelp("Also keep what is sent as the cloud file PATH (vfs-cloud), sharing its ciphertext with the transfer.", valueName: "path"))
         var cloud: String?
         @OptionGroup var progressOptions: ProgressOptions
@@ -104,9 +129,13 @@ extension PushTool {
         var paths: [String] = []
 
         func check() throws {
-            if devices.isEmpty && groups.isEmpty {
-                throw ToolError.usage("no target", hints: ["name devices with -d DEVICE or groups with -g GROUP"])
+            if devices.isEmpty && groups.isEmpty && !sendsToPeople {
+                throw ToolError.usage("no target", hints: ["name devices with -d DEVICE, groups with -g GROUP, or people with --to EMAIL or --to-group NAME"])
             }
+            if !sendsToPeople && (ccMe || verifiedOnly || waitAll) {
+                throw ToolError.usage("--cc-me, --verified-only and --wait-all go with --to USER or --to-group NAME")
+            }
+            if wait && waitAll { throw ToolError.usage("choose one of --wait and --wait-all") }
             if paths.isEmpty { throw ToolError.usage("nothing to push", hints: ["name files, folders with -r, or '-' with --name NAME"]) }
             if paths.contains("-") && name == nil { throw ToolError.usage("standard input needs a name", hints: ["give it with --name NAME"]) }
             if !paths.contains("-") && name != nil { throw ToolError.usage("--name names standard input, which is not being pushed") }
@@ -148,7 +177,12 @@ extension PushTool {
                         }
                     }
                 }
-                guard !targets.isEmpty else {
+                // --cc-me: this user's approved devices, as a person sent to (not the sending device).
+                if ccMe {
+                    for device in trust.approved where device.id != session.config.device { add(device, via: nil) }
+                }
+                let colleagues = try await colleagueTargets(session: session, trust: trust, client: client)
+                guard !targets.isEmpty || !colleagues.isEmpty else {
                     throw ToolError("no live device to push to", exit: .noInput, hints: ["vfs-device list shows which are revoked"])
                 }
                 if let cloud, try await client.cloudLookup(cloud) != nil {
@@ -160,12 +194,16 @@ extension PushTool {
                     : targets + trust.leavingOutPending(all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) },
                                                         warn: { Diagnostics.warn($0) })
                 let recipients = try session.pinnedRecipients(readers)
+                    + colleagues.flatMap { $0.devices }.map { try X25519Recipient($0.recipient) }
                 let sender = all.first { $0.id == session.config.device }?.recipient
                 // Signed by this device, so receivers verify who sent it (docs/device-chain.md).
                 let signer = session.credentials.signingKey.map { BundleSignature.Signer(user: trust.user, device: session.config.device, key: $0) }
-                return try await push(to: targets, recipients: recipients, sender: sender, signer: signer, client: client)
+                return try await push(to: targets, colleagues: colleagues, recipients: recipients, sender: sender, signer: signer,
+                                      client: client)
             }
-            if wait { try await Wait.waitForDelivery(entry.id, session: session) }
+            if wait || waitAll {
+                try await Wait.waitForDelivery(entry.id, session: session, onePerUser: wait && sendsToPeople)
+            }
             // The rest went; a name that could not go is an error all the same (exit 1).
             if refused > 0 { throw ToolError.namesLeftOut(refused, holder: "the transfer") }
         }
@@ -173,12 +211,12 @@ extension PushTool {
         /// Plans the bundle (every file hashed: the manifest comes first), makes its spool
         /// folder, then seals it there while it is uploaded (Spool.push).
         /// Returns the transfer and how many names could not be stored (each named in a warning).
-        func push(to targets: [Device], recipients: [X25519Recipient], sender: String?, signer: BundleSignature.Signer?,
-                  client: RelayClient) async throws -> (OutboxEntry, Int) {
+        func push(to targets: [Device], colleagues: [Colleague], recipients: [X25519Recipient], sender: String?,
+                  signer: BundleSignature.Signer?, client: RelayClient) async throws -> (OutboxEntry, Int) {
             let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
                                       standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
             // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
-            let group = devices.isEmpty && groups.count == 1 ? groups[0] : nil
+            let group = devices.isEmpty && !sendsToPeople && groups.count == 1 ? groups[0] : nil
             let manifest = plan.manifest(group: group, accessID: nil, sender: sender)
             let spoolFolder = try Spool.folder
             try FileManager.default.createDirectory(atPath: spoolFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -187,7 +225,8 @@ extension PushTool {
             do {
                 let lifetime = try expires.map { try DurationText.seconds($0) }
                 try Spool(devices: targets.map(\.id), names: targets.map(\.name), lifetime: lifetime, location: nil, length: nil,
-                          cloud: cloud).save(dir)
+                          cloud: cloud, users: colleagues.isEmpty ? nil : colleagues.map { UserTarget(user: $0.user, devices: $0.devices.map(\.id)) })
+                    .save(dir)
             } catch {
                 Spool.remove(dir)
                 throw error
@@ -199,6 +238,55 @@ extension PushTool {
             }
             return (entry, plan.refused.count)
         }
+    }
+}
+
+extension PushTool.Send {
+    /// --to or --to-group.
+    var sendsToPeople: Bool { !people.isEmpty || !peopleGroups.isEmpty }
+}
+
+/// A person sent to (`--to`) and the devices of their verified chain.
+struct Colleague {
+    var user: String
+    var devices: [DeviceChain.DeviceEntry]
+}
+
+extension PushTool.Send {
+    /// Each person of --to: their chain from the relay, verified and pinned (a changed
+    /// root is refused, 77), and its devices, in the chain's order. A person whose safety
+    /// code was not confirmed is named once on stderr (refused, 77, with --verified-only).
+    /// This user's own address counts as --cc-me.
+    func colleagueTargets(session: RelaySession, trust: DeviceTrust, client: RelayClient) async throws -> [Colleague] {
+        var users = people
+        for name in peopleGroups {
+            let group: OrgGroup
+            do {
+                group = try await client.call(.GET, RelayPaths.orgGroup(name), as: OrgGroup.self)
+            } catch RelayClientError.rejected(let status, _, _) where status == 404 || status == 400 {
+                throw ToolError("no group of people \"\(DisplayText.printable(name))\" that you can see", exit: .noInput,
+                                hints: ["a group of people is visible to its members and the organisation's administrators"])
+            }
+            // This user is a member too: their own devices come with --cc-me.
+            users += group.members.filter { $0 != trust.user }
+        }
+        var colleagues: [Colleague] = []
+        for user in users where user != trust.user && !colleagues.contains(where: { $0.user == user }) {
+            let chain = try await session.colleagueChain(user, client: client)
+            let devices = chain.devices.values.sorted { $0.id < $1.id }
+            colleagues.append(Colleague(user: user, devices: devices))
+        }
+        let pins = try ChainPins(home: session.home)
+        let unverified = colleagues.map(\.user).filter { !pins.isVerified($0) }
+        if !unverified.isEmpty {
+            let names = unverified.map { DisplayText.printable($0) }.joined(separator: ", ")
+            let hint = "compare the safety code with them: vfs-device verify \(DisplayText.shellQuoted(unverified[0]))"
+            if verifiedOnly {
+                throw ToolError("not verified: \(names); nothing was sent", exit: .permissionDenied, hints: [hint])
+            }
+            Diagnostics.warn("sending to \(names), whose safety code you have not confirmed (\(hint))")
+        }
+        return colleagues
     }
 }
 

@@ -40,6 +40,8 @@ struct Spool: Codable {
     /// The transfer made once the relay had the bundle's first bytes (its targets fetch
     /// it while it uploads); the upload's end gives it its content.
     var transfer: String?
+    /// `--to`: other users' devices, from their verified chains.
+    var users: [UserTarget]?
 
     static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
 
@@ -118,7 +120,7 @@ struct Spool: Codable {
                 guard spool.cloud == nil else { return nil }
                 do {
                     let entry = try await client.createTransfer(TransferCreate(
-                        upload: uploadID(location), devices: spool.devices,
+                        upload: uploadID(location), devices: spool.devices, users: spool.users ?? [],
                         expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }, streaming: true))
                     try record.update { $0.transfer = entry.id }
                     announce(entry.id)
@@ -231,7 +233,7 @@ struct Spool: Codable {
     /// 404 (the upload was consumed) says it had.
     static func createTransfer(_ dir: String, spool: Spool, client: RelayClient) async throws -> OutboxEntry {
         let upload = uploadID(spool.location ?? "")
-        let request = TransferCreate(upload: upload, devices: spool.devices,
+        let request = TransferCreate(upload: upload, devices: spool.devices, users: spool.users ?? [],
                                      expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) },
                                      streaming: spool.transfer == nil ? nil : true)
         let entry: OutboxEntry

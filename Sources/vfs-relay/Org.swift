@@ -28,13 +28,18 @@ struct Org: AsyncParsableCommand {
         @Argument(help: "The organisation's name (letters, digits, '.', '_', '-').") var name: String
 
         func run() async throws {
-            guard !name.isEmpty, name.utf8.count <= 64,
-                  name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
-                throw ToolError.usage("invalid organisation name \"\(name)\"", hints: ["use letters, digits, '.', '_' and '-' (up to 64)"])
-            }
+            try checkPlainName(name, what: "organisation name")
             let (store, _) = try await data.open()
             try await store.createOrganisation(name: name, now: Date())
             data.report("added organisation \(name)")
         }
+    }
+}
+
+/// An organisation's or a group's name: 1 to 64 ASCII letters, digits, '.', '_' and '-'.
+func checkPlainName(_ name: String, what: String) throws {
+    guard !name.isEmpty, name.utf8.count <= 64,
+          name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }) else {
+        throw ToolError.usage("invalid \(what) \"\(name)\"", hints: ["use letters, digits, '.', '_' and '-' (up to 64)"])
     }
 }

@@ -36,6 +36,6 @@ struct Relay: AsyncVFSCommand {
         77 login-code for a user who is not an administrator.
         """,
         version: vfsVersion,
-        subcommands: [Serve.self, Init.self, Org.self, User.self, Invite.self, LoginCode.self, Alert.self, Users.self, Devices.self,
+        subcommands: [Serve.self, Init.self, Org.self, User.self, OrgGroupCommand.self, Invite.self, LoginCode.self, Alert.self, Users.self, Devices.self,
                       Stats.self, GC.self, Backup.self, Migrate.self, Copy.self, Unblock.self])
 }

@@ -393,7 +393,7 @@ struct StoreTests {
         let upload = "up-running"
         try await running(upload, length: nil)
         try await store.setUploadOffset(id: upload, offset: 5, sha256: nil)
-        let entry = try await store.createStreamingTransfer(id: "t1", upload: upload, sender: sender, devices: [phone, tablet], groups: [],
+        let entry = try await store.createStreamingTransfer(id: "t1", upload: upload, sender: sender, devices: [phone, tablet], groups: [], users: [],
                                                             expires: Date().addingTimeInterval(60), now: Date())
         #expect(entry.recipients.map(\.status) == [.uploading, .uploading])
         #expect(try await store.inbox(device: phone).map(\.status) == [.uploading])
@@ -401,7 +401,7 @@ struct StoreTests {
         #expect(try await store.streamingTransfer(upload: upload) == "t1")
         // One transfer per upload.
         await #expect(throws: StoreError.conflict("upload \"\(upload)\" already is a transfer")) {
-            try await store.createStreamingTransfer(id: "t2", upload: upload, sender: sender, devices: [phone], groups: [],
+            try await store.createStreamingTransfer(id: "t2", upload: upload, sender: sender, devices: [phone], groups: [], users: [],
                                                     expires: Date().addingTimeInterval(60), now: Date())
         }
         #expect(try await store.openTransfer(id: "t1", device: phone, now: Date()) == .uploading(upload: upload))
@@ -426,7 +426,7 @@ struct StoreTests {
         // Cancelled while it uploads: its copies go, its readers see it gone, and the end makes no blob.
         let second = "up-second"
         try await running(second, length: 4)
-        _ = try await store.createStreamingTransfer(id: "t3", upload: second, sender: sender, devices: [phone], groups: [],
+        _ = try await store.createStreamingTransfer(id: "t3", upload: second, sender: sender, devices: [phone], groups: [], users: [],
                                                     expires: Date().addingTimeInterval(60), now: Date())
         #expect(try await store.cancelTransfer(id: "t3", sender: sender.deviceID, now: Date()).isEmpty)
         #expect(try await store.streamState(transfer: "t3", device: phone) == .gone)
@@ -438,13 +438,13 @@ struct StoreTests {
         // A finished upload is not made a streaming transfer (the ordinary way takes it).
         let finished = try await fixture.finishedUpload(sender)
         await #expect(throws: StoreError.conflict("upload \"\(finished)\" is finished")) {
-            try await store.createStreamingTransfer(id: "t4", upload: finished, sender: sender, devices: [phone], groups: [],
+            try await store.createStreamingTransfer(id: "t4", upload: finished, sender: sender, devices: [phone], groups: [], users: [],
                                                     expires: Date().addingTimeInterval(60), now: Date())
         }
         // An upload abandoned (terminated) before it ended: its readers see it gone.
         let third = "up-third"
         try await running(third, length: nil)
-        _ = try await store.createStreamingTransfer(id: "t5", upload: third, sender: sender, devices: [phone], groups: [],
+        _ = try await store.createStreamingTransfer(id: "t5", upload: third, sender: sender, devices: [phone], groups: [], users: [],
                                                     expires: Date().addingTimeInterval(60), now: Date())
         try await store.deleteUpload(id: third, user: sender.userID)
         #expect(try await store.streamState(transfer: "t5", device: phone) == .gone)

@@ -54,6 +54,8 @@ function __vfs-device_parse_tokens -S
             __vfs-device_parse_subcommand 1 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'fingerprint'
             __vfs-device_parse_subcommand 0 'signing-key' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'verify'
+            __vfs-device_parse_subcommand 1 'confirm=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'admin-link'
             __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
@@ -123,6 +125,7 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positiona
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'status' -d 'Is the relay reachable, and is this device still valid?'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'trust' -d 'Accept the key a device has now (after it enrolled again).'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'fingerprint' -d 'Print this device\'s fingerprint (or its public signing key).'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'verify' -d 'Show the safety code you and another user compare, and record that it matched.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'admin-link' -d 'Print the relay\'s admin web page address and a one-time code to sign in there.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" name' -l 'name' -d 'This device\'s name.' -rfka ''
@@ -241,6 +244,14 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device fingerprint" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device verify" confirm' -l 'confirm' -d 'The code USER read out: recorded as verified if it is this one.' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device verify" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device verify" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device verify" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device verify" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device verify" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device verify" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device verify" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" json' -l 'json' -d 'Print JSON.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device admin-link" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF

@@ -4,7 +4,8 @@ import Hummingbird
 import VFSRelayProtocol
 
 /// `/v1/transfers`, `/v1/inbox`, `/v1/outbox`, `/v1/transfers/{id}/content|ack|decline`:
-/// one blob sent to several of the sender's devices, one outbox row per device.
+/// one blob sent to several of the sender's devices, and to devices of other users of the
+/// same organisation, one outbox row per device; the sender's quota holds it.
 struct TransferController {
     let services: RelayServices
 
@@ -35,7 +36,7 @@ struct TransferController {
         let entry = try await services.adoptUpload(body.upload, user: identity.userID) { blobID in
             try await services.store.createTransfer(
                 id: Secrets.id(), upload: body.upload, blobID: blobID, sender: identity, devices: body.devices,
-                groups: body.groups, expires: expires, now: now)
+                groups: body.groups, users: body.users, expires: expires, now: now)
         }
         services.hub.notify(entry.recipients.map(\.device))
         return try jsonResponse(entry, status: .created)
@@ -69,7 +70,7 @@ struct TransferController {
         }
         do {
             let entry = try await store.createStreamingTransfer(id: Secrets.id(), upload: upload.id, sender: sender, devices: body.devices,
-                                                                groups: body.groups, expires: expires, now: now)
+                                                                groups: body.groups, users: body.users, expires: expires, now: now)
             services.hub.notify(entry.recipients.map(\.device))
             return entry
         } catch StoreError.conflict {

@@ -159,6 +159,20 @@ enum PostgresMigrations {
               PRIMARY KEY(upload_id, number))
             """,
         ]),
+        // Issue 28: an organisation's groups of people, kept by its administrators.
+        ("v10-org-groups", [
+            """
+            CREATE TABLE org_groups(
+              id BIGSERIAL PRIMARY KEY, org_id BIGINT NOT NULL REFERENCES organisations(id),
+              name TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, UNIQUE(org_id, name))
+            """,
+            """
+            CREATE TABLE org_group_members(
+              group_id BIGINT NOT NULL REFERENCES org_groups(id), user_id BIGINT NOT NULL REFERENCES users(id),
+              added DOUBLE PRECISION NOT NULL, PRIMARY KEY(group_id, user_id))
+            """,
+            "CREATE INDEX org_group_members_user ON org_group_members(user_id)",
+        ]),
     ]
 
     /// Runs the migrations not yet applied, holding the advisory lock on one connection.

@@ -8,7 +8,7 @@ public enum RelayCopy {
     /// Parents before children; tables added later (by another migration) follow.
     static let order = ["organisations", "users", "enrolment_codes", "devices", "device_groups", "group_members",
                         "uploads", "blobs", "transfers", "outbox", "cloud", "items", "events", "audit", "enrolment_failures",
-                        "login_codes", "admin_sessions"]
+                        "login_codes", "admin_sessions", "org_groups", "org_group_members", "upload_parts"]
 
     public enum Failure: Error, CustomStringConvertible {
         case notEmpty

@@ -262,9 +262,20 @@ public protocol RelayStore: Sendable {
     // Transfers
     /// Turns a finished upload into a blob with one outbox row per target device.
     /// `blobID` names the file the caller has already moved into the blob store.
+    /// `users`: devices of other users of the sender's organisation (each a live device of
+    /// that user; a disabled user, or one of another organisation, is `notFound`).
     func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
-                        groups: [String], expires: Date, now: Date) async throws -> OutboxEntry
+                        groups: [String], users: [UserTarget], expires: Date, now: Date) async throws -> OutboxEntry
     func inbox(device: String) async throws -> [InboxEntry]
+
+    // Organisations' groups of people (issue 28)
+    func organisationID(name: String) async throws -> Int64
+    /// Every group of the organisation, or with `member` only those the user is in.
+    func orgGroups(org: Int64, member: Int64?) async throws -> [OrgGroup]
+    func orgGroup(org: Int64, name: String) async throws -> OrgGroup
+    func createOrgGroup(org: Int64, name: String, actor: String, now: Date) async throws -> OrgGroup
+    /// `email` must be a user of the organisation (`notFound` otherwise).
+    func changeOrgGroupMember(org: Int64, group: String, email: String, add: Bool, actor: String, now: Date) async throws -> OrgGroup
     func outbox(device: String) async throws -> [OutboxEntry]
     /// The blob of a transfer waiting for this device, or its upload while that still
     /// runs; marks it initiated.
@@ -273,7 +284,7 @@ public protocol RelayStore: Sendable {
     /// told at once); `conflict` if the upload is finished (make it a transfer the
     /// ordinary way) or already is one. Checked under the upload row's lock.
     func createStreamingTransfer(id: String, upload: String, sender: DeviceIdentity, devices: [String],
-                                 groups: [String], expires: Date, now: Date) async throws -> OutboxEntry
+                                 groups: [String], users: [UserTarget], expires: Date, now: Date) async throws -> OutboxEntry
     /// The streaming transfer made of this upload, if there is one.
     func streamingTransfer(upload: String) async throws -> String?
     /// The upload ended: it becomes the blob `blobID` (which the caller already put in
@@ -381,6 +392,13 @@ public protocol RelayStore: Sendable {
 }
 
 extension RelayStore {
+    /// A transfer to the sender's own devices and groups only.
+    public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
+                               groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
+        try await createTransfer(id: id, upload: upload, blobID: blobID, sender: sender, devices: devices, groups: groups,
+                                 users: [], expires: expires, now: now)
+    }
+
     /// An operator's enrolment code (`vfs-relay user add`, `invite`): no device made it.
     public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
         try await createEnrolmentCode(email: email, codeHash: codeHash, expires: expires, now: now, createdBy: nil)

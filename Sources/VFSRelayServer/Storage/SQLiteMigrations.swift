@@ -148,6 +148,18 @@ enum SQLiteMigrations {
                   PRIMARY KEY(upload_id, number));
                 """)
         }
+        // Issue 28: an organisation's groups of people, kept by its administrators.
+        migrator.registerMigration("v14-org-groups") { db in
+            try db.execute(sql: """
+                CREATE TABLE org_groups(
+                  id INTEGER PRIMARY KEY, org_id INTEGER NOT NULL REFERENCES organisations(id),
+                  name TEXT NOT NULL, created REAL NOT NULL, UNIQUE(org_id, name));
+                CREATE TABLE org_group_members(
+                  group_id INTEGER NOT NULL REFERENCES org_groups(id), user_id INTEGER NOT NULL REFERENCES users(id),
+                  added REAL NOT NULL, PRIMARY KEY(group_id, user_id));
+                CREATE INDEX org_group_members_user ON org_group_members(user_id);
+                """)
+        }
         return migrator
     }
 }

@@ -34,10 +34,13 @@ enum StoreRows {
     static func outboxEntry(_ db: any SQLConnection, transfer row: SQLRow) async throws -> OutboxEntry {
         let id: String = try row.get("id")
         let uploading = try row.get("upload_id", as: String?.self) != nil
-        let recipients = try await db.all("SELECT * FROM outbox WHERE transfer_id = \(id) ORDER BY device_id").map {
+        let recipients = try await db.all("""
+            SELECT o.*, u.email FROM outbox o LEFT JOIN devices d ON d.id = o.device_id LEFT JOIN users u ON u.id = d.user_id
+            WHERE o.transfer_id = \(id) ORDER BY u.email, o.device_id
+            """).map {
             let status = TransferStatus(rawValue: try $0.get("status")) ?? .expired
-            return TransferRecipient(device: try $0.get("device_id"), status: uploading && status.isLive ? .uploading : status,
-                                     updated: try $0.get("updated"))
+            return TransferRecipient(device: try $0.get("device_id"), user: try $0.get("email"),
+                                     status: uploading && status.isLive ? .uploading : status, updated: try $0.get("updated"))
         }
         return OutboxEntry(id: id, size: try row.get("size"), sha256: try row.get("sha256"), created: try row.get("created"),
                            expires: try row.get("expires"), recipients: recipients)

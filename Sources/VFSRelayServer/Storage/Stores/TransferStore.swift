@@ -20,17 +20,41 @@ extension StoreRows {
     }
 
     /// A transfer's target devices: the devices named (each a live device of the sender's
-    /// user), then the members of the groups named, each once, in that order.
-    static func targets(_ db: any SQLConnection, devices: [String], groups: [String], user: Int64) async throws -> [String] {
+    /// user), then the members of the groups named, then the devices named of other users
+    /// of the sender's organisation, each once, in that order. A user of another
+    /// organisation is not found; a disabled one receives nothing new; a device of theirs
+    /// revoked on the relay but still in their chain (their client has not removed it yet)
+    /// is left out.
+    static func targets(_ db: any SQLConnection, devices: [String], groups: [String], users: [UserTarget],
+                        sender: DeviceIdentity) async throws -> [String] {
         var targets = [String]()
         for device in devices {
-            _ = try await ownedDevice(db, id: device, user: user)
+            _ = try await ownedDevice(db, id: device, user: sender.userID)
             if !targets.contains(device) { targets.append(device) }
         }
         for name in groups {
-            for member in try await group(db, name: name, user: user).members where !targets.contains(member) {
+            for member in try await group(db, name: name, user: sender.userID).members where !targets.contains(member) {
                 targets.append(member)
             }
+        }
+        for target in users {
+            let shown = Validate.shown(target.user)
+            guard let user = try await db.one("SELECT id, disabled FROM users WHERE email = \(target.user) AND org_id = \(sender.orgID)")
+            else { throw StoreError.notFound("no such user in your organisation: \"\(shown)\"") }
+            guard try user.get("disabled", as: Double?.self) == nil else {
+                throw StoreError.notFound("\"\(shown)\" is disabled: they receive nothing new")
+            }
+            let id = try user.get("id", as: Int64.self)
+            var live = 0
+            for device in target.devices {
+                guard let row = try await db.one("SELECT invalidated FROM devices WHERE id = \(device) AND user_id = \(id)") else {
+                    throw StoreError.notFound("no device \"\(Validate.shown(device))\" of \"\(shown)\"")
+                }
+                guard try row.get("invalidated", as: Double?.self) == nil else { continue }
+                live += 1
+                if !targets.contains(device) { targets.append(device) }
+            }
+            guard live > 0 else { throw StoreError.notFound("\"\(shown)\" has no live device to send to") }
         }
         guard !targets.isEmpty else { throw StoreError.invalid("a transfer needs at least one target device") }
         return targets
@@ -58,10 +82,10 @@ extension StoreRows {
 /// lock order); targets are told after the commit.
 extension SQLRelayStore {
     public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
-                               groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
+                               groups: [String], users: [UserTarget], expires: Date, now: Date) async throws -> OutboxEntry {
         let sql = self.sql
         let entry = try await sql.database.write { db in
-            let targets = try await StoreRows.targets(db, devices: devices, groups: groups, user: sender.userID)
+            let targets = try await StoreRows.targets(db, devices: devices, groups: groups, users: users, sender: sender)
             let blob = try await StoreRows.consumeUpload(db, id: upload, user: sender.userID, blobID: blobID,
                                                          refs: targets.count, now: now)
             try await db.run("""
@@ -88,10 +112,12 @@ extension SQLRelayStore {
     public func inbox(device: String) async throws -> [InboxEntry] {
         try await sql.database.read { db in
             try await db.all("""
-                SELECT t.*, o.status FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                SELECT t.*, o.status, u.email AS sender_email FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                LEFT JOIN users u ON u.id = t.sender_user
                 WHERE o.device_id = \(device) AND o.status IN \(StoreRows.waiting) ORDER BY t.created, t.id
                 """).map {
-                InboxEntry(id: try $0.get("id"), sender: try $0.get("sender_device"), size: try $0.get("size"),
+                InboxEntry(id: try $0.get("id"), sender: try $0.get("sender_device"), senderUser: try $0.get("sender_email"),
+                           size: try $0.get("size"),
                            sha256: try $0.get("sha256"), created: try $0.get("created"), expires: try $0.get("expires"),
                            status: try StoreRows.copyStatus($0))
             }
@@ -124,10 +150,10 @@ extension SQLRelayStore {
     }
 
     public func createStreamingTransfer(id: String, upload: String, sender: DeviceIdentity, devices: [String],
-                                        groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
+                                        groups: [String], users: [UserTarget], expires: Date, now: Date) async throws -> OutboxEntry {
         let sql = self.sql
         let entry = try await sql.database.write { db in
-            let targets = try await StoreRows.targets(db, devices: devices, groups: groups, user: sender.userID)
+            let targets = try await StoreRows.targets(db, devices: devices, groups: groups, users: users, sender: sender)
             // The upload's row lock: its last PATCH records the end after this commits (and
             // then finds the transfer), or before it (and this refuses: a finished upload is
             // made a transfer the ordinary way).

@@ -49,6 +49,7 @@ extension SQLRelayStore {
                 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.transfer_id = transfers.id)
                 """)
             try await db.run("DELETE FROM device_groups WHERE user_id = \(id)")
+            try await db.run("DELETE FROM org_group_members WHERE user_id = \(id)")
             try await db.run("DELETE FROM enrolment_codes WHERE user_id = \(id)")
             try await db.run("DELETE FROM login_codes WHERE user_id = \(id)")
             try await db.run("DELETE FROM admin_sessions WHERE user_id = \(id)")

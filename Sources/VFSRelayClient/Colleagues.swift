@@ -1,0 +1,40 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import VFSCore
+import VFSRelayProtocol
+
+/// Other users of the organisation (issue 28): their devices are the ones their device
+/// chain holds, verified here and pinned at first contact as ssh's known_hosts pins a
+/// host key (`ChainPins`), never the relay's list alone.
+extension RelaySession {
+    /// `user`'s device chain from the relay (`GET /v1/users/USER/chain`), verified; its
+    /// root is pinned on first sight, and a root other than the pinned one, or a chain
+    /// that does not extend the pinned head, is refused (77). A user the relay does not
+    /// know in this organisation is `.noSuchUser` (66).
+    package func colleagueChain(_ user: String, client: RelayClient) async throws -> DeviceChain.Verified {
+        let statements = try await colleagueStatements(user, client: client)
+        var pins = try ChainPins(home: home)
+        let verified = try pins.accept(statements, user: user)
+        try pins.save()
+        return verified
+    }
+
+    /// The chain's statements as the relay serves them, unverified.
+    package func colleagueStatements(_ user: String, client: RelayClient) async throws -> [DeviceChain.Statement] {
+        guard !user.isEmpty, user.utf8.count <= 254, !user.contains("/") else { throw RelayClientError.noSuchUser(user) }
+        do {
+            return try DeviceChain.decodeWire(try await client.send(.GET, RelayPaths.userChain(user)))
+        } catch RelayClientError.rejected(404, _, _) {
+            throw RelayClientError.noSuchUser(user)
+        }
+    }
+
+    /// The safety code of this device's user and `other`, from both verified roots
+    /// (docs/device-chain.md, "Safety codes").
+    package static func safetyCode(_ own: DeviceChain.Verified, _ other: DeviceChain.Verified) -> String {
+        Fingerprint.safetyCode((user: own.user, rootKey: own.rootKey), (user: other.user, rootKey: other.rootKey))
+    }
+}
