@@ -59,7 +59,13 @@ struct PackagingTests {
         let page = try String(contentsOf: Self.root.appendingPathComponent("man/man1/\(tool).1"), encoding: .utf8)
         #expect(page.contains(".Nm \(tool)"))
         let help = try Tools.run(tool, ["--help"]).out
-        let options = help.split(whereSeparator: { " ,\n<>[]=".contains($0) }).filter { $0.hasPrefix("--") && $0.count > 2 }
+        // The options --help lists (a line of OPTIONS starts "  -" with the option or its
+        // short form), not those its prose names, such as another tool's.
+        let options = help.split(separator: "\n").compactMap { line -> Substring? in
+            let words = line.split(whereSeparator: { " ,<>[]=".contains($0) })
+            guard line.hasPrefix("  -") else { return nil }
+            return words.prefix(2).first { $0.hasPrefix("--") && $0.count > 2 }
+        }
         for option in Set(options) where option != "--help" && option != "--version" {
             #expect(page.contains("Fl -\(option.dropFirst(2))"), "man/man1/\(tool).1 lacks \(option): run make man")
         }

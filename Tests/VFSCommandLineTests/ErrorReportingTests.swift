@@ -88,7 +88,7 @@ struct ErrorReportingTests {
         let forked = report(DeviceChainError.forked(sequence: 3))
         #expect(forked.standardError == "vfs-test: error: device chain: the relay served a chain that differs from the one this device verified at statement 3\n"
                 + "vfs-test: hint: nothing was changed: the relay, or someone between it and you, served an older or different device list than this device verified before\n")
-        #expect(report(DeviceChainError.rootChanged(user: "bob@example.com")).standardError.contains("hint: nothing was changed: bob@example.com's device list has another root"))
+        #expect(report(DeviceChainError.rootChanged(user: "bob@example.com")).standardError.contains("hint: nothing was done: bob@example.com's device list has another root than at first contact"))
     }
 
     @Test("control characters in a message are escaped, so it stays one line")
