@@ -90,13 +90,15 @@ extension DeviceTool {
             try DeviceCredentials.save(place, token: answer.token, identity: identity, signingKey: signingKey)
             let home = try VFSPaths.current.home
             // The CA is kept as a copy: the file named may be a download that goes away.
-            let kept = cacert.map { _ in home + "/relay-ca.pem" }
-            if let cacert, let kept {
+            var kept: String?
+            if let cacert {
+                kept = home + "/relay-ca.pem"
+                // With --token-file and --identity-file nothing else may have made the folder yet.
                 try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                try AtomicOutputFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: cacert))), to: kept, mode: 0o600)
+                try AtomicOutputFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: cacert))), to: home + "/relay-ca.pem", mode: 0o600)
             }
             try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name, ca: kept, insecureHTTP: insecureHTTP).save(home: home)
-            var pins = try PinStore(home: VFSPaths.current.home)
+            var pins = try PinStore(home: home)
             pins.trust(answer.device)
             try pins.save()
             Diagnostics.info("enrolled \"\(answer.device.name)\" with \(url)")

@@ -45,6 +45,12 @@ struct Spool: Codable {
 
     static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
 
+    /// The request that makes this push's transfer of `upload` (its targets and lifetime).
+    func transferRequest(upload: String, streaming: Bool?) -> TransferCreate {
+        TransferCreate(upload: upload, devices: devices, users: users ?? [],
+                       expires: lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }, streaming: streaming)
+    }
+
     /// Every pending push (oldest first).
     static func pending() throws -> [String] {
         let folder = try folder
@@ -119,9 +125,7 @@ struct Spool: Codable {
                 let spool = record.current
                 guard spool.cloud == nil else { return nil }
                 do {
-                    let entry = try await client.createTransfer(TransferCreate(
-                        upload: uploadID(location), devices: spool.devices, users: spool.users ?? [],
-                        expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }, streaming: true))
+                    let entry = try await client.createTransfer(spool.transferRequest(upload: uploadID(location), streaming: true))
                     try record.update { $0.transfer = entry.id }
                     announce(entry.id)
                     return entry
@@ -233,9 +237,7 @@ struct Spool: Codable {
     /// 404 (the upload was consumed) says it had.
     static func createTransfer(_ dir: String, spool: Spool, client: RelayClient) async throws -> OutboxEntry {
         let upload = uploadID(spool.location ?? "")
-        let request = TransferCreate(upload: upload, devices: spool.devices, users: spool.users ?? [],
-                                     expires: spool.lifetime.map { Date().addingTimeInterval(TimeInterval($0)) },
-                                     streaming: spool.transfer == nil ? nil : true)
+        let request = spool.transferRequest(upload: upload, streaming: spool.transfer == nil ? nil : true)
         let entry: OutboxEntry
         do {
             entry = try await client.createTransfer(request)
