@@ -39,7 +39,12 @@ extension Policy {
         }
 
         func run() throws {
-            let date = try at.map { try PolicyDates.parseMoment($0) } ?? Date()
+            let date: Date
+            do {
+                date = try at.map { try PolicyDates.parseMoment($0) } ?? Date()
+            } catch let error as PolicyDates.ParseError {
+                throw ToolError.usage("--at: \(error)", hints: error.hints)
+            }
             let fileType = file.flatMap(PolicyRequest.fileType(ofPath:)) ?? type.map(PolicyRequest.normalizedType)
             let request = PolicyRequest(app: app, group: group, fileType: fileType, date: date)
             let snapshot = try policy.source.snapshot()

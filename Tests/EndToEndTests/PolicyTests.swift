@@ -183,7 +183,9 @@ struct PolicyTests {
         #expect(try s.item("day")?["expires"] == nil)
         #expect(try check(s, ["day"]).status == 0)
         #expect(try s.run(["add", "bad", "--expires", "2027-02-30"]).status == 64)
-        #expect(try s.run(["check", "day", "--at", "2027-02-30"]).status == 64)
+        let badAt = try s.run(["check", "day", "--at", "2027-02-30"])
+        #expect(badAt.status == 64)
+        #expect(badAt.stderr.contains("error: --at: invalid time \"2027-02-30\""), "\(badAt.stderr)")
     }
 
     @Test("check --at takes what --expires takes; list shows a date expiry as the date written")

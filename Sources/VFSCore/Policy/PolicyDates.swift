@@ -44,7 +44,7 @@ public enum PolicyDates {
         if let first = text.first, first.isASCII, first.isNumber, let seconds = try? DurationText.seconds(text) {
             return Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down) + Double(seconds))
         }
-        throw ParseError(text: text, what: "time for --at")
+        throw ParseError(text: text, what: "time")
     }
 
     /// An expiry as a person wrote it: `2027-01-31` for an item valid through that day

@@ -56,7 +56,9 @@ struct EventController {
             /// Writes what is new; false once the device is logged out.
             func flush() async throws -> Bool {
                 while true {
-                    let events = try await services.store.events(device: device, after: last, limit: 256)
+                    let events = try await services.hub.sharedRead(device: device, after: last) { [last] in
+                        try await services.store.events(device: device, after: last, limit: 256)
+                    }
                     for event in events {
                         try await writer.write(ByteBuffer(string: Self.format(event)))
                         last = event.id

@@ -16,10 +16,24 @@ enum StreamSignal: Sendable {
 /// The open event streams, by device. Events are stored first; the hub only wakes
 /// the streams, which then read what is new from the store. Streams also wake when
 /// another process (an admin command) stored events: `Watcher` polls for them.
+///
+/// Streams of one device that wake together read the store once (`sharedRead`): a
+/// device with a thousand open streams costs one read per event, not a thousand.
 public final class EventHub: Sendable {
     private struct State {
         var streams: [String: [UUID: AsyncStream<StreamSignal>.Continuation]] = [:]
         var closed = false
+        /// Counts the wake-ups: a read begun at generation g sees every event whose
+        /// wake-up came before it.
+        var generation: UInt64 = 0
+        var reads: [ReadKey: Task<[StoredEvent], any Error>] = [:]
+        /// Reads joined rather than begun, since the start.
+        var joined = 0
+    }
+    private struct ReadKey: Hashable {
+        let device: String
+        let after: Int64
+        let generation: UInt64
     }
     private let state = Mutex(State())
 
@@ -55,9 +69,38 @@ public final class EventHub: Sendable {
 
     /// Wakes the streams of these devices.
     public func notify(_ devices: some Sequence<String>) {
-        let continuations = state.withLock { state in devices.flatMap { state.streams[$0].map { Array($0.values) } ?? [] } }
+        let continuations = state.withLock { state in
+            state.generation &+= 1
+            return devices.flatMap { state.streams[$0].map { Array($0.values) } ?? [] }
+        }
         for continuation in continuations { continuation.yield(.events) }
     }
+
+    /// The events of `device` after `after`, read by `read`, or by a read of the same
+    /// events that another stream began since the latest wake-up: that read began after
+    /// every event it must see was stored, so joining it loses nothing. A read that began
+    /// before the latest wake-up is never joined.
+    func sharedRead(device: String, after: Int64,
+                    _ read: @escaping @Sendable () async throws -> [StoredEvent]) async throws -> [StoredEvent] {
+        let (task, key, began) = state.withLock { state -> (Task<[StoredEvent], any Error>, ReadKey, Bool) in
+            let key = ReadKey(device: device, after: after, generation: state.generation)
+            if let running = state.reads[key] {
+                state.joined += 1
+                return (running, key, false)
+            }
+            let task = Task { try await read() }
+            state.reads[key] = task
+            return (task, key, true)
+        }
+        if began {
+            defer { _ = state.withLock { $0.reads.removeValue(forKey: key) } }
+            return try await task.value
+        }
+        return try await task.value
+    }
+
+    /// How many reads were joined rather than begun, since the start.
+    var readsJoined: Int { state.withLock { $0.joined } }
 
     /// Ends every stream; new ones end at once.
     public func closeAll() {

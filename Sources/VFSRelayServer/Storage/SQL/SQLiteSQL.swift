@@ -7,6 +7,10 @@ import Synchronization
 /// transaction of this process in at a time, and SQLite's own lock keeps other processes
 /// (the admin commands) out meanwhile. Reads run on the pool's reader connections (WAL:
 /// they never wait for the writer).
+///
+/// A read is one statement on its own (SQLite's implicit transaction is all the store's
+/// reads need): GRDB's `unsafeRead`, without the BEGIN DEFERRED and COMMIT its `read`
+/// wraps around every statement.
 struct SQLiteSQLDatabase: SQLDatabase {
     let pool: DatabasePool
     let gate: AsyncGate
@@ -50,7 +54,7 @@ struct SQLiteSQLConnection: SQLConnection {
             }
         }
         if writer { return try await pool.writeWithoutTransaction(fetch) }
-        return try await pool.read(fetch)
+        return try await pool.unsafeRead(fetch)
     }
 
     func run(_ sql: SQL) async throws {
