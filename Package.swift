@@ -13,12 +13,12 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-keychain", []),
     ("vfs-policy", ["VFSRelayClient", "VFSRelayProtocol"]),
     ("vfs-shred", []),
-    ("vfs-wrap", []),
-    ("vfs-unwrap", []),
+    ("vfs-wrap", ["VFSBundle"]),
+    ("vfs-unwrap", ["VFSBundle"]),
     ("vfs-relay", ["VFSRelayServer", "VFSObjectStore", .product(name: "Logging", package: "swift-log")]),
     ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
-    ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol"]),
-    ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol", "VFSBundle"]),
+    ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol", "VFSBundle"]),
     ("vfs-cloud", ["VFSRelayClient", "VFSRelayProtocol"]),
 ]
 
@@ -53,9 +53,14 @@ let package = Package(
         // Crypto: X-Wing (ML-KEM-768 + X25519) and HPKE for age's post-quantum recipients;
         // OpenSSL 3.0 has no ML-KEM.
         .target(name: "VFSCore", dependencies: [
-            "VFSPolicyModel", "COpenSSL", "CArchive", "CLinux",
+            "VFSPolicyModel", "COpenSSL", "CLinux",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // Bundles written and opened: pax archives through libarchive, staging,
+        // extraction. The manifest and its rules stay in VFSCore (the policy and the
+        // fuzz targets read them). Only the tools that make or open a bundle link
+        // libarchive (and through it libxml2 and ICU).
+        .target(name: "VFSBundle", dependencies: ["VFSCore", "CArchive", "CLinux"]),
         // The relay's wire types: what a client and the server agree on (Foundation only).
         .target(name: "VFSRelayProtocol", dependencies: ["VFSPolicyModel"]),
         // The relay server: stores ciphertext it cannot read, so it never links VFSCore.
@@ -105,15 +110,15 @@ let package = Package(
         // Tests only: the temp folder, the process harness, the bundle forger and the
         // background-server fixture every test target shares. CArchive: the forger
         // writes hostile bundles with libarchive directly.
-        .target(name: "VFSTestSupport", dependencies: ["VFSCore", "CArchive"], path: "Tests/Support"),
+        .target(name: "VFSTestSupport", dependencies: ["VFSCore", "VFSBundle", "CArchive"], path: "Tests/Support"),
         // Tests only: an age plugin the tests run (age-plugin-vfstest); not one of the tools.
         .executableTarget(name: "age-plugin-vfstest", dependencies: ["VFSCore"], path: "Tests/age-plugin-vfstest"),
-        .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "VFSTestSupport", "CZlib"]),
+        .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "VFSBundle", "VFSTestSupport", "CZlib"]),
         .testTarget(name: "VFSCommandLineTests", dependencies: [
             "VFSCommandLine", "VFSCore", "VFSTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSBundle", "VFSTestSupport"]),
         // The S3 client against a real S3 engine (Ceph's RADOS Gateway, Tests/tools/rgw-fixture.sh).
         .testTarget(name: "VFSObjectStoreTests", dependencies: [
             "VFSObjectStore", "VFSTestSupport", .product(name: "NIOCore", package: "swift-nio"),

@@ -23,7 +23,7 @@ public struct NoBackupOption: ParsableArguments {
     }
 
     /// Says what an extraction could not mark.
-    public func report(_ marks: BundleReader.BackupMarks, folder: String) {
+    public func report(_ marks: BackupMarks, folder: String) {
         guard noBackup, marks.noDumpRefused > 0 else { return }
         let tagged = marks.tagged == 0 ? "" : marks.tagged == 1 ? "; the folder it created has a CACHEDIR.TAG"
             : "; the \(marks.tagged) folders it created have a CACHEDIR.TAG"

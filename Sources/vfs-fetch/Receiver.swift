@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import VFSCommandLine
+import VFSBundle
 import VFSCore
 import VFSRelayClient
 import VFSRelayProtocol

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VFSCommandLine
+import VFSBundle
 import VFSCore
 
 /// What to take out of a bundle and how, as tar -x takes it: members, --wildcards,

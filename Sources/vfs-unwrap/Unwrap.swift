@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import VFSCommandLine
+import VFSBundle
 import VFSCore
 #if canImport(Glibc)
 import Glibc

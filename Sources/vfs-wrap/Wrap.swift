@@ -1,5 +1,6 @@
 import ArgumentParser
 import VFSCommandLine
+import VFSBundle
 import VFSCore
 #if canImport(Glibc)
 import Glibc

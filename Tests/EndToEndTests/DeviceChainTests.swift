@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSBundle
 import VFSCore
 import VFSTestSupport
 

@@ -45,6 +45,25 @@ struct PackagingTests {
         #expect(ready.out.contains("compiled"))
     }
 
+    /// The tools that never make or open a bundle, and the archive libraries they must not load.
+    static let bundleFree = ["vfs-encrypt", "vfs-decrypt", "vfs-keygen", "vfs-keychain", "vfs-shred"]
+
+    @Test("each tool links what it uses: only the tools that make or open a bundle load libarchive (and its libxml2 and ICU)")
+    func linksWhatItUses() throws {
+        for tool in Self.tools {
+            let ldd = try Tools.run("ldd", [Tools.binDir.appendingPathComponent(tool).path])
+            #expect(ldd.status == 0, "\(tool): \(ldd.stderr)")
+            let archive = ldd.out.contains("libarchive.so")
+            if Self.bundleFree.contains(tool) {
+                for library in ["libarchive.so", "libxml2.so", "libicuuc.so"] {
+                    #expect(!ldd.out.contains(library), "\(tool) loads \(library)")
+                }
+            } else if ["vfs-wrap", "vfs-unwrap", "vfs-push", "vfs-fetch"].contains(tool) {
+                #expect(archive, "\(tool) makes or opens bundles, so it links libarchive")
+            }
+        }
+    }
+
     @Test("completion scripts are committed and match the built commands", arguments: PackagingTests.tools)
     func completions(tool: String) throws {
         for (shell, file) in [("bash", "bash/\(tool)"), ("zsh", "zsh/_\(tool)"), ("fish", "fish/\(tool).fish")] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VFSTestSupport
+import VFSBundle
 import VFSCore
 
 /// vfs-wrap and vfs-unwrap as a user runs them, with the standard tools beside them.

@@ -1,6 +1,7 @@
 import CArchive
 import Foundation
 import Glibc
+import VFSBundle
 import VFSCore
 
 /// One entry of a forged bundle, stored as given whatever the manifest says.

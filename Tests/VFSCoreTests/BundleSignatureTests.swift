@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VFSTestSupport
+@testable import VFSBundle
 @testable import VFSCore
 
 @Suite("bundle signatures")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VFSTestSupport
+@testable import VFSBundle
 @testable import VFSCore
 
 private func entry(_ path: String, _ type: BundleManifest.Entry.Kind = .file, mode: UInt32 = 0o644, content: String = "",
@@ -97,6 +98,11 @@ struct BundleTests {
         try BundleWriter.write(plan, manifest: manifest, compress: compress, to: sink)
         // Compressed, it is one clean zstd frame (no padding after it).
         #expect((sink.bytes.prefix(4) == [0x28, 0xB5, 0x2F, 0xFD]) == compress)
+
+        // One stream takes one file only; the library's words name no flag of a tool.
+        #expect { try BundleReader(source: MemorySource(sink.bytes)).writeSingleFile(to: MemorySink()) } throws: { error in
+            "\(error)" == "only a bundle of exactly one file can be written as one stream; this one has 5 entries"
+        }
 
         try FileManager.default.createDirectory(atPath: tmp.path + "/out", withIntermediateDirectories: true)
         let reader = try BundleReader(source: MemorySource(sink.bytes))

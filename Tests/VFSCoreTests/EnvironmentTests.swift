@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import VFSTestSupport
+@testable import VFSBundle
 @testable import VFSCore
 
 /// VFSPaths, groups and the bundle decision: built from injected environments and

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import VFSBundle
 @testable import VFSCore
 
 /// What the libFuzzer targets (`make fuzz`) start from and what they found: every

@@ -1,6 +1,6 @@
 /// ASCII armor: strict PEM (RFC 7468) with the label "AGE ENCRYPTED FILE", padded
 /// canonical base64 in 64-column lines, up to 1024 bytes of whitespace around it.
-enum Armor {
+package enum Armor {
     static let begin = Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)
     static let end = Array("-----END AGE ENCRYPTED FILE-----".utf8)
     static let columns = 64
@@ -12,7 +12,7 @@ enum Armor {
     }
 
     /// True if the input, after leading whitespace, starts a PEM block.
-    static func looksArmored(_ source: BufferedSource) throws -> Bool {
+    package static func looksArmored(_ source: BufferedSource) throws -> Bool {
         let start = try source.peek(maxWhitespace + begin.count)
         guard let first = start.firstIndex(where: { !isWhitespace($0) }) else { return false }
         return start[first...].starts(with: Array("-----BEGIN".utf8))

@@ -11,7 +11,7 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     public static let entryName = ".vfs-manifest.json"
     public static let currentVersion = 1
     /// A manifest larger than this is refused before it is parsed.
-    static let maximumSize = 64 << 20
+    package static let maximumSize = 64 << 20
 
     public var version: Int
     /// The group the bundle was sealed for (`-g GROUP`), checked by the policy.
@@ -198,8 +198,8 @@ public struct BundleManifest: Codable, Sendable, Equatable {
 }
 
 /// Path rules for bundle entries.
-enum BundlePath {
-    static func check(_ path: String) throws {
+package enum BundlePath {
+    package static func check(_ path: String) throws {
         func refuse(_ why: String) -> BundleError { .unsafeEntry(path: path, reason: why) }
         if path.isEmpty { throw refuse("the path is empty") }
         if path.hasPrefix("/") { throw refuse("the path is absolute") }
@@ -212,19 +212,19 @@ enum BundlePath {
     }
 
     /// The last component of a path.
-    static func name(of path: String) -> String {
+    package static func name(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
 
-    static func parent(of path: String) -> String? {
+    package static func parent(of path: String) -> String? {
         guard let slash = path.lastIndex(of: "/") else { return nil }
         return String(path[..<slash])
     }
 
     /// Whether a link at `path` pointing at `target` resolves inside the folder, also
     /// through the bundle's other links (`links`: path → target).
-    static func linkStaysInside(path: String, target: String, links: [String: String]) -> Bool {
+    package static func linkStaysInside(path: String, target: String, links: [String: String]) -> Bool {
         var stack = parent(of: path).map { $0.split(separator: "/").map(String.init) } ?? []
         var hops = 0
         func walk(_ target: String) -> Bool {

@@ -45,18 +45,20 @@ final class BlockingQueue<Element>: @unchecked Sendable {
 }
 
 /// Lets a non-Sendable value cross to one other thread.
-struct HandOff<Value>: @unchecked Sendable {
+package struct HandOff<Value>: @unchecked Sendable {
     // Sendable: the pipeline uses each handed-off value from one thread at a time.
-    let value: Value
+    package let value: Value
+
+    package init(value: Value) { self.value = value }
 }
 
 /// Runs `body` on a new thread; `join()` waits for it.
-final class JoinableThread: @unchecked Sendable {
+package final class JoinableThread: @unchecked Sendable {
     // Sendable: `thread` is written once at start and read by join only.
     private var thread = pthread_t()
     private let body: () -> Void
 
-    init(_ body: @escaping @Sendable () -> Void) {
+    package init(_ body: @escaping @Sendable () -> Void) {
         self.body = body
         let unmanaged = Unmanaged.passRetained(self)
         let rc = pthread_create(&thread, nil, { raw in
@@ -67,5 +69,5 @@ final class JoinableThread: @unchecked Sendable {
         precondition(rc == 0, "pthread_create failed")
     }
 
-    func join() { pthread_join(thread, nil) }
+    package func join() { pthread_join(thread, nil) }
 }

@@ -1,6 +1,6 @@
 /// Hands numbered jobs out to worker threads and collects one output per job: the one
 /// worker pool behind the parallel shred overwrite and the bundle hasher.
-final class WorkQueue<Output>: @unchecked Sendable {
+package final class WorkQueue<Output>: @unchecked Sendable {
     // Sendable: `next` and `outputs` are only touched under `lock`.
     private let lock = PThreadMutex()
     private var next = 0
@@ -12,7 +12,7 @@ final class WorkQueue<Output>: @unchecked Sendable {
     /// less), and returns when all have ended: the outputs by job number. A worker takes
     /// job numbers below `count` from `queue.take()` until it is nil, and files one output
     /// for each with `queue.record(_:_:)`; per-thread set-up (a buffer) goes before its loop.
-    static func forEach(count: Int, workers: Int,
+    package static func forEach(count: Int, workers: Int,
                         _ worker: @escaping @Sendable (_ queue: WorkQueue<Output>) -> Void) -> [Output] {
         let queue = WorkQueue(count: count)
         if workers <= 1 {
@@ -30,14 +30,14 @@ final class WorkQueue<Output>: @unchecked Sendable {
     }
 
     /// `body` for every job number below `count`, on `workers` threads.
-    static func map(count: Int, workers: Int, _ body: @escaping @Sendable (Int) -> Output) -> [Output] {
+    package static func map(count: Int, workers: Int, _ body: @escaping @Sendable (Int) -> Output) -> [Output] {
         forEach(count: count, workers: workers) { queue in
             while let job = queue.take() { queue.record(job, body(job)) }
         }
     }
 
     /// The next job number, or nil when every job has been taken.
-    func take() -> Int? {
+    package func take() -> Int? {
         lock.withLock {
             guard next < outputs.count else { return nil }
             defer { next += 1 }
@@ -45,5 +45,5 @@ final class WorkQueue<Output>: @unchecked Sendable {
         }
     }
 
-    func record(_ job: Int, _ output: Output) { lock.withLock { outputs[job] = output } }
+    package func record(_ job: Int, _ output: Output) { lock.withLock { outputs[job] = output } }
 }

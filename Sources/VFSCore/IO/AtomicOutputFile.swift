@@ -179,7 +179,7 @@ public final class AtomicOutputFile: ByteSink {
         close(fd)
     }
 
-    static func currentUmask() -> mode_t {
+    package static func currentUmask() -> mode_t {
         let mask = umask(0o022)
         umask(mask)
         return mask

@@ -87,3 +87,14 @@ public enum BackupExclusion {
         return FolderMark(noDump: markNoDump(fd: fd), tagged: tag(folderFD: fd))
     }
 }
+
+/// How an extraction with `--no-backup` kept its output out of backups.
+public struct BackupMarks: Sendable, Equatable {
+    /// Files and folders given the nodump flag, and those whose file system refused it.
+    public var noDump = 0
+    public var noDumpRefused = 0
+    /// Folders the bundle created (not merged into) that got a CACHEDIR.TAG.
+    public var tagged = 0
+
+    public init() {}
+}

@@ -1,9 +1,9 @@
 /// A name in a folder as the kernel has it: bytes, not necessarily UTF-8. Kept as a
 /// NUL-terminated C string so names that are not valid UTF-8 are still found and
 /// removed; `description` is for messages only.
-struct FileName: Hashable, Sendable, CustomStringConvertible {
+package struct FileName: Hashable, Sendable, CustomStringConvertible {
     /// NUL-terminated.
-    let bytes: [CChar]
+    package let bytes: [CChar]
 
     init(_ string: String) { bytes = Array(string.utf8CString) }
 
@@ -14,7 +14,7 @@ struct FileName: Hashable, Sendable, CustomStringConvertible {
     /// Length in bytes.
     var count: Int { bytes.count - 1 }
 
-    var description: String { String(decoding: bytes.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    package var description: String { String(decoding: bytes.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self) }
 
     var isDotOrDotDot: Bool { bytes == [46, 0] || bytes == [46, 46, 0] }
 }

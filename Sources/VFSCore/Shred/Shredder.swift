@@ -357,7 +357,7 @@ public final class Shredder {
     }
 
     /// The names in an open folder (without `.` and `..`), sorted.
-    static func list(_ fd: Int32) throws(IOError) -> [FileName] {
+    package static func list(_ fd: Int32) throws(IOError) -> [FileName] {
         let copy = dup(fd)
         guard copy >= 0, let dir = fdopendir(copy) else {
             let error = IOError("cannot list folder")

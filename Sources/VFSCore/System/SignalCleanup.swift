@@ -75,7 +75,7 @@ package enum SignalCleanup {
     // MARK: deferring
 
     /// From now until `endDeferring()`, SIGINT, SIGTERM and SIGHUP are recorded, not fatal.
-    static func beginDeferring() {
+    package static func beginDeferring() {
         lock.withLock {
             installOnce()
             if state[0] == 0 { state[1] = 0 }
@@ -85,7 +85,7 @@ package enum SignalCleanup {
 
     /// Ends one `beginDeferring()`; if a signal was recorded meanwhile and no one else
     /// defers, the process dies of it now (temporary files removed first).
-    static func endDeferring() {
+    package static func endDeferring() {
         let pending: Int32 = lock.withLock {
             state[0] = max(0, state[0] - 1)
             return state[0] == 0 ? state[1] : 0
@@ -94,7 +94,7 @@ package enum SignalCleanup {
     }
 
     /// The signal recorded while deferring, 0 if none.
-    static var pendingSignal: Int32 { state[1] }
+    package static var pendingSignal: Int32 { state[1] }
 
     // MARK: mapped input
 

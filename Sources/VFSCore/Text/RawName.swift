@@ -60,5 +60,5 @@ public enum RawName {
         return out
     }
 
-    static func isEscape(_ scalar: Unicode.Scalar) -> Bool { (base + 0x80...base + 0xFF).contains(scalar.value) }
+    package static func isEscape(_ scalar: Unicode.Scalar) -> Bool { (base + 0x80...base + 0xFF).contains(scalar.value) }
 }

@@ -1,3 +1,4 @@
+import VFSCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

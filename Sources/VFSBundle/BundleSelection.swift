@@ -1,3 +1,4 @@
+import VFSCore
 /// Which of a bundle's entries an extraction writes, and under what names: the members
 /// named on the command line (with everything below a folder, and the folders above
 /// each, as tar creates them), less `stripComponents` leading components.

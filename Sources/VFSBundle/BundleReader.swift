@@ -1,3 +1,4 @@
+import VFSCore
 internal import CLinux
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -49,14 +50,6 @@ public final class BundleReader {
         case skip
     }
 
-    /// How an extraction with `noBackup` kept its output out of backups.
-    public struct BackupMarks: Sendable, Equatable {
-        /// Files and folders given the nodump flag, and those whose file system refused it.
-        public var noDump = 0
-        public var noDumpRefused = 0
-        /// Folders the bundle created (not merged into) that got a CACHEDIR.TAG.
-        public var tagged = 0
-    }
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
 
     /// Reads and validates the manifest.
@@ -213,7 +206,7 @@ public final class BundleReader {
     /// Streams the content of a bundle that holds exactly one file.
     public func writeSingleFile(to sink: ByteSink) throws {
         guard manifest.entries.count == 1, manifest.entries[0].type == .file else {
-            throw BundleError.badInput("--stdout needs a bundle of exactly one file; this one has \(manifest.entries.count) entries")
+            throw BundleError.badInput("only a bundle of exactly one file can be written as one stream; this one has \(manifest.entries.count) entries")
         }
         guard let entry = try nextEntry() else { return }
         try readContent(of: entry) { try sink.write($0) }

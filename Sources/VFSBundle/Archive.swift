@@ -1,3 +1,4 @@
+import VFSCore
 internal import CArchive
 #if canImport(Glibc)
 import Glibc

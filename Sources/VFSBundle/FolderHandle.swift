@@ -1,3 +1,4 @@
+import VFSCore
 internal import CLinux
 #if canImport(Glibc)
 import Glibc

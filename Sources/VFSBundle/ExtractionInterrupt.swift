@@ -1,3 +1,4 @@
+import VFSCore
 #if canImport(Glibc)
 import Glibc
 #endif
