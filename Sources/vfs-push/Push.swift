@@ -107,7 +107,8 @@ extension PushTool {
         var devices: [String] = []
         @Option(name: [.customShort("g", allowingJoined: true), .customLong("group")], help: ArgumentHelp("A target group.", valueName: "group"))
         var groups: [String] = []
-        @Option(name: .customLong("to"), help: ArgumentHelp("A person: the email address of a user of your organisation (every approved device in their verified device chain).", valueName: "user"))
+        @Option(name: .customLong("to"), help: ArgumentHelp("A person: the email address of a user of your organisation (every approved device in their verified device chain); vfs-device users lists them.", valueName: "user"),
+                completion: .vfsOrgUsers)
         var people: [String] = []
         @Option(name: .customLong("to-group"), help: ArgumentHelp("A group of people of your organisation (its administrators keep them): every member, as with --to.", valueName: "name"))
         var peopleGroups: [String] = []
@@ -194,7 +195,7 @@ extension PushTool {
                     : targets + trust.leavingOutPending(all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) },
                                                         warn: { Diagnostics.warn($0) })
                 let recipients = try session.pinnedRecipients(readers)
-                    + colleagues.flatMap { $0.devices }.map { try X25519Recipient($0.recipient) }
+                    + colleagues.flatMap { $0.devices }.map { try AgeRecipient($0.recipient) }
                 let sender = all.first { $0.id == session.config.device }?.recipient
                 // Signed by this device, so receivers verify who sent it (docs/device-chain.md).
                 let signer = session.credentials.signingKey.map { BundleSignature.Signer(user: trust.user, device: session.config.device, key: $0) }
@@ -211,7 +212,7 @@ extension PushTool {
         /// Plans the bundle (every file hashed: the manifest comes first), makes its spool
         /// folder, then seals it there while it is uploaded (Spool.push).
         /// Returns the transfer and how many names could not be stored (each named in a warning).
-        func push(to targets: [Device], colleagues: [Colleague], recipients: [X25519Recipient], sender: String?,
+        func push(to targets: [Device], colleagues: [Colleague], recipients: [AgeRecipient], sender: String?,
                   signer: BundleSignature.Signer?, client: RelayClient) async throws -> (OutboxEntry, Int) {
             let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
                                       standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
@@ -300,6 +301,6 @@ func printID(_ id: String) {
 struct SealJob: @unchecked Sendable {
     let plan: BundlePlan
     let manifest: BundleManifest
-    let recipients: [X25519Recipient]
+    let recipients: [AgeRecipient]
     let signer: BundleSignature.Signer?
 }
