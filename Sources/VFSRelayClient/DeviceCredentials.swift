@@ -127,7 +127,13 @@ public final class DeviceCredentials: @unchecked Sendable {
                 guard let entry = entries.first(where: { $0.matches(.identity, CredentialPlace.identityName, "") }) else {
                     throw RelayClientError.missingCredential(what: "identity \"\(CredentialPlace.identityName)\"", place: "the keychain \"\(store.path)\"")
                 }
-                identity = .x25519(try entry.identity())
+                // The keychain holds the identity vfs-device made; a plugin's stub is given in --identity-file.
+                guard case .x25519(let found) = try entry.ageIdentity() else {
+                    throw RelayClientError.missingCredential(
+                        what: "X25519 identity \"\(CredentialPlace.identityName)\" (a plugin's stub is a device key only in --identity-file)",
+                        place: "the keychain \"\(store.path)\"")
+                }
+                identity = .x25519(found)
             }
         }
         var signingKey: Ed25519.SigningKey?

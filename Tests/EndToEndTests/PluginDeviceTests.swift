@@ -153,5 +153,13 @@ struct PluginDeviceTests {
         let listed = jsonArray(try s.laptop.run("vfs-device", ["list", "--json"]))
         #expect(listed.first { $0["name"] as? String == "bare" }?["recipient"] as? String == s.recipient)
         #expect(try s.scratch.read("bare.txt") == Data((stubLine + "\n").utf8))
+
+        // A stub kept in the keychain as the device's identity is not used: refused (77) with a clear error.
+        #expect(try s.laptop.run("vfs-keychain", ["identity", "delete", "vfs-device"]).status == 0)
+        let imported = try s.laptop.run("vfs-keychain", ["identity", "import", "vfs-device", stub])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let fetched = try s.laptop.run("vfs-fetch", ["--all", "-C", s.scratch.path("")])
+        #expect(fetched.status == 77, "\(fetched.stderr)")
+        #expect(fetched.stderr.contains("a plugin's stub is a device key only in --identity-file"), "\(fetched.stderr)")
     }
 }
