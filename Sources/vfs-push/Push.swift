@@ -76,7 +76,8 @@ struct PushTool: AsyncVFSCommand {
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
         a target that declined or let it expire, or a cancelled transfer, or a name could not be stored (it is named \
         on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
-        device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable; 73 too large for the \
+        device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable, or the \
+        age plugin of a target's key in hardware (age1NAME1…) not on PATH; 73 too large for the \
         relay or the quota; 75 temporary (429, 503); 77 a changed device key, a pending \
         device, a device chain that does not verify, a person's changed chain root, an \
         unverified person with --verified-only, a revoked token, or a wrong \

@@ -72,8 +72,12 @@ struct PluginDeviceTests {
         let approved = try s.laptop.run("vfs-device", ["approve", "yubi", "--fingerprint", fingerprint.out.trimmingCharacters(in: .whitespacesAndNewlines)])
         #expect(approved.status == 0, "\(approved.stderr)")
 
-        // The laptop encrypts to the plugin's recipient: it runs the plugin to wrap.
+        // The laptop encrypts to the plugin's recipient: it runs the plugin to wrap, and without it sends nothing (69).
         try s.scratch.write("report.txt", Data("quarterly report\n".utf8))
+        let unwrapped = try Tools.run("vfs-push", ["-d", "yubi", s.scratch.path("report.txt")], environment: s.environment(s.laptop, plugin: false))
+        #expect(unwrapped.status == 69, "\(unwrapped.stderr)")
+        #expect(unwrapped.stderr.contains("vfs-push: error: plugin age-plugin-vfstest not found on PATH"), "\(unwrapped.stderr)")
+        #expect(jsonArray(try yubi.run("vfs-fetch", ["--json"] + files)).isEmpty, "nothing was sent")
         let pushed = try Tools.run("vfs-push", ["-d", "yubi", s.scratch.path("report.txt")], environment: s.environment(s.laptop))
         #expect(pushed.status == 0, "\(pushed.stderr)")
         let id = pushed.out.trimmingCharacters(in: .whitespacesAndNewlines)
