@@ -18,6 +18,12 @@ public extension CompletionKind {
         .shellCommand("vfs-keychain identity list --names </dev/null 2>/dev/null")
     }
 
+    /// The users of this device's organisation, from the relay (vfs-device users): for
+    /// vfs-push --to. Nothing when the keychain is locked or the relay does not answer soon.
+    static var vfsOrgUsers: CompletionKind {
+        .shellCommand("vfs-device users --names </dev/null 2>/dev/null")
+    }
+
     /// The apps the policy approves (its active items).
     static var vfsPolicyApps: CompletionKind {
         .shellCommand("vfs-policy list --apps </dev/null 2>/dev/null")

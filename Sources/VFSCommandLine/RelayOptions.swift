@@ -29,11 +29,14 @@ public struct RelayCredentialOptions: ParsableArguments {
     public var keychainPath: String { get throws { try VFSPaths.current.keychain } }
 
     /// Reads the keychain passcode when asked; fails at once without a source and a terminal.
-    public var passcodeReader: @Sendable () throws -> SecretBytes {
+    public var passcodeReader: @Sendable () throws -> SecretBytes { passcodeReader(prompt: true) }
+
+    /// With `prompt` false the terminal is never asked (completion scripts).
+    public func passcodeReader(prompt: Bool) -> @Sendable () throws -> SecretBytes {
         let file = passcode.passcodeFile, fd = passcode.passcodeFD
         return {
             let source = SecretSource(file: file, fd: fd, noun: "passcode", environmentVariable: "VFS_PASSCODE")
-            return try KeychainSession.readPasscode(source, locked: true)
+            return try KeychainSession.readPasscode(source, locked: true, prompt: prompt)
         }
     }
 }

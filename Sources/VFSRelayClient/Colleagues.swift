@@ -38,3 +38,13 @@ extension RelaySession {
         Fingerprint.safetyCode((user: own.user, rootKey: own.rootKey), (user: other.user, rootKey: other.rootKey))
     }
 }
+
+extension RelayClient {
+    /// The users of this device's organisation (`GET /v1/org/users`), those whose address
+    /// begins with `prefix` when given: whom `vfs-push --to` can reach.
+    public func orgUsers(prefix: String? = nil) async throws -> [OrgUser] {
+        var path = RelayPaths.orgUsers
+        if let prefix, !prefix.isEmpty { path += "?prefix=" + Self.percentEscaped(prefix, keeping: "._-@") }
+        return try await call(.GET, path, as: [OrgUser].self)
+    }
+}

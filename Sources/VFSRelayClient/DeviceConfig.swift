@@ -20,14 +20,19 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
     public var ca: String?
     /// `vfs-device enroll --insecure-http`: plain http to a host beyond loopback allowed.
     public var insecureHTTP: Bool?
+    /// `vfs-device enroll --identity-file` with a plugin's stub: the device's recipient,
+    /// which a stub does not yield (given with --recipient or in the stub file's comment).
+    public var recipient: String?
 
-    public init(relay: String, device: String, name: String, user: String? = nil, ca: String? = nil, insecureHTTP: Bool = false) {
+    public init(relay: String, device: String, name: String, user: String? = nil, ca: String? = nil, insecureHTTP: Bool = false,
+                recipient: String? = nil) {
         self.relay = relay
         self.device = device
         self.name = name
         self.user = user
         self.ca = ca
         self.insecureHTTP = insecureHTTP ? true : nil
+        self.recipient = recipient
     }
 
     /// The CA file to trust for https: `VFS_RELAY_CACERT`, else the one kept at enrolment.

@@ -43,19 +43,36 @@ public struct CredentialPlace: Sendable {
 public final class DeviceCredentials: @unchecked Sendable {
     // Sendable: immutable after init.
     public let token: String
-    public let identity: X25519Identity?
+    /// X25519, or a plugin's stub (`AGE-PLUGIN-NAME-1…` in `--identity-file`): the
+    /// key is then in hardware, its recipient in relay.json (`DeviceConfig.recipient`).
+    public let identity: AgeIdentity?
     /// The device's Ed25519 signing key, when asked for (`load(signingKey: true)`).
     package let signingKey: Ed25519.SigningKey?
     let place: CredentialPlace
     let keychain: (store: KeychainStore, id: [UInt8], key: SecretBytes)?
 
-    init(token: String, identity: X25519Identity?, signingKey: Ed25519.SigningKey? = nil, place: CredentialPlace,
+    init(token: String, identity: AgeIdentity?, signingKey: Ed25519.SigningKey? = nil, place: CredentialPlace,
          keychain: (KeychainStore, [UInt8], SecretBytes)?) {
         self.token = token
         self.identity = identity
         self.signingKey = signingKey
         self.place = place
         self.keychain = keychain
+    }
+
+    /// This device's own recipient (what the relay lists and the fingerprint covers):
+    /// its identity's, or for a plugin's stub the one kept in relay.json at enrolment.
+    public func recipient(config: DeviceConfig?) throws -> String {
+        switch identity {
+        case .plugin(let stub)?:
+            guard let recipient = config?.recipient else {
+                throw RelayClientError.missingCredential(what: "recipient of the plugin identity \(AgePlugin.programName(stub.name))",
+                                                         place: "relay.json (enrol with --identity-file and --recipient)")
+            }
+            return recipient
+        case let identity?: return identity.recipient.string
+        case nil: throw RelayClientError.missingCredential(what: "identity", place: "this run")
+        }
     }
 
     /// Opens the keychain: with its agent's key, else the passcode.
@@ -84,17 +101,17 @@ public final class DeviceCredentials: @unchecked Sendable {
     /// where its identity is (docs/device-chain.md).
     package static func load(_ place: CredentialPlace, identity needIdentity: Bool, signingKey needKey: Bool) throws -> DeviceCredentials {
         var token: String?
-        var identity: X25519Identity?
+        var identity: AgeIdentity?
         var keychain: (KeychainStore, [UInt8], SecretBytes)?
         if let file = place.tokenFile {
             token = try readText(file, what: "token").trimmingUnicodeWhitespace()
         }
         if let file = place.identityFile, needIdentity {
-            // A device is known to the relay by an X25519 recipient (age1…).
-            if case .x25519(let found)? = try KeyFile.identities(in: try readText(file, what: "identity"), source: file).first {
-                identity = found
+            // An X25519 identity (age1…), or a plugin's stub (its key in hardware).
+            switch try KeyFile.identities(in: try readText(file, what: "identity"), source: file).first {
+            case let found? where found.isDeviceKey: identity = found
+            default: throw RelayClientError.missingCredential(what: "X25519 identity or plugin identity stub", place: "\"\(file)\"")
             }
-            if identity == nil { throw RelayClientError.missingCredential(what: "X25519 identity", place: "\"\(file)\"") }
         }
         if token == nil || (needIdentity && identity == nil) {
             let (store, sealed, key) = try unlock(place)
@@ -110,7 +127,13 @@ public final class DeviceCredentials: @unchecked Sendable {
                 guard let entry = entries.first(where: { $0.matches(.identity, CredentialPlace.identityName, "") }) else {
                     throw RelayClientError.missingCredential(what: "identity \"\(CredentialPlace.identityName)\"", place: "the keychain \"\(store.path)\"")
                 }
-                identity = try entry.identity()
+                // The keychain holds the identity vfs-device made; a plugin's stub is given in --identity-file.
+                guard case .x25519(let found) = try entry.ageIdentity() else {
+                    throw RelayClientError.missingCredential(
+                        what: "X25519 identity \"\(CredentialPlace.identityName)\" (a plugin's stub is a device key only in --identity-file)",
+                        place: "the keychain \"\(store.path)\"")
+                }
+                identity = .x25519(found)
             }
         }
         var signingKey: Ed25519.SigningKey?
@@ -174,12 +197,13 @@ public final class DeviceCredentials: @unchecked Sendable {
     }
 
     /// Keeps a new enrolment's token, identity and signing key (replacing an earlier enrolment's).
-    package static func save(_ place: CredentialPlace, token: String, identity: X25519Identity, signingKey: Ed25519.SigningKey) throws {
+    /// A plugin's stub in `--identity-file` is the user's file: it is left as it is.
+    package static func save(_ place: CredentialPlace, token: String, identity: AgeIdentity, signingKey: Ed25519.SigningKey) throws {
         if let file = place.signingKeyFile { try writeSigningKey(signingKey, to: file) }
         if let file = place.tokenFile {
             try AtomicOutputFile.write(Array((token + "\n").utf8), to: file, mode: 0o600)
         }
-        if let file = place.identityFile {
+        if let file = place.identityFile, case .x25519(let identity) = identity {
             let created = DateText.iso8601(Date())
             try AtomicOutputFile.write(Array(KeyFile.identityFileText(.x25519(identity), created: created).utf8), to: file, mode: 0o600)
         }
@@ -193,7 +217,7 @@ public final class DeviceCredentials: @unchecked Sendable {
                                              label: "relay token of this device", created: now, modified: now,
                                              secret: SecretBytes(copying: Array(token.utf8))))
             }
-            if place.identityFile == nil {
+            if place.identityFile == nil, case .x25519(let identity) = identity {
                 entries.removeAll { $0.matches(.identity, CredentialPlace.identityName, "") }
                 entries.append(KeychainEntry(identityNamed: CredentialPlace.identityName, identity, created: now))
                 entries.removeAll { $0.matches(.secret, CredentialPlace.identityName, CredentialPlace.signingKeyAccount) }
@@ -204,9 +228,11 @@ public final class DeviceCredentials: @unchecked Sendable {
     }
 
     /// Erases the token and the identity (a remote log-out): keychain entries removed,
-    /// files overwritten and removed.
+    /// files overwritten and removed. A plugin's stub is left as it is: it holds no
+    /// secret, and its key is in hardware that no erasing here reaches.
     public func erase() throws {
-        for file in [place.tokenFile, place.identityFile, place.signingKeyFile].compactMap({ $0 }) {
+        let identityFile = place.identityFile.flatMap { Self.holdsPluginStub($0) ? nil : $0 }
+        for file in [place.tokenFile, identityFile, place.signingKeyFile].compactMap({ $0 }) {
             Self.overwriteAndRemove(file)
         }
         guard place.usesKeychain else { return }
@@ -223,6 +249,12 @@ public final class DeviceCredentials: @unchecked Sendable {
             }
             return ((), entries.count != before)
         }
+    }
+
+    /// True when `file` holds a plugin's identity stub (which `erase` leaves).
+    static func holdsPluginStub(_ file: String) -> Bool {
+        guard let text = try? readText(file, what: "identity") else { return false }
+        return (try? KeyFile.identities(in: text, source: file).first?.isPlugin) == true
     }
 
     static func overwriteAndRemove(_ path: String) {

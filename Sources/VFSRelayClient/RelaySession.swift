@@ -72,11 +72,12 @@ public struct RelaySession: Sendable {
 extension RelaySession {
     /// The age recipients of `devices`, each checked against this machine's pin (a
     /// device seen for the first time is pinned; a changed key is `.keyChanged`).
-    public func pinnedRecipients(_ devices: [Device]) throws -> [X25519Recipient] {
+    /// A device's recipient is X25519 (age1…), or a plugin's (age1NAME1…: a key in hardware).
+    public func pinnedRecipients(_ devices: [Device]) throws -> [AgeRecipient] {
         var pins = try PinStore(home: home)
         for device in devices { try pins.check(device) }
         try pins.save()
-        return try devices.map { try X25519Recipient($0.recipient) }
+        return try devices.map { try AgeRecipient($0.recipient) }
     }
 
     /// Every device of the user that is not revoked and is in the verified device chain:

@@ -27,3 +27,17 @@ extension RelayPaths {
     public static func orgGroup(_ name: String) -> String { "\(orgGroups)/\(name)" }
     public static func orgGroupMember(_ name: String, _ email: String) -> String { "\(orgGroups)/\(name)/members/\(email)" }
 }
+
+/// A user of the caller's organisation, as `GET /v1/org/users` lists them: whom
+/// `vfs-push --to` can reach (a disabled user is not listed).
+public struct OrgUser: Codable, Sendable, Equatable {
+    public var email: String
+    public init(email: String) { self.email = email }
+}
+
+extension RelayPaths {
+    /// `GET`: the users of the caller's organisation, by address (`prefix`, `limit`).
+    public static let orgUsers = "/v1/org/users"
+    /// The most `GET /v1/org/users` lists at once (and its default `limit`).
+    public static let orgUsersLimit = 1000
+}

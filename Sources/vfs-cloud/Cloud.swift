@@ -39,7 +39,8 @@ struct CloudTool: AsyncVFSCommand {
           vfs-cloud rekey
 
         Exit status: 0 done; 1 rm -r not confirmed, or rekey left files this device cannot open; 64 usage; 65 a bad answer or a corrupt \
-        file; 66 no such path, or nothing this device can open; 69 relay unreachable; 73 the \
+        file; 66 no such path, or nothing this device can open; 69 relay unreachable, or an \
+        age plugin needed for a device key in hardware not on PATH; 73 the \
         name exists (mkdir without -p, mv without -f), the output cannot be written, or the \
         quota or the cap on files and folders is reached; 75 temporary (429, 503, the file changed during a rekey); 77 a \
         changed device key, a device chain that does not verify, no approved device, a \

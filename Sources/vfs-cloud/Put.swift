@@ -136,7 +136,7 @@ struct CloudUpload {
         return try VFSPaths.current.home + "/cloud-outgoing/" + hash
     }
 
-    func run(client: RelayClient, recipients: [X25519Recipient]) async throws {
+    func run(client: RelayClient, recipients: [AgeRecipient]) async throws {
         let dir = try spool()
         var state = try? JSONDecoder().decode(State.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/put.json")))
         if state == nil {

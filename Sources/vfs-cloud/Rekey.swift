@@ -73,8 +73,8 @@ extension CloudTool {
 
         /// The old header's length and the new header, from the file's first bytes (more
         /// of them when the header is longer than the first read).
-        func newHeader(_ path: String, size: Int64, client: RelayClient, identity: X25519Identity,
-                       recipients: [X25519Recipient]) async throws -> (Int, [UInt8]) {
+        func newHeader(_ path: String, size: Int64, client: RelayClient, identity: AgeIdentity,
+                       recipients: [AgeRecipient]) async throws -> (Int, [UInt8]) {
             let decryptor = try await Self.header(path, size: size, client: client)
             let fileKey = try decryptor.fileKey(identities: [identity])
             return (decryptor.headerLength, try decryptor.rewrappedHeader(fileKey: fileKey, recipients: recipients))

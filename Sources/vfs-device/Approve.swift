@@ -83,10 +83,10 @@ extension DeviceOptions {
     func signingSession() throws -> (RelaySession, Ed25519.SigningKey, String) {
         let session = try RelaySession.open(home: try VFSPaths.current.home, place: try place, identity: true, signingKey: true,
                                             timeout: try credentials.relayTimeout)
-        guard let key = session.credentials.signingKey, let identity = session.credentials.identity else {
-            throw RelayClientError.missingCredential(what: "identity", place: "this run")
+        guard let key = session.credentials.signingKey else {
+            throw RelayClientError.missingCredential(what: "signing key", place: "this run")
         }
-        return (session, key, identity.recipient.string)
+        return (session, key, try session.credentials.recipient(config: session.config))
     }
 }
 

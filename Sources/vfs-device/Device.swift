@@ -47,7 +47,7 @@ struct DeviceTool: AsyncVFSCommand {
         """,
         version: vfsVersion,
         subcommands: [Enroll.self, InviteCommand.self, List.self, Approve.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self, FingerprintCommand.self, Verify.self,
-                      AdminLink.self])
+                      Users.self, AdminLink.self])
 }
 
 /// Options every subcommand that talks to the relay as this device shares.

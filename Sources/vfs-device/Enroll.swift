@@ -23,6 +23,18 @@ extension DeviceTool {
             device starts their device chain; a later one is pending until an approved \
             device runs "vfs-device approve NAME" (docs/device-chain.md).
 
+            A key in hardware (a YubiKey, a TPM, a Secure Enclave) can be the device's \
+            decryption key through its age plugin: give --identity-file FILE holding the \
+            plugin's identity stub (AGE-PLUGIN-NAME-1…, as age-plugin-yubikey --identity \
+            writes it) instead of a new identity. A stub does not yield its recipient: it is \
+            read from the file's "# public key:" or "# Recipient:" comment, or given with \
+            --recipient, and kept in $VFS_HOME/relay.json; it is what the relay lists. The \
+            file is left as it is (a remote log-out leaves it too: it holds no secret). \
+            Transfers to the device are then opened by age-plugin-NAME, which must be on \
+            PATH, asking on the terminal if it needs to (a PIN, a touch); devices that push \
+            to it need the plugin on PATH too, to encrypt. The Ed25519 signing key stays a \
+            key of the device's own (a plugin can't sign), beside the stub in FILE.ed25519.
+
             Plain http:// is refused (exit 64, nothing sent) for a relay beyond this \
             machine: the code and the token would cross the network in clear; \
             --insecure-http allows it, for a network trusted end to end. An https:// \
@@ -42,6 +54,9 @@ extension DeviceTool {
                 K7QM-2WXD-PA9F-H3TN --name laptop
               vfs-device enroll --cacert acme-ca.pem https://relay.acme.internal \\
                 K7QM-2WXD-PA9F-H3TN --name laptop
+              age-plugin-yubikey --identity > ~/.vfs-yubikey.txt
+              vfs-device enroll https://relay.example K7QM-2WXD-PA9F-H3TN --name laptop \\
+                --identity-file ~/.vfs-yubikey.txt
             """)
 
         @Argument(help: ArgumentHelp("The relay's URL.", valueName: "url")) var url: String
@@ -52,6 +67,8 @@ extension DeviceTool {
         @Option(help: ArgumentHelp("Trust the CA certificates in this PEM file for the https:// relay (kept for later commands).", valueName: "file"),
                 completion: .file()) var cacert: String?
         @Flag(help: "Allow plain http:// to a relay beyond this machine (a network trusted end to end).") var insecureHTTP = false
+        @Option(help: ArgumentHelp("The recipient of the plugin identity stub in --identity-file, when the file does not name it.",
+                                   valueName: "recipient")) var recipient: String?
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
@@ -62,6 +79,8 @@ extension DeviceTool {
             }
             let caFile = cacert ?? VFSPaths.current.relayCACert
             let place = try options.place
+            // A plugin's stub in --identity-file is the device's key (checked before the code is spent).
+            let stub = try pluginStub(place)
             // Unlock first: a wrong passcode must not waste the one-time code.
             try DeviceCredentials.checkKeychain(place)
             var old = try enrolled(place)
@@ -75,13 +94,14 @@ extension DeviceTool {
                     old = nil
                 }
             }
-            let identity = try X25519Identity.generate()
+            let identity: AgeIdentity = try stub.map { .plugin($0.identity) } ?? .x25519(X25519Identity.generate())
+            let recipient = stub?.recipient ?? identity.recipient.string
             let signingKey = try Ed25519.SigningKey()
             let answer: EnrollResponse
             do {
                 answer = try await RelayClient.with(baseURL: url, token: nil, timeout: try options.credentials.relayTimeout,
                                                     caFile: caFile) { client in
-                    try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: identity.recipient.string))
+                    try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: recipient))
                 }
             } catch {
                 if let old, keepsName { try? await Self.rename(old, to: name) }
@@ -97,16 +117,17 @@ extension DeviceTool {
                 try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 try AtomicOutputFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: cacert))), to: home + "/relay-ca.pem", mode: 0o600)
             }
-            try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name, ca: kept, insecureHTTP: insecureHTTP).save(home: home)
+            try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name, ca: kept, insecureHTTP: insecureHTTP,
+                             recipient: stub?.recipient).save(home: home)
             var pins = try PinStore(home: home)
             pins.trust(answer.device)
             try pins.save()
             Diagnostics.info("enrolled \"\(answer.device.name)\" with \(url)")
-            Diagnostics.info("fingerprint \(Fingerprint.device(signingKey: signingKey.publicKey, recipient: identity.recipient.string))")
+            Diagnostics.info("fingerprint \(Fingerprint.device(signingKey: signingKey.publicKey, recipient: recipient))")
             // An approved old device hands its place in the chain to the new one.
             if let old, let oldKey = old.credentials.signingKey {
                 let entry = DeviceChain.DeviceEntry(id: answer.device.id, name: try RelaySession.chainName(answer.device.name),
-                                                    recipient: identity.recipient.string, signingKey: signingKey.publicKey)
+                                                    recipient: recipient, signingKey: signingKey.publicKey)
                 do {
                     if try await Self.handOver(from: old, key: oldKey, to: entry) {
                         Diagnostics.info("the old device approved the new one and left your device chain")
@@ -119,7 +140,7 @@ extension DeviceTool {
             do {
                 let session = try options.session()
                 _ = try await session.withClient { client in
-                    try await DeviceTool.joined(session, client: client, key: signingKey, recipient: identity.recipient.string)
+                    try await DeviceTool.joined(session, client: client, key: signingKey, recipient: recipient)
                 }
             } catch {
                 Diagnostics.warn("could not join the device chain yet (\(error)); vfs-device list tries again")
@@ -136,6 +157,43 @@ extension DeviceTool {
             }
             print(answer.device.id)
         }
+
+        /// The plugin identity stub in --identity-file and its recipient (--recipient, else
+        /// the file's recipient comment); nil when the file is not a stub (no file, or an
+        /// X25519 identity of an earlier enrolment, which a new one replaces).
+        func pluginStub(_ place: CredentialPlace) throws -> (identity: PluginIdentity, recipient: String)? {
+            guard let file = place.identityFile, let data = FileManager.default.contents(atPath: file) else {
+                if recipient != nil { throw Self.recipientWithoutStub }
+                return nil
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            guard case .plugin(let identity)? = try? KeyFile.identities(in: text, source: file).first else {
+                if recipient != nil { throw Self.recipientWithoutStub }
+                return nil
+            }
+            let named = KeyFile.recipientComment(in: text)
+            guard let given = recipient ?? named else {
+                throw ToolError.usage("\"\(DisplayText.printable(file))\" holds a plugin identity stub but does not name its recipient",
+                                      hints: ["give it with --recipient age1\(identity.name)1… (\(AgePlugin.programName(identity.name)) prints it)"])
+            }
+            if let recipient, let named, named != recipient {
+                throw ToolError.usage("--recipient \(recipient) is not the recipient \"\(DisplayText.printable(file))\" names (\(named))")
+            }
+            let parsed: AgeRecipient
+            do { parsed = try AgeRecipient(given) } catch {
+                throw ToolError.usage("invalid recipient \(DisplayText.printable(given)) for the plugin identity in \"\(DisplayText.printable(file))\"")
+            }
+            switch parsed {
+            case .plugin(let plugin) where plugin.name == identity.name: break
+            default:
+                throw ToolError.usage("the recipient \(given) is not one \(AgePlugin.programName(identity.name)) serves",
+                                      hints: ["a plugin identity's recipient is age1\(identity.name)1…"])
+            }
+            return (identity, given)
+        }
+
+        static let recipientWithoutStub = ToolError.usage("--recipient is for a plugin identity stub in --identity-file",
+                                                          hints: ["vfs-device makes a new identity otherwise; its recipient is the identity's own"])
 
         /// The session of this machine's current enrolment, when it has a live one: nil
         /// when not enrolled or logged out (no token); refused without --force.
@@ -191,11 +249,12 @@ extension DeviceTool {
 
         func run() async throws {
             let credentials = try DeviceCredentials.load(try options.place, identity: true, signingKey: true)
-            guard let key = credentials.signingKey, let identity = credentials.identity else {
-                throw RelayClientError.missingCredential(what: "identity", place: "this run")
+            guard let key = credentials.signingKey else {
+                throw RelayClientError.missingCredential(what: "signing key", place: "this run")
             }
             if printKey { return print(Data(key.publicKey).base64EncodedString()) }
-            print(Fingerprint.device(signingKey: key.publicKey, recipient: identity.recipient.string))
+            let config = try? DeviceConfig.load(home: try VFSPaths.current.home)
+            print(Fingerprint.device(signingKey: key.publicKey, recipient: try credentials.recipient(config: config)))
         }
     }
 }

@@ -62,7 +62,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
 
         Exit status: 0 success; 64 usage; 65 corrupt or tampered (a digest, the age \
         authentication, an unsafe entry); 66 no such transfer (or one abandoned by its sender while it uploaded), or not enrolled; 69 relay \
-        unreachable; 73 DIR can't be written or an entry exists; 75 temporary (429, 503); \
+        unreachable, or the age plugin of a device key in hardware not on PATH (nothing is placed; \
+        its questions, a PIN, need a terminal: 64 at once without one); 73 DIR can't be written or an entry exists; 75 temporary (429, 503); \
         77 the policy denies APP, the sender's signature is missing, bad or not by a \
         device of your verified device chain (--allow-unverified unpacks it, marked), \
         this device was revoked or logged out, a wrong keychain passcode.

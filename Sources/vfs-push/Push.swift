@@ -77,7 +77,8 @@ struct PushTool: AsyncVFSCommand {
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
         a target that declined or let it expire, or a cancelled transfer, or a name could not be stored (it is named \
         on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
-        device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable; 73 too large for the \
+        device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable, or the \
+        age plugin of a target's key in hardware (age1NAME1…) not on PATH; 73 too large for the \
         relay or the quota; 75 temporary (429, 503); 77 a changed device key, a pending \
         device, a device chain that does not verify, a person's changed chain root, an \
         unverified person with --verified-only, a revoked token, or a wrong \
@@ -108,7 +109,8 @@ extension PushTool {
         var devices: [String] = []
         @Option(name: [.customShort("g", allowingJoined: true), .customLong("group")], help: ArgumentHelp("A target group.", valueName: "group"))
         var groups: [String] = []
-        @Option(name: .customLong("to"), help: ArgumentHelp("A person: the email address of a user of your organisation (every approved device in their verified device chain).", valueName: "user"))
+        @Option(name: .customLong("to"), help: ArgumentHelp("A person: the email address of a user of your organisation (every approved device in their verified device chain); vfs-device users lists them.", valueName: "user"),
+                completion: .vfsOrgUsers)
         var people: [String] = []
         @Option(name: .customLong("to-group"), help: ArgumentHelp("A group of people of your organisation (its administrators keep them): every member, as with --to.", valueName: "name"))
         var peopleGroups: [String] = []
@@ -195,7 +197,7 @@ extension PushTool {
                     : targets + trust.leavingOutPending(all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) },
                                                         warn: { Diagnostics.warn($0) })
                 let recipients = try session.pinnedRecipients(readers)
-                    + colleagues.flatMap { $0.devices }.map { try X25519Recipient($0.recipient) }
+                    + colleagues.flatMap { $0.devices }.map { try AgeRecipient($0.recipient) }
                 let sender = all.first { $0.id == session.config.device }?.recipient
                 // Signed by this device, so receivers verify who sent it (docs/device-chain.md).
                 let signer = session.credentials.signingKey.map { BundleSignature.Signer(user: trust.user, device: session.config.device, key: $0) }
@@ -212,7 +214,7 @@ extension PushTool {
         /// Plans the bundle (every file hashed: the manifest comes first), makes its spool
         /// folder, then seals it there while it is uploaded (Spool.push).
         /// Returns the transfer and how many names could not be stored (each named in a warning).
-        func push(to targets: [Device], colleagues: [Colleague], recipients: [X25519Recipient], sender: String?,
+        func push(to targets: [Device], colleagues: [Colleague], recipients: [AgeRecipient], sender: String?,
                   signer: BundleSignature.Signer?, client: RelayClient) async throws -> (OutboxEntry, Int) {
             let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
                                       standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
@@ -301,6 +303,6 @@ func printID(_ id: String) {
 struct SealJob: @unchecked Sendable {
     let plan: BundlePlan
     let manifest: BundleManifest
-    let recipients: [X25519Recipient]
+    let recipients: [AgeRecipient]
     let signer: BundleSignature.Signer?
 }

@@ -309,6 +309,55 @@ struct AdminPageTests {
             #expect(order(text(try await browser.get("/admin/items?q=ath"))) == ["zathura"])
         }
     }
+
+    @Test("groups of people on the admin page: listed with members; create, add, remove with the CSRF token, redirected after the POST")
+    func orgGroups() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            _ = try await client.user("ann@acme.example", org: "acme", admin: true)
+            let max = try await client.user("max@acme.example", org: "acme", device: "phone")
+            _ = try await client.user("olga@globex.example", org: "globex", device: "olgas-laptop")
+            var browser = AdminBrowser(client)
+            try await browser.signIn(try await fixture.loginCode(for: "ann@acme.example"))
+            let token = try await browser.csrf()
+            let empty = text(try await browser.get("/admin/groups"))
+            #expect(empty.contains("No groups yet.") && empty.contains("aria-current=\"page\">Groups of people"))
+            #expect(empty.contains("<option value=\"max@acme.example\">") && !empty.contains("olga@globex.example"))
+
+            // Without the token nothing is made.
+            #expect(try await browser.post("/admin/groups", [("name", "design")]).status == .forbidden)
+            #expect(try await fixture.store.orgGroups(org: 1, member: nil).isEmpty)
+            let created = try await browser.post("/admin/groups", [("name", "design"), ("csrf", token)])
+            #expect(created.status == .seeOther && created.headers[.location] == "/admin/groups?done=created&group=design")
+            #expect(text(try await browser.get(created.headers[.location]!)).contains("Created the group design."))
+            let again = try await browser.post("/admin/groups", [("name", "design"), ("csrf", token)])
+            #expect(again.status == .conflict && text(again).contains("exists already"))
+            let bad = try await browser.post("/admin/groups", [("name", "no spaces"), ("csrf", token)])
+            #expect(bad.status == .unprocessableContent && text(bad).contains("invalid group name"))
+
+            #expect(try await browser.post("/admin/groups/design/members", [("email", "max@acme.example")]).status == .forbidden)
+            let added = try await browser.post("/admin/groups/design/members", [("email", "max@acme.example"), ("csrf", token)])
+            #expect(added.status == .seeOther, "\(text(added))")
+            #expect(try await fixture.store.orgGroup(org: 1, name: "design").members == ["max@acme.example"])
+            let page = text(try await browser.get(added.headers[.location]!))
+            #expect(page.contains("Added max@acme.example to design.") && page.contains("aria-label=\"Remove max@acme.example from design\""))
+            // The member sees the group through the API, as the page set it.
+            let seen = try await client.request(.get, RelayPaths.orgGroup("design"), token: max.token)
+            #expect(seen.status == .ok)
+            // Another organisation's user is not found; nothing changes.
+            let foreign = try await browser.post("/admin/groups/design/members", [("email", "olga@globex.example"), ("csrf", token)])
+            #expect(foreign.status == .notFound && text(foreign).contains("no such user in your organisation"))
+            #expect(try await browser.post("/admin/groups/nope/members", [("email", "max@acme.example"), ("csrf", token)]).status == .notFound)
+
+            let removed = try await browser.post("/admin/groups/design/members/remove", [("email", "max@acme.example"), ("csrf", token)])
+            #expect(removed.status == .seeOther)
+            #expect(text(try await browser.get(removed.headers[.location]!)).contains("Removed max@acme.example from design."))
+            #expect(try await fixture.store.orgGroup(org: 1, name: "design").members.isEmpty)
+            let audit = try await fixture.store.auditLog(org: 1, matching: "org-group", limit: 10)
+            #expect(audit.map(\.action) == ["org-group.member-remove", "org-group.member-add", "org-group.add"])
+            #expect(audit.allSatisfy { $0.actor == "ann@acme.example" })
+        }
+    }
 }
 
 @Suite("admin store")

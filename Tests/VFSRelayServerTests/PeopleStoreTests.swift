@@ -82,4 +82,19 @@ struct PeopleStoreTests {
         _ = try await store.removeUser(email: "bob@acme.example", now: Date())
         #expect(try await store.orgGroup(org: acme, name: "team").members.isEmpty)
     }
+
+    @Test("the organisation's users: its own only, sorted, a disabled user left out", arguments: Backend.allCases)
+    func orgUsers(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        _ = try await fixture.user("bob@acme.example", devices: 1)
+        _ = try await fixture.user("alice@acme.example", devices: 1)
+        _ = try await fixture.user("dave@acme.example", devices: 0)
+        _ = try await fixture.user("carol@other.example", org: "other", devices: 1)
+        let acme = try await store.organisationID(name: "acme")
+        #expect(try await store.orgUsers(org: acme) == ["alice@acme.example", "bob@acme.example", "dave@acme.example"])
+        #expect(try await store.orgUsers(org: try await store.organisationID(name: "other")) == ["carol@other.example"])
+        try await store.setUser(email: "bob@acme.example", admin: nil, disabled: true, now: Date())
+        #expect(try await store.orgUsers(org: acme) == ["alice@acme.example", "dave@acme.example"])
+    }
 }

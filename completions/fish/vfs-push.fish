@@ -97,7 +97,7 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "v
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -s 'd' -l 'device' -d 'A target device (name or id).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -s 'g' -l 'group' -d 'A target group.' -rfka ''
-complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -l 'to' -d 'A person: the email address of a user of your organisation (every approved device in their verified device chain).' -rfka ''
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -l 'to' -d 'A person: the email address of a user of your organisation (every approved device in their verified device chain); vfs-device users lists them.' -rfka '(vfs-device users --names </dev/null 2>/dev/null)'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -l 'to-group' -d 'A group of people of your organisation (its administrators keep them): every member, as with --to.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" cc-me' -l 'cc-me' -d 'With --to: also send to your own approved devices (not this one).'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" verified-only' -l 'verified-only' -d 'With --to: refuse a person whose safety code you have not confirmed (vfs-device verify).'

@@ -104,6 +104,17 @@ public enum AgeIdentity: Identity {
         }
     }
 
+    public var isPlugin: Bool { if case .plugin = self { return true } else { return false } }
+
+    /// True for the kinds a relay device's decryption key may be: X25519 (what
+    /// vfs-device makes) or a plugin's stub (a key in hardware, `--identity-file`).
+    public var isDeviceKey: Bool {
+        switch self {
+        case .x25519, .plugin: return true
+        case .hybrid, .sshEd25519, .sshRSA: return false
+        }
+    }
+
     public var recipient: AgeRecipient {
         switch self {
         case .x25519(let i): return .x25519(i.recipient)

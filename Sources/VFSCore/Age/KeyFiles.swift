@@ -68,6 +68,30 @@ public enum KeyFile {
         return out
     }
 
+    /// The recipient an identity file names in a comment before its first identity, as
+    /// the key tools write it: `# public key: age1…` (age-keygen, age-plugin-se),
+    /// `#    Recipient: age1yubikey1…` (age-plugin-yubikey: its labels right-aligned),
+    /// `# recipient: age1…`. The label is matched without case; nil when there is none.
+    /// A plugin's stub does not yield its recipient: this comment is where it is told.
+    public static func recipientComment(in text: String) -> String? {
+        var found: String?
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = Substring(rawLine)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            let trimmed = line.trimmingWhitespace()
+            guard trimmed.hasPrefix("#") else {
+                if trimmed.isEmpty { continue }
+                break
+            }
+            let comment = trimmed.dropFirst().trimmingWhitespace()
+            guard let colon = comment.firstIndex(of: ":") else { continue }
+            let label = comment[..<colon].trimmingWhitespace().lowercased()
+            let value = comment[comment.index(after: colon)...].trimmingWhitespace()
+            if (label == "public key" || label == "recipient"), !value.isEmpty { found = String(value) }
+        }
+        return found
+    }
+
     /// A new identity file's text, as age-keygen writes it.
     public static func identityFileText(_ identity: AgeIdentity, created: String) -> String {
         "# created: \(created)\n# public key: \(identity.recipient.string)\n\(identity.string)\n"

@@ -42,6 +42,10 @@ struct AdminController {
         group.get("devices", use: deviceList)
         group.get("devices/:id/revoke", use: confirmRevoke)
         group.post("devices/:id/revoke", use: revoke)
+        group.get("groups", use: orgGroups)
+        group.post("groups", use: createOrgGroup)
+        group.post("groups/:name/members", use: addOrgGroupMember)
+        group.post("groups/:name/members/remove", use: removeOrgGroupMember)
         group.get("transfers", use: transfers)
         group.get("audit", use: audit)
     }
@@ -270,6 +274,73 @@ struct AdminController {
         try await services.store.audit(org: signedIn.session.orgID, actor: signedIn.session.email, action: "admin.revoke",
                                        subject: device.id, detail: "\(device.name) of \(owner.email)", now: now)
         return AdminPages.redirect("/admin/devices?revoked=" + (device.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+    }
+
+    // MARK: - groups of people
+
+    /// The organisation's groups of people (`vfs-push --to-group`), with a note of what
+    /// was just done (`?done=…&group=…&email=…`) or, after a refused change, the reason.
+    func orgGroupsPage(_ signedIn: SignedIn, notice: String?, problem: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let org = signedIn.session.orgID
+        let groups = try await services.store.orgGroups(org: org, member: nil)
+        let users = try await services.store.organisationMembers(org: org).map(\.email)
+        return AdminPages.response(AdminPages.orgGroups(groups, users: users, signedIn: signedIn, notice: notice, problem: problem), status: status)
+    }
+
+    static let groupNotices = ["created": "Created the group", "added": "Added", "removed": "Removed"]
+
+    @Sendable func orgGroups(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let signedIn = try await services.signedIn(request)
+        let query = Self.query(request)
+        var notice: String?
+        if let done = query["done"], let verb = Self.groupNotices[done] {
+            let group = query.text("group"), email = query.text("email")
+            notice = done == "created" ? "\(verb) \(group)." : "\(verb) \(email) \(done == "added" ? "to" : "from") \(group)."
+        }
+        return try await orgGroupsPage(signedIn, notice: notice, problem: nil)
+    }
+
+    static func groupsLocation(_ done: String, group: String, email: String = "") -> String {
+        func escaped(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" }
+        return "/admin/groups?done=\(done)&group=\(escaped(group))" + (email.isEmpty ? "" : "&email=\(escaped(email))")
+    }
+
+    @Sendable func createOrgGroup(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let (signedIn, form) = try await services.signedInForm(request)
+        let name = form.text("name")
+        do {
+            try Validate.groupName(name)
+            _ = try await services.store.createOrgGroup(org: signedIn.session.orgID, name: name, actor: signedIn.session.email, now: Date())
+        } catch let error as RelayError {
+            return try await orgGroupsPage(signedIn, notice: nil, problem: error.message, status: .unprocessableContent)
+        } catch let error as StoreError {
+            return try await orgGroupsPage(signedIn, notice: nil, problem: Self.message(error), status: .conflict)
+        }
+        return AdminPages.redirect(Self.groupsLocation("created", group: name))
+    }
+
+    @Sendable func addOrgGroupMember(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try await changeOrgGroupMember(request, context: context, add: true)
+    }
+
+    @Sendable func removeOrgGroupMember(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try await changeOrgGroupMember(request, context: context, add: false)
+    }
+
+    /// The same store call, audit line and rules as the API's PUT and DELETE
+    /// `/v1/org/groups/{name}/members/{email}`: a user of another organisation is not found.
+    func changeOrgGroupMember(_ request: Request, context: RelayRequestContext, add: Bool) async throws -> Response {
+        let (signedIn, form) = try await services.signedInForm(request)
+        let name = try pathID(context, "name"), email = form.text("email")
+        do {
+            guard !email.isEmpty, email.utf8.count <= 254 else { throw StoreError.invalid("give the member's email address") }
+            _ = try await services.store.changeOrgGroupMember(org: signedIn.session.orgID, group: name, email: email, add: add,
+                                                              actor: signedIn.session.email, now: Date())
+        } catch let error as StoreError {
+            let status: HTTPResponse.Status = if case .notFound = error { .notFound } else { .unprocessableContent }
+            return try await orgGroupsPage(signedIn, notice: nil, problem: Self.message(error), status: status)
+        }
+        return AdminPages.redirect(Self.groupsLocation(add ? "added" : "removed", group: name, email: email))
     }
 
     @Sendable func transfers(_ request: Request, context: RelayRequestContext) async throws -> Response {

@@ -46,6 +46,40 @@ extension AdminPages {
             """)
     }
 
+    /// The organisation's groups of people: each with its members (a remove button each)
+    /// and a form to add one (the organisation's addresses offered), and a form for a new group.
+    static func orgGroups(_ groups: [OrgGroup], users: [String], signedIn: SignedIn, notice: String?, problem: String?) -> HTML {
+        let sections = groups.map { group -> HTML in
+            let members = group.members.map { email -> HTML in
+                """
+                <li>\(email) <form class="inline" method="post" action="/admin/groups/\(group.name)/members/remove">\(csrfField(signedIn))\
+                <input type="hidden" name="email" value="\(email)">\
+                <button type="submit" aria-label="Remove \(email) from \(group.name)">Remove</button></form></li>
+                """
+            }
+            return """
+                <section id="group-\(group.name)"><h2>\(group.name)</h2>
+                \(group.members.isEmpty ? "<p>No members yet.</p>" : "<ul>\(members)</ul>" as HTML)
+                <form method="post" action="/admin/groups/\(group.name)/members">\(csrfField(signedIn))
+                <p><label for="add-\(group.name)">Add a member to \(group.name)</label>
+                <input id="add-\(group.name)" name="email" type="email" list="org-users" required spellcheck="false">
+                <button type="submit">Add</button></p></form></section>
+                """
+        }
+        let options = users.map { email -> HTML in "<option value=\"\(email)\"></option>" }
+        return layout("Groups of people", signedIn, current: "/admin/groups", """
+            \(alert(problem))\(Self.notice(notice))
+            <p>Groups of the organisation's people: <code>vfs-push --to-group NAME</code> sends to every member, each through \
+            their own verified device chain. A group is visible to its members.</p>
+            \(groups.isEmpty ? "<p>No groups yet.</p>" : "" as HTML)\(sections)
+            <datalist id="org-users">\(options)</datalist>
+            <h2>New group</h2>
+            <form method="post" action="/admin/groups">\(csrfField(signedIn))
+            <p><label for="name">Name</label> <input id="name" name="name" required pattern="[A-Za-z0-9._-]{1,64}" spellcheck="false">
+            <button type="submit">Create</button></p></form>
+            """)
+    }
+
     static func transfers(_ transfers: [TransferOverview], members: [OrganisationMember], signedIn: SignedIn) -> HTML {
         let names = Dictionary(members.flatMap(\.devices).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let rows = transfers.map { transfer -> HTML in

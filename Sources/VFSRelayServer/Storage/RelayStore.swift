@@ -270,6 +270,8 @@ public protocol RelayStore: Sendable {
 
     // Organisations' groups of people (issue 28)
     func organisationID(name: String) async throws -> Int64
+    /// The addresses of the organisation's users that are not disabled, sorted.
+    func orgUsers(org: Int64) async throws -> [String]
     /// Every group of the organisation, or with `member` only those the user is in.
     func orgGroups(org: Int64, member: Int64?) async throws -> [OrgGroup]
     func orgGroup(org: Int64, name: String) async throws -> OrgGroup

@@ -34,6 +34,12 @@ extension SQLRelayStore {
         }
     }
 
+    public func orgUsers(org: Int64) async throws -> [String] {
+        try await sql.database.read { db in
+            try await db.values("SELECT email FROM users WHERE org_id = \(org) AND disabled IS NULL ORDER BY email", as: String.self)
+        }
+    }
+
     public func orgGroups(org: Int64, member: Int64?) async throws -> [OrgGroup] {
         try await sql.database.read { db in
             let names: [String]
