@@ -321,6 +321,26 @@ struct S3BlobStoreTests {
         }
     }
 
+    @Test("copying a folder's blobs into the bucket: a file of another size than its row is refused and nothing stored for it; a row with no file is reported missing; one already there whole is kept")
+    func blobsIntoBucket() async throws {
+        let store = try store()
+        let blobsFolder = folder.url.appendingPathComponent("old/blobs")
+        try FileManager.default.createDirectory(at: blobsFolder, withIntermediateDirectories: true)
+        let good = Self.content(6 << 20, seed: 31)
+        try Data(good).write(to: blobsFolder.appendingPathComponent("good"))
+        try Data(Self.content(999, seed: 32)).write(to: blobsFolder.appendingPathComponent("short"))
+        let rows = [BlobRef(id: "good", size: Int64(good.count), sha256: ""), BlobRef(id: "gone", size: 10, sha256: "")]
+        let report = try await BlobsIntoBucket.copy(rows, from: folder.url.appendingPathComponent("old"), to: store)
+        #expect(report == BlobsIntoBucket.Report(copied: 1, bytes: Int64(good.count), present: 0, missing: ["gone"]))
+        #expect(try await read(store, "good", 0..<Int64(good.count)) == good)
+        let again = try await BlobsIntoBucket.copy(rows, from: folder.url.appendingPathComponent("old"), to: store)
+        #expect(again == BlobsIntoBucket.Report(copied: 0, bytes: 0, present: 1, missing: ["gone"]))
+        await #expect(throws: BlobsIntoBucket.Failure.self) {
+            _ = try await BlobsIntoBucket.copy([BlobRef(id: "short", size: 1000, sha256: "")], from: folder.url.appendingPathComponent("old"), to: store)
+        }
+        #expect(try gateway.objectKeys(bucket: bucket, prefix: "relay/") == ["relay/one/blobs/good"])
+    }
+
     @Test("rewrite: a new header in front of the payload after the old one, as a new object; size and SHA-256 of what was stored")
     func rewrite() async throws {
         let store = try store()
