@@ -122,6 +122,7 @@ let package = Package(
         // The S3 client against a real S3 engine (Ceph's RADOS Gateway, Tests/tools/rgw-fixture.sh).
         .testTarget(name: "VFSObjectStoreTests", dependencies: [
             "VFSObjectStore", "VFSTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [

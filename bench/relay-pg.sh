@@ -4,13 +4,17 @@
 # PATCH, POST /v1/transfers, ack) for one relay on SQLite, one on PostgreSQL, and two on
 # PostgreSQL behind nginx (round robin), in one run; the per-request latency PostgreSQL
 # adds (sequential GET /v1/inbox on one keep-alive connection, median); and how long an
-# event stored through one instance takes to reach a stream on the other (LISTEN/NOTIFY).
+# event stored through one instance takes to reach a stream on the other (LISTEN/NOTIFY);
+# and a SIZE push (default 1G) through one relay fetched through the other, with the blobs
+# in one folder and in a RADOS Gateway bucket (Tests/tools/rgw-fixture.sh, skipped
+# without Ceph's packages): throughput and each relay's peak RSS.
 # PostgreSQL is a private cluster (Debian's postgresql package) in the bench folder on a
 # unix socket, run as nobody when the bench runs as root; everything else listens on
 # 127.0.0.1 and is stopped on exit. Use a release build.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need wrk; need nginx; need curl; need python3
+SIZE=${SIZE:-1G}
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -n "$PGBIN" ] && [ -x "$PGBIN/initdb" ] || { echo "skipped: PostgreSQL is not installed (make deps installs it)"; exit 0; }
 ITEMS=${ITEMS:-20}
@@ -126,14 +130,14 @@ sqlite_latency=$LAST_LATENCY
 # 2. One relay on PostgreSQL.
 blobs="$BENCH_DIR/blobs"
 start_relay pg-a --data "$BENCH_DIR/a" --database "$url" --blobs "$blobs"
-a_port=$PORT
+a_port=$PORT a_pid=${BENCH_PIDS[-1]}
 setup "http://127.0.0.1:$a_port" --database "$url" --blobs "$blobs"
 measure "one relay, PostgreSQL" "http://127.0.0.1:$a_port"
 pg_latency=$LAST_LATENCY
 
 # 3. Two relays on PostgreSQL behind nginx (round robin).
 start_relay pg-b --data "$BENCH_DIR/b" --database "$url" --blobs "$blobs"
-b_port=$PORT
+b_port=$PORT b_pid=${BENCH_PIDS[-1]}
 nport=$(free_port)
 mkdir -p "$BENCH_DIR/nginx"
 cat > "$BENCH_DIR/nginx/nginx.conf" <<CONF
@@ -189,3 +193,56 @@ for i in range(20):
     times.append(time.monotonic() - start)
 print("  %-34s %8.1f ms (median of 20; POST on A until the event arrives on B)" % ("event across instances", statistics.median(times) * 1000))
 PY
+
+# 5. SIZE pushed through relay A (tus create, one streamed PATCH, the transfer made: the
+# relay's digest, and with S3 its CompleteMultipartUpload and copy) and fetched through
+# relay B, blobs in the shared folder, then in a RADOS Gateway bucket.
+rss_peak() { awk '/^VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+now() { date +%s.%N; }
+since() { python3 -c 'import sys; print(float(sys.argv[2]) - float(sys.argv[1]))' "$1" "$2"; }
+big="$BENCH_DIR/big.bin"
+head -c "$SIZE" /dev/urandom > "$big"
+bytes=$(stat -c %s "$big")
+echo "$SIZE ($bytes bytes) pushed through relay A, fetched through relay B (both on PostgreSQL):"
+printf '  %-34s %12s %12s %14s %14s\n' "" "push" "fetch" "A peak RSS" "B peak RSS"
+# push_fetch LABEL A_PORT A_PID B_PORT B_PID (TOKEN, PHONE_TOKEN, PHONE_ID from setup)
+push_fetch() {
+  local label=$1 a=$2 apid=$3 b=$4 bpid=$5 location upload transfer t0 t1 t2
+  echo 5 > "/proc/$apid/clear_refs"; echo 5 > "/proc/$bpid/clear_refs"
+  t0=$(now)
+  location=$(curl -sSf -D - -o /dev/null -X POST -H "Authorization: Bearer $TOKEN" -H "Tus-Resumable: 1.0.0" \
+    -H "Upload-Length: $bytes" "http://127.0.0.1:$a/v1/uploads" | tr -d '\r' | awk 'tolower($1) == "location:" {print $2}')
+  location=${location#http*://*/}; location=/${location#/}
+  curl -sSf -o /dev/null -X PATCH -H "Authorization: Bearer $TOKEN" -H "Tus-Resumable: 1.0.0" -H "Upload-Offset: 0" \
+    -H "Content-Type: application/offset+octet-stream" -T "$big" "http://127.0.0.1:$a$location"
+  upload=${location##*/}
+  transfer=$(curl -sSf -X POST -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \
+    -d "{\"upload\":\"$upload\",\"devices\":[\"$PHONE_ID\"]}" "http://127.0.0.1:$a/v1/transfers" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+  t1=$(now)
+  curl -sSf -H "Authorization: Bearer $PHONE_TOKEN" "http://127.0.0.1:$b/v1/transfers/$transfer/content" | cmp - "$big"
+  t2=$(now)
+  printf '  %-34s %12s %12s %10s MiB %10s MiB\n' "$label" "$(mbps "$bytes" "$(since "$t0" "$t1")")" \
+    "$(mbps "$bytes" "$(since "$t1" "$t2")")" "$(rss_peak "$apid")" "$(rss_peak "$bpid")"
+}
+push_fetch "two relays, blobs in a folder" "$a_port" "$a_pid" "$b_port" "$b_pid"
+
+fixture="$(cd "$(dirname "$0")/.." && pwd)/Tests/tools/rgw-fixture.sh"
+if ! command -v radosgw >/dev/null; then
+  echo "  two relays, blobs in RGW: skipped (radosgw is not installed; make deps installs it)"
+  exit 0
+fi
+rgw_env=$("$fixture" start "$BENCH_DIR")
+eval "$rgw_env"
+bench_on_exit "\"$fixture\" stop \"$RGW_FIXTURE_DIR\" >/dev/null 2>&1"
+"$fixture" bucket "$RGW_FIXTURE_DIR" vfs-bench >/dev/null
+printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$S3_ACCESS_KEY" "$S3_SECRET_KEY" > "$BENCH_DIR/s3-credentials"
+(cd / && "${as_pg[@]}" "$PGBIN/createdb" -h "$pg" -U relay relay_s3)
+s3=(--database "postgres://relay@/relay_s3?host=$pg" --blobs "s3://vfs-bench/relay?endpoint=$S3_ENDPOINT&region=$S3_REGION"
+    --s3-credentials "$BENCH_DIR/s3-credentials")
+start_relay s3-a --data "$BENCH_DIR/s3a" "${s3[@]}"
+s3a_port=$PORT s3a_pid=${BENCH_PIDS[-1]}
+start_relay s3-b --data "$BENCH_DIR/s3b" "${s3[@]}"
+s3b_port=$PORT s3b_pid=${BENCH_PIDS[-1]}
+ITEMS=0 setup "http://127.0.0.1:$s3a_port" "${s3[@]}"
+push_fetch "two relays, blobs in RGW (memstore)" "$s3a_port" "$s3a_pid" "$s3b_port" "$s3b_pid"

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import NIOCore
 import NIOHTTP1
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -61,20 +62,52 @@ public struct S3Client: Sendable {
     public let endpoint: URL
     public let bucket: String
     let signer: SignatureV4
+    /// Sends the requests that are not downloads (with the read timeout).
     let http: HTTPClient
+    /// Sends downloads, which have no read timeout: a download waits while the relay's own
+    /// client is slow to take what it already sent.
+    let downloads: HTTPClient
     /// The longest a request that is not a download may take.
     public var timeout: TimeAmount = .seconds(300)
     /// How many times an idempotent request (GET, HEAD, PUT, DELETE) is sent before its
     /// failure counts: a dropped connection or a 5xx answer is tried again, after 0.2 s, then 0.4 s.
+    /// A download cut off partway goes on from the byte reached, as often.
     public var attempts = 3
 
     /// `endpoint` is scheme, host and port (http://127.0.0.1:7480, https://s3.eu-west-1.amazonaws.com).
-    public init(endpoint: URL, bucket: String, region: String, credentials: S3Credentials, http: HTTPClient = .shared) {
+    /// A store that does not take the connection within `connectTimeout`, or that takes a
+    /// request (not a download) and sends nothing for `readTimeout`, fails the request
+    /// then, and it is not tried again: a relay answers 503 promptly rather than hold its
+    /// client for minutes (AsyncHTTPClient's own connect timeout is 10 s, and it keeps
+    /// trying to connect until a request's whole deadline).
+    public init(endpoint: URL, bucket: String, region: String, credentials: S3Credentials,
+                connectTimeout: TimeAmount = S3Client.defaultConnectTimeout, readTimeout: TimeAmount = S3Client.defaultReadTimeout) {
         self.endpoint = endpoint
         self.bucket = bucket
         signer = SignatureV4(credentials: credentials, region: region)
-        self.http = http
+        http = S3Client.httpClient(connect: connectTimeout, read: readTimeout)
+        downloads = S3Client.httpClient(connect: connectTimeout, read: nil)
     }
+
+    public static let defaultConnectTimeout: TimeAmount = .seconds(5)
+    /// Long enough for a store to join a large multipart upload or copy an object inside itself.
+    public static let defaultReadTimeout: TimeAmount = .seconds(120)
+
+    /// One HTTP client per pair of timeouts, made on first use and kept for the process
+    /// (as `HTTPClient.shared` is), so connections to the store are reused.
+    static func httpClient(connect: TimeAmount, read: TimeAmount?) -> HTTPClient {
+        clients.withLock { clients in
+            let key = "\(connect.nanoseconds)/\(read?.nanoseconds ?? -1)"
+            if let client = clients[key] { return client }
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: connect, read: read),
+                                                         connectionPool: .init())
+            configuration.httpVersion = .http1Only
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            clients[key] = client
+            return client
+        }
+    }
+    static let clients = Mutex<[String: HTTPClient]>([:])
 
     var hostHeader: String {
         let host = endpoint.host ?? "localhost"
@@ -86,7 +119,8 @@ public struct S3Client: Sendable {
 
     /// Sends one signed request; answers other than `expect` become `S3Error.status`.
     func send(_ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-              body: ByteBuffer? = nil, expect: Set<Int> = [200], deadline: TimeAmount? = nil) async throws -> HTTPClientResponse {
+              body: ByteBuffer? = nil, expect: Set<Int> = [200], deadline: TimeAmount? = nil,
+              on client: HTTPClient? = nil) async throws -> HTTPClientResponse {
         let path = "/\(bucket)" + (key.map { "/\($0)" } ?? "")
         let payload = body.map { body in body.withUnsafeReadableBytes { bytes in
             var hash = SHA256()
@@ -112,7 +146,7 @@ public struct S3Client: Sendable {
         while true {
             attempt += 1
             do {
-                response = try await http.execute(request(), timeout: deadline ?? timeout)
+                response = try await (client ?? http).execute(request(), timeout: deadline ?? timeout)
                 // A store failing or throttling (500, 503 SlowDown…) answers an idempotent request again later.
                 guard Self.idempotent.contains(method), attempt < attempts, response.status.code >= 500 else { break }
                 _ = try? await response.body.collect(upTo: 64 << 10)
@@ -134,13 +168,13 @@ public struct S3Client: Sendable {
     static let idempotent: [HTTPMethod] = [.GET, .HEAD, .PUT, .DELETE]
 
     /// Whether a failed request is worth sending again: not one cancelled, or one that
-    /// already took its whole deadline.
+    /// already took its whole deadline or read timeout.
     /// AsyncHTTPClient itself tries to connect again until its connect timeout, so a
     /// connection it could not make is not tried again here: what is, is one that was made
     /// and then dropped (closed or reset before the answer).
     static func worthRetrying(_ error: any Error) -> Bool {
         if error is CancellationError { return false }
-        if let error = error as? HTTPClientError, [.deadlineExceeded, .cancelled, .connectTimeout].contains(error) { return false }
+        if let error = error as? HTTPClientError, [.deadlineExceeded, .cancelled, .connectTimeout, .readTimeout].contains(error) { return false }
         if let error = error as? IOError, [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT].contains(error.errnoCode) { return false }
         return true
     }
@@ -159,18 +193,51 @@ public struct S3Client: Sendable {
     }
 
     /// Streams `range` of `key` (all of it when nil) into `write`, chunk by chunk as it
-    /// arrives. A download may take as long as it takes; a stalled one ends with the connection.
+    /// arrives. A download may take as long as it takes. One whose body ends early (the
+    /// connection dropped midway) goes on with a ranged GET from the byte reached, of the
+    /// same object (If-Match its ETag), `attempts` times in all; then it fails, after
+    /// `write` has had only bytes of the object, in order.
     public func get(_ key: String, range: Range<Int64>? = nil, into write: (ByteBuffer) async throws -> Void) async throws {
         guard range.map({ !$0.isEmpty }) ?? true else { return }
-        let headers = range.map { [("Range", "bytes=\($0.lowerBound)-\($0.upperBound - 1)")] } ?? []
-        let response = try await send(.GET, key: key, headers: headers, expect: range == nil ? [200] : [206], deadline: .hours(24))
-        var received: Int64 = 0
-        for try await chunk in response.body {
-            received += Int64(chunk.readableBytes)
-            try await write(chunk)
-        }
-        if let range, received != Int64(range.count) {
-            throw S3Error.invalidResponse("\(received) bytes of \"\(key)\" where \(range.count) were asked for")
+        var position = range?.lowerBound ?? 0
+        // Where the download ends: known when a range is asked for, else from the first answer.
+        var end = range?.upperBound
+        var etag: String?
+        var attempt = 1
+        while true {
+            var headers: [(String, String)] = []
+            if let end { headers.append(("Range", "bytes=\(position)-\(end - 1)")) }
+            if let etag { headers.append(("If-Match", etag)) }
+            let response = try await send(.GET, key: key, headers: headers, expect: end == nil ? [200] : [206], deadline: .hours(24),
+                                          on: downloads)
+            if end == nil {
+                guard let length = response.headers.first(name: "Content-Length").flatMap({ Int64($0) }) else {
+                    throw S3Error.invalidResponse("no Content-Length for \"\(key)\"")
+                }
+                end = length
+            }
+            etag = etag ?? response.headers.first(name: "ETag")
+            let last = end!
+            var writing = false
+            do {
+                for try await chunk in response.body {
+                    position += Int64(chunk.readableBytes)
+                    guard position <= last else {
+                        throw S3Error.invalidResponse("more bytes of \"\(key)\" than the \(last) asked for")
+                    }
+                    writing = true
+                    try await write(chunk)
+                    writing = false
+                }
+            } catch let error where !writing && attempt < attempts && !(error is S3Error) && Self.worthRetrying(error) {
+                // Cut off partway: the rest, on a new connection.
+            }
+            if position == last { return }
+            guard attempt < attempts else {
+                throw S3Error.invalidResponse("\(position - (range?.lowerBound ?? 0)) bytes of \"\(key)\" where \(last - (range?.lowerBound ?? 0)) were asked for")
+            }
+            attempt += 1
+            try await Task.sleep(for: .milliseconds(100 << attempt))
         }
     }
 

@@ -37,5 +37,5 @@ struct Relay: AsyncVFSCommand {
         """,
         version: vfsVersion,
         subcommands: [Serve.self, Init.self, Org.self, User.self, OrgGroupCommand.self, Invite.self, LoginCode.self, Alert.self, Users.self, Devices.self,
-                      Stats.self, GC.self, Backup.self, Migrate.self, Copy.self, Unblock.self])
+                      Stats.self, GC.self, Backup.self, Migrate.self, Copy.self, CopyBlobs.self, Unblock.self])
 }

@@ -226,6 +226,55 @@ struct S3RelayTests {
         }
     }
 
+    @Test("copy-blobs switches a relay from its folder to the bucket: every referenced blob uploaded (one over a part: multipart) and its size checked, a second run copies nothing, the relay on the bucket serves the old transfer and cloud file; bad uses refused")
+    func copyBlobsIntoTheBucket() throws {
+        let data = scratch.url.appendingPathComponent("switched")
+        let admin = RelayAdmin(data: data)
+        let code = try admin.addUser("alice@acme.example", org: "acme")
+        var relay = try RelayProcess(data: data)
+        defer { relay.stop() }
+        var client = RelayClient(port: relay.port)
+        let laptop = try client.enroll(code: code, name: "laptop")
+        let phone = try client.enroll(code: try admin.invite("alice@acme.example"), name: "phone")
+        // More than one 16 MiB part, so it goes up as a multipart upload.
+        let sent = [UInt8](testBytes((17 << 20) + 3, seed: 21)), kept = [UInt8](testBytes(1000, seed: 22))
+        let transfer = try client.send(upload: try client.upload(sent, token: laptop.token), to: [phone.id], token: laptop.token)
+        let put = try client.request("PUT", "/v1/cloud/notes.age", token: laptop.token,
+                                     json: #"{"upload":"\#(try client.upload(kept, token: laptop.token))"}"#)
+        #expect(put.status == 201)
+        #expect(relay.stop() == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("blobs").path).sorted()
+        #expect(files.count == 2)
+
+        let copy = ["copy-blobs", "--from", data.path, "--data", data.path, "--blobs", blobs, "--s3-credentials", credentials]
+        let first = try Tools.run("vfs-relay", copy)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.out == "copied 2 (\(sent.count + kept.count) bytes)\npresent 0\n")
+        #expect(try gateway.objectKeys(bucket: bucket) == files.map { "relay/blobs/\($0)" })
+        #expect(try gateway.multipartUploads(bucket: bucket).contains("<UploadId>") == false)
+        let again = try Tools.run("vfs-relay", copy)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.out == "copied 0 (0 bytes)\npresent 2\n")
+
+        // Refused: no bucket to copy into (64); a --from without blobs/ (66).
+        let noBucket = try Tools.run("vfs-relay", ["copy-blobs", "--from", data.path, "--data", data.path])
+        #expect(noBucket.status == 64 && noBucket.stderr.hasPrefix("vfs-relay: error: copy-blobs needs the bucket"), "\(noBucket.stderr)")
+        let noFolder = try Tools.run("vfs-relay", ["copy-blobs", "--from", scratch.path("nowhere"), "--data", data.path, "--blobs", blobs,
+                                                   "--s3-credentials", credentials])
+        #expect(noFolder.status == 66 && noFolder.stderr.hasPrefix("vfs-relay: error: no blobs folder in"), "\(noFolder.stderr)")
+
+        // The relay on the bucket: the folder's files are not read any more.
+        try FileManager.default.removeItem(at: data.appendingPathComponent("blobs"))
+        relay = try RelayProcess(data: data, arguments: ["--blobs", blobs, "--s3-credentials", credentials])
+        client = RelayClient(port: relay.port)
+        let fetched = try client.request("GET", "/v1/transfers/\(transfer)/content", token: phone.token)
+        #expect(fetched.status == 200)
+        #expect(fetched.body == sent)
+        let file = try client.request("GET", "/v1/cloud/notes.age", token: laptop.token)
+        #expect(file.status == 200)
+        #expect(file.body == kept)
+    }
+
     @Test("serve checks the bucket before it listens: unreachable 69, a refused key 77, no such bucket 66, each one line with a hint; a good one serves")
     func serveChecksTheBucket() throws {
         let data = scratch.path("checked")

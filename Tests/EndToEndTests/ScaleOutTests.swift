@@ -10,23 +10,38 @@ import Glibc
 /// with two upstream servers, round robin).
 @Suite("vfs-relay scaled out on PostgreSQL", .serialized)
 struct ScaleOutTests {
-    /// One database and blob folder, the CLI pointed at them.
+    /// One database and blob folder (or, with `s3`, a bucket of Ceph's RADOS Gateway), the CLI pointed at them.
     struct Shared {
         let cluster: PostgresCluster
         let database: String
         let url: String
         let blobs: String
         let scratch: TestFolder
+        /// `--blobs s3://…` and `--s3-credentials FILE`, when the blobs are in a bucket.
+        let bucket: [String]?
 
-        init(_ name: String) throws {
+        init(_ name: String, s3: Bool = false) throws {
             cluster = try PostgresCluster.start()
             database = try cluster.createDatabase()
             url = cluster.url(database: database)
             scratch = try TestFolder(name)
             blobs = scratch.path("blobs")
+            if s3 {
+                let gateway = try RGWFixture.start()
+                let credentials = try scratch.write("s3-credentials", Data("""
+                    [default]
+                    aws_access_key_id = \(gateway.accessKey)
+                    aws_secret_access_key = \(gateway.secretKey)
+
+                    """.utf8))
+                bucket = ["--blobs", "s3://\(try gateway.newBucket())/relays?endpoint=\(gateway.endpoint)&region=\(gateway.region)",
+                          "--s3-credentials", credentials]
+            } else {
+                bucket = nil
+            }
         }
 
-        var options: [String] { ["--database", url, "--blobs", blobs] }
+        var options: [String] { ["--database", url] + (bucket ?? ["--blobs", blobs]) }
 
         @discardableResult
         func admin(_ arguments: [String]) throws -> Run {
@@ -99,9 +114,10 @@ struct ScaleOutTests {
         return errors.with { $0 }
     }
 
-    @Test("two relays behind nginx: push through A, fetch through B; B's stream gets A's event; A killed mid-upload, the upload resumes through B")
-    func twoRelaysBehindNginx() throws {
-        let shared = try Shared("scale")
+    @Test("two relays behind nginx, blobs in a shared folder or in an S3 bucket (RGW): push through A, fetch through B; B's stream gets A's event; A killed mid-upload, the upload resumes through B; with S3, no blob file on either relay's disk",
+          arguments: [false, true])
+    func twoRelaysBehindNginx(s3: Bool) throws {
+        let shared = try Shared("scale", s3: s3)
         let code = try shared.addUser("alice@acme.example")
         let a = try shared.relay("a")
         defer { a.stop() }
@@ -187,6 +203,12 @@ struct ScaleOutTests {
         #expect(try stream.next()?.data == #"{"transfer":"\#(resumed)"}"#)
         let whole = try NginxProxyTests.curl(["-H", "Authorization: Bearer \(phone.token)", "\(base)/v1/transfers/\(resumed)/content"], ca: cert)
         #expect(whole.stdout == Data(big))
+        if s3 {
+            for relay in [a, b] {
+                #expect(relayStoredFiles(in: relay.data).isEmpty, "\(relayStoredFiles(in: relay.data))")
+            }
+            #expect(!FileManager.default.fileExists(atPath: shared.blobs), "no shared blob folder")
+        }
     }
 
     @Test("one writer per upload across relays: a PATCH reaching B while A writes the same upload is refused (409); the file and the recorded offset agree; the upload completes and downloads whole")

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// A TCP proxy of Tests/tools (a Python script that prints its port), killed on release.
-open class ToolProxy {
+open class ToolProxy: @unchecked Sendable {
     let process = Process()
     public let port: Int
 
@@ -37,23 +37,77 @@ open class ToolProxy {
 }
 
 /// A TCP proxy on 127.0.0.1 to a local port (Tests/tools/slow-proxy.py): throttled to
-/// `bytesPerSecond` each way (0: not throttled), and dropping (resetting) its first
-/// `drops` connections unanswered.
+/// `bytesPerSecond` each way (0: not throttled), dropping (resetting) its first `drops`
+/// connections unanswered, and cutting the first `cuts` connections whose answers pass
+/// `cutAfter` bytes after that many (reset midway through an answer's body), counting
+/// from the start or, made with `armed: false`, from when `arm()` is called.
 public final class TestProxy: ToolProxy {
     let countFile: String
 
-    public init(to target: Int, bytesPerSecond: Int = 0, drops: Int = 0) throws {
+    public init(to target: Int, bytesPerSecond: Int = 0, drops: Int = 0, cuts: Int = 0, cutAfter: Int = 0, armed: Bool = true) throws {
         let countFile = FileManager.default.temporaryDirectory.appendingPathComponent("test-proxy-\(UUID().uuidString)").path
         self.countFile = countFile
-        try super.init(tool: "slow-proxy.py", arguments: [String(target), String(bytesPerSecond), String(drops), countFile])
+        if armed { FileManager.default.createFile(atPath: countFile + ".armed", contents: nil) }
+        try super.init(tool: "slow-proxy.py", arguments: [String(target), String(bytesPerSecond), String(drops), countFile,
+                                                          String(cuts), String(cutAfter)])
     }
 
     /// Connections accepted so far.
-    public var accepted: Int {
-        (try? String(contentsOfFile: countFile, encoding: .utf8)).flatMap { Int($0) } ?? 0
+    public var accepted: Int { Self.count(countFile) }
+    /// Answers cut so far.
+    public var cut: Int { Self.count(countFile + ".cuts") }
+
+    /// Answers are cut from now on.
+    public func arm() { FileManager.default.createFile(atPath: countFile + ".armed", contents: nil) }
+
+    static func count(_ file: String) -> Int { (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int($0) } ?? 0 }
+
+    deinit {
+        unlink(countFile)
+        unlink(countFile + ".cuts")
+        unlink(countFile + ".armed")
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts a connection. `full`: its backlog is
+/// filled first, so the kernel drops a new connection's SYN and a connect to it waits
+/// unanswered (as to a host that is down); else the kernel makes the connection and
+/// nothing ever answers what is sent on it.
+public final class SilentListener: Sendable {
+    public let port: Int
+    let sockets: [Int32]
+
+    public init(full: Bool) throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var sockets = [listener]
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0
+                    // A backlog of 0 holds one connection (Linux).
+                    && listen(listener, full ? 0 : 16) == 0
+                    && (!full || Self.fill(pointer, length, into: &sockets))
+            }
+        }
+        guard bound else {
+            for fd in sockets { close(fd) }
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot listen on a loopback port"])
+        }
+        self.sockets = sockets
+        port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit { unlink(countFile) }
+    /// One connection made (it waits in the backlog, which is then full).
+    static func fill(_ address: UnsafePointer<sockaddr>, _ length: socklen_t, into sockets: inout [Int32]) -> Bool {
+        let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        sockets.append(filler)
+        return connect(filler, address, length) == 0
+    }
+
+    deinit { for fd in sockets { close(fd) } }
 }
 
 /// A free port on 127.0.0.1 (bound, read, released).
@@ -72,4 +126,20 @@ public func freeLoopbackPort() throws -> Int {
     }
     guard bound else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot bind a loopback port"]) }
     return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// `body`, or a failure once `seconds` pass (a hung request must not hang the test).
+public func within<T: Sendable>(seconds: Int, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let result = first else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "still waiting after \(seconds) s"])
+        }
+        return result
+    }
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
@@ -148,5 +149,60 @@ struct S3ClientTests {
         let deadProxy = try TestProxy(to: target, drops: 1000)
         await #expect(throws: (any Error).self) { _ = try await through(deadProxy).size("retried") }
         #expect(deadProxy.accepted == 3)
+    }
+
+    @Test("a store that takes no connection (backlog full) fails a request with its connect timeout, and one that takes it and never answers with its read timeout; neither is sent again")
+    func unansweringStore() async throws {
+        let bucket = client.bucket
+        let credentials = S3Credentials(accessKeyID: gateway.accessKey, secretAccessKey: gateway.secretKey)
+        let region = gateway.region
+        func silentClient(_ listener: SilentListener) -> S3Client {
+            S3Client(endpoint: URL(string: "http://127.0.0.1:\(listener.port)")!, bucket: bucket, region: region, credentials: credentials,
+                     connectTimeout: .seconds(1), readTimeout: .seconds(1))
+        }
+        let full = try SilentListener(full: true)
+        let fullClient = silentClient(full)
+        let refused = try await within(seconds: 60) {
+            await #expect(throws: HTTPClientError.connectTimeout) { try await fullClient.put("x", ByteBuffer(string: "x")) }
+            return true
+        }
+        #expect(refused)
+        let silent = try SilentListener(full: false)
+        let silentOne = silentClient(silent)
+        let unanswered = try await within(seconds: 60) {
+            await #expect(throws: HTTPClientError.readTimeout) { _ = try await silentOne.size("x") }
+            await #expect(throws: HTTPClientError.readTimeout) { try await silentOne.put("x", ByteBuffer(string: "x")) }
+            return true
+        }
+        #expect(unanswered)
+    }
+
+    @Test("a download cut off midway goes on with a ranged GET from the byte reached, whole or ranged; one cut every time fails after 3 connections, having written only the object's bytes in order")
+    func downloadCutOffMidway() async throws {
+        let data = Self.content(3 << 20, seed: 5)
+        try await client.put("cut", ByteBuffer(bytes: data))
+        let target = try #require(URL(string: gateway.endpoint)?.port)
+        let bucket = client.bucket
+        func through(_ proxy: TestProxy) -> S3Client {
+            S3Client(endpoint: URL(string: "http://127.0.0.1:\(proxy.port)")!, bucket: bucket, region: gateway.region,
+                     credentials: S3Credentials(accessKeyID: gateway.accessKey, secretAccessKey: gateway.secretKey))
+        }
+        let once = try TestProxy(to: target, cuts: 1, cutAfter: 1 << 20)
+        var whole: [UInt8] = []
+        try await through(once).get("cut") { whole += $0.readableBytesView }
+        #expect(whole == data)
+        #expect(once.cut == 1 && once.accepted == 2)
+
+        let ranged = try TestProxy(to: target, cuts: 2, cutAfter: 700_000)
+        var part: [UInt8] = []
+        try await through(ranged).get("cut", range: 100_000..<3_000_000) { part += $0.readableBytesView }
+        #expect(part == Array(data[100_000..<3_000_000]))
+        #expect(ranged.cut == 2 && ranged.accepted == 3)
+
+        let always = try TestProxy(to: target, cuts: 1000, cutAfter: 500_000)
+        var written: [UInt8] = []
+        await #expect(throws: (any Error).self) { try await through(always).get("cut") { written += $0.readableBytesView } }
+        #expect(always.cut == 3 && always.accepted == 3)
+        #expect(written.count < data.count && written == Array(data[..<written.count]))
     }
 }

@@ -163,6 +163,46 @@ struct S3BlobStoreTests {
         #expect(try await read(relayB, "blob", 0..<length) == content)
     }
 
+    @Test("a relay killed at each stage of a multipart upload leaves it resumable by another: after CreateMultipartUpload before recording it, after a part went up before recording it, after CompleteMultipartUpload before recording that; the object whole, nothing left open")
+    func killedAtEachStage() async throws {
+        let relayA = try store(), relayB = try store()
+        let content = Self.content((12 << 20) + 11, seed: 17)
+        let length = Int64(content.count)
+        try await uploadRow("k", length: length)
+        let key = relayA.uploadKey("k")
+        let progress: @Sendable (Int64) async throws -> Void = { [records] in try await records.setUploadOffset(id: "k", offset: $0, sha256: nil) }
+        // A killed after CreateMultipartUpload answered, before the id was recorded: an open
+        // multipart upload no row names.
+        let lost = try await relayA.client.createMultipartUpload(key)
+        // B starts the upload: its own multipart upload, recorded with its first part.
+        var offset = try await relayB.append(Self.body([Array(content[..<(6 << 20)])]), upload: "k", offset: 0, limit: length, progress: progress)
+        var state = try await records.multipartState(upload: "k")
+        #expect(offset == 6 << 20 && state.parts.count == 1 && state.multipartID != lost)
+        // A killed after part 2 went up, before it was recorded: the store holds a part 2 of other bytes.
+        _ = try await relayA.client.uploadPart(key, uploadID: try #require(state.multipartID), number: 2,
+                                               ByteBuffer(bytes: Self.content(5 << 20, seed: 99)))
+        // B goes on from the recorded offset: its part 2 replaces the unrecorded one.
+        offset = try await relayB.append(Self.body([Array(content[(6 << 20)...])]), upload: "k", offset: offset, limit: length, progress: progress)
+        #expect(offset == length)
+        // A killed after CompleteMultipartUpload answered, before the upload was recorded whole.
+        state = try await records.multipartState(upload: "k")
+        var pending = try await relayA.tail("k", state)
+        while pending.readableBytes > 0 { try await relayA.cut("k", &state, from: &pending) }
+        try await relayA.client.completeMultipartUpload(key, uploadID: try #require(state.multipartID),
+                                                        parts: state.parts.map { (number: $0.number, etag: $0.etag) })
+        #expect(try await records.multipartState(upload: "k").assembled == false)
+        // B finds it whole by its size, and the content is the upload's.
+        #expect(try await relayB.digest(upload: "k", length: length) == sha256Hex(content))
+        #expect(try await records.multipartState(upload: "k").assembled)
+        try await relayB.adopt(upload: "k", as: "kb")
+        await relayB.deleteUpload("k")
+        #expect(try await read(relayA, "kb", 0..<length) == content)
+        // (Not the gateway's _multipart_ index entries: the part B replaced waits for RGW's own gc.)
+        let left = try gateway.objectKeys(bucket: bucket, prefix: "relay/")
+        #expect(left == ["relay/one/blobs/kb"], "\(left)")
+        #expect(try gateway.multipartUploads(bucket: bucket).contains("<UploadId>") == false, "the lost multipart upload aborted too")
+    }
+
     @Test("abandoned uploads: the sweep aborts the multipart upload of an expired upload and of one no row names, and deletes their tails")
     func abandonedUploads() async throws {
         let store = try store()
@@ -186,7 +226,8 @@ struct S3BlobStoreTests {
             .sweep(now: Date().addingTimeInterval(7200))
         #expect(report.expiredUploads == 1)
         #expect(report.orphanFiles == 1)
-        let left = try gateway.objectKeys(bucket: bucket)
+        // (Not the gateway's _multipart_ index entries: the part B replaced waits for RGW's own gc.)
+        let left = try gateway.objectKeys(bucket: bucket, prefix: "relay/")
         #expect(left.isEmpty, "\(left)")
         #expect(try gateway.multipartUploads(bucket: bucket).contains("<UploadId>") == false)
     }
@@ -211,6 +252,93 @@ struct S3BlobStoreTests {
             let head = try await client.request(.head, location, token: laptop.token, headers: tus)
             #expect(head.headers[HTTPField.Name("Upload-Offset")!] == "0")
         }
+    }
+
+    @Test("a store that takes no connection (backlog full) or takes it and never answers: a PATCH ends, answered 503 unavailable with Retry-After, after the short connect or read timeout; the offset stays")
+    func storeNotAnswering() async throws {
+        for full in [true, false] {
+            let listener = try SilentListener(full: full)
+            var silent = settings
+            silent.location = try S3BlobLocation.parse("s3://\(bucket)/relay?endpoint=http://127.0.0.1:\(listener.port)&region=\(gateway.region)").get()
+            silent.connectTimeout = .seconds(1)
+            silent.readTimeout = .seconds(1)
+            let fixture = try RelayFixture(objectStore: silent)
+            let ended = try await fixture.test { client in
+                let laptop = try await client.user("alice@acme.example", org: "acme")
+                let tus: HTTPFields = [HTTPField.Name("Tus-Resumable")!: "1.0.0"]
+                let created = try await client.request(.post, RelayPaths.uploads, token: laptop.token,
+                                                       headers: tus + [HTTPField.Name("Upload-Length")!: "1000"])
+                let location = try #require(created.headers[.location])
+                // A generous deadline: what is asserted is that the PATCH ends, not how soon.
+                let patched = try await within(seconds: 60) {
+                    try await client.request(.patch, location, token: laptop.token, bytes: Self.content(1000, seed: 1), headers: tus + [
+                        HTTPField.Name("Upload-Offset")!: "0", .contentType: "application/offset+octet-stream",
+                    ])
+                }
+                #expect(patched.status == .serviceUnavailable, "full backlog: \(full)")
+                #expect(patched.headers[.retryAfter] == "30")
+                #expect(errorCode(patched) == "unavailable")
+                let head = try await client.request(.head, location, token: laptop.token, headers: tus)
+                #expect(head.headers[HTTPField.Name("Upload-Offset")!] == "0")
+                return true
+            }
+            #expect(ended)
+        }
+    }
+
+    @Test("a download whose S3 answer is cut off midway: the relay goes on from the byte reached and the client gets the whole blob; cut every time, the client's answer is cut too, never a short 200")
+    func downloadCutOffMidway() async throws {
+        let target = try #require(URL(string: gateway.endpoint)?.port)
+        let content = Self.content(2_000_000, seed: 4)
+        for cuts in [1, 1000] {
+            let proxy = try TestProxy(to: target, cuts: cuts, cutAfter: 600_000, armed: false)
+            var through = settings
+            through.location.endpoint = URL(string: "http://127.0.0.1:\(proxy.port)")!
+            let fixture = try RelayFixture(objectStore: through)
+            try await fixture.test { client in
+                let laptop = try await client.user("alice@acme.example", org: "acme")
+                let phone = try await client.device(of: "alice@acme.example", name: "phone")
+                let upload = try await client.upload(content, token: laptop.token)
+                let sent = try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                    json: #"{"upload":"\#(upload)","devices":["\#(phone.id)"]}"#)
+                let id = try decode(OutboxEntry.self, sent).id
+                proxy.arm()
+                if cuts == 1 {
+                    let fetched = try await client.request(.get, RelayPaths.transferContent(id), token: phone.token)
+                    #expect(fetched.status == .ok)
+                    #expect(bodyBytes(fetched) == content)
+                } else {
+                    do {
+                        let fetched = try await client.request(.get, RelayPaths.transferContent(id), token: phone.token)
+                        #expect(bodyBytes(fetched).count < content.count, "a body cut short, not a whole one")
+                        #expect(fetched.headers[.contentLength] == "\(content.count)", "the length promised is the blob's: the short body shows")
+                    } catch {
+                        // The connection cut: what a client must see.
+                    }
+                }
+            }
+            #expect(cuts == 1 ? proxy.cut == 1 : proxy.cut == 3, "\(cuts): \(proxy.cut) cut, \(proxy.accepted) accepted")
+        }
+    }
+
+    @Test("copying a folder's blobs into the bucket: a file of another size than its row is refused and nothing stored for it; a row with no file is reported missing; one already there whole is kept")
+    func blobsIntoBucket() async throws {
+        let store = try store()
+        let blobsFolder = folder.url.appendingPathComponent("old/blobs")
+        try FileManager.default.createDirectory(at: blobsFolder, withIntermediateDirectories: true)
+        let good = Self.content(6 << 20, seed: 31)
+        try Data(good).write(to: blobsFolder.appendingPathComponent("good"))
+        try Data(Self.content(999, seed: 32)).write(to: blobsFolder.appendingPathComponent("short"))
+        let rows = [BlobRef(id: "good", size: Int64(good.count), sha256: ""), BlobRef(id: "gone", size: 10, sha256: "")]
+        let report = try await BlobsIntoBucket.copy(rows, from: folder.url.appendingPathComponent("old"), to: store)
+        #expect(report == BlobsIntoBucket.Report(copied: 1, bytes: Int64(good.count), present: 0, missing: ["gone"]))
+        #expect(try await read(store, "good", 0..<Int64(good.count)) == good)
+        let again = try await BlobsIntoBucket.copy(rows, from: folder.url.appendingPathComponent("old"), to: store)
+        #expect(again == BlobsIntoBucket.Report(copied: 0, bytes: 0, present: 1, missing: ["gone"]))
+        await #expect(throws: BlobsIntoBucket.Failure.self) {
+            _ = try await BlobsIntoBucket.copy([BlobRef(id: "short", size: 1000, sha256: "")], from: folder.url.appendingPathComponent("old"), to: store)
+        }
+        #expect(try gateway.objectKeys(bucket: bucket, prefix: "relay/") == ["relay/one/blobs/good"])
     }
 
     @Test("rewrite: a new header in front of the payload after the old one, as a new object; size and SHA-256 of what was stored")

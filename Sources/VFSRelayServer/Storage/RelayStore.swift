@@ -374,6 +374,8 @@ public protocol RelayStore: Sendable {
     func uploadIDs() async throws -> Set<String>
     /// Every blob row with its reference count and the count of live rows using it.
     func referenceAudit() async throws -> [(id: String, refs: Int64, live: Int64)]
+    /// Every blob row (id, size, SHA-256), by id.
+    func blobRows() async throws -> [BlobRef]
 
     // Shared by every instance on one database
     /// Seconds this address must still wait before it may try an enrolment code, or nil.

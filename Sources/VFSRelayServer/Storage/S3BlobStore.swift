@@ -90,10 +90,20 @@ public struct ObjectStoreUnusable: Error, CustomStringConvertible {
 public struct ObjectStoreSettings: Sendable {
     public var location: S3BlobLocation
     public var credentials: S3Credentials
+    /// How long a connection to the store may take to be made, and a request (not a
+    /// download) to be answered, before it fails and the relay answers 503.
+    public var connectTimeout = S3Client.defaultConnectTimeout
+    public var readTimeout = S3Client.defaultReadTimeout
 
     public init(location: S3BlobLocation, credentials: S3Credentials) {
         self.location = location
         self.credentials = credentials
+    }
+
+    /// A client of the bucket with these settings.
+    var client: S3Client {
+        S3Client(endpoint: location.endpoint, bucket: location.bucket, region: location.region, credentials: credentials,
+                 connectTimeout: connectTimeout, readTimeout: readTimeout)
     }
 }
 
@@ -153,7 +163,7 @@ public struct S3BlobStore: BlobStore {
 
     public init(_ settings: ObjectStoreSettings, records: any RelayStore) {
         location = settings.location
-        client = S3Client(endpoint: location.endpoint, bucket: location.bucket, region: location.region, credentials: settings.credentials)
+        client = settings.client
         self.records = records
     }
 
@@ -185,8 +195,7 @@ public struct S3BlobStore: BlobStore {
     public static func checkAccess(_ settings: ObjectStoreSettings) async throws {
         let location = settings.location
         do {
-            try await S3Client(endpoint: location.endpoint, bucket: location.bucket, region: location.region, credentials: settings.credentials)
-                .checkAccess()
+            try await settings.client.checkAccess()
         } catch {
             throw ObjectStoreUnusable.sorting(error, location)
         }
@@ -395,6 +404,11 @@ public struct S3BlobStore: BlobStore {
     }
 
     public func unadopt(blob: String, upload: String) async { await deleteBlob(blob) }
+
+    /// The size of the object of `blob`, or nil if there is none.
+    public func objectSize(_ blob: String) async throws -> Int64? {
+        try await s3("cannot read blob \(blob)") { try await client.size(key(blob)) }
+    }
 
     /// A failed delete leaves an orphan object, which the next sweep finds and deletes.
     public func deleteBlob(_ id: String) async { try? await client.delete(key(id)) }

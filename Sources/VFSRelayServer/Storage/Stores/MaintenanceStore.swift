@@ -60,4 +60,12 @@ extension SQLRelayStore {
             try await db.all(StoreRows.referenceCounts).map { (id: try $0.get("id"), refs: try $0.get("refs"), live: try $0.get("live")) }
         }
     }
+
+    public func blobRows() async throws -> [BlobRef] {
+        try await sql.database.read { db in
+            try await db.all("SELECT id, size, sha256 FROM blobs ORDER BY id").map {
+                BlobRef(id: try $0.get("id"), size: try $0.get("size"), sha256: try $0.get("sha256"))
+            }
+        }
+    }
 }
