@@ -85,10 +85,13 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
-        // The relay's client side for vfs-device, vfs-push and vfs-fetch: HTTP API, tus
-        // uploads, Range downloads, server-sent events, device config, pins, credentials.
+        // The relay's client side for vfs-device, vfs-push, vfs-fetch and vfs-cloud: HTTP API,
+        // tus uploads, Range downloads, server-sent events, device config, pins, credentials,
+        // and the transfer workflows (Transfers/: send, receive, watch; Cloud/: put, get, rekey).
+        // VFSCommandLine: the transfer workflows (vfs-push, vfs-fetch, vfs-cloud) report
+        // with the tools' errors, warnings and progress bars.
         .target(name: "VFSRelayClient", dependencies: [
-            "VFSRelayProtocol", "VFSCore",
+            "VFSRelayProtocol", "VFSCore", "VFSCommandLine",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -5,72 +5,43 @@ import Foundation
 #endif
 import VFSCommandLine
 import VFSCore
-import VFSRelayClient
 import VFSRelayProtocol
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A push on its way: the sealed bundle (ciphertext only) and what to do with it, in
-/// `$VFS_HOME/outgoing/ID/`. The bundle is uploaded while it is being sealed (a tus
-/// upload with a deferred length, declared by the last PATCH), from memory: the sealed
-/// bytes are held there (`UploadWindow`) until the relay confirms them, and what it may
-/// still lack when sealing ends (everything, if the upload failed) is written to the
-/// spool's bundle file at its offset and kept until the transfer exists, so a push that
-/// was killed or lost its connection continues with `vfs-push resume` from the relay's
-/// offset (which is never before the file's first byte, `base`). The bundle file is not
-/// synced (it survives a killed process, not a machine crash, after which a resumed
-/// upload fails authentication at the receiver instead of opening); `push.json` is.
-struct Spool: Codable {
-    var devices: [String]
-    var names: [String]
-    /// Seconds undelivered copies live, counted from when the transfer is created.
-    var lifetime: Int?
-    /// The tus upload, once created.
-    var location: String?
-    /// The bundle's size, once it is completely sealed (nil before: such a spool cannot
-    /// be resumed, the bundle's key being gone with the process that sealed it).
-    var length: Int64?
-    /// The first byte the spool's bundle file holds (nil: all of them); the relay had
-    /// every byte before it, synced, when sealing ended.
-    var base: Int64?
-    /// `--cloud PATH`: the cloud file that keeps the transfer's ciphertext.
-    var cloud: String?
-    /// The transfer made once the relay had the bundle's first bytes (its targets fetch
-    /// it while it uploads); the upload's end gives it its content.
-    var transfer: String?
-    /// `--to`: other users' devices, from their verified chains.
-    var users: [UserTarget]?
+/// vfs-push's way from files to a transfer: the bundle is planned (every file hashed: the
+/// manifest comes first), sealed into a `PushSpool` on a thread of its own while the
+/// sealed bytes go up in a tus upload, and the transfer is made (while it uploads when
+/// it can); `deliver` finishes a spool a killed or cut-off push left (`vfs-push resume`).
+package struct TransferSender {
+    let client: RelayClient
+    /// No progress bar.
+    let quiet: Bool
 
-    static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
-
-    /// The request that makes this push's transfer of `upload` (its targets and lifetime).
-    func transferRequest(upload: String, streaming: Bool?) -> TransferCreate {
-        TransferCreate(upload: upload, devices: devices, users: users ?? [],
-                       expires: lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }, streaming: streaming)
+    package init(client: RelayClient, quiet: Bool) {
+        self.client = client
+        self.quiet = quiet
     }
 
-    /// Every pending push (oldest first).
-    static func pending() throws -> [String] {
-        let folder = try folder
-        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().map { folder + "/" + $0 }
-            .filter { FileManager.default.fileExists(atPath: $0 + "/push.json") }
-    }
-
-    static func load(_ dir: String) throws -> Spool {
-        guard let data = FileManager.default.contents(atPath: dir + "/push.json") else {
-            throw ToolError("no pending push in \"\(dir)\"", exit: .noInput)
+    /// Plans the bundle of `paths` (`-` is standard input, named `standardInputName`),
+    /// makes its spool folder, then seals it there while it is uploaded (`push`).
+    /// `group`: the group the bundle belongs to (vfs-fetch --for checks it).
+    /// Returns the transfer and how many names could not be stored (each named in a warning).
+    package func send(_ paths: [String], standardInputName: String?, to targets: PushTargets, group: String?, lifetime: Int?,
+                      cloud: String?, announce: @escaping @Sendable (String) -> Void) async throws -> (OutboxEntry, Int) {
+        let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? standardInputName : nil,
+                                  standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
+        let manifest = plan.manifest(group: group, accessID: nil, sender: targets.sender)
+        let dir = try PushSpool(devices: targets.devices.map(\.id), names: targets.devices.map(\.name), lifetime: lifetime, cloud: cloud,
+                                users: targets.colleagues.isEmpty ? nil : targets.colleagues.map { UserTarget(user: $0.user, devices: $0.devices.map(\.id)) })
+            .create()
+        let job = SealJob(plan: plan, manifest: manifest, recipients: targets.recipients, signer: targets.signer)
+        // The id is announced as soon as the transfer exists (while it uploads, for targets fetching it).
+        let entry = try await push(dir, total: plan.contentBytes, announce: announce) { sink in
+            try BundleWriter.seal(job.plan, manifest: job.manifest, recipients: job.recipients, to: sink, signer: job.signer)
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(Spool.self, from: data)
-    }
-
-    func save(_ dir: String) throws {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        try AtomicOutputFile.write(Array(try encoder.encode(self)), to: dir + "/push.json", mode: 0o600)
+        return (entry, plan.refused.count)
     }
 
     /// Seals the bundle into the spool folder `dir` (its `push.json` saved, no bundle yet)
@@ -83,10 +54,10 @@ struct Spool: Codable {
     /// targets that are online fetch it while it uploads; `announce` gets its id then (or,
     /// if that could not be done, once the upload ended and the transfer was made).
     /// A push with --cloud makes it at the end (the cloud file needs the whole blob).
-    static func push(_ dir: String, client: RelayClient, quiet: Bool, total: Int, announce: @escaping @Sendable (String) -> Void,
-                     seal: @escaping @Sendable (ByteSink) throws -> Void) async throws -> OutboxEntry {
+    func push(_ dir: String, total: Int, announce: @escaping @Sendable (String) -> Void,
+              seal: @escaping @Sendable (ByteSink) throws -> Void) async throws -> OutboxEntry {
         // push.json changes from two sides (the upload's location, the sealed length): one at a time.
-        let record = SpoolRecord(try load(dir), dir: dir)
+        let record = SpoolRecord(try PushSpool.load(dir), dir: dir)
         let path = dir + "/bundle.age"
         // Until the bundle is sealed to the end the spool cannot be resumed: Ctrl-C (or
         // a kill, a hang-up) removes it, and the process dies of the signal (exit 130).
@@ -120,12 +91,13 @@ struct Spool: Codable {
         let uploader = TusUploader(client: client)
         // The relay's first confirmed bytes start the transfer (a task beside the upload).
         let (firstBytes, reached) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let client = self.client
         let streaming = Task { () -> OutboxEntry? in
             for await location in firstBytes {
                 let spool = record.current
                 guard spool.cloud == nil else { return nil }
                 do {
-                    let entry = try await client.createTransfer(spool.transferRequest(upload: uploadID(location), streaming: true))
+                    let entry = try await client.createTransfer(spool.transferRequest(upload: Self.uploadID(location), streaming: true))
                     try record.update { $0.transfer = entry.id }
                     announce(entry.id)
                     return entry
@@ -140,11 +112,9 @@ struct Spool: Codable {
         do {
             let bar = ProgressBar.make(label: "pushing", total: total, quiet: quiet)
             defer { bar?.finish() }
-            var progress: (@Sendable (Int64) -> Void)?
-            if let bar { progress = { bar.update(min(total, Int($0))) } }
             let location = try await uploader.create(length: nil)
             try record.update { $0.location = location }
-            try await uploader.send(window, to: location, progress: progress, confirmed: { offset in
+            try await uploader.send(window, to: location, progress: progress(bar, limit: total), confirmed: { offset in
                 if offset > 0 {
                     reached.yield(location)
                     reached.finish()
@@ -161,7 +131,7 @@ struct Spool: Codable {
             _ = try await sealing.value
         } catch {
             if let location = record.current.location { try? await uploader.terminate(location) }
-            remove(dir)
+            PushSpool.remove(dir)
             for name in unsealed { SignalCleanup.forget(name) }
             throw error
         }
@@ -171,16 +141,16 @@ struct Spool: Codable {
                 // The upload expired or was removed: start it again from the spool.
                 spool.location = nil
                 try spool.save(dir)
-                return try await deliver(dir, client: client, quiet: quiet)
+                return try await deliver(dir)
             }
-            throw kept(uploadError)
+            throw Self.kept(uploadError)
         }
         do {
-            let entry = try await createTransfer(dir, spool: spool, client: client)
+            let entry = try await createTransfer(dir, spool: spool)
             if early == nil { announce(entry.id) }
             return entry
         } catch let error where FileManager.default.fileExists(atPath: dir + "/push.json") {
-            throw kept(error)
+            throw Self.kept(error)
         }
     }
 
@@ -194,49 +164,64 @@ struct Spool: Codable {
                          hints: error.hints + ["the sealed push was kept: \"vfs-push resume\" sends it once the relay takes it"])
     }
 
+    /// Delivers the spools `pending` (`vfs-push resume`: `PushSpool.pending()`), announcing
+    /// each transfer; one killed while sealing is removed with a warning, and counted in
+    /// the error at the end.
+    package func resume(_ pending: [String], announce: (String) -> Void) async throws {
+        var dropped = 0
+        for dir in pending {
+            do {
+                announce(try await deliver(dir).id)
+            } catch let error as ToolError where error.exitStatus == .dataError {
+                // Killed while sealing: removed; the others still go.
+                Diagnostics.warn(error.message)
+                dropped += 1
+            }
+        }
+        if dropped > 0 {
+            throw ToolError("\(dropped) interrupted push\(dropped == 1 ? " was" : "es were") not sealed to the end and cannot be resumed",
+                            exit: .dataError, hints: ["push those files again"])
+        }
+    }
+
     /// Uploads a sealed spool (resuming) and creates the transfer; removes the spool once it exists.
-    static func deliver(_ dir: String, client: RelayClient, quiet: Bool) async throws -> OutboxEntry {
-        var spool = try load(dir)
+    func deliver(_ dir: String) async throws -> OutboxEntry {
+        var spool = try PushSpool.load(dir)
         let uploader = TusUploader(client: client)
         guard let length = spool.length else {
             // Killed while sealing: the bundle's key died with that process.
             if let location = spool.location { try? await uploader.terminate(location) }
-            remove(dir)
+            PushSpool.remove(dir)
             throw ToolError("the push in \"\(dir)\" was interrupted before its bundle was sealed", exit: .dataError,
                             hints: ["it was removed: push the files again"])
         }
-        if spool.location == nil {
-            if let base = spool.base, base > 0 {
-                // The upload is gone, and with it the bytes the spool did not keep.
-                remove(dir)
-                throw ToolError("the relay no longer has the upload of the push in \"\(dir)\", and its bundle's first \(base) bytes went only there",
-                                exit: .dataError, hints: ["it was removed: push the files again"])
-            }
-            spool.location = try await uploader.create(length: length)
-            try spool.save(dir)
+        if spool.location == nil, let base = spool.base, base > 0 {
+            // The upload is gone, and with it the bytes the spool did not keep.
+            PushSpool.remove(dir)
+            throw ToolError("the relay no longer has the upload of the push in \"\(dir)\", and its bundle's first \(base) bytes went only there",
+                            exit: .dataError, hints: ["it was removed: push the files again"])
         }
-        let location = spool.location!
-        let bar = ProgressBar.make(label: "pushing", total: Int(length), quiet: quiet)
-        defer { bar?.finish() }
-        var update: (@Sendable (Int64) -> Void)?
-        if let bar { update = { bar.update(Int($0)) } }
         do {
-            try await uploader.send(file: dir + "/bundle.age", length: length, base: spool.base ?? 0, to: location, progress: update)
+            spool.location = try await uploader.upload(file: dir + "/bundle.age", length: length, base: spool.base ?? 0, at: spool.location,
+                                                       label: "pushing", quiet: quiet) { location in
+                spool.location = location
+                try spool.save(dir)
+            }
         } catch RelayClientError.rejected(404, _, _) {
             // The upload expired or was removed: start it again from the spool.
             spool.location = nil
             try spool.save(dir)
-            return try await deliver(dir, client: client, quiet: quiet)
+            return try await deliver(dir)
         }
-        return try await createTransfer(dir, spool: spool, client: client)
+        return try await createTransfer(dir, spool: spool)
     }
 
     /// The upload is complete: the transfer (and the cloud copy) from it; the spool goes.
     /// A transfer made while it uploaded got its content from the upload's last PATCH;
     /// asking for it again (`streaming`) finishes it if that PATCH's answer was lost, and
     /// 404 (the upload was consumed) says it had.
-    static func createTransfer(_ dir: String, spool: Spool, client: RelayClient) async throws -> OutboxEntry {
-        let upload = uploadID(spool.location ?? "")
+    func createTransfer(_ dir: String, spool: PushSpool) async throws -> OutboxEntry {
+        let upload = Self.uploadID(spool.location ?? "")
         let request = spool.transferRequest(upload: upload, streaming: spool.transfer == nil ? nil : true)
         let entry: OutboxEntry
         do {
@@ -247,7 +232,7 @@ struct Spool: Codable {
             }
             entry = made
         }
-        remove(dir)
+        PushSpool.remove(dir)
         if let cloud = spool.cloud {
             do {
                 _ = try await client.cloudPut(cloud, CloudPut(transfer: entry.id))
@@ -258,44 +243,12 @@ struct Spool: Codable {
         }
         return entry
     }
-
-    static func remove(_ dir: String) {
-        unlink(dir + "/bundle.age")
-        unlink(dir + "/push.json")
-        rmdir(dir)
-    }
 }
 
-/// A spool's `push.json` changed from two sides of a push (the upload's location, the
-/// sealed length), one change at a time.
-final class SpoolRecord: Sendable {
-    private let spool: Mutex<Spool>
-    let dir: String
-
-    init(_ spool: Spool, dir: String) {
-        self.spool = Mutex(spool)
-        self.dir = dir
-    }
-
-    var current: Spool { spool.withLock { $0 } }
-
-    func update(_ change: (inout Spool) -> Void) throws {
-        try spool.withLock { spool in
-            change(&spool)
-            try spool.save(dir)
-        }
-    }
-}
-
-/// Runs blocking work (the sealing: libarchive, zstd and age) on a thread of its own.
-func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-        DetachedThread.start(stackSize: 8 << 20) {
-            do {
-                continuation.resume(returning: try work())
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-    }
+/// What the sealing thread needs, handed to it (and used by it alone).
+struct SealJob: @unchecked Sendable {
+    let plan: BundlePlan
+    let manifest: BundleManifest
+    let recipients: [X25519Recipient]
+    let signer: BundleSignature.Signer?
 }

@@ -5,7 +5,6 @@ import Foundation
 #endif
 import VFSCommandLine
 import VFSCore
-import VFSRelayClient
 import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
@@ -15,9 +14,20 @@ import Glibc
 /// fetches whatever waits in the inbox, so a transfer sent while the watcher or the
 /// relay was down is not lost; each `transfer` event fetches again; `logout` erases
 /// the credentials (and with --wipe-on-logout shreds DIR) and ends the run with 77.
-struct Watcher {
-    let tool: FetchTool
+package struct InboxWatcher {
+    let tool: ReceiveOptions
     let session: RelaySession
+    /// `--exec`: run (sh -c) after each transfer.
+    let exec: String?
+    /// `--wipe-on-logout`: shred DIR when the relay logs this device out.
+    let wipeOnLogout: Bool
+
+    package init(_ options: ReceiveOptions, session: RelaySession, exec: String?, wipeOnLogout: Bool) {
+        self.tool = options
+        self.session = session
+        self.exec = exec
+        self.wipeOnLogout = wipeOnLogout
+    }
 
     /// Transfers that failed here (a policy denial, a corrupt one): not retried on
     /// every event; reported once.
@@ -26,7 +36,7 @@ struct Watcher {
         var ids = Set<String>()
     }
 
-    func run() async throws {
+    package func run() async throws {
         do {
             try await watch()
         } catch RelayClientError.rejected(401, RelayErrorCode.revoked.rawValue, _) {
@@ -41,7 +51,7 @@ struct Watcher {
     func watch() async throws {
         let failed = Failed()
         try await session.withClient { client in
-            let receiver = Receiver(tool: tool, session: session, client: client)
+            let receiver = TransferReceiver(tool, session: session, client: client)
             let stream = EventStreamClient(client: client)
             try await stream.run(lastEventID: nil, onConnect: {
                 Diagnostics.info("watching \(session.config.relay) for \"\(session.config.name)\"")
@@ -83,12 +93,12 @@ struct Watcher {
         }
     }
 
-    func catchUp(_ receiver: Receiver, client: RelayClient, failed: Failed) async throws {
+    func catchUp(_ receiver: TransferReceiver, client: RelayClient, failed: Failed) async throws {
         for entry in try await client.inbox() where !failed.ids.contains(entry.id) {
             do {
                 let names = try await receiver.receive(entry)
                 Diagnostics.info("fetched \(entry.id) into \(tool.directory ?? ".")")
-                if let command = tool.exec { runHook(command, transfer: entry.id, files: names) }
+                if let command = exec { runHook(command, transfer: entry.id, files: names) }
             } catch let error as RelayClientError {
                 // The relay going away is the stream's business (it reconnects).
                 if case .unreachable = error { throw error }
@@ -110,7 +120,7 @@ struct Watcher {
                             + "is enrolled again as \"\(DisplayText.printable(current.name))\" (\(current.device)): nothing was erased",
                             exit: .permissionDenied, hints: ["start vfs-fetch --watch again to watch for the new device"])
         }
-        if tool.wipeOnLogout, let folder = tool.directory {
+        if wipeOnLogout, let folder = tool.directory {
             var options = ShredOptions()
             options.recursive = true
             options.force = true
@@ -118,7 +128,7 @@ struct Watcher {
             Shredder(options: options).shred(names)
         }
         try session.credentials.erase()
-        let incoming = try Receiver.incoming
+        let incoming = try TransferReceiver.incoming
         for name in (try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? [] { unlink(incoming + "/" + name) }
     }
 
