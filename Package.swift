@@ -17,9 +17,9 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-unwrap", []),
     ("vfs-relay", ["VFSRelayServer", "VFSObjectStore", .product(name: "Logging", package: "swift-log")]),
     ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
-    ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol"]),
-    ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol"]),
-    ("vfs-cloud", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-push", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
+    ("vfs-fetch", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
+    ("vfs-cloud", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
 ]
 
 // Linux only (Glibc, and renameat2, fstatfs, O_DIRECT through CLinux): no platforms line.
@@ -88,10 +88,10 @@ let package = Package(
         // The relay's client side for vfs-device, vfs-push, vfs-fetch and vfs-cloud: HTTP API,
         // tus uploads, Range downloads, server-sent events, device config, pins, credentials,
         // and the transfer workflows (Transfers/: send, receive, watch; Cloud/: put, get, rekey).
-        // VFSCommandLine: the transfer workflows (vfs-push, vfs-fetch, vfs-cloud) report
-        // with the tools' errors, warnings and progress bars.
+        // No command-line layer: the workflows throw TransferError/CloudError and report
+        // through the ClientReport the tool supplies (VFSRelayCommandLine).
         .target(name: "VFSRelayClient", dependencies: [
-            "VFSRelayProtocol", "VFSCore", "VFSCommandLine",
+            "VFSRelayProtocol", "VFSCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -102,6 +102,10 @@ let package = Package(
             "VFSCore", "VFSRelayProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // vfs-push, vfs-fetch and vfs-cloud: their sessions from RelayCredentialOptions, the
+        // workflows' reports on stderr, and their errors' exit statuses and hints.
+        // Kept apart so VFSCommandLine (vfs-encrypt, vfs-decrypt…) stays free of NIO.
+        .target(name: "VFSRelayCommandLine", dependencies: ["VFSCommandLine", "VFSRelayClient", "VFSCore"]),
         // Tests only: inflates the zlib-compressed conformance vectors.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
@@ -113,7 +117,7 @@ let package = Package(
         .executableTarget(name: "age-plugin-vfstest", dependencies: ["VFSCore"], path: "Tests/age-plugin-vfstest"),
         .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "VFSTestSupport", "CZlib"]),
         .testTarget(name: "VFSCommandLineTests", dependencies: [
-            "VFSCommandLine", "VFSCore", "VFSTestSupport",
+            "VFSCommandLine", "VFSRelayCommandLine", "VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSTestSupport"]),

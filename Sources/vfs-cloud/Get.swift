@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 
 extension CloudTool {
@@ -51,7 +52,8 @@ extension CloudTool {
         func run() async throws {
             let path = try CloudPath.normal(self.path)
             try await options.run(identity: !raw) { session, client in
-                let download = CloudDownload(session: session, client: client, raw: raw, force: force, quiet: progressOptions.quiet)
+                let download = CloudDownload(session: session, client: client, raw: raw, force: force,
+                                             report: .terminal(quiet: progressOptions.quiet)) { try ToolIO.openOutput($0 ?? "-", binary: true) }
                 let entry = try await client.cloudEntry(path)
                 if let entry, entry.kind == .file {
                     return try await download.download(entry, to: stdout ? nil : output ?? ((directory ?? ".") + "/" + entry.name))

@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 
 extension CloudTool {
@@ -54,7 +55,7 @@ extension CloudTool {
             let destination = try CloudPath.normal(paths.last!)
             try await options.run { session, client in
                 let recipients = try session.pinnedRecipients(try await session.cloudReaders(client, warn: { Diagnostics.warn($0) }))
-                try await CloudUploader(client: client, recipients: recipients, force: force, quiet: progressOptions.quiet)
+                try await CloudUploader(client: client, recipients: recipients, force: force, report: .terminal(quiet: progressOptions.quiet))
                     .put(Array(paths.dropLast()), to: destination, asFolder: paths.last!.hasSuffix("/") || destination == "/" || paths.count > 2)
             }
         }

@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 
 extension CloudTool {
@@ -37,7 +38,7 @@ extension CloudTool {
                     throw RelayClientError.missingCredential(what: "identity", place: "this run")
                 }
                 let recipients = try session.pinnedRecipients(try await session.cloudReaders(client, warn: { Diagnostics.warn($0) }))
-                return try await CloudRekey(client: client, identity: identity, recipients: recipients).rekey(root)
+                return try await CloudRekey(client: client, identity: identity, recipients: recipients, report: .terminal(quiet: false)).rekey(root)
             }
             if skipped > 0 {
                 throw ToolError("\(skipped) file\(skipped == 1 ? " was" : "s were") left as they are", exit: .no,

@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 
 @main
@@ -116,9 +117,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
 
     /// What is done with each transfer received.
     var receiveOptions: ReceiveOptions {
-        var options = ReceiveOptions()
+        var options = ReceiveOptions.terminal(quiet: quiet, backupOption: backupOption)
         (options.directory, options.app, options.toStandardOutput, options.raw) = (directory, app, toStandardOutput, raw)
-        (options.verbose, options.allowUnverified, options.backupOption, options.quiet) = (verbose, allowUnverified, backupOption, quiet)
+        (options.verbose, options.allowUnverified) = (verbose, allowUnverified)
         return options
     }
 

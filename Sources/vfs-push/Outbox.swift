@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 
 extension PushTool {
@@ -50,7 +51,7 @@ extension PushTool {
             let pending = try PushSpool.pending()
             guard !pending.isEmpty else { return Diagnostics.info("no interrupted push") }
             try await options.credentials.session().withClient { client in
-                try await TransferSender(client: client, quiet: quiet).resume(pending, announce: printID)
+                try await TransferSender(client: client, report: .terminal(quiet: quiet)).resume(pending, announce: printID)
             }
         }
     }

@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
@@ -149,11 +150,11 @@ extension PushTool {
             (addressees.devices, addressees.groups, addressees.people, addressees.peopleGroups) = (devices, groups, people, peopleGroups)
             (addressees.ccMe, addressees.verifiedOnly, addressees.cloud) = (ccMe, verifiedOnly, cloud)
             let (entry, refused) = try await session.withClient { client -> (OutboxEntry, Int) in
-                let targets = try await PushTargets.resolve(addressees, session: session, client: client)
+                let targets = try await PushTargets.resolve(addressees, session: session, client: client, report: .terminal(quiet: quiet))
                 // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
                 let group = devices.isEmpty && !sendsToPeople && groups.count == 1 ? groups[0] : nil
                 // The id is printed as soon as the transfer exists (while it uploads, for targets fetching it).
-                return try await TransferSender(client: client, quiet: quiet).send(
+                return try await TransferSender(client: client, report: .terminal(quiet: quiet)).send(
                     paths, standardInputName: name, to: targets, group: group, lifetime: try expires.map { try DurationText.seconds($0) },
                     cloud: cloud, announce: printID)
             }

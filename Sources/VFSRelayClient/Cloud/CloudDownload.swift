@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VFSCommandLine
 import VFSCore
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -21,11 +20,13 @@ package struct CloudDownload {
     let raw: Bool
     /// Replace files that exist.
     let force: Bool
-    /// No progress bar.
-    let quiet: Bool
+    let report: ClientReport
+    /// Opens the output: the path, or standard output when nil (the tool's checks).
+    let openOutput: (String?) throws -> any DownloadOutput
 
-    package init(session: RelaySession, client: RelayClient, raw: Bool, force: Bool, quiet: Bool) {
-        (self.session, self.client, self.raw, self.force, self.quiet) = (session, client, raw, force, quiet)
+    package init(session: RelaySession, client: RelayClient, raw: Bool, force: Bool, report: ClientReport,
+                 openOutput: @escaping (String?) throws -> any DownloadOutput) {
+        (self.session, self.client, self.raw, self.force, self.report, self.openOutput) = (session, client, raw, force, report, openOutput)
     }
 
     /// The cloud folder `path` into the local folder `top`, with everything in it.
@@ -48,7 +49,7 @@ package struct CloudDownload {
         for (_, local) in files { try Self.refuseExisting(local, force: force) }
         for folder in folders {
             do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
-                throw ToolError("cannot create folder \"\(DisplayText.printable(folder))\"", exit: .cannotCreate)
+                throw CloudError.cannotCreateFolder(folder)
             }
         }
         for (file, local) in files {
@@ -62,8 +63,7 @@ package struct CloudDownload {
         guard !force, lstat(path, &info) == 0 else { return }
         let kind = info.st_mode & S_IFMT
         if kind == S_IFREG || kind == S_IFLNK || kind == S_IFDIR {
-            throw ToolError("\"\(DisplayText.printable(path))\" already exists", exit: .cannotCreate,
-                            hints: ["use -f to replace it, or choose another name with -o or -C"])
+            throw CloudError.localFileExists(path)
         }
     }
 
@@ -72,7 +72,7 @@ package struct CloudDownload {
         let path = entry.path
         guard let size = entry.size, let sha256 = entry.sha256 else { throw RelayClientError.badAnswer(url: path, reason: "no size or digest") }
         if let target { try Self.refuseExisting(target, force: force) }
-        let out = try ToolIO.openOutput(target ?? "-", binary: true)
+        let out = try openOutput(target)
         let incoming = try VFSPaths.current.home + "/cloud-incoming"
         try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let partial = incoming + "/" + sha256 + ".age"
@@ -84,7 +84,7 @@ package struct CloudDownload {
         let identity = session.credentials.identity
         let raw = self.raw
         let sink = Handoff(value: out.sink)
-        let bar = target == nil ? nil : ProgressBar.make(label: entry.name, total: Int(size), quiet: quiet)
+        let bar = target == nil ? nil : report.progress(entry.name, Int(size))
         defer { bar?.finish() }
         do {
             let read = try await StreamedDownload.run(feed, read: { source in
@@ -97,8 +97,7 @@ package struct CloudDownload {
                     do {
                         fileKey = try decryptor.fileKey(identities: [identity])
                     } catch AgeError.noMatch {
-                        throw ToolError("this device cannot open \"\(path)\"", exit: .noInput,
-                                        hints: ["it was stored before this device was enrolled: run \"vfs-cloud rekey\" on a device that can"])
+                        throw CloudError.cannotOpen(path)
                     }
                     try decryptor.decrypt(fileKey: fileKey, to: sink.value)
                 }

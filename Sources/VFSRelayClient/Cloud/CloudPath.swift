@@ -1,4 +1,3 @@
-import VFSCommandLine
 import VFSCore
 import VFSRelayProtocol
 
@@ -8,7 +7,7 @@ package enum CloudPath {
     package static func normal(_ text: String) throws -> String {
         let names = text.split(separator: "/").map(String.init)
         if let bad = names.first(where: { $0 == "." || $0 == ".." }) {
-            throw ToolError.usage("\"\(text)\" has a \"\(bad)\" name", hints: ["cloud paths are absolute, such as /docs/2026/report.pdf"])
+            throw CloudError.badPath(text, name: bad)
         }
         return "/" + names.joined(separator: "/")
     }
@@ -27,14 +26,13 @@ package enum CloudPath {
         do {
             return try await body()
         } catch RelayClientError.rejected(404, _, let message) {
-            throw ToolError(message, exit: .noInput, hints: ["vfs-cloud ls shows what exists"])
+            throw CloudError.notFound(message)
         } catch RelayClientError.rejected(409, _, let message) {
-            throw ToolError(message, exit: .cannotCreate, hints: ["choose another name, or see the command's -p or -f"])
+            throw CloudError.conflict(message)
         } catch RelayClientError.rejected(413, _, let message) {
-            throw ToolError("the relay refused the upload: \(message)", exit: .cannotCreate,
-                            hints: ["vfs-cloud du shows what your files use and the quota; remove files with vfs-cloud rm"])
+            throw CloudError.overQuota(message)
         } catch RelayClientError.rejected(412, _, let message) {
-            throw ToolError(message, exit: .temporaryFailure, hints: ["the file changed meanwhile: run the command again"])
+            throw CloudError.changed(message)
         }
     }
 }
@@ -73,14 +71,14 @@ package struct CloudTree {
             let existing = try await client.cloudList(current).first { $0.name == name }
             if let existing {
                 guard existing.kind == .folder else {
-                    throw ToolError("\"\(next)\" is a file", exit: .cannotCreate)
+                    throw CloudError.isAFile(next)
                 }
             } else {
                 do {
                     _ = try await client.cloudMakeFolder(next)
                 } catch RelayClientError.rejected(409, _, _) {
                     // Made meanwhile by another device: fine if it is a folder.
-                    guard try await client.cloudEntry(next)?.kind == .folder else { throw ToolError("\"\(next)\" is a file", exit: .cannotCreate) }
+                    guard try await client.cloudEntry(next)?.kind == .folder else { throw CloudError.isAFile(next) }
                 }
             }
             current = next

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VFSCommandLine
 import VFSCore
 import VFSRelayProtocol
 
@@ -14,9 +13,10 @@ package struct CloudRekey {
     let client: RelayClient
     let identity: X25519Identity
     let recipients: [X25519Recipient]
+    let report: ClientReport
 
-    package init(client: RelayClient, identity: X25519Identity, recipients: [X25519Recipient]) {
-        (self.client, self.identity, self.recipients) = (client, identity, recipients)
+    package init(client: RelayClient, identity: X25519Identity, recipients: [X25519Recipient], report: ClientReport) {
+        (self.client, self.identity, self.recipients, self.report) = (client, identity, recipients, report)
     }
 
     /// Rekeys the file `root`, or every file under the folder `root`; a file this device
@@ -32,11 +32,11 @@ package struct CloudRekey {
                     header: Data(header).base64EncodedString(), length: Int64(length), sha256: sha256))
                 done += 1
             } catch let error as AgeError {
-                Diagnostics.warn("left \"\(DisplayText.printable(file.path))\" as it is: \(error)")
+                report.warn("left \"\(DisplayText.printable(file.path))\" as it is: \(error)")
                 skipped += 1
             }
         }
-        Diagnostics.info("rekeyed \(done) file\(done == 1 ? "" : "s") for \(recipients.count) device\(recipients.count == 1 ? "" : "s")")
+        report.info("rekeyed \(done) file\(done == 1 ? "" : "s") for \(recipients.count) device\(recipients.count == 1 ? "" : "s")")
         return skipped
     }
 

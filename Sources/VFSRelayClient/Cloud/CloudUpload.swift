@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VFSCommandLine
 import VFSCore
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -17,11 +16,10 @@ package struct CloudUploader {
     let recipients: [X25519Recipient]
     /// Replace cloud files that exist.
     let force: Bool
-    /// No progress bar.
-    let quiet: Bool
+    let report: ClientReport
 
-    package init(client: RelayClient, recipients: [X25519Recipient], force: Bool, quiet: Bool) {
-        (self.client, self.recipients, self.force, self.quiet) = (client, recipients, force, quiet)
+    package init(client: RelayClient, recipients: [X25519Recipient], force: Bool, report: ClientReport) {
+        (self.client, self.recipients, self.force, self.report) = (client, recipients, force, report)
     }
 
     /// Stores `sources` at `destination`: into it when `asFolder` (a folder, made if
@@ -51,17 +49,16 @@ package struct CloudUploader {
             }
             let existing = try await client.cloudLookup(remote)
             if folder, existing == nil { absent.insert(remote) }
-            if folder, existing?.kind == .file { throw ToolError("\"\(DisplayText.printable(remote))\" is a file", exit: .cannotCreate) }
+            if folder, existing?.kind == .file { throw CloudError.isAFile(DisplayText.printable(remote)) }
             if !folder, !force, existing?.kind == .file {
-                throw ToolError("\"\(DisplayText.printable(remote))\" already exists", exit: .cannotCreate,
-                                hints: ["use -f to replace it, or choose another cloud name"])
+                throw CloudError.cloudFileExists(remote)
             }
         }
         for (local, remote) in work {
             if local.hasSuffix("/") {
                 try await tree.makeFolders(remote)
             } else {
-                try await CloudUpload(local: local, remote: remote, quiet: quiet).run(client: client, recipients: recipients)
+                try await CloudUpload(local: local, remote: remote, report: report).run(client: client, recipients: recipients)
             }
         }
     }
@@ -84,7 +81,7 @@ package struct CloudUploader {
 struct CloudUpload {
     let local: String
     let remote: String
-    let quiet: Bool
+    let report: ClientReport
 
     struct State: Codable {
         var remote: String
@@ -96,7 +93,7 @@ struct CloudUpload {
     /// destination finds the same folder again.
     func spool() throws -> String {
         var info = stat()
-        guard stat(local, &info) == 0 else { throw ToolError("no such file \"\(local)\"", exit: .noInput) }
+        guard stat(local, &info) == 0 else { throw CloudError.noSuchFile(local) }
         let absolute = URL(fileURLWithPath: local).standardizedFileURL.path
         let key = "\(remote)\n\(absolute)\n\(info.st_size)\n\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
         let hash = SHA256.hash(Array(key.utf8)).prefix(16).hexString
@@ -117,7 +114,7 @@ struct CloudUpload {
         }
         do {
             state!.location = try await TusUploader(client: client).upload(file: dir + "/file.age", length: state!.length, at: state!.location,
-                                                                           label: CloudPath.name(remote), quiet: quiet) { location in
+                                                                           label: CloudPath.name(remote), report: report) { location in
                 state!.location = location
                 try save(state!, dir)
             }

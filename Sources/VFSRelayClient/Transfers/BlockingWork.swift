@@ -1,4 +1,3 @@
-import VFSCommandLine
 import VFSCore
 
 /// Runs blocking work (the sealing: libarchive, zstd and age; a decryption that reads a
@@ -16,7 +15,7 @@ func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thr
 }
 
 /// A progress bar's update, for the uploaders and downloaders (nil when there is no bar).
-func progress(_ bar: ProgressBar?, limit: Int = .max) -> (@Sendable (Int64) -> Void)? {
+func progress(_ bar: ProgressReport?, limit: Int = .max) -> (@Sendable (Int64) -> Void)? {
     guard let bar else { return nil }
     return { @Sendable (done: Int64) in bar.update(min(limit, Int(done))) }
 }
@@ -25,7 +24,7 @@ extension TusUploader {
     /// Sends `file` (its bytes from `base`) to the upload at `location`, which is created
     /// first when nil (`created` keeps it), under a progress bar labelled `label`.
     /// Returns the upload's location. 404: the upload expired or was removed.
-    func upload(file: String, length: Int64, base: Int64 = 0, at location: String?, label: String, quiet: Bool,
+    func upload(file: String, length: Int64, base: Int64 = 0, at location: String?, label: String, report: ClientReport,
                 created: (String) throws -> Void) async throws -> String {
         var location = location
         if location == nil {
@@ -33,7 +32,7 @@ extension TusUploader {
             try created(made)
             location = made
         }
-        let bar = ProgressBar.make(label: label, total: Int(length), quiet: quiet)
+        let bar = report.progress(label, Int(length))
         defer { bar?.finish() }
         try await send(file: file, length: length, base: base, to: location!, progress: progress(bar))
         return location!

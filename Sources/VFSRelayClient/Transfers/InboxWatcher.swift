@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VFSCommandLine
 import VFSCore
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -54,7 +53,7 @@ package struct InboxWatcher {
             let receiver = TransferReceiver(tool, session: session, client: client)
             let stream = EventStreamClient(client: client)
             try await stream.run(lastEventID: nil, onConnect: {
-                Diagnostics.info("watching \(session.config.relay) for \"\(session.config.name)\"")
+                tool.report.info("watching \(session.config.relay) for \"\(session.config.name)\"")
                 try await syncPolicy(client)
                 try await catchUp(receiver, client: client, failed: failed)
             }, onEvent: { event in
@@ -72,7 +71,7 @@ package struct InboxWatcher {
                     return .keepGoing
                 }
             }, onDisconnect: { error, wait in
-                Diagnostics.info("\(error.description); connecting again in \(DecimalText.oneDecimal(wait)) s")
+                tool.report.info("\(error.description); connecting again in \(DecimalText.oneDecimal(wait)) s")
             })
         }
     }
@@ -84,12 +83,12 @@ package struct InboxWatcher {
     func syncPolicy(_ client: RelayClient) async throws {
         do {
             let origin = try await RelayPolicySync.refresh(client: client, cache: try RelayPolicyCache(paths: .current))
-            Diagnostics.info("policy synced (revision \(origin.revision))")
+            tool.report.info("policy synced (revision \(origin.revision))")
         } catch let error as RelayClientError {
             if case .unreachable = error { throw error }
-            Diagnostics.error("policy sync: \(error.description)")
-        } catch let error as ReportableError {
-            Diagnostics.error("policy sync: \(error.description)")
+            tool.report.error("policy sync: \(error.description)")
+        } catch where tool.report.reportable(error) {
+            tool.report.error("policy sync: \(error)")
         }
     }
 
@@ -97,16 +96,16 @@ package struct InboxWatcher {
         for entry in try await client.inbox() where !failed.ids.contains(entry.id) {
             do {
                 let names = try await receiver.receive(entry)
-                Diagnostics.info("fetched \(entry.id) into \(tool.directory ?? ".")")
+                tool.report.info("fetched \(entry.id) into \(tool.directory ?? ".")")
                 if let command = exec { runHook(command, transfer: entry.id, files: names) }
             } catch let error as RelayClientError {
                 // The relay going away is the stream's business (it reconnects).
                 if case .unreachable = error { throw error }
                 failed.ids.insert(entry.id)
-                Diagnostics.error("transfer \(entry.id): \(error.description)")
-            } catch let error as ReportableError {
+                tool.report.error("transfer \(entry.id): \(error.description)")
+            } catch where tool.report.reportable(error) {
                 failed.ids.insert(entry.id)
-                Diagnostics.error("transfer \(entry.id): \(error.description)")
+                tool.report.error("transfer \(entry.id): \(error)")
             }
         }
     }
@@ -116,9 +115,8 @@ package struct InboxWatcher {
         // credentials and DIR are the new device's now, and stay.
         if let current = try? DeviceConfig.load(home: session.home, paths: VFSPaths(environment: [:])),
            current.device != session.config.device {
-            throw ToolError("device \"\(DisplayText.printable(session.config.name))\" (\(session.config.device)) was logged out; this machine "
-                            + "is enrolled again as \"\(DisplayText.printable(current.name))\" (\(current.device)): nothing was erased",
-                            exit: .permissionDenied, hints: ["start vfs-fetch --watch again to watch for the new device"])
+            throw TransferError.loggedOutReenrolled(name: session.config.name, device: session.config.device,
+                                                    newName: current.name, newDevice: current.device)
         }
         if wipeOnLogout, let folder = tool.directory {
             var options = ShredOptions()
@@ -142,10 +140,10 @@ package struct InboxWatcher {
         do {
             let status = try ShellCommand.run(command, environment: environment, arguments: files)
             if status != 0 {
-                Diagnostics.warn("--exec command exited with \(status) for transfer \(transfer)")
+                tool.report.warn("--exec command exited with \(status) for transfer \(transfer)")
             }
         } catch {
-            Diagnostics.warn("cannot run the --exec command: \(error)")
+            tool.report.warn("cannot run the --exec command: \(error)")
         }
     }
 }

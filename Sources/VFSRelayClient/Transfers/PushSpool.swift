@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Synchronization
-import VFSCommandLine
 import VFSCore
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -79,7 +78,7 @@ package struct PushSpool: Codable {
 
     static func load(_ dir: String) throws -> PushSpool {
         guard let data = FileManager.default.contents(atPath: dir + "/push.json") else {
-            throw ToolError("no pending push in \"\(dir)\"", exit: .noInput)
+            throw TransferError.noPendingPush(spool: dir)
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VFSCommandLine
 import VFSCore
 import VFSRelayProtocol
 
@@ -48,14 +47,15 @@ package struct PushTargets {
 
     /// A device named outright must be approved (77 otherwise); a group's pending and
     /// revoked members are left out with a warning, as is the sender from its own groups.
-    package static func resolve(_ addressees: PushAddressees, session: RelaySession, client: RelayClient) async throws -> PushTargets {
+    package static func resolve(_ addressees: PushAddressees, session: RelaySession, client: RelayClient,
+                                report: ClientReport) async throws -> PushTargets {
         let all = try await client.devices()
         let trust = try await session.deviceTrust(client)
         var targets: [Device] = []
         func add(_ device: Device, via: String?) {
             guard !targets.contains(where: { $0.id == device.id }) else { return }
             guard device.invalidated == nil else {
-                return Diagnostics.warn("skipping \"\(device.name)\"\(via.map { " in group \"\($0)\"" } ?? ""): it was revoked")
+                return report.warn("skipping \"\(device.name)\"\(via.map { " in group \"\($0)\"" } ?? ""): it was revoked")
             }
             targets.append(device)
         }
@@ -66,7 +66,7 @@ package struct PushTargets {
         for group in addressees.groups {
             // The sender is left out of its own group push (a --wait would wait for itself).
             for id in try await RelaySession.group(group, client: client).members where id != session.config.device {
-                if let device = all.first(where: { $0.id == id }), !trust.leavingOutPending([device], warn: { Diagnostics.warn($0) }).isEmpty {
+                if let device = all.first(where: { $0.id == id }), !trust.leavingOutPending([device], warn: report.warn).isEmpty {
                     add(device, via: group)
                 }
             }
@@ -75,18 +75,17 @@ package struct PushTargets {
         if addressees.ccMe {
             for device in trust.approved where device.id != session.config.device { add(device, via: nil) }
         }
-        let colleagues = try await colleagueTargets(addressees, session: session, trust: trust, client: client)
+        let colleagues = try await colleagueTargets(addressees, session: session, trust: trust, client: client, report: report)
         guard !targets.isEmpty || !colleagues.isEmpty else {
-            throw ToolError("no live device to push to", exit: .noInput, hints: ["vfs-device list shows which are revoked"])
+            throw TransferError.noLiveDevice
         }
         if let cloud = addressees.cloud, try await client.cloudLookup(cloud) != nil {
-            throw ToolError("the cloud file \"\(DisplayText.printable(cloud))\" already exists", exit: .cannotCreate,
-                            hints: ["choose another path, or remove it first with vfs-cloud rm"])
+            throw TransferError.cloudFileExists(cloud)
         }
         // A cloud copy must open on every device of the user, not just the targets.
         let readers = addressees.cloud == nil ? targets
             : targets + trust.leavingOutPending(all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) },
-                                                warn: { Diagnostics.warn($0) })
+                                                warn: report.warn)
         let recipients = try session.pinnedRecipients(readers)
             + colleagues.flatMap { $0.devices }.map { try X25519Recipient($0.recipient) }
         let sender = all.first { $0.id == session.config.device }?.recipient
@@ -99,15 +98,14 @@ package struct PushTargets {
     /// code was not confirmed is named once on stderr (refused, 77, with --verified-only).
     /// This user's own address counts as --cc-me.
     static func colleagueTargets(_ addressees: PushAddressees, session: RelaySession, trust: DeviceTrust,
-                                 client: RelayClient) async throws -> [Colleague] {
+                                 client: RelayClient, report: ClientReport) async throws -> [Colleague] {
         var users = addressees.people
         for name in addressees.peopleGroups {
             let group: OrgGroup
             do {
                 group = try await client.call(.GET, RelayPaths.orgGroup(name), as: OrgGroup.self)
             } catch RelayClientError.rejected(let status, _, _) where status == 404 || status == 400 {
-                throw ToolError("no group of people \"\(DisplayText.printable(name))\" that you can see", exit: .noInput,
-                                hints: ["a group of people is visible to its members and the organisation's administrators"])
+                throw TransferError.noPeopleGroup(name)
             }
             // This user is a member too: their own devices come with --cc-me.
             users += group.members.filter { $0 != trust.user }
@@ -122,11 +120,9 @@ package struct PushTargets {
         let unverified = colleagues.map(\.user).filter { !pins.isVerified($0) }
         if !unverified.isEmpty {
             let names = unverified.map { DisplayText.printable($0) }.joined(separator: ", ")
-            let hint = "compare the safety code with them: vfs-device verify \(DisplayText.shellQuoted(unverified[0]))"
-            if addressees.verifiedOnly {
-                throw ToolError("not verified: \(names); nothing was sent", exit: .permissionDenied, hints: [hint])
-            }
-            Diagnostics.warn("sending to \(names), whose safety code you have not confirmed (\(hint))")
+            if addressees.verifiedOnly { throw TransferError.notVerified(names: unverified) }
+            let hint = TransferError.verifyHint(unverified[0])
+            report.warn("sending to \(names), whose safety code you have not confirmed (\(hint))")
         }
         return colleagues
     }

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VFSCommandLine
 import VFSCore
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -24,11 +23,19 @@ package struct ReceiveOptions {
     package var verbose = false
     /// Unpack a transfer whose sender does not verify, saying so.
     package var allowUnverified = false
-    package var backupOption = NoBackupOption()
-    /// No progress bar.
-    package var quiet = false
+    /// Mark what is written to be left out of backups (`--no-backup`).
+    package var noBackup = false
+    /// Progress, warnings and notes.
+    package var report: ClientReport
+    /// The approved-apps gate for `app`: throws to refuse the bundle's `paths` of `group`.
+    package var authorize: (_ app: String, _ group: String?, _ paths: [String]) throws -> Void
+    /// Says what an extraction into `folder` could not mark nodump.
+    package var reportMarks: (_ marks: BundleReader.BackupMarks, _ folder: String) -> Void
 
-    package init() {}
+    package init(report: ClientReport, authorize: @escaping (_ app: String, _ group: String?, _ paths: [String]) throws -> Void,
+                 reportMarks: @escaping (_ marks: BundleReader.BackupMarks, _ folder: String) -> Void) {
+        (self.report, self.authorize, self.reportMarks) = (report, authorize, reportMarks)
+    }
 }
 
 /// One transfer from the inbox to DIR (or stdout): download with Range into
@@ -76,7 +83,7 @@ package struct TransferReceiver {
         let incoming = try Self.incoming
         try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let part = incoming + "/" + entry.id + ".age"
-        let bar = ProgressBar.make(label: "fetching", total: Int(entry.size), quiet: tool.quiet)
+        let bar = tool.report.progress("fetching", Int(entry.size))
         let update = progress(bar)
         if !tool.raw {
             var receiver = self
@@ -140,20 +147,20 @@ package struct TransferReceiver {
             let manifest = reader.manifest
             try checkSender(reader, transfer: transfer)
             if let app = tool.app {
-                try PolicyGate.authorize(app, group: manifest.group, paths: manifest.contentEntries.map(\.path))
+                try tool.authorize(app, manifest.group, manifest.contentEntries.map(\.path))
             }
             if tool.toStandardOutput {
                 try reader.writeSingleFile(to: FileDescriptorSink.standardOutput())
                 return []
             }
             let folder = tool.directory ?? "."
-            _ = try reader.extract(into: folder, force: false, noBackup: tool.backupOption.noBackup)
+            _ = try reader.extract(into: folder, force: false, noBackup: tool.noBackup)
             if tool.verbose {
                 for entry in reader.extractedEntries {
-                    Diagnostics.writeStandardError(DisplayText.printable(entry.path) + (entry.type == .directory ? "/" : "") + "\n")
+                    tool.report.write(DisplayText.printable(entry.path) + (entry.type == .directory ? "/" : "") + "\n")
                 }
             }
-            tool.backupOption.report(reader.backupMarks, folder: folder)
+            tool.reportMarks(reader.backupMarks, folder)
             var tops: [String] = []
             for entry in manifest.entries {
                 let top = String(entry.path.split(separator: "/").first ?? "")
@@ -169,7 +176,7 @@ package struct TransferReceiver {
     func checkSender(_ reader: BundleReader, transfer: String) throws {
         do {
             guard let entry = reader.signatureEntry else {
-                throw ToolError("transfer \(transfer) is not signed by its sender", exit: .permissionDenied)
+                throw TransferError.notSigned(transfer: transfer)
             }
             let signature = try BundleSignature.decode(entry)
             // The signer's user's chain: this user's, or the sender's the relay named (a
@@ -181,14 +188,10 @@ package struct TransferReceiver {
             }
             let device = try signature.verify(manifest: reader.manifestBytes, chain: chain)
             guard tool.verbose else { return }
-            Diagnostics.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (verified)")
+            tool.report.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (verified)")
         } catch {
-            let status = (error as? ReportableError)?.exitStatus ?? .permissionDenied
-            guard tool.allowUnverified else {
-                throw ToolError("\(error): nothing was unpacked", exit: status,
-                                hints: ["fetch it anyway, marked unverified, with --allow-unverified, only if you know who sent it"])
-            }
-            Diagnostics.warn("UNVERIFIED sender of transfer \(transfer): \(error)")
+            guard tool.allowUnverified else { throw TransferError.unverifiedSender(reason: error) }
+            tool.report.warn("UNVERIFIED sender of transfer \(transfer): \(error)")
         }
     }
 }

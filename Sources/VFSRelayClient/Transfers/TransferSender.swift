@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VFSCommandLine
 import VFSCore
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -17,11 +16,11 @@ import Glibc
 package struct TransferSender {
     let client: RelayClient
     /// No progress bar.
-    let quiet: Bool
+    let report: ClientReport
 
-    package init(client: RelayClient, quiet: Bool) {
+    package init(client: RelayClient, report: ClientReport) {
         self.client = client
-        self.quiet = quiet
+        self.report = report
     }
 
     /// Plans the bundle of `paths` (`-` is standard input, named `standardInputName`),
@@ -31,7 +30,7 @@ package struct TransferSender {
     package func send(_ paths: [String], standardInputName: String?, to targets: PushTargets, group: String?, lifetime: Int?,
                       cloud: String?, announce: @escaping @Sendable (String) -> Void) async throws -> (OutboxEntry, Int) {
         let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? standardInputName : nil,
-                                  standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
+                                  standardInput: FileDescriptorSource.standardInput(), warning: report.warn)
         let manifest = plan.manifest(group: group, accessID: nil, sender: targets.sender)
         let dir = try PushSpool(devices: targets.devices.map(\.id), names: targets.devices.map(\.name), lifetime: lifetime, cloud: cloud,
                                 users: targets.colleagues.isEmpty ? nil : targets.colleagues.map { UserTarget(user: $0.user, devices: $0.devices.map(\.id)) })
@@ -110,7 +109,7 @@ package struct TransferSender {
         }
         var uploadError: (any Error)?
         do {
-            let bar = ProgressBar.make(label: "pushing", total: total, quiet: quiet)
+            let bar = report.progress("pushing", total)
             defer { bar?.finish() }
             let location = try await uploader.create(length: nil)
             try record.update { $0.location = location }
@@ -143,14 +142,14 @@ package struct TransferSender {
                 try spool.save(dir)
                 return try await deliver(dir)
             }
-            throw Self.kept(uploadError)
+            throw kept(uploadError)
         }
         do {
             let entry = try await createTransfer(dir, spool: spool)
             if early == nil { announce(entry.id) }
             return entry
         } catch let error where FileManager.default.fileExists(atPath: dir + "/push.json") {
-            throw Self.kept(error)
+            throw kept(error)
         }
     }
 
@@ -158,10 +157,8 @@ package struct TransferSender {
     static func uploadID(_ location: String) -> String { String(location.split(separator: "/").last ?? "") }
 
     /// The error of a push whose sealed spool was kept, with the hint that finishes it.
-    static func kept(_ error: any Error) -> any Error {
-        guard let error = error as? ReportableError else { return error }
-        return ToolError(error.description, exit: error.exitStatus,
-                         hints: error.hints + ["the sealed push was kept: \"vfs-push resume\" sends it once the relay takes it"])
+    func kept(_ error: any Error) -> any Error {
+        report.reportable(error) ? TransferError.kept(error) : error
     }
 
     /// Delivers the spools `pending` (`vfs-push resume`: `PushSpool.pending()`), announcing
@@ -172,15 +169,14 @@ package struct TransferSender {
         for dir in pending {
             do {
                 announce(try await deliver(dir).id)
-            } catch let error as ToolError where error.exitStatus == .dataError {
+            } catch let error as TransferError where error.isUnsealedSpool {
                 // Killed while sealing: removed; the others still go.
-                Diagnostics.warn(error.message)
+                report.warn(error.description)
                 dropped += 1
             }
         }
         if dropped > 0 {
-            throw ToolError("\(dropped) interrupted push\(dropped == 1 ? " was" : "es were") not sealed to the end and cannot be resumed",
-                            exit: .dataError, hints: ["push those files again"])
+            throw TransferError.unresumable(count: dropped)
         }
     }
 
@@ -192,18 +188,16 @@ package struct TransferSender {
             // Killed while sealing: the bundle's key died with that process.
             if let location = spool.location { try? await uploader.terminate(location) }
             PushSpool.remove(dir)
-            throw ToolError("the push in \"\(dir)\" was interrupted before its bundle was sealed", exit: .dataError,
-                            hints: ["it was removed: push the files again"])
+            throw TransferError.interruptedBeforeSealed(spool: dir)
         }
         if spool.location == nil, let base = spool.base, base > 0 {
             // The upload is gone, and with it the bytes the spool did not keep.
             PushSpool.remove(dir)
-            throw ToolError("the relay no longer has the upload of the push in \"\(dir)\", and its bundle's first \(base) bytes went only there",
-                            exit: .dataError, hints: ["it was removed: push the files again"])
+            throw TransferError.uploadLost(spool: dir, base: base)
         }
         do {
             spool.location = try await uploader.upload(file: dir + "/bundle.age", length: length, base: spool.base ?? 0, at: spool.location,
-                                                       label: "pushing", quiet: quiet) { location in
+                                                       label: "pushing", report: report) { location in
                 spool.location = location
                 try spool.save(dir)
             }
@@ -237,8 +231,7 @@ package struct TransferSender {
             do {
                 _ = try await client.cloudPut(cloud, CloudPut(transfer: entry.id))
             } catch let error as RelayClientError {
-                throw ToolError("transfer \(entry.id) was sent, but the cloud copy \"\(cloud)\" was not kept: \(error)",
-                                exit: error.exitStatus, hints: ["vfs-cloud ls shows the cloud folders; vfs-cloud mkdir -p makes one"])
+                throw TransferError.cloudCopyNotKept(transfer: entry.id, cloud: cloud, error)
             }
         }
         return entry
