@@ -17,9 +17,9 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-unwrap", ["VFSBundle"]),
     ("vfs-relay", ["VFSRelayServer", "VFSObjectStore", .product(name: "Logging", package: "swift-log")]),
     ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
-    ("vfs-push", ["VFSRelayClient", "VFSRelayProtocol", "VFSBundle"]),
-    ("vfs-fetch", ["VFSRelayClient", "VFSRelayProtocol", "VFSBundle"]),
-    ("vfs-cloud", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-push", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
+    ("vfs-fetch", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
+    ("vfs-cloud", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
 ]
 
 // Linux only (Glibc, and renameat2, fstatfs, O_DIRECT through CLinux): no platforms line.
@@ -90,10 +90,13 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
-        // The relay's client side for vfs-device, vfs-push and vfs-fetch: HTTP API, tus
-        // uploads, Range downloads, server-sent events, device config, pins, credentials.
+        // The relay's client side for vfs-device, vfs-push, vfs-fetch and vfs-cloud: HTTP API,
+        // tus uploads, Range downloads, server-sent events, device config, pins, credentials,
+        // and the transfer workflows (Transfers/: send, receive, watch; Cloud/: put, get, rekey).
+        // No command-line layer: the workflows throw TransferError/CloudError and report
+        // through the ClientReport the tool supplies (VFSRelayCommandLine).
         .target(name: "VFSRelayClient", dependencies: [
-            "VFSRelayProtocol", "VFSCore",
+            "VFSRelayProtocol", "VFSCore", "VFSBundle",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -104,6 +107,10 @@ let package = Package(
             "VFSCore", "VFSRelayProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // vfs-push, vfs-fetch and vfs-cloud: their sessions from RelayCredentialOptions, the
+        // workflows' reports on stderr, and their errors' exit statuses and hints.
+        // Kept apart so VFSCommandLine (vfs-encrypt, vfs-decrypt…) stays free of NIO.
+        .target(name: "VFSRelayCommandLine", dependencies: ["VFSCommandLine", "VFSRelayClient", "VFSCore"]),
         // Tests only: inflates the zlib-compressed conformance vectors.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
@@ -115,7 +122,7 @@ let package = Package(
         .executableTarget(name: "age-plugin-vfstest", dependencies: ["VFSCore"], path: "Tests/age-plugin-vfstest"),
         .testTarget(name: "VFSCoreTests", dependencies: ["VFSCore", "VFSBundle", "VFSTestSupport", "CZlib"]),
         .testTarget(name: "VFSCommandLineTests", dependencies: [
-            "VFSCommandLine", "VFSCore", "VFSTestSupport",
+            "VFSCommandLine", "VFSRelayCommandLine", "VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["VFSCore", "VFSBundle", "VFSTestSupport"]),

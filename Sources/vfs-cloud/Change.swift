@@ -26,33 +26,11 @@ extension CloudTool {
                 for text in paths {
                     let path = try CloudPath.normal(text)
                     if parents {
-                        try await Self.makeAll(path, client: client)
+                        try await CloudTree(client: client).makeFolders(path)
                     } else {
                         _ = try await client.cloudMakeFolder(path)
                     }
                 }
-            }
-        }
-
-        /// Makes `path` and the folders above it that are missing.
-        static func makeAll(_ path: String, client: RelayClient) async throws {
-            var current = "/"
-            for name in path.split(separator: "/").map(String.init) {
-                let next = CloudPath.join(current, name)
-                let existing = try await client.cloudList(current).first { $0.name == name }
-                if let existing {
-                    guard existing.kind == .folder else {
-                        throw ToolError("\"\(next)\" is a file", exit: .cannotCreate)
-                    }
-                } else {
-                    do {
-                        _ = try await client.cloudMakeFolder(next)
-                    } catch RelayClientError.rejected(409, _, _) {
-                        // Made meanwhile by another device: fine if it is a folder.
-                        guard try await client.cloudEntry(next)?.kind == .folder else { throw ToolError("\"\(next)\" is a file", exit: .cannotCreate) }
-                    }
-                }
-                current = next
             }
         }
     }

@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 
 @main
@@ -55,53 +56,9 @@ struct CloudTool: AsyncVFSCommand {
 struct CloudOptions: ParsableArguments {
     @OptionGroup var credentials: RelayCredentialOptions
 
-    func session(identity: Bool = false) throws -> RelaySession {
-        try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
-            tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader), identity: identity,
-            timeout: try credentials.relayTimeout)
-    }
-
     /// Runs `body` with a client; relay refusals become the cloud's exit statuses.
     func run<R>(identity: Bool = false, _ body: (RelaySession, RelayClient) async throws -> R) async throws -> R {
-        let session = try session(identity: identity)
+        let session = try credentials.session(identity: identity)
         return try await CloudPath.mapErrors { try await session.withClient { try await body(session, $0) } }
-    }
-}
-
-/// Cloud paths as people type them: absolute, `/`-separated.
-enum CloudPath {
-    /// `docs//a/` → `/docs/a`; `.` and `..` names are refused (64).
-    static func normal(_ text: String) throws -> String {
-        let names = text.split(separator: "/").map(String.init)
-        if let bad = names.first(where: { $0 == "." || $0 == ".." }) {
-            throw ToolError.usage("\"\(text)\" has a \"\(bad)\" name", hints: ["cloud paths are absolute, such as /docs/2026/report.pdf"])
-        }
-        return "/" + names.joined(separator: "/")
-    }
-
-    static func join(_ folder: String, _ name: String) -> String { folder == "/" ? "/" + name : folder + "/" + name }
-
-    static func parent(_ path: String) -> String {
-        let names = path.split(separator: "/")
-        return "/" + names.dropLast().joined(separator: "/")
-    }
-
-    static func name(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? "" }
-
-    /// 404 → 66, 409 → 73 (exists), 413 → 73 with the quota said plainly.
-    static func mapErrors<R>(_ body: () async throws -> R) async throws -> R {
-        do {
-            return try await body()
-        } catch RelayClientError.rejected(404, _, let message) {
-            throw ToolError(message, exit: .noInput, hints: ["vfs-cloud ls shows what exists"])
-        } catch RelayClientError.rejected(409, _, let message) {
-            throw ToolError(message, exit: .cannotCreate, hints: ["choose another name, or see the command's -p or -f"])
-        } catch RelayClientError.rejected(413, _, let message) {
-            throw ToolError("the relay refused the upload: \(message)", exit: .cannotCreate,
-                            hints: ["vfs-cloud du shows what your files use and the quota; remove files with vfs-cloud rm"])
-        } catch RelayClientError.rejected(412, _, let message) {
-            throw ToolError(message, exit: .temporaryFailure, hints: ["the file changed meanwhile: run the command again"])
-        }
     }
 }

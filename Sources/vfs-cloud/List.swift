@@ -34,22 +34,12 @@ extension CloudTool {
             let path = try CloudPath.normal(self.path)
             var plaintext: [String: Int64] = [:]
             let entries = try await options.run { _, client -> [CloudEntry] in
-                var out: [CloudEntry] = []
-                if let entry = try await client.cloudEntry(path), entry.kind == .file {
-                    out = [entry]
-                } else {
-                    var pending = [path]
-                    while !pending.isEmpty {
-                        let folder = pending.removeFirst()
-                        let children = try await client.cloudList(folder)
-                        out += children
-                        if recursive { pending += children.filter { $0.kind == .folder }.map(\.path) }
-                    }
-                }
+                let tree = CloudTree(client: client)
+                let out = try await tree.entries(under: path, recursive: recursive)
                 if long && !json {
                     for entry in out where entry.kind == .file {
                         guard let size = entry.size, size > 0 else { continue }
-                        let header = try await Rekey.header(entry.path, size: size, client: client, first: 4 << 10).headerLength
+                        let header = try await tree.header(entry.path, size: size, first: 4 << 10).headerLength
                         plaintext[entry.path] = AgeDecryptor.plaintextLength(payload: size - Int64(header))
                     }
                 }
@@ -92,16 +82,9 @@ extension CloudTool {
                 var usage = try await client.cloudUsage()
                 guard let root, root != "/" else { return usage }
                 (usage.files, usage.folders, usage.bytes) = (0, 0, 0)
-                guard let start = try await client.cloudEntry(root) else { return usage }
-                var pending = [start]
-                while let entry = pending.popLast() {
-                    if entry.kind == .file {
-                        usage.files += 1
-                        usage.bytes += entry.size ?? 0
-                        continue
-                    }
-                    if entry.path != root { usage.folders += 1 }
-                    pending += try await client.cloudList(entry.path)
+                guard try await client.cloudEntry(root) != nil else { return usage }
+                for entry in try await CloudTree(client: client).entries(under: root) {
+                    if entry.kind == .file { (usage.files, usage.bytes) = (usage.files + 1, usage.bytes + (entry.size ?? 0)) } else { usage.folders += 1 }
                 }
                 return usage
             }

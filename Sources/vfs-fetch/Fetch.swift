@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 
 @main
@@ -115,35 +116,24 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         if from != nil && (!ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--from goes with the inbox listing and --all") }
     }
 
-    var place: CredentialPlace {
-        get throws {
-        CredentialPlace(tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-                        keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader)
-        }
+    /// What is done with each transfer received.
+    var receiveOptions: ReceiveOptions {
+        var options = ReceiveOptions.terminal(quiet: quiet, backupOption: backupOption)
+        (options.directory, options.app, options.toStandardOutput, options.raw) = (directory, app, toStandardOutput, raw)
+        (options.verbose, options.allowUnverified) = (verbose, allowUnverified)
+        return options
     }
 
     func run() async throws {
         let needsIdentity = all || !ids.isEmpty || watch
-        let session = try RelaySession.open(home: try VFSPaths.current.home, place: try place, identity: needsIdentity && !raw,
-                                           timeout: try credentials.relayTimeout)
-        if watch { return try await Watcher(tool: self, session: session).run() }
+        let session = try credentials.session(identity: needsIdentity && !raw)
+        if watch { return try await InboxWatcher(receiveOptions, session: session, exec: exec, wipeOnLogout: wipeOnLogout).run() }
         try await session.withClient { client in
-            if let decline {
-                let id = try RelaySession.uniqueID(decline, among: try await client.inbox().map(\.id))
-                do {
-                    try await client.decline(id)
-                } catch RelayClientError.rejected(404, _, _) {
-                    throw RelayClientError.noSuchTransfer(id)
-                }
-                return
-            }
-            if !all && ids.isEmpty { return try await listInbox(client, session: session) }
-            let inbox = try await client.inbox().filter { entry in from.map { entry.senderUser == $0 } ?? true }
-            let wanted = all ? inbox : try ids.map { reference in
-                let id = try RelaySession.uniqueID(reference, among: inbox.map(\.id))
-                return inbox.first { $0.id == id }!
-            }
-            let receiver = Receiver(tool: self, session: session, client: client)
+            let inbox = Inbox(session: session, client: client)
+            if let decline { return try await inbox.decline(decline) }
+            if !all && ids.isEmpty { return try await listInbox(inbox) }
+            let wanted = all ? try await inbox.entries(from: from) : try await inbox.entries(ids, from: from)
+            let receiver = TransferReceiver(receiveOptions, session: session, client: client)
             var firstError: Error?
             for entry in wanted {
                 do {
@@ -161,34 +151,12 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         }
     }
 
-    /// The inbox with each sender as this device verified it: the sending device's name
-    /// in its user's verified device chain (this user's, or another user's of the
-    /// organisation, pinned at first contact); `verified` false when the device is not in
-    /// it or the chain does not verify (fetching it is then refused unless --allow-unverified).
-    func listInbox(_ client: RelayClient, session: RelaySession) async throws {
-        // The inbox first: an answer that does not check is refused before anything else is asked.
-        let inbox = try await client.inbox().filter { entry in from.map { entry.senderUser == $0 } ?? true }
-        let trust = try await session.deviceTrust(client)
-        var chains: [String: DeviceChain.Verified] = [:]
-        if let own = trust.verified { chains[trust.user] = own }
-        for user in Set(inbox.compactMap(\.senderUser)) where chains[user] == nil {
-            chains[user] = try? await session.colleagueChain(user, client: client)
-        }
-        let relayNames = Dictionary(trust.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        struct Row: Encodable {
-            var id: String, sender: String, from: String, user: String?, verified: Bool, size: Int64, sha256: String, created: Date,
-                expires: Date, status: TransferStatus
-        }
-        let rows = inbox.map { entry in
-            let user = entry.senderUser ?? trust.user
-            let device = chains[user]?.devices[entry.sender]
-            return Row(id: entry.id, sender: entry.sender, from: device?.name ?? relayNames[entry.sender] ?? entry.sender, user: user,
-                       verified: device != nil, size: entry.size, sha256: entry.sha256, created: entry.created, expires: entry.expires,
-                       status: entry.status)
-        }
+    /// The inbox with each sender as this device verified it (`Inbox.listing`).
+    func listInbox(_ inbox: Inbox) async throws {
+        let (rows, user) = try await inbox.listing(from: from)
         if json { return try JSONOutput.print(rows) }
         Listing.print(["ID", "FROM", "SIZE", "SENT", "EXPIRES"], rows.map { row in
-            let from = row.user == trust.user ? row.from : "\(row.from) of \(row.user ?? "?")"
+            let from = row.user == user ? row.from : "\(row.from) of \(row.user ?? "?")"
             return [row.id, DisplayText.printable(from + (row.verified ? "" : " (unverified)")), Listing.size(row.size, human: sizes.human),
                     DateText.iso8601(row.created), DateText.iso8601(row.expires)]
         })

@@ -8,11 +8,11 @@ import VFSCommandLine
 import VFSBundle
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinux
 
 @main
 struct PushTool: AsyncVFSCommand {
@@ -91,14 +91,6 @@ struct PushTool: AsyncVFSCommand {
 
 struct PushOptions: ParsableArguments {
     @OptionGroup var credentials: RelayCredentialOptions
-
-    /// `signingKey`: with the device's signing key, to sign what it sends.
-    func session(signingKey: Bool = false) throws -> RelaySession {
-        try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
-            tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader), signingKey: signingKey,
-            timeout: try credentials.relayTimeout)
-    }
 }
 
 extension PushTool {
@@ -155,141 +147,31 @@ extension PushTool {
             // The sealing and the upload go through 1 MiB buffers, up to 48 MiB of them at
             // once: malloc keeps the freed ones for the next instead of handing each back
             // to the kernel and faulting fresh zeroed pages in (a third of the faults).
-            _ = vfs_malloc_keep_freed(32 << 20, 1 << 30)
-            let session = try options.session(signingKey: true)
+            MallocTuning.keepFreed(mmapThreshold: 32 << 20, trimThreshold: 1 << 30)
+            let session = try options.credentials.session(signingKey: true)
+            var addressees = PushAddressees()
+            (addressees.devices, addressees.groups, addressees.people, addressees.peopleGroups) = (devices, groups, people, peopleGroups)
+            (addressees.ccMe, addressees.verifiedOnly, addressees.cloud) = (ccMe, verifiedOnly, cloud)
             let (entry, refused) = try await session.withClient { client -> (OutboxEntry, Int) in
-                let all = try await client.devices()
-                let trust = try await session.deviceTrust(client)
-                var targets: [Device] = []
-                func add(_ device: Device, via: String?) {
-                    guard !targets.contains(where: { $0.id == device.id }) else { return }
-                    guard device.invalidated == nil else {
-                        return Diagnostics.warn("skipping \"\(device.name)\"\(via.map { " in group \"\($0)\"" } ?? ""): it was revoked")
-                    }
-                    targets.append(device)
-                }
-                // A device named outright must be approved (77 otherwise); a group's pending members are left out.
-                let named = try devices.map { try RelaySession.device($0, in: all) }
-                try trust.requireApproved(named.filter { $0.invalidated == nil })
-                for device in named { add(device, via: nil) }
-                for group in groups {
-                    // The sender is left out of its own group push (a --wait would wait for itself).
-                    for id in try await RelaySession.group(group, client: client).members where id != session.config.device {
-                        if let device = all.first(where: { $0.id == id }), !trust.leavingOutPending([device], warn: { Diagnostics.warn($0) }).isEmpty {
-                            add(device, via: group)
-                        }
-                    }
-                }
-                // --cc-me: this user's approved devices, as a person sent to (not the sending device).
-                if ccMe {
-                    for device in trust.approved where device.id != session.config.device { add(device, via: nil) }
-                }
-                let colleagues = try await colleagueTargets(session: session, trust: trust, client: client)
-                guard !targets.isEmpty || !colleagues.isEmpty else {
-                    throw ToolError("no live device to push to", exit: .noInput, hints: ["vfs-device list shows which are revoked"])
-                }
-                if let cloud, try await client.cloudLookup(cloud) != nil {
-                    throw ToolError("the cloud file \"\(DisplayText.printable(cloud))\" already exists", exit: .cannotCreate,
-                                    hints: ["choose another path, or remove it first with vfs-cloud rm"])
-                }
-                // A cloud copy must open on every device of the user, not just the targets.
-                let readers = cloud == nil ? targets
-                    : targets + trust.leavingOutPending(all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) },
-                                                        warn: { Diagnostics.warn($0) })
-                let recipients = try session.pinnedRecipients(readers)
-                    + colleagues.flatMap { $0.devices }.map { try AgeRecipient($0.recipient) }
-                let sender = all.first { $0.id == session.config.device }?.recipient
-                // Signed by this device, so receivers verify who sent it (docs/device-chain.md).
-                let signer = session.credentials.signingKey.map { BundleSignature.Signer(user: trust.user, device: session.config.device, key: $0) }
-                return try await push(to: targets, colleagues: colleagues, recipients: recipients, sender: sender, signer: signer,
-                                      client: client)
+                let targets = try await PushTargets.resolve(addressees, session: session, client: client, report: .terminal(quiet: quiet))
+                // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
+                let group = devices.isEmpty && !sendsToPeople && groups.count == 1 ? groups[0] : nil
+                // The id is printed as soon as the transfer exists (while it uploads, for targets fetching it).
+                return try await TransferSender(client: client, report: .terminal(quiet: quiet)).send(
+                    paths, standardInputName: name, to: targets, group: group, lifetime: try expires.map { try DurationText.seconds($0) },
+                    cloud: cloud, announce: printID)
             }
             if wait || waitAll {
-                try await Wait.waitForDelivery(entry.id, session: session, onePerUser: wait && sendsToPeople)
+                try await session.withClient { client in
+                    try await SentTransfers(session: session, client: client).waitForDelivery(entry.id, onePerUser: wait && sendsToPeople)
+                }
             }
             // The rest went; a name that could not go is an error all the same (exit 1).
             if refused > 0 { throw ToolError.namesLeftOut(refused, holder: "the transfer") }
         }
 
-        /// Plans the bundle (every file hashed: the manifest comes first), makes its spool
-        /// folder, then seals it there while it is uploaded (Spool.push).
-        /// Returns the transfer and how many names could not be stored (each named in a warning).
-        func push(to targets: [Device], colleagues: [Colleague], recipients: [AgeRecipient], sender: String?,
-                  signer: BundleSignature.Signer?, client: RelayClient) async throws -> (OutboxEntry, Int) {
-            let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? name : nil,
-                                      standardInput: ToolIO.openInput("-"), warning: { Diagnostics.warn($0) })
-            // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
-            let group = devices.isEmpty && !sendsToPeople && groups.count == 1 ? groups[0] : nil
-            let manifest = plan.manifest(group: group, accessID: nil, sender: sender)
-            let spoolFolder = try Spool.folder
-            try FileManager.default.createDirectory(atPath: spoolFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let dir = spoolFolder + "/" + String(Int(Date().timeIntervalSince1970 * 1000)) + "-" + UUID().uuidString.prefix(8).lowercased()
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-            do {
-                let lifetime = try expires.map { try DurationText.seconds($0) }
-                try Spool(devices: targets.map(\.id), names: targets.map(\.name), lifetime: lifetime, location: nil, length: nil,
-                          cloud: cloud, users: colleagues.isEmpty ? nil : colleagues.map { UserTarget(user: $0.user, devices: $0.devices.map(\.id)) })
-                    .save(dir)
-            } catch {
-                Spool.remove(dir)
-                throw error
-            }
-            let job = SealJob(plan: plan, manifest: manifest, recipients: recipients, signer: signer)
-            // The id is printed as soon as the transfer exists (while it uploads, for targets fetching it).
-            let entry = try await Spool.push(dir, client: client, quiet: quiet, total: plan.contentBytes, announce: printID) { sink in
-                try BundleWriter.seal(job.plan, manifest: job.manifest, recipients: job.recipients, to: sink, signer: job.signer)
-            }
-            return (entry, plan.refused.count)
-        }
-    }
-}
-
-extension PushTool.Send {
-    /// --to or --to-group.
-    var sendsToPeople: Bool { !people.isEmpty || !peopleGroups.isEmpty }
-}
-
-/// A person sent to (`--to`) and the devices of their verified chain.
-struct Colleague {
-    var user: String
-    var devices: [DeviceChain.DeviceEntry]
-}
-
-extension PushTool.Send {
-    /// Each person of --to: their chain from the relay, verified and pinned (a changed
-    /// root is refused, 77), and its devices, in the chain's order. A person whose safety
-    /// code was not confirmed is named once on stderr (refused, 77, with --verified-only).
-    /// This user's own address counts as --cc-me.
-    func colleagueTargets(session: RelaySession, trust: DeviceTrust, client: RelayClient) async throws -> [Colleague] {
-        var users = people
-        for name in peopleGroups {
-            let group: OrgGroup
-            do {
-                group = try await client.call(.GET, RelayPaths.orgGroup(name), as: OrgGroup.self)
-            } catch RelayClientError.rejected(let status, _, _) where status == 404 || status == 400 {
-                throw ToolError("no group of people \"\(DisplayText.printable(name))\" that you can see", exit: .noInput,
-                                hints: ["a group of people is visible to its members and the organisation's administrators"])
-            }
-            // This user is a member too: their own devices come with --cc-me.
-            users += group.members.filter { $0 != trust.user }
-        }
-        var colleagues: [Colleague] = []
-        for user in users where user != trust.user && !colleagues.contains(where: { $0.user == user }) {
-            let chain = try await session.colleagueChain(user, client: client)
-            let devices = chain.devices.values.sorted { $0.id < $1.id }
-            colleagues.append(Colleague(user: user, devices: devices))
-        }
-        let pins = try ChainPins(home: session.home)
-        let unverified = colleagues.map(\.user).filter { !pins.isVerified($0) }
-        if !unverified.isEmpty {
-            let names = unverified.map { DisplayText.printable($0) }.joined(separator: ", ")
-            let hint = "compare the safety code with them: vfs-device verify \(DisplayText.shellQuoted(unverified[0]))"
-            if verifiedOnly {
-                throw ToolError("not verified: \(names); nothing was sent", exit: .permissionDenied, hints: [hint])
-            }
-            Diagnostics.warn("sending to \(names), whose safety code you have not confirmed (\(hint))")
-        }
-        return colleagues
+        /// --to or --to-group.
+        var sendsToPeople: Bool { !people.isEmpty || !peopleGroups.isEmpty }
     }
 }
 
@@ -297,12 +179,4 @@ extension PushTool.Send {
 /// while a --wait still runs).
 func printID(_ id: String) {
     try? writeAll(fd: STDOUT_FILENO, Array((id + "\n").utf8))
-}
-
-/// What the sealing thread needs, handed to it (and used by it alone).
-struct SealJob: @unchecked Sendable {
-    let plan: BundlePlan
-    let manifest: BundleManifest
-    let recipients: [AgeRecipient]
-    let signer: BundleSignature.Signer?
 }

@@ -157,7 +157,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
         let name = input.flatMap { $0 == "-" ? nil : $0.split(separator: "/").last.map(String.init) }
         if let app { try authorize(app, group: nil, paths: [name ?? ""]) }
         if toStandardOutput {
-            try copy(source, to: FileDescriptorSink.standardOutput())
+            try source.copy(to: FileDescriptorSink.standardOutput())
             return
         }
         guard let name else {
@@ -175,16 +175,7 @@ struct Unwrap: VFSCommand, CheckedCommand {
         if backupOption.noBackup && !BackupExclusion.markNoDump(fd: out.fd) {
             Diagnostics.warn("\"\(path)\" is not marked nodump: its file system keeps no such attribute")
         }
-        try copy(source, to: out)
+        try source.copy(to: out)
         try out.commit(exclusive: !extractOptions.force)
-    }
-
-    func copy(_ source: ByteSource, to sink: ByteSink) throws {
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
-            if n == 0 { return }
-            try buffer.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        }
     }
 }

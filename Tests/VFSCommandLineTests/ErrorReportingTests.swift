@@ -2,6 +2,8 @@ import ArgumentParser
 import Glibc
 import Testing
 import VFSCommandLine
+import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 @testable import VFSCore
 
@@ -50,6 +52,32 @@ struct ErrorReportingTests {
         (BundleSignatureError.malformed("not a signature entry"), 65),
         (BundleSignatureError.unknownDevice(user: "bob@example.com", device: "ab"), 77),
         (BundleSignatureError.badSignature(user: "bob@example.com", device: "laptop"), 77),
+        // The relay client workflows' errors (VFSRelayCommandLine).
+        (TransferError.noLiveDevice, 66),
+        (TransferError.cloudFileExists("/a"), 73),
+        (TransferError.noPeopleGroup("eng"), 66),
+        (TransferError.notVerified(names: ["bob@example.com"]), 77),
+        (TransferError.notSigned(transfer: "t1"), 77),
+        (TransferError.unverifiedSender(reason: DeviceChainError.forked(sequence: 3)), 77),
+        (TransferError.unverifiedSender(reason: BundleSignatureError.malformed("x")), 65),
+        (TransferError.kept(RelayClientError.unreachable(url: "https://r", reason: "refused")), 69),
+        (TransferError.unresumable(count: 2), 65),
+        (TransferError.interruptedBeforeSealed(spool: "/s"), 65),
+        (TransferError.uploadLost(spool: "/s", base: 10), 65),
+        (TransferError.noPendingPush(spool: "/s"), 66),
+        (TransferError.cloudCopyNotKept(transfer: "t1", cloud: "/c", RelayClientError.rejected(status: 404, code: "not_found", message: "no such folder")), 66),
+        (TransferError.loggedOutReenrolled(name: "a", device: "d1", newName: "b", newDevice: "d2"), 77),
+        (CloudError.badPath("/a/..", name: ".."), 64),
+        (CloudError.notFound("no such file"), 66),
+        (CloudError.conflict("exists"), 73),
+        (CloudError.overQuota("over quota"), 73),
+        (CloudError.changed("changed"), 75),
+        (CloudError.isAFile("/a"), 73),
+        (CloudError.cloudFileExists("/a"), 73),
+        (CloudError.localFileExists("a"), 73),
+        (CloudError.cannotCreateFolder("a"), 73),
+        (CloudError.noSuchFile("a"), 66),
+        (CloudError.cannotOpen("/a"), 66),
     ] as [(any Error & Sendable, Int32)])
     func statuses(error: any Error & Sendable, status: Int32) {
         let failure = report(error)

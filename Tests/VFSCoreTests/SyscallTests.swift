@@ -69,4 +69,17 @@ struct SyscallTests {
         #expect(Array(back[0..<count]) == message)
         #expect(retryingEINTR { Glibc.read(ends[0], &back, 1) } == 0)
     }
+
+    @Test("malloc takes vfs-push's thresholds (MallocTuning, through CLinux)")
+    func mallocThresholds() {
+        #expect(MallocTuning.keepFreed(mmapThreshold: 32 << 20, trimThreshold: 1 << 30))
+    }
+
+    @Test("a source copied into a sink arrives whole, past the 1 MiB buffer")
+    func sourceCopy() throws {
+        let bytes = (0..<((1 << 20) + 4099)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let sink = MemorySink()
+        try MemorySource(bytes).copy(to: sink)
+        #expect(sink.bytes == bytes)
+    }
 }

@@ -184,8 +184,8 @@ final class MemorySink: ByteSink {
     public func write(_ data: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: data) }
 }
 
-/// Serves a byte array, for tests and in-memory inputs.
-final class MemorySource: ByteSource {
+/// Serves a byte array, for tests and in-memory inputs (a cloud file's first bytes).
+package final class MemorySource: ByteSource {
     private let data: [UInt8]
     private var offset = 0
     public init<Bytes: Sequence>(_ data: Bytes) where Bytes.Element == UInt8 { self.data = Array(data) }
@@ -283,5 +283,17 @@ public final class BufferedSource: ByteSource {
         }
         if atEnd { return 0 }
         return try base.read(into: out)
+    }
+}
+
+extension ByteSource {
+    /// Copies the rest of this source into `sink`, 1 MiB at a time.
+    package func copy(to sink: ByteSink) throws {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try read(into: $0) }
+            if n == 0 { return }
+            try buffer.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
     }
 }

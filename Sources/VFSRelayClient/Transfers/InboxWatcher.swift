@@ -3,9 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VFSCommandLine
 import VFSCore
-import VFSRelayClient
 import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
@@ -15,9 +13,20 @@ import Glibc
 /// fetches whatever waits in the inbox, so a transfer sent while the watcher or the
 /// relay was down is not lost; each `transfer` event fetches again; `logout` erases
 /// the credentials (and with --wipe-on-logout shreds DIR) and ends the run with 77.
-struct Watcher {
-    let tool: FetchTool
+package struct InboxWatcher {
+    let tool: ReceiveOptions
     let session: RelaySession
+    /// `--exec`: run (sh -c) after each transfer.
+    let exec: String?
+    /// `--wipe-on-logout`: shred DIR when the relay logs this device out.
+    let wipeOnLogout: Bool
+
+    package init(_ options: ReceiveOptions, session: RelaySession, exec: String?, wipeOnLogout: Bool) {
+        self.tool = options
+        self.session = session
+        self.exec = exec
+        self.wipeOnLogout = wipeOnLogout
+    }
 
     /// Transfers that failed here (a policy denial, a corrupt one): not retried on
     /// every event; reported once.
@@ -26,7 +35,7 @@ struct Watcher {
         var ids = Set<String>()
     }
 
-    func run() async throws {
+    package func run() async throws {
         do {
             try await watch()
         } catch RelayClientError.rejected(401, RelayErrorCode.revoked.rawValue, _) {
@@ -41,10 +50,10 @@ struct Watcher {
     func watch() async throws {
         let failed = Failed()
         try await session.withClient { client in
-            let receiver = Receiver(tool: tool, session: session, client: client)
+            let receiver = TransferReceiver(tool, session: session, client: client)
             let stream = EventStreamClient(client: client)
             try await stream.run(lastEventID: nil, onConnect: {
-                Diagnostics.info("watching \(session.config.relay) for \"\(session.config.name)\"")
+                tool.report.info("watching \(session.config.relay) for \"\(session.config.name)\"")
                 try await syncPolicy(client)
                 try await catchUp(receiver, client: client, failed: failed)
             }, onEvent: { event in
@@ -62,7 +71,7 @@ struct Watcher {
                     return .keepGoing
                 }
             }, onDisconnect: { error, wait in
-                Diagnostics.info("\(error.description); connecting again in \(DecimalText.oneDecimal(wait)) s")
+                tool.report.info("\(error.description); connecting again in \(DecimalText.oneDecimal(wait)) s")
             })
         }
     }
@@ -74,29 +83,29 @@ struct Watcher {
     func syncPolicy(_ client: RelayClient) async throws {
         do {
             let origin = try await RelayPolicySync.refresh(client: client, cache: try RelayPolicyCache(paths: .current))
-            Diagnostics.info("policy synced (revision \(origin.revision))")
+            tool.report.info("policy synced (revision \(origin.revision))")
         } catch let error as RelayClientError {
             if case .unreachable = error { throw error }
-            Diagnostics.error("policy sync: \(error.description)")
-        } catch let error as ReportableError {
-            Diagnostics.error("policy sync: \(error.description)")
+            tool.report.error("policy sync: \(error.description)")
+        } catch where tool.report.reportable(error) {
+            tool.report.error("policy sync: \(error)")
         }
     }
 
-    func catchUp(_ receiver: Receiver, client: RelayClient, failed: Failed) async throws {
+    func catchUp(_ receiver: TransferReceiver, client: RelayClient, failed: Failed) async throws {
         for entry in try await client.inbox() where !failed.ids.contains(entry.id) {
             do {
                 let names = try await receiver.receive(entry)
-                Diagnostics.info("fetched \(entry.id) into \(tool.directory ?? ".")")
-                if let command = tool.exec { runHook(command, transfer: entry.id, files: names) }
+                tool.report.info("fetched \(entry.id) into \(tool.directory ?? ".")")
+                if let command = exec { runHook(command, transfer: entry.id, files: names) }
             } catch let error as RelayClientError {
                 // The relay going away is the stream's business (it reconnects).
                 if case .unreachable = error { throw error }
                 failed.ids.insert(entry.id)
-                Diagnostics.error("transfer \(entry.id): \(error.description)")
-            } catch let error as ReportableError {
+                tool.report.error("transfer \(entry.id): \(error.description)")
+            } catch where tool.report.reportable(error) {
                 failed.ids.insert(entry.id)
-                Diagnostics.error("transfer \(entry.id): \(error.description)")
+                tool.report.error("transfer \(entry.id): \(error)")
             }
         }
     }
@@ -106,11 +115,10 @@ struct Watcher {
         // credentials and DIR are the new device's now, and stay.
         if let current = try? DeviceConfig.load(home: session.home, paths: VFSPaths(environment: [:])),
            current.device != session.config.device {
-            throw ToolError("device \"\(DisplayText.printable(session.config.name))\" (\(session.config.device)) was logged out; this machine "
-                            + "is enrolled again as \"\(DisplayText.printable(current.name))\" (\(current.device)): nothing was erased",
-                            exit: .permissionDenied, hints: ["start vfs-fetch --watch again to watch for the new device"])
+            throw TransferError.loggedOutReenrolled(name: session.config.name, device: session.config.device,
+                                                    newName: current.name, newDevice: current.device)
         }
-        if tool.wipeOnLogout, let folder = tool.directory {
+        if wipeOnLogout, let folder = tool.directory {
             var options = ShredOptions()
             options.recursive = true
             options.force = true
@@ -118,7 +126,7 @@ struct Watcher {
             Shredder(options: options).shred(names)
         }
         try session.credentials.erase()
-        let incoming = try Receiver.incoming
+        let incoming = try TransferReceiver.incoming
         for name in (try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? [] { unlink(incoming + "/" + name) }
     }
 
@@ -132,10 +140,10 @@ struct Watcher {
         do {
             let status = try ShellCommand.run(command, environment: environment, arguments: files)
             if status != 0 {
-                Diagnostics.warn("--exec command exited with \(status) for transfer \(transfer)")
+                tool.report.warn("--exec command exited with \(status) for transfer \(transfer)")
             }
         } catch {
-            Diagnostics.warn("cannot run the --exec command: \(error)")
+            tool.report.warn("cannot run the --exec command: \(error)")
         }
     }
 }

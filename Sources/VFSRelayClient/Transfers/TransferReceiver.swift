@@ -3,14 +3,41 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VFSCommandLine
 import VFSBundle
 import VFSCore
-import VFSRelayClient
 import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// What vfs-fetch does with a transfer it receives.
+package struct ReceiveOptions {
+    /// Unpack into this folder (nil: the current one).
+    package var directory: String?
+    /// Release the content only if the policy approves this app.
+    package var app: String?
+    /// Write the content of a one-file transfer to standard output.
+    package var toStandardOutput = false
+    /// Write the ciphertext, as downloaded, to standard output, without acknowledging.
+    package var raw = false
+    /// Name the verified sender and list what is unpacked, on stderr.
+    package var verbose = false
+    /// Unpack a transfer whose sender does not verify, saying so.
+    package var allowUnverified = false
+    /// Mark what is written to be left out of backups (`--no-backup`).
+    package var noBackup = false
+    /// Progress, warnings and notes.
+    package var report: ClientReport
+    /// The approved-apps gate for `app`: throws to refuse the bundle's `paths` of `group`.
+    package var authorize: (_ app: String, _ group: String?, _ paths: [String]) throws -> Void
+    /// Says what an extraction into `folder` could not mark nodump.
+    package var reportMarks: (_ marks: BackupMarks, _ folder: String) -> Void
+
+    package init(report: ClientReport, authorize: @escaping (_ app: String, _ group: String?, _ paths: [String]) throws -> Void,
+                 reportMarks: @escaping (_ marks: BackupMarks, _ folder: String) -> Void) {
+        (self.report, self.authorize, self.reportMarks) = (report, authorize, reportMarks)
+    }
+}
 
 /// One transfer from the inbox to DIR (or stdout): download with Range into
 /// `$VFS_HOME/incoming/ID.age`, check its SHA-256, decrypt with the device identity,
@@ -22,7 +49,7 @@ import Glibc
 /// are checked at the end like any other's, so nothing is placed before the whole
 /// hashed right and the sender's signature verified.
 ///
-/// The download and the unpacking run at once (`DownloadFeed`): the policy gate is
+/// The download and the unpacking run at once (`StreamedDownload`): the policy gate is
 /// decided on the manifest, at the start of the bundle. Into DIR, nothing is placed until
 /// the whole download was read and hashed to the transfer's SHA-256 (the unpacking reads
 /// its input to the end before it moves anything out of its staging folder). With
@@ -31,8 +58,8 @@ import Glibc
 /// (a chunk, the file's digest, the download's SHA-256) exits 65 after an authentic
 /// prefix, and the transfer is acknowledged only once everything checked. `--raw`
 /// writes ciphertext nobody has checked yet: it downloads and checks first.
-struct Receiver {
-    let tool: FetchTool
+package struct TransferReceiver {
+    let tool: ReceiveOptions
     let session: RelaySession
     let client: RelayClient
     /// The user's verified device chain, which senders are verified against.
@@ -44,16 +71,21 @@ struct Receiver {
     /// unverified, refused unless --allow-unverified.
     var senderChainError: Error?
 
+    package init(_ options: ReceiveOptions, session: RelaySession, client: RelayClient) {
+        self.tool = options
+        self.session = session
+        self.client = client
+    }
+
     static var incoming: String { get throws { try VFSPaths.current.home + "/incoming" } }
 
     /// The top-level names unpacked (for --exec), empty for --stdout/--raw.
-    func receive(_ entry: InboxEntry) async throws -> [String] {
+    package func receive(_ entry: InboxEntry) async throws -> [String] {
         let incoming = try Self.incoming
         try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let part = incoming + "/" + entry.id + ".age"
-        let bar = ProgressBar.make(label: "fetching", total: Int(entry.size), quiet: tool.quiet)
-        var update: (@Sendable (Int64) -> Void)?
-        if let bar { update = { bar.update(Int($0)) } }
+        let bar = tool.report.progress("fetching", Int(entry.size))
+        let update = progress(bar)
         if !tool.raw {
             var receiver = self
             receiver.trust = try await session.deviceTrust(client)
@@ -80,7 +112,7 @@ struct Receiver {
             throw RelayClientError.noSuchTransfer(entry.id)
         }
         bar?.finish()
-        try copy(part, to: FileDescriptorSink.standardOutput())
+        try FileDescriptorSource(path: part).copy(to: FileDescriptorSink.standardOutput())
         return []
     }
 
@@ -88,30 +120,22 @@ struct Receiver {
     /// SHA-256 wins over the unpacking's own error (which is then only its consequence).
     func streamed(_ entry: InboxEntry, part: String, progress: (@Sendable (Int64) -> Void)?) async throws -> [String] {
         let feed = try DownloadFeed(path: part, transfer: entry)
-        let job = UnwrapJob(receiver: self, feed: feed, transfer: entry.id)
-        async let unpacked = job.run()
-        var downloadError: Error?
+        let receiver = Handoff(value: self)
         do {
-            let downloader = RangeDownloader(client: client)
-            var whole = entry
-            if entry.status == .uploading {
-                // Still uploading: the bytes as they arrive, then the size and SHA-256 the
-                // whole is checked against once the upload ended.
-                whole = try await downloader.follow(entry, to: part, feed: feed, progress: progress)
-                feed.settle(size: whole.size, sha256: whole.sha256)
-            }
-            try await downloader.download(whole, to: part, feed: feed, progress: progress)
-        } catch {
-            downloadError = error
-            feed.fail(error)
+            return try await StreamedDownload.run(feed, read: { try receiver.value.unwrap($0, transfer: entry.id) }) {
+                let downloader = RangeDownloader(client: client)
+                var whole = entry
+                if entry.status == .uploading {
+                    // Still uploading: the bytes as they arrive, then the size and SHA-256 the
+                    // whole is checked against once the upload ended.
+                    whole = try await downloader.follow(entry, to: part, feed: feed, progress: progress)
+                    feed.settle(size: whole.size, sha256: whole.sha256)
+                }
+                try await downloader.download(whole, to: part, feed: feed, progress: progress)
+            }.get()
+        } catch RelayClientError.rejected(404, _, _) {
+            throw RelayClientError.noSuchTransfer(entry.id)
         }
-        let result = await unpacked
-        if let downloadError, !(downloadError is CancellationError) {
-            if case RelayClientError.rejected(404, _, _) = downloadError { throw RelayClientError.noSuchTransfer(entry.id) }
-            throw downloadError
-        }
-        if let failure = feed.error, failure is RelayClientError { throw failure }
-        return try result.get()
     }
 
     func unwrap(_ source: ByteSource, transfer: String) throws -> [String] {
@@ -124,20 +148,20 @@ struct Receiver {
             let manifest = reader.manifest
             try checkSender(reader, transfer: transfer)
             if let app = tool.app {
-                try PolicyGate.authorize(app, group: manifest.group, paths: manifest.contentEntries.map(\.path))
+                try tool.authorize(app, manifest.group, manifest.contentEntries.map(\.path))
             }
             if tool.toStandardOutput {
                 try reader.writeSingleFile(to: FileDescriptorSink.standardOutput())
                 return []
             }
             let folder = tool.directory ?? "."
-            _ = try reader.extract(into: folder, force: false, noBackup: tool.backupOption.noBackup)
+            _ = try reader.extract(into: folder, force: false, noBackup: tool.noBackup)
             if tool.verbose {
                 for entry in reader.extractedEntries {
-                    Diagnostics.writeStandardError(DisplayText.printable(entry.path) + (entry.type == .directory ? "/" : "") + "\n")
+                    tool.report.write(DisplayText.printable(entry.path) + (entry.type == .directory ? "/" : "") + "\n")
                 }
             }
-            tool.backupOption.report(reader.backupMarks, folder: folder)
+            tool.reportMarks(reader.backupMarks, folder)
             var tops: [String] = []
             for entry in manifest.entries {
                 let top = String(entry.path.split(separator: "/").first ?? "")
@@ -153,7 +177,7 @@ struct Receiver {
     func checkSender(_ reader: BundleReader, transfer: String) throws {
         do {
             guard let entry = reader.signatureEntry else {
-                throw ToolError("transfer \(transfer) is not signed by its sender", exit: .permissionDenied)
+                throw TransferError.notSigned(transfer: transfer)
             }
             let signature = try BundleSignature.decode(entry)
             // The signer's user's chain: this user's, or the sender's the relay named (a
@@ -165,50 +189,10 @@ struct Receiver {
             }
             let device = try signature.verify(manifest: reader.manifestBytes, chain: chain)
             guard tool.verbose else { return }
-            Diagnostics.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (verified)")
+            tool.report.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (verified)")
         } catch {
-            let status = (error as? ReportableError)?.exitStatus ?? .permissionDenied
-            guard tool.allowUnverified else {
-                throw ToolError("\(error): nothing was unpacked", exit: status,
-                                hints: ["fetch it anyway, marked unverified, with --allow-unverified, only if you know who sent it"])
-            }
-            Diagnostics.warn("UNVERIFIED sender of transfer \(transfer): \(error)")
-        }
-    }
-
-    func copy(_ path: String, to sink: ByteSink) throws {
-        let source = try FileDescriptorSource(path: path)
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
-            if n == 0 { return }
-            try buffer.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        }
-    }
-}
-
-/// The unpacking of a streamed fetch, on a thread of its own (it blocks on the feed
-/// while the download, on the caller's task, fills it).
-private final class UnwrapJob: @unchecked Sendable {
-    // Sendable: the receiver and feed are used by the job's thread only, apart from the
-    // feed's own locked methods.
-    let receiver: Receiver
-    let feed: DownloadFeed
-    let transfer: String
-
-    init(receiver: Receiver, feed: DownloadFeed, transfer: String) {
-        self.receiver = receiver
-        self.feed = feed
-        self.transfer = transfer
-    }
-
-    func run() async -> Result<[String], Error> {
-        await withCheckedContinuation { continuation in
-            DetachedThread.start(stackSize: 8 << 20) { [self] in
-                let result = Result { try receiver.unwrap(BufferedSource(feed), transfer: transfer) }
-                feed.abandon()
-                continuation.resume(returning: result)
-            }
+            guard tool.allowUnverified else { throw TransferError.unverifiedSender(reason: error) }
+            tool.report.warn("UNVERIFIED sender of transfer \(transfer): \(error)")
         }
     }
 }

@@ -1,0 +1,74 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import VFSCore
+import VFSRelayProtocol
+
+/// A transfer in this device's inbox with its sender as this device verified it, as
+/// `vfs-fetch --json` prints it.
+package struct InboxListing: Encodable {
+    package var id: String, sender: String, from: String, user: String?, verified: Bool, size: Int64, sha256: String, created: Date,
+                expires: Date, status: TransferStatus
+}
+
+/// The transfers sent to this device, as the relay's inbox keeps them.
+package struct Inbox {
+    let session: RelaySession
+    let client: RelayClient
+
+    package init(session: RelaySession, client: RelayClient) {
+        self.session = session
+        self.client = client
+    }
+
+    /// The inbox, only `from` USER's transfers when given.
+    package func entries(from user: String?) async throws -> [InboxEntry] {
+        try await client.inbox().filter { entry in user.map { entry.senderUser == $0 } ?? true }
+    }
+
+    /// The inbox's entries for unique beginnings of their ids.
+    package func entries(_ references: [String], from user: String?) async throws -> [InboxEntry] {
+        let inbox = try await entries(from: user)
+        return try references.map { reference in
+            let id = try RelaySession.uniqueID(reference, among: inbox.map(\.id))
+            return inbox.first { $0.id == id }!
+        }
+    }
+
+    /// Declines the transfer `reference` names (its sender sees "declined").
+    package func decline(_ reference: String) async throws {
+        let id = try RelaySession.uniqueID(reference, among: try await client.inbox().map(\.id))
+        do {
+            try await client.decline(id)
+        } catch RelayClientError.rejected(404, _, _) {
+            throw RelayClientError.noSuchTransfer(id)
+        }
+    }
+
+    /// The inbox with each sender as this device verified it: the sending device's name
+    /// in its user's verified device chain (this user's, or another user's of the
+    /// organisation, pinned at first contact); `verified` false when the device is not in
+    /// it or the chain does not verify (fetching it is then refused unless --allow-unverified).
+    /// Also this user's address.
+    package func listing(from sender: String?) async throws -> (rows: [InboxListing], user: String) {
+        // The inbox first: an answer that does not check is refused before anything else is asked.
+        let inbox = try await entries(from: sender)
+        let trust = try await session.deviceTrust(client)
+        var chains: [String: DeviceChain.Verified] = [:]
+        if let own = trust.verified { chains[trust.user] = own }
+        for user in Set(inbox.compactMap(\.senderUser)) where chains[user] == nil {
+            chains[user] = try? await session.colleagueChain(user, client: client)
+        }
+        let relayNames = Dictionary(trust.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let rows = inbox.map { entry in
+            let user = entry.senderUser ?? trust.user
+            let device = chains[user]?.devices[entry.sender]
+            return InboxListing(id: entry.id, sender: entry.sender, from: device?.name ?? relayNames[entry.sender] ?? entry.sender, user: user,
+                                verified: device != nil, size: entry.size, sha256: entry.sha256, created: entry.created, expires: entry.expires,
+                                status: entry.status)
+        }
+        return (rows, trust.user)
+    }
+}

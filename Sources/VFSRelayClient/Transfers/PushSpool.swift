@@ -1,0 +1,120 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+import VFSCore
+import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A push on its way: the sealed bundle (ciphertext only) and what to do with it, in
+/// `$VFS_HOME/outgoing/ID/`. The bundle is uploaded while it is being sealed (a tus
+/// upload with a deferred length, declared by the last PATCH), from memory: the sealed
+/// bytes are held there (`UploadWindow`) until the relay confirms them, and what it may
+/// still lack when sealing ends (everything, if the upload failed) is written to the
+/// spool's bundle file at its offset and kept until the transfer exists, so a push that
+/// was killed or lost its connection continues with `vfs-push resume` from the relay's
+/// offset (which is never before the file's first byte, `base`). The bundle file is not
+/// synced (it survives a killed process, not a machine crash, after which a resumed
+/// upload fails authentication at the receiver instead of opening); `push.json` is.
+/// `TransferSender` seals, uploads and delivers it.
+package struct PushSpool: Codable {
+    package var devices: [String]
+    package var names: [String]
+    /// Seconds undelivered copies live, counted from when the transfer is created.
+    package var lifetime: Int?
+    /// The tus upload, once created.
+    package var location: String?
+    /// The bundle's size, once it is completely sealed (nil before: such a spool cannot
+    /// be resumed, the bundle's key being gone with the process that sealed it).
+    package var length: Int64?
+    /// The first byte the spool's bundle file holds (nil: all of them); the relay had
+    /// every byte before it, synced, when sealing ended.
+    package var base: Int64?
+    /// `--cloud PATH`: the cloud file that keeps the transfer's ciphertext.
+    package var cloud: String?
+    /// The transfer made once the relay had the bundle's first bytes (its targets fetch
+    /// it while it uploads); the upload's end gives it its content.
+    package var transfer: String?
+    /// `--to`: other users' devices, from their verified chains.
+    package var users: [UserTarget]?
+
+    package init(devices: [String], names: [String], lifetime: Int?, cloud: String?, users: [UserTarget]?) {
+        (self.devices, self.names, self.lifetime, self.cloud, self.users) = (devices, names, lifetime, cloud, users)
+    }
+
+    package static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
+
+    /// The request that makes this push's transfer of `upload` (its targets and lifetime).
+    func transferRequest(upload: String, streaming: Bool?) -> TransferCreate {
+        TransferCreate(upload: upload, devices: devices, users: users ?? [],
+                       expires: lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }, streaming: streaming)
+    }
+
+    /// Every pending push (oldest first).
+    package static func pending() throws -> [String] {
+        let folder = try folder
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().map { folder + "/" + $0 }
+            .filter { FileManager.default.fileExists(atPath: $0 + "/push.json") }
+    }
+
+    /// A new spool folder holding this push's `push.json` (no bundle yet).
+    func create() throws -> String {
+        let spoolFolder = try Self.folder
+        try FileManager.default.createDirectory(atPath: spoolFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let dir = spoolFolder + "/" + String(Int(Date().timeIntervalSince1970 * 1000)) + "-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        do {
+            try save(dir)
+        } catch {
+            Self.remove(dir)
+            throw error
+        }
+        return dir
+    }
+
+    static func load(_ dir: String) throws -> PushSpool {
+        guard let data = FileManager.default.contents(atPath: dir + "/push.json") else {
+            throw TransferError.noPendingPush(spool: dir)
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(PushSpool.self, from: data)
+    }
+
+    func save(_ dir: String) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try AtomicOutputFile.write(Array(try encoder.encode(self)), to: dir + "/push.json", mode: 0o600)
+    }
+
+    static func remove(_ dir: String) {
+        unlink(dir + "/bundle.age")
+        unlink(dir + "/push.json")
+        rmdir(dir)
+    }
+}
+
+/// A spool's `push.json` changed from two sides of a push (the upload's location, the
+/// sealed length), one change at a time.
+final class SpoolRecord: Sendable {
+    private let spool: Mutex<PushSpool>
+    let dir: String
+
+    init(_ spool: PushSpool, dir: String) {
+        self.spool = Mutex(spool)
+        self.dir = dir
+    }
+
+    var current: PushSpool { spool.withLock { $0 } }
+
+    func update(_ change: (inout PushSpool) -> Void) throws {
+        try spool.withLock { spool in
+            change(&spool)
+            try spool.save(dir)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import VFSCore
+import VFSRelayProtocol
+
+/// What the transfer workflows (vfs-push, vfs-fetch) refuse, with its data; the exit
+/// statuses and hints are the tools' (VFSRelayCommandLine's ErrorReporting).
+package enum TransferError: Error, CustomStringConvertible {
+    /// Every device addressed was revoked.
+    case noLiveDevice
+    /// `--cloud PATH` names a cloud file that exists.
+    case cloudFileExists(String)
+    /// `--to-group NAME` names no group of people this user can see.
+    case noPeopleGroup(String)
+    /// `--verified-only` and people whose safety code was not confirmed (the first one
+    /// named in `first`).
+    case notVerified(names: [String])
+    /// A transfer without the sender's signature.
+    case notSigned(transfer: String)
+    /// The sender's signature failed to verify (`reason`); nothing was unpacked.
+    case unverifiedSender(reason: any Error)
+    /// A push failed after its sealed spool was kept (`vfs-push resume` finishes it).
+    case kept(any Error)
+    /// `vfs-push resume`: spools killed while sealing, removed.
+    case unresumable(count: Int)
+    /// A spool killed before its bundle was sealed (removed).
+    case interruptedBeforeSealed(spool: String)
+    /// A spool whose upload the relay lost, with the first `base` bytes of its bundle.
+    case uploadLost(spool: String, base: Int64)
+    /// No push.json in the spool folder.
+    case noPendingPush(spool: String)
+    /// Sent, but the cloud copy was refused by the relay.
+    case cloudCopyNotKept(transfer: String, cloud: String, RelayClientError)
+    /// The watched device was logged out while this machine was enrolled again.
+    case loggedOutReenrolled(name: String, device: String, newName: String, newDevice: String)
+
+    package var description: String {
+        switch self {
+        case .noLiveDevice: return "no live device to push to"
+        case .cloudFileExists(let path): return "the cloud file \"\(DisplayText.printable(path))\" already exists"
+        case .noPeopleGroup(let name): return "no group of people \"\(DisplayText.printable(name))\" that you can see"
+        case .notVerified(let names): return "not verified: \(names.map { DisplayText.printable($0) }.joined(separator: ", ")); nothing was sent"
+        case .notSigned(let transfer): return "transfer \(transfer) is not signed by its sender"
+        case .unverifiedSender(let reason): return "\(reason): nothing was unpacked"
+        case .kept(let error): return "\(error)"
+        case .unresumable(let count):
+            return "\(count) interrupted push\(count == 1 ? " was" : "es were") not sealed to the end and cannot be resumed"
+        case .interruptedBeforeSealed(let dir): return "the push in \"\(dir)\" was interrupted before its bundle was sealed"
+        case let .uploadLost(dir, base):
+            return "the relay no longer has the upload of the push in \"\(dir)\", and its bundle's first \(base) bytes went only there"
+        case .noPendingPush(let dir): return "no pending push in \"\(dir)\""
+        case let .cloudCopyNotKept(transfer, cloud, error): return "transfer \(transfer) was sent, but the cloud copy \"\(cloud)\" was not kept: \(error)"
+        case let .loggedOutReenrolled(name, device, newName, newDevice):
+            return "device \"\(DisplayText.printable(name))\" (\(device)) was logged out; this machine "
+                + "is enrolled again as \"\(DisplayText.printable(newName))\" (\(newDevice)): nothing was erased"
+        }
+    }
+}
+
+/// What the cloud workflows (vfs-cloud) refuse, with its data; exit statuses and hints
+/// are in VFSRelayCommandLine's ErrorReporting.
+package enum CloudError: Error, CustomStringConvertible {
+    /// A cloud path with a `.` or `..` name.
+    case badPath(String, name: String)
+    /// The relay's 404, 409, 413 and 412 on a cloud call, with its message.
+    case notFound(String)
+    case conflict(String)
+    case overQuota(String)
+    case changed(String)
+    /// A file where a folder was wanted.
+    case isAFile(String)
+    /// A cloud file that exists (put without -f).
+    case cloudFileExists(String)
+    /// A local file that exists (get without -f).
+    case localFileExists(String)
+    case cannotCreateFolder(String)
+    case noSuchFile(String)
+    /// The file was not encrypted to this device.
+    case cannotOpen(String)
+
+    package var description: String {
+        switch self {
+        case let .badPath(text, bad): return "\"\(text)\" has a \"\(bad)\" name"
+        case .notFound(let message), .conflict(let message), .changed(let message): return message
+        case .overQuota(let message): return "the relay refused the upload: \(message)"
+        case .isAFile(let path): return "\"\(path)\" is a file"
+        case .cloudFileExists(let path), .localFileExists(let path): return "\"\(DisplayText.printable(path))\" already exists"
+        case .cannotCreateFolder(let path): return "cannot create folder \"\(DisplayText.printable(path))\""
+        case .noSuchFile(let path): return "no such file \"\(path)\""
+        case .cannotOpen(let path): return "this device cannot open \"\(path)\""
+        }
+    }
+}
+
+extension TransferError {
+    /// How to confirm `user`'s safety code (a warning names it; `notVerified`'s hint).
+    package static func verifyHint(_ user: String) -> String {
+        "compare the safety code with them: vfs-device verify \(DisplayText.shellQuoted(user))"
+    }
+}
+
+extension TransferError {
+    /// A spool `vfs-push resume` removes and counts (killed before it was sealed).
+    package var isUnsealedSpool: Bool {
+        switch self {
+        case .interruptedBeforeSealed, .uploadLost: return true
+        default: return false
+        }
+    }
+}

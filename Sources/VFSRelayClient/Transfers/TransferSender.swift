@@ -1,0 +1,248 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import VFSBundle
+import VFSCore
+import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// vfs-push's way from files to a transfer: the bundle is planned (every file hashed: the
+/// manifest comes first), sealed into a `PushSpool` on a thread of its own while the
+/// sealed bytes go up in a tus upload, and the transfer is made (while it uploads when
+/// it can); `deliver` finishes a spool a killed or cut-off push left (`vfs-push resume`).
+package struct TransferSender {
+    let client: RelayClient
+    /// No progress bar.
+    let report: ClientReport
+
+    package init(client: RelayClient, report: ClientReport) {
+        self.client = client
+        self.report = report
+    }
+
+    /// Plans the bundle of `paths` (`-` is standard input, named `standardInputName`),
+    /// makes its spool folder, then seals it there while it is uploaded (`push`).
+    /// `group`: the group the bundle belongs to (vfs-fetch --for checks it).
+    /// Returns the transfer and how many names could not be stored (each named in a warning).
+    package func send(_ paths: [String], standardInputName: String?, to targets: PushTargets, group: String?, lifetime: Int?,
+                      cloud: String?, announce: @escaping @Sendable (String) -> Void) async throws -> (OutboxEntry, Int) {
+        let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? standardInputName : nil,
+                                  standardInput: FileDescriptorSource.standardInput(), warning: report.warn)
+        let manifest = plan.manifest(group: group, accessID: nil, sender: targets.sender)
+        let dir = try PushSpool(devices: targets.devices.map(\.id), names: targets.devices.map(\.name), lifetime: lifetime, cloud: cloud,
+                                users: targets.colleagues.isEmpty ? nil : targets.colleagues.map { UserTarget(user: $0.user, devices: $0.devices.map(\.id)) })
+            .create()
+        let job = SealJob(plan: plan, manifest: manifest, recipients: targets.recipients, signer: targets.signer)
+        // The id is announced as soon as the transfer exists (while it uploads, for targets fetching it).
+        let entry = try await push(dir, total: plan.contentBytes, announce: announce) { sink in
+            try BundleWriter.seal(job.plan, manifest: job.manifest, recipients: job.recipients, to: sink, signer: job.signer)
+        }
+        return (entry, plan.refused.count)
+    }
+
+    /// Seals the bundle into the spool folder `dir` (its `push.json` saved, no bundle yet)
+    /// with `seal`, on a thread of its own, while the bytes already sealed go up in a tus
+    /// upload whose length is declared once sealing ends; then creates the transfer and
+    /// removes the spool. An upload that fails leaves the spool whole (sealing goes on to
+    /// the end) for `vfs-push resume`; sealing that fails removes it and the upload.
+    ///
+    /// Once the relay holds the bundle's first bytes the transfer is made (`streaming`), so
+    /// targets that are online fetch it while it uploads; `announce` gets its id then (or,
+    /// if that could not be done, once the upload ended and the transfer was made).
+    /// A push with --cloud makes it at the end (the cloud file needs the whole blob).
+    func push(_ dir: String, total: Int, announce: @escaping @Sendable (String) -> Void,
+              seal: @escaping @Sendable (ByteSink) throws -> Void) async throws -> OutboxEntry {
+        // push.json changes from two sides (the upload's location, the sealed length): one at a time.
+        let record = SpoolRecord(try PushSpool.load(dir), dir: dir)
+        let path = dir + "/bundle.age"
+        // Until the bundle is sealed to the end the spool cannot be resumed: Ctrl-C (or
+        // a kill, a hang-up) removes it, and the process dies of the signal (exit 130).
+        let unsealed = [path, dir + "/push.json", dir]
+        for name in unsealed { SignalCleanup.removeOnSignal(name) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw IOError("cannot create", path: path) }
+        let window = UploadWindow()
+        let sealing = Task {
+            try await onThread { () throws -> Int64 in
+                defer { close(fd) }
+                let sink = SpoolingWriter(fd: fd, path: path, window: window)
+                do {
+                    try seal(sink)
+                    // What the relay may not have yet goes to the spool file: resumable
+                    // from now on, whatever happens to the upload.
+                    let base = try sink.complete()
+                    try record.update {
+                        $0.length = sink.count
+                        $0.base = base > 0 ? base : nil
+                    }
+                    for name in unsealed { SignalCleanup.forget(name) }
+                    window.finish(length: sink.count)
+                    return sink.count
+                } catch {
+                    window.fail(error)
+                    throw error
+                }
+            }
+        }
+        let uploader = TusUploader(client: client)
+        // The relay's first confirmed bytes start the transfer (a task beside the upload).
+        let (firstBytes, reached) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let client = self.client
+        let streaming = Task { () -> OutboxEntry? in
+            for await location in firstBytes {
+                let spool = record.current
+                guard spool.cloud == nil else { return nil }
+                do {
+                    let entry = try await client.createTransfer(spool.transferRequest(upload: Self.uploadID(location), streaming: true))
+                    try record.update { $0.transfer = entry.id }
+                    announce(entry.id)
+                    return entry
+                } catch {
+                    // Made the ordinary way once the upload ended.
+                    return nil
+                }
+            }
+            return nil
+        }
+        var uploadError: (any Error)?
+        do {
+            let bar = report.progress("pushing", total)
+            defer { bar?.finish() }
+            let location = try await uploader.create(length: nil)
+            try record.update { $0.location = location }
+            try await uploader.send(window, to: location, progress: progress(bar, limit: total), confirmed: { offset in
+                if offset > 0 {
+                    reached.yield(location)
+                    reached.finish()
+                }
+            })
+        } catch {
+            uploadError = error
+            // The sealing goes on to the end, into the spool file.
+            window.abandon()
+        }
+        reached.finish()
+        let early = await streaming.value
+        do {
+            _ = try await sealing.value
+        } catch {
+            if let location = record.current.location { try? await uploader.terminate(location) }
+            PushSpool.remove(dir)
+            for name in unsealed { SignalCleanup.forget(name) }
+            throw error
+        }
+        var spool = record.current
+        if let uploadError {
+            if case RelayClientError.rejected(404, _, _) = uploadError {
+                // The upload expired or was removed: start it again from the spool.
+                spool.location = nil
+                try spool.save(dir)
+                return try await deliver(dir)
+            }
+            throw kept(uploadError)
+        }
+        do {
+            let entry = try await createTransfer(dir, spool: spool)
+            if early == nil { announce(entry.id) }
+            return entry
+        } catch let error where FileManager.default.fileExists(atPath: dir + "/push.json") {
+            throw kept(error)
+        }
+    }
+
+    /// The upload's id: the last part of its location.
+    static func uploadID(_ location: String) -> String { String(location.split(separator: "/").last ?? "") }
+
+    /// The error of a push whose sealed spool was kept, with the hint that finishes it.
+    func kept(_ error: any Error) -> any Error {
+        report.reportable(error) ? TransferError.kept(error) : error
+    }
+
+    /// Delivers the spools `pending` (`vfs-push resume`: `PushSpool.pending()`), announcing
+    /// each transfer; one killed while sealing is removed with a warning, and counted in
+    /// the error at the end.
+    package func resume(_ pending: [String], announce: (String) -> Void) async throws {
+        var dropped = 0
+        for dir in pending {
+            do {
+                announce(try await deliver(dir).id)
+            } catch let error as TransferError where error.isUnsealedSpool {
+                // Killed while sealing: removed; the others still go.
+                report.warn(error.description)
+                dropped += 1
+            }
+        }
+        if dropped > 0 {
+            throw TransferError.unresumable(count: dropped)
+        }
+    }
+
+    /// Uploads a sealed spool (resuming) and creates the transfer; removes the spool once it exists.
+    func deliver(_ dir: String) async throws -> OutboxEntry {
+        var spool = try PushSpool.load(dir)
+        let uploader = TusUploader(client: client)
+        guard let length = spool.length else {
+            // Killed while sealing: the bundle's key died with that process.
+            if let location = spool.location { try? await uploader.terminate(location) }
+            PushSpool.remove(dir)
+            throw TransferError.interruptedBeforeSealed(spool: dir)
+        }
+        if spool.location == nil, let base = spool.base, base > 0 {
+            // The upload is gone, and with it the bytes the spool did not keep.
+            PushSpool.remove(dir)
+            throw TransferError.uploadLost(spool: dir, base: base)
+        }
+        do {
+            spool.location = try await uploader.upload(file: dir + "/bundle.age", length: length, base: spool.base ?? 0, at: spool.location,
+                                                       label: "pushing", report: report) { location in
+                spool.location = location
+                try spool.save(dir)
+            }
+        } catch RelayClientError.rejected(404, _, _) {
+            // The upload expired or was removed: start it again from the spool.
+            spool.location = nil
+            try spool.save(dir)
+            return try await deliver(dir)
+        }
+        return try await createTransfer(dir, spool: spool)
+    }
+
+    /// The upload is complete: the transfer (and the cloud copy) from it; the spool goes.
+    /// A transfer made while it uploaded got its content from the upload's last PATCH;
+    /// asking for it again (`streaming`) finishes it if that PATCH's answer was lost, and
+    /// 404 (the upload was consumed) says it had.
+    func createTransfer(_ dir: String, spool: PushSpool) async throws -> OutboxEntry {
+        let upload = Self.uploadID(spool.location ?? "")
+        let request = spool.transferRequest(upload: upload, streaming: spool.transfer == nil ? nil : true)
+        let entry: OutboxEntry
+        do {
+            entry = try await client.createTransfer(request)
+        } catch RelayClientError.rejected(404, _, _) where spool.transfer != nil {
+            guard let made = try await client.outbox().first(where: { $0.id == spool.transfer }) else {
+                throw RelayClientError.noSuchTransfer(spool.transfer!)
+            }
+            entry = made
+        }
+        PushSpool.remove(dir)
+        if let cloud = spool.cloud {
+            do {
+                _ = try await client.cloudPut(cloud, CloudPut(transfer: entry.id))
+            } catch let error as RelayClientError {
+                throw TransferError.cloudCopyNotKept(transfer: entry.id, cloud: cloud, error)
+            }
+        }
+        return entry
+    }
+}
+
+/// What the sealing thread needs, handed to it (and used by it alone).
+struct SealJob: @unchecked Sendable {
+    let plan: BundlePlan
+    let manifest: BundleManifest
+    let recipients: [AgeRecipient]
+    let signer: BundleSignature.Signer?
+}

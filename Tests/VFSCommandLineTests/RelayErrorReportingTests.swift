@@ -1,0 +1,55 @@
+import Testing
+import VFSCommandLine
+import VFSRelayClient
+import VFSRelayCommandLine
+import VFSRelayProtocol
+import VFSCore
+
+/// The relay client workflows' errors (TransferError, CloudError, in VFSRelayClient) as
+/// the relay tools report them (VFSRelayCommandLine's ErrorReporting): message and
+/// hints, as they were when the workflows threw ToolError (their exit statuses are in
+/// ErrorReportingTests' list).
+@Suite("relay workflow error reporting")
+struct RelayErrorReportingTests {
+    func report(_ error: Error) -> CommandFailure { ErrorReportingTests().report(error) }
+
+    @Test("messages and hints read as the tools printed them")
+    func words() {
+        #expect(report(TransferError.notVerified(names: ["bob@example.com", "eve x"])).standardError ==
+            "vfs-test: error: not verified: bob@example.com, eve x; nothing was sent\n"
+            + "vfs-test: hint: compare the safety code with them: vfs-device verify bob@example.com\n")
+        #expect(report(TransferError.unresumable(count: 1)).standardError ==
+            "vfs-test: error: 1 interrupted push was not sealed to the end and cannot be resumed\nvfs-test: hint: push those files again\n")
+        #expect(TransferError.unresumable(count: 2).description.hasPrefix("2 interrupted pushes were not sealed"))
+        #expect(report(CloudError.overQuota("quota 1 GiB")).standardError ==
+            "vfs-test: error: the relay refused the upload: quota 1 GiB\n"
+            + "vfs-test: hint: vfs-cloud du shows what your files use and the quota; remove files with vfs-cloud rm\n")
+        #expect(report(TransferError.cloudCopyNotKept(transfer: "t1", cloud: "/c", RelayClientError.rejected(status: 404, code: "not_found", message: "no such folder"))).standardError.hasPrefix(
+            "vfs-test: error: transfer t1 was sent, but the cloud copy \"/c\" was not kept: "))
+    }
+
+    @Test("a kept push keeps its error's message, status and hints, and adds how to finish it")
+    func kept() {
+        let inner = CloudError.notFound("no such folder")
+        let failure = report(TransferError.kept(inner))
+        #expect(failure.status == 66)
+        #expect(failure.standardError == "vfs-test: error: no such folder\nvfs-test: hint: vfs-cloud ls shows what exists\n"
+            + "vfs-test: hint: the sealed push was kept: \"vfs-push resume\" sends it once the relay takes it\n")
+    }
+
+    @Test("an unverified sender takes the status of the reason it failed, 77 when that has none")
+    func unverified() {
+        struct Odd: Error, CustomStringConvertible { var description: String { "odd" } }
+        let failure = report(TransferError.unverifiedSender(reason: Odd()))
+        #expect(failure.status == 77)
+        #expect(failure.standardError == "vfs-test: error: odd: nothing was unpacked\n"
+            + "vfs-test: hint: fetch it anyway, marked unverified, with --allow-unverified, only if you know who sent it\n")
+    }
+
+    @Test("only spools killed before their bundle was sealed are dropped by vfs-push resume")
+    func unsealed() {
+        #expect(TransferError.interruptedBeforeSealed(spool: "/s").isUnsealedSpool)
+        #expect(TransferError.uploadLost(spool: "/s", base: 1).isUnsealedSpool)
+        #expect(!TransferError.noPendingPush(spool: "/s").isUnsealedSpool)
+    }
+}
