@@ -162,14 +162,14 @@ struct S3ClientTests {
         }
         let full = try SilentListener(full: true)
         let fullClient = silentClient(full)
-        let refused = try await within(seconds: 60) {
+        let refused = try await within(seconds: 600) {
             await #expect(throws: HTTPClientError.connectTimeout) { try await fullClient.put("x", ByteBuffer(string: "x")) }
             return true
         }
         #expect(refused)
         let silent = try SilentListener(full: false)
         let silentOne = silentClient(silent)
-        let unanswered = try await within(seconds: 60) {
+        let unanswered = try await within(seconds: 600) {
             await #expect(throws: HTTPClientError.readTimeout) { _ = try await silentOne.size("x") }
             await #expect(throws: HTTPClientError.readTimeout) { try await silentOne.put("x", ByteBuffer(string: "x")) }
             return true

@@ -270,7 +270,7 @@ struct S3BlobStoreTests {
                                                        headers: tus + [HTTPField.Name("Upload-Length")!: "1000"])
                 let location = try #require(created.headers[.location])
                 // A generous deadline: what is asserted is that the PATCH ends, not how soon.
-                let patched = try await within(seconds: 60) {
+                let patched = try await within(seconds: 600) {
                     try await client.request(.patch, location, token: laptop.token, bytes: Self.content(1000, seed: 1), headers: tus + [
                         HTTPField.Name("Upload-Offset")!: "0", .contentType: "application/offset+octet-stream",
                     ])
