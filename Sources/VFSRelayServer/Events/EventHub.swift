@@ -92,10 +92,8 @@ public final class EventHub: Sendable {
             state.reads[key] = task
             return (task, key, true)
         }
-        if began {
-            defer { _ = state.withLock { $0.reads.removeValue(forKey: key) } }
-            return try await task.value
-        }
+        // The stream that began the read retires it once it ends.
+        defer { if began { _ = state.withLock { $0.reads.removeValue(forKey: key) } } }
         return try await task.value
     }
 
