@@ -11,6 +11,13 @@ import Synchronization
 /// A read is one statement on its own (SQLite's implicit transaction is all the store's
 /// reads need): GRDB's `unsafeRead`, without the BEGIN DEFERRED and COMMIT its `read`
 /// wraps around every statement.
+///
+/// The statements themselves run synchronously on the calling thread. None of them waits
+/// for a lock: a WAL reader never waits for the writer, and a statement inside the write
+/// transaction runs after `BEGIN IMMEDIATE` took SQLite's write lock (that one, which can
+/// wait for another process, stays asynchronous, and so does the COMMIT). GRDB's async
+/// calls would move each statement to a dispatch queue and back, two thread switches that
+/// cost a short query more than the query.
 struct SQLiteSQLDatabase: SQLDatabase {
     let pool: DatabasePool
     let gate: AsyncGate
@@ -53,14 +60,23 @@ struct SQLiteSQLConnection: SQLConnection {
                 SQLRow(columns: row.map { column, value in (column, Self.value(value)) })
             }
         }
-        if writer { return try await pool.writeWithoutTransaction(fetch) }
-        return try await pool.unsafeRead(fetch)
+        return try writer ? Self.onWriter(pool, fetch) : Self.onReader(pool, fetch)
     }
 
     func run(_ sql: SQL) async throws {
         let (text, values) = sql.rendered(for: .sqlite)
         precondition(writer, "a change outside a write transaction")
-        try await pool.writeWithoutTransaction { db in try Self.statement(db, text, values).execute(arguments: Self.arguments(values)) }
+        try Self.onWriter(pool) { db in try Self.statement(db, text, values).execute(arguments: Self.arguments(values)) }
+    }
+
+    /// GRDB's synchronous calls (a function that is not async picks them over the async
+    /// overloads): on the calling thread, see `SQLiteSQLDatabase`.
+    private static func onReader<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T {
+        try pool.unsafeRead(body)
+    }
+
+    private static func onWriter<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T {
+        try pool.writeWithoutTransaction(body)
     }
 
     /// The prepared statement of `text`: kept by the connection for the next request when
