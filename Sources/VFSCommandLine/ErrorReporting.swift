@@ -327,7 +327,7 @@ extension RelayClientError: ReportableError {
             case 500...: return .temporaryFailure
             default: return .dataError
             }
-        case .badAnswer, .invalidAnswer, .corruptDownload: return .dataError
+        case .badAnswer, .invalidAnswer, .corruptDownload, .pastLimit: return .dataError
         case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer, .abandoned, .noSuchUser: return .noInput
         case .keyChanged, .missingCredential, .loggedOut, .pending: return .permissionDenied
         case .undelivered: return .no
@@ -364,6 +364,8 @@ extension RelayClientError: ReportableError {
         case .noSuchGroup: return ["vfs-device group list shows the groups"]
         case .noSuchTransfer: return ["vfs-fetch lists the inbox, vfs-push outbox what was sent"]
         case .abandoned: return ["its sender can push it again"]
+        case .pastLimit:
+            return ["a transfer that large: vfs-fetch --max-size SIZE raises the limit, or fetch it once its upload ended (its size is listed then)"]
         case .noSuchUser: return ["send to the email address of a user of your organisation who has enrolled a device"]
         case .ambiguous(let what, _, _): return what == "device" ? ["name it by its id (vfs-device list --json shows them)"]
             : ["give more of the id"]

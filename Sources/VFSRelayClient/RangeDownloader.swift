@@ -19,6 +19,15 @@ public struct RangeDownloader: Sendable {
     public let client: RelayClient
     public var retries: Int
     public var backoff: Backoff
+    /// The most bytes `follow` takes of a transfer still uploading (no size listed yet):
+    /// past it, `.pastLimit` and the partial file is removed. Unbounded by default, for
+    /// a reader that checks what it reads as it arrives (a signed manifest bounds it).
+    public var followLimit: Int64 = .max
+
+    /// The `followLimit` of what nobody checks as it arrives (vfs-fetch --raw,
+    /// --allow-unverified) unless told otherwise: 8 GiB, the relay's default largest
+    /// upload (vfs-relay serve --max-upload).
+    public static let uncheckedFollowLimit: Int64 = 8 << 30
 
     public init(client: RelayClient, retries: Int = 5, backoff: Backoff = Backoff(base: 0.2, cap: 5)) {
         self.client = client
@@ -79,16 +88,18 @@ public struct RangeDownloader: Sendable {
         let fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
         defer { close(fd) }
+        // Following an upload (`follow`): no ETag to resume against yet, and no end known;
+        // the target's size is then only the most that is taken.
+        let following = transfer.sha256.isEmpty
         var have = Int64(lseek(fd, 0, SEEK_END))
         if have > transfer.size {
+            if following { throw Self.refuse(transfer, path: path, client: client) }
             ftruncate(fd, 0)
             have = 0
         }
         progress?(have)
         feed?.advance(to: have)
-        if have == transfer.size { return }
-        // Following an upload (`follow`): no ETag to resume against yet, and no end known.
-        let following = transfer.sha256.isEmpty
+        if have == transfer.size && !following { return }
         var headers: [(String, String)] = []
         if have > 0 { headers = [("Range", "bytes=\(have)-")] + (following ? [] : [("If-Range", "\"\(transfer.sha256)\"")]) }
         let response = try await client.execute(client.request(.GET, transfer.route, headers: headers),
@@ -107,10 +118,10 @@ public struct RangeDownloader: Sendable {
         }
         do {
             for try await chunk in response.body {
-                // More than the listed size would only fill the disk: a hostile relay's.
+                // More than the listed size (or the limit of one without a size yet) would
+                // only fill the disk: a hostile relay's. Nothing of it is kept.
                 guard Int64(chunk.readableBytes) <= transfer.size - position else {
-                    throw RelayClientError.badAnswer(url: client.baseURL + transfer.route,
-                                                     reason: "more than the \(transfer.size) bytes it listed")
+                    throw Self.refuse(transfer, path: path, client: client)
                 }
                 try Self.write(chunk, to: fd, at: position, path: path)
                 position += Int64(chunk.readableBytes)
@@ -132,6 +143,15 @@ public struct RangeDownloader: Sendable {
         }
     }
 
+    /// Removes the partial file of a download that ran past `transfer.size` and says so:
+    /// past the size listed (the relay's answer is wrong), or past the limit of a transfer
+    /// followed while it uploads (`.pastLimit`).
+    static func refuse(_ transfer: Target, path: String, client: RelayClient) -> RelayClientError {
+        unlink(path)
+        if transfer.sha256.isEmpty { return .pastLimit(transfer: transfer.label, limit: transfer.size) }
+        return .badAnswer(url: client.baseURL + transfer.route, reason: "more than the \(transfer.size) bytes it listed")
+    }
+
     /// Follows a transfer that is still `uploading` into `path` (resuming from the bytes
     /// the file holds, with `Range: bytes=N-`) until the relay's body ends, which it does
     /// once the upload ended; returns the transfer as the inbox then lists it, with its
@@ -140,12 +160,13 @@ public struct RangeDownloader: Sendable {
     /// cancelled it, its upload was abandoned) is `.abandoned`. With a `feed`, its reader
     /// is told of every byte, and the download stops (CancellationError) once it gave up:
     /// a relay that sends bytes without end is read no further than the reader accepts
-    /// them (the age stream's authentication, the bundle's checks).
+    /// them (the age stream's authentication, the bundle's checks), and never past
+    /// `followLimit` (`.pastLimit`, the partial file removed).
     public func follow(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
                        progress: (@Sendable (Int64) -> Void)? = nil) async throws -> InboxEntry {
         let route = RelayPaths.transferContent(transfer.id)
-        // No size and no SHA-256 yet: the body's end is the end.
-        let target = Target(route: route, label: transfer.id, size: .max, sha256: "")
+        // No size and no SHA-256 yet: the body's end is the end, within the limit.
+        let target = Target(route: route, label: transfer.id, size: followLimit, sha256: "")
         var failures = 0
         while true {
             do {

@@ -29,6 +29,9 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     /// A transfer fetched while it uploaded whose upload never ended: its sender cancelled
     /// it or stopped uploading (the relay removed the upload). Nothing of it was placed.
     case abandoned(transfer: String)
+    /// A transfer taken while it uploaded, unchecked as it arrives (`vfs-fetch --raw`,
+    /// `--allow-unverified`), ran past `limit` bytes: refused, its partial file removed.
+    case pastLimit(transfer: String, limit: Int64)
     /// No user of that address in this device's organisation (or one without a device chain).
     case noSuchUser(String)
     /// A name or id prefix that fits more than one (`what`: "transfer", "device").
@@ -64,6 +67,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
         case let .noSuchGroup(name): return "no group \"\(name)\""
         case let .noSuchTransfer(id): return "no transfer \"\(id)\""
         case let .abandoned(id): return "transfer \"\(id)\" was abandoned by its sender before its upload ended: nothing was placed"
+        case let .pastLimit(id, limit):
+            return "transfer \"\(id)\" ran past \(limit) bytes while it uploaded, the most taken of a transfer not checked as it arrives: nothing was kept"
         case let .noSuchUser(user): return "no such user in your organisation: \"\(user)\""
         case let .ambiguous(what, reference, candidates):
             return "\"\(reference)\" names more than one \(what): " + candidates.joined(separator: ", ")

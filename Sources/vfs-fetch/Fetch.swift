@@ -35,6 +35,12 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         as downloaded (an age file: age -d -i KEY | bsdtar -x opens it) without \
         acknowledging.
 
+        What nothing checks as it arrives is bounded: a download stops at the size the \
+        relay lists, and --raw and --allow-unverified take at most --max-size bytes \
+        (default 8G, the relay's default --max-upload) of a transfer still uploading, \
+        whose size is not known yet; past either, the fetch exits 65 and keeps nothing \
+        of it (its partial download is removed).
+
         --for uses the policy vfs-policy check uses: the local file, or with \
         "policy": {"source": "relay"} in $VFS_HOME/config.json this device's copy of the \
         organisation's list on the relay.
@@ -62,7 +68,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
           vfs-fetch --watch -C ~/Inbox --exec 'ls -l "$@"'
 
         Exit status: 0 success; 64 usage; 65 corrupt or tampered (a digest, the age \
-        authentication, an unsafe entry); 66 no such transfer (or one abandoned by its sender while it uploaded), or not enrolled; 69 relay \
+        authentication, an unsafe entry, more bytes than listed or than --max-size); 66 no such transfer (or one abandoned by its sender while it uploaded), or not enrolled; 69 relay \
         unreachable, or the age plugin of a device key in hardware not on PATH (nothing is placed; \
         its questions, a PIN, need a terminal: 64 at once without one); 73 DIR can't be written or an entry exists; 75 temporary (429, 503); \
         77 the policy denies APP, the sender's signature is missing, bad or not by a \
@@ -84,6 +90,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when the relay logs this device out.") var wipeOnLogout = false
     @Flag(name: .customLong("allow-unverified"), help: "Unpack a transfer whose sender's signature is missing, bad or unknown (said on stderr).")
     var allowUnverified = false
+    @Option(name: .customLong("max-size"), help: ArgumentHelp("With --raw or --allow-unverified, take at most SIZE bytes of a transfer still uploading (default 8G).", valueName: "size"))
+    var maxSize: String?
     @Option(help: ArgumentHelp("Only transfers from USER (an email address; yours for your own devices' transfers), listed or with --all.", valueName: "user"))
     var from: String?
     @Flag(help: "Print the inbox as JSON.") var json = false
@@ -112,6 +120,10 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         if verbose && (toStandardOutput || raw || !(all || !ids.isEmpty || watch)) {
             throw ToolError.usage("-v lists what is unpacked into DIR (--all, IDs or --watch)")
         }
+        if let maxSize {
+            guard raw || allowUnverified else { throw ToolError.usage("--max-size goes with --raw and --allow-unverified") }
+            _ = try SizeText.bytes(maxSize)
+        }
         if json && (all || !ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--json goes with the inbox listing") }
         if from != nil && (!ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--from goes with the inbox listing and --all") }
     }
@@ -121,6 +133,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         var options = ReceiveOptions.terminal(quiet: quiet, backupOption: backupOption)
         (options.directory, options.app, options.toStandardOutput, options.raw) = (directory, app, toStandardOutput, raw)
         (options.verbose, options.allowUnverified) = (verbose, allowUnverified)
+        if raw || allowUnverified {
+            options.followLimit = (try? maxSize.map(SizeText.bytes)) ?? RangeDownloader.uncheckedFollowLimit
+        }
         return options
     }
 

@@ -13,33 +13,39 @@ final class HostileRelay: @unchecked Sendable {
         .appendingPathComponent("tools")
     let server: BackgroundServer
 
-    /// `upstream`: a real relay whose chain and device list it passes on.
-    init(_ mode: String, upstream: String? = nil) throws {
+    /// `upstream`: a real relay whose chain and device list it passes on; `file`: the
+    /// content of mode `sealed` (which needs `upstream`).
+    init(_ mode: String, upstream: String? = nil, file: String? = nil) throws {
         server = try BackgroundServer("/usr/bin/python3", [Self.tools.appendingPathComponent("hostile-relay.py").path, mode]
-                                      + (upstream.map { [$0] } ?? []))
+                                      + (upstream.map { [$0] } ?? []) + (file.map { [$0] } ?? []))
     }
 
     var url: String { "http://127.0.0.1:\(server.port)" }
     deinit { server.stop() }
 }
 
-/// A tool run under Tests/tools/peak-rss.py: its peak resident memory from wait4.
+/// A tool run under Tests/tools/peak-rss.py: its peak resident memory and the bytes it
+/// wrote to files, from wait4.
 struct MeasuredRun {
     let run: Run
     /// KiB.
     let peak: Int
+    /// Bytes written to files (counted as written, also of a file removed since).
+    let written: Int
     let how: String
 
-    /// Runs `tool` as `machine` would; a run past `killMiB` or 60 s is killed (and fails).
+    /// Runs `tool` as `machine` would; a run past `killMiB` (of memory or of bytes
+    /// written) or 60 s is killed (and fails).
     init(_ machine: Machine, _ tool: String, _ arguments: [String], killMiB: Int = 256) throws {
         let report = machine.home.appendingPathComponent("peak-\(UUID().uuidString)").path
         run = try Tools.run("python3", [HostileRelay.tools.appendingPathComponent("peak-rss.py").path, report, String(killMiB), "60",
                                         Tools.binDir.appendingPathComponent(tool).path] + arguments,
                             environment: machine.environment)
         let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-        let words = text.split(separator: " ", maxSplits: 1)
+        let words = text.split(separator: " ", maxSplits: 2)
         peak = words.first.flatMap { Int($0) } ?? Int.max
-        how = words.count > 1 ? words[1].trimmingCharacters(in: .whitespacesAndNewlines) : "no report"
+        written = words.count > 1 ? Int(words[1]) ?? Int.max : Int.max
+        how = words.count > 2 ? words[2].trimmingCharacters(in: .whitespacesAndNewlines) : "no report"
         unlink(report)
     }
 }
@@ -96,8 +102,9 @@ struct HostileRelayTests {
 
         /// Runs `tool` against `relay`; expects exit 65 with `message` in its error, no
         /// file outside its home created, changed or removed, and a peak under 64 MiB.
+        @discardableResult
         func expectRefusal(_ relay: HostileRelay, _ tool: String, _ arguments: [String], message: String,
-                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+                           sourceLocation: SourceLocation = #_sourceLocation) throws -> MeasuredRun {
             machine.relayURL = relay.url
             let before = outside()
             let measured = try MeasuredRun(machine, tool, arguments)
@@ -110,6 +117,24 @@ struct HostileRelayTests {
             #expect(FileManager.default.contents(atPath: victim.path) == victimBytes, sourceLocation: sourceLocation)
             #expect(measured.peak < HostileRelayTests.limit, "\(what): peak \(measured.peak) KiB (\(measured.how))",
                     sourceLocation: sourceLocation)
+            return measured
+        }
+
+        /// The partial downloads left in the machine's incoming folder.
+        func partials() -> [String] {
+            let incoming = machine.home.appendingPathComponent("incoming").path
+            return ((try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? []).filter { $0.hasSuffix(".age") }
+        }
+
+        /// `expectRefusal`, then: nothing on stdout, no partial download left, and fewer
+        /// than `written` bytes written to files (what was taken, before it was removed).
+        func expectBoundedRefusal(_ relay: HostileRelay, _ arguments: [String], message: String, written: Int,
+                                  sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let measured = try expectRefusal(relay, "vfs-fetch", arguments, message: message, sourceLocation: sourceLocation)
+            let what = "vfs-fetch \(arguments.joined(separator: " "))"
+            #expect(measured.run.stdout.isEmpty, "\(what) wrote \(measured.run.stdout.count) bytes to stdout", sourceLocation: sourceLocation)
+            #expect(partials().isEmpty, "\(what) left \(partials())", sourceLocation: sourceLocation)
+            #expect(measured.written < written, "\(what) wrote \(measured.written) bytes (\(measured.how))", sourceLocation: sourceLocation)
         }
     }
 
@@ -163,5 +188,59 @@ struct HostileRelayTests {
         let relay = try HostileRelay("uploading", upstream: "http://127.0.0.1:\(try #require(setup.relay).port)")
         try setup.expectRefusal(relay, "vfs-fetch", ["--all", "-C", setup.out.path], message: "invalid header: not an age file (no \"age-encryption.org/v1\" line)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.out.path).isEmpty)
+    }
+
+    static let transfer = "0123456789abcdef0123456789abcdef"
+    static let pastLimit = "transfer \"\(transfer)\" ran past 1048576 bytes while it uploaded, the most taken of a transfer not checked as it arrives: nothing was kept"
+
+    @Test("--raw of a transfer listed uploading whose content never ends: exit 65 at --max-size (1 MiB), naming it, about 1 MiB written, nothing on stdout, no partial download left")
+    func rawEndlessUploading() throws {
+        let setup = try Setup()
+        let relay = try HostileRelay("uploading")
+        try setup.expectBoundedRefusal(relay, ["--raw", Self.transfer, "--max-size", "1M"], message: Self.pastLimit, written: 4 << 20)
+    }
+
+    @Test("a finished transfer of 5 bytes whose content never ends: --raw and --allow-unverified stop at the size listed with 65, no partial download left, almost nothing written")
+    func longerThanListed() throws {
+        let setup = try Setup(keepRelay: true)
+        defer { setup.relay?.stop() }
+        let relay = try HostileRelay("long", upstream: "http://127.0.0.1:\(try #require(setup.relay).port)")
+        let message = "unexpected answer from the relay at \(relay.url)/v1/transfers/\(Self.transfer)/content: more than the 5 bytes it listed"
+        try setup.expectBoundedRefusal(relay, ["--raw", Self.transfer], message: message, written: 1 << 20)
+        try setup.expectBoundedRefusal(relay, [Self.transfer, "--allow-unverified", "-C", setup.out.path], message: message, written: 1 << 20)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.out.path).isEmpty)
+    }
+
+    @Test("--allow-unverified of a transfer listed uploading whose content is a real unsigned bundle for this device (16 MiB): exit 65 at --max-size (1 MiB), nothing placed or staged in DIR, no partial download left, a few MiB written at most")
+    func unverifiedPastLimit() throws {
+        let setup = try Setup(keepRelay: true)
+        defer { setup.relay?.stop() }
+        // 16 MiB that do not compress, sealed for the device (as a relay that knows its
+        // recipient can seal anything): the age stream and the bundle are sound, only
+        // their sender is nobody's.
+        let big = setup.scratch.url.appendingPathComponent("data/big.bin")
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<(16 << 20) / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }).write(to: big)
+        let identity = setup.machine.home.appendingPathComponent("identity.txt").path
+        try setup.machine.exportIdentity(to: identity)
+        let sealed = setup.scratch.url.appendingPathComponent("data/sealed.age").path
+        let wrap = try setup.machine.run("vfs-wrap", ["--no-compress", "-i", identity, "-o", sealed, big.path])
+        #expect(wrap.status == 0, "\(wrap.stderr)")
+        #expect(try #require(FileManager.default.attributesOfItem(atPath: sealed)[.size] as? Int) > 16 << 20)
+        let relay = try HostileRelay("sealed", upstream: "http://127.0.0.1:\(try #require(setup.relay).port)", file: sealed)
+        try setup.expectBoundedRefusal(relay, [Self.transfer, "--allow-unverified", "--max-size", "1M", "-C", setup.out.path],
+                                       message: Self.pastLimit, written: 4 << 20)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.out.path).isEmpty)
+    }
+
+    @Test("--max-size: only with --raw or --allow-unverified, and a size (64 otherwise)")
+    func maxSizeUsage() throws {
+        let setup = try Setup()
+        let alone = try setup.machine.run("vfs-fetch", [Self.transfer, "--max-size", "1M"])
+        #expect(alone.status == 64)
+        #expect(alone.stderr.contains("vfs-fetch: error: --max-size goes with --raw and --allow-unverified"), "\(alone.stderr)")
+        let bad = try setup.machine.run("vfs-fetch", ["--raw", Self.transfer, "--max-size", "1X"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("vfs-fetch: error: invalid size \"1X\""), "\(bad.stderr)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSCore
 import VFSTestSupport
 #if canImport(Glibc)
 import Glibc
@@ -72,13 +73,14 @@ struct StreamingTransferTests {
         return (content, file, inbox)
     }
 
-    /// Starts a push of `file` from `laptop` to the phone through `gate`; waits until the
-    /// phone's inbox lists it `uploading`; returns the push and the transfer's id.
-    static func heldPush(_ file: URL, from laptop: Machine, to phone: Machine, through gate: GateProxy,
-                         log: URL) throws -> (Process, String) {
+    /// Starts a push of `file` from `laptop` to the phone (or to `targets`, which include
+    /// it) through `gate`; waits until the phone's inbox lists it `uploading`; returns the
+    /// push and the transfer's id.
+    static func heldPush(_ file: URL, from laptop: Machine, to phone: Machine, targets: [String] = ["-d", "phone"],
+                         through gate: GateProxy, log: URL) throws -> (Process, String) {
         laptop.relayURL = gate.url
         defer { laptop.relayURL = nil }
-        let push = try laptop.start("vfs-push", ["-d", "phone", file.path], log: log)
+        let push = try laptop.start("vfs-push", targets + [file.path], log: log)
         var id = ""
         let listed = try eventually(180) {
             id = try inbox(phone).first { $0.status == "uploading" }?.id ?? ""
@@ -118,6 +120,56 @@ struct StreamingTransferTests {
         // The sender sees it delivered.
         let outbox = jsonArray(try fleet.laptop.run("vfs-push", ["outbox", "--json"]))
         #expect((outbox.first?["recipients"] as? [[String: Any]])?.first?["status"] as? String == "delivered")
+    }
+
+    @Test("a group push streams to every watching member at once: the phone and the tablet each run vfs-fetch --watch, both have the first segment while the upload is held, nothing is placed before it ends, then each places the same bytes and the sender sees both delivered")
+    func groupPushToSeveralWatchers() throws {
+        let setup = try Setup()
+        let (fleet, content, file, gate) = (setup.fleet, setup.content, setup.file, setup.gate)
+        let group = try fleet.laptop.run("vfs-device", ["group", "create", "home", "phone", "tablet"])
+        #expect(group.status == 0, "\(group.stderr)")
+        let members = [fleet.phone, fleet.tablet]
+        var watchers: [Process] = []
+        defer { watchers.forEach(Self.stop) }
+        var folders: [URL] = [], logs: [URL] = []
+        for member in members {
+            let folder = fleet.scratch.url.appendingPathComponent("inbox-" + member.name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let log = setup.log("watch-" + member.name)
+            watchers.append(try member.start("vfs-fetch", ["--watch", "-C", folder.path], log: log))
+            folders.append(folder)
+            logs.append(log)
+        }
+        for log in logs { #expect(eventually(120) { Self.text(log).contains("watching") }, "\(Self.text(log))") }
+
+        let pushLog = setup.log("push")
+        let (push, id) = try Self.heldPush(file, from: fleet.laptop, to: fleet.phone, targets: ["-g", "home"], through: gate, log: pushLog)
+        defer { Self.stop(push) }
+        // Every member has the relay's first segment while the rest is held at the gate.
+        for (member, log) in zip(members, logs) {
+            #expect(eventually(180) { Self.partial(member) >= Self.firstSegment }, "\(member.name): \(Self.text(log))")
+        }
+        #expect(push.isRunning, "\(Self.text(pushLog))")
+        for member in members { #expect(try Self.inbox(member).first?.status == "uploading", "\(member.name)") }
+        for folder in folders {
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("big.bin").path),
+                    "placed before the upload ended: \((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])")
+        }
+
+        try gate.open()
+        push.waitUntilExit()
+        #expect(push.terminationStatus == 0, "\(Self.text(pushLog))")
+        let sha256 = SHA256.hash(content).hexString
+        for (member, (folder, log)) in zip(members, zip(folders, logs)) {
+            #expect(eventually(180) { Self.text(log).contains("fetched \(id)") }, "\(member.name): \(Self.text(log))")
+            let placed = try Data(contentsOf: folder.appendingPathComponent("big.bin"))
+            #expect(SHA256.hash(placed).hexString == sha256, "\(member.name) placed other bytes")
+            #expect(try Self.inbox(member).isEmpty, "\(member.name)")
+        }
+        let outbox = jsonArray(try fleet.laptop.run("vfs-push", ["outbox", "--json"]))
+        let recipients = outbox.first?["recipients"] as? [[String: Any]] ?? []
+        #expect(recipients.count == 2)
+        #expect(recipients.allSatisfy { $0["status"] as? String == "delivered" }, "\(recipients)")
     }
 
     @Test("a transfer abandoned while it uploads: its sender killed and cancelling it, the fetch following it exits 66 with a clear error and places nothing")

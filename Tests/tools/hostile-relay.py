@@ -11,12 +11,16 @@ is accepted. MODE picks the attack:
   json        GET /v1/inbox and GET /v1/cloud answer an endless JSON body
   uploading   the inbox lists a transfer still uploading (no size, no SHA-256 yet) whose
               content is an endless stream of random bytes
+  sealed      the inbox lists a transfer still uploading whose content is FILE (a real
+              sealed bundle, say), then the end of the body
+  long        the inbox lists a finished transfer of 5 bytes (CONTENT's size and SHA-256)
+              whose content is an endless stream of random bytes
 
 Content routes serve CONTENT (5 bytes) whatever is asked. Everything else is 404.
 With UPSTREAM (a real relay's URL), GET /v1/chain and /v1/devices are its answers (the
 client's token passed on), so the client's device chain verifies and the attack is what
 comes after.
-usage: hostile-relay.py MODE [UPSTREAM]
+usage: hostile-relay.py MODE [UPSTREAM [FILE]]
 """
 import json
 import os
@@ -27,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1]
 UPSTREAM = sys.argv[2] if len(sys.argv) > 2 else None
+FILE = sys.argv[3] if len(sys.argv) > 3 else None
 CONTENT = b"hello"
 GOOD_ID = "0123456789abcdef0123456789abcdef"
 SENDER = "fedcba9876543210fedcba9876543210"
@@ -45,7 +50,7 @@ def inbox():
         transfer["id"] = TRAVERSAL
     if MODE == "digests":
         transfer["sha256"] = "2CF24DBA\x1b[2J"
-    if MODE == "uploading":
+    if MODE in ("uploading", "sealed"):
         transfer.update(size=0, sha256="", status="uploading")
     return [transfer]
 
@@ -87,6 +92,20 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def whole_file(self):
+        """FILE's bytes, without a length: the body's end is the end."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            with open(FILE, "rb") as f:
+                while piece := f.read(65536):
+                    self.wfile.write(piece)
+        except OSError:
+            pass
+
     def forward(self):
         request = urllib.request.Request(UPSTREAM + self.path, headers={"Authorization": self.headers.get("Authorization", "")})
         try:
@@ -99,8 +118,10 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if UPSTREAM and path in ("/v1/chain", "/v1/devices"):
             return self.forward()
-        if MODE == "uploading" and path.startswith("/v1/transfers/") and path.endswith("/content"):
+        if MODE in ("uploading", "long") and path.startswith("/v1/transfers/") and path.endswith("/content"):
             return self.endless("application/octet-stream", b"", os.urandom(65536))
+        if MODE == "sealed" and path.startswith("/v1/transfers/") and path.endswith("/content"):
+            return self.whole_file()
         if path == "/v1/inbox":
             if MODE == "json":
                 return self.endless("application/json", b'[{"id":"', b"a" * 65536)

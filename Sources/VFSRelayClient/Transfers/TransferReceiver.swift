@@ -24,6 +24,9 @@ package struct ReceiveOptions {
     package var verbose = false
     /// Unpack a transfer whose sender does not verify, saying so.
     package var allowUnverified = false
+    /// The most bytes taken of a transfer still uploading (`RangeDownloader.followLimit`):
+    /// bounds what --raw and --allow-unverified write, which nothing checks as it arrives.
+    package var followLimit: Int64 = .max
     /// Mark what is written to be left out of backups (`--no-backup`).
     package var noBackup = false
     /// Progress, warnings and notes.
@@ -57,7 +60,10 @@ package struct ReceiveOptions {
 /// authenticated by age before it is written (as `age -d` does): a failure part way
 /// (a chunk, the file's digest, the download's SHA-256) exits 65 after an authentic
 /// prefix, and the transfer is acknowledged only once everything checked. `--raw`
-/// writes ciphertext nobody has checked yet: it downloads and checks first.
+/// writes ciphertext nobody has checked yet: it downloads and checks first. What
+/// nothing checks as it arrives (`--raw`, `--allow-unverified`) is bounded by
+/// `followLimit` while the transfer uploads (its size unknown); past the size the relay
+/// lists, any download stops. Either refusal removes the partial file.
 package struct TransferReceiver {
     let tool: ReceiveOptions
     let session: RelaySession
@@ -103,7 +109,7 @@ package struct TransferReceiver {
             return names
         }
         do {
-            let downloader = RangeDownloader(client: client)
+            let downloader = self.downloader
             var whole = entry
             if entry.status == .uploading { whole = try await downloader.follow(entry, to: part, progress: update) }
             try await downloader.download(whole, to: part, progress: update)
@@ -116,6 +122,13 @@ package struct TransferReceiver {
         return []
     }
 
+    /// The downloader, following an upload no further than `followLimit`.
+    var downloader: RangeDownloader {
+        var downloader = RangeDownloader(client: client)
+        downloader.followLimit = tool.followLimit
+        return downloader
+    }
+
     /// Downloads into `part` while a thread unpacks what is there. A failed download or
     /// SHA-256 wins over the unpacking's own error (which is then only its consequence).
     func streamed(_ entry: InboxEntry, part: String, progress: (@Sendable (Int64) -> Void)?) async throws -> [String] {
@@ -123,7 +136,7 @@ package struct TransferReceiver {
         let receiver = Handoff(value: self)
         do {
             return try await StreamedDownload.run(feed, read: { try receiver.value.unwrap($0, transfer: entry.id) }) {
-                let downloader = RangeDownloader(client: client)
+                let downloader = self.downloader
                 var whole = entry
                 if entry.status == .uploading {
                     // Still uploading: the bytes as they arrive, then the size and SHA-256 the
