@@ -38,6 +38,7 @@ WITNESSES = {
     "startIndex", "endIndex", "index", "dummy", "respond", "handle", "callAsFunction",
     "withUnsafeBytes", "defaultValueDescription", "allValueStrings", "allValueDescriptions",
     "completionKind", "argument", "init", "subscript", "deinit",
+    "coreContext", "requestDecoder", "responseEncoder",  # Hummingbird's RequestContext
 }
 TYPE_KINDS = {"class", "struct", "enum", "protocol", "actor", "extension"}
 DECL = re.compile(
@@ -227,25 +228,22 @@ def unused(module):
             return False  # a member of an extension of another module's type: may witness its protocols
         return name not in used
 
-    # A type a kept public signature names stays public; repeat until nothing changes.
+    # A type a kept public signature names stays public, and so does a member a kept
+    # default argument names; repeat until nothing changes.
     internal = {t for t in types if t not in used}
+    defaults = set()
     while True:
-        cands = [d for d in decls if candidate(d, internal)]
+        cands = [d for d in decls if candidate(d, internal) and (d[4] in internal or d[3] not in defaults)]
         kept = [d for d in decls if d not in cands and not (d[2] == "requirement" and d[4] in internal)]
-        sig_words = set()
+        sig_words, new_defaults = set(), set()
         for d in kept:
             sig_words.update(re.findall(r"[A-Za-z_]\w*", d[5].split("=")[0] if d[2] in ("var", "let") else d[5]))
-        still = internal - sig_words
-        if still == internal:
+            if d[2] in ("func", "init", "subscript"):
+                for value in d[5].split("=")[1:]:
+                    new_defaults.update(re.findall(r"[A-Za-z_]\w*", value))
+        if internal - sig_words == internal and new_defaults == defaults:
             break
-        internal = still
-    # A member a kept signature names (a default argument) stays public too.
-    defaults = set()
-    for d in kept:
-        if d[2] in ("func", "init", "subscript"):
-            for value in d[5].split("=")[1:]:
-                defaults.update(re.findall(r"[A-Za-z_]\w*", value))
-    cands = [d for d in cands if d[4] in internal or d[3] not in defaults]
+        internal, defaults = internal - sig_words, new_defaults
     return sorted(cands, key=lambda d: (d[0], d[1]))
 
 
