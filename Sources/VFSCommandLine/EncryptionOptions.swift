@@ -7,7 +7,7 @@ public struct IdentityRecipientOptions: ParsableArguments {
             help: ArgumentHelp("Encrypt to the recipients of the identities in PATH. Repeatable.", valueName: "path"), completion: .file())
     public var identityFiles: [String] = []
 
-    @OptionGroup public var plugins: PluginIdentityOption
+    @OptionGroup var plugins: PluginIdentityOption
 
     public init() {}
 

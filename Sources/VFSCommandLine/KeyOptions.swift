@@ -43,7 +43,7 @@ public struct IdentityOptions: ParsableArguments {
             help: ArgumentHelp("Use the identities in PATH: an age identity file (passphrase-protected too, plugin stubs AGE-PLUGIN-NAME-1… too), or an OpenSSH ssh-ed25519/ssh-rsa private key ('-' for stdin). Repeatable.", valueName: "path"), completion: .file())
     public var identityFiles: [String] = []
 
-    @OptionGroup public var plugins: PluginIdentityOption
+    @OptionGroup var plugins: PluginIdentityOption
 
     public init() {}
 
@@ -90,17 +90,17 @@ public struct IdentityOptions: ParsableArguments {
 }
 
 /// `-j NAME`, as age's: the identity of plugin NAME without data (age-plugin-NAME on PATH).
-public struct PluginIdentityOption: ParsableArguments {
+struct PluginIdentityOption: ParsableArguments {
     @Option(name: .customShort("j", allowingJoined: true),
             help: ArgumentHelp("Use plugin NAME's identity without data (age-plugin-NAME on PATH). Repeatable.", valueName: "name"))
-    public var names: [String] = []
+    var names: [String] = []
 
-    public init() {}
+    init() {}
 
-    public var isEmpty: Bool { names.isEmpty }
+    var isEmpty: Bool { names.isEmpty }
 
     /// The identities; a name that is not a plugin's (a path, say) is refused before anything runs.
-    public func identities() throws -> [PluginIdentity] {
+    func identities() throws -> [PluginIdentity] {
         try names.map { name in
             do { return try PluginIdentity(pluginName: name) } catch let error as AgeError {
                 throw ToolError(error.description, exit: .usage, hints: ["-j takes a plugin's name: -j yubikey runs age-plugin-yubikey from PATH"])

@@ -3,18 +3,18 @@ import VFSCore
 /// Plugins' questions on the terminal, as the tools' own prompts: `request-secret`
 /// without echo, `request-public` and `confirm` with it, and no terminal means no
 /// answer (the run fails at once). Their messages are notes on stderr.
-public struct TerminalPluginInteraction: PluginInteraction {
-    public init() {}
+struct TerminalPluginInteraction: PluginInteraction {
+    init() {}
 
-    public func show(plugin name: String, message: String) {
+    func show(plugin name: String, message: String) {
         Diagnostics.info("\(AgePlugin.programName(name)): \(message)")
     }
 
-    public func ask(plugin name: String, prompt: String, secret: Bool) throws -> SecretBytes? {
+    func ask(plugin name: String, prompt: String, secret: Bool) throws -> SecretBytes? {
         try Terminal.readLine(prompt: Self.prompt(prompt), echo: !secret)
     }
 
-    public func confirm(plugin name: String, prompt: String, yes: String, no: String?) throws -> Bool? {
+    func confirm(plugin name: String, prompt: String, yes: String, no: String?) throws -> Bool? {
         let choices = no.map { "[\(yes)/\($0)]" } ?? "[\(yes)]"
         for _ in 0..<SecretSource.tries {
             guard let answer = try Terminal.readLine(prompt: Self.prompt("\(prompt) \(choices)"), echo: true) else { return nil }

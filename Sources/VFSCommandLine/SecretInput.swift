@@ -77,7 +77,7 @@ public struct SecretSource {
 
     /// A new random passphrase: ten groups of four lowercase letters and digits
     /// (about 206 bits), easy to read out and to type.
-    public static func generatedPassphrase() throws -> String {
+    static func generatedPassphrase() throws -> String {
         let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789")  // 32 symbols, no l/o/0/1
         let bytes = try SecureRandom.bytes(40)
         let symbols = bytes.map { alphabet[Int($0 & 31)] }
@@ -102,10 +102,10 @@ public struct SecretSource {
 /// `--passphrase-file` and `--passphrase-fd`, with VFS_PASSPHRASE.
 public struct PassphraseOptions: ParsableArguments {
     @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("Read the passphrase from the first line of PATH.", valueName: "path"), completion: .file())
-    public var passphraseFile: String?
+    var passphraseFile: String?
 
     @Option(name: .customLong("passphrase-fd"), help: ArgumentHelp("Read the passphrase from file descriptor N.", valueName: "n"))
-    public var passphraseFD: Int32?
+    var passphraseFD: Int32?
 
     public init() {}
 

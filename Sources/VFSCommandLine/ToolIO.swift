@@ -58,7 +58,7 @@ public enum ToolIO {
         public var path: String? { file?.path }
 
         /// The descriptor of the output file (nil for stdout or a device).
-        public var fileDescriptor: Int32? { file?.fd }
+        var fileDescriptor: Int32? { file?.fd }
 
         /// Makes the output file appear (no-op for stdout).
         public func commit(exclusive: Bool = false) throws {

@@ -345,7 +345,7 @@ public struct S3Client: Sendable {
     }
 
     /// The largest object one CopyObject copies (S3's limit).
-    public static let largestCopy: Int64 = 5 << 30
+    static let largestCopy: Int64 = 5 << 30
 
     /// A copy or a completion may answer 200 and still fail, with an <Error> document in the body.
     static func checkAnswer(_ text: String, key: String) throws {

@@ -37,7 +37,7 @@ public struct SignatureV4: Sendable {
     }
 
     /// The SHA-256 of an empty payload, as hex.
-    public static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
     /// The hex SHA-256 of a payload, as X-Amz-Content-Sha256 carries it.
     public static func payloadHash<D: DataProtocol>(_ bytes: D) -> String { hex(SHA256.hash(data: bytes)) }

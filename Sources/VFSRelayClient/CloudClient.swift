@@ -10,7 +10,7 @@ import VFSRelayProtocol
 /// each name is percent-escaped on the way, so any valid name travels unchanged.
 extension RelayClient {
     /// `/docs/a b.pdf` → `/v1/cloud/docs/a%20b.pdf` (`base` is the route).
-    public static func cloudRoute(_ path: String, base: String = RelayPaths.cloud) -> String {
+    static func cloudRoute(_ path: String, base: String = RelayPaths.cloud) -> String {
         let names = path.split(separator: "/").map { name in
             percentEscaped(String(name), keeping: "._-~")
         }
@@ -58,7 +58,7 @@ extension RelayClient {
         _ = try await send(.DELETE, Self.cloudRoute(path))
     }
 
-    public func cloudReplaceHeader(_ path: String, _ body: CloudHeaderReplace) async throws -> CloudEntry {
+    func cloudReplaceHeader(_ path: String, _ body: CloudHeaderReplace) async throws -> CloudEntry {
         try await call(.PUT, Self.cloudRoute(path, base: RelayPaths.cloudHeader), body: body, as: CloudEntry.self)
     }
 
@@ -67,7 +67,7 @@ extension RelayClient {
     }
 
     /// The first `count` bytes of a cloud file (its age header, for a rekey).
-    public func cloudPrefix(_ path: String, count: Int64) async throws -> [UInt8] {
+    func cloudPrefix(_ path: String, count: Int64) async throws -> [UInt8] {
         let response = try await execute(request(.GET, Self.cloudRoute(path), headers: [("Range", "bytes=0-\(count - 1)")]),
                                          timeout: .seconds(120))
         return try await collect(response, limit: Int(count) + 1)

@@ -26,14 +26,14 @@ public struct CredentialPlace: Sendable {
         self.passcode = passcode
     }
 
-    public static let identityName = "vfs-device"
-    public static let tokenService = "vfs-relay"
-    public static let tokenAccount = "token"
+    static let identityName = "vfs-device"
+    static let tokenService = "vfs-relay"
+    static let tokenAccount = "token"
     /// The keychain secret holding the device's Ed25519 signing key (its 32-byte seed).
-    public static let signingKeyAccount = "signing-key"
+    static let signingKeyAccount = "signing-key"
 
     /// Beside `--identity-file PATH`, the signing key is kept in `PATH.ed25519`.
-    public var signingKeyFile: String? { identityFile.map { $0 + ".ed25519" } }
+    var signingKeyFile: String? { identityFile.map { $0 + ".ed25519" } }
 
     var usesKeychain: Bool { tokenFile == nil || identityFile == nil }
 }
@@ -230,7 +230,7 @@ public final class DeviceCredentials: @unchecked Sendable {
     /// Erases the token and the identity (a remote log-out): keychain entries removed,
     /// files overwritten and removed. A plugin's stub is left as it is: it holds no
     /// secret, and its key is in hardware that no erasing here reaches.
-    public func erase() throws {
+    func erase() throws {
         let identityFile = place.identityFile.flatMap { Self.holdsPluginStub($0) ? nil : $0 }
         for file in [place.tokenFile, identityFile, place.signingKeyFile].compactMap({ $0 }) {
             Self.overwriteAndRemove(file)

@@ -19,7 +19,7 @@ import Glibc
 /// a mismatch is thrown from that read instead (and the partial file removed), so the
 /// unpacking, which reads its input to the end before it places anything, places
 /// nothing. A download that fails is thrown to the reader the same way.
-public final class DownloadFeed: ByteSource, @unchecked Sendable {
+final class DownloadFeed: ByteSource, @unchecked Sendable {
     // Sendable: `written`, `failure` and `abandoned` are only touched under `condition`;
     // the rest belongs to the one reading thread.
     private let condition = PThreadCondition()
@@ -38,7 +38,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     /// Opens (creating it, 0600) the partial file at `path` for `transfer`. One still
     /// `uploading` has no end until `settle` gives its size and SHA-256.
-    public convenience init(path: String, transfer: InboxEntry) throws {
+    convenience init(path: String, transfer: InboxEntry) throws {
         let uploading = transfer.status == .uploading
         try self.init(path: path, target: RangeDownloader.Target(route: RelayPaths.transferContent(transfer.id), label: transfer.id,
                                                                  size: uploading ? .max : transfer.size,
@@ -47,7 +47,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     /// A transfer read while it uploaded ended: its size and SHA-256, which the reader's
     /// end of input is checked against.
-    public func settle(size: Int64, sha256: String) {
+    func settle(size: Int64, sha256: String) {
         condition.withLock {
             transfer.size = size
             transfer.sha256 = sha256
@@ -57,7 +57,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     /// Opens (creating it, 0600) the partial file at `path` for what `target` downloads
     /// (a transfer, a cloud file).
-    public init(path: String, target: RangeDownloader.Target) throws {
+    init(path: String, target: RangeDownloader.Target) throws {
         fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
         self.path = path
@@ -69,7 +69,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
     // MARK: the download's side
 
     /// The file holds the transfer's first `count` bytes.
-    public func advance(to count: Int64) {
+    func advance(to count: Int64) {
         condition.withLock {
             written = max(written, count)
             condition.broadcast()
@@ -78,7 +78,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     /// The download started over from byte 0 (the blob changed): a reader that already
     /// read bytes of the old one fails.
-    public func restarted() {
+    func restarted() {
         condition.withLock {
             if position > 0 || written > 0 {
                 fail(locked: RelayClientError.badAnswer(url: path, reason: "the transfer changed while it was fetched; fetch it again"))
@@ -87,7 +87,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
     }
 
     /// The download failed: the reader's next read throws `error` (unless one failed already).
-    public func fail(_ error: Error) { condition.withLock { fail(locked: error) } }
+    func fail(_ error: Error) { condition.withLock { fail(locked: error) } }
 
     private func fail(locked error: Error) {
         if failure == nil { failure = error }
@@ -95,13 +95,13 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
     }
 
     /// Why the feed failed (a download error or a SHA-256 mismatch), nil if it did not.
-    public var error: Error? { condition.withLock { failure } }
+    var error: Error? { condition.withLock { failure } }
 
     /// True once the reader stopped (it failed or was done): the download can stop too.
-    public var isAbandoned: Bool { condition.withLock { abandoned } }
+    var isAbandoned: Bool { condition.withLock { abandoned } }
 
     /// The reader is done with the feed, whether or not it read everything.
-    public func abandon() {
+    func abandon() {
         condition.withLock {
             abandoned = true
             condition.broadcast()
@@ -110,7 +110,7 @@ public final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     // MARK: the reader's side
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard buffer.count > 0 else { return 0 }
         let available: Int64 = try condition.withLock {
             while true {

@@ -15,21 +15,16 @@ import Glibc
 /// Downloads a transfer's ciphertext into a partial file, resuming with HTTP Range
 /// from the bytes already there (If-Range with the transfer's ETag, so a changed blob
 /// starts over), and checks its SHA-256 once complete.
-public struct RangeDownloader: Sendable {
-    public let client: RelayClient
-    public var retries: Int
-    public var backoff: Backoff
+struct RangeDownloader: Sendable {
+    let client: RelayClient
+    var retries: Int
+    var backoff: Backoff
     /// The most bytes `follow` takes of a transfer still uploading (no size listed yet):
     /// past it, `.pastLimit` and the partial file is removed. Unbounded by default, for
     /// a reader that checks what it reads as it arrives (a signed manifest bounds it).
-    public var followLimit: Int64 = .max
+    var followLimit: Int64 = .max
 
-    /// The `followLimit` of what nobody checks as it arrives (vfs-fetch --raw,
-    /// --allow-unverified) unless told otherwise: 8 GiB, the relay's default largest
-    /// upload (vfs-relay serve --max-upload).
-    public static let uncheckedFollowLimit: Int64 = 8 << 30
-
-    public init(client: RelayClient, retries: Int = 5, backoff: Backoff = Backoff(base: 0.2, cap: 5)) {
+    init(client: RelayClient, retries: Int = 5, backoff: Backoff = Backoff(base: 0.2, cap: 5)) {
         self.client = client
         self.retries = retries
         self.backoff = backoff
@@ -39,20 +34,20 @@ public struct RangeDownloader: Sendable {
     /// removes the file) if the whole does not hash to `sha256`. With a `feed`, its
     /// reader is told of every byte written, and it checks the SHA-256 instead; the
     /// download stops (CancellationError) once the reader gave up.
-    public func download(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
+    func download(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
                          progress: (@Sendable (Int64) -> Void)? = nil) async throws {
         try await download(Target(route: RelayPaths.transferContent(transfer.id), label: transfer.id, size: transfer.size,
                                   sha256: transfer.sha256), to: path, feed: feed, progress: progress)
     }
 
     /// What to download: a route serving `size` bytes with ETag `"sha256"`.
-    public struct Target: Sendable {
-        public var route: String
+    struct Target: Sendable {
+        var route: String
         /// Names it in errors (a transfer id, a cloud path).
-        public var label: String
-        public var size: Int64
-        public var sha256: String
-        public init(route: String, label: String, size: Int64, sha256: String) {
+        var label: String
+        var size: Int64
+        var sha256: String
+        init(route: String, label: String, size: Int64, sha256: String) {
             self.route = route
             self.label = label
             self.size = size
@@ -62,7 +57,7 @@ public struct RangeDownloader: Sendable {
 
     /// Fills `path` with the target's bytes, resuming from what the file holds, and
     /// checks the SHA-256 (`.corruptDownload` removes the file); with a `feed`, as above.
-    public func download(_ transfer: Target, to path: String, feed: DownloadFeed? = nil,
+    func download(_ transfer: Target, to path: String, feed: DownloadFeed? = nil,
                          progress: (@Sendable (Int64) -> Void)? = nil) async throws {
         var failures = 0
         while true {
@@ -162,7 +157,7 @@ public struct RangeDownloader: Sendable {
     /// a relay that sends bytes without end is read no further than the reader accepts
     /// them (the age stream's authentication, the bundle's checks), and never past
     /// `followLimit` (`.pastLimit`, the partial file removed).
-    public func follow(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
+    func follow(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
                        progress: (@Sendable (Int64) -> Void)? = nil) async throws -> InboxEntry {
         let route = RelayPaths.transferContent(transfer.id)
         // No size and no SHA-256 yet: the body's end is the end, within the limit.
@@ -206,7 +201,7 @@ public struct RangeDownloader: Sendable {
     }
 
     /// The file's SHA-256 in lowercase hex, read in chunks.
-    public static func sha256(ofFile path: String) throws -> String {
+    static func sha256(ofFile path: String) throws -> String {
         let source = try FileDescriptorSource(path: path)
         let hash = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)

@@ -158,7 +158,7 @@ public final class RelayClient: Sendable {
 
     /// The largest JSON answer (or error body) read: a hostile relay's endless body
     /// ends there, with `.badAnswer`, instead of growing the tool without bound.
-    public static let answerLimit = 8 << 20
+    static let answerLimit = 8 << 20
 
     /// Reads a whole (small) body; throws the error an error status stands for.
     func collect(_ response: HTTPClientResponse, limit: Int = answerLimit) async throws -> [UInt8] {

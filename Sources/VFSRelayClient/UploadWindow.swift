@@ -56,7 +56,7 @@ public final class UploadWindow: UploadSource {
     public func held() -> (start: Int64, chunks: [ByteBuffer]) { state.withLock { ($0.start, $0.chunks) } }
 
     /// Everything held, taken out (after `abandon`: the writer keeps it elsewhere).
-    public func takeAll() -> (start: Int64, chunks: [ByteBuffer]) {
+    func takeAll() -> (start: Int64, chunks: [ByteBuffer]) {
         state.withLock { state in
             defer {
                 state.chunks.removeAll()

@@ -8,27 +8,27 @@ public protocol CheckedAnswer {
     func checkAnswer() throws
 }
 
-public enum RelayIdentifiers {
+enum RelayIdentifiers {
     /// The longest part of a bad value an error repeats.
     static let shown = 80
 
-    public static func isID(_ text: String) -> Bool { isLowercaseHex(text, digits: 32) }
-    public static func isSHA256(_ text: String) -> Bool { isLowercaseHex(text, digits: 64) }
+    static func isID(_ text: String) -> Bool { isLowercaseHex(text, digits: 32) }
+    static func isSHA256(_ text: String) -> Bool { isLowercaseHex(text, digits: 64) }
 
     static func isLowercaseHex(_ text: String, digits: Int) -> Bool {
         text.utf8.count == digits && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// `value` as an id of `what` ("transfer id"), or `.invalidAnswer`.
-    public static func checkID(_ value: String, _ what: String) throws {
+    static func checkID(_ value: String, _ what: String) throws {
         guard isID(value) else { throw invalid(what, value, rule: "32 lowercase hex digits") }
     }
 
-    public static func checkSHA256(_ value: String, _ what: String) throws {
+    static func checkSHA256(_ value: String, _ what: String) throws {
         guard isSHA256(value) else { throw invalid(what, value, rule: "64 lowercase hex digits") }
     }
 
-    public static func checkSize(_ value: Int64, _ what: String) throws {
+    static func checkSize(_ value: Int64, _ what: String) throws {
         guard value >= 0 else { throw invalid(what, String(value), rule: "a number of bytes") }
     }
 

@@ -25,7 +25,7 @@ extension RelayPaths {
     /// caller's own for a member); `POST`: a new one (administrators).
     public static let orgGroups = "/v1/org/groups"
     public static func orgGroup(_ name: String) -> String { "\(orgGroups)/\(name)" }
-    public static func orgGroupMember(_ name: String, _ email: String) -> String { "\(orgGroups)/\(name)/members/\(email)" }
+    static func orgGroupMember(_ name: String, _ email: String) -> String { "\(orgGroups)/\(name)/members/\(email)" }
 }
 
 /// A user of the caller's organisation, as `GET /v1/org/users` lists them: whom

@@ -18,18 +18,18 @@ public struct RelayConfiguration: Sendable {
     /// quota, so this bounds them); one more is answered 507 `too_many_entries`.
     public var maxCloudEntries = 100_000
     /// How long an undelivered transfer waits, unless its sender says otherwise.
-    public var transferLifetime: TimeInterval = 7 * 86400
+    var transferLifetime: TimeInterval = 7 * 86400
     /// The longest lifetime a sender may ask for.
-    public var maxTransferLifetime: TimeInterval = 90 * 86400
+    var maxTransferLifetime: TimeInterval = 90 * 86400
     /// How long an unfinished upload is kept.
-    public var uploadLifetime: TimeInterval = 86400
+    var uploadLifetime: TimeInterval = 86400
     /// How long an enrolment code works.
-    public var enrolmentCodeLifetime: TimeInterval = 15 * 60
+    var enrolmentCodeLifetime: TimeInterval = 15 * 60
     /// How long an admin web page sign-in code works, and how long its session lasts.
-    public var loginCodeLifetime: TimeInterval = 10 * 60
-    public var adminSessionLifetime: TimeInterval = 8 * 3600
+    var loginCodeLifetime: TimeInterval = 10 * 60
+    var adminSessionLifetime: TimeInterval = 8 * 3600
     /// How long events are kept for devices that are offline.
-    public var eventRetention: TimeInterval = 30 * 86400
+    var eventRetention: TimeInterval = 30 * 86400
     /// The comment that keeps idle event streams open through proxies.
     public var keepAliveInterval: Duration = .seconds(15)
     /// How often expired transfers and uploads and orphan blobs are collected.

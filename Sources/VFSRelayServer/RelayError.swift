@@ -5,29 +5,29 @@ import NIOCore
 import VFSRelayProtocol
 
 /// An answer other than success: a status, a code and a message for people.
-public struct RelayError: Error, Sendable {
-    public var status: HTTPResponse.Status
-    public var code: RelayErrorCode
-    public var message: String
-    public var headers: HTTPFields
+struct RelayError: Error, Sendable {
+    var status: HTTPResponse.Status
+    var code: RelayErrorCode
+    var message: String
+    var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, _ code: RelayErrorCode, _ message: String, headers: HTTPFields = [:]) {
+    init(_ status: HTTPResponse.Status, _ code: RelayErrorCode, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers
     }
 
-    public static func badRequest(_ message: String) -> RelayError { .init(.badRequest, .badRequest, message) }
-    public static func notFound(_ message: String) -> RelayError { .init(.notFound, .notFound, message) }
-    public static func conflict(_ message: String) -> RelayError { .init(.conflict, .conflict, message) }
-    public static let unauthorized = RelayError(.unauthorized, .unauthorized, "a valid device token is needed (Authorization: Bearer TOKEN)")
-    public static let revoked = RelayError(.unauthorized, .revoked, "this device was logged out (revoked)")
+    static func badRequest(_ message: String) -> RelayError { .init(.badRequest, .badRequest, message) }
+    static func notFound(_ message: String) -> RelayError { .init(.notFound, .notFound, message) }
+    static func conflict(_ message: String) -> RelayError { .init(.conflict, .conflict, message) }
+    static let unauthorized = RelayError(.unauthorized, .unauthorized, "a valid device token is needed (Authorization: Bearer TOKEN)")
+    static let revoked = RelayError(.unauthorized, .revoked, "this device was logged out (revoked)")
     /// The relay keeps its disk reserve free (`serve --disk-reserve`): no more bytes now.
-    public static let diskFull = RelayError(.init(code: 507, reasonPhrase: "Insufficient Storage"), .insufficientStorage,
+    static let diskFull = RelayError(.init(code: 507, reasonPhrase: "Insufficient Storage"), .insufficientStorage,
                                             "the relay's disk is nearly full; the upload can resume once there is room",
                                             headers: [.retryAfter: "300"])
-    public static let forbidden = RelayError(.forbidden, .forbidden, "only an administrator of the organisation may do this")
+    static let forbidden = RelayError(.forbidden, .forbidden, "only an administrator of the organisation may do this")
 
     /// The error as the API answers it.
     init(_ error: any Error) {

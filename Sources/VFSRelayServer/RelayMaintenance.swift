@@ -24,7 +24,7 @@ public struct RelayMaintenance: Sendable {
 
     /// One sweep; on a disk too full for the database, the ballast goes first (the sweep
     /// frees space), and it is made again afterwards once there is room.
-    public func sweep(now: Date = Date()) async throws -> GarbageReport {
+    func sweep(now: Date = Date()) async throws -> GarbageReport {
         let report: GarbageReport
         if let ballast = configuration.ballast {
             report = try await ballast.freeing { try await sweepOnceUnguarded(now: now) }

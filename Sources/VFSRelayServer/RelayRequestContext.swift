@@ -9,9 +9,9 @@ public struct RelayRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: DeviceIdentity?
     /// The socket's peer.
-    public let peerAddress: String
+    let peerAddress: String
     /// The client: the peer, or the address a trusted proxy forwarded for (`--trusted-proxy`).
-    public var remoteAddress: String
+    var remoteAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -26,22 +26,22 @@ public struct RelayRequestContext: RequestContext {
     public var responseEncoder: JSONEncoder { RelayJSON.encoder() }
 
     /// The caller; routes behind the auth middleware always have one.
-    public func requireIdentity() throws -> DeviceIdentity {
+    func requireIdentity() throws -> DeviceIdentity {
         guard let identity else { throw RelayError.unauthorized }
         return identity
     }
 }
 
 /// The API's JSON: ISO 8601 times to the second, keys sorted.
-public enum RelayJSON {
-    public static func encoder() -> JSONEncoder {
+enum RelayJSON {
+    static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 
-    public static func decoder() -> JSONDecoder {
+    static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         // Any RFC 3339 time, as the document's `date-time` promises (fractions, offsets).
         decoder.dateDecodingStrategy = .custom { decoder in

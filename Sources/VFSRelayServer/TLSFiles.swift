@@ -1,8 +1,8 @@
 import NIOSSL
 
 /// A certificate or key file that does not hold what TLS needs.
-public struct RelayTLSFileError: Error, CustomStringConvertible {
-    public let description: String
+struct RelayTLSFileError: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// Loads `serve --tls-cert/--tls-key` once before serving, so a file that is not PEM

@@ -134,7 +134,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         (options.directory, options.app, options.toStandardOutput, options.raw) = (directory, app, toStandardOutput, raw)
         (options.verbose, options.allowUnverified) = (verbose, allowUnverified)
         if raw || allowUnverified {
-            options.followLimit = (try? maxSize.map(SizeText.bytes)) ?? RangeDownloader.uncheckedFollowLimit
+            options.followLimit = (try? maxSize.map(SizeText.bytes)) ?? ReceiveOptions.uncheckedFollowLimit
         }
         return options
     }

@@ -12,8 +12,8 @@ import Glibc
 ///     // … talk to 127.0.0.1:\(relay.port) …
 ///     relay.stop()
 public final class BackgroundServer: @unchecked Sendable {
-    public struct StartError: Error, CustomStringConvertible {
-        public let description: String
+    struct StartError: Error, CustomStringConvertible {
+        let description: String
     }
 
     public let process: Process

@@ -25,8 +25,8 @@ public struct RawEntry: Sendable {
     }
 }
 
-public struct ForgeError: Error, CustomStringConvertible {
-    public let description: String
+struct ForgeError: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// Writes a bundle's plaintext (a zstd-compressed pax archive) with libarchive

@@ -54,8 +54,8 @@ public enum OtherUser {
         if let folder { TestFolder.remove(folder) }
     }
 
-    public struct Unreachable: Error, CustomStringConvertible {
-        public let message: String
-        public var description: String { message }
+    struct Unreachable: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
     }
 }

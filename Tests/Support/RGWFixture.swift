@@ -17,7 +17,7 @@ public final class RGWFixture: Sendable {
     public let secretKey: String
     public let region: String
     public let folder: String
-    public let cephConf: String
+    let cephConf: String
     private let counter = Mutex(0)
     private let stopped = Mutex(false)
 

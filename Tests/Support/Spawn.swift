@@ -7,7 +7,7 @@ import Glibc
 /// file `output` (never a pipe: a server it leaves running would hold a pipe open), and
 /// waits for it with waitpid (not Foundation's Process, whose wait can hang in a test
 /// process busy on every thread). Returns the output and whether it exited with 0.
-public func spawnAndWait(_ argv: [String], output: String) throws -> (text: String, succeeded: Bool, status: Int32) {
+func spawnAndWait(_ argv: [String], output: String) throws -> (text: String, succeeded: Bool, status: Int32) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -25,6 +25,6 @@ public func spawnAndWait(_ argv: [String], output: String) throws -> (text: Stri
     return (text, status & 0x7f == 0 && (status >> 8) & 0xff == 0, status)
 }
 
-public struct SpawnFailure: Error, CustomStringConvertible {
-    public let description: String
+struct SpawnFailure: Error, CustomStringConvertible {
+    let description: String
 }

@@ -46,7 +46,7 @@ extension AgeEncryptor {
 public final class AgeDecryptor {
     private let input: BufferedSource
     let header: Header
-    public let isArmored: Bool
+    let isArmored: Bool
 
     /// Parses the header; detects armor unless `armored` says.
     public init(source: ByteSource, armored: Bool? = nil) throws {
@@ -62,7 +62,7 @@ public final class AgeDecryptor {
     public var isPassphraseEncrypted: Bool { ScryptRecipient.isPassphraseHeader(header.stanzas) }
 
     /// The types of the header's stanzas, for messages.
-    public var stanzaTypes: [String] { header.stanzas.map(\.type) }
+    var stanzaTypes: [String] { header.stanzas.map(\.type) }
 
     /// Unwraps the file key with the first identity that can, and checks the header MAC.
     public func fileKey(identities: [Identity]) throws -> SecretBytes {

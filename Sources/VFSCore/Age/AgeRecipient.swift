@@ -34,7 +34,7 @@ public enum AgeRecipient: Recipient, Hashable {
         }
     }
 
-    public var isPostQuantum: Bool { if case .hybrid = self { return true } else { return false } }
+    var isPostQuantum: Bool { if case .hybrid = self { return true } else { return false } }
 
     /// The recipient of this kind.
     var recipient: Recipient {
@@ -97,7 +97,7 @@ public enum AgeIdentity: Identity {
 
     /// True for the age key types (X25519, post-quantum, a plugin's stub), which
     /// identity files and the keychain hold as lines; false for SSH keys.
-    public var isAgeKey: Bool {
+    var isAgeKey: Bool {
         switch self {
         case .x25519, .hybrid, .plugin: return true
         case .sshEd25519, .sshRSA: return false

@@ -17,9 +17,9 @@ extension Recipient {
 }
 
 /// The labels age's own recipient kinds give, and the error a mismatch makes.
-public enum RecipientLabel {
+enum RecipientLabel {
     /// A post-quantum recipient's label: only post-quantum recipients share its files.
-    public static let postQuantum = "postquantum"
+    static let postQuantum = "postquantum"
     /// How the label a recipient that must stay alone (a passphrase) starts; a random
     /// part follows, so no other recipient has the same set.
     static let alonePrefix = "alone-"

@@ -231,11 +231,11 @@ package enum DeviceChain {
 
     /// The versioned wire form the relay stores and serves without reading it:
     /// `{"version":1,"statements":["<base64 of a signed statement>", …]}`.
-    public struct Wire: Codable, Equatable, Sendable {
-        public static let currentVersion = 1
-        public var version: Int
-        public var statements: [String]
-        public init(statements: [Statement]) {
+    struct Wire: Codable, Equatable, Sendable {
+        static let currentVersion = 1
+        var version: Int
+        var statements: [String]
+        init(statements: [Statement]) {
             version = Self.currentVersion
             self.statements = statements.map { Data($0.encoded).base64EncodedString() }
         }

@@ -22,7 +22,7 @@ import Glibc
 /// A tool that installs its own handler for one of these signals later (to remove a
 /// temporary file on SIGBUS, say) keeps it: this runs first.
 public enum ProcessHardening {
-    public static let fatalSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+    static let fatalSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
 
     public static func apply() {
         makeUndumpable()
@@ -32,7 +32,7 @@ public enum ProcessHardening {
     }
 
     /// prctl(PR_SET_DUMPABLE, 0). Glibc does not export prctl to Swift.
-    public static func makeUndumpable() {
+    static func makeUndumpable() {
         typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
         _ = unsafeBitCast(symbol, to: Prctl.self)(4 /* PR_SET_DUMPABLE */, 0, 0, 0, 0)

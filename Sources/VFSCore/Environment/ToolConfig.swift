@@ -59,8 +59,8 @@ public struct ToolConfig: Sendable, Equatable {
 /// The clock staleness is measured with: now, or, for the test suite only
 /// (`VFS_TEST_HOOKS=1`), the ISO 8601 time in `VFS_TEST_NOW`, so a test can stand
 /// 73 hours after a sync without waiting for them.
-public enum TestClock {
-    public static func now(_ paths: VFSPaths) -> Date {
+enum TestClock {
+    static func now(_ paths: VFSPaths) -> Date {
         guard paths.environment["VFS_TEST_HOOKS"] == "1", let text = paths.environment["VFS_TEST_NOW"],
               let date = PolicyDates.parseTime(text) else { return Date() }
         return date

@@ -88,7 +88,7 @@ public struct VFSPaths: Sendable {
 
     public var policyFile: String { get throws { try value("VFS_POLICY") ?? home + "/policy.json" } }
 
-    public var groupsFolder: String { get throws { try home + "/groups" } }
+    var groupsFolder: String { get throws { try home + "/groups" } }
 
     /// The private folder the agent sockets live in: under `$XDG_RUNTIME_DIR` (when it
     /// is absolute), else under `/run/user/UID` when that is ours and private (cron
@@ -133,7 +133,7 @@ public struct VFSPaths: Sendable {
     public var policyCache: String { get throws { try home + "/policy-cache" } }
 
     /// The tools' settings (`home/config.json`, see ToolConfig): `policy.source`.
-    public var toolConfig: String { get throws { try home + "/config.json" } }
+    var toolConfig: String { get throws { try home + "/config.json" } }
 }
 
 /// No folder to keep the toolkit's files in.

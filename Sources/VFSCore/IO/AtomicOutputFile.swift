@@ -17,7 +17,7 @@ import Glibc
 public final class AtomicOutputFile: ByteSink {
     public let path: String
     /// The named temporary file, or nil while the file is unnamed (O_TMPFILE).
-    public private(set) var temporaryPath: String?
+    private(set) var temporaryPath: String?
     public let fd: Int32
     private let finalMode: mode_t
     private var done = false
@@ -172,7 +172,7 @@ public final class AtomicOutputFile: ByteSink {
     }
 
     /// fsync on a folder makes a rename in it durable.
-    public static func syncFolder(_ folder: String) {
+    static func syncFolder(_ folder: String) {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)

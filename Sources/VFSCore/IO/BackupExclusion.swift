@@ -13,7 +13,7 @@ import Glibc
 ///   `restic backup --exclude-caches`.
 public enum BackupExclusion {
     /// The tag file's name and its first line, as the cache directory tagging spec fixes them.
-    public static let tagName = "CACHEDIR.TAG"
+    static let tagName = "CACHEDIR.TAG"
     public static let tagSignature = "Signature: 8a477f597d28d172789f06886806bc55"
     static let tagText = tagSignature + """
 

@@ -4,7 +4,7 @@ import Glibc
 
 /// A failed system call, with the path or stream it was about.
 public struct IOError: Error, CustomStringConvertible {
-    public let operation: String
+    let operation: String
     public let path: String?
     public let code: Int32
 

@@ -33,7 +33,7 @@ extension ByteSource {
     public func mappableRegion() -> FileRegion? { nil }
 
     /// Reads until `buffer` is full or the input ends; returns the count read.
-    public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var total = 0
         while total < buffer.count {
             let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))

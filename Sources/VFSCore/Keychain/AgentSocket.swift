@@ -16,7 +16,7 @@ import Glibc
 /// - `L` → status 0, then the agent wipes the key, removes its socket and exits;
 /// - `R` + keychain id + new master key → status 0 once the agent holds the new key
 ///   (after `passcode`, `recover` or `questions` replaced it), or 1 for another keychain.
-public enum AgentSocket {
+enum AgentSocket {
     enum Operation: UInt8 {
         case key = 0x4B      // K
         case status = 0x53   // S
@@ -27,10 +27,10 @@ public enum AgentSocket {
     static let protocolVersion: UInt8 = 1
 
     /// The private folder the sockets live in (VFSPaths.agentFolder).
-    public static var folder: String { VFSPaths.current.agentFolder }
+    static var folder: String { VFSPaths.current.agentFolder }
 
     /// The socket of the agent for the keychain at `keychainPath`.
-    public static func path(forKeychain keychainPath: String) -> String {
+    static func path(forKeychain keychainPath: String) -> String {
         var resolved = keychainPath
         if let real = realpath(keychainPath, nil) {
             resolved = String(cString: real)

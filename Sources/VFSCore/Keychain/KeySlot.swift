@@ -20,11 +20,11 @@ public struct KeySlot: Equatable, Sendable {
         case legacyRecovery = 2
         case recovery = 3
 
-        public var isRecovery: Bool { self != .passcode }
+        var isRecovery: Bool { self != .passcode }
     }
 
-    public static let saltCount = 16
-    public static let wrappedCount = KeychainFormat.masterKeyCount + ChaChaPoly.tagCount
+    static let saltCount = 16
+    static let wrappedCount = KeychainFormat.masterKeyCount + ChaChaPoly.tagCount
     /// The most questions a recovery slot holds.
     public static let maxQuestions = 16
     /// The largest scrypt work factor (log2 N) a key slot may have, as vfs-decrypt's default
@@ -36,12 +36,12 @@ public struct KeySlot: Equatable, Sendable {
     public let logN: UInt8
     public let r: UInt8
     public let p: UInt8
-    public let salt: [UInt8]
+    let salt: [UInt8]
     /// A recovery slot's public key (the X25519 public half of the answers' key); empty otherwise.
     public let recipient: [UInt8]
     /// A recovery slot's ephemeral public key of the current envelope; empty otherwise.
-    public let ephemeral: [UInt8]
-    public let wrappedKey: [UInt8]
+    let ephemeral: [UInt8]
+    let wrappedKey: [UInt8]
     /// The recovery questions, in the clear so `recover` can ask them; empty for a passcode slot.
     public let questions: [String]
 
@@ -92,7 +92,7 @@ public struct KeySlot: Equatable, Sendable {
 
     /// This recovery slot with `masterKey` sealed to its public key under a new
     /// ephemeral key: no answers needed.
-    public func resealed(_ masterKey: SecretBytes) throws -> KeySlot {
+    func resealed(_ masterKey: SecretBytes) throws -> KeySlot {
         precondition(kind == .recovery)
         let ephemeralScalar = try X25519.generatePrivateKey()
         let ephemeral = try X25519.publicKey(of: ephemeralScalar)
@@ -124,7 +124,7 @@ public struct KeySlot: Equatable, Sendable {
     }
 
     /// The same key under another secret (a new passcode): a new salt, the same work factor.
-    public func rewrapped(_ masterKey: SecretBytes, secret: SecretBytes, workFactor: Int? = nil) throws -> KeySlot {
+    func rewrapped(_ masterKey: SecretBytes, secret: SecretBytes, workFactor: Int? = nil) throws -> KeySlot {
         try KeySlot.wrap(masterKey, kind: kind, secret: secret, workFactor: workFactor ?? Int(logN), questions: questions)
     }
 

@@ -22,9 +22,9 @@ public struct KeychainEntry: Sendable {
     /// The longest service, account, label or question the tools accept, in UTF-8 bytes.
     public static let maxNameCount = 1024
     /// The longest the format can hold: a u16 length.
-    public static let maxFieldCount = Int(UInt16.max)
+    static let maxFieldCount = Int(UInt16.max)
     /// The largest secret the tools store (the format's u32 would hold more).
-    public static let maxSecretCount = 16 << 20
+    static let maxSecretCount = 16 << 20
 
     public init(kind: Kind, service: String, account: String, label: String = "", created: Int64, modified: Int64, secret: SecretBytes) {
         self.kind = kind

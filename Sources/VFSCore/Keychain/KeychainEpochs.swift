@@ -15,20 +15,20 @@ import Glibc
 /// keychain's folder (they can remove this file too); it stops an older file from
 /// being taken for today's without a word. Restoring an older copy on purpose: remove
 /// `PATH.epoch` as well.
-public struct KeychainEpochs: Sendable {
-    public let path: String
+struct KeychainEpochs: Sendable {
+    let path: String
 
-    public init(keychainPath: String) { path = keychainPath + ".epoch" }
+    init(keychainPath: String) { path = keychainPath + ".epoch" }
 
     static let magic = "vfs-keychain-epoch 1"
 
-    public struct Record: Equatable, Sendable {
-        public let id: [UInt8]
-        public let epoch: UInt64
+    struct Record: Equatable, Sendable {
+        let id: [UInt8]
+        let epoch: UInt64
     }
 
     /// The recorded keychain id and epoch; nil when there is no readable record.
-    public func recorded() -> Record? {
+    func recorded() -> Record? {
         guard let bytes = try? FileDescriptorSource(path: path).readAll(), bytes.count < 4096 else { return nil }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         guard lines.count == 2, lines[0] == Self.magic else { return nil }
@@ -42,7 +42,7 @@ public struct KeychainEpochs: Sendable {
     /// file under its lock; else read now) for the same keychain. A higher one (a copy
     /// synced from elsewhere) is recorded, when the keychain's lock is free at once and
     /// the record is still lower (best effort: a read-only folder only loses the record).
-    public func check(id: [UInt8], epoch: UInt64, recorded snapshot: Record?? = nil) throws {
+    func check(id: [UInt8], epoch: UInt64, recorded snapshot: Record?? = nil) throws {
         let keychain = String(path.dropLast(".epoch".count))
         guard let known = snapshot ?? recorded(), known.id == id else { return }
         if epoch < known.epoch {
@@ -57,7 +57,7 @@ public struct KeychainEpochs: Sendable {
     }
 
     /// Records `epoch` for the keychain `id` (after a save).
-    public func record(id: [UInt8], epoch: UInt64) throws {
+    func record(id: [UInt8], epoch: UInt64) throws {
         try AtomicOutputFile.write(Array("\(Self.magic)\n\(id.hexString) \(epoch)\n".utf8), to: path, mode: 0o600)
     }
 

@@ -53,12 +53,12 @@ public enum KeychainFormat {
     /// The version written; versions 1 to 3 are read.
     public static let version: UInt16 = 2
     /// The version written while the keychain holds a post-quantum identity.
-    public static let postQuantumVersion: UInt16 = 3
+    static let postQuantumVersion: UInt16 = 3
     /// Recipient types in a format-3 recipients table.
     static let x25519RecipientType: UInt8 = 1
     static let hybridRecipientType: UInt8 = 2
-    public static let masterKeyCount = 32
-    public static let idCount = 16
+    static let masterKeyCount = 32
+    static let idCount = 16
     static let macCount = 32
     static let nonceCount = ChaChaPoly.nonceCount
 
@@ -120,7 +120,7 @@ public enum KeychainFormat {
 public struct KeychainHeader: Equatable, Sendable {
     /// An identity's public half, readable without the passcode.
     public struct PublicIdentity: Equatable, Sendable {
-        public static let tagCount = 16
+        static let tagCount = 16
         public let tag: [UInt8]
         public let recipient: AgeRecipient
 
@@ -136,7 +136,7 @@ public struct KeychainHeader: Equatable, Sendable {
     public let epoch: UInt64
     /// The format the header was read in (or is written in).
     public let version: UInt16
-    public private(set) var slots: [KeySlot]
+    private(set) var slots: [KeySlot]
 
     public init(id: [UInt8], epoch: UInt64 = 1, version: UInt16 = KeychainFormat.version, passcode: KeySlot, recovery: KeySlot? = nil) {
         precondition(id.count == KeychainFormat.idCount && passcode.kind == .passcode && recovery.map { $0.kind.isRecovery } ?? true)
@@ -209,7 +209,7 @@ public struct KeychainHeader: Equatable, Sendable {
     }
 
     /// Without the recovery slot.
-    public func removingRecovery() -> KeychainHeader { KeychainHeader(id: id, epoch: epoch, version: version, passcode: passcodeSlot) }
+    func removingRecovery() -> KeychainHeader { KeychainHeader(id: id, epoch: epoch, version: version, passcode: passcodeSlot) }
 
     func encoded() -> [UInt8] {
         precondition(version == KeychainFormat.version || version == KeychainFormat.postQuantumVersion, "only the current formats are written")
@@ -385,7 +385,7 @@ public struct SealedKeychain: Sendable {
     }
 
     /// True if the header MAC checks out under `masterKey`.
-    public func authenticates(masterKey: SecretBytes) throws -> Bool {
+    func authenticates(masterKey: SecretBytes) throws -> Bool {
         HMACSHA256.equal(try HMACSHA256.authenticate(key: KeychainFormat.macKey(masterKey, id: header.id), message: headerBytes), mac)
     }
 

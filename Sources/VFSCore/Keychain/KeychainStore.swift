@@ -25,7 +25,7 @@ public struct KeychainStore: Sendable {
 
     /// `path` with every symlink resolved; for a file that does not exist yet, its
     /// folder resolved and its name kept. Unchanged when neither resolves.
-    public static func realPath(_ path: String) -> String {
+    static func realPath(_ path: String) -> String {
         if let real = realpath(path, nil) {
             defer { free(real) }
             return String(cString: real)
@@ -40,7 +40,7 @@ public struct KeychainStore: Sendable {
     }
 
     /// The previous good copy, replaced only by a file that opened with the master key.
-    public var backupPath: String { path + ".prev" }
+    var backupPath: String { path + ".prev" }
 
     public var exists: Bool { access(path, F_OK) == 0 }
 
@@ -74,7 +74,7 @@ public struct KeychainStore: Sendable {
     }
 
     /// Where the epoch of the last save is remembered.
-    public var epochs: KeychainEpochs { KeychainEpochs(keychainPath: path) }
+    var epochs: KeychainEpochs { KeychainEpochs(keychainPath: path) }
 
     /// Creates a keychain with a new master key, wrapped under `passcode` and, with
     /// `recovery`, under the answers to its questions. Fails with `.exists` if there is

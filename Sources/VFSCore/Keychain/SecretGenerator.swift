@@ -6,7 +6,7 @@
 /// byte; a byte at or above the largest multiple of the alphabet's size is drawn
 /// again (rejection sampling), so every character is equally likely: no modulo bias.
 public enum SecretGenerator {
-    public static let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+    static let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
     public static let digits = Array("0123456789".utf8)
     /// The 32 ASCII punctuation characters (POSIX `[:punct:]`).
     public static let symbols = Array("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".utf8)

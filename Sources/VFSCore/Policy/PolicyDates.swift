@@ -57,7 +57,7 @@ public enum PolicyDates {
 
     /// A full ISO 8601 time (date, `T`, hours, minutes, optional seconds and fraction,
     /// then `Z` or `±hh:mm`), as in the policy file and `check --at`.
-    public static func parseInstant(_ text: String, what: String = "time") throws -> Date {
+    static func parseInstant(_ text: String, what: String = "time") throws -> Date {
         guard let date = parseTime(text) else { throw ParseError(text: text, what: what) }
         return date
     }

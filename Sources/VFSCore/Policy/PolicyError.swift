@@ -49,14 +49,14 @@ public enum PolicyRules {
     }
 
     /// A group id: 1–255 printable characters without spaces or commas.
-    public static func checkGroup(_ group: String) throws {
+    static func checkGroup(_ group: String) throws {
         guard PolicyValueRules.isValidGroup(group) else {
             throw PolicyError.invalidGroup(group)
         }
     }
 
     /// A file type in stored form: 1–32 of lowercase letters, digits, `_`, `-`, `+`.
-    public static func checkType(_ type: String) throws {
+    static func checkType(_ type: String) throws {
         guard PolicyValueRules.isValidType(type) else {
             throw PolicyError.invalidType(type)
         }

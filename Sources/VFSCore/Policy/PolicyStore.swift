@@ -91,7 +91,7 @@ public final class PolicyStore: PolicySource, Sendable {
     }
 
     /// The change log beside the policy.
-    public var logPath: String { path + ".log" }
+    var logPath: String { path + ".log" }
 
     /// The policy; a missing file is an empty policy.
     public func load() throws -> PolicyDocument {

@@ -6,7 +6,7 @@ import Glibc
 /// Other programs the keychain hands work to (an editor, a clipboard tool), started
 /// with posix_spawn. They get this process's environment less the secrets it may
 /// carry (VFS_PASSCODE, VFS_NEW_PASSCODE, VFS_PASSPHRASE).
-public enum ChildProcess {
+enum ChildProcess {
     static let secretVariables = ["VFS_PASSCODE", "VFS_NEW_PASSCODE", "VFS_PASSPHRASE"]
 
     /// What a child does with its standard streams.
@@ -75,7 +75,7 @@ public enum ChildProcess {
     }
 
     /// `name` found in the folders of `path` (a PATH value), as an executable file.
-    public static func find(_ name: String, path: String?) -> String? {
+    static func find(_ name: String, path: String?) -> String? {
         for folder in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where folder.hasPrefix("/") {
             let candidate = folder + "/" + name
             var info = stat()

@@ -26,7 +26,7 @@ public final class PrivateScratchFile {
     }
 
     /// True if `path` is a folder on tmpfs or ramfs that this user may write in.
-    public static func isMemoryFolder(_ path: String) -> Bool {
+    static func isMemoryFolder(_ path: String) -> Bool {
         guard access(path, W_OK | X_OK) == 0 else { return false }
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return false }

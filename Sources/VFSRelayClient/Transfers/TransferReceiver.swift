@@ -27,6 +27,10 @@ package struct ReceiveOptions {
     /// The most bytes taken of a transfer still uploading (`RangeDownloader.followLimit`):
     /// bounds what --raw and --allow-unverified write, which nothing checks as it arrives.
     package var followLimit: Int64 = .max
+    /// The `followLimit` of what nobody checks as it arrives (vfs-fetch --raw,
+    /// --allow-unverified) unless told otherwise: 8 GiB, the relay's default largest
+    /// upload (vfs-relay serve --max-upload).
+    package static let uncheckedFollowLimit: Int64 = 8 << 30
     /// Mark what is written to be left out of backups (`--no-backup`).
     package var noBackup = false
     /// Progress, warnings and notes.

@@ -68,7 +68,7 @@ public final class EventHub: Sendable {
     }
 
     /// Wakes the streams of these devices.
-    public func notify(_ devices: some Sequence<String>) {
+    func notify(_ devices: some Sequence<String>) {
         let continuations = state.withLock { state in
             state.generation &+= 1
             return devices.flatMap { state.streams[$0].map { Array($0.values) } ?? [] }
@@ -101,7 +101,7 @@ public final class EventHub: Sendable {
     var readsJoined: Int { state.withLock { $0.joined } }
 
     /// Ends every stream; new ones end at once.
-    public func closeAll() {
+    func closeAll() {
         let continuations = state.withLock { state -> [AsyncStream<StreamSignal>.Continuation] in
             state.closed = true
             let all = state.streams.values.flatMap(\.values)

@@ -4,7 +4,7 @@ import VFSRelayProtocol
 /// A signed-in administrator of the web page (`/admin/`): the session a cookie names.
 public struct AdminSession: Sendable, Equatable {
     public var userID: Int64
-    public var orgID: Int64
+    var orgID: Int64
     public var email: String
     public var expires: Date
 
@@ -27,7 +27,7 @@ public struct OrganisationMember: Sendable, Equatable {
 /// times and statuses only (the relay knows no names or content).
 public struct TransferOverview: Sendable, Equatable {
     public var id: String
-    public var senderDevice: String
+    var senderDevice: String
     public var size: Int64
     public var created: Date
     public var expires: Date

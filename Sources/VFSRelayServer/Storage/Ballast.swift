@@ -45,10 +45,10 @@ public struct Ballast: Sendable {
 
     /// Gives the space up; true when there was a ballast to give.
     @discardableResult
-    public func release() -> Bool { unlink(path) == 0 }
+    func release() -> Bool { unlink(path) == 0 }
 
     /// Runs `body`; should it fail for a full disk, gives up the ballast and runs it once more.
-    public func freeing<T>(_ body: () async throws -> T) async throws -> T {
+    func freeing<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error where Self.isDiskFull(error) {

@@ -218,7 +218,7 @@ public struct FileBlobStore: BlobStore {
         Thread.detachNewThread { unlink(trash) }
     }
 
-    public func blobExists(_ id: String) -> Bool { access(blobPath(id), F_OK) == 0 }
+    func blobExists(_ id: String) -> Bool { access(blobPath(id), F_OK) == 0 }
 
     public func existenceCheck() -> @Sendable (String) -> Bool {
         let store = self

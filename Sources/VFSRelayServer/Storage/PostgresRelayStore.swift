@@ -41,11 +41,11 @@ struct PGSession {
 public struct PostgresLocation: Sendable, Equatable {
     public var host: String?
     public var port: Int
-    public var socketFolder: String?
+    var socketFolder: String?
     public var user: String
     public var password: String?
     public var database: String?
-    public var requireTLS: Bool
+    var requireTLS: Bool
 
     /// nil when `text` is not a postgres:// or postgresql:// URL.
     public init?(url text: String) {
@@ -96,7 +96,7 @@ public final class PostgresRelayStore: SQLRelayStore, EventNotifications {
     let client: PostgresClient
     let logger: Logger
     private let runner: Task<Void, Never>
-    public static let eventChannel = "vfs_events"
+    static let eventChannel = "vfs_events"
     public var eventNotifications: any EventNotifications { self }
     public var sql: SQLHandle { SQLHandle(database: PostgresSQLDatabase(store: self), notify: { [self] in await notify($0) }) }
 

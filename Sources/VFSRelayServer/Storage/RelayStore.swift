@@ -4,9 +4,9 @@ import VFSRelayProtocol
 
 /// Who is calling: the device a bearer token belongs to.
 public struct DeviceIdentity: Sendable, Equatable {
-    public var deviceID: String
+    var deviceID: String
     public var userID: Int64
-    public var orgID: Int64
+    var orgID: Int64
     public var email: String
     public var isAdmin: Bool
 }
@@ -56,11 +56,11 @@ public struct RelayStats: Codable, Sendable, Equatable {
 public struct UploadRecord: Sendable, Equatable {
     public var id: String
     public var userID: Int64
-    public var deviceID: String
+    var deviceID: String
     /// nil while the length is deferred (tus creation-defer-length): a PATCH sets it once.
     public var length: Int64?
     public var offset: Int64
-    public var metadata: String
+    var metadata: String
     public var created: Date
     public var expires: Date
     /// The SHA-256 of the whole content, set when the last byte arrived.
@@ -91,11 +91,11 @@ public struct MultipartState: Sendable, Equatable {
     public var offset: Int64
     public var length: Int64?
     /// nil until the first part is cut.
-    public var multipartID: String?
+    var multipartID: String?
     public var parts: [UploadPart]
     /// The upload's object is whole (completed, or put at once when it had no part).
-    public var assembled: Bool
-    public var partsEnd: Int64 { parts.last?.end ?? 0 }
+    var assembled: Bool
+    var partsEnd: Int64 { parts.last?.end ?? 0 }
 }
 
 /// What the server needs to serve a blob.

@@ -7,7 +7,7 @@
 public enum AgePlugin {
     /// age's rule for a plugin's name: letters, digits and `+-._`, never empty. So a
     /// name is never a path (`../x`, `/bin/sh`): it is checked before anything runs.
-    public static func isValidName(_ name: String) -> Bool {
+    static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.allSatisfy { c in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(c)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || "+-._".utf8.contains(c)
@@ -48,7 +48,7 @@ public struct PluginRecipient: Recipient, Hashable {
     /// The recipient (or identity) string as given.
     public let encoding: String
     /// True when `encoding` is an identity (`add-identity` instead of `add-recipient`).
-    public let isIdentity: Bool
+    let isIdentity: Bool
 
     /// Parses `age1NAME1…` (a Bech32 string whose prefix is neither age's X25519 nor
     /// post-quantum one).

@@ -2,7 +2,7 @@ import Foundation
 import VFSRelayProtocol
 
 /// Why a cloud entry was not made.
-public enum CloudRefusal: Error, Equatable {
+enum CloudRefusal: Error, Equatable {
     /// The user holds this many files and folders already, the most they may.
     case tooManyEntries(Int)
 }

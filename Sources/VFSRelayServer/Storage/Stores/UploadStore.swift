@@ -7,11 +7,11 @@ public struct UploadLimits: Sendable, Equatable {
     public var quota: Int64
     /// The uploads one user may hold at once, finished or not (a zero-byte upload is free
     /// of the quota, not of this).
-    public var openUploads: Int
+    var openUploads: Int
 }
 
 /// Why an upload was not created.
-public enum UploadRefusal: Error, Equatable {
+enum UploadRefusal: Error, Equatable {
     /// Its length would take the user past the quota; `used` bytes are held already.
     case quota(used: Int64, quota: Int64)
     /// The user holds this many uploads already.
