@@ -111,6 +111,9 @@ mkdir "$BENCH_DIR/phone-online"
 on phone vfs-fetch --watch -C "$BENCH_DIR/phone-online" > "$BENCH_DIR/watch.log" 2>&1 &
 watch_pid=$!
 BENCH_PIDS+=("$watch_pid")
+# $! is the subshell running `on`; vfs-fetch is its child, stopped with it (by parent pid).
+stop_watch() { pkill -P "$watch_pid" 2>/dev/null || true; kill "$watch_pid" 2>/dev/null || true; }
+bench_on_exit stop_watch
 for _ in $(seq 300); do grep -q 'watching' "$BENCH_DIR/watch.log" 2>/dev/null && break; sleep 0.1; done
 grep -q 'watching' "$BENCH_DIR/watch.log" || { echo "vfs-fetch --watch did not start: $(cat "$BENCH_DIR/watch.log")"; exit 1; }
 sync; sleep 1
@@ -122,7 +125,7 @@ until grep -q '^vfs-fetch: fetched ' "$BENCH_DIR/watch.log"; do
   sleep 0.01
 done
 t1=$(now)
-kill "$watch_pid" 2>/dev/null || true
+stop_watch
 cmp_or_fail "$BENCH_DIR/phone-online/big.bin" "vfs-fetch --watch"
 vfs_online=$(elapsed "$t0" "$t1"); vfs_online_push=$(elapsed "$t0" "$t_pushed")
 rm -rf "$BENCH_DIR/phone-online"
