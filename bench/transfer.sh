@@ -52,9 +52,11 @@ for _ in $(seq 300); do grep -q 'listening on' "$BENCH_DIR/relay.out" 2>/dev/nul
 url=$(sed -n 's/^vfs-relay: listening on //p' "$BENCH_DIR/relay.out")
 [ -n "$url" ] || { echo "the relay did not start: $(cat "$BENCH_DIR/relay.log")"; exit 1; }
 # on DEVICE TOOL ARGS…: a tool run as DEVICE (credential options appended).
+# With RSS_OUT set, GNU time writes the tool's peak RSS (KiB) to that file.
 on() {
-  local who=$1 tool=$2; shift 2
-  VFS_HOME="$BENCH_DIR/dev/$who" "$BIN/$tool" "$@" \
+  local who=$1 tool=$2 timer=(); shift 2
+  [ -n "${RSS_OUT:-}" ] && timer=(/usr/bin/time -o "$RSS_OUT" -f %M)
+  VFS_HOME="$BENCH_DIR/dev/$who" "${timer[@]}" "$BIN/$tool" "$@" \
     --token-file "$BENCH_DIR/dev/$who/token" --identity-file "$BENCH_DIR/dev/$who/identity"
 }
 enrol() {
@@ -80,6 +82,7 @@ cpu_timed() {
   after=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
   echo "$before $after" > "$out"
 }
+rss_of() { awk '{printf "%.0f MiB", $1 / 1024}' "$1"; }
 cpu_of() { read -r b a < "$1"; python3 -c 'import os,sys; print("%.2f" % ((float(sys.argv[2]) - float(sys.argv[1])) / os.sysconf("SC_CLK_TCK")))' "$b" "$a"; }
 cmp_or_fail() { cmp -s "$file" "$1" || { echo "$2: the received file differs from the original"; exit 1; }; }
 
@@ -88,9 +91,9 @@ sync; sleep 1
 mkdir "$BENCH_DIR/phone-inbox"
 log_start=$(wc -l < "$BENCH_DIR/relay.log")
 t0=$(now)
-transfer=$(cpu_timed "$BENCH_DIR/push.cpu" on laptop vfs-push send -q -d phone "$file")
+transfer=$(RSS_OUT="$BENCH_DIR/push.rss" cpu_timed "$BENCH_DIR/push.cpu" on laptop vfs-push send -q -d phone "$file")
 t1=$(now)
-cpu_timed "$BENCH_DIR/fetch.cpu" on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
+RSS_OUT="$BENCH_DIR/fetch.rss" cpu_timed "$BENCH_DIR/fetch.cpu" on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
 t2=$(now)
 cmp_or_fail "$BENCH_DIR/phone-inbox/big.bin" vfs-fetch
 vfs_push=$(elapsed "$t0" "$t1"); vfs_fetch=$(elapsed "$t1" "$t2"); vfs_total=$(elapsed "$t0" "$t2")
@@ -108,6 +111,9 @@ mkdir "$BENCH_DIR/phone-online"
 on phone vfs-fetch --watch -C "$BENCH_DIR/phone-online" > "$BENCH_DIR/watch.log" 2>&1 &
 watch_pid=$!
 BENCH_PIDS+=("$watch_pid")
+# $! is the subshell running `on`; vfs-fetch is its child, stopped with it (by parent pid).
+stop_watch() { pkill -P "$watch_pid" 2>/dev/null || true; kill "$watch_pid" 2>/dev/null || true; }
+bench_on_exit stop_watch
 for _ in $(seq 300); do grep -q 'watching' "$BENCH_DIR/watch.log" 2>/dev/null && break; sleep 0.1; done
 grep -q 'watching' "$BENCH_DIR/watch.log" || { echo "vfs-fetch --watch did not start: $(cat "$BENCH_DIR/watch.log")"; exit 1; }
 sync; sleep 1
@@ -119,7 +125,7 @@ until grep -q '^vfs-fetch: fetched ' "$BENCH_DIR/watch.log"; do
   sleep 0.01
 done
 t1=$(now)
-kill "$watch_pid" 2>/dev/null || true
+stop_watch
 cmp_or_fail "$BENCH_DIR/phone-online/big.bin" "vfs-fetch --watch"
 vfs_online=$(elapsed "$t0" "$t1"); vfs_online_push=$(elapsed "$t0" "$t_pushed")
 rm -rf "$BENCH_DIR/phone-online"
@@ -166,8 +172,10 @@ echo
 echo "1. $SIZE_MIB MiB from one machine to another, end to end (send start -> file on disk), loopback:"
 printf '  %-44s %8s %10s %12s\n' "" seconds throughput "vs vfs"
 printf '  %-44s %7ss %10s %12s\n' "vfs-push + vfs-fetch (relay, stored)" "$vfs_total" "$(mbps "$size" "$vfs_total")" "1.00x"
-printf '  %-44s %7ss %10s %12s\n' "  of which vfs-push (bundle, encrypt, tus up)" "$vfs_push" "$(mbps "$size" "$vfs_push")" "CPU $(cpu_of "$BENCH_DIR/push.cpu")s"
-printf '  %-44s %7ss %10s %12s\n' "  of which vfs-fetch (down, decrypt, unwrap)" "$vfs_fetch" "$(mbps "$size" "$vfs_fetch")" "CPU $(cpu_of "$BENCH_DIR/fetch.cpu")s"
+printf '  %-44s %7ss %10s %12s   peak RSS %s\n' "  of which vfs-push (bundle, encrypt, tus up)" "$vfs_push" "$(mbps "$size" "$vfs_push")" \
+  "CPU $(cpu_of "$BENCH_DIR/push.cpu")s" "$(rss_of "$BENCH_DIR/push.rss")"
+printf '  %-44s %7ss %10s %12s   peak RSS %s\n' "  of which vfs-fetch (down, decrypt, unwrap)" "$vfs_fetch" "$(mbps "$size" "$vfs_fetch")" \
+  "CPU $(cpu_of "$BENCH_DIR/fetch.cpu")s" "$(rss_of "$BENCH_DIR/fetch.rss")"
 printf '  %-44s %7ss %10s\n' "  relay's time in the tus PATCH (its log)" "$relay_patch" "$(mbps "$size" "$relay_patch")"
 printf '  %-44s %7ss %10s %12s\n' "vfs online: vfs-fetch --watch during the push" "$vfs_online" "$(mbps "$size" "$vfs_online")" \
   "$(ratio "$vfs_total" "$vfs_online")"
@@ -180,8 +188,10 @@ if [ -n "$wormhole" ]; then
 fi
 printf '  %-44s %7ss %10s %12s   (the no-crypto floor)\n' "curl PUT + GET, nginx WebDAV, plaintext" "$curl_total" \
   "$(mbps "$size" "$curl_total")" "$(ratio "$curl_total" "$vfs_total")"
-printf '  %-44s %7ss %10s\n' "  of which PUT" "$curl_up" "$(mbps "$size" "$curl_up")"
-printf '  %-44s %7ss %10s\n' "  of which GET" "$curl_down" "$(mbps "$size" "$curl_down")"
+printf '  %-44s %7ss %10s %12s   (vfs-push / PUT; issue 26 target <= 1.30x)\n' "  of which PUT" "$curl_up" "$(mbps "$size" "$curl_up")" \
+  "$(ratio "$vfs_push" "$curl_up")"
+printf '  %-44s %7ss %10s %12s   (vfs-fetch / GET; issue 26 target <= 1.30x)\n' "  of which GET" "$curl_down" "$(mbps "$size" "$curl_down")" \
+  "$(ratio "$vfs_fetch" "$curl_down")"
 echo "  (vs vfs > 1.00x: vfs is faster; vfs and wormhole verify what they receive, curl does not)"
 if [ -n "$wormhole" ]; then
   echo "  wormhole streams sender -> relay -> receiver at once; a stored transfer uploads, then downloads:"

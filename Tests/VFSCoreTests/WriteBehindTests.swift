@@ -78,6 +78,33 @@ struct WriteBehindTests {
         // container's memory limit), and did on a CI-like run.
     }
 
+    @Test("an atomic output's long run of writes is written behind; small writes are not; same bytes, also after a rewind")
+    func atomicOutput() throws {
+        let tmp = try TestFolder("behind")
+        let path = tmp.path + "/out"
+        let w = WriteBehind.defaultWindow
+        let content = Array(testBytes(Int(5 * w) + 999))
+        let file = try AtomicOutputFile(path: path)
+        // Small writes (a header) are not written behind; the stream that follows is.
+        try file.write(Array(content.prefix(1000)))
+        #expect(file.behind == nil)
+        file.prepareForStreaming()
+        try file.write(Array(content.prefix(Int(2 * w))))
+        #expect(file.behind?.started == 2 * w)
+        // Rewound: the windows count from the start again.
+        try file.rewind()
+        #expect(file.behind?.started == w)
+        var written = 0
+        while written < content.count {
+            let piece = min(300_000, content.count - written)
+            try file.write(Array(content[written..<(written + piece)]))
+            written += piece
+        }
+        #expect(file.behind?.started == 5 * w && file.behind?.dropped == 3 * w)
+        try file.commit()
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == content)
+    }
+
     @Test("a pipe: nothing to write back, nothing fails")
     func pipe() throws {
         var ends: [Int32] = [0, 0]

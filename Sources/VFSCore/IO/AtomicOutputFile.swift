@@ -21,6 +21,9 @@ public final class AtomicOutputFile: ByteSink {
     public let fd: Int32
     private let finalMode: mode_t
     private var done = false
+    /// Once a long run of writes begins (`prepareForStreaming`).
+    private(set) var behind: WriteBehind?
+    private var written: Int64 = 0
 
     /// - Parameters:
     ///   - mode: the final file's permission bits; nil keeps those of the file being
@@ -74,6 +77,16 @@ public final class AtomicOutputFile: ByteSink {
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         do { try writeAll(fd: fd, bytes) } catch { throw IOError("cannot write", path: path, code: error.code) }
+        written += Int64(bytes.count)
+        behind?.advance(to: written)
+    }
+
+    /// A long run of writes (an age payload) follows: it is written behind (`WriteBehind`,
+    /// as extraction writes its files), so `commit`'s fsync finds most of it on disk
+    /// already and the file recycles a few windows of page cache instead of taking fresh
+    /// pages for all of it.
+    public func prepareForStreaming() {
+        if behind == nil { behind = WriteBehind(fd: fd, start: written) }
     }
 
     /// Empties the pending file to write it again from the start (nothing is at `path`
@@ -81,6 +94,8 @@ public final class AtomicOutputFile: ByteSink {
     public func rewind() throws {
         precondition(!done)
         guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw IOError("cannot rewrite", path: path) }
+        written = 0
+        if behind != nil { behind = WriteBehind(fd: fd) }
     }
 
     /// Makes the file appear at `path` with everything written so far.

@@ -7,7 +7,9 @@ import Glibc
 /// Writes a large file back to disk as it grows, and drops what is written from the page
 /// cache, a window at a time (as `dd oflag=nocache` does), for a file that is written
 /// once from start to end and must reach the disk anyway: the files an extraction
-/// writes (vfs-unwrap, vfs-fetch, vfs-cloud get).
+/// writes (vfs-unwrap, vfs-fetch, vfs-cloud get), and the age payload an
+/// `AtomicOutputFile` gets (vfs-encrypt and vfs-decrypt -o, which fsync it before it
+/// appears: most of it is on disk by then).
 ///
 /// Without it, every byte of such a file takes a page of memory that was free: on a
 /// virtual machine whose host takes back free memory, writing to a fresh page costs far
