@@ -87,9 +87,11 @@ check-build-deps:
 build: check-build-deps
 	$(SWIFT) build -c $(CONFIG) $(STATIC)
 
+# The suites run as three processes at once (scripts/test-shards.sh says why); SHARDS=1
+# runs them in one, as `swift test --skip-build` does.
 test: deps check-build-deps
 	$(SWIFT) build --build-tests
-	VFS_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build
+	VFS_BIN_DIR="$(DEBUG_BIN)" bash scripts/test-shards.sh "$(DEBUG_BIN)/vfsPackageTests.xctest"
 
 # The demo runs the debug build make test uses: it shows behaviour, not speed (make bench
 # does that with the release build), and a fresh machine builds once instead of twice.
