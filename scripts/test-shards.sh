@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# make test's runner: the built test binary run as three processes at once, each with
+# make test's runner: the built test binary run as four processes at once, each with
 # part of the suites, and their output shown shard by shard as each ends.
 #
 # Why: Swift Testing runs every test of a process on Swift's cooperative threads, one
 # per core. A test that runs a tool (Tools.run) holds its thread until the tool exits,
 # so on a 2-core machine one process has at most two tools running while the rest of
-# its tests wait. Three processes let six run, and the cores stay busy.
+# its tests wait. Four processes let eight run, and the cores stay busy.
 #
 # Usage: scripts/test-shards.sh TEST_BINARY [LOG_FOLDER]
 # Exit status: 0 when every shard passed; else the first failing shard's status.
@@ -18,13 +18,15 @@ mkdir -p "$logs"
 [ -x "$binary" ] || { echo "test-shards: error: no test binary at $binary (run swift build --build-tests)" >&2; exit 66; }
 
 # The end-to-end suites that run the relay and its clients (most of them wait on a relay
-# process), the other end-to-end suites (the local tools), and every other target.
-relay='EndToEndTests\.(Relay|Transfer|Cloud|People|Device|Streaming|Hostile|ScaleOut|Nginx|S3|ClientWalk|SecondWalk|QuickStart|UploadQuota|AdminBrowser|OpenAPI|OrgUsers|PluginDevice|BackgroundServer)'
-if [ "${SHARDS:-3}" = 1 ]; then
+# process), in two halves (transfers, and the relay's own and the rest); the other
+# end-to-end suites (the local tools); every other target.
+transfers='EndToEndTests\.(Transfer|Streaming|Hostile|Cloud|People|ScaleOut|Device)'
+relay='EndToEndTests\.(Relay|S3|ClientWalk|SecondWalk|Nginx|QuickStart|UploadQuota|AdminBrowser|OpenAPI|OrgUsers|PluginDevice|BackgroundServer)'
+if [ "${SHARDS:-4}" = 1 ]; then
   names=(all); args=("")
 else
-  names=(relay-end-to-end local-end-to-end libraries)
-  args=("--filter $relay" "--filter EndToEndTests\. --skip $relay" "--skip EndToEndTests\.")
+  names=(transfers relay local-end-to-end libraries)
+  args=("--filter $transfers" "--filter $relay" "--filter EndToEndTests\. --skip $transfers --skip $relay" "--skip EndToEndTests\.")
 fi
 
 pids=()
