@@ -87,7 +87,7 @@ check-build-deps:
 build: check-build-deps
 	$(SWIFT) build -c $(CONFIG) $(STATIC)
 
-# The suites run as three processes at once (scripts/test-shards.sh says why); SHARDS=1
+# The suites run as four processes at once (scripts/test-shards.sh says why); SHARDS=1
 # runs them in one, as `swift test --skip-build` does.
 test: deps check-build-deps
 	$(SWIFT) build --build-tests
