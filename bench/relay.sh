@@ -4,7 +4,9 @@
 # curl PUT (WebDAV) and GET of the same file on nginx, both on loopback, with the relay's
 # peak RSS; SSE_CONNECTIONS (default 1000) event streams held, the relay's RSS with them,
 # and the time for one event to reach them all. Everything listens on 127.0.0.1 and is
-# stopped on exit. The relay is started with room for the SSE streams of one device (--max-event-streams). Use a release build: `swift build -c release --product vfs-relay`.
+# stopped on exit. The relay is started with room for the SSE streams of one device
+# (--max-event-streams). Use a release build: `swift build -c release --product vfs-relay`;
+# BIN may be an older build, to compare before and after in one session.
 # The machine is shared: rerun to compare, the figures move with the other load.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -22,11 +24,18 @@ reset_peak() { echo 5 > "/proc/$1/clear_refs"; }
 
 data="$BENCH_DIR/relay"
 relay() { "$BIN/vfs-relay" "$@" --data "$data"; }
-relay init 2>/dev/null
+# An older relay (to compare before and after with BIN set to its build) has no `init`
+# and no caps on connections and event streams: those steps are left out for it.
+serve_help=$("$BIN/vfs-relay" serve --help 2>&1 || true)
+caps=()
+if grep -q -- --max-event-streams <<<"$serve_help"; then
+  caps=(--max-event-streams $((SSE + 10)) --max-connections $((SSE + 100)))
+fi
+if "$BIN/vfs-relay" init --help >/dev/null 2>&1; then relay init 2>/dev/null; fi
 relay org add acme >/dev/null
 code=$(relay user add ann@acme.example --org acme --admin 2>/dev/null)
 code2=$(relay invite ann@acme.example 2>/dev/null)
-"$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" --max-event-streams $((SSE + 10)) --max-connections $((SSE + 100)) > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log" &
+"$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" "${caps[@]}" > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log" &
 rpid=$!
 BENCH_PIDS+=("$rpid")
 for _ in $(seq 300); do grep -q 'listening on' "$BENCH_DIR/relay.out" 2>/dev/null && break; sleep 0.1; done
