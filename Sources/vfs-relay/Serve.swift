@@ -206,11 +206,7 @@ struct Serve: AsyncParsableCommand {
         }
 
         if metrics { configuration.metrics = RelayMetricsSystem.bootstrap() }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel.level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in RelayLogHandler.standardError(label: label, level: logLevel.level) }
         let folderLock = configuration.database == nil ? try Self.lockDataFolder(configuration.dataFolder) : nil
         defer { folderLock?.unlock() }
         if let settings = configuration.objectStore { try await Self.checkBucket(settings) }

@@ -145,6 +145,18 @@ struct EnrolmentTests {
         }
     }
 
+    @Test("the bearer token: the scheme in any case, blanks around the token dropped; other schemes and empty tokens refused")
+    func bearerToken() {
+        #expect(AuthMiddleware.bearerToken("Bearer abc") == "abc")
+        #expect(AuthMiddleware.bearerToken("bearer abc") == "abc")
+        #expect(AuthMiddleware.bearerToken("BEARER abc") == "abc")
+        #expect(AuthMiddleware.bearerToken("Bearer \t abc-_.~ \t ") == "abc-_.~")
+        #expect(AuthMiddleware.bearerToken("Bearer a b") == "a b")
+        for refused in ["", "Bearer", "Bearer ", "Bearer  \t ", "Basic abc", "Bearerabc", "Bearer\tabc", "Bearerx abc", "Bëarer abc", " Bearer abc"] {
+            #expect(AuthMiddleware.bearerToken(refused) == nil, "\(refused)")
+        }
+    }
+
     @Test("devices: list, show, rename, invalidate; another user's device is 404")
     func devices() async throws {
         let fixture = try RelayFixture()

@@ -9,12 +9,9 @@ struct AuthMiddleware: RouterMiddleware {
     let store: any RelayStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.count > 7,
-              header.prefix(7).lowercased() == "bearer " else {
+        guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else {
             throw RelayError.unauthorized
         }
-        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty else { throw RelayError.unauthorized }
         let hash = Secrets.hash(token)
         guard let identity = try await store.authenticate(tokenHash: hash, now: Date()) else {
             // Only the holder of a revoked device's token learns that it was revoked, so a
@@ -25,5 +22,19 @@ struct AuthMiddleware: RouterMiddleware {
         var context = context
         context.identity = identity
         return try await next(request, context)
+    }
+
+    /// The token of `Authorization: Bearer TOKEN` (the scheme in any case, spaces and tabs
+    /// around the token dropped), nil for another scheme or an empty token. Read as bytes:
+    /// Foundation's `trimmingCharacters(in:)` cost a twentieth of a request's CPU.
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = header.utf8
+        let scheme = Array("bearer ".utf8)
+        guard bytes.count > scheme.count,
+              zip(bytes, scheme).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : ($0 | 0x20) == $1 }) else { return nil }
+        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        let rest = bytes.dropFirst(scheme.count)
+        guard let first = rest.firstIndex(where: { !isBlank($0) }), let last = rest.lastIndex(where: { !isBlank($0) }) else { return nil }
+        return String(header[first...last])
     }
 }
