@@ -52,13 +52,15 @@ struct CloudTool: AsyncVFSCommand {
         subcommands: [List.self, MakeFolder.self, Put.self, Get.self, Move.self, Remove.self, Usage.self, Rekey.self])
 }
 
-/// What every subcommand takes: this device's credentials.
-struct CloudOptions: ParsableArguments {
-    @OptionGroup var credentials: RelayCredentialOptions
+/// What every subcommand takes: this device's credentials (the options themselves, not a
+/// group around them: ArgumentParser's debug build checks each level of nested groups
+/// at every parse).
+typealias CloudOptions = RelayCredentialOptions
 
+extension RelayCredentialOptions {
     /// Runs `body` with a client; relay refusals become the cloud's exit statuses.
     func run<R>(identity: Bool = false, _ body: (RelaySession, RelayClient) async throws -> R) async throws -> R {
-        let session = try credentials.session(identity: identity)
+        let session = try session(identity: identity)
         return try await CloudPath.mapErrors { try await session.withClient { try await body(session, $0) } }
     }
 }

@@ -82,7 +82,7 @@ extension DeviceOptions {
     /// signing keys gets its key now), its key and its own recipient.
     func signingSession() throws -> (RelaySession, Ed25519.SigningKey, String) {
         let session = try RelaySession.open(home: try VFSPaths.current.home, place: try place, identity: true, signingKey: true,
-                                            timeout: try credentials.relayTimeout)
+                                            timeout: try relayTimeout)
         guard let key = session.credentials.signingKey else {
             throw RelayClientError.missingCredential(what: "signing key", place: "this run")
         }

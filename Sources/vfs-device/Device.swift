@@ -50,18 +50,20 @@ struct DeviceTool: AsyncVFSCommand {
                       Users.self, AdminLink.self])
 }
 
-/// Options every subcommand that talks to the relay as this device shares.
-struct DeviceOptions: ParsableArguments {
-    @OptionGroup var credentials: RelayCredentialOptions
+/// Options every subcommand that talks to the relay as this device shares: the credential
+/// options themselves, not a group around them. (ArgumentParser's debug build checks every
+/// level of nested option groups at each parse, which cost the tests a tenth of a second of
+/// CPU per run of vfs-device.)
+typealias DeviceOptions = RelayCredentialOptions
 
+extension RelayCredentialOptions {
     var place: CredentialPlace {
         get throws {
-            CredentialPlace(tokenFile: credentials.tokenFile, identityFile: credentials.identityFile,
-                            keychainPath: try credentials.keychainPath, passcode: credentials.passcodeReader)
+            CredentialPlace(tokenFile: tokenFile, identityFile: identityFile, keychainPath: try keychainPath, passcode: passcodeReader)
         }
     }
 
     func session() throws -> RelaySession {
-        try RelaySession.open(home: try VFSPaths.current.home, place: try place, timeout: try credentials.relayTimeout)
+        try RelaySession.open(home: try VFSPaths.current.home, place: try place, timeout: try relayTimeout)
     }
 }

@@ -99,7 +99,7 @@ extension DeviceTool {
             let signingKey = try Ed25519.SigningKey()
             let answer: EnrollResponse
             do {
-                answer = try await RelayClient.with(baseURL: url, token: nil, timeout: try options.credentials.relayTimeout,
+                answer = try await RelayClient.with(baseURL: url, token: nil, timeout: try options.relayTimeout,
                                                     caFile: caFile) { client in
                     try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: recipient))
                 }
@@ -208,7 +208,7 @@ extension DeviceTool {
                                 exit: .cannotCreate, hints: ["use --force to enrol it again and revoke the old device"])
             }
             var session = RelaySession(home: home, config: config, credentials: credentials)
-            session.timeout = try options.credentials.relayTimeout
+            session.timeout = try options.relayTimeout
             return session
         }
 

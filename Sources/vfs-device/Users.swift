@@ -28,9 +28,9 @@ extension DeviceTool {
 
         func run() async throws {
             var place = try options.place
-            if names { place.passcode = options.credentials.passcodeReader(prompt: false) }
+            if names { place.passcode = options.passcodeReader(prompt: false) }
             let session = try RelaySession.open(home: try VFSPaths.current.home, place: place,
-                                                timeout: names ? 5 : try options.credentials.relayTimeout)
+                                                timeout: names ? 5 : try options.relayTimeout)
             let users = try await session.withClient { try await $0.orgUsers(prefix: prefix) }
             if json { return try JSONOutput.print(users) }
             for user in users { print(DisplayText.printable(user.email)) }

@@ -22,7 +22,7 @@ extension PushTool {
         @Argument(help: ArgumentHelp("Show only these transfers.", valueName: "id")) var ids: [String] = []
 
         func run() async throws {
-            let session = try options.credentials.session()
+            let session = try options.session()
             let rows = try await session.withClient { try await SentTransfers(session: session, client: $0).listing(ids) }
             if json { return try JSONOutput.print(rows) }
             // One line per target, grouped by user (the relay's order); "pending" is the
@@ -50,7 +50,7 @@ extension PushTool {
         func run() async throws {
             let pending = try PushSpool.pending()
             guard !pending.isEmpty else { return Diagnostics.info("no interrupted push") }
-            try await options.credentials.session().withClient { client in
+            try await options.session().withClient { client in
                 try await TransferSender(client: client, report: .terminal(quiet: quiet)).resume(pending, announce: printID)
             }
         }
@@ -73,7 +73,7 @@ extension PushTool {
         @Argument(help: ArgumentHelp("The transfers' ids (vfs-push outbox lists them).", valueName: "id")) var ids: [String]
 
         func run() async throws {
-            let session = try options.credentials.session()
+            let session = try options.session()
             try await session.withClient { client in
                 let sent = SentTransfers(session: session, client: client)
                 for id in try await sent.ids(ids) { try await sent.waitForDelivery(id) }
@@ -91,7 +91,7 @@ extension PushTool {
         @OptionGroup var options: PushOptions
 
         func run() async throws {
-            let session = try options.credentials.session()
+            let session = try options.session()
             try await session.withClient { try await SentTransfers(session: session, client: $0).cancel(reference) }
         }
     }

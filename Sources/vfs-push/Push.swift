@@ -89,9 +89,9 @@ struct PushTool: AsyncVFSCommand {
         defaultSubcommand: Send.self)
 }
 
-struct PushOptions: ParsableArguments {
-    @OptionGroup var credentials: RelayCredentialOptions
-}
+/// The relay credentials every subcommand takes (the options themselves, not a group
+/// around them: ArgumentParser's debug build checks each level of nested groups at every parse).
+typealias PushOptions = RelayCredentialOptions
 
 extension PushTool {
     struct Send: AsyncVFSCommand, CheckedCommand {
@@ -148,7 +148,7 @@ extension PushTool {
             // once: malloc keeps the freed ones for the next instead of handing each back
             // to the kernel and faulting fresh zeroed pages in (a third of the faults).
             MallocTuning.keepFreed(mmapThreshold: 32 << 20, trimThreshold: 1 << 30)
-            let session = try options.credentials.session(signingKey: true)
+            let session = try options.session(signingKey: true)
             var addressees = PushAddressees()
             (addressees.devices, addressees.groups, addressees.people, addressees.peopleGroups) = (devices, groups, people, peopleGroups)
             (addressees.ccMe, addressees.verifiedOnly, addressees.cloud) = (ccMe, verifiedOnly, cloud)
