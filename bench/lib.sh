@@ -22,7 +22,7 @@ peak_mib() {
 }
 
 ratio() { python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print("%.2fx" % (a/b) if b>0 else "n/a")' "$1" "$2"; }
-mbps() { python3 -c 'import sys; print("%.0f MB/s" % (float(sys.argv[1])/float(sys.argv[2])/1e6))' "$1" "$2"; }
+mbps() { python3 -c 'import sys; s = float(sys.argv[2]); print("%.0f MB/s" % (float(sys.argv[1]) / s / 1e6) if s > 0 else "-")' "$1" "$2"; }
 # fps COUNT SECONDS: files (or any items) per second.
 fps() { python3 -c 'import sys; print("%.0f" % (float(sys.argv[1])/float(sys.argv[2])))' "$1" "$2"; }
 

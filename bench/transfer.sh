@@ -47,7 +47,8 @@ relay() { "$BIN/vfs-relay" "$@" --data "$data"; }
 relay init 2>/dev/null
 relay org add acme >/dev/null
 first_code=$(relay user add ann@acme.example --org acme 2>/dev/null)
-bench_spawn "$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log"
+# The access lines (--log-level info; off by default) give the PATCH counts and times below.
+bench_spawn "$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" --log-level info > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log"
 for _ in $(seq 300); do grep -q 'listening on' "$BENCH_DIR/relay.out" 2>/dev/null && break; sleep 0.1; done
 url=$(sed -n 's/^vfs-relay: listening on //p' "$BENCH_DIR/relay.out")
 [ -n "$url" ] || { echo "the relay did not start: $(cat "$BENCH_DIR/relay.log")"; exit 1; }
