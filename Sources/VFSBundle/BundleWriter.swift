@@ -310,8 +310,8 @@ public enum BundleWriter {
     }
 
     /// Writes the bundle as an age file for `recipients` (PEM-armored with `armor`):
-    /// libarchive writes into a bounded pipe that the age encryptor reads on another
-    /// thread. `added` hears each entry as it goes into the archive (on this thread).
+    /// libarchive writes on this thread straight into the batches the age encryptor's
+    /// workers seal. `added` hears each entry as it goes into the archive (on this thread).
     public static func seal(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, recipients: [Recipient],
                             armor: Bool = false, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil,
                             added: ((BundleManifest.Entry) -> Void)? = nil) throws {
@@ -325,12 +325,10 @@ public enum BundleWriter {
     package static func seal(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, compressOnAllCores: Bool = true,
                              recipients: [Recipient], armor: Bool = false, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil,
                              added: ((BundleManifest.Entry) -> Void)? = nil, signer: BundleSignature.Signer?) throws {
-        try BytePipe.run(producer: { plaintext in
+        try AgeEncryptor.encrypt(to: recipients, to: sink, armor: armor) { plaintext in
             try plan.write(manifest: manifest, compress: compress, compressOnAllCores: compressOnAllCores, to: plaintext,
                            progress: progress, added: added, signer: signer)
-        }, consumerOnThread: { plaintext in
-            try AgeEncryptor.encrypt(to: recipients, from: plaintext, to: sink, armor: armor)
-        })
+        }
     }
 }
 
