@@ -60,16 +60,21 @@ final class ArchiveWriter: ArchiveHandle {
     private let sink: ByteSink
     private var closed = false
 
-    init(sink: ByteSink, compress: Bool) throws {
+    /// `onAllCores`: zstd compresses with a worker per core (the output is still one zstd
+    /// stream). Its jobs are 8 MiB at the default level, and it holds input and output
+    /// for several per worker (64 MiB on 2 cores, more with more cores); without workers
+    /// it compresses in the calling thread in about 4 MiB, whatever the cores.
+    init(sink: ByteSink, compress: Bool, onAllCores: Bool = true) throws {
         guard let a = archive_write_new() else { fatalError("archive_write_new: out of memory") }
         self.sink = sink
         super.init(handle: a, writing: true)
         try check(archive_write_set_format_pax(a), "select the pax format")
         if compress {
             try check(archive_write_add_filter_zstd(a), "add the zstd filter")
-            // Compress on every core (zstd's own workers); the output is still one zstd stream.
-            let cores = ProcessorCount.available(limit: 16)
-            try check(archive_write_set_filter_option(a, "zstd", "threads", "\(cores)"), "set the zstd threads")
+            if onAllCores {
+                let cores = ProcessorCount.available(limit: 16)
+                try check(archive_write_set_filter_option(a, "zstd", "threads", "\(cores)"), "set the zstd threads")
+            }
         }
         // Blocks of 1 MiB (few hand-offs to the encryptor), and the last one not padded: the stream ends where its data
         // does, so a zstd frame is clean (zstd -t accepts it).

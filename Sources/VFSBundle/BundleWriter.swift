@@ -246,11 +246,12 @@ public final class BundlePlan {
     }
 
     /// Writes the plaintext bundle: the manifest, its signature by `signer` (if any), then
-    /// every entry in its order.
-    func write(manifest: BundleManifest, compress: Bool, to sink: ByteSink, progress: (@Sendable (Int) -> Void)?,
-               added: ((BundleManifest.Entry) -> Void)? = nil, signer: BundleSignature.Signer? = nil) throws {
+    /// every entry in its order. `compressOnAllCores`: as `ArchiveWriter`'s `onAllCores`.
+    func write(manifest: BundleManifest, compress: Bool, compressOnAllCores: Bool = true, to sink: ByteSink,
+               progress: (@Sendable (Int) -> Void)?, added: ((BundleManifest.Entry) -> Void)? = nil,
+               signer: BundleSignature.Signer? = nil) throws {
         precondition(manifest.entries == entries, "the manifest must be this plan's (use manifest(group:accessID:sender:))")
-        let writer = try ArchiveWriter(sink: sink, compress: compress)
+        let writer = try ArchiveWriter(sink: sink, compress: compress, onAllCores: compressOnAllCores)
         let manifestBytes = try manifest.encoded()
         try writer.writeHeader(path: BundleManifest.entryName, kind: .file, size: manifestBytes.count, permissions: 0o644,
                                mtime: Int(manifest.created.timeIntervalSince1970), mtimeNanoseconds: 0)
@@ -309,8 +310,8 @@ public enum BundleWriter {
     }
 
     /// Writes the bundle as an age file for `recipients` (PEM-armored with `armor`):
-    /// libarchive writes into a bounded pipe that the age encryptor reads on another
-    /// thread. `added` hears each entry as it goes into the archive (on this thread).
+    /// libarchive writes on this thread straight into the batches the age encryptor's
+    /// workers seal. `added` hears each entry as it goes into the archive (on this thread).
     public static func seal(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, recipients: [Recipient],
                             armor: Bool = false, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil,
                             added: ((BundleManifest.Entry) -> Void)? = nil) throws {
@@ -318,15 +319,16 @@ public enum BundleWriter {
                  added: added, signer: nil)
     }
 
-    /// `seal`, the bundle signed by `signer` when one is given (vfs-push).
-    package static func seal(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, recipients: [Recipient],
-                             armor: Bool = false, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil,
+    /// `seal`, the bundle signed by `signer` when one is given (vfs-push). Without
+    /// `compressOnAllCores`, zstd runs in the archive's thread (beside the encryptor's),
+    /// in memory that does not grow with the cores (`ArchiveWriter`).
+    package static func seal(_ plan: BundlePlan, manifest: BundleManifest, compress: Bool = true, compressOnAllCores: Bool = true,
+                             recipients: [Recipient], armor: Bool = false, to sink: ByteSink, progress: (@Sendable (Int) -> Void)? = nil,
                              added: ((BundleManifest.Entry) -> Void)? = nil, signer: BundleSignature.Signer?) throws {
-        try BytePipe.run(producer: { plaintext in
-            try plan.write(manifest: manifest, compress: compress, to: plaintext, progress: progress, added: added, signer: signer)
-        }, consumerOnThread: { plaintext in
-            try AgeEncryptor.encrypt(to: recipients, from: plaintext, to: sink, armor: armor)
-        })
+        try AgeEncryptor.encrypt(to: recipients, to: sink, armor: armor) { plaintext in
+            try plan.write(manifest: manifest, compress: compress, compressOnAllCores: compressOnAllCores, to: plaintext,
+                           progress: progress, added: added, signer: signer)
+        }
     }
 }
 

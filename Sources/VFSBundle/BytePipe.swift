@@ -3,8 +3,9 @@ import VFSCore
 import Glibc
 #endif
 
-/// A bounded in-memory pipe between two threads: libarchive pushes bytes while the age
-/// encryptor pulls them (and the other way round when opening), with at most
+/// A bounded in-memory pipe between two threads: the age decryptor pushes bytes while
+/// libarchive pulls them (opening a bundle; sealing one needs none: libarchive writes
+/// into the encryptor's batches, `AgeEncryptor.encrypt(to:to:armor:producer:)`), with at most
 /// `capacity` bytes in flight. Either end can stop the other: a writer that fails
 /// passes its error to the reader, a reader that stops makes the writer's next
 /// write throw `BytePipe.Closed`.
@@ -127,31 +128,6 @@ final class BytePipe: @unchecked Sendable {
         func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { try pipe.read(into: buffer) }
     }
 
-    /// Runs `producer` on the calling thread and `consumer` on a new one, joined by a pipe.
-    /// The first real failure is thrown (a `Closed` caused by the other side's failure is not).
-    static func run<R>(producer: (ByteSink) throws -> R, consumerOnThread consumer: @escaping (ByteSource) throws -> Void) throws -> R {
-        let pipe = BytePipe()
-        let outcome = ThreadOutcome()
-        let job = HandOff(value: consumer)
-        let thread = JoinableThread {
-            do { try job.value(ReadEnd(pipe)) } catch { outcome.error = error }
-            pipe.finishReading()
-        }
-        let result: R
-        do {
-            result = try producer(WriteEnd(pipe))
-        } catch {
-            pipe.finishWriting(error)
-            thread.join()
-            if error is Closed, let theirs = outcome.error { throw theirs }
-            throw error
-        }
-        pipe.finishWriting(nil)
-        thread.join()
-        if let theirs = outcome.error { throw theirs }
-        return result
-    }
-
     /// Runs `producer` on a new thread and `consumer` on the calling thread. When the
     /// consumer returns, the producer is stopped; its own failure is thrown to the
     /// consumer's reads, so a consumer that reads to the end sees it.
@@ -167,10 +143,4 @@ final class BytePipe: @unchecked Sendable {
         }
         return try consumer(ReadEnd(pipe))
     }
-}
-
-/// The error a pipe thread ended with, read after join.
-private final class ThreadOutcome: @unchecked Sendable {
-    // Sendable: written by the thread before it ends, read after join().
-    var error: Error?
 }

@@ -14,12 +14,25 @@ import Glibc
 ///
 /// `RangeDownloader` writes the file (resuming after the bytes a killed fetch left, with
 /// Range) and reports how far it got with `advance(to:)`; a reader on another thread
-/// reads from the start of the file, waiting when it catches up, and hashes every byte.
-/// The end of input comes only after the last byte hashed to the transfer's SHA-256:
-/// a mismatch is thrown from that read instead (and the partial file removed), so the
-/// unpacking, which reads its input to the end before it places anything, places
-/// nothing. A download that fails is thrown to the reader the same way.
+/// reads from the start of the file, waiting when it catches up. With `.asRead` it hashes
+/// every byte, and the end of input comes only after the last byte hashed to the
+/// transfer's SHA-256: a mismatch is thrown from that read instead (and the partial file
+/// removed), so the unpacking, which reads its input to the end before it places
+/// anything, places nothing. A download that fails is thrown to the reader the same way.
 final class DownloadFeed: ByteSource, @unchecked Sendable {
+    /// When the bytes read are checked against the SHA-256 the relay listed.
+    enum Digest {
+        /// As they are read, the end of input coming only once the whole matched: for a
+        /// reader that does not authenticate the whole itself (vfs-cloud get, --raw).
+        case asRead
+        /// Only once a reader that read to the end failed (`readerFailed`), so that what
+        /// it reports is the download that went wrong. For a reader that authenticates
+        /// every byte itself (vfs-fetch: age authenticates each chunk and the end, the
+        /// signed manifest each file's digest): the relay's SHA-256, the relay's own
+        /// word, would only hash the same bytes once more.
+        case onFailure
+    }
+
     // Sendable: `written`, `failure` and `abandoned` are only touched under `condition`;
     // the rest belongs to the one reading thread.
     private let condition = PThreadCondition()
@@ -32,17 +45,19 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
     /// Its size and SHA-256 change once, under `condition`, when a transfer read while it
     /// uploaded (unknown until then: no end) ended (`settle`).
     private var transfer: RangeDownloader.Target
+    private let digest: Digest
     private let hash = SHA256()
     private var position: Int64 = 0
-    private var verified = false
+    /// The reader got the end of input.
+    private var ended = false
 
     /// Opens (creating it, 0600) the partial file at `path` for `transfer`. One still
     /// `uploading` has no end until `settle` gives its size and SHA-256.
-    convenience init(path: String, transfer: InboxEntry) throws {
+    convenience init(path: String, transfer: InboxEntry, digest: Digest = .asRead) throws {
         let uploading = transfer.status == .uploading
         try self.init(path: path, target: RangeDownloader.Target(route: RelayPaths.transferContent(transfer.id), label: transfer.id,
                                                                  size: uploading ? .max : transfer.size,
-                                                                 sha256: uploading ? "" : transfer.sha256))
+                                                                 sha256: uploading ? "" : transfer.sha256), digest: digest)
     }
 
     /// A transfer read while it uploaded ended: its size and SHA-256, which the reader's
@@ -57,11 +72,12 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     /// Opens (creating it, 0600) the partial file at `path` for what `target` downloads
     /// (a transfer, a cloud file).
-    init(path: String, target: RangeDownloader.Target) throws {
+    init(path: String, target: RangeDownloader.Target, digest: Digest = .asRead) throws {
         fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw VFSCore.IOError("cannot create", path: path) }
         self.path = path
         self.transfer = target
+        self.digest = digest
     }
 
     deinit { close(fd) }
@@ -128,7 +144,7 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
             fail(error)
             throw error
         }
-        hash.update(UnsafeRawBufferPointer(start: buffer.baseAddress!, count: n))
+        if digest == .asRead { hash.update(UnsafeRawBufferPointer(start: buffer.baseAddress!, count: n)) }
         position += Int64(n)
         return n
     }
@@ -141,18 +157,44 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
         }
     }
 
-    /// Every byte was read: the end of input if they hash to the transfer's SHA-256.
+    /// Every byte was read: the end of input if they hash to the transfer's SHA-256
+    /// (`.asRead`; `.onFailure`: at once).
     private func finish() throws -> Int {
-        if verified { return 0 }
-        verified = true
-        let digest = hash.finalize().hexString
+        if ended { return 0 }
+        ended = true
+        if digest == .asRead { try check(hash.finalize().hexString) }
+        return 0
+    }
+
+    /// The reader failed (on its thread). If it had read to the end (`.onFailure`), the
+    /// bytes it read are hashed now: if they are not the transfer's SHA-256, that is the
+    /// feed's error (`error`) and the partial file is removed, as with `.asRead`.
+    func readerFailed() {
+        guard digest == .onFailure, ended else { return }
+        let hash = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var at: Int64 = 0
+        while at < position {
+            let n = pread(fd, buffer.baseAddress!, Int(min(Int64(buffer.count), position - at)), off_t(at))
+            if n < 0 && errno == EINTR { continue }
+            // Unreadable now: the reader's own error stands.
+            guard n > 0 else { return }
+            hash.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            at += Int64(n)
+        }
+        try? check(hash.finalize().hexString)
+    }
+
+    /// The end of input's check: `actual` (of every byte read) is the transfer's SHA-256,
+    /// or the partial file is removed and the feed fails with `.corruptDownload`.
+    private func check(_ actual: String) throws {
         let expected = condition.withLock { transfer.sha256 }
-        guard digest == expected else {
+        guard actual == expected else {
             unlink(path)
-            let error = RelayClientError.corruptDownload(transfer: transfer.label, expected: expected, actual: digest)
+            let error = RelayClientError.corruptDownload(transfer: transfer.label, expected: expected, actual: actual)
             fail(error)
             throw error
         }
-        return 0
     }
 }

@@ -19,8 +19,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         Without arguments, lists the inbox (id, sender, size, sent, expires: a header and \
         columns on a terminal, tab-separated otherwise, -h for sizes as 1.2 MiB). With --all \
         or transfer IDs (or unique beginnings of them), downloads each (HTTP Range: an interrupted download resumes \
-        from the bytes already in $VFS_HOME/incoming), checks its SHA-256, decrypts it \
-        with this device's identity and unwraps it into -C DIR with the same checks as \
+        from the bytes already in $VFS_HOME/incoming), decrypts it with this device's \
+        identity (age authenticates every chunk and the end) and unwraps it into -C DIR \
+        with the same checks as \
         vfs-unwrap: with --for APP the policy must approve APP for the bundle's group and \
         every file type before a byte is released (exit 77 otherwise), every digest is \
         verified, extraction never leaves DIR; the sender's signature must be by a \
@@ -29,8 +30,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         then is the transfer acknowledged \
         (delivered). A transfer still uploading (status uploading: its sender is pushing \
         it) is read as its bytes reach the relay, decrypted and staged as they come, and \
-        checked whole at the end like any other: nothing is placed before its SHA-256 and \
-        its sender's signature passed; if its sender abandons it (cancels it, or its \
+        checked whole at the end like any other: nothing is placed before all of it was \
+        authenticated and its sender's signature passed; if its sender abandons it (cancels it, or its \
         upload stops for good) the fetch exits 66 and places nothing. --stdout streams a one-file transfer; --raw writes the ciphertext \
         as downloaded (an age file: age -d -i KEY | bsdtar -x opens it) without \
         acknowledging.

@@ -144,7 +144,7 @@ extension PushTool {
         }
 
         func run() async throws {
-            // The sealing and the upload go through 1 MiB buffers, up to 48 MiB of them at
+            // The sealing and the upload go through 1 MiB buffers, up to 24 MiB of them at
             // once: malloc keeps the freed ones for the next instead of handing each back
             // to the kernel and faulting fresh zeroed pages in (a third of the faults).
             MallocTuning.keepFreed(mmapThreshold: 32 << 20, trimThreshold: 1 << 30)

@@ -231,7 +231,7 @@ struct ClientWalkTests {
     @Test("Ctrl-C while a push seals removes its spool and dies of SIGINT (130), so resume has nothing to refuse; a push cut off names vfs-push resume, which finishes it")
     func interruptedPush() throws {
         let fleet = try Fleet()
-        // Larger than the push's 48 MiB window: sealing waits for the slow relay.
+        // Larger than the push's 24 MiB window: sealing waits for the slow relay.
         let big = try fleet.scratch.write("big.bin", testBytes(64 << 20, seed: 5))
         var proxy: SlowProxy? = try SlowProxy(to: fleet.relay.port, bytesPerSecond: 1 << 20)
         fleet.laptop.relayURL = "http://127.0.0.1:\(proxy!.port)"

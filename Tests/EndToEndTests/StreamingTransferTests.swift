@@ -17,11 +17,11 @@ struct StreamingTransferTests {
     /// The gate: the first PATCH and a part of the second.
     static let gate = 20 << 20
 
-    /// 40 MiB that do not compress: the bundle fits the push's 48 MiB window (its sealing
-    /// ends while the upload is held) and is larger than the gate.
+    /// 36 MiB that do not compress: the bundle fits the first segment and the push's
+    /// 24 MiB window (its sealing ends while the upload is held) and is larger than the gate.
     static func content() -> Data {
         var generator = SystemRandomNumberGenerator()
-        return Data((0..<(40 << 20) / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
+        return Data((0..<(36 << 20) / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
     }
 
     /// The size of the partial download of the (one) transfer in `machine`'s incoming folder.

@@ -266,8 +266,8 @@ struct BundleTests {
         }
         // A consumer that fails stops a producer that would otherwise write forever.
         #expect(throws: Boom.self) {
-            try BytePipe.run(producer: { sink in while true { try sink.write([UInt8](repeating: 1, count: 65536)) } },
-                             consumerOnThread: { source in
+            try BytePipe.run(producerOnThread: { sink in while true { try sink.write([UInt8](repeating: 1, count: 65536)) } },
+                             consumer: { source -> Void in
                 var first = [UInt8](repeating: 0, count: 10)
                 _ = try first.withUnsafeMutableBytes { try source.read(into: $0) }
                 throw Boom()

@@ -48,6 +48,58 @@ struct StreamingTests {
         }
     }
 
+    @Test("encrypting what a producer writes, in pieces of any size: the very payload a source of the same bytes gives, every worker count and batch size",
+          arguments: [1, 2, 3], [1, 2, 16])
+    func producer(workers: Int, chunksPerBatch: Int) throws {
+        let key = try SecureRandom.secret(32)
+        // Batches end at multiples of chunksPerBatch chunks: a payload that ends there too
+        // has its final chunk in a full batch.
+        for size in [0, 1, 65536, 65537, 2 * 65536, 7 * 65536, 16 * 65536, 23 * 65536 + 999] {
+            let plain = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ workers) }
+            let pushed = MemorySink()
+            try PayloadStream.encrypt(payloadKey: key, to: pushed, chunksPerBatch: chunksPerBatch, workers: workers) { sink in
+                // Growing pieces, across chunk and batch boundaries.
+                var at = 0, piece = 1
+                while at < plain.count {
+                    let n = min(piece, plain.count - at)
+                    try plain[at..<(at + n)].withUnsafeBytes { try sink.write($0) }
+                    at += n
+                    piece = piece * 3 + 7
+                }
+            }
+            let read = MemorySink()
+            try PayloadStream.encrypt(payloadKey: key, from: MemorySource(plain), to: read, chunksPerBatch: chunksPerBatch, workers: workers)
+            #expect(pushed.bytes == read.bytes, "size \(size)")
+            let opened = MemorySink()
+            try PayloadStream.decrypt(payloadKey: key, from: MemorySource(pushed.bytes), to: opened)
+            #expect(opened.bytes == plain, "size \(size)")
+        }
+    }
+
+    @Test("a producer's failure is reported after the batches it filled before; a write error is thrown to the producer's next write",
+          arguments: [1, 2, 4])
+    func producerFailures(workers: Int) throws {
+        let key = try SecureRandom.secret(32)
+        struct Boom: Error {}
+        let sink = MemorySink()
+        #expect(throws: Boom.self) {
+            try PayloadStream.encrypt(payloadKey: key, to: sink, chunksPerBatch: 2, workers: workers) { out in
+                try out.write([UInt8](repeating: 1, count: 6 * 65536 + 1))
+                throw Boom()
+            }
+        }
+        // Batches of two chunks: three whole batches came before the failure.
+        #expect(sink.bytes.count == 6 * PayloadStream.sealedChunkSize)
+        let failing = FailingSink(limit: 5 * PayloadStream.sealedChunkSize)
+        #expect(throws: IOError.self) {
+            try PayloadStream.encrypt(payloadKey: key, to: failing, chunksPerBatch: 1, workers: workers) { out in
+                // Stopped only by the sink's failure, thrown here.
+                while true { try out.write([UInt8](repeating: 1, count: 65536)) }
+            }
+        }
+        #expect(failing.written == 5 * PayloadStream.sealedChunkSize)
+    }
+
     @Test("a failing chunk with several workers: everything before it is released, nothing after", arguments: [1, 2, 4])
     func failureOrder(workers: Int) throws {
         let key = try SecureRandom.secret(32)

@@ -77,6 +77,52 @@ struct DownloadFeedTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test("checked on failure (vfs-fetch, whose reader authenticates every byte): the end comes without the SHA-256; a reader that failed after the end has the file hashed, and one that does not match is the feed's error and removed")
+    func checkedOnFailure() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-feed-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let right = Array(testBytes(Self.size))
+        var wrong = right
+        wrong[wrong.count - 1] ^= 1
+        /// Reads `content` (listed with the SHA-256 of `right`) through a feed, `upTo` bytes or to the end.
+        func feed(_ content: [UInt8], upTo limit: Int = .max) throws -> (DownloadFeed, String, Int) {
+            let path = folder + "/\(UUID().uuidString).age"
+            try Data(content).write(to: URL(fileURLWithPath: path))
+            let feed = try DownloadFeed(path: path, target: target(right), digest: .onFailure)
+            feed.advance(to: Int64(content.count))
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            var total = 0
+            while total < limit {
+                let n = try buffer.withUnsafeMutableBytes { try feed.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(limit - total))) }
+                if n == 0 { break }
+                total += n
+            }
+            return (feed, path, total)
+        }
+        // The whole read, the end of input given: no error, though it does not hash right.
+        let (corrupt, corruptPath, read) = try feed(wrong)
+        #expect(read == wrong.count)
+        #expect(corrupt.error == nil)
+        corrupt.readerFailed()
+        guard case .corruptDownload(transfer: "t", expected: _, actual: _)? = corrupt.error as? RelayClientError else {
+            Issue.record("not a corrupt download: \(String(describing: corrupt.error))")
+            return
+        }
+        #expect(!FileManager.default.fileExists(atPath: corruptPath))
+        // A reader that failed with the whole hashing right: its own error stands.
+        let (sound, soundPath, _) = try feed(right)
+        sound.readerFailed()
+        #expect(sound.error == nil)
+        #expect(FileManager.default.fileExists(atPath: soundPath))
+        // A reader that failed before the end: nothing hashed, nothing removed.
+        let (early, earlyPath, partway) = try feed(wrong, upTo: 3 << 20)
+        #expect(partway == 3 << 20)
+        early.readerFailed()
+        #expect(early.error == nil)
+        #expect(FileManager.default.fileExists(atPath: earlyPath))
+    }
+
     private func target(_ content: [UInt8]) -> RangeDownloader.Target {
         let hash = SHA256()
         content.withUnsafeBytes { hash.update($0) }

@@ -54,6 +54,33 @@ struct StreamedDownloadTests {
         #expect(feed.error == nil)
     }
 
+    @Test("a feed checked on failure (vfs-fetch's): a reader that read to the end and failed gets the download's SHA-256 mismatch thrown, the partial file removed; a reader that succeeds gets its result, the relay's SHA-256 not hashed")
+    func checkedOnFailure() async throws {
+        let (folder, path, content) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var wrong = content
+        wrong[wrong.count / 2] ^= 1
+        let failing = try DownloadFeed(path: path, target: Self.target(content), digest: .onFailure)
+        await #expect(throws: RelayClientError.self) {
+            _ = try await StreamedDownload.run(failing, read: { source -> Int in
+                _ = try Self.readAll(source)
+                throw AgeError.payload("chunk 24 failed to authenticate")
+            }) {
+                try Self.write(wrong, to: path, feed: failing, upTo: wrong.count)
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+
+        // The reader authenticated what it read: its result, whatever the relay listed.
+        let other = folder + "/u.age"
+        let listedWrong = try DownloadFeed(path: other, target: Self.target(content), digest: .onFailure)
+        let read = try await StreamedDownload.run(listedWrong, read: { source in try Self.readAll(source) }) {
+            try Self.write(wrong, to: other, feed: listedWrong, upTo: wrong.count)
+        }
+        #expect(try read.get() == wrong)
+        #expect(listedWrong.error == nil)
+    }
+
     static func setUp() throws -> (folder: String, path: String, content: [UInt8]) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-streamed-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -11,15 +11,31 @@ public enum AgeEncryptor {
     /// Encrypts `source` to `recipients`, writing the whole file to `sink`.
     public static func encrypt(to recipients: [Recipient], from source: ByteSource, to sink: ByteSink,
                                armor: Bool = false, progress: (@Sendable (Int) -> Void)? = nil) throws {
+        let (output, payloadKey) = try begin(to: recipients, sink: sink, armor: armor)
+        try PayloadStream.encrypt(payloadKey: payloadKey, from: source, to: output, progress: progress)
+        try output.finish()
+    }
+
+    /// Encrypts what `producer` writes to `recipients`, writing the whole file to `sink`.
+    /// The producer runs on the calling thread, its bytes copied straight into the batches
+    /// the workers seal (no pipe between them); a failure to write the file is thrown from
+    /// its next write.
+    public static func encrypt(to recipients: [Recipient], to sink: ByteSink, armor: Bool = false,
+                               producer: (ByteSink) throws -> Void) throws {
+        let (output, payloadKey) = try begin(to: recipients, sink: sink, armor: armor)
+        try PayloadStream.encrypt(payloadKey: payloadKey, to: output, producer: producer)
+        try output.finish()
+    }
+
+    /// Writes the header and the payload's nonce: the sink the payload goes to, and its key.
+    private static func begin(to recipients: [Recipient], sink: ByteSink, armor: Bool) throws -> (ByteSink, SecretBytes) {
         precondition(!recipients.isEmpty, "at least one recipient")
         let output: ByteSink = armor ? ArmorEncodingSink(sink) : sink
         let fileKey = try SecureRandom.secret(WrappedFileKey.fileKeyCount)
         try output.write(header(fileKey: fileKey, recipients: recipients))
         let nonce = try SecureRandom.bytes(PayloadStream.nonceCount)
         try output.write(nonce)
-        let payloadKey = try PayloadStream.payloadKey(fileKey: fileKey, nonce: nonce)
-        try PayloadStream.encrypt(payloadKey: payloadKey, from: source, to: output, progress: progress)
-        try output.finish()
+        return (output, try PayloadStream.payloadKey(fileKey: fileKey, nonce: nonce))
     }
 }
 

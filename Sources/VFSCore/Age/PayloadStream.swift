@@ -57,6 +57,18 @@ enum PayloadStream {
         try pipeline.run(source: source, sink: sink, progress: progress)
     }
 
+    /// Encrypts what `producer` writes (after the caller wrote the header and nonce). The
+    /// producer runs on the calling thread and its bytes are copied straight into the
+    /// batches the workers seal: no pipe, and no reader thread, between them. A failure
+    /// of the pipeline (the sink's) is thrown from the producer's next write; the
+    /// producer's own failure is reported after the batches it filled before, as a read
+    /// error is.
+    static func encrypt(payloadKey: SecretBytes, to sink: ByteSink, chunksPerBatch: Int = chunksPerBatch,
+                        workers: Int = workerCount, producer: (ByteSink) throws -> Void) throws {
+        let pipeline = try Pipeline(key: payloadKey, encrypting: true, chunksPerBatch: chunksPerBatch, workers: workers)
+        try pipeline.run(sink: sink, producer: producer)
+    }
+
     /// Decrypts the payload after the nonce. Throws `AgeError.payload` at the first chunk
     /// that fails, after writing every chunk before it.
     static func decrypt(payloadKey: SecretBytes, from source: ByteSource, to sink: ByteSink,
@@ -155,6 +167,33 @@ private final class Pipeline: @unchecked Sendable {
         let sourceBox = HandOff(value: source), sinkBox = HandOff(value: sink)
         let reader = JoinableThread { [self] in read(from: sourceBox.value, progress: progress) }
         let writer = JoinableThread { [self] in write(to: sinkBox.value) }
+        processReady()
+        reader.join()
+        writer.join()
+        if let error = failure.get() { throw error }
+    }
+
+    /// Encrypting what `producer` writes on the calling thread (`BatchWriter`), while the
+    /// batches are processed and written on threads of their own.
+    func run(sink: ByteSink, producer: (ByteSink) throws -> Void) throws {
+        sink.prepareForStreaming()
+        let sinkBox = HandOff(value: sink)
+        let writer = JoinableThread { [self] in write(to: sinkBox.value) }
+        let workers = JoinableThread { [self] in processReady() }
+        let input = BatchWriter(self)
+        do {
+            try producer(input)
+            try input.end()
+        } catch {
+            input.end(failing: error)
+        }
+        workers.join()
+        writer.join()
+        if let error = failure.get() { throw error }
+    }
+
+    /// Processes the batches as they are ready, in order, until the last.
+    private func processReady() {
         while let batch = ready.take() {
             if batch.error == nil { process(batch) }
             // Read before handing on: once put, the batch may come back refilled.
@@ -162,9 +201,6 @@ private final class Pipeline: @unchecked Sendable {
             done.put(batch)
             if last { break }
         }
-        reader.join()
-        writer.join()
-        if let error = failure.get() { throw error }
     }
 
     // MARK: reader
@@ -365,6 +401,79 @@ private final class Pipeline: @unchecked Sendable {
             if batch.isLast { return }
             free.put(batch)
         }
+    }
+}
+
+/// The producer's end of an encrypting pipeline (`Pipeline.run(sink:producer:)`): what it
+/// writes is copied into the batch being filled. A full batch is handed on once more
+/// bytes come, so the last batch is known to be the last (its last chunk is final).
+private final class BatchWriter: ByteSink {
+    let pipeline: Pipeline
+    private var batch: Batch?
+    private var nextChunk: UInt64 = 0
+    private let full: Int
+
+    init(_ pipeline: Pipeline) {
+        self.pipeline = pipeline
+        full = pipeline.chunksPerBatch * pipeline.inChunk
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var rest = bytes
+        while !rest.isEmpty {
+            let batch = try current()
+            if batch.inputCount == full {
+                hand(batch, last: false)
+                continue
+            }
+            let n = min(rest.count, full - batch.inputCount)
+            (batch.input.baseAddress! + batch.inputCount).copyMemory(from: rest.baseAddress!, byteCount: n)
+            batch.inputCount += n
+            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(n))
+        }
+    }
+
+    /// The batch being filled: a free one once the last was handed on (waiting for one);
+    /// the pipeline's failure once it failed.
+    private func current() throws -> Batch {
+        if let batch { return batch }
+        guard let free = pipeline.free.take() else { throw pipeline.failure.get() ?? AgeError.payload("the encryption stopped") }
+        free.reset()
+        free.inputCount = 0
+        batch = free
+        return free
+    }
+
+    /// The producer is done: the batch being filled is the last (with no bytes at all, one
+    /// empty chunk).
+    func end() throws {
+        let batch = try current()
+        hand(batch, last: true)
+    }
+
+    /// The producer failed: the payload ends with `error`, reported after the batches
+    /// handed on before.
+    func end(failing error: Error) {
+        guard let batch = try? current() else { return pipeline.fail(error) }
+        batch.error = error
+        batch.isLast = true
+        batch.chunkCount = 0
+        self.batch = nil
+        pipeline.ready.put(batch)
+    }
+
+    private func hand(_ batch: Batch, last: Bool) {
+        batch.firstChunk = nextChunk
+        if last {
+            let count = batch.inputCount
+            batch.chunkCount = count == 0 ? (nextChunk == 0 ? 1 : 0) : (count + pipeline.inChunk - 1) / pipeline.inChunk
+        } else {
+            batch.chunkCount = pipeline.chunksPerBatch
+        }
+        batch.isLast = last
+        nextChunk += UInt64(batch.chunkCount)
+        self.batch = nil
+        pipeline.ready.put(batch)
     }
 }
 

@@ -6,15 +6,21 @@ import VFSRelayProtocol
 /// it. Used by `TransferReceiver` (a transfer) and `CloudDownload` (a cloud file).
 enum StreamedDownload {
     /// Runs `read` over `feed` on a thread of its own while `download` fills the feed.
-    /// A failed download (or the feed's own failure: a wrong size or SHA-256) is thrown:
-    /// it wins over the reading's error, then only its consequence. Otherwise the
-    /// reading's result.
+    /// A failed download (or the feed's own failure: a wrong size or SHA-256, checked
+    /// when the reading failed if the feed does not hash as it is read) is thrown: it
+    /// wins over the reading's error, then only its consequence. Otherwise the reading's
+    /// result.
     static func run<T: Sendable>(_ feed: DownloadFeed, read: @escaping @Sendable (ByteSource) throws -> T,
                                  download: () async throws -> Void) async throws -> Result<T, Error> {
         let reading = Task {
             try await onThread {
                 defer { feed.abandon() }
-                return try read(BufferedSource(feed))
+                do {
+                    return try read(BufferedSource(feed))
+                } catch {
+                    feed.readerFailed()
+                    throw error
+                }
             }
         }
         var downloadError: Error?

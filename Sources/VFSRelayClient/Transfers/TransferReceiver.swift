@@ -47,22 +47,30 @@ package struct ReceiveOptions {
 }
 
 /// One transfer from the inbox to DIR (or stdout): download with Range into
-/// `$VFS_HOME/incoming/ID.age`, check its SHA-256, decrypt with the device identity,
-/// apply vfs-unwrap's checks and policy gate through VFSCore's BundleReader, and
-/// acknowledge only after all of that succeeded.
+/// `$VFS_HOME/incoming/ID.age`, decrypt with the device identity, apply vfs-unwrap's
+/// checks and policy gate through VFSCore's BundleReader, and acknowledge only after all
+/// of that succeeded.
+///
+/// Each byte is hashed once (SHA-256), by the bundle reader against the digest the
+/// signed manifest gives its file: age authenticates every chunk of the download and its
+/// end (a truncated or extended one fails), and the signature binds the manifest to its
+/// sender, so the SHA-256 the relay lists for the download (its own word) would only
+/// hash the same bytes again. It is checked only when the reading failed after reading
+/// the whole download (`DownloadFeed.Digest.onFailure`), so that a download that went
+/// wrong is reported as such; `--raw`, which decrypts nothing, checks it.
 ///
 /// A transfer still `uploading` is read as its bytes arrive (`RangeDownloader.follow`),
-/// decrypted and staged as they come; its size and SHA-256, known once the upload ended,
-/// are checked at the end like any other's, so nothing is placed before the whole
-/// hashed right and the sender's signature verified.
+/// decrypted and staged as they come; its size, known once the upload ended, is where the
+/// reading ends, so nothing is placed before the whole was read and authenticated and
+/// the sender's signature verified.
 ///
 /// The download and the unpacking run at once (`StreamedDownload`): the policy gate is
 /// decided on the manifest, at the start of the bundle. Into DIR, nothing is placed until
-/// the whole download was read and hashed to the transfer's SHA-256 (the unpacking reads
-/// its input to the end before it moves anything out of its staging folder). With
+/// the whole download was read and authenticated (the unpacking reads its input to the
+/// end before it moves anything out of its staging folder). With
 /// `--stdout` the file's bytes flow out as they are decrypted, each 64 KiB chunk
 /// authenticated by age before it is written (as `age -d` does): a failure part way
-/// (a chunk, the file's digest, the download's SHA-256) exits 65 after an authentic
+/// (a chunk, the file's digest, the download) exits 65 after an authentic
 /// prefix, and the transfer is acknowledged only once everything checked. `--raw`
 /// writes ciphertext nobody has checked yet: it downloads and checks first. What
 /// nothing checks as it arrives (`--raw`, `--allow-unverified`) is bounded by
@@ -136,15 +144,16 @@ package struct TransferReceiver {
     /// Downloads into `part` while a thread unpacks what is there. A failed download or
     /// SHA-256 wins over the unpacking's own error (which is then only its consequence).
     func streamed(_ entry: InboxEntry, part: String, progress: (@Sendable (Int64) -> Void)?) async throws -> [String] {
-        let feed = try DownloadFeed(path: part, transfer: entry)
+        // The unpacking authenticates every byte (age, the signed manifest's digests).
+        let feed = try DownloadFeed(path: part, transfer: entry, digest: .onFailure)
         let receiver = Handoff(value: self)
         do {
             return try await StreamedDownload.run(feed, read: { try receiver.value.unwrap($0, transfer: entry.id) }) {
                 let downloader = self.downloader
                 var whole = entry
                 if entry.status == .uploading {
-                    // Still uploading: the bytes as they arrive, then the size and SHA-256 the
-                    // whole is checked against once the upload ended.
+                    // Still uploading: the bytes as they arrive, then the size (where the
+                    // reading ends) and SHA-256 once the upload ended.
                     whole = try await downloader.follow(entry, to: part, feed: feed, progress: progress)
                     feed.settle(size: whole.size, sha256: whole.sha256)
                 }
