@@ -280,7 +280,7 @@ struct PackagingInstallTests {
         let security = try Tools.run("systemd-analyze", ["security", "--offline=yes", "--root=" + throwaway, "--threshold=30", units[0]])
         #expect(security.status == 0, "vfs-relay.service exposure above 3.0: \(security.out) \(security.stderr)")
         let relayUnit = try String(contentsOfFile: units[0], encoding: .utf8)
-        for line in ["User=vfs-relay", "StateDirectory=vfs-relay", "ProtectSystem=strict", "NoNewPrivileges=yes", "PrivateTmp=yes",
+        for line in ["User=vfs-relay", "StateDirectory=vfs-relay", "ProtectSystem=strict", "NoNewPrivileges=yes", "PrivateTmp=yes", "Environment=MALLOC_ARENA_MAX=2",
                      "ExecStart=/usr/bin/vfs-relay serve --listen 127.0.0.1:8787 --data /var/lib/vfs-relay"] {
             #expect(relayUnit.contains("\n" + line + "\n"), "vfs-relay.service lacks \(line)")
         }
