@@ -97,3 +97,14 @@ CONF
 # Seconds between two `date +%s.%N` stamps, and now.
 now() { date +%s.%N; }
 elapsed() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$1" "$2"; }
+
+# approve_devices FIRST OTHER…: FIRST, the user's first device (it started their device
+# chain), approves each OTHER with its fingerprint, so pushes between them verify. Runs
+# the tools through the caller's `on DEVICE TOOL ARGS…`.
+approve_devices() {
+  local first=$1 who; shift
+  for who in "$@"; do
+    on "$first" vfs-device approve "$who" --fingerprint "$(on "$who" vfs-device fingerprint)" >/dev/null 2>"$BENCH_DIR/approve.log" \
+      || { echo "approving $who failed: $(cat "$BENCH_DIR/approve.log")"; exit 1; }
+  done
+}

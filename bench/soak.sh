@@ -50,6 +50,9 @@ for who in "${devices[@]}"; do
   on "$who" vfs-device enroll "$url" "$code" --name "$who" >/dev/null 2>"$BENCH_DIR/enrol.log" \
     || { echo "enrolling $who failed: $(cat "$BENCH_DIR/enrol.log")"; exit 1; }
 done
+# The laptop, the first device, started the user's device chain: it approves the others
+# (a push from or to a device outside the chain is refused, 77).
+approve_devices laptop phone tablet
 : > "$BENCH_DIR/ledger"     # sha256 target status, one line per push
 stop_at=$(( $(date +%s) + DURATION ))
 

@@ -69,10 +69,7 @@ enrol() {
 }
 for who in laptop phone d1 d2 d3 d4 d5; do enrol "$who"; done
 # The laptop, the first device, started the user's device chain: it approves the others.
-for who in phone d1 d2 d3 d4 d5; do
-  on laptop vfs-device approve "$who" --fingerprint "$(on "$who" vfs-device fingerprint)" >/dev/null 2>"$BENCH_DIR/enrol.log" \
-    || { echo "approving $who failed: $(cat "$BENCH_DIR/enrol.log")"; exit 1; }
-done
+approve_devices laptop phone d1 d2 d3 d4 d5
 on laptop vfs-device group create five d1 d2 d3 d4 d5 >/dev/null
 # cpu_timed FILE CMD…: runs CMD (a function or a program), its CPU seconds (user + system) into FILE.
 cpu_timed() {
