@@ -170,20 +170,10 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
     /// bytes it read are hashed now: if they are not the transfer's SHA-256, that is the
     /// feed's error (`error`) and the partial file is removed, as with `.asRead`.
     func readerFailed() {
-        guard digest == .onFailure, ended else { return }
-        let hash = SHA256()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        var at: Int64 = 0
-        while at < position {
-            let n = pread(fd, buffer.baseAddress!, Int(min(Int64(buffer.count), position - at)), off_t(at))
-            if n < 0 && errno == EINTR { continue }
-            // Unreadable now: the reader's own error stands.
-            guard n > 0 else { return }
-            hash.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            at += Int64(n)
-        }
-        try? check(hash.finalize().hexString)
+        // The reader read to the end, so the file holds exactly the bytes it read (the
+        // download never writes past the size). Unreadable now: the reader's own error stands.
+        guard digest == .onFailure, ended, let actual = try? RangeDownloader.sha256(ofFile: path) else { return }
+        try? check(actual)
     }
 
     /// The end of input's check: `actual` (of every byte read) is the transfer's SHA-256,
