@@ -37,6 +37,11 @@ PYTHON ?= python3
 # .build, and `sudo make install` must write nothing in the tree.
 BIN := $(CURDIR)/.build/$(CONFIG)
 DEBUG_BIN := $(CURDIR)/.build/debug
+# The debug build's flags, the same for every target that builds it (a different flag
+# would rebuild everything): no debug information, which cuts a clean build by about an
+# eighth (861 to 748 s on 2 cores) and changes nothing the tests run (DEBUG_FLAGS= builds
+# with it, as a plain `swift build` does).
+DEBUG_FLAGS ?= -Xswiftc -gnone
 # Where make deb writes vfs_VERSION_ARCH.deb, and the folder it stages the package in.
 DEB_OUT ?= $(CURDIR)
 DEB_STAGE ?= $(CURDIR)/.build/deb
@@ -90,13 +95,13 @@ build: check-build-deps
 # The suites run as four processes at once (scripts/test-shards.sh says why); SHARDS=1
 # runs them in one, as `swift test --skip-build` does.
 test: deps check-build-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build $(DEBUG_FLAGS) --build-tests
 	VFS_BIN_DIR="$(DEBUG_BIN)" bash scripts/test-shards.sh "$(DEBUG_BIN)/vfsPackageTests.xctest"
 
 # The demo runs the debug build make test uses: it shows behaviour, not speed (make bench
 # does that with the release build), and a fresh machine builds once instead of twice.
 demo: deps check-build-deps
-	$(SWIFT) build
+	$(SWIFT) build $(DEBUG_FLAGS)
 	@VFS_BIN="$(DEBUG_BIN)" KEEP="$(KEEP)" bash scripts/demo.sh
 
 bench-deps:
@@ -111,13 +116,13 @@ bench: deps build bench-deps
 # man/man1/ (so MANPATH=man man vfs-encrypt finds it). man/man7/vfs.7, the overview,
 # is written by hand.
 man:
-	$(SWIFT) build
+	$(SWIFT) build $(DEBUG_FLAGS)
 	@for t in $(TOOLS); do \
 	  python3 scripts/make-man.py --date $(MAN_DATE) --tools "$(TOOLS)" $$t "$(DEBUG_BIN)/$$t" > man/man1/$$t.1.tmp && mv man/man1/$$t.1.tmp man/man1/$$t.1 || exit 1; \
 	done
 
 completions:
-	$(SWIFT) build
+	$(SWIFT) build $(DEBUG_FLAGS)
 	@mkdir -p completions/bash completions/zsh completions/fish
 	@for t in $(TOOLS); do \
 	  "$(DEBUG_BIN)/$$t" --generate-completion-script bash > completions/bash/$$t; \
