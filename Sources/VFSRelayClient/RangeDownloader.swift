@@ -78,6 +78,20 @@ struct RangeDownloader: Sendable {
         }
     }
 
+    /// Where a response's body goes in the partial file `fd`, which holds `have` bytes: a
+    /// 206 goes on after them; the whole content starts over at 0, dropping them. A file
+    /// with nothing in it is not truncated: ext4 writes a file truncated to zero out to the
+    /// disk when it is closed (auto_da_alloc, made for programs that rewrite a file in
+    /// place), so a fresh download's ciphertext, deleted once it is unwrapped, went to the
+    /// disk first, and 1 GiB took 1-2 s more to close and unlink.
+    static func start(_ fd: Int32, holding have: Int64, partialContent: Bool, path: String) throws -> Int64 {
+        if partialContent { return have }
+        if have > 0 {
+            guard ftruncate(fd, 0) == 0 else { throw VFSCore.IOError("cannot truncate", path: path) }
+        }
+        return 0
+    }
+
     func fetchRest(_ transfer: Target, to path: String, feed: DownloadFeed?, progress: (@Sendable (Int64) -> Void)?) async throws {
         // A partial file is this tool's own: never through a link planted in its place.
         let fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -102,15 +116,10 @@ struct RangeDownloader: Sendable {
         if response.status.code >= 400 {
             _ = try await client.collect(response)
         }
-        var position: Int64
-        if response.status == .partialContent {
-            position = have
-        } else {
-            // The whole content: start over.
-            if have > 0 { feed?.restarted() }
-            guard ftruncate(fd, 0) == 0 else { throw VFSCore.IOError("cannot truncate", path: path) }
-            position = 0
-        }
+        let partial = response.status == .partialContent
+        // The whole content: start over.
+        if !partial && have > 0 { feed?.restarted() }
+        var position = try Self.start(fd, holding: have, partialContent: partial, path: path)
         do {
             for try await chunk in response.body {
                 // More than the listed size (or the limit of one without a size yet) would
