@@ -11,7 +11,6 @@ struct RelayServices: Sendable {
     let configuration: RelayConfiguration
     let throttle: EnrolmentThrottle
     let itemLists = ItemListCache()
-    let uploadDigests = UploadDigests()
     let metrics = RelayMetrics()
 
     /// 507 unless `count` more bytes fit above the reserve.
@@ -88,7 +87,6 @@ struct RelayServices: Sendable {
         }
         // Every copy was declined or cancelled while it uploaded: no blob is kept.
         if outcome == .unwanted { await blobs.deleteBlob(blobID) }
-        uploadDigests.drop(id)
         return true
     }
 }

@@ -159,9 +159,9 @@ struct UploadController {
                                                           quota: services.configuration.userQuota)
             }
             // A deferred upload's reservation is given back however the PATCH ends.
-            let (end, hasher): (Int64, BodyHasher?)
+            let end: Int64
             do {
-                (end, hasher) = try await append(request, to: current.id, offset: offset, allowed: allowed, length: length)
+                end = try await append(request, to: current.id, offset: offset, allowed: allowed, length: length)
             } catch {
                 if length == nil { try? await store.releaseReservation(id: current.id) }
                 throw error
@@ -171,17 +171,11 @@ struct UploadController {
             services.metrics.uploadBytes.increment(by: end - offset)
             if end == length {
                 services.metrics.uploadsFinished.increment()
-                let digest: String
-                if let hasher {
-                    digest = Secrets.hex(Array(hasher.hash.finalize()))
-                } else {
-                    digest = try await services.blobs.digest(upload: id, length: end)
-                }
+                // Hashed as the bytes were written (read again only where this instance did not write them).
+                let digest = try await services.blobs.digest(upload: id, length: end)
                 try await store.setUploadOffset(id: id, offset: end, sha256: digest)
                 // A transfer made while it uploaded gets its blob now (its readers read on).
                 try await services.completeStreaming(upload: id)
-            } else if let hasher {
-                services.uploadDigests.keep(id, end: end, hash: hasher.hash)
             }
             return (end, current.expires)
         }
@@ -193,24 +187,16 @@ struct UploadController {
     }
 
     /// Writes the body at `offset`, up to `allowed` (and never into the disk reserve: past
-    /// it 507, what arrived before is kept); hashed as it arrives if this instance hashed
-    /// the bytes before it. The new offset and that hash.
-    func append(_ request: Request, to id: String, offset: Int64, allowed: Int64, length: Int64?) async throws
-        -> (end: Int64, hasher: BodyHasher?) {
+    /// it 507, what arrived before is kept). The new offset.
+    func append(_ request: Request, to id: String, offset: Int64, allowed: Int64, length: Int64?) async throws -> Int64 {
         let store = services.store
         let room = services.configuration.diskRoom
         guard room > 0 || allowed == offset else { throw RelayError.diskFull }
         let limit = min(allowed, offset.addingReportingOverflow(room).overflow ? Int64.max : offset + room)
-        let hasher = services.uploadDigests.take(id, at: offset).map(BodyHasher.init)
         do {
-            let body = request.body.map { buffer in
-                hasher?.update(buffer)
-                return buffer
-            }
-            let end = try await services.blobs.append(body, upload: id, offset: offset, limit: limit) { position in
+            return try await services.blobs.append(request.body, upload: id, offset: offset, limit: limit) { position in
                 try await store.setUploadOffset(id: id, offset: position, sha256: nil)
             }
-            return (end, hasher)
         } catch BlobStoreError.tooLong {
             if limit < allowed { throw RelayError.diskFull }
             if let length { throw RelayError(.contentTooLarge, .tooLarge, "the body runs past Upload-Length (\(length))") }
@@ -244,7 +230,6 @@ struct UploadController {
         // The file first: on a full disk its space is what lets the database write the delete.
         await services.blobs.deleteUpload(upload.id)
         try await services.freeing { try await services.store.deleteUpload(id: upload.id, user: upload.userID) }
-        services.uploadDigests.drop(upload.id)
         let identity = try context.requireIdentity()
         try await services.store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.delete", subject: upload.id,
                                        detail: "", now: Date())

@@ -14,11 +14,13 @@ public protocol BlobStore: Sendable {
     /// Writes a request body at `offset`; calls `progress` with the new offset after
     /// each durable step (the file is synced first, in the background while the body
     /// goes on arriving), and returns the final offset once it is synced.
-    /// Stops with `BlobStoreError.tooLong` past `limit`.
+    /// Stops with `BlobStoreError.tooLong` past `limit`. The bytes are hashed as they
+    /// are written, so that `digest` of the recorded offset reads nothing again.
     func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
                                                 progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer
-    /// The SHA-256 of an upload's first `length` bytes, as lowercase hex.
+    /// The SHA-256 of an upload's first `length` bytes (all recorded), as lowercase hex:
+    /// from the hash kept while they were appended, reading only the bytes it lacks.
     func digest(upload: String, length: Int64) async throws -> String
     func deleteUpload(_ id: String) async
     /// Makes a finished upload's file also the blob `blob`; the upload file stays until
@@ -77,6 +79,8 @@ public enum BlobStoreError: Error {
 /// The blob store in the data folder: `uploads/ID` and `blobs/ID`.
 public struct FileBlobStore: BlobStore {
     public let root: URL
+    /// The running SHA-256 of the uploads this process appended to.
+    let hashes = UploadHashes()
     var uploadsFolder: String { root.appendingPathComponent("uploads").path }
     var blobsFolder: String { root.appendingPathComponent("blobs").path }
 
@@ -107,31 +111,37 @@ public struct FileBlobStore: BlobStore {
     public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
                                                        progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer {
-        let fd = open(uploadPath(upload), O_WRONLY | O_CLOEXEC)
+        let fd = open(uploadPath(upload), O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw BlobStoreError.missing(upload) }
         defer { close(fd) }
+        // The hash of the bytes before `offset` (all recorded), continued with each byte written.
+        var hash = try hashed(upload, fd: fd, to: offset)
+        let hashes = self.hashes
         var position = offset
         // One sync at a time runs beside the writes, so the disk works while the network
-        // does; its offset is recorded once the sync returned (never a byte not on disk).
+        // does; its offset is recorded once the sync returned (never a byte not on disk),
+        // and then the hash of the bytes up to it is kept.
         var flushing: Task<Void, Error>?
         var flushed = offset
         let idle = FlushState()
         func flush(to target: Int64) {
             idle.busy()
+            let snapshot = hash
             flushing = Task.detached {
                 defer { idle.done() }
                 guard fdatasync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
                 try await progress(target)
+                hashes.keep(upload, offset: target, hash: snapshot)
             }
             flushed = target
         }
         do {
             for try await buffer in body {
                 guard position + Int64(buffer.readableBytes) <= limit else {
-                    try writeAll(fd, buffer, count: Int(limit - position), at: &position)
+                    try writeAll(fd, buffer, count: Int(limit - position), at: &position, hash: &hash)
                     throw BlobStoreError.tooLong
                 }
-                try writeAll(fd, buffer, count: buffer.readableBytes, at: &position)
+                try writeAll(fd, buffer, count: buffer.readableBytes, at: &position, hash: &hash)
                 if position - flushed >= Self.checkpoint, idle.isIdle {
                     try await flushing?.value
                     flush(to: position)
@@ -143,8 +153,11 @@ public struct FileBlobStore: BlobStore {
             // (perhaps cancelled) task so that cancellation cannot skip it.
             _ = await flushing?.result
             if position != offset, fdatasync(fd) == 0 {
-                let final = position
-                _ = await Task { try await progress(final) }.result
+                let (final, whole) = (position, hash)
+                _ = await Task {
+                    try await progress(final)
+                    hashes.keep(upload, offset: final, hash: whole)
+                }.result
             }
             throw error
         }
@@ -152,11 +165,13 @@ public struct FileBlobStore: BlobStore {
         if position != flushed {
             guard fdatasync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
             try await progress(position)
+            hashes.keep(upload, offset: position, hash: hash)
         }
         return position
     }
 
-    private func writeAll(_ fd: Int32, _ buffer: ByteBuffer, count: Int, at position: inout Int64) throws {
+    /// Writes the first `count` bytes of `buffer` at `position`, hashing exactly the bytes written.
+    private func writeAll(_ fd: Int32, _ buffer: ByteBuffer, count: Int, at position: inout Int64, hash: inout SHA256) throws {
         guard count > 0 else { return }
         try buffer.withUnsafeReadableBytes { raw in
             var done = 0
@@ -167,31 +182,43 @@ public struct FileBlobStore: BlobStore {
                     if errno == ENOSPC || errno == EDQUOT { throw BlobStoreError.noSpace }
                     throw BlobStoreError.io("write: \(String(cString: strerror(errno)))")
                 }
+                hash.update(bufferPointer: UnsafeRawBufferPointer(start: raw.baseAddress! + done, count: n))
                 done += n
                 position += Int64(n)
             }
         }
     }
 
-    public func digest(upload: String, length: Int64) throws -> String {
-        let fd = open(uploadPath(upload), O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw BlobStoreError.missing(upload) }
-        defer { close(fd) }
-        var hash = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var position: Int64 = 0
+    /// The hash of the upload's first `length` bytes: the one kept while they were
+    /// appended, continued with the bytes it lacks (read from `fd`), or all of them read.
+    func hashed(_ upload: String, fd: Int32, to length: Int64) throws -> SHA256 {
+        let kept = hashes.entry(upload, atMost: length)
+        var hash = kept?.hash ?? SHA256()
+        var position = kept?.offset ?? 0
+        guard position < length else { return hash }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while position < length {
             let want = Int(min(Int64(buffer.count), length - position))
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, want, off_t(position)) }
             if n < 0, errno == EINTR { continue }
             guard n > 0 else { throw BlobStoreError.io("upload \(upload) is shorter than recorded") }
-            hash.update(data: buffer[0..<n])
+            buffer.withUnsafeBytes { hash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             position += Int64(n)
         }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return hash
     }
 
-    public func deleteUpload(_ id: String) { unlink(uploadPath(id)) }
+    public func digest(upload: String, length: Int64) throws -> String {
+        let fd = open(uploadPath(upload), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw BlobStoreError.missing(upload) }
+        defer { close(fd) }
+        return Secrets.hex(try hashed(upload, fd: fd, to: length).finalize())
+    }
+
+    public func deleteUpload(_ id: String) {
+        hashes.drop(id)
+        unlink(uploadPath(id))
+    }
 
     public func adopt(upload: String, as blob: String) throws {
         // A second name for the same file (no copy); the upload's own name goes only once
@@ -301,19 +328,51 @@ public struct FileBlobStore: BlobStore {
         defer { close(fd) }
         _ = posix_fadvise(fd, off_t(range.lowerBound), off_t(range.count), POSIX_FADV_SEQUENTIAL)
         var position = range.lowerBound
-        // One buffer, reused once the channel has written it out (until then it is
-        // shared, and writing into it makes a copy instead: a chunk sent is never changed).
-        var buffer = ByteBufferAllocator().buffer(capacity: Int(min(Int64(chunk), max(range.upperBound - position, 0))))
+        var buffers = ReadBuffers(capacity: Int(min(Int64(chunk), max(range.upperBound - position, 0))))
         while position < range.upperBound {
             let want = Int(min(Int64(chunk), range.upperBound - position))
-            buffer.clear()
-            let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { raw in
-                let n = pread(fd, raw.baseAddress!, want, off_t(position))
-                return max(n, 0)
+            let bytes = try buffers.fill { buffer in
+                let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { raw in
+                    max(pread(fd, raw.baseAddress!, want, off_t(position)), 0)
+                }
+                guard n > 0 else { throw BlobStoreError.io("blob \(blob) is shorter than recorded") }
             }
-            guard n > 0 else { throw BlobStoreError.io("blob \(blob) is shorter than recorded") }
-            position += Int64(n)
-            try await write(buffer)
+            position += Int64(bytes.readableBytes)
+            try await write(bytes)
         }
+    }
+}
+
+/// The few buffers a download reads its chunks into, each used again once the channel
+/// wrote it out and let go of it. A buffer the channel still holds is never written
+/// into (a chunk sent does not change): a new one is made instead, and kept while there
+/// are fewer than `count`. (A fresh buffer per chunk cost the relay a third of its CPU
+/// serving a blob: each chunk's pages were faulted in and zeroed anew.)
+struct ReadBuffers {
+    static let count = 4
+    let capacity: Int
+    private var pool: [ByteBuffer] = []
+    private var next = 0
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Runs `read` on an empty buffer that nothing else holds, and returns it filled.
+    mutating func fill(_ read: (inout ByteBuffer) throws -> Void) throws -> ByteBuffer {
+        for step in 0..<pool.count {
+            let index = (next + step) % pool.count
+            let filled: ByteBuffer?? = try pool[index].modifyIfUniquelyOwned { buffer -> ByteBuffer? in
+                buffer.clear()
+                try read(&buffer)
+                return buffer
+            }
+            if let filled, let filled {
+                next = (index + 1) % pool.count
+                return filled
+            }
+        }
+        var buffer = ByteBufferAllocator().buffer(capacity: capacity)
+        try read(&buffer)
+        if pool.count < Self.count { pool.append(buffer) }
+        return buffer
     }
 }

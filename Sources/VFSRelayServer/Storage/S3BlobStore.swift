@@ -160,6 +160,10 @@ public struct S3BlobStore: BlobStore {
     /// The part size of uploads in progress: what a PATCH holds in memory at most, and
     /// what a kill may lose (the client resends it).
     var uploadPartSize = 8 << 20
+    /// The running SHA-256 of the uploads this process appended to, kept at the offset
+    /// recorded when a PATCH ends (the parts can't be read back before the upload is whole,
+    /// so a PATCH that finds none at its offset leaves the digest to one read at the end).
+    let hashes = UploadHashes()
 
     public init(_ settings: ObjectStoreSettings, records: any RelayStore) {
         location = settings.location
@@ -235,11 +239,16 @@ public struct S3BlobStore: BlobStore {
         var pending = try await tail(upload, state)
         var position = offset
         let partSize = uploadPartSize
+        // The hash of the bytes before `offset` if this instance kept it, continued with each byte taken.
+        var hash = hashes.entry(upload, atMost: offset).flatMap { $0.offset == offset ? $0.hash : nil }
+        let hashes = self.hashes
         do {
             for try await buffer in body {
                 let room = Int(limit - position)
-                pending.writeImmutableBuffer(buffer.getSlice(at: buffer.readerIndex, length: min(room, buffer.readableBytes))!)
-                position += Int64(min(room, buffer.readableBytes))
+                let taken = buffer.getSlice(at: buffer.readerIndex, length: min(room, buffer.readableBytes))!
+                taken.withUnsafeReadableBytes { hash?.update(bufferPointer: $0) }
+                pending.writeImmutableBuffer(taken)
+                position += Int64(taken.readableBytes)
                 while pending.readableBytes >= partSize {
                     try await cut(upload, &state, from: &pending)
                     try await progress(state.partsEnd)
@@ -251,13 +260,17 @@ public struct S3BlobStore: BlobStore {
             // arrived: the tail goes up and the offset moves, outside this (perhaps
             // cancelled) task so that cancellation cannot skip it.
             if position > state.offset, pending.readableBytes > 0 {
-                let (store, kept, final) = (self, pending, position)
-                _ = await Task { try await store.keepTail(upload, kept, offset: final, progress: progress) }.result
+                let (store, kept, final, whole) = (self, pending, position, hash)
+                _ = await Task {
+                    try await store.keepTail(upload, kept, offset: final, progress: progress)
+                    if let whole { hashes.keep(upload, offset: final, hash: whole) }
+                }.result
             }
             throw error
         }
         if position > state.offset {
             try await keepTail(upload, pending, offset: position, progress: progress)
+            if let hash { hashes.keep(upload, offset: position, hash: hash) }
         }
         return position
     }
@@ -326,6 +339,7 @@ public struct S3BlobStore: BlobStore {
 
     public func digest(upload: String, length: Int64) async throws -> String {
         try await assemble(upload, length: length)
+        if let kept = hashes.entry(upload, atMost: length), kept.offset == length { return Secrets.hex(kept.hash.finalize()) }
         var hash = SHA256()
         var count: Int64 = 0
         try await s3("cannot read upload \(upload)", blob: upload) {
@@ -342,6 +356,7 @@ public struct S3BlobStore: BlobStore {
     /// expired upload's is gone) and deletes its objects. A failure leaves what the next
     /// sweep finds.
     public func deleteUpload(_ id: String) async {
+        hashes.drop(id)
         let key = uploadKey(id)
         for multipart in (try? await client.multipartUploads(prefix: key)) ?? [] where multipart.key == key {
             try? await client.abortMultipartUpload(key, uploadID: multipart.uploadID)
