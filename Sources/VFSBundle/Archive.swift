@@ -153,6 +153,12 @@ final class ArchiveReader: ArchiveHandle {
         try check(archive_read_open(a, client, nil, { _, client, out in
             let me = Unmanaged<ArchiveReader>.fromOpaque(client!).takeUnretainedValue()
             do {
+                // The source's own bytes when it lends them (a pipe from the decryptor):
+                // valid until this is called again, as libarchive expects.
+                if let lent = try me.source.borrow(), lent.count > 0 {
+                    out?.pointee = lent.baseAddress
+                    return lent.count
+                }
                 let n = try me.source.read(into: me.buffer)
                 out?.pointee = UnsafeRawPointer(me.buffer.baseAddress)
                 return n
@@ -208,5 +214,17 @@ final class ArchiveReader: ArchiveHandle {
     /// Reads the current entry's data; 0 at its end.
     func readData(into out: UnsafeMutableRawBufferPointer) throws -> Int {
         try check(count: archive_read_data(handle, out.baseAddress, out.count), "read data")
+    }
+
+    /// The current entry's next block of data where libarchive holds it (valid until the
+    /// next call on the archive), with its offset in the entry; nil at its end.
+    func readDataBlock() throws -> (bytes: UnsafeRawBufferPointer, offset: Int)? {
+        var block: UnsafeRawPointer?
+        var size = 0
+        var offset: la_int64_t = 0
+        let rc = archive_read_data_block(handle, &block, &size, &offset)
+        if rc == ARCHIVE_EOF { return nil }
+        try check(rc, "read data")
+        return (UnsafeRawBufferPointer(start: block, count: size), Int(offset))
     }
 }

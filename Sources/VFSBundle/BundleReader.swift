@@ -155,9 +155,13 @@ public final class BundleReader {
     private func readContent(of entry: BundleManifest.Entry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let hasher = SHA256()
         var total = 0
-        while true {
-            let n = try archive.readData(into: buffer)
-            if n == 0 { break }
+        // The blocks where libarchive decompressed them: no copy into a buffer of ours.
+        while let (part, offset) = try archive.readDataBlock() {
+            // A block past a hole (sparse entries are refused, so none should come) or
+            // past the size: not the content the manifest hashed.
+            guard offset == total else { throw BundleError.digestMismatch(path: entry.path) }
+            let n = part.count
+            if n == 0 { continue }
             total += n
             guard total <= entry.size else { throw BundleError.digestMismatch(path: entry.path) }
             try interrupt?.check()
@@ -169,7 +173,6 @@ public final class BundleReader {
                     throw BundleError.expansionTooLarge(content: extracted, bundle: read, limit: limit, streaming: true)
                 }
             }
-            let part = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             hasher.update(part)
             try body(part)
         }

@@ -14,11 +14,11 @@ import Glibc
 ///
 /// `RangeDownloader` writes the file (resuming after the bytes a killed fetch left, with
 /// Range) and reports how far it got with `advance(to:)`; a reader on another thread
-/// reads from the start of the file, waiting when it catches up. With `.asRead` it hashes
-/// every byte, and the end of input comes only after the last byte hashed to the
-/// transfer's SHA-256: a mismatch is thrown from that read instead (and the partial file
-/// removed), so the unpacking, which reads its input to the end before it places
-/// anything, places nothing. A download that fails is thrown to the reader the same way.
+/// reads from the start of the file, waiting when it catches up (until `readBatch` bytes,
+/// or the rest, are there). With `.asRead` it hashes every byte, and the end of input
+/// comes only after the last byte hashed to the transfer's SHA-256: a mismatch is thrown
+/// from that read instead (and the partial file removed), so the unpacking, which reads
+/// its input to the end before it places anything, places nothing. A download that fails is thrown to the reader the same way.
 final class DownloadFeed: ByteSource, @unchecked Sendable {
     /// When the bytes read are checked against the SHA-256 the relay listed.
     enum Digest {
@@ -37,6 +37,8 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
     // the rest belongs to the one reading thread.
     private let condition = PThreadCondition()
     private var written: Int64 = 0
+    /// What `written` must reach for the reader waiting in `read` (.max: none waits).
+    private var wanted: Int64 = .max
     private var failure: Error?
     private var abandoned = false
 
@@ -48,6 +50,11 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
     private let digest: Digest
     private let hash = SHA256()
     private var position: Int64 = 0
+    /// A read waits for this many bytes (fewer if it asks for fewer, or the rest is
+    /// fewer), not for each chunk the download writes (64 KiB): the decryptor fills
+    /// batches of 2 MiB anyway, and waking its reader for every chunk cost more than
+    /// the reading (a wake-up, a pread and a loop in `readFully` per chunk).
+    static let readBatch: Int64 = 1 << 20
     /// The reader got the end of input.
     private var ended = false
 
@@ -88,7 +95,7 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
     func advance(to count: Int64) {
         condition.withLock {
             written = max(written, count)
-            condition.broadcast()
+            if written >= wanted { condition.broadcast() }
         }
     }
 
@@ -129,10 +136,14 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard buffer.count > 0 else { return 0 }
         let available: Int64 = try condition.withLock {
+            defer { wanted = .max }
             while true {
                 if let failure { throw failure }
-                if position < min(written, transfer.size) { return min(written, transfer.size) - position }
                 if position >= transfer.size { return 0 }
+                let have = min(written, transfer.size) - position
+                let enough = min(Int64(buffer.count), Self.readBatch, transfer.size - position)
+                if have >= enough { return have }
+                wanted = position + enough
                 condition.wait()
             }
         }

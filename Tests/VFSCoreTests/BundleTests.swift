@@ -274,6 +274,128 @@ struct BundleTests {
             })
         }
     }
+
+    @Test("the pipe hands the writer's bytes over in place, in order, under reads and borrows of any size")
+    func pipeHandsOverInPlace() throws {
+        let data = testPattern(1_000_003)
+        // The writer reuses one buffer: a write that returned before the reader was done
+        // with its bytes (copied or borrowed) would show up as the next slice's bytes.
+        let got = try BytePipe.run(producerOnThread: { sink in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 70_001, alignment: 16)
+            defer { buffer.deallocate() }
+            for start in stride(from: 0, to: data.count, by: buffer.count) {
+                let n = min(buffer.count, data.count - start)
+                data.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: n) }
+                try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                buffer.initializeMemory(as: UInt8.self, repeating: 0xEE)
+            }
+        }, consumer: { source -> [UInt8] in
+            var out: [UInt8] = []
+            var step = 0
+            var small = [UInt8](repeating: 0, count: 1_000)
+            while true {
+                step += 1
+                if step % 3 == 0 {
+                    let n = try small.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<(step % 997 + 1)])) }
+                    if n == 0 { break }
+                    out += small[0..<n]
+                } else {
+                    let lent = try #require(try source.borrow())
+                    if lent.count == 0 { break }
+                    out += lent
+                }
+            }
+            return out
+        })
+        #expect(got == data)
+    }
+
+    @Test("a write waits until the reader is back from what it borrowed")
+    func pipeWriteWaitsForBorrower() throws {
+        let returned = Flag()
+        let chunk = [UInt8](repeating: 7, count: 5_000)
+        let (lentCount, returnedWhileLent) = try BytePipe.run(producerOnThread: { sink in
+            try sink.write(chunk)
+            returned.set()
+            try sink.write([1, 2, 3])
+        }, consumer: { source -> (Int, Bool) in
+            let lent = try #require(try source.borrow())
+            let whileLent = returned.isSet
+            #expect(Array(lent) == chunk)
+            // Back for more: the first write is done with and returns.
+            var next = [UInt8](repeating: 0, count: 10)
+            let n = try next.withUnsafeMutableBytes { try source.read(into: $0) }
+            #expect(Array(next[0..<n]) == [1, 2, 3])
+            #expect(returned.isSet)
+            return (lent.count, whileLent)
+        })
+        #expect(lentCount == chunk.count)
+        #expect(!returnedWhileLent)
+    }
+
+    @Test("the pipe passes the writer's failure after its bytes, and stops a writer whose bytes the reader left")
+    func pipeFailures() throws {
+        struct Boom: Error {}
+        var seen: [UInt8] = []
+        #expect(throws: Boom.self) {
+            try BytePipe.run(producerOnThread: { sink in
+                try sink.write([1, 2, 3, 4])
+                try sink.write([5, 6])
+                throw Boom()
+            }, consumer: { source -> Void in
+                while true {
+                    let lent = try #require(try source.borrow())
+                    if lent.count == 0 { return }
+                    seen += lent
+                }
+            })
+        }
+        #expect(seen == [1, 2, 3, 4, 5, 6])
+        // The reader returns holding borrowed bytes: the write they belong to throws.
+        let writeError = ErrorBox()
+        try BytePipe.run(producerOnThread: { sink in
+            do { try sink.write([9, 9, 9]) } catch { writeError.set(error); throw error }
+        }, consumer: { source throws -> Void in
+            let lent = try source.borrow()
+            #expect(lent?.count == 3)
+        })
+        #expect(writeError.get() is BytePipe.Closed)
+    }
+
+    @Test("a buffered source lends its base's bytes only once its own are read")
+    func bufferedSourceBorrows() throws {
+        let data = testPattern(200_000)
+        let got = try BytePipe.run(producerOnThread: { sink in try sink.write(data) }, consumer: { source -> [UInt8] in
+            let buffered = BufferedSource(source)
+            #expect(Array(try buffered.peek(4)) == Array(data[0..<4]))
+            #expect(try buffered.borrow() == nil)
+            var out = [UInt8](repeating: 0, count: 100)
+            let n = try out.withUnsafeMutableBytes { try buffered.read(into: $0) }
+            var got = Array(out[0..<n])
+            while got.count < 4096 {
+                let m = try out.withUnsafeMutableBytes { try buffered.read(into: $0) }
+                got += out[0..<m]
+            }
+            while let lent = try buffered.borrow(), lent.count > 0 { got += lent }
+            return got
+        })
+        #expect(got == data)
+    }
+}
+
+/// Set once by one thread, read by another.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+private final class ErrorBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Error?
+    func set(_ error: Error) { lock.withLock { value = error } }
+    func get() -> Error? { lock.withLock { value } }
 }
 
 private func testPattern(_ count: Int) -> [UInt8] {

@@ -123,6 +123,53 @@ struct DownloadFeedTests {
         #expect(FileManager.default.fileExists(atPath: earlyPath))
     }
 
+    @Test("a read waits for a batch of bytes (or as many as it asks for, or the rest), not for each chunk written, and a failure ends its wait")
+    func readsInBatches() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vfs-feed-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/t.age"
+        let content = Array(testBytes((3 << 20) + 4321))
+        let batch = Int(DownloadFeed.readBatch)
+        let feed = try DownloadFeed(path: path, target: target(content))
+        let writer = open(path, O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0)
+        defer { close(writer) }
+        @Sendable func write(upTo end: Int, from start: Int) {
+            _ = content[start..<end].withUnsafeBytes { pwrite(writer, $0.baseAddress!, end - start, off_t(start)) }
+            feed.advance(to: Int64(end))
+        }
+        // A chunk is there when the reading starts; the rest comes chunk by chunk.
+        write(upTo: 65536, from: 0)
+        let thread = Thread {
+            for start in stride(from: 65536, to: content.count, by: 65536) { write(upTo: min(content.count, start + 65536), from: start) }
+        }
+        thread.start()
+        var buffer = [UInt8](repeating: 0, count: 2 << 20)
+        var read = [UInt8]()
+        let first = try buffer.withUnsafeMutableBytes { try feed.read(into: $0) }
+        #expect(first >= batch)
+        read += buffer[0..<first]
+        // Asking for less than a batch: what was asked for.
+        let small = try buffer.withUnsafeMutableBytes { try feed.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<100])) }
+        #expect(small == 100)
+        read += buffer[0..<small]
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try feed.read(into: $0) }
+            if n == 0 { break }
+            read += buffer[0..<n]
+        }
+        #expect(read == content)
+
+        // A reader waiting for its batch gets the download's failure.
+        let stalled = try DownloadFeed(path: folder + "/u.age", target: target(content))
+        stalled.advance(to: 1000)
+        struct Cut: Error {}
+        let failer = Thread { stalled.fail(Cut()) }
+        failer.start()
+        #expect(throws: Cut.self) { _ = try buffer.withUnsafeMutableBytes { try stalled.read(into: $0) } }
+    }
+
     private func target(_ content: [UInt8]) -> RangeDownloader.Target {
         let hash = SHA256()
         content.withUnsafeBytes { hash.update($0) }

@@ -11,6 +11,10 @@ public protocol ByteSource: AnyObject {
     /// The rest of the input when it is a regular file that may be mapped instead of
     /// read (`MappedWindow`); nil otherwise. Mapping it leaves the source unread.
     func mappableRegion() -> FileRegion?
+    /// The next bytes where the source holds them, without a copy (a pipe whose writer
+    /// waits meanwhile), valid until the next call on the source; empty at the end of
+    /// input. Nil when the source has none to lend this way: `read(into:)` then.
+    func borrow() throws -> UnsafeRawBufferPointer?
 }
 
 /// Something bytes are written to.
@@ -31,6 +35,7 @@ extension ByteSink {
 extension ByteSource {
     public func prepareForStreaming() {}
     public func mappableRegion() -> FileRegion? { nil }
+    public func borrow() throws -> UnsafeRawBufferPointer? { nil }
 
     /// Reads until `buffer` is full or the input ends; returns the count read.
     func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
@@ -220,6 +225,14 @@ public final class BufferedSource: ByteSource {
     }
 
     private var available: Int { buffer.count - start }
+
+    /// The base's bytes in place once the buffered ones were read (nil until then, and
+    /// when the base lends none).
+    public func borrow() throws -> UnsafeRawBufferPointer? {
+        if available > 0 { return nil }
+        if atEnd { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return try base.borrow()
+    }
 
     /// Makes at least `count` bytes available unless the input ends first.
     @discardableResult
