@@ -29,6 +29,16 @@ public final class BundlePlan {
     /// Names that can't be stored (RawName: they hold U+F780…U+F7FF), left out, each
     /// escaped, with a warning; the caller exits non-zero once the bundle holds the rest.
     public private(set) var refused: [String] = []
+    /// Whether zstd is worth it for this content (`CompressionEstimate`: from samples taken
+    /// while the files were hashed; standard input is not sampled, and compresses).
+    public var compression: CompressionEstimate {
+        var estimate = samples
+        estimate.contentBytes = contentBytes
+        estimate.entries = entries.count
+        if sources.contains(where: { if case .spool = $0 { return true } else { return false } }) { estimate.unsampled = true }
+        return estimate
+    }
+    private var samples = CompressionEstimate(contentBytes: 0, entries: 0)
 
     enum Source {
         case none
@@ -196,29 +206,47 @@ public final class BundlePlan {
         return out.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    /// Hashes every file on all cores. A file that changed while it was read is read
-    /// once more (its new size, mode and times taken); if it changed again, it fails the
-    /// plan or, with `skipChanged`, is left out with a warning.
+    /// Hashes every file on all cores, sampling the content for `compression` as it goes.
+    /// A file that changed while it was read is read once more (its new size, mode and
+    /// times taken); if it changed again, it fails the plan or, with `skipChanged`, is
+    /// left out with a warning.
     private func hashFiles(skipChanged: Bool, warning: (String) -> Void) throws {
         let jobs = sources.indices.filter { if case .file = sources[$0] { return true } else { return false } }
-        let work = HandOff(value: sources)
-        let digests = WorkQueue<Result<(String, FileSignature?, UInt32), Error>>.forEach(count: jobs.count,
-                                                                       workers: ProcessorCount.available(limit: jobs.count)) { queue in
+        // Where each file starts in the content stream the samples are spread over.
+        var starts: [Int] = [], fileBytes = 0
+        for index in jobs {
+            starts.append(fileBytes)
+            fileBytes += entries[index].size
+        }
+        let windows = CompressionEstimate.windows(contentBytes: fileBytes)
+        let work = HandOff(value: (sources, starts))
+        typealias Hashed = (digest: String, reread: FileSignature?, permissions: UInt32, sample: ContentSampler)
+        let digests = WorkQueue<Result<Hashed, Error>>.forEach(count: jobs.count,
+                                                                workers: ProcessorCount.available(limit: jobs.count)) { queue in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
             while let job = queue.take() {
-                guard case .file(let path, let signature) = work.value[jobs[job]] else { preconditionFailure("jobs are files") }
+                guard case .file(let path, let signature) = work.value.0[jobs[job]] else { preconditionFailure("jobs are files") }
                 queue.record(job, Result {
-                    func hash(_ expecting: FileSignature) throws -> String {
+                    func hash(_ expecting: FileSignature) throws -> (String, ContentSampler) {
                         let hasher = SHA256()
-                        try FileSignature.read(path: path, expecting: expecting, buffer: buffer) { hasher.update($0) }
-                        return hasher.finalize().hexString
+                        var sampler = ContentSampler(windows: windows, fileAt: work.value.1[job], size: expecting.size)
+                        try FileSignature.read(path: path, expecting: expecting, buffer: buffer) {
+                            hasher.update($0)
+                            sampler.feed($0)
+                        }
+                        sampler.finish()
+                        return (hasher.finalize().hexString, sampler)
                     }
-                    do { return (try hash(signature), nil, 0) } catch BundleError.changedWhileWrapping {
+                    do {
+                        let (digest, sample) = try hash(signature)
+                        return (digest, nil, 0, sample)
+                    } catch BundleError.changedWhileWrapping {
                         // Read once more, as it is now; a second change is final.
                         var info = stat()
                         guard lstat(RawName.cString(path), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw BundleError.changedWhileWrapping(path: path) }
-                        return (try hash(FileSignature(info)), FileSignature(info), UInt32(info.st_mode & 0o7777))
+                        let (digest, sample) = try hash(FileSignature(info))
+                        return (digest, FileSignature(info), UInt32(info.st_mode & 0o7777), sample)
                     }
                 })
             }
@@ -226,8 +254,11 @@ public final class BundlePlan {
         var gone: [Int] = []
         for (job, index) in jobs.enumerated() {
             do {
-                let (digest, reread, permissions) = try digests[job].get()
+                let (digest, reread, permissions, sample) = try digests[job].get()
                 entries[index].sha256 = digest
+                samples.sampledBytes += sample.sampled
+                samples.sampledCompressedBytes += sample.compressed
+                if sample.failed { samples.unsampled = true }
                 if let signature = reread, case .file(let path, _) = sources[index] {
                     if permissions & 0o6000 != 0 { throw BundleError.notUnwrappable(path: path, reason: .setuidFile) }
                     contentBytes += signature.size - entries[index].size

@@ -29,7 +29,9 @@ struct PushTool: AsyncVFSCommand {
         (pending: vfs-device approve); revoked and pending devices in a group, and with \
         --cloud, are left out with a warning, and the sending device is left out of its \
         own groups. The bundle is signed with this device's key, so the receiver \
-        verifies who sent it.
+        verifies who sent it. It is zstd-compressed unless samples of the files (4 MiB and \
+        more), taken while they are hashed, show they would shrink by less than 3% \
+        (random data, media, archives: see vfs-wrap).
 
         The bundle is uploaded while it is sealed (a tus upload whose length is declared at \
         its end), held in memory until the relay confirms it; the transfer is made as soon \

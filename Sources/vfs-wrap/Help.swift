@@ -5,7 +5,7 @@ import VFSCommandLine
 enum WrapHelp {
     static let overview = """
     Writes one age file (to -o OUT, or stdout) whose plaintext is a pax archive, \
-    zstd-compressed unless --no-compress, that starts with a manifest \
+    zstd-compressed unless the content would not shrink, that starts with a manifest \
     (.vfs-manifest.json): format version, group id, access id, sender when known, \
     creation time, and each entry's path, type, size, mode, mtime, SHA-256 and link \
     target. Folders are stored recursively with relative paths, modes and mtimes; \
@@ -66,6 +66,16 @@ enum WrapHelp {
     again from the start without it (up to 3 times; to stdout it can't be, and the \
     run fails with 75). The run then exits 1 with the bundle complete and valid \
     without the files left out.
+
+    Compression: while the files are hashed, 64 samples of 64 KiB spread evenly \
+    through their content go through zstd's fast level; if the \
+    archive would shrink by less than 3% (random data, media, archives), it is stored \
+    without zstd, which would spend CPU time to make it no smaller, as borg's \
+    --compression auto does. The samples weigh each file by its size, and each entry's \
+    headers count as compressible. Content under 4 MiB and standard input are not \
+    sampled and are compressed. \
+    --compress compresses whatever the samples say, --no-compress never does. Every \
+    reader (vfs-unwrap, bsdtar) tells a compressed archive by its magic bytes.
 
     Standard input (PATH '-', or no PATH but a name) is stored as one file named by \
     --name NAME. It must be hashed before the archive is written, so it is first \

@@ -304,6 +304,40 @@ struct TransferResilienceTests {
         #expect(inboxCount(fleet.phone) == 1)
     }
 
+    @Test("a push of random content seals a plain pax archive (no zstd) and fetches byte-identical; text, and random with a third of text, are compressed")
+    func compressionFromSamples() throws {
+        let fleet = try Fleet()
+        try fleet.phone.exportIdentity(to: fleet.scratch.path("phone.key"))
+        try fleet.scratch.write("random.bin", testBytes(6 << 20, seed: 51))
+        try fleet.scratch.write("log.txt", base64Text(5 << 20, seed: 52))
+        try FileManager.default.createDirectory(atPath: fleet.scratch.path("mixed"), withIntermediateDirectories: true)
+        try fleet.scratch.write("mixed/big.bin", testBytes(6 << 20, seed: 53))
+        for i in 0..<48 { try fleet.scratch.write("mixed/part\(i).txt", base64Text(64 << 10, seed: 60 + UInt64(i))) }
+        /// Pushes `path`; whether the bundle's plaintext (the raw transfer opened with the phone's key) is zstd.
+        func zstd(_ path: String, _ name: String) throws -> (id: String, zstd: Bool) {
+            let id = pushed(try fleet.laptop.run("vfs-push", ["-d", "phone", "-r", fleet.scratch.path(path)]))
+            let raw = try fleet.phone.run("vfs-fetch", [id, "--raw"])
+            #expect(raw.status == 0, "\(raw.stderr)")
+            try fleet.scratch.write(name + ".age", raw.stdout)
+            let plain = try Tools.run("age", ["-d", "-i", fleet.scratch.path("phone.key"), fleet.scratch.path(name + ".age")])
+            #expect(plain.status == 0, "\(plain.stderr)")
+            let zstd = plain.stdout.prefix(4) == Data([0x28, 0xB5, 0x2F, 0xFD])
+            if !zstd { #expect(String(decoding: plain.stdout[257..<262], as: UTF8.self) == "ustar", "a plain pax archive") }
+            return (id, zstd)
+        }
+        let random = try zstd("random.bin", "random")
+        #expect(!random.zstd)
+        #expect(try zstd("log.txt", "log").zstd)
+        #expect(try zstd("mixed", "mixed").zstd)
+
+        // Fetched as any other: the digests and the signature checked, the bytes the same.
+        let inbox = fleet.scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let fetched = try fleet.phone.run("vfs-fetch", [random.id, "-C", inbox])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inbox + "/random.bin")) == testBytes(6 << 20, seed: 51))
+    }
+
     @Test("on a terminal, a large push shows its progress (sealed and sent at once) and a fetch its download; -q silences them")
     func progress() throws {
         let fleet = try Fleet()

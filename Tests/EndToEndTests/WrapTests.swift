@@ -113,6 +113,41 @@ struct WrapTests {
         #expect(try Tools.run("vfs-unwrap", ["-i", key.path, "--stdout", scratch.path("a.vfs")]).out == "hello\n")
     }
 
+    @Test("random content is wrapped without zstd and round-trips; text and a folder of both by their weight are compressed; --compress and --no-compress force either")
+    func compressionFromSamples() throws {
+        let scratch = try TestFolder()
+        let key = try keypair(scratch)
+        let random = try scratch.write("random.bin", testBytes(6 << 20, seed: 31))
+        let text = try scratch.write("log.txt", base64Text(5 << 20, seed: 32))
+        try FileManager.default.createDirectory(atPath: scratch.path("mixed"), withIntermediateDirectories: true)
+        try scratch.write("mixed/big.bin", testBytes(6 << 20, seed: 33))
+        for i in 0..<3 { try scratch.write("mixed/note\(i).txt", base64Text(2 << 10, seed: 40 + UInt64(i))) }
+        /// The bundle's plaintext starts with zstd's magic.
+        func zstd(_ arguments: [String], _ name: String) throws -> Bool {
+            let bundle = scratch.path(name + ".vfs")
+            let wrap = try Tools.run("vfs-wrap", ["-r", key.recipient, "-o", bundle] + arguments)
+            #expect(wrap.status == 0, "\(wrap.stderr)")
+            let plain = try Tools.run("age", ["-d", "-i", key.path, bundle])
+            #expect(plain.status == 0)
+            let zstd = plain.stdout.prefix(4) == Data([0x28, 0xB5, 0x2F, 0xFD])
+            if !zstd { #expect(String(decoding: plain.stdout[257..<262], as: UTF8.self) == "ustar", "a plain pax archive") }
+            return zstd
+        }
+        #expect(try !zstd([random], "random"))
+        #expect(try zstd([text], "text"))
+        // 6 KiB of text beside 6 MiB of random data: not worth it.
+        #expect(try !zstd([scratch.path("mixed")], "mixed"))
+        #expect(try zstd(["--compress", random], "forced"))
+        #expect(try !zstd(["--no-compress", text], "plain"))
+
+        // The plain one opens as any other, its digest checked.
+        let out = scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let unwrap = try Tools.run("vfs-unwrap", ["-i", key.path, "-C", out, scratch.path("random.vfs")])
+        #expect(unwrap.status == 0, "\(unwrap.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/random.bin")) == testBytes(6 << 20, seed: 31))
+    }
+
     @Test("-g GROUP encrypts to the group's recipients file and records the group; --access-id is recorded")
     func groups() throws {
         let scratch = try TestFolder()

@@ -58,6 +58,12 @@ public final class TestFolder: @unchecked Sendable {
     }
 }
 
+/// Base64 text of `count` bytes (lines of 76): what a log or a dump is to zstd, which
+/// saves a quarter of it and more; built from `testBytes`, so only the alphabet repeats.
+public func base64Text(_ count: Int, seed: UInt64 = 1) -> Data {
+    testBytes(count * 3 / 4 + 3, seed: seed).base64EncodedData(options: .lineLength76Characters).prefix(count)
+}
+
 /// Deterministic pseudo-random bytes for test inputs (xorshift from `seed`).
 public func testBytes(_ count: Int, seed: UInt64 = 1) -> Data {
     var state = seed &* 0x9E3779B97F4A7C15 | 1

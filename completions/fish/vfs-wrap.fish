@@ -20,7 +20,7 @@ function __vfs-wrap_parse_tokens -S
     set -l unparsed_tokens (__vfs-wrap_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-wrap'
-        __vfs-wrap_parse_subcommand -r 1 'r/recipient=+' 'R/recipients-file=+' 'i/identity=+' 'j=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'p/passphrase' 'passphrase-file=' 'passphrase-fd=' 'work-factor=' 'g/group=+' 'access-id=' 'name=' 'no-compress' 'C/directory=+' 'T/files-from=+' 'null' 'exclude=+' 'X/exclude-from=+' 'skip-changed' 'v/verbose' 'a/armor' 'o/output=' 'q/quiet' 'version' 'h/help'
+        __vfs-wrap_parse_subcommand -r 1 'r/recipient=+' 'R/recipients-file=+' 'i/identity=+' 'j=+' 'K/keychain-identity=+' 'passcode-file=' 'passcode-fd=' 'p/passphrase' 'passphrase-file=' 'passphrase-fd=' 'work-factor=' 'g/group=+' 'access-id=' 'name=' 'compress' 'no-compress' 'C/directory=+' 'T/files-from=+' 'null' 'exclude=+' 'X/exclude-from=+' 'skip-changed' 'v/verbose' 'a/armor' 'o/output=' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-wrap_parse_subcommand -r 1 'version'
@@ -91,7 +91,8 @@ complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_opti
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'g' -l 'group' -d 'Encrypt to the recipients of GROUP ($VFS_HOME/groups/GROUP) and record it as the group id.' -rfka '(sh -c \'d=${VFS_HOME:-}; case ${XDG_DATA_HOME:-} in /*) d=${d:-$XDG_DATA_HOME/vfs};; esac; ls -- "${d:-$HOME/.local/share/vfs}/groups"\' 2>/dev/null)'
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" access-id' -l 'access-id' -d 'Record ID as the bundle\'s access control id.' -rfka ''
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" name' -l 'name' -d 'Store standard input under NAME.' -rfka ''
-complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" no-compress' -l 'no-compress' -d 'Store the archive without zstd compression.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" compress' -l 'compress' -d 'Always compress the archive with zstd (--compress), or never (--no-compress); by default, when samples of the content show it shrinks by 3% or more.'
+complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" no-compress' -l 'no-compress' -d 'Always compress the archive with zstd (--compress), or never (--no-compress); by default, when samples of the content show it shrinks by 3% or more.'
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'C' -l 'directory' -d 'Take the PATHs and -T lists that follow from DIR, as tar -C. Repeatable.' -rfa '(__vfs-wrap_complete_directories)'
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap"' -s 'T' -l 'files-from' -d 'Also wrap the paths listed in FILE, one a line (\'-\' for stdin). Repeatable.' -rF
 complete -c 'vfs-wrap' -n '__vfs-wrap_should_offer_completions_for_flags_or_options "vfs-wrap" null' -l 'null' -d '-T lists are NUL-separated (find -print0), not one path a line.'

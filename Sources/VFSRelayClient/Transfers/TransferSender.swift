@@ -40,10 +40,13 @@ package struct TransferSender {
         // The id is announced as soon as the transfer exists (while it uploads, for targets fetching it).
         // Memory bounded whatever the size and the cores (issue 26: 1 GiB under 96 MiB):
         // zstd without workers (it would take 64 MiB on 2 cores, more with more), beside
-        // the encryptor's workers and the upload window.
+        // the encryptor's workers and the upload window. And zstd only if the content
+        // shrinks (CompressionEstimate, sampled while the plan hashed it): on random data,
+        // media and archives it would spend a CPU-second per GiB on the push's critical path.
+        let compress = plan.compression.worthCompressing
         let entry = try await push(dir, total: plan.contentBytes, announce: announce) { sink in
-            try BundleWriter.seal(job.plan, manifest: job.manifest, compressOnAllCores: false, recipients: job.recipients, to: sink,
-                                  signer: job.signer)
+            try BundleWriter.seal(job.plan, manifest: job.manifest, compress: compress, compressOnAllCores: false,
+                                  recipients: job.recipients, to: sink, signer: job.signer)
         }
         return (entry, plan.refused.count)
     }
