@@ -80,10 +80,13 @@ struct PackagingTests {
         let help = try Tools.run(tool, ["--help"]).out
         // The options --help lists (a line of OPTIONS starts "  -" with the option or its
         // short form), not those its prose names, such as another tool's.
-        let options = help.split(separator: "\n").compactMap { line -> Substring? in
-            let words = line.split(whereSeparator: { " ,<>[]=".contains($0) })
-            guard line.hasPrefix("  -") else { return nil }
-            return words.prefix(2).first { $0.hasPrefix("--") && $0.count > 2 }
+        // An option and its inversion share a line ("--compress/--no-compress"): both count.
+        let options = help.split(separator: "\n").flatMap { line -> [Substring] in
+            guard line.hasPrefix("  -") else { return [] }
+            // The names column ends where two spaces start the description.
+            let names = line.dropFirst(2).components(separatedBy: "  ")[0]
+            let words = names.split(whereSeparator: { " ,<>[]=/".contains($0) })
+            return words.filter { $0.hasPrefix("--") && $0.count > 2 }
         }
         for option in Set(options) where option != "--help" && option != "--version" {
             #expect(page.contains("Fl -\(option.dropFirst(2))"), "man/man1/\(tool).1 lacks \(option): run make man")
