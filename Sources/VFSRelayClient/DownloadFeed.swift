@@ -18,7 +18,8 @@ import Glibc
 /// or the rest, are there). With `.asRead` it hashes every byte, and the end of input
 /// comes only after the last byte hashed to the transfer's SHA-256: a mismatch is thrown
 /// from that read instead (and the partial file removed), so the unpacking, which reads
-/// its input to the end before it places anything, places nothing. A download that fails is thrown to the reader the same way.
+/// its input to the end before it places anything, places nothing. A download that fails
+/// is thrown to the reader the same way.
 final class DownloadFeed: ByteSource, @unchecked Sendable {
     /// When the bytes read are checked against the SHA-256 the relay listed.
     enum Digest {
