@@ -6,9 +6,11 @@
 #    --watch running before the push receives it while it uploads); wormhole send | receive of
 #    the same file through a local mailbox server and transit relay (both sides with
 #    --no-listen, so the bytes go through the relay as vfs's do); curl PUT (WebDAV) then
-#    GET of the plaintext through nginx, the no-crypto floor. Every received file is
-#    compared with the original (cmp, not timed). vfs's time is split into push and
-#    fetch, each with its CPU seconds, and the relay's own time in the upload (its log).
+#    GET of the plaintext through nginx, the no-crypto floor; dd conv=fsync of the same
+#    bytes, the floor of a durable write (the relay and vfs-fetch sync what they keep).
+#    Every received file is compared with the original (cmp, not timed). vfs's time is
+#    split into push and fetch, each with its CPU seconds, and the relay's own time in
+#    the upload (its log).
 # 2. One push to a group of 5 devices: the bytes the relay received (its tus upload
 #    lengths and its blob files) against the ciphertext a device downloads (--raw), and
 #    the fetch time on one of them.
@@ -166,6 +168,17 @@ cmp_or_fail "$BENCH_DIR/curl.bin" "curl GET"
 curl_up=$(elapsed "$t0" "$t1"); curl_down=$(elapsed "$t1" "$t2"); curl_total=$(elapsed "$t0" "$t2")
 rm -rf "$BENCH_DIR/curl.bin" "$BENCH_DIR/www"
 
+# 1d. The durable floor: the same bytes copied to a file on the same file system and
+#     synced (dd conv=fsync). The relay syncs what it acknowledges and vfs-fetch syncs a
+#     file before it appears, so each half writes this much durably; nginx and curl leave
+#     their file in the page cache.
+sync; sleep 1
+t0=$(now)
+dd if="$file" of="$BENCH_DIR/dd.bin" bs=1M conv=fsync status=none
+t1=$(now)
+dd_sync=$(elapsed "$t0" "$t1")
+rm -f "$BENCH_DIR/dd.bin"
+
 echo
 echo "1. $SIZE_MIB MiB from one machine to another, end to end (send start -> file on disk), loopback:"
 printf '  %-44s %8s %10s %12s\n' "" seconds throughput "vs vfs"
@@ -190,6 +203,8 @@ printf '  %-44s %7ss %10s %12s   (vfs-push / PUT; issue 26 target <= 1.30x)\n' "
   "$(ratio "$vfs_push" "$curl_up")"
 printf '  %-44s %7ss %10s %12s   (vfs-fetch / GET; issue 26 target <= 1.30x)\n' "  of which GET" "$curl_down" "$(mbps "$size" "$curl_down")" \
   "$(ratio "$vfs_fetch" "$curl_down")"
+printf '  %-44s %7ss %10s %12s   (vfs-push / it; vfs-fetch / it: %s)\n' "dd conv=fsync of the same bytes (durable)" "$dd_sync" \
+  "$(mbps "$size" "$dd_sync")" "$(ratio "$vfs_push" "$dd_sync")" "$(ratio "$vfs_fetch" "$dd_sync")"
 echo "  (vs vfs > 1.00x: vfs is faster; vfs and wormhole verify what they receive, curl does not)"
 if [ -n "$wormhole" ]; then
   echo "  wormhole streams sender -> relay -> receiver at once; a stored transfer uploads, then downloads:"
