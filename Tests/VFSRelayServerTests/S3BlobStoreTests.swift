@@ -163,6 +163,34 @@ struct S3BlobStoreTests {
         #expect(try await read(relayB, "blob", 0..<length) == content)
     }
 
+    @Test("two relays: the upload hashes one kept of uploads the other finished (their rows gone) are forgotten once it holds the threshold's worth; a live upload's stays")
+    func pairForgetsFinishedUploads() async throws {
+        let relayA = try store()
+        var relayB = S3BlobStore(settings, records: records, hashesPruneAt: 2)
+        relayB.uploadPartSize = 5 << 20
+        let content = Self.content(3 << 20, seed: 9)
+        let length = Int64(content.count)
+        func progress(_ id: String) -> @Sendable (Int64) async throws -> Void {
+            { [records] in try await records.setUploadOffset(id: id, offset: $0, sha256: nil) }
+        }
+        // B takes the first MiB of "done", A the rest; A makes it a blob, and the row goes.
+        try await uploadRow("done", length: length)
+        _ = try await relayB.append(Self.body([Array(content[..<(1 << 20)])]), upload: "done", offset: 0, limit: length, progress: progress("done"))
+        _ = try await relayA.append(Self.body([Array(content[(1 << 20)...])]), upload: "done", offset: 1 << 20, limit: length, progress: progress("done"))
+        try await relayA.adopt(upload: "done", as: "done-blob")
+        await relayA.deleteUpload("done")
+        try await records.deleteUpload(id: "done", user: 1)
+        #expect(relayB.hashes.count == 1, "B was not told")
+        // A live upload on B: at two entries, its next PATCH asks the database and forgets "done".
+        try await uploadRow("live", length: length)
+        _ = try await relayB.append(Self.body([Array(content[..<(1 << 20)])]), upload: "live", offset: 0, limit: length, progress: progress("live"))
+        #expect(relayB.hashes.count == 2)
+        _ = try await relayB.append(Self.body([Array(content[(1 << 20)...])]), upload: "live", offset: 1 << 20, limit: length, progress: progress("live"))
+        #expect(relayB.hashes.entry("done", atMost: .max) == nil)
+        #expect(relayB.hashes.entry("live", atMost: length)?.offset == length)
+        #expect(try await relayB.digest(upload: "live", length: length) == sha256Hex(content))
+    }
+
     @Test("a relay killed at each stage of a multipart upload leaves it resumable by another: after CreateMultipartUpload before recording it, after a part went up before recording it, after CompleteMultipartUpload before recording that; the object whole, nothing left open")
     func killedAtEachStage() async throws {
         let relayA = try store(), relayB = try store()

@@ -124,6 +124,37 @@ struct UploadHashTests {
         #expect(try one.digest(upload: "u1", length: Int64(data.count)) == Self.sha256(data))
     }
 
+    @Test("a pair of instances: the hashes one kept of uploads the other finished and deleted are forgotten once it holds the threshold's worth; a live upload's stays and its digest is still not read again")
+    func pairForgetsUploadsTheOtherDeleted() async throws {
+        let folder = try BlobStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let one = try FileBlobStore(root: folder), two = try FileBlobStore(root: folder, hashesPruneAt: 4)
+        let data = Self.content(300_000, seed: 5)
+        // Two takes the first PATCH of each upload; one takes the rest and deletes them
+        // (its own entries go with deleteUpload; two's stay, as no one tells it).
+        for index in 0..<3 {
+            let id = "done\(index)"
+            try one.createUpload(id)
+            try await two.append(Self.body(data[0..<100_000]), upload: id, offset: 0, limit: .max) { _ in }
+            try await one.append(Self.body(data[100_000...]), upload: id, offset: 100_000, limit: .max) { _ in }
+            one.deleteUpload(id)
+        }
+        #expect(two.hashes.count == 3, "below the threshold nothing is checked")
+        try one.createUpload("live")
+        try await two.append(Self.body(data[0..<200_000]), upload: "live", offset: 0, limit: .max) { _ in }
+        #expect(two.hashes.count == 4)
+        // The next PATCH on two finds 4 entries: the 3 gone uploads are forgotten.
+        try await two.append(Self.body(data[200_000...]), upload: "live", offset: 200_000, limit: .max) { _ in }
+        #expect(two.hashes.count == 1)
+        #expect(two.hashes.entry("live", atMost: Int64(data.count))?.offset == Int64(data.count))
+        for index in 0..<3 { #expect(two.hashes.entry("done\(index)", atMost: .max) == nil) }
+        // The live upload's digest still comes from the kept hash (its bytes changed on disk).
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: two.uploadPath("live")))
+        try handle.write(contentsOf: [UInt8](repeating: 0, count: 4096))
+        try handle.close()
+        #expect(try two.digest(upload: "live", length: Int64(data.count)) == Self.sha256(data))
+    }
+
     @Test("a PATCH whose connection drops midway keeps the hash of exactly the bytes recorded; the resumed upload's digest is right without a second read")
     func droppedMidway() async throws {
         let folder = try BlobStoreTests.scratch()

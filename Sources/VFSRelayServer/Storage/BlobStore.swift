@@ -80,14 +80,17 @@ public enum BlobStoreError: Error {
 public struct FileBlobStore: BlobStore {
     public let root: URL
     /// The running SHA-256 of the uploads this process appended to.
-    let hashes = UploadHashes()
+    let hashes: UploadHashes
     var uploadsFolder: String { root.appendingPathComponent("uploads").path }
     var blobsFolder: String { root.appendingPathComponent("blobs").path }
 
     var trashFolder: String { root.appendingPathComponent("trash").path }
 
-    public init(root: URL) throws {
+    /// `hashesPruneAt`: how many kept upload hashes make it look for uploads that are
+    /// gone (`UploadHashes.prune`).
+    public init(root: URL, hashesPruneAt: Int = 1024) throws {
         self.root = root
+        hashes = UploadHashes(pruneAt: hashesPruneAt)
         for folder in ["uploads", "blobs", "trash"] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -117,6 +120,7 @@ public struct FileBlobStore: BlobStore {
         // The hash of the bytes before `offset` (all recorded), continued with each byte written.
         var hash = try hashed(upload, fd: fd, to: offset)
         let hashes = self.hashes
+        hashes.prune { access(uploadPath($0), F_OK) == 0 }
         var position = offset
         // One sync at a time runs beside the writes, so the disk works while the network
         // does; its offset is recorded once the sync returned (never a byte not on disk),

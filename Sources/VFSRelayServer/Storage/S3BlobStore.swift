@@ -163,12 +163,15 @@ public struct S3BlobStore: BlobStore {
     /// The running SHA-256 of the uploads this process appended to, kept at the offset
     /// recorded when a PATCH ends (the parts can't be read back before the upload is whole,
     /// so a PATCH that finds none at its offset leaves the digest to one read at the end).
-    let hashes = UploadHashes()
+    let hashes: UploadHashes
 
-    public init(_ settings: ObjectStoreSettings, records: any RelayStore) {
+    /// `hashesPruneAt`: how many kept upload hashes make it look for uploads that are
+    /// gone (`UploadHashes.prune`, against the database's uploads).
+    public init(_ settings: ObjectStoreSettings, records: any RelayStore, hashesPruneAt: Int = 1024) {
         location = settings.location
         client = settings.client
         self.records = records
+        hashes = UploadHashes(pruneAt: hashesPruneAt)
     }
 
     func key(_ blob: String) -> String { "\(location.prefix)blobs/\(blob)" }
@@ -242,6 +245,9 @@ public struct S3BlobStore: BlobStore {
         // The hash of the bytes before `offset` if this instance kept it, continued with each byte taken.
         var hash = hashes.entry(upload, atMost: offset).flatMap { $0.offset == offset ? $0.hash : nil }
         let hashes = self.hashes
+        if hashes.wantsPrune, let known = try? await records.uploadIDs() {
+            hashes.prune { known.contains($0) }
+        }
         do {
             for try await buffer in body {
                 let room = Int(limit - position)

@@ -19,6 +19,15 @@ final class UploadHashes: Sendable {
     }
 
     private let kept = Mutex([String: Entry]())
+    /// The entry count at which `prune` next looks for uploads that are gone.
+    private let pruneAt: Mutex<Int>
+    private let firstPrune: Int
+
+    /// `pruneAt`: how many entries are kept before `prune` first checks them.
+    init(pruneAt: Int = 1024) {
+        firstPrune = max(1, pruneAt)
+        self.pruneAt = Mutex(max(1, pruneAt))
+    }
 
     /// The entry to continue from for an upload at `offset`: the empty hash at 0, else
     /// the one kept at or below `offset` (a copy: SHA256 is a value), or nil.
@@ -39,7 +48,33 @@ final class UploadHashes: Sendable {
         }
     }
 
+    /// There are `pruneAt` entries: `prune` would look at them (for a store whose check
+    /// of which uploads exist is a query, made only then).
+    var wantsPrune: Bool {
+        let threshold = pruneAt.withLock { $0 }
+        return kept.withLock { $0.count >= threshold }
+    }
+
     func drop(_ id: String) { _ = kept.withLock { $0.removeValue(forKey: id) } }
+
+    /// Forgets the entries of uploads that are gone (`exists` says no), once there are
+    /// `pruneAt` entries. An upload's entry is dropped by `deleteUpload` on the instance
+    /// that deletes it; in a pair of relays on one database the other instance, which
+    /// took some of its PATCHes, never hears of that, so without this its entries would
+    /// pile up for as long as it runs. The next check comes at twice the entries left (at
+    /// least the first threshold): a check per entry, amortised over the entries added.
+    /// Forgetting a live upload's entry by mistake costs only speed: its digest is then
+    /// read back from the store.
+    func prune(exists: (String) -> Bool) {
+        guard wantsPrune else { return }
+        let ids = kept.withLock { Array($0.keys) }
+        let gone = ids.filter { !exists($0) }
+        let left = kept.withLock { entries in
+            for id in gone { entries.removeValue(forKey: id) }
+            return entries.count
+        }
+        pruneAt.withLock { $0 = max(firstPrune, 2 * left) }
+    }
 
     /// How many uploads have an entry (for tests).
     var count: Int { kept.withLock { $0.count } }
