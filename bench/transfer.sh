@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # vfs-push / vfs-fetch end to end against magic-wormhole and plain curl + nginx, all on
-# loopback, one run each (the runs are long: a 1 GiB file by default, SIZE_MIB sets it).
+# loopback: ROUNDS rounds of part 1 (default 3; medians and ranges printed), the tools
+# alternating within a round (a 1 GiB file by default, SIZE_MIB sets it).
 # 1. One device to another: vfs-push then vfs-fetch through a local vfs-relay (from the
 #    start of the push to the fetched file unwrapped on disk), and online (a vfs-fetch
 #    --watch running before the push receives it while it uploads); wormhole send | receive of
@@ -26,6 +27,7 @@ wormhole=yes
 command -v wormhole >/dev/null && command -v twist3 >/dev/null \
   || { wormhole=; echo "magic-wormhole (wormhole, twist3) is not installed: left out (make deps installs it)"; }
 SIZE_MIB=${SIZE_MIB:-1024}
+ROUNDS=${ROUNDS:-3}
 MAILBOX_PYTHON=${MAILBOX_PYTHON:-python3}
 MAILBOX_SERVER=magic-wormhole-mailbox-server==0.8.0
 for tool in vfs-relay vfs-device vfs-push vfs-fetch; do
@@ -40,8 +42,8 @@ fi
 file="$BENCH_DIR/big.bin"
 head -c "$((SIZE_MIB << 20))" /dev/urandom > "$file"
 size=$(stat -c %s "$file")
-echo "$SIZE_MIB MiB of random data, $(nproc) cores; figures are from ONE run on a shared machine (other builds"
-echo "may be running): rerun to compare. Everything on 127.0.0.1; files in $(df --output=fstype "$BENCH_DIR" | tail -1) under ${TMPDIR:-/tmp}."
+echo "$SIZE_MIB MiB of random data, $(nproc) cores; part 1 in $ROUNDS rounds, part 2 in one, on a shared machine"
+echo "(other builds may be running): rerun to compare. Everything on 127.0.0.1; files in $(df --output=fstype "$BENCH_DIR" | tail -1) under ${TMPDIR:-/tmp}."
 
 # The relay, and devices: each its own VFS_HOME, its token and identity in files.
 data="$BENCH_DIR/relay"
@@ -82,58 +84,77 @@ cpu_timed() {
   after=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
   echo "$before $after" > "$out"
 }
-rss_of() { awk '{printf "%.0f MiB", $1 / 1024}' "$1"; }
+rss_mib() { awk '{printf "%.0f", $1 / 1024}' "$1"; }
 cpu_of() { read -r b a < "$1"; python3 -c 'import os,sys; print("%.2f" % ((float(sys.argv[2]) - float(sys.argv[1])) / os.sysconf("SC_CLK_TCK")))' "$b" "$a"; }
 cmp_or_fail() { cmp -s "$file" "$1" || { echo "$2: the received file differs from the original"; exit 1; }; }
+# Each figure of part 1 is kept per round (ROUNDS, default 3: the tools alternate within
+# a round) and printed as the median, with the range when there are several rounds: on a
+# virtual machine writing 1 GiB into the page cache alone took 0.3-2.4 s from one run to
+# the next (docs/speed.md), so one run says little.
+declare -A FIG=()
+keep() { FIG[$1]="${FIG[$1]:-} $2"; }
+median() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:]]; print("%.2f" % statistics.median(v))' ${FIG[$1]}; }
+spread() {
+  [ "$ROUNDS" -gt 1 ] || return 0
+  python3 -c 'import sys; v=[float(x) for x in sys.argv[1:]]; print("(%.2f-%.2f)" % (min(v), max(v)))' ${FIG[$1]}
+}
 
 # 1a. vfs: push to the phone, then fetch on the phone.
-sync; sleep 1
-mkdir "$BENCH_DIR/phone-inbox"
-log_start=$(wc -l < "$BENCH_DIR/relay.log")
-t0=$(now)
-transfer=$(RSS_OUT="$BENCH_DIR/push.rss" cpu_timed "$BENCH_DIR/push.cpu" on laptop vfs-push send -q -d phone "$file")
-t1=$(now)
-RSS_OUT="$BENCH_DIR/fetch.rss" cpu_timed "$BENCH_DIR/fetch.cpu" on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
-t2=$(now)
-cmp_or_fail "$BENCH_DIR/phone-inbox/big.bin" vfs-fetch
-vfs_push=$(elapsed "$t0" "$t1"); vfs_fetch=$(elapsed "$t1" "$t2"); vfs_total=$(elapsed "$t0" "$t2")
-# The relay's own time for the upload's PATCH requests (its log has each request's
-# milliseconds; a download's is logged when its body starts, so it is not shown).
-relay_ms() { tail -n +"$((log_start + 1))" "$BENCH_DIR/relay.log" | sed -n "s|.*$1 [0-9]* \([0-9.]*\)ms.*|\1|p" \
-  | awk '{s += $1} END {printf "%.2f", s / 1000}'; }
-relay_patch=$(relay_ms 'PATCH /v1/uploads/[^ ]*')
-rm -rf "$BENCH_DIR/phone-inbox"
+round_stored() {
+  sync; sleep 1
+  mkdir "$BENCH_DIR/phone-inbox"
+  local log_start t0 t1 t2 transfer
+  log_start=$(wc -l < "$BENCH_DIR/relay.log")
+  t0=$(now)
+  transfer=$(RSS_OUT="$BENCH_DIR/push.rss" cpu_timed "$BENCH_DIR/push.cpu" on laptop vfs-push send -q -d phone "$file")
+  t1=$(now)
+  RSS_OUT="$BENCH_DIR/fetch.rss" cpu_timed "$BENCH_DIR/fetch.cpu" on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
+  t2=$(now)
+  cmp_or_fail "$BENCH_DIR/phone-inbox/big.bin" vfs-fetch
+  keep vfs_push "$(elapsed "$t0" "$t1")"; keep vfs_fetch "$(elapsed "$t1" "$t2")"; keep vfs_total "$(elapsed "$t0" "$t2")"
+  keep push_cpu "$(cpu_of "$BENCH_DIR/push.cpu")"; keep fetch_cpu "$(cpu_of "$BENCH_DIR/fetch.cpu")"
+  keep push_rss "$(rss_mib "$BENCH_DIR/push.rss")"; keep fetch_rss "$(rss_mib "$BENCH_DIR/fetch.rss")"
+  # The relay's own time for the upload's PATCH requests (its log has each request's
+  # milliseconds; a download's is logged when its body starts, so it is not shown).
+  keep relay_patch "$(tail -n +"$((log_start + 1))" "$BENCH_DIR/relay.log" | sed -n "s|.*PATCH /v1/uploads/[^ ]* [0-9]* \([0-9.]*\)ms.*|\1|p" \
+    | awk '{s += $1} END {printf "%.2f", s / 1000}')"
+  rm -rf "$BENCH_DIR/phone-inbox"
+}
 
 # 1a'. vfs online: the phone's vfs-fetch --watch runs before the push starts and receives
 #     the transfer while it uploads (issue 26); from the push's start to the file
 #     complete in the watcher's folder (it appears only once whole and verified).
-mkdir "$BENCH_DIR/phone-online"
-on phone vfs-fetch --watch -C "$BENCH_DIR/phone-online" > "$BENCH_DIR/watch.log" 2>&1 &
-watch_pid=$!
-BENCH_PIDS+=("$watch_pid")
+round_online() {
+  mkdir "$BENCH_DIR/phone-online"
+  on phone vfs-fetch --watch -C "$BENCH_DIR/phone-online" > "$BENCH_DIR/watch.log" 2>&1 &
+  watch_pid=$!
+  BENCH_PIDS+=("$watch_pid")
+  local t0 t1 t_pushed
+  for _ in $(seq 300); do grep -q 'watching' "$BENCH_DIR/watch.log" 2>/dev/null && break; sleep 0.1; done
+  grep -q 'watching' "$BENCH_DIR/watch.log" || { echo "vfs-fetch --watch did not start: $(cat "$BENCH_DIR/watch.log")"; exit 1; }
+  sync; sleep 1
+  t0=$(now)
+  on laptop vfs-push send -q -d phone "$file" > /dev/null
+  t_pushed=$(now)
+  until grep -q '^vfs-fetch: fetched ' "$BENCH_DIR/watch.log"; do
+    kill -0 "$watch_pid" 2>/dev/null || { echo "vfs-fetch --watch stopped: $(tail -3 "$BENCH_DIR/watch.log")"; exit 1; }
+    sleep 0.01
+  done
+  t1=$(now)
+  stop_watch
+  cmp_or_fail "$BENCH_DIR/phone-online/big.bin" "vfs-fetch --watch"
+  keep vfs_online "$(elapsed "$t0" "$t1")"; keep vfs_online_push "$(elapsed "$t0" "$t_pushed")"
+  rm -rf "$BENCH_DIR/phone-online"
+}
 # $! is the subshell running `on`; vfs-fetch is its child, stopped with it (by parent pid).
-stop_watch() { pkill -P "$watch_pid" 2>/dev/null || true; kill "$watch_pid" 2>/dev/null || true; }
+watch_pid=
+stop_watch() { [ -n "$watch_pid" ] || return 0; pkill -P "$watch_pid" 2>/dev/null || true; kill "$watch_pid" 2>/dev/null || true; wait "$watch_pid" 2>/dev/null || true; }
 bench_on_exit stop_watch
-for _ in $(seq 300); do grep -q 'watching' "$BENCH_DIR/watch.log" 2>/dev/null && break; sleep 0.1; done
-grep -q 'watching' "$BENCH_DIR/watch.log" || { echo "vfs-fetch --watch did not start: $(cat "$BENCH_DIR/watch.log")"; exit 1; }
-sync; sleep 1
-t0=$(now)
-on laptop vfs-push send -q -d phone "$file" > /dev/null
-t_pushed=$(now)
-until grep -q '^vfs-fetch: fetched ' "$BENCH_DIR/watch.log"; do
-  kill -0 "$watch_pid" 2>/dev/null || { echo "vfs-fetch --watch stopped: $(tail -3 "$BENCH_DIR/watch.log")"; exit 1; }
-  sleep 0.01
-done
-t1=$(now)
-stop_watch
-cmp_or_fail "$BENCH_DIR/phone-online/big.bin" "vfs-fetch --watch"
-vfs_online=$(elapsed "$t0" "$t1"); vfs_online_push=$(elapsed "$t0" "$t_pushed")
-rm -rf "$BENCH_DIR/phone-online"
 
 # 1b. magic-wormhole through a local mailbox server and transit relay.
 if [ -n "$wormhole" ]; then
   mport=$(free_port); tport=$(free_port)
-  mkdir -p "$BENCH_DIR/mailbox" "$BENCH_DIR/wormhole-in"
+  mkdir -p "$BENCH_DIR/mailbox"
   (cd "$BENCH_DIR/mailbox" && exec "$MAILBOX_PYTHON" -m twisted wormhole-mailbox --port="tcp:$mport:interface=127.0.0.1" \
     --channel-db="$BENCH_DIR/mailbox/relay.sqlite") > "$BENCH_DIR/mailbox/log" 2>&1 &
   BENCH_PIDS+=("$!")
@@ -141,7 +162,10 @@ if [ -n "$wormhole" ]; then
   BENCH_PIDS+=("$!")
   wait_port "$mport"; wait_port "$tport"
   wh=(wormhole --relay-url "ws://127.0.0.1:$mport/v1" --transit-helper "tcp:127.0.0.1:$tport")
-  code="7-bench-$$-transfer"
+fi
+round_wormhole() {
+  local code="7-bench-$$-transfer-$1" t0 t1 send_pid
+  mkdir -p "$BENCH_DIR/wormhole-in"
   sync; sleep 1
   t0=$(now)
   "${wh[@]}" send --no-listen --code "$code" "$file" > "$BENCH_DIR/wormhole-send.log" 2>&1 &
@@ -152,65 +176,81 @@ if [ -n "$wormhole" ]; then
   wait "$send_pid" || { echo "wormhole send failed: $(tail -3 "$BENCH_DIR/wormhole-send.log")"; exit 1; }
   t1=$(now)
   cmp_or_fail "$BENCH_DIR/wormhole-in/big.bin" "wormhole receive"
-  wormhole_total=$(elapsed "$t0" "$t1")
+  keep wormhole_total "$(elapsed "$t0" "$t1")"
   rm -rf "$BENCH_DIR/wormhole-in"
-fi
+}
 
 # 1c. curl PUT then GET of the plaintext through nginx (WebDAV), no crypto.
 start_nginx "$BENCH_DIR/www"
-sync; sleep 1
-t0=$(now)
-curl -sf -o /dev/null -H 'Expect:' -T "$file" "$NGINX_URL/up/big.bin"
-t1=$(now)
-curl -sf -o "$BENCH_DIR/curl.bin" "$NGINX_URL/up/big.bin"
-t2=$(now)
-cmp_or_fail "$BENCH_DIR/curl.bin" "curl GET"
-curl_up=$(elapsed "$t0" "$t1"); curl_down=$(elapsed "$t1" "$t2"); curl_total=$(elapsed "$t0" "$t2")
-rm -rf "$BENCH_DIR/curl.bin" "$BENCH_DIR/www"
+round_curl() {
+  local t0 t1 t2
+  sync; sleep 1
+  t0=$(now)
+  curl -sf -o /dev/null -H 'Expect:' -T "$file" "$NGINX_URL/up/big.bin"
+  t1=$(now)
+  curl -sf -o "$BENCH_DIR/curl.bin" "$NGINX_URL/up/big.bin"
+  t2=$(now)
+  cmp_or_fail "$BENCH_DIR/curl.bin" "curl GET"
+  keep curl_up "$(elapsed "$t0" "$t1")"; keep curl_down "$(elapsed "$t1" "$t2")"; keep curl_total "$(elapsed "$t0" "$t2")"
+  rm -f "$BENCH_DIR/curl.bin" "$BENCH_DIR/www/up/big.bin"
+}
 
 # 1d. The durable floor: the same bytes copied to a file on the same file system and
 #     synced (dd conv=fsync). The relay syncs what it acknowledges and vfs-fetch syncs a
 #     file before it appears, so each half writes this much durably; nginx and curl leave
 #     their file in the page cache.
-sync; sleep 1
-t0=$(now)
-dd if="$file" of="$BENCH_DIR/dd.bin" bs=1M conv=fsync status=none
-t1=$(now)
-dd_sync=$(elapsed "$t0" "$t1")
-rm -f "$BENCH_DIR/dd.bin"
+round_dd() {
+  local t0 t1
+  sync; sleep 1
+  t0=$(now)
+  dd if="$file" of="$BENCH_DIR/dd.bin" bs=1M conv=fsync status=none
+  t1=$(now)
+  keep dd_sync "$(elapsed "$t0" "$t1")"
+  rm -f "$BENCH_DIR/dd.bin"
+}
+
+for round in $(seq "$ROUNDS"); do
+  round_stored
+  round_online
+  [ -z "$wormhole" ] || round_wormhole "$round"
+  round_curl
+  round_dd
+done
+for name in "${!FIG[@]}"; do printf -v "$name" '%s' "$(median "$name")"; done
+push_rss=${push_rss%.*}; fetch_rss=${fetch_rss%.*}
 
 echo
-echo "1. $SIZE_MIB MiB from one machine to another, end to end (send start -> file on disk), loopback:"
-printf '  %-44s %8s %10s %12s\n' "" seconds throughput "vs vfs"
-printf '  %-44s %7ss %10s %12s\n' "vfs-push + vfs-fetch (relay, stored)" "$vfs_total" "$(mbps "$size" "$vfs_total")" "1.00x"
-printf '  %-44s %7ss %10s %12s   peak RSS %s\n' "  of which vfs-push (bundle, encrypt, tus up)" "$vfs_push" "$(mbps "$size" "$vfs_push")" \
-  "CPU $(cpu_of "$BENCH_DIR/push.cpu")s" "$(rss_of "$BENCH_DIR/push.rss")"
-printf '  %-44s %7ss %10s %12s   peak RSS %s\n' "  of which vfs-fetch (down, decrypt, unwrap)" "$vfs_fetch" "$(mbps "$size" "$vfs_fetch")" \
-  "CPU $(cpu_of "$BENCH_DIR/fetch.cpu")s" "$(rss_of "$BENCH_DIR/fetch.rss")"
+echo "1. $SIZE_MIB MiB from one machine to another, end to end (send start -> file on disk), loopback;"
+echo "   medians of $ROUNDS rounds (the tools alternate within a round), the range in parentheses:"
+printf '  %-44s %7s %10s %12s\n' "" seconds throughput "vs vfs"
+printf '  %-44s %7ss %10s %12s %s\n' "vfs-push + vfs-fetch (relay, stored)" "$vfs_total" "$(mbps "$size" "$vfs_total")" "1.00x" "$(spread vfs_total)"
+printf '  %-44s %7ss %10s %12s   peak RSS %s MiB %s\n' "  of which vfs-push (bundle, encrypt, tus up)" "$vfs_push" "$(mbps "$size" "$vfs_push")" \
+  "CPU ${push_cpu}s" "$push_rss" "$(spread vfs_push)"
+printf '  %-44s %7ss %10s %12s   peak RSS %s MiB %s\n' "  of which vfs-fetch (down, decrypt, unwrap)" "$vfs_fetch" "$(mbps "$size" "$vfs_fetch")" \
+  "CPU ${fetch_cpu}s" "$fetch_rss" "$(spread vfs_fetch)"
 printf '  %-44s %7ss %10s\n' "  relay's time in the tus PATCH (its log)" "$relay_patch" "$(mbps "$size" "$relay_patch")"
-printf '  %-44s %7ss %10s %12s\n' "vfs online: vfs-fetch --watch during the push" "$vfs_online" "$(mbps "$size" "$vfs_online")" \
-  "$(ratio "$vfs_total" "$vfs_online")"
+printf '  %-44s %7ss %10s %12s %s\n' "vfs online: vfs-fetch --watch during the push" "$vfs_online" "$(mbps "$size" "$vfs_online")" \
+  "$(ratio "$vfs_total" "$vfs_online")" "$(spread vfs_online)"
 printf '  %-44s %7ss %10s\n' "  of which the push ran" "$vfs_online_push" "$(mbps "$size" "$vfs_online_push")"
 if [ -n "$wormhole" ]; then
-  printf '  %-44s %7ss %10s %12s   (target >= 3.00x)\n' "wormhole send + receive (--no-listen: relay)" "$wormhole_total" \
-    "$(mbps "$size" "$wormhole_total")" "$(ratio "$wormhole_total" "$vfs_total")"
+  printf '  %-44s %7ss %10s %12s   (target >= 3.00x) %s\n' "wormhole send + receive (--no-listen: relay)" "$wormhole_total" \
+    "$(mbps "$size" "$wormhole_total")" "$(ratio "$wormhole_total" "$vfs_total")" "$(spread wormhole_total)"
   printf '  %-44s %7s %10s %12s   (online; issue 26 target >= 2.00x)\n' "  wormhole against vfs online" "" "" \
     "$(ratio "$wormhole_total" "$vfs_online")"
 fi
 printf '  %-44s %7ss %10s %12s   (the no-crypto floor)\n' "curl PUT + GET, nginx WebDAV, plaintext" "$curl_total" \
   "$(mbps "$size" "$curl_total")" "$(ratio "$curl_total" "$vfs_total")"
-printf '  %-44s %7ss %10s %12s   (vfs-push / PUT; issue 26 target <= 1.30x)\n' "  of which PUT" "$curl_up" "$(mbps "$size" "$curl_up")" \
-  "$(ratio "$vfs_push" "$curl_up")"
-printf '  %-44s %7ss %10s %12s   (vfs-fetch / GET; issue 26 target <= 1.30x)\n' "  of which GET" "$curl_down" "$(mbps "$size" "$curl_down")" \
-  "$(ratio "$vfs_fetch" "$curl_down")"
-printf '  %-44s %7ss %10s %12s   (vfs-push / it; vfs-fetch / it: %s)\n' "dd conv=fsync of the same bytes (durable)" "$dd_sync" \
-  "$(mbps "$size" "$dd_sync")" "$(ratio "$vfs_push" "$dd_sync")" "$(ratio "$vfs_fetch" "$dd_sync")"
+printf '  %-44s %7ss %10s %12s   (vfs-push / PUT; issue 26 target <= 1.30x) %s\n' "  of which PUT" "$curl_up" "$(mbps "$size" "$curl_up")" \
+  "$(ratio "$vfs_push" "$curl_up")" "$(spread curl_up)"
+printf '  %-44s %7ss %10s %12s   (vfs-fetch / GET; issue 26 target <= 1.30x) %s\n' "  of which GET" "$curl_down" "$(mbps "$size" "$curl_down")" \
+  "$(ratio "$vfs_fetch" "$curl_down")" "$(spread curl_down)"
+printf '  %-44s %7ss %10s %12s   (vfs-push / it; vfs-fetch / it: %s) %s\n' "dd conv=fsync of the same bytes (durable)" "$dd_sync" \
+  "$(mbps "$size" "$dd_sync")" "$(ratio "$vfs_push" "$dd_sync")" "$(ratio "$vfs_fetch" "$dd_sync")" "$(spread dd_sync)"
 echo "  (vs vfs > 1.00x: vfs is faster; vfs and wormhole verify what they receive, curl does not)"
 if [ -n "$wormhole" ]; then
   echo "  wormhole streams sender -> relay -> receiver at once; a stored transfer uploads, then downloads:"
   echo "  curl's PUT + GET against wormhole, $(ratio "$wormhole_total" "$curl_total"), bounds what any store-and-forward relay reaches here"
 fi
-
 # 2. One push to the group of five; the relay's bytes; the fetch on one member.
 uploads_before=$(grep -c 'POST /v1/uploads ' "$BENCH_DIR/relay.log" || true)
 patches_before=$(grep -c 'PATCH /v1/uploads/' "$BENCH_DIR/relay.log" || true)
