@@ -124,6 +124,35 @@ struct UploadHashTests {
         #expect(try one.digest(upload: "u1", length: Int64(data.count)) == Self.sha256(data))
     }
 
+    @Test("the hash taken beside the writes: each mark is the hash of exactly the bytes handed over before it, in order, continuing the start; keepUp leaves at most 32 MiB waiting; finish is the whole")
+    func backgroundHasher() async throws {
+        let data = Self.content(45 << 20, seed: 6)
+        var start = SHA256()
+        start.update(data: data[0..<1000])
+        let hasher = BackgroundHasher(continuing: start)
+        var marks: [(end: Int, mark: BackgroundHasher.Mark)] = []
+        var position = 1000
+        // Pieces of uneven sizes (a ByteBuffer slice each, as a PATCH's writes hand over).
+        for size in [1, 65_536, 3, 1 << 20, 777_777, 2 << 20] {
+            let buffer = ByteBuffer(bytes: data[position..<(position + size)])
+            hasher.update(buffer.getSlice(at: 0, length: size)!)
+            position += size
+            marks.append((position, hasher.mark()))
+        }
+        for (end, mark) in marks {
+            #expect(Secrets.hex(await mark.value().finalize()) == Self.sha256(data[0..<end]), "the mark at \(end)")
+        }
+        // A writer faster than the hash: 40 MiB handed over at once, then keepUp.
+        while position + (1 << 20) <= data.count - 12_345 {
+            hasher.update(ByteBuffer(bytes: data[position..<(position + (1 << 20))]))
+            position += 1 << 20
+        }
+        await hasher.keepUp()
+        #expect(hasher.pending <= BackgroundHasher.maximumLag)
+        hasher.update(ByteBuffer(bytes: data[position...]))
+        #expect(Secrets.hex(await hasher.finish().finalize()) == Self.sha256(data))
+    }
+
     @Test("a pair of instances: the hashes one kept of uploads the other finished and deleted are forgotten once it holds the threshold's worth; a live upload's stays and its digest is still not read again")
     func pairForgetsUploadsTheOtherDeleted() async throws {
         let folder = try BlobStoreTests.scratch()

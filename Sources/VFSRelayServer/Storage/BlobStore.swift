@@ -117,8 +117,10 @@ public struct FileBlobStore: BlobStore {
         let fd = open(uploadPath(upload), O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw BlobStoreError.missing(upload) }
         defer { close(fd) }
-        // The hash of the bytes before `offset` (all recorded), continued with each byte written.
-        var hash = try hashed(upload, fd: fd, to: offset)
+        // The hash of the bytes before `offset` (all recorded), continued with each byte
+        // written, on its own task beside this one (`BackgroundHasher`).
+        let hasher = BackgroundHasher(continuing: try hashed(upload, fd: fd, to: offset))
+        defer { hasher.close() }
         let hashes = self.hashes
         hashes.prune { access(uploadPath($0), F_OK) == 0 }
         var position = offset
@@ -130,34 +132,36 @@ public struct FileBlobStore: BlobStore {
         let idle = FlushState()
         func flush(to target: Int64) {
             idle.busy()
-            let snapshot = hash
+            let mark = hasher.mark()
             flushing = Task.detached {
                 defer { idle.done() }
                 guard fdatasync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
                 try await progress(target)
-                hashes.keep(upload, offset: target, hash: snapshot)
+                hashes.keep(upload, offset: target, hash: await mark.value())
             }
             flushed = target
         }
         do {
             for try await buffer in body {
                 guard position + Int64(buffer.readableBytes) <= limit else {
-                    try writeAll(fd, buffer, count: Int(limit - position), at: &position, hash: &hash)
+                    try writeAll(fd, buffer, count: Int(limit - position), at: &position, hasher: hasher)
                     throw BlobStoreError.tooLong
                 }
-                try writeAll(fd, buffer, count: buffer.readableBytes, at: &position, hash: &hash)
+                try writeAll(fd, buffer, count: buffer.readableBytes, at: &position, hasher: hasher)
                 if position - flushed >= Self.checkpoint, idle.isIdle {
                     try await flushing?.value
                     flush(to: position)
                 }
+                await hasher.keepUp()
             }
         } catch {
             // A dropped connection, or a stop that cancelled the request, keeps what
             // arrived: the client resumes from there. The record is made outside this
             // (perhaps cancelled) task so that cancellation cannot skip it.
             _ = await flushing?.result
+            let whole = await hasher.finish()
             if position != offset, fdatasync(fd) == 0 {
-                let (final, whole) = (position, hash)
+                let final = position
                 _ = await Task {
                     try await progress(final)
                     hashes.keep(upload, offset: final, hash: whole)
@@ -166,19 +170,22 @@ public struct FileBlobStore: BlobStore {
             throw error
         }
         try await flushing?.value
+        let whole = await hasher.finish()
         if position != flushed {
             guard fdatasync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
             try await progress(position)
-            hashes.keep(upload, offset: position, hash: hash)
+            hashes.keep(upload, offset: position, hash: whole)
         }
         return position
     }
 
-    /// Writes the first `count` bytes of `buffer` at `position`, hashing exactly the bytes written.
-    private func writeAll(_ fd: Int32, _ buffer: ByteBuffer, count: Int, at position: inout Int64, hash: inout SHA256) throws {
+    /// Writes the first `count` bytes of `buffer` at `position`, handing exactly the bytes
+    /// written to `hasher`.
+    private func writeAll(_ fd: Int32, _ buffer: ByteBuffer, count: Int, at position: inout Int64, hasher: BackgroundHasher) throws {
         guard count > 0 else { return }
+        var done = 0
+        defer { if done > 0 { hasher.update(buffer.getSlice(at: buffer.readerIndex, length: done)!) } }
         try buffer.withUnsafeReadableBytes { raw in
-            var done = 0
             while done < count {
                 let n = pwrite(fd, raw.baseAddress! + done, count - done, off_t(position))
                 if n < 0 {
@@ -186,7 +193,6 @@ public struct FileBlobStore: BlobStore {
                     if errno == ENOSPC || errno == EDQUOT { throw BlobStoreError.noSpace }
                     throw BlobStoreError.io("write: \(String(cString: strerror(errno)))")
                 }
-                hash.update(bufferPointer: UnsafeRawBufferPointer(start: raw.baseAddress! + done, count: n))
                 done += n
                 position += Int64(n)
             }
