@@ -285,7 +285,9 @@ struct S3RelayTests {
                                       "--data", data, "--blobs", location],
                           environment: ["AWS_ACCESS_KEY_ID": gateway.accessKey, "AWS_SECRET_ACCESS_KEY": secret], removing: ["AWS_SESSION_TOKEN"])
         }
-        let closed = try freeLoopbackPort()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let closed = refusing.port
         let unreachable = try serve("s3://\(bucket)?endpoint=http://127.0.0.1:\(closed)&region=\(gateway.region)")
         #expect(unreachable.status == 69, "\(unreachable.stderr)")
         #expect(unreachable.stderr.hasPrefix("vfs-relay: error: cannot reach the S3 store s3://\(bucket)/ at http://127.0.0.1:\(closed)"),

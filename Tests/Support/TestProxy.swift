@@ -110,6 +110,35 @@ public final class SilentListener: Sendable {
     deinit { for fd in sockets { close(fd) } }
 }
 
+/// A port on 127.0.0.1 that refuses every connection for as long as this lives: bound,
+/// never listening, and held, so that no other test's server can take it meanwhile (a
+/// port from `freeLoopbackPort` can be, when the suites run at once).
+public final class RefusingPort: Sendable {
+    public let port: Int
+    let fd: Int32
+
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else {
+            close(fd)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot bind a loopback port"])
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+}
+
 /// A free port on 127.0.0.1 (bound, read, released).
 public func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -262,7 +262,9 @@ struct S3BlobStoreTests {
 
     @Test("a store that does not answer: a PATCH is answered 503 unavailable with Retry-After (tus clients try again), not 500; the offset stays")
     func storeUnreachable() async throws {
-        let closed = try S3BlobLocation.parse("s3://\(bucket)/relay?endpoint=http://127.0.0.1:\(try freeLoopbackPort())&region=\(gateway.region)").get()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let closed = try S3BlobLocation.parse("s3://\(bucket)/relay?endpoint=http://127.0.0.1:\(refusing.port)&region=\(gateway.region)").get()
         let fixture = try RelayFixture(objectStore: ObjectStoreSettings(location: closed, credentials: settings.credentials))
         try await fixture.test { client in
             let laptop = try await client.user("alice@acme.example", org: "acme")
