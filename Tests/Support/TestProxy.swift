@@ -80,24 +80,16 @@ public final class SilentListener: Sendable {
     public init(full: Bool) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var sockets = [listener]
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0
-                    // A backlog of 0 holds one connection (Linux).
-                    && listen(listener, full ? 0 : 16) == 0
-                    && (!full || Self.fill(pointer, length, into: &sockets))
-            }
+        // A backlog of 0 holds one connection (Linux).
+        let port = bindLoopback(listener) { address, length in
+            listen(listener, full ? 0 : 16) == 0 && (!full || Self.fill(address, length, into: &sockets))
         }
-        guard bound else {
+        guard let port else {
             for fd in sockets { close(fd) }
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot listen on a loopback port"])
         }
         self.sockets = sockets
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
     }
 
     /// One connection made (it waits in the backlog, which is then full).
@@ -119,21 +111,12 @@ public final class RefusingPort: Sendable {
 
     public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard fd >= 0, bound else {
+        guard let port = bindLoopback(fd) else {
             close(fd)
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot bind a loopback port"])
         }
         self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
     }
 
     deinit { close(fd) }
@@ -143,6 +126,14 @@ public final class RefusingPort: Sendable {
 public func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
+    guard let port = bindLoopback(fd) else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot bind a loopback port"]) }
+    return port
+}
+
+/// Binds the TCP socket `fd` to a free port on 127.0.0.1, then runs `then` with the
+/// bound address (to listen, say); the port, or nil if any step failed.
+public func bindLoopback(_ fd: Int32, then: (UnsafePointer<sockaddr>, socklen_t) -> Bool = { _, _ in true }) -> Int? {
+    guard fd >= 0 else { return nil }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = 0
@@ -150,11 +141,10 @@ public func freeLoopbackPort() throws -> Int {
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0 && then(pointer, length)
         }
     }
-    guard bound else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot bind a loopback port"]) }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
 }
 
 /// `body`, or a failure once `seconds` pass (a hung request must not hang the test).
