@@ -18,23 +18,22 @@ final class UploadHashes: Sendable {
         var hash: SHA256
     }
 
-    private let kept = Mutex([String: Entry]())
-    /// The entry count at which `prune` next looks for uploads that are gone.
-    private let pruneAt: Mutex<Int>
+    /// The entries, and the entry count at which `prune` next looks for uploads that are gone.
+    private let kept: Mutex<(entries: [String: Entry], pruneAt: Int)>
     private let firstPrune: Int
 
     /// `pruneAt`: how many entries are kept before `prune` first checks them.
     init(pruneAt: Int = 1024) {
         firstPrune = max(1, pruneAt)
-        self.pruneAt = Mutex(max(1, pruneAt))
+        kept = Mutex(([:], firstPrune))
     }
 
     /// The entry to continue from for an upload at `offset`: the empty hash at 0, else
     /// the one kept at or below `offset` (a copy: SHA256 is a value), or nil.
     func entry(_ id: String, atMost offset: Int64) -> Entry? {
         if offset == 0 { return Entry(offset: 0, hash: SHA256()) }
-        return kept.withLock { entries in
-            guard let entry = entries[id], entry.offset <= offset else { return nil }
+        return kept.withLock { kept in
+            guard let entry = kept.entries[id], entry.offset <= offset else { return nil }
             return entry
         }
     }
@@ -42,20 +41,17 @@ final class UploadHashes: Sendable {
     /// Records the hash of the upload's first `offset` bytes, once `offset` is recorded.
     /// An entry only moves forward.
     func keep(_ id: String, offset: Int64, hash: SHA256) {
-        kept.withLock { entries in
-            if let entry = entries[id], entry.offset > offset { return }
-            entries[id] = Entry(offset: offset, hash: hash)
+        kept.withLock { kept in
+            if let entry = kept.entries[id], entry.offset > offset { return }
+            kept.entries[id] = Entry(offset: offset, hash: hash)
         }
     }
 
     /// There are `pruneAt` entries: `prune` would look at them (for a store whose check
     /// of which uploads exist is a query, made only then).
-    var wantsPrune: Bool {
-        let threshold = pruneAt.withLock { $0 }
-        return kept.withLock { $0.count >= threshold }
-    }
+    var wantsPrune: Bool { kept.withLock { $0.entries.count >= $0.pruneAt } }
 
-    func drop(_ id: String) { _ = kept.withLock { $0.removeValue(forKey: id) } }
+    func drop(_ id: String) { _ = kept.withLock { $0.entries.removeValue(forKey: id) } }
 
     /// Forgets the entries of uploads that are gone (`exists` says no), once there are
     /// `pruneAt` entries. An upload's entry is dropped by `deleteUpload` on the instance
@@ -67,15 +63,14 @@ final class UploadHashes: Sendable {
     /// read back from the store.
     func prune(exists: (String) -> Bool) {
         guard wantsPrune else { return }
-        let ids = kept.withLock { Array($0.keys) }
+        let ids = kept.withLock { Array($0.entries.keys) }
         let gone = ids.filter { !exists($0) }
-        let left = kept.withLock { entries in
-            for id in gone { entries.removeValue(forKey: id) }
-            return entries.count
+        kept.withLock { kept in
+            for id in gone { kept.entries.removeValue(forKey: id) }
+            kept.pruneAt = max(firstPrune, 2 * kept.entries.count)
         }
-        pruneAt.withLock { $0 = max(firstPrune, 2 * left) }
     }
 
     /// How many uploads have an entry (for tests).
-    var count: Int { kept.withLock { $0.count } }
+    var count: Int { kept.withLock { $0.entries.count } }
 }
