@@ -12,15 +12,27 @@ import Glibc
 /// Reads a bundle's plaintext: the manifest first (validated, so a caller can check the
 /// policy before anything is released), then every entry, each checked against the
 /// manifest (same path, order, type, size, mode and link target; no hard links,
-/// devices or setuid bits) and its content against its SHA-256.
+/// devices or setuid bits) and its content against its SHA-256: the manifest's
+/// (version 1), or, for a bundle whose digests come last (version 2), the digests
+/// entry's after the last file, where every file read is compared at once.
 public final class BundleReader {
     public let manifest: BundleManifest
     /// The manifest entry's exact bytes (what a bundle signature signs).
     package let manifestBytes: [UInt8]
-    /// The `.vfs-signature.json` entry's bytes when the bundle has one, right after the
-    /// manifest (docs/device-chain.md); it is not one of the bundle's files and is never
-    /// extracted. Decode and verify it with `BundleSignature`.
-    package let signatureEntry: [UInt8]?
+    /// The `.vfs-signature.json` entry's bytes when the bundle has one (docs/device-chain.md):
+    /// right after the manifest (version 1), or after the digests entry, last (version 2:
+    /// known once the last file was read, `whenSignatureRead`). It is not one of the
+    /// bundle's files and is never extracted. Decode and verify it with `BundleSignature`.
+    package private(set) var signatureEntry: [UInt8]?
+    /// The digests entry's exact bytes (version 2, once the last file was read; what the
+    /// signature signs beside the manifest).
+    package private(set) var digestsEntry: [UInt8]?
+    /// Version 2: each file's SHA-256 as read, by its index in the manifest.
+    private var digests: [Int: String] = [:]
+    /// Version 2: the digests (and signature) after the last file were read and matched.
+    private var trailerRead = false
+    /// Waits for the signature of a version 2 bundle (`whenSignatureRead`).
+    private var signatureCheck: ((BundleReader) throws -> Void)?
     /// The header read after the manifest when it was not a signature: the first entry.
     private var pendingHeader: ArchiveEntryHeader??
     private let archive: ArchiveReader
@@ -71,8 +83,14 @@ public final class BundleReader {
             }
             manifest = try BundleManifest.decode(bytes)
             manifestBytes = bytes
-            let second = try archive.nextHeader()
-            if let second, second.path == BundleSignature.entryName, second.kind == .file {
+            // Version 2: the signature, if any, is last.
+            let second = manifest.digestsLast ? nil : try archive.nextHeader()
+            // A first file of that name, as the manifest has it, is the file (an unsigned
+            // bundle of a file called .vfs-signature.json), not a signature.
+            let firstFile = manifest.entries.first.map { entry in
+                entry.path == second?.path && entry.type == .file && entry.size == second?.size && entry.permissions == second?.permissions
+            } ?? false
+            if let second, second.path == BundleSignature.entryName, second.kind == .file, !firstFile {
                 guard second.size <= BundleSignature.maximumSize else {
                     throw BundleSignatureError.malformed("a signature entry of \(second.size) bytes")
                 }
@@ -82,7 +100,8 @@ public final class BundleReader {
                 pendingHeader = nil
             } else {
                 signatureEntry = nil
-                pendingHeader = .some(second)
+                // Version 2 read no second header.
+                pendingHeader = manifest.digestsLast ? nil : .some(second)
             }
         } catch BundleError.archive(let message, _) {
             throw compressed ? BundleError.damagedCompression(message) : BundleError.notABundle(message)
@@ -109,8 +128,13 @@ public final class BundleReader {
 
     // MARK: entries
 
-    /// The next entry, checked against the manifest; nil after the last.
+    /// The next entry, checked against the manifest; nil after the last (for version 2,
+    /// once the digests, and the signature if any, were read and the digests matched).
     private func nextEntry() throws -> BundleManifest.Entry? {
+        if manifest.digestsLast && nextIndex == manifest.entries.count {
+            try readTrailer()
+            return nil
+        }
         let read: ArchiveEntryHeader?
         if let pending = pendingHeader {
             read = pending
@@ -151,7 +175,59 @@ public final class BundleReader {
         return entry
     }
 
-    /// Passes the current entry's content to `body`, then checks it against the manifest.
+    /// Version 2: the entries after the last file, the digests, then the signature if any,
+    /// and nothing else; each file's digest must match the one it was read with. Then the
+    /// check `whenSignatureRead` left runs.
+    private func readTrailer() throws {
+        if trailerRead { return }
+        func notListed(_ header: ArchiveEntryHeader) -> BundleError { .unsafeEntry(path: header.path, reason: "it is not in the manifest") }
+        guard let header = try archive.nextHeader() else {
+            throw BundleError.manifest("the bundle ends without \(BundleDigests.entryName) after its last file")
+        }
+        guard header.path == BundleDigests.entryName, header.kind == .file else { throw notListed(header) }
+        guard header.size <= BundleDigests.maximumSize else { throw BundleError.manifest("\(BundleDigests.entryName) is larger than 64 MiB") }
+        let bytes = try Self.readWhole(archive, size: header.size, buffer: buffer) {
+            BundleError.manifest("\(BundleDigests.entryName) is longer than its header says")
+        }
+        let files = manifest.entries.indices.filter { manifest.entries[$0].type == .file }
+        let listed = try BundleDigests.decode(bytes, files: files.count)
+        for (n, index) in files.enumerated() where digests[index] != listed.sha256[n] {
+            throw BundleError.digestMismatch(path: manifest.entries[index].path)
+        }
+        digestsEntry = bytes
+        if let next = try archive.nextHeader() {
+            guard next.path == BundleSignature.entryName, next.kind == .file else { throw notListed(next) }
+            guard next.size <= BundleSignature.maximumSize else {
+                throw BundleSignatureError.malformed("a signature entry of \(next.size) bytes")
+            }
+            signatureEntry = try Self.readWhole(archive, size: next.size, buffer: buffer) {
+                BundleSignatureError.malformed("a signature entry longer than its header says")
+            }
+            if let after = try archive.nextHeader() { throw notListed(after) }
+        }
+        trailerRead = true
+        if let check = signatureCheck {
+            signatureCheck = nil
+            try check(self)
+        }
+    }
+
+    /// Runs `check` (a signature check: `signatureEntry`, `manifestBytes`, `digestsEntry`)
+    /// once what the signature signs is read: at once for a version 1 bundle (its signature
+    /// follows the manifest); for version 2, when the last file was read and every digest
+    /// matched, which is before `extract` places anything, but after `writeFiles` and
+    /// `writeSingleFile` wrote their output: read such a bundle through once (into nothing)
+    /// before the output matters.
+    package func whenSignatureRead(_ check: @escaping (BundleReader) throws -> Void) throws {
+        if manifest.digestsLast && !trailerRead {
+            signatureCheck = check
+        } else {
+            try check(self)
+        }
+    }
+
+    /// Passes the current entry's content to `body`, then checks it against the manifest
+    /// (version 2: records its digest, checked after the last file).
     private func readContent(of entry: BundleManifest.Entry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let hasher = SHA256()
         var total = 0
@@ -176,7 +252,11 @@ public final class BundleReader {
             hasher.update(part)
             try body(part)
         }
-        guard total == entry.size, hasher.finalize().hexString == entry.sha256 else {
+        guard total == entry.size else { throw BundleError.digestMismatch(path: entry.path) }
+        let digest = hasher.finalize().hexString
+        if manifest.digestsLast {
+            digests[nextIndex - 1] = digest
+        } else if digest != entry.sha256 {
             throw BundleError.digestMismatch(path: entry.path)
         }
     }
@@ -208,12 +288,26 @@ public final class BundleReader {
 
     /// Streams the content of a bundle that holds exactly one file.
     public func writeSingleFile(to sink: ByteSink) throws {
-        guard manifest.entries.count == 1, manifest.entries[0].type == .file else {
-            throw BundleError.badInput("only a bundle of exactly one file can be written as one stream; this one has \(manifest.entries.count) entries")
-        }
+        try checkSingleFile()
         guard let entry = try nextEntry() else { return }
         try readContent(of: entry) { try sink.write($0) }
         guard try nextEntry() == nil else { throw BundleError.manifest("entries follow the last one") }
+        try drain()
+    }
+
+    /// Throws unless the bundle holds exactly one file (what `writeSingleFile` writes).
+    package func checkSingleFile() throws {
+        guard manifest.entries.count == 1, manifest.entries[0].type == .file else {
+            throw BundleError.badInput("only a bundle of exactly one file can be written as one stream; this one has \(manifest.entries.count) entries")
+        }
+    }
+
+    /// Reads every entry and checks it, writing nothing: the first of two readings of a
+    /// version 2 bundle whose output may go nowhere before its signature passed.
+    package func readThrough() throws {
+        while let entry = try nextEntry() {
+            if entry.type == .file { try readContent(of: entry) { _ in } }
+        }
         try drain()
     }
 

@@ -49,7 +49,7 @@ public struct BundleSelection: Sendable, Equatable {
             out[i] = entry
         }
         if validate && stripComponents > 0 {
-            try BundleManifest(group: nil, accessID: nil, sender: nil, entries: out.compactMap { $0 }).validate()
+            try BundleManifest(group: nil, accessID: nil, sender: nil, entries: out.compactMap { $0 }, version: manifest.version).validate()
         }
         return out
     }

@@ -8,15 +8,22 @@ import Foundation
 import Glibc
 #endif
 
-/// What to wrap: the inputs walked (folders recursively, links kept as links), every
-/// file hashed. The manifest comes first in the bundle, so files are hashed before
-/// they are archived; each file's identity, size, mtime and ctime are checked again
-/// while it is archived, so a file that changes in between fails the wrap instead of
-/// disagreeing with its digest. A file that changes while it is hashed is read once
+/// What to wrap: the inputs walked (folders recursively, links kept as links).
+///
+/// For a version 1 manifest (the digests inside it, which comes first) every file is
+/// hashed before it is archived; each file's identity, size, mtime and ctime are checked
+/// again while it is archived, so a file that changes in between fails the wrap instead
+/// of disagreeing with its digest. A file that changes while it is hashed is read once
 /// more; if it changed again it fails the plan, or with `skipChanged` is left out
 /// (`leftOut`).
+///
+/// With `digestsLast` (a version 2 manifest: `BundleDigests` after the last file) no file
+/// is read before it is archived, but for the compression samples: each is hashed as it
+/// goes into the archive, read once, and one that changed since the plan fails the write.
 public final class BundlePlan {
     public private(set) var entries: [BundleManifest.Entry] = []
+    /// Whether the digests come after the last file (the manifest's version 2).
+    public let digestsLast: Bool
     /// Bytes of file content (for progress).
     public private(set) var contentBytes = 0
     private var sources: [Source] = []
@@ -56,9 +63,10 @@ public final class BundlePlan {
     /// file that changed while it was hashed, and again when read a second time, is left
     /// out with a warning instead of failing the plan.
     public init(paths: [String], excluding: [String] = [], skipChanged: Bool = false,
-                standardInputName: String? = nil, standardInput: ByteSource? = nil,
+                standardInputName: String? = nil, standardInput: ByteSource? = nil, digestsLast: Bool = false,
                 warning: (String) -> Void = { _ in }) throws {
         self.excludes = excluding
+        self.digestsLast = digestsLast
         var topNames = Set<String>()
         func addTop(_ name: String, shown: String) throws {
             do { try BundlePath.check(name) } catch {
@@ -83,11 +91,11 @@ public final class BundlePlan {
             let spool = try StandardInputSpool(source: input)
             let now = Int(Date().timeIntervalSince1970)
             entries.append(.init(path: name, type: .file, size: spool.size, permissions: UInt32(0o666 & ~AtomicOutputFile.currentUmask()),
-                                 mtime: now, sha256: spool.digest.hexString))
+                                 mtime: now, sha256: digestsLast ? nil : spool.digest.hexString))
             sources.append(.spool(spool))
             contentBytes += spool.size
         }
-        try hashFiles(skipChanged: skipChanged, warning: warning)
+        if digestsLast { sampleFiles() } else { try hashFiles(skipChanged: skipChanged, warning: warning) }
     }
 
     private func isExcluded(_ stored: String) -> Bool {
@@ -276,8 +284,45 @@ public final class BundlePlan {
         for index in gone.reversed() { remove(at: index) }
     }
 
+    /// Samples the content for `compression` when the files are not hashed before they are
+    /// archived (`digestsLast`): the same windows `hashFiles` samples, read on their own
+    /// (at most 4 MiB). A file that can't be read leaves the estimate unsampled (compress).
+    private func sampleFiles() {
+        var files: [(path: String, start: Int, size: Int)] = [], total = 0
+        for source in sources {
+            guard case .file(let path, let signature) = source else { continue }
+            files.append((path, total, signature.size))
+            total += signature.size
+        }
+        let windows = CompressionEstimate.windows(contentBytes: total)
+        guard !windows.isEmpty else { return }
+        var sample = [UInt8](repeating: 0, count: CompressionEstimate.sampleSize)
+        for file in files {
+            let parts = ContentSampler.windows(windows, fileAt: file.start, size: file.size)
+            if parts.isEmpty { continue }
+            let fd = open(RawName.cString(file.path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else {
+                samples.unsampled = true
+                continue
+            }
+            defer { close(fd) }
+            for part in parts {
+                let n = sample.withUnsafeMutableBytes { pread(fd, $0.baseAddress, part.count, off_t(part.lowerBound)) }
+                guard n > 0 else { continue }
+                if let size = sample.withUnsafeBytes({ ZstdProbe.compressedSize(of: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) {
+                    samples.sampledBytes += n
+                    samples.sampledCompressedBytes += size
+                } else {
+                    samples.unsampled = true
+                }
+            }
+        }
+    }
+
     /// Writes the plaintext bundle: the manifest, its signature by `signer` (if any), then
-    /// every entry in its order. `compressOnAllCores`: as `ArchiveWriter`'s `onAllCores`.
+    /// every entry in its order. With `digestsLast`, each file is hashed as it is archived
+    /// and the digests entry follows the last, then the signature (of the manifest and the
+    /// digests). `compressOnAllCores`: as `ArchiveWriter`'s `onAllCores`.
     func write(manifest: BundleManifest, compress: Bool, compressOnAllCores: Bool = true, to sink: ByteSink,
                progress: (@Sendable (Int) -> Void)?, added: ((BundleManifest.Entry) -> Void)? = nil,
                signer: BundleSignature.Signer? = nil) throws {
@@ -287,12 +332,17 @@ public final class BundlePlan {
         try writer.writeHeader(path: BundleManifest.entryName, kind: .file, size: manifestBytes.count, permissions: 0o644,
                                mtime: Int(manifest.created.timeIntervalSince1970), mtimeNanoseconds: 0)
         try manifestBytes.withUnsafeBytes { try writer.writeData($0) }
-        if let signer {
-            let signature = try BundleSignature.sign(manifest: manifestBytes, user: signer.user, device: signer.device, key: signer.key).encoded()
-            try writer.writeHeader(path: BundleSignature.entryName, kind: .file, size: signature.count, permissions: 0o644,
+        /// An entry of the bundle's own: the signature, the digests.
+        func writeOwn(_ name: String, _ bytes: [UInt8]) throws {
+            try writer.writeHeader(path: name, kind: .file, size: bytes.count, permissions: 0o644,
                                    mtime: Int(manifest.created.timeIntervalSince1970), mtimeNanoseconds: 0)
-            try signature.withUnsafeBytes { try writer.writeData($0) }
+            try bytes.withUnsafeBytes { try writer.writeData($0) }
         }
+        if let signer, !manifest.digestsLast {
+            try writeOwn(BundleSignature.entryName, try BundleSignature.sign(manifest: manifestBytes, user: signer.user, device: signer.device,
+                                                                             key: signer.key).encoded())
+        }
+        var digests: [String] = []
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var done = 0
@@ -303,7 +353,9 @@ public final class BundlePlan {
             added?(entry)
             try writer.writeHeader(path: entry.path, kind: kind, size: entry.size, permissions: entry.permissions ?? 0o600,
                                    mtime: entry.mtime, mtimeNanoseconds: nanoseconds, linkTarget: entry.target)
+            let hasher = manifest.digestsLast && entry.type == .file ? SHA256() : nil
             let write: (UnsafeRawBufferPointer) throws -> Void = { bytes in
+                hasher?.update(bytes)
                 try writer.writeData(bytes)
                 done += bytes.count
                 progress?(done)
@@ -315,13 +367,23 @@ public final class BundlePlan {
             case .spool(let spool):
                 try spool.replay(write)
             }
+            if let hasher { digests.append(hasher.finalize().hexString) }
+        }
+        if manifest.digestsLast {
+            let digestBytes = try BundleDigests(sha256: digests).encoded()
+            try writeOwn(BundleDigests.entryName, digestBytes)
+            if let signer {
+                try writeOwn(BundleSignature.entryName, try BundleSignature.sign(manifest: manifestBytes, digests: digestBytes, user: signer.user,
+                                                                                 device: signer.device, key: signer.key).encoded())
+            }
         }
         try writer.close()
     }
 
     /// The manifest this plan writes.
     public func manifest(group: String?, accessID: String?, sender: String?, created: Date = Date()) -> BundleManifest {
-        BundleManifest(group: group, accessID: accessID, sender: sender, created: created, entries: entries)
+        BundleManifest(group: group, accessID: accessID, sender: sender, created: created, entries: entries,
+                       version: digestsLast ? BundleManifest.digestsLastVersion : BundleManifest.currentVersion)
     }
 }
 

@@ -72,11 +72,17 @@ struct ContentSampler {
 
     /// The windows of the content stream that fall in the file at `start..<start+size`.
     init(windows all: [Range<Int>], fileAt start: Int, size: Int) {
+        windows = ArraySlice(Self.windows(all, fileAt: start, size: size))
+    }
+
+    /// The parts of `all` (windows of the content stream) in the file at
+    /// `start..<start+size`, as offsets into the file.
+    static func windows(_ all: [Range<Int>], fileAt start: Int, size: Int) -> [Range<Int>] {
         let file = start..<(start + size)
-        windows = ArraySlice(all.compactMap { window in
+        return all.compactMap { window in
             let part = window.clamped(to: file)
             return part.isEmpty ? nil : (part.lowerBound - start)..<(part.upperBound - start)
-        })
+        }
     }
 
     /// The file's next bytes.

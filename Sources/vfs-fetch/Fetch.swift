@@ -32,7 +32,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         it) is read as its bytes reach the relay, decrypted and staged as they come, and \
         checked whole at the end like any other: nothing is placed before all of it was \
         authenticated and its sender's signature passed; if its sender abandons it (cancels it, or its \
-        upload stops for good) the fetch exits 66 and places nothing. --stdout streams a one-file transfer; --raw writes the ciphertext \
+        upload stops for good) the fetch exits 66 and places nothing. --stdout writes the content of a \
+        one-file transfer once all of it checked (the sender's signature comes at the end: it is \
+        read through once, then again from the kept download to stdout); --raw writes the ciphertext \
         as downloaded (an age file: age -d -i KEY | bsdtar -x opens it) without \
         acknowledging.
 

@@ -142,11 +142,12 @@ struct DeviceChainTests {
 
     /// Uploads `bundle` as a transfer from `sender` to `device` through the API (as a
     /// hostile relay, or a sender with a stolen token, could).
-    func send(_ bundle: String, from sender: Machine, to device: String, fleet: Fleet) throws {
+    @discardableResult
+    func send(_ bundle: String, from sender: Machine, to device: String, fleet: Fleet) throws -> String {
         let relay = RelayClient(port: fleet.relay.port)
         let token = try token(sender)
         let upload = try relay.upload(Array(try Data(contentsOf: URL(fileURLWithPath: bundle))), token: token)
-        _ = try relay.send(upload: upload, to: [device], token: token)
+        return try relay.send(upload: upload, to: [device], token: token)
     }
 
     @Test("fetch shows the verified sender; an unsigned bundle or a forged signature is refused (77) unless --allow-unverified, which says so")
@@ -182,6 +183,26 @@ struct DeviceChainTests {
         #expect(refused.stderr.contains("forged"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: forgedOut).isEmpty)
 
+        // The same forgery with the digests and the signature after the last file (as
+        // vfs-push writes them): found at the end, before anything is placed, and --stdout
+        // writes nothing of it.
+        let late = try fleet.scratch.write("late.txt", Data("forged late\n".utf8))
+        let last = try BundlePlan(paths: [late], digestsLast: true)
+        let forgedLast = fleet.scratch.path("forged-last.age")
+        let lastSink = try AtomicOutputFile(path: forgedLast)
+        try BundleWriter.seal(last, manifest: last.manifest(group: nil, accessID: nil, sender: nil), recipients: [try X25519Recipient(recipient)],
+                              to: lastSink, signer: BundleSignature.Signer(user: "alice@acme.example", device: laptopID, key: try Ed25519.SigningKey()))
+        try lastSink.commit()
+        let lastID = try send(forgedLast, from: fleet.laptop, to: phoneID, fleet: fleet)
+        let toStdout = try phone.run("vfs-fetch", [lastID, "--stdout"])
+        #expect(toStdout.status == 77, "\(toStdout.stderr)")
+        #expect(toStdout.stderr.contains("forged"))
+        #expect(toStdout.stdout.isEmpty, "nothing of a forged transfer reaches standard output")
+        let refusedLast = try phone.run("vfs-fetch", ["--all", "-C", forgedOut])
+        #expect(refusedLast.status == 77)
+        #expect(refusedLast.stderr.contains("forged"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: forgedOut).isEmpty)
+
         // An unsigned bundle (vfs-wrap's), refused the same way.
         let unsigned = fleet.scratch.path("unsigned.age")
         let other = try fleet.scratch.write("other.txt", Data("unsigned\n".utf8))
@@ -195,8 +216,8 @@ struct DeviceChainTests {
         // --allow-unverified unpacks them, each marked.
         let allowed = try phone.run("vfs-fetch", ["--all", "--allow-unverified", "-C", forgedOut])
         ok(allowed, "allow unverified")
-        #expect(allowed.stderr.components(separatedBy: "UNVERIFIED sender").count == 3)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: forgedOut).sorted() == ["note.txt", "other.txt"])
+        #expect(allowed.stderr.components(separatedBy: "UNVERIFIED sender").count == 4)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: forgedOut).sorted() == ["late.txt", "note.txt", "other.txt"])
     }
 
     @Test("upgrade: of devices enrolled before device chains, the first to run vfs-device becomes the root, the others are pending and told how to approve")

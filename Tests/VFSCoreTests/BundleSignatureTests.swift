@@ -62,8 +62,8 @@ struct BundleSignatureTests {
             try BundleSignature.decode([UInt8](repeating: 0x20, count: 4097))
         }
         #expect(throws: BundleSignatureError.malformed("not a signature entry")) { try BundleSignature.decode(Array("{}".utf8)) }
-        let future = Array(#"{"device":"d","signature":"","user":"u","version":2}"#.utf8)
-        #expect(throws: BundleSignatureError.malformed("unknown signature version 2")) { try BundleSignature.decode(future) }
+        let future = Array(#"{"device":"d","signature":"","user":"u","version":3}"#.utf8)
+        #expect(throws: BundleSignatureError.malformed("unknown signature version 3")) { try BundleSignature.decode(future) }
     }
 
     @Test("a signed bundle: the entry follows the manifest, the reader keeps it apart (never extracted) and it verifies over the manifest's exact bytes")

@@ -6,35 +6,37 @@ import VFSTestSupport
 
 @Suite("bundles: whether zstd is worth it, from samples taken while hashing")
 struct CompressionEstimateTests {
-    @Test("random content is not worth zstd; text is; small content and an empty tree always are")
-    func randomAndText() throws {
+    // digestsLast: the files are not hashed first; the same windows are read on their own.
+    @Test("random content is not worth zstd; text is; small content and an empty tree always are", arguments: [false, true])
+    func randomAndText(digestsLast: Bool) throws {
         let tmp = try TestFolder("estimate")
         try tmp.write("random.bin", testBytes(6 << 20, seed: 11))
         try tmp.write("text.txt", base64Text(5 << 20, seed: 12))
         try tmp.write("small.bin", testBytes(3 << 20, seed: 13))
         try FileManager.default.createDirectory(atPath: tmp.path + "/empty/sub", withIntermediateDirectories: true)
 
-        let random = try BundlePlan(paths: [tmp.path + "/random.bin"]).compression
+        let random = try BundlePlan(paths: [tmp.path + "/random.bin"], digestsLast: digestsLast).compression
         #expect(random.contentBytes == 6 << 20)
         #expect(random.sampledBytes == 64 * (64 << 10), "64 samples of 64 KiB")
         #expect(random.saving < CompressionEstimate.threshold, "\(random)")
         #expect(!random.worthCompressing)
 
-        let text = try BundlePlan(paths: [tmp.path + "/text.txt"]).compression
+        let text = try BundlePlan(paths: [tmp.path + "/text.txt"], digestsLast: digestsLast).compression
         #expect(text.sampledBytes == 64 * (64 << 10))
         #expect(text.saving > 0.2, "\(text)")
         #expect(text.worthCompressing)
 
         // Under 4 MiB, random or not, it compresses, without samples.
-        let small = try BundlePlan(paths: [tmp.path + "/small.bin"]).compression
+        let small = try BundlePlan(paths: [tmp.path + "/small.bin"], digestsLast: digestsLast).compression
         #expect(small.sampledBytes == 0 && small.worthCompressing)
 
-        let empty = try BundlePlan(paths: [tmp.path + "/empty"]).compression
+        let empty = try BundlePlan(paths: [tmp.path + "/empty"], digestsLast: digestsLast).compression
         #expect(empty.contentBytes == 0 && empty.sampledBytes == 0 && empty.worthCompressing)
     }
 
-    @Test("the samples weigh each file by its size: a large random file with a third of text compresses, with a few small text files it does not")
-    func weighted() throws {
+    @Test("the samples weigh each file by its size: a large random file with a third of text compresses, with a few small text files it does not",
+          arguments: [false, true])
+    func weighted(digestsLast: Bool) throws {
         let tmp = try TestFolder("estimate")
         try FileManager.default.createDirectory(atPath: tmp.path + "/much/texts", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: tmp.path + "/little/texts", withIntermediateDirectories: true)
@@ -43,11 +45,11 @@ struct CompressionEstimateTests {
         for i in 0..<3 { try tmp.write("little/texts/\(i).txt", base64Text(2 << 10, seed: 200 + UInt64(i))) }
 
         // 3 MiB of text in 9 MiB: a third of it, saving about a quarter.
-        let much = try BundlePlan(paths: [tmp.path + "/much"]).compression
+        let much = try BundlePlan(paths: [tmp.path + "/much"], digestsLast: digestsLast).compression
         #expect(much.saving > 0.03 && much.saving < 0.15, "\(much)")
         #expect(much.worthCompressing)
         // 6 KiB of text in 6 MiB (and 5 entries' headers): nothing worth a CPU-second per GiB.
-        let little = try BundlePlan(paths: [tmp.path + "/little"]).compression
+        let little = try BundlePlan(paths: [tmp.path + "/little"], digestsLast: digestsLast).compression
         #expect(little.saving < 0.01, "\(little)")
         #expect(!little.worthCompressing)
     }

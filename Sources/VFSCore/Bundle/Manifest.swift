@@ -4,12 +4,20 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The first entry of every bundle: who it is for and what it holds, with a SHA-256
-/// per file, so the reader can check the policy and every path before it writes a byte.
+/// The first entry of every bundle: who it is for and what it holds, so the reader can
+/// check the policy and every path before it writes a byte.
+///
+/// Version 1 holds each file's SHA-256, so its files are hashed before the bundle starts
+/// (every file read twice). Version 2 (`digestsLast`) leaves the digests to
+/// `BundleDigests`, the entry after the last file, taken as the files are archived: one
+/// read of each file, and a push uploads from its first byte read. Readers take both.
 public struct BundleManifest: Codable, Sendable, Equatable {
     /// The manifest's name inside the archive (`bsdtar -x` extracts it like any file).
     public static let entryName = ".vfs-manifest.json"
+    /// The version with the digests inside (vfs-wrap writes it).
     public static let currentVersion = 1
+    /// The version whose digests come after the last file (`BundleDigests`; vfs-push writes it).
+    public static let digestsLastVersion = 2
     /// A manifest larger than this is refused before it is parsed.
     package static let maximumSize = 64 << 20
 
@@ -105,8 +113,9 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         case version, group, accessID = "access_id", sender, created, entries
     }
 
-    public init(group: String?, accessID: String?, sender: String?, created: Date = Date(), entries: [Entry]) {
-        self.version = Self.currentVersion
+    public init(group: String?, accessID: String?, sender: String?, created: Date = Date(), entries: [Entry],
+                version: Int = BundleManifest.currentVersion) {
+        self.version = version
         self.group = group
         self.accessID = accessID
         self.sender = sender
@@ -148,12 +157,15 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         }
     }
 
+    /// Whether the files' digests come after the last file (`BundleDigests`), not in here.
+    public var digestsLast: Bool { version == Self.digestsLastVersion }
+
     /// The rules a safe extraction relies on: a known version; every path relative,
     /// without `.`/`..`, unique, inside a folder that is itself an entry, never below a
     /// link or a file; no setuid/setgid bits; links resolve inside the bundle's folder.
     public func validate() throws {
-        guard version == Self.currentVersion else {
-            throw BundleError.manifest("version \(version) is not supported (this vfs reads version \(Self.currentVersion))")
+        guard version == Self.currentVersion || version == Self.digestsLastVersion else {
+            throw BundleError.manifest("version \(version) is not supported (this vfs reads versions \(Self.currentVersion) and \(Self.digestsLastVersion))")
         }
         var kinds = [String: Entry.Kind]()
         for entry in entries {
@@ -177,8 +189,12 @@ public struct BundleManifest: Codable, Sendable, Equatable {
                 throw BundleError.manifest("\"\(entry.path)\" has an invalid size \(entry.size)")
             }
             switch entry.type {
+            case .file where digestsLast:
+                guard entry.sha256 == nil else {
+                    throw BundleError.manifest("\"\(entry.path)\" has a sha256 in a version \(version) manifest (its digests come last)")
+                }
             case .file:
-                guard let digest = entry.sha256, digest.count == 64, digest.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+                guard let digest = entry.sha256, BundleDigests.isDigest(digest) else {
                     throw BundleError.manifest("\"\(entry.path)\" has no valid sha256")
                 }
             case .symlink:

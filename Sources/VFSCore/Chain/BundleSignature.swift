@@ -6,22 +6,28 @@ import Foundation
 
 /// The sending device's signature of a bundle (docs/device-chain.md, "Bundle signatures").
 ///
-/// It signs the exact bytes of the bundle's manifest, which hold the SHA-256 of every
-/// file, so it covers the payload too. It travels inside the encryption, as the archive
-/// entry `.vfs-signature.json` right after the manifest: `age -d … | bsdtar -x` still
-/// opens the bundle (the signature is one more small file).
+/// Version 1 signs the exact bytes of the bundle's manifest, which hold the SHA-256 of
+/// every file, so it covers the payload too; it is the archive entry
+/// `.vfs-signature.json` right after the manifest. Version 2 signs the manifest's bytes
+/// and those of the digests entry (`BundleDigests`) of a bundle whose digests come last,
+/// and is the entry after the digests, the bundle's last. Either travels inside the
+/// encryption: `age -d … | bsdtar -x` still opens the bundle (one more small file). A
+/// signature of the other version than its bundle's never verifies (the signed text
+/// starts with its version).
 package struct BundleSignature: Codable, Equatable, Sendable {
     public static let entryName = ".vfs-signature.json"
     public static let currentVersion = 1
     /// Larger entries are refused before they are parsed.
     public static let maximumSize = 4096
     static let context = Array("vfs bundle signature v1\0".utf8)
+    static let contextDigestsLast = Array("vfs bundle signature v2\0".utf8)
 
     public var version: Int
     /// The signer's user (whose chain to verify it against) and device id in that chain.
     public var user: String
     public var device: String
-    /// Base64 of the Ed25519 signature of the context string and SHA-256 of the manifest's bytes.
+    /// Base64 of the Ed25519 signature of the context string and SHA-256 of the manifest's
+    /// bytes (version 2: and then SHA-256 of the digests entry's bytes).
     public var signature: String
 
     /// Who signs a bundle as it is written: `device` of `user`, with its key.
@@ -34,10 +40,21 @@ package struct BundleSignature: Codable, Equatable, Sendable {
         }
     }
 
-    /// Signs `manifest` (the manifest entry's exact bytes) as `device` of `user`.
-    public static func sign(manifest: [UInt8], user: String, device: String, key: Ed25519.SigningKey) throws -> BundleSignature {
-        let signature = try key.sign(context + SHA256.hash(manifest))
-        return BundleSignature(version: currentVersion, user: user, device: device, signature: Data(signature).base64EncodedString())
+    /// Signs `manifest` (the manifest entry's exact bytes) and, for a bundle whose digests
+    /// come last, `digests` (that entry's exact bytes), as `device` of `user`.
+    public static func sign(manifest: [UInt8], digests: [UInt8]? = nil, user: String, device: String,
+                            key: Ed25519.SigningKey) throws -> BundleSignature {
+        let signature = try key.sign(signedText(manifest: manifest, digests: digests))
+        return BundleSignature(version: digests == nil ? currentVersion : digestsLastVersion, user: user, device: device,
+                               signature: Data(signature).base64EncodedString())
+    }
+
+    /// The version that signs the digests entry too.
+    public static let digestsLastVersion = 2
+
+    static func signedText(manifest: [UInt8], digests: [UInt8]?) -> [UInt8] {
+        guard let digests else { return context + SHA256.hash(manifest) }
+        return contextDigestsLast + SHA256.hash(manifest) + SHA256.hash(digests)
     }
 
     /// The entry's bytes: JSON with sorted keys.
@@ -55,25 +72,33 @@ package struct BundleSignature: Codable, Equatable, Sendable {
         } catch {
             throw BundleSignatureError.malformed("not a signature entry")
         }
-        guard value.version == currentVersion else { throw BundleSignatureError.malformed("unknown signature version \(value.version)") }
+        guard value.version == currentVersion || value.version == digestsLastVersion else {
+            throw BundleSignatureError.malformed("unknown signature version \(value.version)")
+        }
         return value
     }
 
-    /// The device that signed `manifest`, if this signature is valid by a device live in
-    /// `chain` (the signer's verified chain); throws otherwise.
-    public func verify(manifest: [UInt8], chain: DeviceChain.Verified) throws -> DeviceChain.DeviceEntry {
+    /// The device that signed `manifest` (and `digests`, for a bundle whose digests come
+    /// last), if this signature is valid by a device live in `chain` (the signer's
+    /// verified chain); throws otherwise.
+    public func verify(manifest: [UInt8], digests: [UInt8]? = nil, chain: DeviceChain.Verified) throws -> DeviceChain.DeviceEntry {
         guard user == chain.user else { throw BundleSignatureError.wrongUser(claimed: user, chain: chain.user) }
         guard let signer = chain.devices[device] else { throw BundleSignatureError.unknownDevice(user: user, device: device) }
-        try verify(manifest: manifest, signer: signer)
+        try verify(manifest: manifest, digests: digests, signer: signer)
         return signer
     }
 
-    /// Throws unless this is `signer`'s valid signature of `manifest` (a device whose key
-    /// the caller trusts by other means than a chain: one pinned locally).
-    public func verify(manifest: [UInt8], signer: DeviceChain.DeviceEntry) throws {
+    /// Throws unless this is `signer`'s valid signature of `manifest` and `digests` (a
+    /// device whose key the caller trusts by other means than a chain: one pinned locally).
+    public func verify(manifest: [UInt8], digests: [UInt8]? = nil, signer: DeviceChain.DeviceEntry) throws {
+        let expected = digests == nil ? Self.currentVersion : Self.digestsLastVersion
+        guard version == expected else {
+            throw BundleSignatureError.malformed("a version \(version) signature on a bundle that takes version \(expected)")
+        }
         guard device == signer.id else { throw BundleSignatureError.unknownDevice(user: user, device: device) }
         guard let raw = Data(base64Encoded: signature),
-              Ed25519.verify(signature: Array(raw), of: Self.context + SHA256.hash(manifest), publicKey: signer.signingKey) else {
+              Ed25519.verify(signature: Array(raw), of: Self.signedText(manifest: manifest, digests: digests),
+                             publicKey: signer.signingKey) else {
             throw BundleSignatureError.badSignature(user: user, device: signer.name)
         }
     }

@@ -52,8 +52,9 @@ package struct ReceiveOptions {
 /// of that succeeded.
 ///
 /// Each byte is hashed once (SHA-256), by the bundle reader against the digest the
-/// signed manifest gives its file: age authenticates every chunk of the download and its
-/// end (a truncated or extended one fails), and the signature binds the manifest to its
+/// sender signed for its file (after the last file; in the manifest for a bundle of a vfs
+/// from before): age authenticates every chunk of the download and its end (a truncated
+/// or extended one fails), and the signature binds the manifest and the digests to their
 /// sender, so the SHA-256 the relay lists for the download (its own word) would only
 /// hash the same bytes again. It is checked only when the reading failed after reading
 /// the whole download (`DownloadFeed.Digest.onFailure`), so that a download that went
@@ -67,11 +68,12 @@ package struct ReceiveOptions {
 /// The download and the unpacking run at once (`StreamedDownload`): the policy gate is
 /// decided on the manifest, at the start of the bundle. Into DIR, nothing is placed until
 /// the whole download was read and authenticated (the unpacking reads its input to the
-/// end before it moves anything out of its staging folder). With
-/// `--stdout` the file's bytes flow out as they are decrypted, each 64 KiB chunk
-/// authenticated by age before it is written (as `age -d` does): a failure part way
-/// (a chunk, the file's digest, the download) exits 65 after an authentic
-/// prefix, and the transfer is acknowledged only once everything checked. `--raw`
+/// end before it moves anything out of its staging folder). With `--stdout` nothing is
+/// written before the signature after the last file passed: the transfer is read through
+/// once as it downloads, then decrypted again from the kept download to standard output
+/// (`writeAgain`); a bundle whose signature follows its manifest (a vfs from before)
+/// streams as it is decrypted, each 64 KiB chunk authenticated by age before it is
+/// written. The transfer is acknowledged only once everything checked. `--raw`
 /// writes ciphertext nobody has checked yet: it downloads and checks first. What
 /// nothing checks as it arrives (`--raw`, `--allow-unverified`) is bounded by
 /// `followLimit` while the transfer uploads (its size unknown); past the size the relay
@@ -148,7 +150,7 @@ package struct TransferReceiver {
         let feed = try DownloadFeed(path: part, transfer: entry, digest: .onFailure)
         let receiver = Handoff(value: self)
         do {
-            return try await StreamedDownload.run(feed, read: { try receiver.value.unwrap($0, transfer: entry.id) }) {
+            return try await StreamedDownload.run(feed, read: { try receiver.value.unwrap($0, transfer: entry.id, kept: part) }) {
                 let downloader = self.downloader
                 var whole = entry
                 if entry.status == .uploading {
@@ -164,7 +166,8 @@ package struct TransferReceiver {
         }
     }
 
-    func unwrap(_ source: ByteSource, transfer: String) throws -> [String] {
+    /// Unpacks the transfer read from `source`, the download being kept at `kept`.
+    func unwrap(_ source: ByteSource, transfer: String, kept: String) throws -> [String] {
         guard let identity = session.credentials.identity else {
             throw RelayClientError.missingCredential(what: "identity", place: "this run")
         }
@@ -172,12 +175,22 @@ package struct TransferReceiver {
         let fileKey = try decryptor.fileKey(identities: [identity])
         return try BundleReader.openSealed(decryptor, fileKey: fileKey) { reader -> [String] in
             let manifest = reader.manifest
-            try checkSender(reader, transfer: transfer)
+            // Version 1: at once. Version 2 (the digests, then the signature, after the last
+            // file): once the last file is read, before anything is placed.
+            try reader.whenSignatureRead { try checkSender($0, transfer: transfer) }
             if let app = tool.app {
                 try tool.authorize(app, manifest.group, manifest.contentEntries.map(\.path))
             }
             if tool.toStandardOutput {
-                try reader.writeSingleFile(to: FileDescriptorSink.standardOutput())
+                guard manifest.digestsLast else {
+                    try reader.writeSingleFile(to: FileDescriptorSink.standardOutput())
+                    return []
+                }
+                // The signature comes last: nothing goes out before it passed. The whole is
+                // read once into nothing, then again from the download kept in `kept`.
+                try reader.checkSingleFile()
+                try reader.readThrough()
+                try writeAgain(kept: kept, identity: identity, as: reader)
                 return []
             }
             let folder = tool.directory ?? "."
@@ -197,6 +210,24 @@ package struct TransferReceiver {
         }
     }
 
+    /// The second reading of a one-file transfer whose signature comes last, for --stdout,
+    /// from the download kept at `kept` once `first` read it all and it passed every check:
+    /// its manifest, digests and signature must be those `first` read (the digests are
+    /// checked again as it is read).
+    func writeAgain(kept: String, identity: any Identity, as first: BundleReader) throws {
+        let decryptor = try AgeDecryptor(source: try FileDescriptorSource(path: kept))
+        let fileKey = try decryptor.fileKey(identities: [identity])
+        try BundleReader.openSealed(decryptor, fileKey: fileKey) { reader in
+            try reader.whenSignatureRead { again in
+                guard again.manifestBytes == first.manifestBytes, again.digestsEntry == first.digestsEntry,
+                      again.signatureEntry == first.signatureEntry else {
+                    throw BundleError.manifest("the kept download \(kept) changed while it was read")
+                }
+            }
+            try reader.writeSingleFile(to: FileDescriptorSink.standardOutput())
+        }
+    }
+
     /// The sender's signature (docs/device-chain.md), checked against the verified chain
     /// before anything is released: refused (77) when missing, bad or by a device not in
     /// it, unless --allow-unverified, which says so on stderr. -v names the verified sender.
@@ -213,7 +244,7 @@ package struct TransferReceiver {
             guard let chain = chains.first(where: { $0.user == signature.user }) ?? chains.first else {
                 throw BundleSignatureError.unknownDevice(user: signature.user, device: signature.device)
             }
-            let device = try signature.verify(manifest: reader.manifestBytes, chain: chain)
+            let device = try signature.verify(manifest: reader.manifestBytes, digests: reader.digestsEntry, chain: chain)
             guard tool.verbose else { return }
             tool.report.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (verified)")
         } catch {

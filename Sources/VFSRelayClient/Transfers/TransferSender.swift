@@ -10,8 +10,8 @@ import VFSRelayProtocol
 import Glibc
 #endif
 
-/// vfs-push's way from files to a transfer: the bundle is planned (every file hashed: the
-/// manifest comes first), sealed into a `PushSpool` on a thread of its own while the
+/// vfs-push's way from files to a transfer: the bundle is planned (the files walked; their
+/// digests come after the last, `BundleDigests`), sealed into a `PushSpool` on a thread of its own while the
 /// sealed bytes go up in a tus upload, and the transfer is made (while it uploads when
 /// it can); `deliver` finishes a spool a killed or cut-off push left (`vfs-push resume`).
 package struct TransferSender {
@@ -30,8 +30,10 @@ package struct TransferSender {
     /// Returns the transfer and how many names could not be stored (each named in a warning).
     package func send(_ paths: [String], standardInputName: String?, to targets: PushTargets, group: String?, lifetime: Int?,
                       cloud: String?, announce: @escaping @Sendable (String) -> Void) async throws -> (OutboxEntry, Int) {
+        // The digests last (manifest version 2): each file is read once, as it is sealed, and
+        // the upload starts with the first bytes read instead of after every file was hashed.
         let plan = try BundlePlan(paths: paths.filter { $0 != "-" }, standardInputName: paths.contains("-") ? standardInputName : nil,
-                                  standardInput: FileDescriptorSource.standardInput(), warning: report.warn)
+                                  standardInput: FileDescriptorSource.standardInput(), digestsLast: true, warning: report.warn)
         let manifest = plan.manifest(group: group, accessID: nil, sender: targets.sender)
         let dir = try PushSpool(devices: targets.devices.map(\.id), names: targets.devices.map(\.name), lifetime: lifetime, cloud: cloud,
                                 users: targets.colleagues.isEmpty ? nil : targets.colleagues.map { UserTarget(user: $0.user, devices: $0.devices.map(\.id)) })
