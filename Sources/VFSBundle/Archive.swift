@@ -231,7 +231,8 @@ final class ArchiveReader: ArchiveHandle {
 
 /// zstd's fast level (1) on a sample of content, through libarchive's zstd filter (the
 /// package links libarchive, not libzstd itself): how many bytes the sample would take.
-/// `BundlePlan` runs it on samples while it hashes, to tell whether zstd is worth it.
+/// `BundlePlan` runs it on samples (taken while it hashes, or read on their own), to tell
+/// whether zstd is worth it.
 enum ZstdProbe {
     /// The size of `bytes` as one zstd frame at level 1; nil if libarchive failed (out of memory).
     static func compressedSize(of bytes: UnsafeRawBufferPointer) -> Int? {

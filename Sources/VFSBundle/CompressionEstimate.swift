@@ -1,6 +1,7 @@
 /// Whether a bundle's content is worth zstd, told from samples taken while `BundlePlan`
-/// hashes its files (the manifest comes first, so every file is read once before the
-/// archive), as borg's `--compression auto,zstd` tells it with lz4: content that does not
+/// hashes its files (a version 1 manifest comes first with the digests, so every file is
+/// read once before the archive), or read on their own when the digests come last, as
+/// borg's `--compression auto,zstd` tells it with lz4: content that does not
 /// shrink (random data, media, archives) is archived without the zstd filter, which would
 /// spend about a CPU-second per GiB to make it no smaller.
 ///
