@@ -24,13 +24,12 @@ public final class BundleReader {
     /// known once the last file was read, `whenSignatureRead`). It is not one of the
     /// bundle's files and is never extracted. Decode and verify it with `BundleSignature`.
     package private(set) var signatureEntry: [UInt8]?
-    /// The digests entry's exact bytes (version 2, once the last file was read; what the
-    /// signature signs beside the manifest).
+    /// The digests entry's exact bytes (version 2, once the last file was read, its digests
+    /// matched and the signature after it, if any, read; what the signature signs beside
+    /// the manifest).
     package private(set) var digestsEntry: [UInt8]?
     /// Version 2: each file's SHA-256 as read, by its index in the manifest.
     private var digests: [Int: String] = [:]
-    /// Version 2: the digests (and signature) after the last file were read and matched.
-    private var trailerRead = false
     /// Waits for the signature of a version 2 bundle (`whenSignatureRead`).
     private var signatureCheck: ((BundleReader) throws -> Void)?
     /// The header read after the manifest when it was not a signature: the first entry.
@@ -179,7 +178,7 @@ public final class BundleReader {
     /// and nothing else; each file's digest must match the one it was read with. Then the
     /// check `whenSignatureRead` left runs.
     private func readTrailer() throws {
-        if trailerRead { return }
+        if digestsEntry != nil { return }
         func notListed(_ header: ArchiveEntryHeader) -> BundleError { .unsafeEntry(path: header.path, reason: "it is not in the manifest") }
         guard let header = try archive.nextHeader() else {
             throw BundleError.manifest("the bundle ends without \(BundleDigests.entryName) after its last file")
@@ -194,7 +193,6 @@ public final class BundleReader {
         for (n, index) in files.enumerated() where digests[index] != listed.sha256[n] {
             throw BundleError.digestMismatch(path: manifest.entries[index].path)
         }
-        digestsEntry = bytes
         if let next = try archive.nextHeader() {
             guard next.path == BundleSignature.entryName, next.kind == .file else { throw notListed(next) }
             guard next.size <= BundleSignature.maximumSize else {
@@ -205,7 +203,7 @@ public final class BundleReader {
             }
             if let after = try archive.nextHeader() { throw notListed(after) }
         }
-        trailerRead = true
+        digestsEntry = bytes
         if let check = signatureCheck {
             signatureCheck = nil
             try check(self)
@@ -219,7 +217,7 @@ public final class BundleReader {
     /// `writeSingleFile` wrote their output: read such a bundle through once (into nothing)
     /// before the output matters.
     package func whenSignatureRead(_ check: @escaping (BundleReader) throws -> Void) throws {
-        if manifest.digestsLast && !trailerRead {
+        if manifest.digestsLast && digestsEntry == nil {
             signatureCheck = check
         } else {
             try check(self)
