@@ -11,7 +11,10 @@
 #    bytes, the floor of a durable write (the relay and vfs-fetch sync what they keep).
 #    Every received file is compared with the original (cmp, not timed). vfs's time is
 #    split into push and fetch, each with its CPU seconds, and the relay's own time in
-#    the upload (its log).
+#    the upload (its log). The online case and wormhole also print the CPU seconds of all
+#    their processes (vfs-push, the watching vfs-fetch and the relay; wormhole's sender,
+#    receiver and transit relay): on a machine whose cores they keep busy, CPU over cores
+#    is the floor of their wall time.
 # 2. One push to a group of 5 devices: the bytes the relay received (its tus upload
 #    lengths and its blob files) against the ciphertext a device downloads (--raw), and
 #    the fetch time on one of them.
@@ -53,6 +56,7 @@ relay org add acme >/dev/null
 first_code=$(relay user add ann@acme.example --org acme 2>/dev/null)
 # The access lines (--log-level info; off by default) give the PATCH counts and times below.
 bench_spawn "$BIN/vfs-relay" serve --listen 127.0.0.1:0 --data "$data" --log-level info > "$BENCH_DIR/relay.out" 2> "$BENCH_DIR/relay.log"
+relay_pid=${BENCH_PIDS[-1]}
 for _ in $(seq 300); do grep -q 'listening on' "$BENCH_DIR/relay.out" 2>/dev/null && break; sleep 0.1; done
 url=$(sed -n 's/^vfs-relay: listening on //p' "$BENCH_DIR/relay.out")
 [ -n "$url" ] || { echo "the relay did not start: $(cat "$BENCH_DIR/relay.log")"; exit 1; }
@@ -85,6 +89,8 @@ cpu_timed() {
   echo "$before $after" > "$out"
 }
 rss_mib() { awk '{printf "%.0f", $1 / 1024}' "$1"; }
+# ticks PID: the CPU a running process used so far (user + system, all its threads), in clock ticks.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 cpu_of() { read -r b a < "$1"; python3 -c 'import os,sys; print("%.2f" % ((float(sys.argv[2]) - float(sys.argv[1])) / os.sysconf("SC_CLK_TCK")))' "$b" "$a"; }
 cmp_or_fail() { cmp -s "$file" "$1" || { echo "$2: the received file differs from the original"; exit 1; }; }
 # Each figure of part 1 is kept per round (ROUNDS, default 3: the tools alternate within
@@ -132,18 +138,27 @@ round_online() {
   local t0 t1 t_pushed
   for _ in $(seq 300); do grep -q 'watching' "$BENCH_DIR/watch.log" 2>/dev/null && break; sleep 0.1; done
   grep -q 'watching' "$BENCH_DIR/watch.log" || { echo "vfs-fetch --watch did not start: $(cat "$BENCH_DIR/watch.log")"; exit 1; }
+  local watcher relay0 watch0
+  watcher=$(pgrep -P "$watch_pid" -x vfs-fetch)
   sync; sleep 1
+  relay0=$(ticks "$relay_pid"); watch0=$(ticks "$watcher")
   t0=$(now)
-  on laptop vfs-push send -q -d phone "$file" > /dev/null
+  cpu_timed "$BENCH_DIR/online-push.cpu" on laptop vfs-push send -q -d phone "$file" > /dev/null
   t_pushed=$(now)
   until grep -q '^vfs-fetch: fetched ' "$BENCH_DIR/watch.log"; do
     kill -0 "$watch_pid" 2>/dev/null || { echo "vfs-fetch --watch stopped: $(tail -3 "$BENCH_DIR/watch.log")"; exit 1; }
     sleep 0.01
   done
   t1=$(now)
+  echo "$watch0 $(ticks "$watcher")" > "$BENCH_DIR/online-watch.cpu"
+  echo "$relay0 $(ticks "$relay_pid")" > "$BENCH_DIR/online-relay.cpu"
   stop_watch
   cmp_or_fail "$BENCH_DIR/phone-online/big.bin" "vfs-fetch --watch"
   keep vfs_online "$(elapsed "$t0" "$t1")"; keep vfs_online_push "$(elapsed "$t0" "$t_pushed")"
+  keep online_push_cpu "$(cpu_of "$BENCH_DIR/online-push.cpu")"; keep online_watch_cpu "$(cpu_of "$BENCH_DIR/online-watch.cpu")"
+  keep online_relay_cpu "$(cpu_of "$BENCH_DIR/online-relay.cpu")"
+  keep online_cpu "$(python3 -c 'import sys; print(sum(float(x) for x in sys.argv[1:]))' \
+    "$(cpu_of "$BENCH_DIR/online-push.cpu")" "$(cpu_of "$BENCH_DIR/online-watch.cpu")" "$(cpu_of "$BENCH_DIR/online-relay.cpu")")"
   rm -rf "$BENCH_DIR/phone-online"
 }
 # $! is the subshell running `on`; vfs-fetch is its child, stopped with it (by parent pid).
@@ -159,24 +174,34 @@ if [ -n "$wormhole" ]; then
     --channel-db="$BENCH_DIR/mailbox/relay.sqlite") > "$BENCH_DIR/mailbox/log" 2>&1 &
   BENCH_PIDS+=("$!")
   (cd "$BENCH_DIR/mailbox" && exec twist3 transitrelay --port="tcp:$tport:interface=127.0.0.1") > "$BENCH_DIR/mailbox/transit.log" 2>&1 &
-  BENCH_PIDS+=("$!")
+  BENCH_PIDS+=("$!"); transit_pid=$!
   wait_port "$mport"; wait_port "$tport"
   wh=(wormhole --relay-url "ws://127.0.0.1:$mport/v1" --transit-helper "tcp:127.0.0.1:$tport")
 fi
-round_wormhole() {
-  local code="7-bench-$$-transfer-$1" t0 t1 send_pid
-  mkdir -p "$BENCH_DIR/wormhole-in"
-  sync; sleep 1
-  t0=$(now)
-  "${wh[@]}" send --no-listen --code "$code" "$file" > "$BENCH_DIR/wormhole-send.log" 2>&1 &
+# wormhole_pair CODE: one send and its receive (the sender in the background).
+wormhole_pair() {
+  local send_pid
+  "${wh[@]}" send --no-listen --code "$1" "$file" > "$BENCH_DIR/wormhole-send.log" 2>&1 &
   send_pid=$!
   BENCH_PIDS+=("$send_pid")
-  "${wh[@]}" receive --no-listen --accept-file -o "$BENCH_DIR/wormhole-in/big.bin" "$code" > "$BENCH_DIR/wormhole-receive.log" 2>&1 \
+  "${wh[@]}" receive --no-listen --accept-file -o "$BENCH_DIR/wormhole-in/big.bin" "$1" > "$BENCH_DIR/wormhole-receive.log" 2>&1 \
     || { echo "wormhole receive failed: $(tail -3 "$BENCH_DIR/wormhole-receive.log")"; exit 1; }
   wait "$send_pid" || { echo "wormhole send failed: $(tail -3 "$BENCH_DIR/wormhole-send.log")"; exit 1; }
+}
+round_wormhole() {
+  local t0 t1 transit0
+  mkdir -p "$BENCH_DIR/wormhole-in"
+  sync; sleep 1
+  transit0=$(ticks "$transit_pid")
+  t0=$(now)
+  # The sender and receiver are this shell's children, waited for: their CPU is counted.
+  cpu_timed "$BENCH_DIR/wormhole.cpu" wormhole_pair "7-bench-$$-transfer-$1"
   t1=$(now)
+  echo "$transit0 $(ticks "$transit_pid")" > "$BENCH_DIR/transit.cpu"
   cmp_or_fail "$BENCH_DIR/wormhole-in/big.bin" "wormhole receive"
   keep wormhole_total "$(elapsed "$t0" "$t1")"
+  keep wormhole_cpu "$(python3 -c 'import sys; print(sum(float(x) for x in sys.argv[1:]))' \
+    "$(cpu_of "$BENCH_DIR/wormhole.cpu")" "$(cpu_of "$BENCH_DIR/transit.cpu")")"
   rm -rf "$BENCH_DIR/wormhole-in"
 }
 
@@ -232,11 +257,16 @@ printf '  %-44s %7ss %10s\n' "  relay's time in the tus PATCH (its log)" "$relay
 printf '  %-44s %7ss %10s %12s %s\n' "vfs online: vfs-fetch --watch during the push" "$vfs_online" "$(mbps "$size" "$vfs_online")" \
   "$(ratio "$vfs_total" "$vfs_online")" "$(spread vfs_online)"
 printf '  %-44s %7ss %10s\n' "  of which the push ran" "$vfs_online_push" "$(mbps "$size" "$vfs_online_push")"
+cores=$(nproc)
+printf '  %-44s %7ss %10s %12s   (push %ss, fetch --watch %ss, relay %ss)\n' "  CPU of the three, and that over $cores cores" "$online_cpu" "" \
+  "$(python3 -c 'import sys; print("%.2fs" % (float(sys.argv[1]) / int(sys.argv[2])))' "$online_cpu" "$cores")" \
+  "$online_push_cpu" "$online_watch_cpu" "$online_relay_cpu"
 if [ -n "$wormhole" ]; then
   printf '  %-44s %7ss %10s %12s   (target >= 3.00x) %s\n' "wormhole send + receive (--no-listen: relay)" "$wormhole_total" \
     "$(mbps "$size" "$wormhole_total")" "$(ratio "$wormhole_total" "$vfs_total")" "$(spread wormhole_total)"
   printf '  %-44s %7s %10s %12s   (online; issue 26 target >= 2.00x)\n' "  wormhole against vfs online" "" "" \
     "$(ratio "$wormhole_total" "$vfs_online")"
+  printf '  %-44s %7ss\n' "  CPU of wormhole's sender, receiver, transit" "$wormhole_cpu"
 fi
 printf '  %-44s %7ss %10s %12s   (the no-crypto floor)\n' "curl PUT + GET, nginx WebDAV, plaintext" "$curl_total" \
   "$(mbps "$size" "$curl_total")" "$(ratio "$curl_total" "$vfs_total")"
