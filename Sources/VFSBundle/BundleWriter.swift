@@ -264,9 +264,7 @@ public final class BundlePlan {
             do {
                 let (digest, reread, permissions, sample) = try digests[job].get()
                 entries[index].sha256 = digest
-                samples.sampledBytes += sample.sampled
-                samples.sampledCompressedBytes += sample.compressed
-                if sample.failed { samples.unsampled = true }
+                samples.add(samplesOf: sample.samples)
                 if let signature = reread, case .file(let path, _) = sources[index] {
                     if permissions & 0o6000 != 0 { throw BundleError.notUnwrappable(path: path, reason: .setuidFile) }
                     contentBytes += signature.size - entries[index].size
@@ -309,12 +307,7 @@ public final class BundlePlan {
             for part in parts {
                 let n = sample.withUnsafeMutableBytes { pread(fd, $0.baseAddress, part.count, off_t(part.lowerBound)) }
                 guard n > 0 else { continue }
-                if let size = sample.withUnsafeBytes({ ZstdProbe.compressedSize(of: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) {
-                    samples.sampledBytes += n
-                    samples.sampledCompressedBytes += size
-                } else {
-                    samples.unsampled = true
-                }
+                sample.withUnsafeBytes { samples.add(sample: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             }
         }
     }
@@ -338,10 +331,13 @@ public final class BundlePlan {
                                    mtime: Int(manifest.created.timeIntervalSince1970), mtimeNanoseconds: 0)
             try bytes.withUnsafeBytes { try writer.writeData($0) }
         }
-        if let signer, !manifest.digestsLast {
-            try writeOwn(BundleSignature.entryName, try BundleSignature.sign(manifest: manifestBytes, user: signer.user, device: signer.device,
-                                                                             key: signer.key).encoded())
+        /// The signature by `signer`, if any: of the manifest, and of the digests when they come last.
+        func writeSignature(digests: [UInt8]?) throws {
+            guard let signer else { return }
+            try writeOwn(BundleSignature.entryName, try BundleSignature.sign(manifest: manifestBytes, digests: digests, user: signer.user,
+                                                                             device: signer.device, key: signer.key).encoded())
         }
+        if !manifest.digestsLast { try writeSignature(digests: nil) }
         var digests: [String] = []
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
@@ -353,7 +349,8 @@ public final class BundlePlan {
             added?(entry)
             try writer.writeHeader(path: entry.path, kind: kind, size: entry.size, permissions: entry.permissions ?? 0o600,
                                    mtime: entry.mtime, mtimeNanoseconds: nanoseconds, linkTarget: entry.target)
-            let hasher = manifest.digestsLast && entry.type == .file ? SHA256() : nil
+            // Standard input's replay is checked against the digest taken as it was spooled.
+            let hasher: SHA256? = if manifest.digestsLast, case .file = source { SHA256() } else { nil }
             let write: (UnsafeRawBufferPointer) throws -> Void = { bytes in
                 hasher?.update(bytes)
                 try writer.writeData(bytes)
@@ -367,15 +364,16 @@ public final class BundlePlan {
             case .spool(let spool):
                 try spool.replay(write)
             }
-            if let hasher { digests.append(hasher.finalize().hexString) }
+            if let hasher {
+                digests.append(hasher.finalize().hexString)
+            } else if manifest.digestsLast, case .spool(let spool) = source {
+                digests.append(spool.digest.hexString)
+            }
         }
         if manifest.digestsLast {
             let digestBytes = try BundleDigests(sha256: digests).encoded()
             try writeOwn(BundleDigests.entryName, digestBytes)
-            if let signer {
-                try writeOwn(BundleSignature.entryName, try BundleSignature.sign(manifest: manifestBytes, digests: digestBytes, user: signer.user,
-                                                                                 device: signer.device, key: signer.key).encoded())
-            }
+            try writeSignature(digests: digestBytes)
         }
         try writer.close()
     }

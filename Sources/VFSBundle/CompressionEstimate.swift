@@ -43,6 +43,24 @@ public struct CompressionEstimate: Sendable, Equatable {
         return 1 - Double(contentBytes) * min(ratio, 1) / archive
     }
 
+    /// Adds one sample, put through zstd's fast level (`ZstdProbe`); a probe that failed
+    /// leaves the estimate unsampled (compress).
+    mutating func add(sample bytes: UnsafeRawBufferPointer) {
+        if let size = ZstdProbe.compressedSize(of: bytes) {
+            sampledBytes += bytes.count
+            sampledCompressedBytes += size
+        } else {
+            unsampled = true
+        }
+    }
+
+    /// Adds the samples `other` took (one file's, taken on another thread).
+    mutating func add(samplesOf other: CompressionEstimate) {
+        sampledBytes += other.sampledBytes
+        sampledCompressedBytes += other.sampledCompressedBytes
+        if other.unsampled { unsampled = true }
+    }
+
     /// zstd unless the content (of `alwaysBelow` or more) would shrink by less than `threshold`.
     public var worthCompressing: Bool { unsampled || contentBytes < Self.alwaysBelow || saving >= Self.threshold }
 
@@ -67,9 +85,8 @@ struct ContentSampler {
     private var windows: ArraySlice<Range<Int>>
     private var offset = 0
     private var sample: [UInt8] = []
-    private(set) var sampled = 0
-    private(set) var compressed = 0
-    private(set) var failed = false
+    /// The samples taken so far (only their bytes and sizes are filled in).
+    private(set) var samples = CompressionEstimate(contentBytes: 0, entries: 0)
 
     /// The windows of the content stream that fall in the file at `start..<start+size`.
     init(windows all: [Range<Int>], fileAt start: Int, size: Int) {
@@ -109,12 +126,7 @@ struct ContentSampler {
     private mutating func finishWindow() {
         windows = windows.dropFirst()
         guard !sample.isEmpty else { return }
-        if let size = sample.withUnsafeBytes({ ZstdProbe.compressedSize(of: $0) }) {
-            sampled += sample.count
-            compressed += size
-        } else {
-            failed = true
-        }
+        sample.withUnsafeBytes { samples.add(sample: $0) }
         sample.removeAll(keepingCapacity: true)
     }
 }

@@ -87,6 +87,6 @@ struct CompressionEstimateTests {
             sampler.feed(UnsafeRawBufferPointer(rebasing: raw[25..<30]))
         }
         sampler.finish()
-        #expect(sampler.sampled == 20 && sampler.compressed > 0 && !sampler.failed)
+        #expect(sampler.samples.sampledBytes == 20 && sampler.samples.sampledCompressedBytes > 0 && !sampler.samples.unsampled)
     }
 }

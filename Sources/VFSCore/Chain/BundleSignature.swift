@@ -17,6 +17,8 @@ import Foundation
 package struct BundleSignature: Codable, Equatable, Sendable {
     public static let entryName = ".vfs-signature.json"
     public static let currentVersion = 1
+    /// The version that signs the digests entry too.
+    public static let digestsLastVersion = 2
     /// Larger entries are refused before they are parsed.
     public static let maximumSize = 4096
     static let context = Array("vfs bundle signature v1\0".utf8)
@@ -48,9 +50,6 @@ package struct BundleSignature: Codable, Equatable, Sendable {
         return BundleSignature(version: digests == nil ? currentVersion : digestsLastVersion, user: user, device: device,
                                signature: Data(signature).base64EncodedString())
     }
-
-    /// The version that signs the digests entry too.
-    public static let digestsLastVersion = 2
 
     static func signedText(manifest: [UInt8], digests: [UInt8]?) -> [UInt8] {
         guard let digests else { return context + SHA256.hash(manifest) }

@@ -10,10 +10,11 @@ import VFSRelayProtocol
 import Glibc
 #endif
 
-/// vfs-push's way from files to a transfer: the bundle is planned (the files walked; their
-/// digests come after the last, `BundleDigests`), sealed into a `PushSpool` on a thread of its own while the
-/// sealed bytes go up in a tus upload, and the transfer is made (while it uploads when
-/// it can); `deliver` finishes a spool a killed or cut-off push left (`vfs-push resume`).
+/// vfs-push's way from files to a transfer: the bundle is planned (the files walked;
+/// their digests come after the last, `BundleDigests`), sealed into a `PushSpool` on a
+/// thread of its own while the sealed bytes go up in a tus upload, and the transfer is
+/// made (while it uploads when it can); `deliver` finishes a spool a killed or cut-off
+/// push left (`vfs-push resume`).
 package struct TransferSender {
     let client: RelayClient
     /// No progress bar.

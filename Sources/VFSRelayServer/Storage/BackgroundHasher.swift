@@ -111,7 +111,7 @@ final class BackgroundHasher: Sendable {
 
     /// Waits for the hasher when more than `maximumLag` bytes wait for it.
     func keepUp() async {
-        guard lag.bytes.load(ordering: .relaxed) > Self.maximumLag else { return }
+        guard pending > Self.maximumLag else { return }
         _ = await mark().value()
     }
 
