@@ -237,31 +237,34 @@ enum ZstdProbe {
     /// The size of `bytes` as one zstd frame at level 1; nil if libarchive failed (out of memory).
     static func compressedSize(of bytes: UnsafeRawBufferPointer) -> Int? {
         guard let a = archive_write_new() else { return nil }
-        defer { archive_write_free(a) }
         final class Count { var bytes = 0 }
         let count = Count()
-        // The raw format: the bytes alone, no headers; unblocked, so nothing pads the count.
-        guard archive_write_set_format_raw(a) == ARCHIVE_OK, archive_write_add_filter_zstd(a) == ARCHIVE_OK,
-              archive_write_set_filter_option(a, "zstd", "compression-level", "1") == ARCHIVE_OK,
-              archive_write_set_bytes_per_block(a, 0) == ARCHIVE_OK else { return nil }
-        let opened = withExtendedLifetime(count) {
-            archive_write_open(a, Unmanaged.passUnretained(count).toOpaque(), nil, { _, client, _, length in
+        // libarchive keeps `count` (unretained) and calls back with it until the archive is
+        // closed: on a failure below, archive_write_free closes it, and may flush into the
+        // callback, after this function's last use of `count`. So the archive is freed
+        // inside count's extended lifetime, on every path.
+        return withExtendedLifetime(count) { () -> Int? in
+            defer { archive_write_free(a) }
+            // The raw format: the bytes alone, no headers; unblocked, so nothing pads the count.
+            guard archive_write_set_format_raw(a) == ARCHIVE_OK, archive_write_add_filter_zstd(a) == ARCHIVE_OK,
+                  archive_write_set_filter_option(a, "zstd", "compression-level", "1") == ARCHIVE_OK,
+                  archive_write_set_bytes_per_block(a, 0) == ARCHIVE_OK else { return nil }
+            guard archive_write_open(a, Unmanaged.passUnretained(count).toOpaque(), nil, { _, client, _, length in
                 Unmanaged<Count>.fromOpaque(client!).takeUnretainedValue().bytes += length
                 return length
-            }, nil)
+            }, nil) == ARCHIVE_OK, let entry = archive_entry_new() else { return nil }
+            defer { archive_entry_free(entry) }
+            archive_entry_set_pathname(entry, "sample")
+            archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG))
+            archive_entry_set_size(entry, Int64(bytes.count))
+            guard archive_write_header(a, entry) == ARCHIVE_OK else { return nil }
+            var offset = 0
+            while offset < bytes.count {
+                let n = archive_write_data(a, bytes.baseAddress! + offset, bytes.count - offset)
+                guard n > 0 else { return nil }
+                offset += n
+            }
+            return archive_write_close(a) == ARCHIVE_OK ? count.bytes : nil
         }
-        guard opened == ARCHIVE_OK, let entry = archive_entry_new() else { return nil }
-        defer { archive_entry_free(entry) }
-        archive_entry_set_pathname(entry, "sample")
-        archive_entry_set_filetype(entry, UInt32(Glibc.S_IFREG))
-        archive_entry_set_size(entry, Int64(bytes.count))
-        guard archive_write_header(a, entry) == ARCHIVE_OK else { return nil }
-        var offset = 0
-        while offset < bytes.count {
-            let n = archive_write_data(a, bytes.baseAddress! + offset, bytes.count - offset)
-            guard n > 0 else { return nil }
-            offset += n
-        }
-        return withExtendedLifetime(count) { archive_write_close(a) == ARCHIVE_OK ? count.bytes : nil }
     }
 }

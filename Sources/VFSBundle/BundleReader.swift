@@ -577,9 +577,13 @@ public final class BundleReader {
                 let shown = folder + "/" + entry.path
                 let moved = try to.folder(name, shown: shown)
                 guard moved.identity == identity else { throw BundleError.changedDuringExtraction(path: shown) }
-                guard fchmod(moved.fd, mode_t(entry.permissions ?? 0o700) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: shown) }
-                var times = Self.times(entry.mtime)
-                futimens(moved.fd, &times)
+                // The handle closes its descriptor when it goes, and nothing else holds this
+                // one: alive until futimens has used it (docs/memory-safety.md).
+                try withExtendedLifetime(moved) {
+                    guard fchmod(moved.fd, mode_t(entry.permissions ?? 0o700) & ~mask) == 0 else { throw IOError("cannot set the mode of", path: shown) }
+                    var times = Self.times(entry.mtime)
+                    futimens(moved.fd, &times)
+                }
             }
         } catch {
             for move in placed.reversed() { renameat(move.to.fd, RawName.cString(move.name), move.from.fd, RawName.cString(move.name)) }

@@ -2,8 +2,10 @@ internal import COpenSSL
 
 /// Ed25519 signatures (RFC 8032, pure EdDSA) through EVP_PKEY_ED25519.
 ///
-/// Each EVP handle has one owner (`EVPKey`, `EVPSignContext`) that frees it; every
-/// libcrypto failure becomes an `OpenSSLError` through `check` or `OpenSSLError.current`.
+/// Each EVP_PKEY has one owner (`EVPKey`) that frees it, and its pointer is used only in
+/// the owner's own methods, where the owner is alive; each EVP_MD_CTX lives in one method,
+/// freed by a `defer`. Every libcrypto failure becomes an `OpenSSLError` through `check`
+/// or `OpenSSLError.current`.
 package enum Ed25519 {
     public static let seedCount = 32
     public static let publicKeyCount = 32
@@ -22,40 +24,19 @@ package enum Ed25519 {
             var raw: OpaquePointer?
             try check(EVP_PKEY_keygen(ctx, &raw), "EVP_PKEY_keygen")
             guard let raw else { throw OpenSSLError.current("EVP_PKEY_keygen") }
-            let key = EVPKey(raw)
-            var failed = false
-            let seed = SecretBytes(count: seedCount) { out in
-                var length = seedCount
-                failed = EVP_PKEY_get_raw_private_key(key.pointer, out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length) != 1
-                    || length != seedCount
-            }
-            if failed { throw OpenSSLError.current("EVP_PKEY_get_raw_private_key") }
-            try self.init(seed: seed)
+            try self.init(seed: try EVPKey(raw).seed())
         }
 
         /// The key of a 32-byte seed (raw private key import); derives the public key.
         public init(seed: SecretBytes) throws {
             guard seed.count == seedCount else { throw Ed25519Error.badLength(what: "seed", count: seed.count, expected: seedCount) }
             self.seed = seed
-            let key = try EVPKey.privateKey(seed)
-            var out = [UInt8](repeating: 0, count: publicKeyCount)
-            var length = publicKeyCount
-            try check(EVP_PKEY_get_raw_public_key(key.pointer, &out, &length), "EVP_PKEY_get_raw_public_key")
-            publicKey = out
+            publicKey = try EVPKey.privateKey(seed).publicKey()
         }
 
         /// The 64-byte signature of `message` (deterministic, as RFC 8032 defines it).
         public func sign(_ message: [UInt8]) throws -> [UInt8] {
-            let key = try EVPKey.privateKey(seed)
-            let ctx = try EVPSignContext()
-            try check(EVP_DigestSignInit(ctx.pointer, nil, nil, nil, key.pointer), "EVP_DigestSignInit")
-            var signature = [UInt8](repeating: 0, count: signatureCount)
-            var length = signatureCount
-            try check(message.withUnsafeBufferPointer { m in
-                EVP_DigestSign(ctx.pointer, &signature, &length, m.baseAddress, m.count)
-            }, "EVP_DigestSign")
-            guard length == signatureCount else { throw OpenSSLError(function: "EVP_DigestSign", reason: "signature of \(length) bytes") }
-            return signature
+            try EVPKey.privateKey(seed).sign(message)
         }
     }
 
@@ -67,14 +48,7 @@ package enum Ed25519 {
             ERR_clear_error()
             return false
         }
-        let key = EVPKey(raw)
-        guard let ctx = try? EVPSignContext() else { return false }
-        guard EVP_DigestVerifyInit(ctx.pointer, nil, nil, nil, key.pointer) == 1 else { ERR_clear_error(); return false }
-        let result = message.withUnsafeBufferPointer { m in
-            EVP_DigestVerify(ctx.pointer, signature, signatureCount, m.baseAddress, m.count)
-        }
-        if result != 1 { ERR_clear_error() }
-        return result == 1
+        return EVPKey(raw).verify(signature: signature, of: message)
     }
 }
 
@@ -87,9 +61,10 @@ package enum Ed25519Error: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The one owner of an EVP_PKEY: freed when it goes.
+/// The one owner of an EVP_PKEY: freed when it goes. Its pointer stays private: a method
+/// runs with its object alive, while a pointer read out of it can outlive the object.
 private final class EVPKey {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_free(pointer) }
 
@@ -100,14 +75,48 @@ private final class EVPKey {
         guard let raw else { throw OpenSSLError.current("EVP_PKEY_new_raw_private_key") }
         return EVPKey(raw)
     }
-}
 
-/// The one owner of an EVP_MD_CTX used for one-shot signing or verifying.
-private final class EVPSignContext {
-    let pointer: OpaquePointer
-    init() throws {
-        guard let ctx = EVP_MD_CTX_new() else { throw OpenSSLError.current("EVP_MD_CTX_new") }
-        pointer = ctx
+    /// The 32-byte seed (raw private key), in wiped memory.
+    func seed() throws -> SecretBytes {
+        var failed = false
+        let seed = SecretBytes(count: Ed25519.seedCount) { out in
+            var length = Ed25519.seedCount
+            failed = EVP_PKEY_get_raw_private_key(pointer, out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length) != 1
+                || length != Ed25519.seedCount
+        }
+        if failed { throw OpenSSLError.current("EVP_PKEY_get_raw_private_key") }
+        return seed
     }
-    deinit { EVP_MD_CTX_free(pointer) }
+
+    func publicKey() throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Ed25519.publicKeyCount)
+        var length = Ed25519.publicKeyCount
+        try check(EVP_PKEY_get_raw_public_key(pointer, &out, &length), "EVP_PKEY_get_raw_public_key")
+        return out
+    }
+
+    /// The 64-byte signature of `message` (deterministic, as RFC 8032 defines it).
+    func sign(_ message: [UInt8]) throws -> [UInt8] {
+        guard let ctx = EVP_MD_CTX_new() else { throw OpenSSLError.current("EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(ctx) }
+        try check(EVP_DigestSignInit(ctx, nil, nil, nil, pointer), "EVP_DigestSignInit")
+        var signature = [UInt8](repeating: 0, count: Ed25519.signatureCount)
+        var length = Ed25519.signatureCount
+        try check(message.withUnsafeBufferPointer { m in
+            EVP_DigestSign(ctx, &signature, &length, m.baseAddress, m.count)
+        }, "EVP_DigestSign")
+        guard length == Ed25519.signatureCount else { throw OpenSSLError(function: "EVP_DigestSign", reason: "signature of \(length) bytes") }
+        return signature
+    }
+
+    func verify(signature: [UInt8], of message: [UInt8]) -> Bool {
+        guard let ctx = EVP_MD_CTX_new() else { ERR_clear_error(); return false }
+        defer { EVP_MD_CTX_free(ctx) }
+        guard EVP_DigestVerifyInit(ctx, nil, nil, nil, pointer) == 1 else { ERR_clear_error(); return false }
+        let result = message.withUnsafeBufferPointer { m in
+            EVP_DigestVerify(ctx, signature, signature.count, m.baseAddress, m.count)
+        }
+        if result != 1 { ERR_clear_error() }
+        return result == 1
+    }
 }

@@ -10,23 +10,14 @@ enum Ed25519Conversion {
         guard publicKey.count == 32 else { return nil }
         var yBytes = publicKey
         yBytes[31] &= 0x7F  // the top bit is the sign of x, not part of y
-        let p = BigNumber()
-        try check(BN_set_bit(p.pointer, 255), "BN_set_bit")
-        try check(BN_sub_word(p.pointer, 19), "BN_sub_word")
+        let p = try BigNumber(powerOfTwo: 255, minus: 19)
         let y = BigNumber(littleEndian: yBytes)
         guard y.compare(p) < 0 else { return nil }
         let one = BigNumber(littleEndian: [1])
-        let numerator = BigNumber(), denominator = BigNumber(), inverse = BigNumber(), u = BigNumber()
-        return try BigNumber.withContext { ctx -> [UInt8]? in
-            try check(BN_mod_add(numerator.pointer, one.pointer, y.pointer, p.pointer, ctx), "BN_mod_add")
-            try check(BN_mod_sub(denominator.pointer, one.pointer, y.pointer, p.pointer, ctx), "BN_mod_sub")
-            guard !denominator.isZero else { return nil }
-            guard BN_mod_inverse(inverse.pointer, denominator.pointer, p.pointer, ctx) != nil else {
-                throw OpenSSLError.current("BN_mod_inverse")
-            }
-            try check(BN_mod_mul(u.pointer, numerator.pointer, inverse.pointer, p.pointer, ctx), "BN_mod_mul")
-            return u.littleEndian(count: 32)
-        }
+        let denominator = try one.minus(y, modulo: p)
+        guard !denominator.isZero else { return nil }
+        let u = try one.plus(y, modulo: p).times(try denominator.inverse(modulo: p), modulo: p)
+        return u.littleEndian(count: 32)
     }
 
     /// The X25519 private scalar of an Ed25519 seed: SHA-512(seed)[0..<32].

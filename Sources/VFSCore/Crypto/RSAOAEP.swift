@@ -32,10 +32,17 @@ final class RSAKey: @unchecked Sendable {
     private init(components: [(StaticString, BigNumber)], selection: Int32) throws {
         guard let builder = OSSL_PARAM_BLD_new() else { throw OpenSSLError.current("OSSL_PARAM_BLD_new") }
         defer { OSSL_PARAM_BLD_free(builder) }
-        for (name, value) in components {
-            try check(OSSL_PARAM_BLD_push_BN(builder, cName(name), value.pointer), "OSSL_PARAM_BLD_push_BN")
+        // OSSL_PARAM_BLD_push_BN keeps each BIGNUM's pointer and reads the number only in
+        // OSSL_PARAM_BLD_to_param: the numbers must live until then. Without this the
+        // optimiser freed them after the loop, and the release build crashed on every
+        // ssh-rsa key (BN_num_bits on a freed BIGNUM).
+        let params = try withExtendedLifetime(components) { () throws -> UnsafeMutablePointer<OSSL_PARAM> in
+            for (name, value) in components {
+                try value.withPointer { try check(OSSL_PARAM_BLD_push_BN(builder, cName(name), $0), "OSSL_PARAM_BLD_push_BN") }
+            }
+            guard let params = OSSL_PARAM_BLD_to_param(builder) else { throw OpenSSLError.current("OSSL_PARAM_BLD_to_param") }
+            return params
         }
-        guard let params = OSSL_PARAM_BLD_to_param(builder) else { throw OpenSSLError.current("OSSL_PARAM_BLD_to_param") }
         defer { OSSL_PARAM_free(params) }
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { throw OpenSSLError.current("EVP_PKEY_CTX_new_from_name") }
         defer { EVP_PKEY_CTX_free(ctx) }
