@@ -1,4 +1,4 @@
-# vfs — make demo [KEEP=1] | make test | make bench | make install | make deb | make fuzz
+# vfs — make demo [KEEP=1] | make test | make bench | make install | make deb | make fuzz | make sanitize
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -31,8 +31,9 @@ BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-dele
 # selenium drives chromium (chromium-driver) through the relay's admin web page.
 PIP_PACKAGES := schemathesis==4.32.5 selenium==4.38.0
 PYTHON ?= python3
-# BIN: the release build make install and make deb copy. DEBUG_BIN: the build make test
-# makes, which make demo, make man and make completions reuse (no second, release build).
+# BIN: the release build make build makes, make install and make deb copy, make demo runs
+# and make test's tools are. DEBUG_BIN: the test runner's build, which make man and make
+# completions reuse (their text does not depend on the configuration).
 # Plain paths, not `swift build --show-bin-path`: that may resolve packages and write under
 # .build, and `sudo make install` must write nothing in the tree.
 BIN := $(CURDIR)/.build/$(CONFIG)
@@ -52,7 +53,7 @@ MAN_DATE ?= 2026-11-22
 # make deps PACKAGES=… installs another list the same way (make bench does).
 PACKAGES ?= $(APT_PACKAGES)
 
-.PHONY: all deps check-build-deps bench-deps build test demo bench install uninstall deb man completions clean fuzz fuzz-build
+.PHONY: all deps check-build-deps bench-deps build test demo bench install uninstall deb man completions clean fuzz fuzz-build fuzz-release
 
 all: build
 
@@ -93,16 +94,42 @@ build: check-build-deps
 	$(SWIFT) build -c $(CONFIG) $(STATIC)
 
 # The suites run as four processes at once (scripts/test-shards.sh says why); SHARDS=1
-# runs them in one, as `swift test --skip-build` does.
+# runs them in one, as `swift test --skip-build` does. Every test that starts a tool
+# starts the one users install: make build's (release, Swift's libraries static), through
+# VFS_BIN_DIR. The test runner itself is the debug build (Swift Testing has no static
+# library, and a release build of the tests would compile everything a third time);
+# its own tools, beside it, serve only the tests that need a dynamically linked build
+# (the packaging checks). TEST_BIN=$(DEBUG_BIN) runs the tools of the debug build instead.
+TEST_BIN ?= $(BIN)
 test: deps check-build-deps
 	$(SWIFT) build $(DEBUG_FLAGS) --build-tests
-	VFS_BIN_DIR="$(DEBUG_BIN)" bash scripts/test-shards.sh "$(DEBUG_BIN)/vfsPackageTests.xctest"
+	$(SWIFT) build -c $(CONFIG) $(STATIC)
+	VFS_BIN_DIR="$(TEST_BIN)" bash scripts/test-shards.sh "$(DEBUG_BIN)/vfsPackageTests.xctest"
 
-# The demo runs the debug build make test uses: it shows behaviour, not speed (make bench
-# does that with the release build), and a fresh machine builds once instead of twice.
+# The demo runs the release build (make build's), the binaries make install copies.
 demo: deps check-build-deps
-	$(SWIFT) build $(DEBUG_FLAGS)
-	@VFS_BIN="$(DEBUG_BIN)" KEEP="$(KEEP)" bash scripts/demo.sh
+	$(SWIFT) build -c $(CONFIG) $(STATIC)
+	@VFS_BIN="$(BIN)" KEEP="$(KEEP)" bash scripts/demo.sh
+
+# Memory and thread safety checked by tools, not by luck (docs/memory-safety.md): every
+# suite against a build with AddressSanitizer, optimised as make build compiles (the
+# optimiser's early releases are what once let OpenSSL read freed numbers), and the
+# concurrent parts against a build with ThreadSanitizer; the tests' tools are those builds'
+# too. Each build has its own folder. Not part of make test (two more whole builds, about
+# 25 and 15 minutes on 2 cores): run it before a release and after a change to code that
+# hands pointers to C. Any sanitizer report fails it (scripts/sanitize.sh).
+ASAN_BUILD := .build-asan
+TSAN_BUILD := .build-tsan
+.PHONY: sanitize sanitize-address sanitize-thread
+sanitize: sanitize-address sanitize-thread
+
+sanitize-address: deps check-build-deps
+	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --sanitize=address --scratch-path $(ASAN_BUILD)
+	bash scripts/sanitize.sh address "$(CURDIR)/$(ASAN_BUILD)/release"
+
+sanitize-thread: deps check-build-deps
+	$(SWIFT) build $(DEBUG_FLAGS) --build-tests --sanitize=thread --scratch-path $(TSAN_BUILD)
+	bash scripts/sanitize.sh thread "$(CURDIR)/$(TSAN_BUILD)/debug"
 
 bench-deps:
 	@$(MAKE) --no-print-directory deps PACKAGES="$(BENCH_PACKAGES)"
@@ -153,6 +180,18 @@ fuzz: fuzz-build
 	FUZZ_BIN="$$(VFS_FUZZ=1 $(SWIFT) build $(FUZZ_FLAGS) --show-bin-path)/fuzz-harness" FUZZ_TIME=$(FUZZ_TIME) \
 	  FUZZ_DIR=$(FUZZ_BUILD) CCTV=$(CCTV) bash scripts/fuzz.sh
 
+# The same targets on the release build's optimiser (whole-module -O, which the coverage
+# build above gives up): the harness built that way with the address sanitizer replays
+# every input make fuzz kept, every seed and crasher, then mutates from them for
+# FUZZ_TIME seconds a target (docs/fuzzing.md).
+FUZZ_RELEASE_BUILD := .build-fuzz-release
+FUZZ_RELEASE_FLAGS := -c release --product fuzz-harness --sanitize=fuzzer --sanitize=address --build-path $(FUZZ_RELEASE_BUILD)
+
+fuzz-release:
+	VFS_FUZZ=1 nice -n 10 $(SWIFT) build $(FUZZ_RELEASE_FLAGS)
+	FUZZ_BIN="$(CURDIR)/$(FUZZ_RELEASE_BUILD)/release/fuzz-harness" FUZZ_TIME=$(FUZZ_TIME) FUZZ_REPLAY=1 \
+	  FUZZ_DIR=$(FUZZ_BUILD) CCTV=$(CCTV) bash scripts/fuzz.sh
+
 # Copies an existing build (BIN, the release build by default) and never builds: run
 # `make build` first as yourself; `sudo make install` then writes nothing in the tree.
 # Refuses a missing build, and binaries that load the toolchain's Swift libraries.
@@ -198,4 +237,4 @@ deb:
 	@DEB_COMPRESSION=$(DEB_COMPRESSION) bash packaging/deb.sh "$(DEB_STAGE)" "$(DEB_OUT)" $(TOOLS)
 
 clean:
-	rm -rf .build $(FUZZ_BUILD)
+	rm -rf .build $(FUZZ_BUILD) $(FUZZ_RELEASE_BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

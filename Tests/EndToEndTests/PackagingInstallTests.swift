@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import VFSTestSupport
 
-/// make install, make uninstall and make deb, on the build the tests run, its tools relinked
-/// as make build links them (Swift's libraries static: packaging/relink-static.sh, from the
-/// same object files, into BUILD-static beside the build). The installed tools must run
+/// make install, make uninstall and make deb, on the build the tests run: make build's own
+/// (as make test runs them), or another build's tools relinked as make build links them
+/// (Swift's libraries static: packaging/relink-static.sh, from the same object files, into
+/// BUILD-static beside the build). The installed tools must run
 /// where the toolchain is not: each run below happens in a private mount namespace with an
 /// empty tmpfs over the toolchain's folder, under `env -i`.
 @Suite("packaging: install and deb", .serialized)
@@ -33,8 +34,10 @@ struct PackagingInstallTests {
         return ""
     }()
 
-    /// The tools relinked with Swift's libraries static (once per test run), or why not.
+    /// The tools with Swift's libraries static: the tools under test when they are make
+    /// build's (as make test runs them), else relinked so (once per test run); or why not.
     static let staticBin: Result<String, RelinkError> = {
+        if let loads = try? Tools.loadsSwiftLibraries(Tools.binDir), !loads { return .success(Tools.binDir.path) }
         let out = Tools.binDir.deletingLastPathComponent().appendingPathComponent(Tools.binDir.lastPathComponent + "-static").path
         do {
             let run = try Tools.run("bash", [root.appendingPathComponent("packaging/relink-static.sh").path, Tools.binDir.path, out] + tools)
@@ -161,11 +164,10 @@ struct PackagingInstallTests {
     @Test("make install refuses binaries that load the toolchain's Swift libraries")
     func installRefusesDynamicBuild() throws {
         let folder = try TestFolder("install-dynamic")
-        // The debug build the tests run is linked the default way, against the toolchain's
+        // The test runner's debug build is linked the default way, against the toolchain's
         // libswiftCore.so: what `swift build` without --static-swift-stdlib makes.
-        let needed = try Tools.run("readelf", ["-d", Tools.binDir.path + "/vfs-encrypt"]).out
-        #expect(needed.contains("libswiftCore.so"), "the test build is not dynamically linked: \(needed)")
-        let run = try Self.make(["install", "DESTDIR=" + folder.path("dest"), "BIN=" + Tools.binDir.path])
+        #expect(try Tools.loadsSwiftLibraries(Tools.testBuildDir), "the test runner's build is not dynamically linked")
+        let run = try Self.make(["install", "DESTDIR=" + folder.path("dest"), "BIN=" + Tools.testBuildDir.path])
         #expect(run.status != 0)
         #expect(run.stderr.contains("loads the Swift toolchain's libraries"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("dest")))

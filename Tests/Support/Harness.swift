@@ -9,9 +9,16 @@ public struct Run: Sendable {
 }
 
 public enum Tools {
-    /// Where the built binaries are: VFS_BIN_DIR, else beside the test runner.
+    /// Where the built binaries are: VFS_BIN_DIR (make test sets it to make build's
+    /// release build, the binaries users install), else beside the test runner.
     public static let binDir: URL = {
         if let dir = ProcessInfo.processInfo.environment["VFS_BIN_DIR"] { return URL(fileURLWithPath: dir) }
+        return testBuildDir
+    }()
+
+    /// The test runner's own build folder (make test's debug build, its tools linked against
+    /// the toolchain's Swift libraries): for the few checks that need such a build.
+    public static let testBuildDir: URL = {
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var dir = exe.deletingLastPathComponent()
         // The runner may sit inside a .xctest bundle folder.
@@ -20,6 +27,12 @@ public enum Tools {
         }
         return dir
     }()
+
+    /// Whether the tool in `dir` loads the toolchain's Swift libraries (a plain `swift
+    /// build`), rather than carrying them (make build's `--static-swift-stdlib`).
+    public static func loadsSwiftLibraries(_ dir: URL, tool: String = "vfs-encrypt") throws -> Bool {
+        try run("readelf", ["-d", dir.appendingPathComponent(tool).path]).out.contains("libswiftCore.so")
+    }
 
     /// A child that exits without reading its stdin must not kill the test runner.
     public static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
