@@ -77,7 +77,7 @@ struct PushTool: AsyncVFSCommand {
         vfs-cloud get (its raw option), then open it with vfs-unwrap -K vfs-device.
 
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
-        a target that declined or let it expire, or a cancelled transfer, or a name could not be stored (it is named \
+        a target that declined or let it expire, or a cancelled transfer, or a name could not be stored or a file or folder could not be read (each is named \
         on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
         device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable, or the \
         age plugin of a target's key in hardware (age1NAME1…) not on PATH; 73 too large for the \
