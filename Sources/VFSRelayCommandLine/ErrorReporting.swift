@@ -14,6 +14,7 @@ extension TransferError: ReportableError {
         case .unverifiedSender(let reason): return (reason as? ReportableError)?.exitStatus ?? .permissionDenied
         case .kept(let error): return (error as? ReportableError)?.exitStatus ?? .no
         case .withdrawn: return .no
+        case .refused(let error): return (error as? ReportableError)?.exitStatus ?? .noInput
         // Nothing was corrupt: those pushes could not go on (1, as a clean "no").
         case .interruptedBeforeSealed, .uploadLost: return .no
         case .resumeIncomplete(_, _, let cause): return cause.map { ($0 as? ReportableError)?.exitStatus ?? .no } ?? .no
@@ -37,6 +38,8 @@ extension TransferError: ReportableError {
         case .cloudCopyNotKept: return ["vfs-cloud ls shows the cloud folders; vfs-cloud mkdir -p makes one"]
         case .loggedOutReenrolled: return ["start vfs-fetch --watch again to watch for the new device"]
         case .notSigned, .noPendingPush, .withdrawn: return []
+        case .refused:
+            return ["the relay will never take it for these targets (a person disabled or removed, a device revoked): vfs-device users and vfs-device list show who and what can receive; an operator lets a disabled person back in with vfs-relay user enable"]
         }
     }
 }

@@ -282,4 +282,23 @@ struct TransferEndsTests {
         let missing = try laptop.run("vfs-push", ["resume", "--drop", "nosuch"])
         #expect(missing.status == 66)
     }
+
+    @Test("a push to a colleague since disabled: 66, said plainly (no hint to list devices or to resume), and nothing is kept here or on the relay")
+    func refusedPushNotKept() throws {
+        let fleet = try Fleet()
+        let file = try fleet.scratch.write("for-bob.txt", Data("for bob\n".utf8))
+        let first = try fleet.laptop.run("vfs-push", ["--to", "bob@acme.example", file])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try fleet.admin.run(["user", "disable", "bob@acme.example"]).status == 0)
+        let refused = try fleet.laptop.run("vfs-push", ["--to", "bob@acme.example", file])
+        #expect(refused.status == 66, "\(refused.stderr)")
+        #expect(refused.stderr.contains("\"bob@acme.example\" is disabled"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("nothing was sent, and the push was not kept"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("vfs-relay user enable"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("vfs-push resume"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("vfs-fetch show what exists"), "\(refused.stderr)")
+        #expect(outgoing(fleet.laptop).isEmpty)
+        #expect(eventually { uploads(fleet).isEmpty })
+    }
 }
+

@@ -30,6 +30,9 @@ package enum TransferError: Error, CustomStringConvertible {
     case noPendingPush(spool: String)
     /// A pending push whose transfer its sender cancelled meanwhile (its spool removed).
     case withdrawn(transfer: String)
+    /// The relay refused the transfer for good (a target gone or disabled): the push was
+    /// not kept.
+    case refused(any Error)
     /// Sent, but the cloud copy was refused by the relay.
     case cloudCopyNotKept(transfer: String, cloud: String, RelayClientError)
     /// The watched device was logged out while this machine was enrolled again.
@@ -53,6 +56,7 @@ package enum TransferError: Error, CustomStringConvertible {
             return "the relay no longer has the upload of the push in \"\(dir)\", and its bundle's first \(base) bytes went only there"
         case .noPendingPush(let dir): return "no pending push in \"\(dir)\""
         case .withdrawn(let transfer): return "transfer \(transfer) was cancelled: it is not sent again"
+        case .refused(let error): return "\(error); nothing was sent, and the push was not kept"
         case let .cloudCopyNotKept(transfer, cloud, error): return "transfer \(transfer) was sent, but the cloud copy \"\(cloud)\" was not kept: \(error)"
         case let .loggedOutReenrolled(name, device, newName, newDevice):
             return "device \"\(DisplayText.printable(name))\" (\(device)) was logged out; this machine "

@@ -178,6 +178,11 @@ package struct TransferSender {
             let entry = try await createTransfer(dir, spool: spool)
             if early == nil { announce(entry.id) }
             return entry
+        } catch let error where Self.refusedForGood(error) {
+            // Never to be taken (a person disabled or removed, a device revoked meanwhile):
+            // nothing is kept for a resume that could only fail again.
+            await drop(dir)
+            throw TransferError.refused(error)
         } catch let error where FileManager.default.fileExists(atPath: dir + "/push.json") {
             throw kept(error)
         }
