@@ -44,7 +44,7 @@ package struct CloudUploader {
         // Every name is checked before anything is uploaded (parents come first; what
         // is under a folder that isn't there yet is new).
         var absent = Set<String>()
-        if asFolder, try await client.cloudLookup(destination) == nil { absent.insert(destination) }
+        if asFolder, destination != "/", try await client.cloudLookup(destination) == nil { absent.insert(destination) }
         for (local, remote) in work {
             let folder = local.hasSuffix("/")
             if absent.contains(CloudPath.parent(remote)) {
