@@ -300,5 +300,36 @@ struct TransferEndsTests {
         #expect(outgoing(fleet.laptop).isEmpty)
         #expect(eventually { uploads(fleet).isEmpty })
     }
+
+    @Test("vfs-relay gc, with no sweep running, expires an upload idle past the relay's --upload-idle-expiry: its file, the quota it held and its transfer end")
+    func gcExpiresIdleUpload() throws {
+        let fleet = try Fleet(relayArguments: ["--upload-idle-expiry", "2", "--sweep-interval", "3600"])
+        let laptop = fleet.laptop
+        let held = used(laptop)
+        let big = try fleet.scratch.write("big.bin", testBytes(40 << 20, seed: 9))
+        var gate: GateProxy? = try GateProxy(to: fleet.relay.port, holdAt: 17 << 20, in: fleet.scratch.url)
+        let direct = laptop.relayURL
+        laptop.relayURL = gate?.url
+        let push = try RunningPush(laptop, ["-d", "phone", big], log: fleet.scratch.url.appendingPathComponent("killed"))
+        laptop.relayURL = direct
+        try? push.input.fileHandleForWriting.close()
+        #expect(eventually { push.transfer != nil }, "\(push.stderr)")
+        let id = try #require(push.transfer)
+        _ = push.signal(SIGKILL)
+        gate = nil
+        #expect(gate == nil)
+        #expect(uploads(fleet).count == 1)
+        #expect(used(laptop) > held)
+        var report: [String: Any] = [:]
+        #expect(eventually(60) {
+            let gc = try? fleet.admin.run(["gc", "--json"])
+            report = ((try? JSONSerialization.jsonObject(with: gc?.stdout ?? Data())) as? [String: Any]) ?? [:]
+            return report["expiredUploads"] as? Int == 1
+        }, "\(report)")
+        #expect(uploads(fleet).isEmpty)
+        #expect(used(laptop) == held)
+        #expect(outboxStatuses(laptop, id) == ["expired"])
+        #expect(!inbox(fleet.phone).contains { $0["id"] as? String == id })
+    }
 }
 
