@@ -331,5 +331,22 @@ struct TransferEndsTests {
         #expect(outboxStatuses(laptop, id) == ["expired"])
         #expect(!inbox(fleet.phone).contains { $0["id"] as? String == id })
     }
+
+    @Test("vfs-relay devices: a device no device of its user approved is pending, not active (issue 44, item 6)")
+    func operatorSeesPending() throws {
+        let fleet = try Fleet()
+        let spare = try Machine("spare", in: fleet.scratch)
+        try spare.enroll(port: fleet.relay.port, code: try fleet.admin.invite("alice@acme.example"))
+        let listed = try fleet.admin.run(["devices"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let state = { (machine: Machine) in
+            listed.out.split(separator: "\n").first { $0.contains(machine.id) }.map { String($0.split(separator: "\t").last ?? "") }
+        }
+        #expect(state(spare) == "pending", "\(listed.out)")
+        for machine in [fleet.laptop, fleet.phone, fleet.tablet, fleet.desktop] { #expect(state(machine) == "active", "\(listed.out)") }
+        #expect(try fleet.laptop.run("vfs-device", ["approve", "spare", "--fingerprint", try spare.fingerprint()]).status == 0)
+        let after = try fleet.admin.run(["devices"])
+        #expect(after.out.split(separator: "\n").first { $0.contains(spare.id) }?.hasSuffix("\tactive") == true, "\(after.out)")
+    }
 }
 
