@@ -154,6 +154,9 @@ public final class BundlePlan {
         case S_IFREG:
             // vfs-unwrap never creates setuid or setgid files: refuse now, not there.
             if permissions & 0o6000 != 0 { throw BundleError.notUnwrappable(path: path, reason: .setuidFile) }
+            // One that can't be read is left out, named, before anything is written: the
+            // rest goes (as tar does), and the caller exits non-zero.
+            guard Self.canRead(path) else { return refuse(path, "it can't be read (\(String(cString: strerror(errno))))", warning: warning) }
             let signature = FileSignature(info)
             entries.append(.init(path: stored, type: .file, size: signature.size, permissions: permissions, mtime: mtime))
             sources.append(.file(path: path, signature: signature))
@@ -163,7 +166,7 @@ public final class BundlePlan {
             let n = readlink(RawName.cString(path), &buffer, buffer.count - 1)
             guard n >= 0 else { throw IOError("cannot read the link", path: RawName.escaped(path)) }
             guard let target = RawName.string(buffer[0..<n].map { UInt8(bitPattern: $0) }) else {
-                return refuse(path, "its target can't be stored", warning: warning)
+                return refuse(path, "its target can't be stored" + Self.escapeNote, warning: warning)
             }
             entries.append(.init(path: stored, type: .symlink, size: 0, permissions: permissions, mtime: mtime, target: target))
             sources.append(.none)
@@ -172,11 +175,18 @@ public final class BundlePlan {
             // A folder's setgid bit (new files take its group) is about this machine's
             // groups; it is not kept, as vfs-unwrap never sets it.
             permissions &= ~0o6000
+            let names: [[UInt8]]
+            do {
+                names = try Self.names(in: path)
+            } catch {
+                // A folder that can't be listed is left out with what is in it, named.
+                return refuse(path, "its folder can't be read (\(String(cString: strerror(errno))))", warning: warning)
+            }
             entries.append(.init(path: stored, type: .directory, size: 0, permissions: permissions, mtime: mtime))
             sources.append(.none)
-            for name in try Self.names(in: path) {
+            for name in names {
                 guard let text = RawName.string(name) else {
-                    refuse(path + "/" + String(decoding: name, as: UTF8.self), "its name can't be stored", warning: warning)
+                    refuse(path + "/" + String(decoding: name, as: UTF8.self), "its name can't be stored" + Self.escapeNote, warning: warning)
                     continue
                 }
                 if isExcluded(stored + "/" + text) { continue }
@@ -187,13 +197,24 @@ public final class BundlePlan {
         }
     }
 
-    /// Leaves out an entry that can't be stored, naming it (escaped) in a warning.
+    /// Why a name holding RawName's escape characters can't be stored.
+    static let escapeNote = " (it holds characters U+F780 to U+F7FF, which stand for raw bytes)"
+
+    /// Whether the file at `path` opens for reading (O_NONBLOCK: never waits).
+    static func canRead(_ path: String) -> Bool {
+        let fd = open(RawName.cString(path), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }
+
+    /// Leaves out an entry that can't be stored or read, naming it (escaped) in a warning.
     private func refuse(_ path: String, _ why: String, warning: (String) -> Void) {
         // The characters themselves (\u{…}), not the bytes they would stand for.
         let shown = DisplayText.printable(String(String.UnicodeScalarView(path.unicodeScalars.flatMap { scalar in
             RawName.isEscape(scalar) ? Array("\\u{\(String(scalar.value, radix: 16))}".unicodeScalars) : [scalar]
         })))
-        warning("leaving out \"\(shown)\": \(why) (it holds characters U+F780 to U+F7FF, which stand for raw bytes)")
+        warning("leaving out \"\(shown)\": \(why)")
         refused.append(shown)
     }
 

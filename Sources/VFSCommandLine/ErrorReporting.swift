@@ -331,6 +331,7 @@ extension RelayClientError: ReportableError {
         case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer, .abandoned, .noSuchUser: return .noInput
         case .keyChanged, .missingCredential, .loggedOut, .pending: return .permissionDenied
         case .undelivered: return .no
+        case .stalled: return .temporaryFailure
         case .ambiguous, .invalidURL, .cleartext: return .usage
         case .untrustedCertificate: return .permissionDenied
         case .badCAFile(_, let missing): return missing ? .noInput : .dataError
@@ -364,6 +365,8 @@ extension RelayClientError: ReportableError {
         case .noSuchGroup: return ["vfs-device group list shows the groups"]
         case .noSuchTransfer: return ["vfs-fetch lists the inbox, vfs-push outbox what was sent"]
         case .abandoned: return ["its sender can push it again"]
+        case .stalled(let id, _):
+            return ["fetch it later (vfs-fetch \(id)): its sender may resume it (vfs-push resume), or the relay expires it once its upload is idle for the relay's --upload-idle-expiry"]
         case .pastLimit:
             return ["a transfer that large: vfs-fetch --max-size SIZE raises the limit, or fetch it once its upload ended (its size is listed then)"]
         case .noSuchUser: return ["send to the email address of a user of your organisation who has enrolled a device"]

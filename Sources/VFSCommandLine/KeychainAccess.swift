@@ -60,6 +60,11 @@ public enum KeychainSession {
                 return (passcode, try sealed.unlock(passcode: passcode))
             } catch KeychainError.wrongPasscode where !source.isNonInteractive && tries < SecretSource.tries {
                 Diagnostics.info("sorry, try again")
+            } catch KeychainError.wrongPasscode where sealed.header.recoverySlot == nil {
+                // No recovery questions to send the user to.
+                throw ToolError("\(KeychainError.wrongPasscode)", exit: .permissionDenied, hints: [
+                    "nothing was changed; this keychain has no recovery questions, so only its passcode opens it (check VFS_PASSCODE, --passcode-file or the keychain VFS_KEYCHAIN names)",
+                ])
             }
         }
     }

@@ -21,7 +21,7 @@ public struct ToolError: ReportableError {
     /// Exit 1 after a bundle that left out names it could not store (each named in a
     /// warning above): `holder` is what holds the rest ("the bundle", "the transfer").
     public static func namesLeftOut(_ count: Int, holder: String) -> ToolError {
-        ToolError("\(count) name\(count == 1 ? "" : "s") could not be stored and \(count == 1 ? "was" : "were") left out (listed above); \(holder) holds the rest",
+        ToolError("\(count) name\(count == 1 ? "" : "s") could not be stored or read and \(count == 1 ? "was" : "were") left out (listed above); \(holder) holds the rest",
                   exit: .no)
     }
 }

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NIOCore
+import Synchronization
 import NIOHTTP1
 import VFSCore
 import VFSRelayProtocol
@@ -23,6 +24,10 @@ struct RangeDownloader: Sendable {
     /// past it, `.pastLimit` and the partial file is removed. Unbounded by default, for
     /// a reader that checks what it reads as it arrives (a signed manifest bounds it).
     var followLimit: Int64 = .max
+    /// How long `follow` waits for the next byte of a transfer still uploading before it
+    /// gives up on it (`.stalled`, the partial file kept for a later fetch); nil: as long
+    /// as the relay keeps the upload.
+    var followIdle: Duration?
 
     init(client: RelayClient, retries: Int = 5, backoff: Backoff = Backoff(base: 0.2, cap: 5)) {
         self.client = client
@@ -168,6 +173,42 @@ struct RangeDownloader: Sendable {
     /// `followLimit` (`.pastLimit`, the partial file removed).
     func follow(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
                        progress: (@Sendable (Int64) -> Void)? = nil) async throws -> InboxEntry {
+        guard let idle = followIdle else { return try await following(transfer, to: path, feed: feed, progress: progress) }
+        // The follow runs on its own; the first of its end and `idle` without a byte wins
+        // (a read blocked on a relay that sends nothing is left to end with the client).
+        let last = LastByte()
+        let (outcomes, outcome) = AsyncStream<Result<InboxEntry, any Error>>.makeStream(bufferingPolicy: .bufferingOldest(1))
+        let follower = Task {
+            do {
+                outcome.yield(.success(try await following(transfer, to: path, feed: feed) { position in
+                    last.now()
+                    progress?(position)
+                }))
+            } catch {
+                outcome.yield(.failure(error))
+            }
+        }
+        let watchdog = Task {
+            while !Task.isCancelled {
+                if last.since > idle {
+                    outcome.yield(.failure(RelayClientError.stalled(transfer: transfer.id, seconds: Int(idle.components.seconds))))
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        var ended: Result<InboxEntry, any Error> = .failure(CancellationError())
+        for await first in outcomes {
+            ended = first
+            break
+        }
+        watchdog.cancel()
+        if case .failure(RelayClientError.stalled) = ended { follower.cancel() }
+        return try ended.get()
+    }
+
+    func following(_ transfer: InboxEntry, to path: String, feed: DownloadFeed?,
+                   progress: (@Sendable (Int64) -> Void)?) async throws -> InboxEntry {
         let route = RelayPaths.transferContent(transfer.id)
         // No size and no SHA-256 yet: the body's end is the end, within the limit.
         let target = Target(route: route, label: transfer.id, size: followLimit, sha256: "")
@@ -192,6 +233,13 @@ struct RangeDownloader: Sendable {
             }
             return entry
         }
+    }
+
+    /// When a followed download last got a byte.
+    final class LastByte: Sendable {
+        private let time = Mutex(ContinuousClock.now)
+        func now() { time.withLock { $0 = .now } }
+        var since: Duration { ContinuousClock.now - time.withLock { $0 } }
     }
 
     /// Writes a chunk at `position` of the file.

@@ -13,7 +13,11 @@ extension TransferError: ReportableError {
         case .notVerified, .notSigned, .loggedOutReenrolled: return .permissionDenied
         case .unverifiedSender(let reason): return (reason as? ReportableError)?.exitStatus ?? .permissionDenied
         case .kept(let error): return (error as? ReportableError)?.exitStatus ?? .no
-        case .unresumable, .interruptedBeforeSealed, .uploadLost: return .dataError
+        case .withdrawn: return .no
+        case .refused(let error): return (error as? ReportableError)?.exitStatus ?? .noInput
+        // Nothing was corrupt: those pushes could not go on (1, as a clean "no").
+        case .interruptedBeforeSealed, .uploadLost: return .no
+        case .resumeIncomplete(_, _, let cause): return cause.map { ($0 as? ReportableError)?.exitStatus ?? .no } ?? .no
         case .cloudCopyNotKept(_, _, let error): return error.exitStatus
         }
     }
@@ -27,11 +31,15 @@ extension TransferError: ReportableError {
         case .unverifiedSender: return ["fetch it anyway, marked unverified, with --allow-unverified, only if you know who sent it"]
         case .kept(let error):
             return ((error as? ReportableError)?.hints ?? []) + ["the sealed push was kept: \"vfs-push resume\" sends it once the relay takes it"]
-        case .unresumable: return ["push those files again"]
+        case .resumeIncomplete(let dropped, let kept, _):
+            return (dropped > 0 ? ["push the files of those dropped again"] : [])
+                + (kept > 0 ? ["\"vfs-push resume\" tries those kept again; \"vfs-push resume --list\" lists them, --drop ID withdraws one"] : [])
         case .interruptedBeforeSealed, .uploadLost: return ["it was removed: push the files again"]
         case .cloudCopyNotKept: return ["vfs-cloud ls shows the cloud folders; vfs-cloud mkdir -p makes one"]
         case .loggedOutReenrolled: return ["start vfs-fetch --watch again to watch for the new device"]
-        case .notSigned, .noPendingPush: return []
+        case .notSigned, .noPendingPush, .withdrawn: return []
+        case .refused:
+            return ["the relay will never take it for these targets (a person disabled or removed, a device revoked): vfs-device users and vfs-device list show who and what can receive; an operator lets a disabled person back in with vfs-relay user enable"]
         }
     }
 }

@@ -29,6 +29,9 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     /// A transfer fetched while it uploaded whose upload never ended: its sender cancelled
     /// it or stopped uploading (the relay removed the upload). Nothing of it was placed.
     case abandoned(transfer: String)
+    /// A transfer followed while it uploaded (`vfs-fetch --all`) that got no byte for
+    /// `seconds`: its sender stopped, for now or for good. Left in the inbox.
+    case stalled(transfer: String, seconds: Int)
     /// A transfer taken while it uploaded, unchecked as it arrives (`vfs-fetch --raw`,
     /// `--allow-unverified`), ran past `limit` bytes: refused, its partial file removed.
     case pastLimit(transfer: String, limit: Int64)
@@ -67,6 +70,8 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
         case let .noSuchGroup(name): return "no group \"\(name)\""
         case let .noSuchTransfer(id): return "no transfer \"\(id)\""
         case let .abandoned(id): return "transfer \"\(id)\" was abandoned by its sender before its upload ended: nothing was placed"
+        case let .stalled(id, seconds):
+            return "transfer \"\(id)\" is still uploading, and its sender sent nothing for \(seconds) s: left in the inbox, nothing was placed"
         case let .pastLimit(id, limit):
             return "transfer \"\(id)\" ran past \(limit) bytes while it uploaded, the most taken of a transfer not checked as it arrives: nothing was kept"
         case let .noSuchUser(user): return "no such user in your organisation: \"\(user)\""

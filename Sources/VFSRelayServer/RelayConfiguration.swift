@@ -23,6 +23,10 @@ public struct RelayConfiguration: Sendable {
     var maxTransferLifetime: TimeInterval = 90 * 86400
     /// How long an unfinished upload is kept.
     var uploadLifetime: TimeInterval = 86400
+    /// An upload that gets no bytes for this long expires (its bytes and quota freed, the
+    /// copies of a transfer made of it while it uploaded `expired`): an interrupted or
+    /// abandoned push never holds space or keeps its receivers waiting for longer.
+    public var uploadIdleExpiry: TimeInterval = 3600
     /// How long an enrolment code works.
     var enrolmentCodeLifetime: TimeInterval = 15 * 60
     /// How long an admin web page sign-in code works, and how long its session lasts.
@@ -86,6 +90,12 @@ public struct RelayConfiguration: Sendable {
     }
 
     public var databasePath: String { dataFolder.appendingPathComponent("relay.sqlite").path }
+
+    /// When an upload made at `created` expires if it gets no more bytes after `now`: after
+    /// the idle expiry, and never past its whole lifetime.
+    func uploadExpiry(created: Date, now: Date) -> Date {
+        min(created.addingTimeInterval(uploadLifetime), now.addingTimeInterval(uploadIdleExpiry))
+    }
 }
 
 extension RelayConfiguration {

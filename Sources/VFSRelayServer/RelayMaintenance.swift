@@ -38,7 +38,9 @@ public struct RelayMaintenance: Sendable {
     func sweepOnceUnguarded(now: Date) async throws -> GarbageReport {
         let expired = try await store.expireTransfers(now: now)
         for blob in expired { await blobs.deleteBlob(blob) }
-        let uploads = try await store.removeExpiredUploads(now: now)
+        // Idle past the expiry (`--upload-idle-expiry`) or their whole lifetime; one being
+        // written now is not idle.
+        let uploads = try await store.removeExpiredUploads(now: now, sparing: store.uploadsBeingWritten())
         for upload in uploads { await blobs.deleteUpload(upload) }
         let settled = now.addingTimeInterval(-configuration.orphanGrace)
         let known = try await store.uploadIDs()

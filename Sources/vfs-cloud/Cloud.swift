@@ -39,7 +39,7 @@ struct CloudTool: AsyncVFSCommand {
           vfs-cloud du --json
           vfs-cloud rekey
 
-        Exit status: 0 done; 1 rm -r not confirmed, or rekey left files this device cannot open; 64 usage; 65 a bad answer or a corrupt \
+        Exit status: 0 done; 1 rm -r not confirmed, rekey left files this device cannot open, or put -r left out names the relay can't store or files it can't read (each named, the rest stored); 64 usage; 65 a bad answer or a corrupt \
         file; 66 no such path, or nothing this device can open; 69 relay unreachable, or an \
         age plugin needed for a device key in hardware not on PATH; 73 the \
         name exists (mkdir without -p, mv without -f), the output cannot be written, or the \

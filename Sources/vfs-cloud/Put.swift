@@ -9,6 +9,9 @@ import VFSCore
 import VFSRelayClient
 import VFSRelayCommandLine
 import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension CloudTool {
     struct Put: AsyncVFSCommand, CheckedCommand {
@@ -18,7 +21,16 @@ extension CloudTool {
             The last path is the cloud destination: a folder (existing, or ending in /) receives \
             every source under its own name; otherwise a single source is stored under that \
             path. A file of the same name is exit 73 unless -f replaces it (every name is \
-            checked before anything is uploaded); a folder of that name is exit 73.
+            checked before anything is made or uploaded); a folder of that name is exit 73. \
+            A name the relay can't store (a control character such as a newline), a file or \
+            folder that can't be read, or one that is neither, is left out with a warning \
+            that names it, and the rest goes; the put then exits 1 (as tar goes on and exits \
+            2). Names that are not UTF-8 keep their bytes as vfs-push and vfs-wrap keep them \
+            (the cloud name holds the characters U+F780 to U+F7FF in their place).
+
+            Exit status: 0 success; 1 some were left out (each named; the rest was stored); \
+            64 usage; 66 no such file; 69 relay unreachable; 73 a file or folder of that name \
+            exists, or the quota; 75 temporary; 77 a revoked token or a wrong passcode.
 
             Each file is encrypted into $VFS_HOME/cloud-outgoing first and uploaded with a \
             resumable upload: a put killed or cut off halfway continues from the relay's offset \
@@ -41,11 +53,11 @@ extension CloudTool {
                 throw ToolError.usage("put needs a source and a cloud destination", hints: ["vfs-cloud put FILE… /FOLDER/"])
             }
             for path in paths.dropLast() {
-                var isFolder = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-                    throw ToolError("no such file \"\(path)\"", exit: .noInput)
+                var info = stat()
+                guard stat(RawName.cString(path), &info) == 0 else {
+                    throw ToolError("no such file \"\(RawName.escaped(path))\"", exit: .noInput)
                 }
-                if isFolder && !recursive {
+                if info.st_mode & S_IFMT == S_IFDIR && !recursive {
                     throw ToolError.usage("\"\(path)\" is a folder", hints: ["use -r to put a folder and everything in it"])
                 }
             }
@@ -55,8 +67,10 @@ extension CloudTool {
             let destination = try CloudPath.normal(paths.last!)
             try await options.run { session, client in
                 let recipients = try session.pinnedRecipients(try await session.cloudReaders(client, warn: { Diagnostics.warn($0) }))
-                try await CloudUploader(client: client, recipients: recipients, force: force, report: .terminal(quiet: progressOptions.quiet))
+                let left = try await CloudUploader(client: client, recipients: recipients, force: force, report: .terminal(quiet: progressOptions.quiet))
                     .put(Array(paths.dropLast()), to: destination, asFolder: paths.last!.hasSuffix("/") || destination == "/" || paths.count > 2)
+                // The rest went; what could not go is an error all the same (exit 1).
+                if left > 0 { throw ToolError.namesLeftOut(left, holder: "the cloud") }
             }
         }
     }

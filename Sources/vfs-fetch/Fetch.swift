@@ -32,7 +32,13 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         it) is read as its bytes reach the relay, decrypted and staged as they come, and \
         checked whole at the end like any other: nothing is placed before all of it was \
         authenticated and its sender's signature passed; if its sender abandons it (cancels it, or its \
-        upload stops for good) the fetch exits 66 and places nothing. --stdout writes the content of a \
+        upload stops for good: the relay expires an upload that gets no bytes for its \
+        --upload-idle-expiry, an hour by default) the fetch exits 66 and places nothing. --all \
+        takes complete transfers first, then those still uploading, and leaves one whose \
+        sender sends nothing for --idle-wait seconds (60) in the inbox for a later fetch \
+        (exit 75 once the others are done; its partial download resumes then). --all and \
+        --decline remove what is left in $VFS_HOME/incoming of transfers no longer in the \
+        inbox (declined, cancelled, expired, abandoned). --stdout writes the content of a \
         one-file transfer once all of it checked (the sender's signature comes at the end: it is \
         read through once, then again from the kept download to stdout); --raw writes the ciphertext \
         as downloaded (an age file: age -d -i KEY | bsdtar -x opens it) without \
@@ -73,14 +79,16 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         Exit status: 0 success; 64 usage; 65 corrupt or tampered (a digest, the age \
         authentication, an unsafe entry, more bytes than listed or than --max-size); 66 no such transfer (or one abandoned by its sender while it uploaded), or not enrolled; 69 relay \
         unreachable, or the age plugin of a device key in hardware not on PATH (nothing is placed; \
-        its questions, a PIN, need a terminal: 64 at once without one); 73 DIR can't be written or an entry exists; 75 temporary (429, 503); \
+        its questions, a PIN, need a terminal: 64 at once without one); 73 DIR can't be written or an entry exists; 75 temporary (429, 503; with --all, a transfer still uploading whose sender went idle, left for later); \
         77 the policy denies APP, the sender's signature is missing, bad or not by a \
         device of your verified device chain (--allow-unverified unpacks it, marked), \
         this device was revoked or logged out, a wrong keychain passcode.
         """,
         version: vfsVersion, helpNames: [.long])
 
-    @Flag(help: "Fetch every transfer in the inbox.") var all = false
+    @Flag(help: "Fetch every transfer in the inbox (complete ones first).") var all = false
+    @Option(name: .customLong("idle-wait"), help: ArgumentHelp("With --all, leave a transfer still uploading whose sender sends nothing for this many seconds in the inbox for a later fetch (exit 75).", valueName: "seconds"))
+    var idleWait: Int = 60
     @Option(name: [.customShort("C", allowingJoined: true), .customLong("directory")], help: ArgumentHelp("Unpack into DIR (default: the current folder).", valueName: "dir"), completion: .directory)
     var directory: String?
     @Option(name: .customLong("for"), help: ArgumentHelp("Release the content only if the policy approves APP.", valueName: "app"), completion: .vfsPolicyApps)
@@ -129,6 +137,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         }
         if json && (all || !ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--json goes with the inbox listing") }
         if from != nil && (!ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--from goes with the inbox listing and --all") }
+        if idleWait < 1 { throw ToolError.usage("--idle-wait must be at least 1 second") }
     }
 
     /// What is done with each transfer received.
@@ -136,6 +145,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         var options = ReceiveOptions.terminal(quiet: quiet, backupOption: backupOption)
         (options.directory, options.app, options.toStandardOutput, options.raw) = (directory, app, toStandardOutput, raw)
         (options.verbose, options.allowUnverified) = (verbose, allowUnverified)
+        // --all is what a crontab runs: a sender that stopped must not hold up the rest.
+        if all { options.followIdle = .seconds(idleWait) }
         if raw || allowUnverified {
             options.followLimit = (try? maxSize.map(SizeText.bytes)) ?? ReceiveOptions.uncheckedFollowLimit
         }
@@ -150,7 +161,12 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
             let inbox = Inbox(session: session, client: client)
             if let decline { return try await inbox.decline(decline) }
             if !all && ids.isEmpty { return try await listInbox(inbox) }
-            let wanted = all ? try await inbox.entries(from: from) : try await inbox.entries(ids, from: from)
+            // What earlier runs left of transfers that went meanwhile goes first.
+            if all { try await inbox.removeStaleDownloads() }
+            var wanted = all ? try await inbox.entries(from: from) : try await inbox.entries(ids, from: from)
+            // Complete transfers first: one still uploading is read as it arrives, and its
+            // sender may have stopped (until the relay expires it or the sender resumes).
+            if all { wanted = wanted.filter { $0.status != .uploading } + wanted.filter { $0.status == .uploading } }
             let receiver = TransferReceiver(receiveOptions, session: session, client: client)
             var firstError: Error?
             for entry in wanted {

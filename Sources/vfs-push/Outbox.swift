@@ -39,20 +39,84 @@ extension PushTool {
 }
 
 extension PushTool {
-    struct Resume: AsyncVFSCommand {
+    struct Resume: AsyncVFSCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Finish pushes that were interrupted (from the relay's offset).",
-            discussion: "Example:\n  vfs-push resume")
+            abstract: "Finish pushes that were interrupted (from the relay's offset); list or withdraw them.",
+            discussion: """
+            Each interrupted push in $VFS_HOME/outgoing is sent in turn, its transfer's id \
+            printed; one that fails does not stop the others. A push that can never be sent \
+            is reported and dropped (its files are gone from the spool; push them again): one \
+            killed before its bundle was sealed to the end, one whose transfer was cancelled \
+            (vfs-push cancel), one whose upload the relay no longer has when the spool holds \
+            only its tail, and one the relay refuses for good (a target device revoked, a \
+            person removed or disabled: 400, 403, 404). One that may go later (the relay \
+            unreachable, busy or full, the quota) is reported and kept. A push interrupted \
+            by Ctrl-C, kill or a hang-up after its bundle was sealed is kept and says so; \
+            before, it is withdrawn.
+
+            --list shows the pending pushes (ID, the transfer made while it uploaded, sealed \
+            or not, size, targets); --drop ID withdraws one (its transfer cancelled, its \
+            upload removed from the relay, its spool removed). An ID is a push's id or its \
+            transfer's, or any unique beginning of either.
+
+            Exit status: 0 every push was sent (or none was pending); 1 some could never be \
+            sent and were dropped (each named on stderr); 66 no such pending push (--drop); \
+            otherwise the status of the first push kept (69 relay unreachable, 73 quota, 75 \
+            temporary, 77 a revoked token), each named on stderr.
+
+            Examples:
+              vfs-push resume
+              vfs-push resume --list
+              vfs-push resume --drop 3f9c
+            """)
+        @Flag(help: "List the pending pushes instead of sending them.") var list = false
+        @Option(help: ArgumentHelp("Withdraw the pending push ID (its transfer cancelled, its upload and spool removed).", valueName: "id"))
+        var drop: String?
         @OptionGroup var progressOptions: ProgressOptions
         var quiet: Bool { progressOptions.quiet }
         @OptionGroup var options: PushOptions
 
+        func check() throws {
+            if list && drop != nil { throw ToolError.usage("choose one of --list and --drop ID") }
+        }
+
         func run() async throws {
             let pending = try PushSpool.pending()
+            if list { return Self.printList(pending) }
+            if let drop {
+                let dir = try Self.find(drop, in: pending)
+                try await options.session().withClient { client in
+                    await TransferSender(client: client, report: .terminal(quiet: quiet)).drop(dir)
+                }
+                return Diagnostics.info("dropped push \(PushSpool.id(of: dir))")
+            }
             guard !pending.isEmpty else { return Diagnostics.info("no interrupted push") }
             try await options.session().withClient { client in
                 try await TransferSender(client: client, report: .terminal(quiet: quiet)).resume(pending, announce: printID)
             }
+        }
+
+        static func printList(_ pending: [String]) {
+            Listing.print(["ID", "TRANSFER", "STATE", "SIZE", "TARGETS"], pending.map { dir in
+                let spool = try? PushSpool.loadPending(dir)
+                let targets = (spool?.names ?? []) + (spool?.users ?? []).map(\.user)
+                return [PushSpool.id(of: dir), spool?.transfer ?? "-", spool?.length == nil ? "unsealed" : "sealed",
+                        spool?.length.map { String($0) } ?? "-", DisplayText.printable(targets.joined(separator: ","))]
+            })
+        }
+
+        /// The one pending push `reference` names (its id or its transfer's, or a unique beginning).
+        static func find(_ reference: String, in pending: [String]) throws -> String {
+            let matches = pending.filter { dir in
+                PushSpool.id(of: dir).hasPrefix(reference) || ((try? PushSpool.loadPending(dir))?.transfer?.hasPrefix(reference) ?? false)
+            }
+            guard !reference.isEmpty, let first = matches.first else {
+                throw TransferError.noPendingPush(spool: reference)
+            }
+            guard matches.count == 1 else {
+                throw RelayClientError.ambiguous(what: "pending push", reference: reference, candidates: matches.map { PushSpool.id(of: $0) })
+            }
+            return first
         }
     }
 }

@@ -39,9 +39,14 @@ struct PushTool: AsyncVFSCommand {
         receives it while it uploads (with --cloud, once the upload ended); what the relay may still lack \
         when sealing ends (all of it, if the upload failed) is kept in $VFS_HOME/outgoing \
         until the transfer exists: a push killed or cut off halfway continues with \
-        "vfs-push resume" from the relay's offset (one killed before its bundle was \
-        completely sealed cannot be: Ctrl-C then removes it, and resume removes what a \
-        kill left). The transfer's id is printed as soon as the transfer exists; commands \
+        "vfs-push resume" from the relay's offset. Ctrl-C, kill or a hang-up says what became \
+        of the push: once its bundle is sealed it is kept ("vfs-push resume" finishes it, \
+        "vfs-push resume --drop ID" withdraws it); before, it could never be resumed, so it \
+        is withdrawn (its upload removed from the relay; its targets get nothing). One \
+        killed outright (SIGKILL) is ended by the relay once its upload gets no bytes for \
+        the relay's idle expiry (an hour by default), and resume removes what it left. \
+        A transfer the relay refuses for good (a person disabled, a device revoked) is \
+        not kept. The transfer's id is printed as soon as the transfer exists; commands \
         that take an id take any unique beginning of one, as git does. A \
         progress bar is shown on a terminal for large pushes.
 
@@ -77,7 +82,7 @@ struct PushTool: AsyncVFSCommand {
         vfs-cloud get (its raw option), then open it with vfs-unwrap -K vfs-device.
 
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
-        a target that declined or let it expire, or a cancelled transfer, or a name could not be stored (it is named \
+        a target that declined or let it expire, or a cancelled transfer, or a name could not be stored or a file or folder could not be read (each is named \
         on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
         device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable, or the \
         age plugin of a target's key in hardware (age1NAME1…) not on PATH; 73 too large for the \

@@ -10,7 +10,9 @@ struct Devices: AsyncParsableCommand {
         subcommands: [List.self, Revoke.self], defaultSubcommand: List.self, aliases: ["device"])
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List devices: user, id, name, platform, state.")
+        static let configuration = CommandConfiguration(
+            abstract: "List devices: user, id, name, platform, state.",
+            discussion: "State: active (in its user's device chain), pending (enrolled, but no device of its user approved it yet: vfs-device approve on an approved device; read from the chain the relay stores, whose signatures the clients check, not this command), or logged out.")
 
         @OptionGroup var data: DataOptions
         @Flag(help: "Print JSON.") var json = false
@@ -23,10 +25,28 @@ struct Devices: AsyncParsableCommand {
                 (user == nil || entry.user == user) && (!active || entry.device.invalidated == nil)
             }
             if json { return try JSONOutput.print(devices) }
+            var approved: [String: Set<String>] = [:]
+            for user in try await store.users() where devices.contains(where: { $0.user == user.email }) {
+                approved[user.email] = Self.approved(try await store.chain(user: user.id))
+            }
             for entry in devices {
                 let device = entry.device
-                print("\(entry.user)\t\(device.id)\t\(DisplayText.printable(device.name))\t\(DisplayText.printable(device.platform))\t\(device.invalidated == nil ? "active" : "logged out")")
+                let state = device.invalidated != nil ? "logged out" : approved[entry.user]?.contains(device.id) == true ? "active" : "pending"
+                print("\(entry.user)\t\(device.id)\t\(DisplayText.printable(device.name))\t\(DisplayText.printable(device.platform))\t\(state)")
             }
+        }
+
+        /// The devices a stored chain (base64 statements, in order) adds and has not removed.
+        static func approved(_ statements: [String]) -> Set<String> {
+            var ids = Set<String>()
+            for text in statements {
+                guard let bytes = Data(base64Encoded: text), let statement = try? DeviceChain.Statement.decode(Array(bytes)) else { continue }
+                switch statement.action {
+                case .add(let entry): ids.insert(entry.id)
+                case .remove(let id): ids.remove(id)
+                }
+            }
+            return ids
         }
     }
 }

@@ -6,7 +6,8 @@ import VFSRelayServer
 struct GC: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gc",
-        abstract: "Expire transfers and uploads, recount blob references, delete orphan blobs (what serve runs on a timer).")
+        abstract: "Expire transfers and uploads, recount blob references, delete orphan blobs (what serve runs on a timer).",
+        discussion: "An upload expires once it got no bytes for serve's --upload-idle-expiry (recorded with it by the serving relay, so gc needs no such option) or 24 h after it was made: its file goes, its bytes leave the user's quota, and the copies of a transfer made of it while it uploaded expire.")
 
     @OptionGroup var data: DataOptions
     @Option(help: ArgumentHelp("Files younger than this many seconds are never taken for orphans (0 when the relay is stopped).",

@@ -51,6 +51,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between sweeps for expired transfers and orphan blobs.", valueName: "seconds"))
     var sweepInterval: Int = 600
 
+    @Option(help: ArgumentHelp("Expire an upload that gets no bytes for this many seconds (an interrupted or abandoned push): its bytes and quota are freed and the transfer made of it while it uploaded expires for its targets (at the next sweep).", valueName: "seconds"))
+    var uploadIdleExpiry: Int = 3600
+
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy in front of the relay (nginx), as an address or range: 127.0.0.1, 10.0.0.0/8, ::1. Only from these peers are Forwarded and X-Forwarded-For taken as the client's address (for the wrong-code throttle and the log). Repeatable.", valueName: "cidr"))
     var trustedProxies: [String] = []
 
@@ -162,7 +165,7 @@ struct Serve: AsyncParsableCommand {
         for file in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
             throw ToolError("cannot read \"\(file)\"", exit: .noInput)
         }
-        guard keepAlive > 0, sweepInterval > 0, eventPoll > 0, idleTimeout > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
+        guard keepAlive > 0, sweepInterval > 0, eventPoll > 0, idleTimeout > 0, uploadIdleExpiry > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
         guard maxEventStreams > 0, (maxConnections ?? 1) > 0, maxOpenUploads > 0, maxCloudEntries > 0 else {
             throw ToolError.usage("--max-connections, --max-event-streams, --max-open-uploads and --max-cloud-entries must be at least 1")
         }
@@ -191,6 +194,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maxCloudEntries = maxCloudEntries
         configuration.keepAliveInterval = .seconds(keepAlive)
         configuration.sweepInterval = .seconds(sweepInterval)
+        configuration.uploadIdleExpiry = TimeInterval(uploadIdleExpiry)
         configuration.watchInterval = .seconds(eventPoll)
         if let tlsCert, let tlsKey {
             do {

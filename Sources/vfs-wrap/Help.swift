@@ -16,15 +16,18 @@ enum WrapHelp {
     same with each byte that is not UTF-8 written \\xHH, for reading); \
     "target_base64" likewise. A name that holds the characters U+F780 to U+F7FF \
     (which stand for raw bytes inside the tools) is left out with a warning that \
-    names it, and vfs-wrap exits 1 once the bundle holds the rest. \
+    names it, and vfs-wrap exits 1 once the bundle holds the rest; so is a file or \
+    folder that can't be read (found before anything is written, as tar goes on past \
+    one and exits 2). \
     What vfs-unwrap would refuse is refused here, by its path (exit 65): \
     a file with the setuid or setgid bit, and a symbolic link that points outside \
     what is wrapped (an absolute target, or one that climbs out with '..', also \
     through other links). A folder's setgid bit is not kept (vfs-unwrap never sets \
     it). Each PATH is stored under its last component (docs/ as docs). Anyone \
     holding a recipient's identity can open a bundle with standard tools: \
-    age -d -i KEY FILE | bsdtar -xf -. vfs-unwrap also checks the policy and every \
-    digest.
+    age -d -i KEY FILE | bsdtar -xf - (which also writes the manifest, \
+    .vfs-manifest.json, and in a bundle vfs-push made .vfs-digests.json: add \
+    --exclude '.vfs-*.json'). vfs-unwrap also checks the policy and every digest.
 
     Recipients: -r, -R, -i FILE (the recipient of each identity in FILE) and -K as \
     vfs-encrypt takes them, or -p for a passphrase instead, read from \
@@ -100,7 +103,8 @@ enum WrapHelp {
         --skip-changed /var/log/app
 
     Exit status: 0 success; 1 files that changed while read were left out \
-    (with --skip-changed, the bundle was written), or names that can't be stored; 64 usage (no recipients, no input, bad \
+    (with --skip-changed, the bundle was written), or names that can't be stored, or \
+    files or folders that can't be read (each named; the bundle holds the rest); 64 usage (no recipients, no input, bad \
     recipient or group name, binary output to a terminal); 65 a recipients or group \
     file is not valid (or the keychain is damaged), or an input vfs-unwrap would \
     refuse (a setuid file, a link out of the tree); 66 an input, a -C folder, a -T \

@@ -220,6 +220,17 @@ struct KeychainTests {
         #expect(noSecret.status == 64 && noSecret.stderr.contains("empty secret on standard input"))
     }
 
+    @Test("a wrong passcode on a keychain without recovery questions: 77, and the hint does not send the user to recover (issue 44)")
+    func wrongPasscodeWithoutQuestions() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let wrong = try kc.run(["list"], environment: ["VFS_PASSCODE": "wrong"])
+        #expect(wrong.status == 77)
+        #expect(wrong.stderr.hasPrefix("vfs-keychain: error: incorrect passcode\n"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("vfs-keychain recover"), "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("vfs-keychain: hint: nothing was changed; this keychain has no recovery questions"), "\(wrong.stderr)")
+    }
+
     @Test("a wrong passcode and wrong recovery answers exit 77 and change nothing")
     func wrongSecrets() throws {
         let kc = try KeychainFixture()
@@ -230,6 +241,7 @@ struct KeychainTests {
         let wrong = try kc.run(["set", "s", "b"], stdin: Data("w".utf8), environment: ["VFS_PASSCODE": "wrong"])
         #expect(wrong.status == 77)
         #expect(wrong.stderr.hasPrefix("vfs-keychain: error: incorrect passcode\n"))
+        #expect(wrong.stderr.contains("vfs-keychain recover answers the security questions"))
         #expect(try kc.run(["passcode"], environment: ["VFS_PASSCODE": "wrong", "VFS_NEW_PASSCODE": "new"]).status == 77)
         #expect(try kc.run(["get", "s", "a"], environment: ["VFS_PASSCODE": "wrong"]).status == 77)
         let answers = try kc.scratch.write("bad-answers", Data("Rex\nBoston\n".utf8))

@@ -186,21 +186,22 @@ struct TransferResilienceTests {
         return outgoing
     }
 
-    @Test("resume: a push killed before its bundle was sealed to the end cannot go on; resume removes it (65) and delivers the others")
+    @Test("resume: a push killed before its bundle was sealed to the end cannot go on; resume removes it, saying so (1: nothing was corrupt), and delivers the others")
     func resumeUnsealed() throws {
         let fleet = try Fleet()
         let outgoing = try plantSpool(fleet, "1-unsealed", record: #"{"devices":["\#(fleet.phone.id)"],"names":["phone"]}"#,
                                       bundle: Data("age-encryption.org/v1\n-> X25519 half".utf8))
         let resumed = try fleet.laptop.run("vfs-push", ["resume"])
-        #expect(resumed.status == 65)
-        #expect(resumed.stderr.contains("was interrupted before its bundle was sealed"))
-        #expect(resumed.stderr.contains("vfs-push: error: 1 interrupted push was not sealed to the end and cannot be resumed"))
+        #expect(resumed.status == 1)
+        #expect(resumed.stderr.contains("vfs-push: error: push 1-unsealed: the push in"), "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("was interrupted before its bundle was sealed; dropped"))
+        #expect(resumed.stderr.contains("vfs-push: error: 1 interrupted push not sent: 1 could never be sent and was dropped"))
         #expect(resumed.stdout.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: outgoing).isEmpty)
         #expect(inboxCount(fleet.phone) == 0)
     }
 
-    @Test("resume: a spool that keeps only its bundle's tail (the relay confirmed the rest) whose upload is gone cannot start again: removed (65), nothing sent")
+    @Test("resume: a spool that keeps only its bundle's tail (the relay confirmed the rest) whose upload is gone cannot start again: removed (1), nothing sent")
     func resumeTailWithoutUpload() throws {
         let fleet = try Fleet()
         // A sparse bundle file: a hole where the confirmed bytes were, then the tail.
@@ -209,7 +210,7 @@ struct TransferResilienceTests {
         let outgoing = try plantSpool(fleet, "1-tail", record: #"{"devices":["\#(fleet.phone.id)"],"names":["phone"],"length":3000,"base":1000}"#,
                                       bundle: bytes)
         let resumed = try fleet.laptop.run("vfs-push", ["resume"])
-        #expect(resumed.status == 65)
+        #expect(resumed.status == 1)
         #expect(resumed.stderr.contains("no longer has the upload"), "\(resumed.stderr)")
         #expect(resumed.stdout.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: outgoing).isEmpty)
@@ -300,6 +301,14 @@ struct TransferResilienceTests {
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/docs/sub/data.bin")) == testBytes(200_000, seed: 3))
         #expect(try String(contentsOfFile: out + "/docs/readme.md", encoding: .utf8) == "# hello")
+        // As the docs say: bsdtar also writes the manifest and the digests, unless excluded.
+        #expect(FileManager.default.fileExists(atPath: out + "/.vfs-manifest.json"))
+        #expect(FileManager.default.fileExists(atPath: out + "/.vfs-digests.json"))
+        let clean = fleet.scratch.path("clean")
+        try FileManager.default.createDirectory(atPath: clean, withIntermediateDirectories: true)
+        let excluded = try Tools.run("sh", ["-c", "age -d -i \(fleet.scratch.path("phone.key")) \(fleet.scratch.path("transfer.age")) | bsdtar -xf - -C \(clean) --exclude '.vfs-*.json'"])
+        #expect(excluded.status == 0, "\(excluded.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: clean) == ["docs"])
         // --raw does not acknowledge.
         #expect(inboxCount(fleet.phone) == 1)
     }

@@ -90,7 +90,7 @@ struct TransferToolsTests {
         let push = try fleet.laptop.run("vfs-push", ["-d", "phone", "-r", scratch.path("out")])
         #expect(push.status == 1, "\(push.stderr)")
         #expect(push.stderr.contains("odd\\u{f780}.txt"), "the name, escaped: \(push.stderr)")
-        #expect(push.stderr.contains("1 name could not be stored and was left out (listed above); the transfer holds the rest"),
+        #expect(push.stderr.contains("1 name could not be stored or read and was left out (listed above); the transfer holds the rest"),
                 "\(push.stderr)")
         let id = push.out.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(id.count == 32, "the transfer id still reaches stdout: \(push.out)")

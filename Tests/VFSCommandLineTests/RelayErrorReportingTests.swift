@@ -18,9 +18,10 @@ struct RelayErrorReportingTests {
         #expect(report(TransferError.notVerified(names: ["bob@example.com", "eve x"])).standardError ==
             "vfs-test: error: not verified: bob@example.com, eve x; nothing was sent\n"
             + "vfs-test: hint: compare the safety code with them: vfs-device verify bob@example.com\n")
-        #expect(report(TransferError.unresumable(count: 1)).standardError ==
-            "vfs-test: error: 1 interrupted push was not sealed to the end and cannot be resumed\nvfs-test: hint: push those files again\n")
-        #expect(TransferError.unresumable(count: 2).description.hasPrefix("2 interrupted pushes were not sealed"))
+        #expect(report(TransferError.resumeIncomplete(dropped: 1, kept: 0, cause: nil)).standardError ==
+            "vfs-test: error: 1 interrupted push not sent: 1 could never be sent and was dropped\nvfs-test: hint: push the files of those dropped again\n")
+        #expect(TransferError.resumeIncomplete(dropped: 2, kept: 1, cause: nil).description
+            == "3 interrupted pushes not sent: 2 could never be sent and were dropped, 1 could not be sent now and is kept")
         #expect(report(CloudError.overQuota("quota 1 GiB")).standardError ==
             "vfs-test: error: the relay refused the upload: quota 1 GiB\n"
             + "vfs-test: hint: vfs-cloud du shows what your files use and the quota; remove files with vfs-cloud rm\n")

@@ -20,7 +20,7 @@ function __vfs-fetch_parse_tokens -S
     set -l unparsed_tokens (__vfs-fetch_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-fetch'
-        __vfs-fetch_parse_subcommand -r 1 'all' 'C/directory=' 'for=' 'stdout' 'raw' 'decline=' 'watch' 'exec=' 'wipe-on-logout' 'allow-unverified' 'max-size=' 'from=' 'json' 'h/human-readable' 'v/verbose' 'no-backup' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
+        __vfs-fetch_parse_subcommand -r 1 'all' 'idle-wait=' 'C/directory=' 'for=' 'stdout' 'raw' 'decline=' 'watch' 'exec=' 'wipe-on-logout' 'allow-unverified' 'max-size=' 'from=' 'json' 'h/human-readable' 'v/verbose' 'no-backup' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-fetch_parse_subcommand -r 1 'version'
@@ -77,7 +77,8 @@ function __vfs-fetch_custom_completion
 end
 
 complete -c 'vfs-fetch' -f
-complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" all' -l 'all' -d 'Fetch every transfer in the inbox.'
+complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" all' -l 'all' -d 'Fetch every transfer in the inbox (complete ones first).'
+complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" idle-wait' -l 'idle-wait' -d 'With --all, leave a transfer still uploading whose sender sends nothing for this many seconds in the inbox for a later fetch (exit 75).' -rfka ''
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" C directory' -s 'C' -l 'directory' -d 'Unpack into DIR (default: the current folder).' -rfa '(__vfs-fetch_complete_directories)'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" for' -l 'for' -d 'Release the content only if the policy approves APP.' -rfka '(vfs-policy list --apps </dev/null 2>/dev/null)'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" stdout' -l 'stdout' -d 'Write the content of a one-file transfer to stdout.'

@@ -31,7 +31,7 @@ function __vfs-push_parse_tokens -S
         case 'cancel'
             __vfs-push_parse_subcommand 1 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'resume'
-            __vfs-push_parse_subcommand 0 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand 0 'list' 'drop=' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
             __vfs-push_parse_subcommand -r 1 'version'
         end
@@ -93,7 +93,7 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "v
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'outbox' -d 'Every transfer this device sent (or those named), per target: uploading, pending, fetching, delivered, declined, expired or cancelled.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'wait' -d 'Wait until transfers were fetched or declined by every target, or expired or were cancelled.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'cancel' -d 'Withdraw a transfer: copies not yet fetched expire and the relay deletes the ciphertext.'
-complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'resume' -d 'Finish pushes that were interrupted (from the relay\'s offset).'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'resume' -d 'Finish pushes that were interrupted (from the relay\'s offset); list or withdraw them.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_positional "vfs-push" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -s 'd' -l 'device' -d 'A target device (name or id).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send"' -s 'g' -l 'group' -d 'A target group.' -rfka ''
@@ -139,6 +139,8 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_opti
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push cancel" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push cancel" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push cancel" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" list' -l 'list' -d 'List the pending pushes instead of sending them.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" drop' -l 'drop' -d 'Withdraw the pending push ID (its transfer cancelled, its upload and spool removed).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF

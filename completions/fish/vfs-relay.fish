@@ -23,7 +23,7 @@ function __vfs-relay_parse_tokens -S
         __vfs-relay_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'serve'
-            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 's3-credentials=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'max-open-uploads=' 'max-cloud-entries=' 'disk-reserve=' 'keep-alive=' 'sweep-interval=' 'trusted-proxy=+' 'metrics' 'metrics-from=+' 'log-level=' 'idle-timeout=' 'max-connections=' 'max-event-streams=' 'version' 'h/help'
+            __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 's3-credentials=' 'listen=' 'tls-cert=' 'tls-key=' 'max-upload=' 'quota=' 'max-open-uploads=' 'max-cloud-entries=' 'disk-reserve=' 'keep-alive=' 'sweep-interval=' 'upload-idle-expiry=' 'trusted-proxy=+' 'metrics' 'metrics-from=+' 'log-level=' 'idle-timeout=' 'max-connections=' 'max-event-streams=' 'version' 'h/help'
         case 'init'
             __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 's3-credentials=' 'version' 'h/help'
         case 'org'
@@ -185,6 +185,7 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" disk-reserve' -l 'disk-reserve' -d 'Free space to keep on the disk of the blobs: a size (1G) or a share (5%); uploads past it are refused with 507 so the database and deletes still work (default: 5%, at most 1G).' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" keep-alive' -l 'keep-alive' -d 'Seconds between keep-alive comments on event streams.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" sweep-interval' -l 'sweep-interval' -d 'Seconds between sweeps for expired transfers and orphan blobs.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" upload-idle-expiry' -l 'upload-idle-expiry' -d 'Expire an upload that gets no bytes for this many seconds (an interrupted or abandoned push): its bytes and quota are freed and the transfer made of it while it uploaded expires for its targets (at the next sweep).' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve"' -l 'trusted-proxy' -d 'A proxy in front of the relay (nginx), as an address or range: 127.0.0.1, 10.0.0.0/8, ::1. Only from these peers are Forwarded and X-Forwarded-For taken as the client\'s address (for the wrong-code throttle and the log). Repeatable.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve" metrics' -l 'metrics' -d 'Serve GET /metrics in the Prometheus text format (requests and latencies by route, upload and download bytes, event streams, errors) to loopback clients and --metrics-from addresses.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay serve"' -l 'metrics-from' -d 'Another address or range (CIDR) that may read /metrics. Repeatable.' -rfka ''

@@ -5,6 +5,9 @@ import Foundation
 #endif
 import VFSCore
 import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A transfer in this device's inbox with its sender as this device verified it, as
 /// `vfs-fetch --json` prints it.
@@ -44,6 +47,21 @@ package struct Inbox {
             try await client.decline(id)
         } catch RelayClientError.rejected(404, _, _) {
             throw RelayClientError.noSuchTransfer(id)
+        }
+        // Its partial download (a fetch interrupted before) will never be finished.
+        if let incoming = try? TransferReceiver.incoming { unlink(incoming + "/" + id + ".age") }
+    }
+
+    /// Removes the partial downloads in `$VFS_HOME/incoming` of transfers no longer in the
+    /// inbox (declined, cancelled, expired, abandoned by their sender, or fetched by a run
+    /// that was killed before it removed its download): none of them can be fetched again.
+    package func removeStaleDownloads() async throws {
+        let waiting = Set(try await client.inbox().map(\.id))
+        guard let incoming = try? TransferReceiver.incoming,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: incoming) else { return }
+        for name in names where name.hasSuffix(".age") {
+            let id = String(name.dropLast(4))
+            if id.count == 32, id.allSatisfy(\.isHexDigit), !waiting.contains(id) { unlink(incoming + "/" + name) }
         }
     }
 

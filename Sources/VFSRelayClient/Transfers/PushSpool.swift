@@ -48,6 +48,9 @@ package struct PushSpool: Codable {
 
     package static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
 
+    /// A pending push's id: its spool folder's name (`vfs-push resume --list`, `--drop`).
+    package static func id(of dir: String) -> String { String(dir.split(separator: "/").last ?? "") }
+
     /// The request that makes this push's transfer of `upload` (its targets and lifetime).
     func transferRequest(upload: String, streaming: Bool?) -> TransferCreate {
         TransferCreate(upload: upload, devices: devices, users: users ?? [],
@@ -76,6 +79,9 @@ package struct PushSpool: Codable {
         return dir
     }
 
+    /// A pending push's record (`vfs-push resume --list`).
+    package static func loadPending(_ dir: String) throws -> PushSpool { try load(dir) }
+
     static func load(_ dir: String) throws -> PushSpool {
         guard let data = FileManager.default.contents(atPath: dir + "/push.json") else {
             throw TransferError.noPendingPush(spool: dir)
@@ -101,20 +107,30 @@ package struct PushSpool: Codable {
 /// A spool's `push.json` changed from two sides of a push (the upload's location, the
 /// sealed length), one change at a time.
 final class SpoolRecord: Sendable {
-    private let spool: Mutex<PushSpool>
+    private let spool: Mutex<(PushSpool, closed: Bool)>
     let dir: String
 
     init(_ spool: PushSpool, dir: String) {
-        self.spool = Mutex(spool)
+        self.spool = Mutex((spool, false))
         self.dir = dir
     }
 
-    var current: PushSpool { spool.withLock { $0 } }
+    var current: PushSpool { spool.withLock { $0.0 } }
 
     func update(_ change: (inout PushSpool) -> Void) throws {
-        try spool.withLock { spool in
-            change(&spool)
-            try spool.save(dir)
+        try spool.withLock { state in
+            // A push interrupted by a signal is decided on what the record said then.
+            guard !state.closed else { throw IOError("the push was interrupted", code: EINTR) }
+            change(&state.0)
+            try state.0.save(dir)
+        }
+    }
+
+    /// No change from now on (a signal's answer goes by it); the record as it stands.
+    func close() -> PushSpool {
+        spool.withLock { state in
+            state.closed = true
+            return state.0
         }
     }
 }

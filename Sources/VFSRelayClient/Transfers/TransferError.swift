@@ -19,14 +19,20 @@ package enum TransferError: Error, CustomStringConvertible {
     case unverifiedSender(reason: any Error)
     /// A push failed after its sealed spool was kept (`vfs-push resume` finishes it).
     case kept(any Error)
-    /// `vfs-push resume`: spools killed while sealing, removed.
-    case unresumable(count: Int)
+    /// `vfs-push resume` ended with pushes it could not send: `dropped` can never be (each
+    /// reported and removed), `kept` can later (kept; `cause` the first one's error).
+    case resumeIncomplete(dropped: Int, kept: Int, cause: (any Error)?)
     /// A spool killed before its bundle was sealed (removed).
     case interruptedBeforeSealed(spool: String)
     /// A spool whose upload the relay lost, with the first `base` bytes of its bundle.
     case uploadLost(spool: String, base: Int64)
     /// No push.json in the spool folder.
     case noPendingPush(spool: String)
+    /// A pending push whose transfer its sender cancelled meanwhile (its spool removed).
+    case withdrawn(transfer: String)
+    /// The relay refused the transfer for good (a target gone or disabled): the push was
+    /// not kept.
+    case refused(any Error)
     /// Sent, but the cloud copy was refused by the relay.
     case cloudCopyNotKept(transfer: String, cloud: String, RelayClientError)
     /// The watched device was logged out while this machine was enrolled again.
@@ -41,12 +47,16 @@ package enum TransferError: Error, CustomStringConvertible {
         case .notSigned(let transfer): return "transfer \(transfer) is not signed by its sender"
         case .unverifiedSender(let reason): return "\(reason): nothing was unpacked"
         case .kept(let error): return "\(error)"
-        case .unresumable(let count):
-            return "\(count) interrupted push\(count == 1 ? " was" : "es were") not sealed to the end and cannot be resumed"
+        case let .resumeIncomplete(dropped, kept, _):
+            let parts = [dropped > 0 ? "\(dropped) could never be sent and \(dropped == 1 ? "was" : "were") dropped" : nil,
+                         kept > 0 ? "\(kept) could not be sent now and \(kept == 1 ? "is" : "are") kept" : nil].compactMap { $0 }
+            return "\(dropped + kept) interrupted push\(dropped + kept == 1 ? "" : "es") not sent: " + parts.joined(separator: ", ")
         case .interruptedBeforeSealed(let dir): return "the push in \"\(dir)\" was interrupted before its bundle was sealed"
         case let .uploadLost(dir, base):
             return "the relay no longer has the upload of the push in \"\(dir)\", and its bundle's first \(base) bytes went only there"
         case .noPendingPush(let dir): return "no pending push in \"\(dir)\""
+        case .withdrawn(let transfer): return "transfer \(transfer) was cancelled: it is not sent again"
+        case .refused(let error): return "\(error); nothing was sent, and the push was not kept"
         case let .cloudCopyNotKept(transfer, cloud, error): return "transfer \(transfer) was sent, but the cloud copy \"\(cloud)\" was not kept: \(error)"
         case let .loggedOutReenrolled(name, device, newName, newDevice):
             return "device \"\(DisplayText.printable(name))\" (\(device)) was logged out; this machine "
@@ -98,10 +108,11 @@ extension TransferError {
 }
 
 extension TransferError {
-    /// A spool `vfs-push resume` removes and counts (killed before it was sealed).
+    /// A spool `vfs-push resume` removed (killed before it was sealed, its upload lost, its
+    /// transfer cancelled).
     package var isUnsealedSpool: Bool {
         switch self {
-        case .interruptedBeforeSealed, .uploadLost: return true
+        case .interruptedBeforeSealed, .uploadLost, .withdrawn: return true
         default: return false
         }
     }

@@ -27,6 +27,9 @@ package struct ReceiveOptions {
     /// The most bytes taken of a transfer still uploading (`RangeDownloader.followLimit`):
     /// bounds what --raw and --allow-unverified write, which nothing checks as it arrives.
     package var followLimit: Int64 = .max
+    /// Give up on a transfer still uploading that gets no byte for this long
+    /// (`RangeDownloader.followIdle`: vfs-fetch --all); nil: wait as long as the relay keeps it.
+    package var followIdle: Duration?
     /// The `followLimit` of what nobody checks as it arrives (vfs-fetch --raw,
     /// --allow-unverified) unless told otherwise: 8 GiB, the relay's default largest
     /// upload (vfs-relay serve --max-upload).
@@ -140,6 +143,7 @@ package struct TransferReceiver {
     var downloader: RangeDownloader {
         var downloader = RangeDownloader(client: client)
         downloader.followLimit = tool.followLimit
+        downloader.followIdle = tool.followIdle
         return downloader
     }
 

@@ -68,11 +68,29 @@ package struct TransferSender {
               seal: @escaping @Sendable (ByteSink) throws -> Void) async throws -> OutboxEntry {
         // push.json changes from two sides (the upload's location, the sealed length): one at a time.
         let record = SpoolRecord(try PushSpool.load(dir), dir: dir)
-        let path = dir + "/bundle.age"
         // Until the bundle is sealed to the end the spool cannot be resumed: Ctrl-C (or
-        // a kill, a hang-up) removes it, and the process dies of the signal (exit 130).
-        let unsealed = [path, dir + "/push.json", dir]
+        // a kill, a hang-up) withdraws the push, after that it keeps it for `vfs-push
+        // resume`, and says which (`PushInterruption`); the process then dies of the
+        // signal (exit 130 for SIGINT, 143 for SIGTERM).
+        let unsealed = [dir + "/bundle.age", dir + "/push.json", dir]
         for name in unsealed { SignalCleanup.removeOnSignal(name) }
+        let interruption = PushInterruption(record: record, client: client, report: report, unsealed: unsealed)
+        let watcher = interruption.start()
+        let result: Result<OutboxEntry, any Error>
+        do {
+            result = .success(try await push(record, interruption: interruption, total: total, announce: announce, seal: seal))
+        } catch {
+            result = .failure(error)
+        }
+        await interruption.finish(watcher)
+        return try result.get()
+    }
+
+    func push(_ record: SpoolRecord, interruption: PushInterruption, total: Int, announce: @escaping @Sendable (String) -> Void,
+              seal: @escaping @Sendable (ByteSink) throws -> Void) async throws -> OutboxEntry {
+        let dir = record.dir
+        let path = dir + "/bundle.age"
+        let unsealed = interruption.unsealed
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw IOError("cannot create", path: path) }
         let window = UploadWindow()
@@ -140,18 +158,19 @@ package struct TransferSender {
         do {
             _ = try await sealing.value
         } catch {
+            await interruption.checkpoint()
             if let location = record.current.location { try? await uploader.terminate(location) }
             PushSpool.remove(dir)
             for name in unsealed { SignalCleanup.forget(name) }
             throw error
         }
-        var spool = record.current
+        await interruption.checkpoint()
+        let spool = record.current
         if let uploadError {
             if case RelayClientError.rejected(404, _, _) = uploadError {
-                // The upload expired or was removed: start it again from the spool.
-                spool.location = nil
-                try spool.save(dir)
-                return try await deliver(dir)
+                // The upload expired or was removed: start it again from the spool (unless
+                // its transfer was withdrawn).
+                return try await restart(dir, spool)
             }
             throw kept(uploadError)
         }
@@ -159,6 +178,11 @@ package struct TransferSender {
             let entry = try await createTransfer(dir, spool: spool)
             if early == nil { announce(entry.id) }
             return entry
+        } catch let error where Self.refusedForGood(error) {
+            // Never to be taken (a person disabled or removed, a device revoked meanwhile):
+            // nothing is kept for a resume that could only fail again.
+            await drop(dir)
+            throw TransferError.refused(error)
         } catch let error where FileManager.default.fileExists(atPath: dir + "/push.json") {
             throw kept(error)
         }
@@ -173,22 +197,60 @@ package struct TransferSender {
     }
 
     /// Delivers the spools `pending` (`vfs-push resume`: `PushSpool.pending()`), announcing
-    /// each transfer; one killed while sealing is removed with a warning, and counted in
-    /// the error at the end.
+    /// each transfer, and goes on past one that fails: a push that can never be sent (killed
+    /// while sealing, its upload lost, its transfer cancelled, or refused for good: its
+    /// targets or their user gone or disabled) is reported and dropped (its spool removed,
+    /// its upload terminated); one that may go later (the relay unreachable, full, busy)
+    /// is reported and kept. Either ends in `.resumeIncomplete`.
     package func resume(_ pending: [String], announce: (String) -> Void) async throws {
-        var dropped = 0
+        var (dropped, kept) = (0, 0)
+        var cause: (any Error)?
         for dir in pending {
+            let id = PushSpool.id(of: dir)
             do {
                 announce(try await deliver(dir).id)
             } catch let error as TransferError where error.isUnsealedSpool {
-                // Killed while sealing: removed; the others still go.
-                report.warn(error.description)
+                report.error("push \(id): \(error); dropped")
                 dropped += 1
+            } catch let error where Self.refusedForGood(error) {
+                await drop(dir)
+                report.error("push \(id): \(error); it can never be sent, dropped")
+                dropped += 1
+            } catch {
+                report.error("push \(id): \(error); kept for the next \"vfs-push resume\"")
+                kept += 1
+                if cause == nil { cause = error }
             }
         }
-        if dropped > 0 {
-            throw TransferError.unresumable(count: dropped)
+        if dropped > 0 || kept > 0 {
+            throw TransferError.resumeIncomplete(dropped: dropped, kept: kept, cause: cause)
         }
+    }
+
+    /// A refusal the same request can never get past: the relay no longer knows a target
+    /// (a device revoked, a user removed, disabled or moved away: 404, 403) or refuses its
+    /// body (400). A revoked token (401), a full relay or quota, and no answer may pass later.
+    static func refusedForGood(_ error: any Error) -> Bool {
+        if case RelayClientError.rejected(let status, _, _) = error { return [400, 403, 404].contains(status) }
+        switch error as? RelayClientError {
+        case .noSuchDevice, .noSuchUser, .noSuchGroup, .noSuchTransfer: return true
+        default: return false
+        }
+    }
+
+    /// Withdraws a pending push: its transfer cancelled on the relay (which removes its
+    /// upload) or else its upload terminated, then its spool removed. The relay's answer
+    /// does not matter: what it keeps, its idle expiry removes.
+    package func drop(_ dir: String) async {
+        if let spool = try? PushSpool.load(dir) {
+            if let transfer = spool.transfer {
+                try? await client.cancel(transfer)
+            }
+            if let location = spool.location {
+                try? await TusUploader(client: client).terminate(location)
+            }
+        }
+        PushSpool.remove(dir)
     }
 
     /// Uploads a sealed spool (resuming) and creates the transfer; removes the spool once it exists.
@@ -213,12 +275,30 @@ package struct TransferSender {
                 try spool.save(dir)
             }
         } catch RelayClientError.rejected(404, _, _) {
-            // The upload expired or was removed: start it again from the spool.
-            spool.location = nil
-            try spool.save(dir)
-            return try await deliver(dir)
+            // The upload expired or was removed: start it again from the spool (unless its
+            // transfer was withdrawn).
+            return try await restart(dir, spool)
         }
         return try await createTransfer(dir, spool: spool)
+    }
+
+    /// The relay no longer has the spool's upload (it expired, idle, or was removed). A
+    /// transfer made of it while it uploaded that its sender cancelled stays withdrawn:
+    /// the spool goes (`.withdrawn`). Otherwise the push starts again from the spool, as a
+    /// new transfer (the old one's copies expired with the upload).
+    func restart(_ dir: String, _ spool: PushSpool) async throws -> OutboxEntry {
+        var spool = spool
+        if let transfer = spool.transfer {
+            let made = try await client.outbox().first { $0.id == transfer }
+            if made?.recipients.contains(where: { $0.status == .cancelled }) == true {
+                PushSpool.remove(dir)
+                throw TransferError.withdrawn(transfer: transfer)
+            }
+            spool.transfer = nil
+        }
+        spool.location = nil
+        try spool.save(dir)
+        return try await deliver(dir)
     }
 
     /// The upload is complete: the transfer (and the cloud copy) from it; the spool goes.

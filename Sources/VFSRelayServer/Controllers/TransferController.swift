@@ -110,8 +110,11 @@ struct TransferController {
     /// The sender withdraws it: waiting copies expire (delivered ones stay delivered).
     @Sendable func cancel(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let (id, sender) = (try pathID(context), try context.requireIdentity().deviceID)
-        let released = try await services.freeing { try await services.store.cancelTransfer(id: id, sender: sender, now: Date()) }
+        let (released, upload) = try await services.freeing { try await services.store.cancelTransfer(id: id, sender: sender, now: Date()) }
         await services.deleteBlobs(released)
+        // A transfer withdrawn while it uploaded: its upload is gone too (a PATCH still
+        // running ends 404, and so does the sender's next one).
+        if let upload { await services.blobs.deleteUpload(upload) }
         return emptyResponse()
     }
 

@@ -67,7 +67,7 @@ struct UploadController {
         try services.checkDiskRoom(for: length ?? 0)
         let now = Date()
         let record = UploadRecord(id: Secrets.id(), userID: identity.userID, deviceID: identity.deviceID, length: length, offset: 0,
-                                  metadata: metadata, created: now, expires: now.addingTimeInterval(services.configuration.uploadLifetime))
+                                  metadata: metadata, created: now, expires: services.configuration.uploadExpiry(created: now, now: now))
         try await services.blobs.createUpload(record.id)
         do {
             // The quota and the cap on open uploads, checked as the upload is counted.
@@ -124,6 +124,9 @@ struct UploadController {
                 throw RelayError(.conflict, .conflict, "Upload-Offset \(offset) is not the upload's offset \(current.offset)",
                                  headers: [.uploadOffset: "\(current.offset)"])
             }
+            // Bytes come: the idle expiry starts again (and again at every sync).
+            let configuration = services.configuration
+            try await store.touchUpload(id: current.id, expires: configuration.uploadExpiry(created: current.created, now: Date()))
             // The deferred length, declared once by a PATCH (usually the last) when the sender knows it.
             var length = current.length
             if let text = request.headers[.uploadLength] {
@@ -161,13 +164,20 @@ struct UploadController {
             // A deferred upload's reservation is given back however the PATCH ends.
             let end: Int64
             do {
-                end = try await append(request, to: current.id, offset: offset, allowed: allowed, length: length)
+                end = try await append(request, to: current.id, offset: offset, allowed: allowed, length: length, created: current.created)
             } catch {
                 if length == nil { try? await store.releaseReservation(id: current.id) }
                 throw error
             }
             if length == nil { try await store.releaseReservation(id: current.id) }
             let id = current.id
+            // Removed while it was written (its transfer cancelled, or the upload
+            // terminated or expired): what arrived has nowhere to go.
+            do {
+                _ = try await store.upload(id: id, user: current.userID)
+            } catch StoreError.notFound {
+                throw RelayError.notFound("no upload \"\(id)\"")
+            }
             services.metrics.uploadBytes.increment(by: end - offset)
             if end == length {
                 services.metrics.uploadsFinished.increment()
@@ -177,7 +187,7 @@ struct UploadController {
                 // A transfer made while it uploaded gets its blob now (its readers read on).
                 try await services.completeStreaming(upload: id)
             }
-            return (end, current.expires)
+            return (end, configuration.uploadExpiry(created: current.created, now: Date()))
         }
         guard let written else { throw RelayError.conflict("another request is writing upload \"\(upload.id)\"") }
         var headers = tusHeaders
@@ -188,14 +198,16 @@ struct UploadController {
 
     /// Writes the body at `offset`, up to `allowed` (and never into the disk reserve: past
     /// it 507, what arrived before is kept). The new offset.
-    func append(_ request: Request, to id: String, offset: Int64, allowed: Int64, length: Int64?) async throws -> Int64 {
+    func append(_ request: Request, to id: String, offset: Int64, allowed: Int64, length: Int64?, created: Date) async throws -> Int64 {
         let store = services.store
+        let configuration = services.configuration
         let room = services.configuration.diskRoom
         guard room > 0 || allowed == offset else { throw RelayError.diskFull }
         let limit = min(allowed, offset.addingReportingOverflow(room).overflow ? Int64.max : offset + room)
         do {
             return try await services.blobs.append(request.body, upload: id, offset: offset, limit: limit) { position in
                 try await store.setUploadOffset(id: id, offset: position, sha256: nil)
+                try await store.touchUpload(id: id, expires: configuration.uploadExpiry(created: created, now: Date()))
             }
         } catch BlobStoreError.tooLong {
             if limit < allowed { throw RelayError.diskFull }
@@ -226,7 +238,9 @@ struct UploadController {
 
     @Sendable func terminate(_ request: Request, context: RelayRequestContext) async throws -> Response {
         try checkVersion(request)
-        let upload = try await upload(context)
+        // Past its expiry but not swept yet (a PATCH that stalled still holds it) it goes
+        // all the same: its sender withdraws it.
+        let upload = try await services.store.upload(id: pathID(context), user: context.requireIdentity().userID)
         // The file first: on a full disk its space is what lets the database write the delete.
         await services.blobs.deleteUpload(upload.id)
         try await services.freeing { try await services.store.deleteUpload(id: upload.id, user: upload.userID) }

@@ -282,6 +282,10 @@ public final class PostgresRelayStore: SQLRelayStore, EventNotifications {
     /// back to the pool. `body`'s queries run on that connection. A connection that cannot
     /// unlock is closed instead, which drops its locks: none outlives its request, and a
     /// relay that dies drops them with its connections.
+    /// The writers' locks are PostgreSQL's (on any instance): none is known here, and an
+    /// upload being written moves its expiry at least every sync, so none expires mid-PATCH.
+    public func uploadsBeingWritten() -> Set<String> { [] }
+
     public func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T? {
         let key = Self.uploadLockKey(id)
         return try await client.withConnection { connection in

@@ -242,13 +242,18 @@ public protocol RelayStore: Sendable {
     func createUpload(_ upload: UploadRecord, limits: UploadLimits) async throws
     func upload(id: String, user: Int64) async throws -> UploadRecord
     func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws
+    /// Moves an upload's expiry (it got bytes: the idle expiry starts again).
+    func touchUpload(id: String, expires: Date) async throws
     /// Sets the length of an upload created with a deferred length, once: `conflict` if
     /// it already has one, `invalid` if `length` is below the upload's offset,
     /// `UploadRefusal.quota` if it takes the user past `quota` (checked in the same transaction).
     func setUploadLength(id: String, length: Int64, quota: Int64) async throws
     func deleteUpload(id: String, user: Int64) async throws
-    /// Uploads past their expiry that never became a blob; their rows are deleted.
-    func removeExpiredUploads(now: Date) async throws -> [String]
+    /// Uploads past their expiry that never became a blob, except `sparing` (uploads
+    /// being written now); their rows are deleted.
+    func removeExpiredUploads(now: Date, sparing: Set<String>) async throws -> [String]
+    /// Uploads this process is writing now (their writer lock held here).
+    func uploadsBeingWritten() -> Set<String>
     /// An upload's state as an S3 multipart upload (`S3BlobStore`); `notFound` without the upload.
     func multipartState(upload: String) async throws -> MultipartState
     /// Records the id of the multipart upload that holds the upload's parts.
@@ -297,8 +302,10 @@ public protocol RelayStore: Sendable {
     /// `delivered` or `declined`; returns the blob ids to delete.
     func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String]
     func expireTransfers(now: Date) async throws -> [String]
-    /// The sender withdraws a transfer: its waiting copies expire; returns the blob ids to delete.
-    func cancelTransfer(id: String, sender: String, now: Date) async throws -> [String]
+    /// The sender withdraws a transfer: its waiting copies are cancelled; returns the blob
+    /// ids to delete and, for a transfer still uploading, its upload, removed with it (its
+    /// file to delete).
+    func cancelTransfer(id: String, sender: String, now: Date) async throws -> (released: [String], upload: String?)
 
     // Events
     /// Stores one event for each device; returns the devices it was stored for.
@@ -396,6 +403,11 @@ public protocol RelayStore: Sendable {
 }
 
 extension RelayStore {
+    /// Uploads past their expiry, every one.
+    public func removeExpiredUploads(now: Date) async throws -> [String] {
+        try await removeExpiredUploads(now: now, sparing: [])
+    }
+
     /// A transfer to the sender's own devices and groups only.
     public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
                                groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {

@@ -53,6 +53,8 @@ public final class SQLiteRelayStore: SQLRelayStore {
         return try await body()
     }
 
+    public func uploadsBeingWritten() -> Set<String> { uploadWriters.withLock { $0 } }
+
     public func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T? {
         guard uploadWriters.withLock({ $0.insert(id).inserted }) else { return nil }
         defer { _ = uploadWriters.withLock { $0.remove(id) } }

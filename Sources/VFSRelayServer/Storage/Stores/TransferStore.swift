@@ -274,11 +274,12 @@ extension SQLRelayStore {
         }
     }
 
-    public func cancelTransfer(id: String, sender: String, now: Date) async throws -> [String] {
+    public func cancelTransfer(id: String, sender: String, now: Date) async throws -> (released: [String], upload: String?) {
         let sql = self.sql
         // A transfer still uploading has no blob yet ('', which no row has): its copies hold
-        // no reference, and its readers are told it went.
-        let (released, upload) = try await sql.database.write { db -> ([String], String?) in
+        // no reference, its upload goes with it (its bytes and quota freed at once), and
+        // its readers are told it went.
+        let (released, upload, removed) = try await sql.database.write { db -> ([String], String?, String?) in
             guard let row = try await db.one("SELECT blob_id, upload_id FROM transfers WHERE id = \(id) AND sender_device = \(sender)")
             else { throw StoreError.notFound("no transfer \"\(id)\"") }
             let blob: String = try row.get("blob_id")
@@ -291,10 +292,15 @@ extension SQLRelayStore {
             for _ in waiting {
                 if try await StoreRows.release(db, blob: blob) { released.append(blob) }
             }
+            let upload = try row.get("upload_id", as: String?.self)
+            var removed: String?
+            if blob.isEmpty, let upload {
+                removed = try await db.value("DELETE FROM uploads WHERE id = \(upload) RETURNING id", as: String.self)
+            }
             try await StoreRows.audit(db, org: nil, actor: sender, action: "transfer.cancel", subject: id, now: now)
-            return (released, try row.get("upload_id", as: String?.self))
+            return (released, upload, removed)
         }
         if let upload { await sql.notify([StoreRows.uploadChannel(upload)]) }
-        return released
+        return (released, removed)
     }
 }

@@ -152,9 +152,15 @@ extension SQLRelayStore {
         await sql.notify([StoreRows.uploadChannel(id)])
     }
 
-    public func removeExpiredUploads(now: Date) async throws -> [String] {
+    public func touchUpload(id: String, expires: Date) async throws {
+        try await sql.database.write { db in try await db.run("UPDATE uploads SET expires = \(expires) WHERE id = \(id)") }
+    }
+
+    public func removeExpiredUploads(now: Date, sparing: Set<String>) async throws -> [String] {
         let removed = try await sql.database.write { db in
-            let removed = try await db.values("DELETE FROM uploads WHERE expires <= \(now) RETURNING id", as: String.self)
+            let expired = try await db.values("SELECT id FROM uploads WHERE expires <= \(now)", as: String.self).filter { !sparing.contains($0) }
+            guard !expired.isEmpty else { return [String]() }
+            let removed = try await db.values("DELETE FROM uploads WHERE id IN \(list: expired) AND expires <= \(now) RETURNING id", as: String.self)
             try await StoreRows.abandonStreaming(db, uploads: removed, status: .expired)
             return removed
         }
