@@ -10,7 +10,7 @@ extension TransferError: ReportableError {
         switch self {
         case .noLiveDevice, .noPeopleGroup, .noPendingPush: return .noInput
         case .cloudFileExists: return .cannotCreate
-        case .notVerified, .notSigned, .loggedOutReenrolled: return .permissionDenied
+        case .notVerified, .notSigned, .loggedOutReenrolled, .loggedOutByRelay: return .permissionDenied
         case .unverifiedSender(let reason): return (reason as? ReportableError)?.exitStatus ?? .permissionDenied
         case .kept(let error): return (error as? ReportableError)?.exitStatus ?? .no
         case .unresumable, .interruptedBeforeSealed, .uploadLost: return .dataError
@@ -31,6 +31,9 @@ extension TransferError: ReportableError {
         case .interruptedBeforeSealed, .uploadLost: return ["it was removed: push the files again"]
         case .cloudCopyNotKept: return ["vfs-cloud ls shows the cloud folders; vfs-cloud mkdir -p makes one"]
         case .loggedOutReenrolled: return ["start vfs-fetch --watch again to watch for the new device"]
+        case .loggedOutByRelay:
+            return ["its token no longer works: the relay's operator can say why (a disabled user, a revoked token)",
+                    "to erase a lost device, run \"vfs-device revoke NAME\" on one of your approved devices"]
         case .notSigned, .noPendingPush: return []
         }
     }

@@ -54,9 +54,13 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         jitter and Last-Event-ID, so a relay restart loses nothing. --exec CMD runs \
         after each transfer with every top-level path it unpacked as its arguments ("$@"), \
         and VFS_FILE (the first of them), VFS_DIR and VFS_TRANSFER in its environment. -v \
-        lists each file and folder unpacked on stderr, as vfs-unwrap -v does. When the relay logs the device out (vfs-device \
-        revoke), the watcher erases the device's token and identity and exits 77; with \
-        --wipe-on-logout it first shreds DIR with the vfs-shred engine.
+        lists each file and folder unpacked on stderr, as vfs-unwrap -v does. When the relay logs the device out, the watcher \
+        exits 77; it erases the device's token, identity and signing key (and with \
+        --wipe-on-logout first shreds DIR with the vfs-shred engine) only when your \
+        verified device chain removes it by a statement of another of your devices, as \
+        vfs-device revoke on an approved device appends. A logout by the relay alone (a \
+        disabled user, an operator's or a pending device's revoke) stops the token and \
+        erases nothing.
 
         --no-backup marks what is unpacked as vfs-unwrap --no-backup does: nodump on \
         every file and folder (where the file system keeps it) and a CACHEDIR.TAG in \
@@ -90,7 +94,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @Option(help: ArgumentHelp("Decline the transfer ID (its sender sees \"declined\").", valueName: "id")) var decline: String?
     @Flag(help: "Stay connected and fetch each transfer as it arrives.") var watch = false
     @Option(help: ArgumentHelp("With --watch, run CMD (sh -c) after each transfer.", valueName: "cmd")) var exec: String?
-    @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when the relay logs this device out.") var wipeOnLogout = false
+    @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when another of your devices removes this one from your device chain (vfs-device revoke).") var wipeOnLogout = false
     @Flag(name: .customLong("allow-unverified"), help: "Unpack a transfer whose sender's signature is missing, bad or unknown (said on stderr).")
     var allowUnverified = false
     @Option(name: .customLong("max-size"), help: ArgumentHelp("With --raw or --allow-unverified, take at most SIZE bytes of a transfer still uploading (default 8G).", valueName: "size"))

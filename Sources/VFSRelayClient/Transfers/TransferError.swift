@@ -31,6 +31,9 @@ package enum TransferError: Error, CustomStringConvertible {
     case cloudCopyNotKept(transfer: String, cloud: String, RelayClientError)
     /// The watched device was logged out while this machine was enrolled again.
     case loggedOutReenrolled(name: String, device: String, newName: String, newDevice: String)
+    /// The relay logged the watched device out, but its user's verified device chain does
+    /// not remove it (or could not be read: `reason`): nothing was erased.
+    case loggedOutByRelay(name: String, device: String, reason: String?)
 
     package var description: String {
         switch self {
@@ -51,6 +54,9 @@ package enum TransferError: Error, CustomStringConvertible {
         case let .loggedOutReenrolled(name, device, newName, newDevice):
             return "device \"\(DisplayText.printable(name))\" (\(device)) was logged out; this machine "
                 + "is enrolled again as \"\(DisplayText.printable(newName))\" (\(newDevice)): nothing was erased"
+        case let .loggedOutByRelay(name, device, reason):
+            return "device \"\(DisplayText.printable(name))\" (\(device)) was logged out by the relay, but none of your devices "
+                + "removed it from your device chain\(reason.map { " (\($0))" } ?? ""): its keys and files were kept"
         }
     }
 }
