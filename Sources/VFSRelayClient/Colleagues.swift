@@ -13,13 +13,14 @@ extension RelaySession {
     /// `user`'s device chain from the relay (`GET /v1/users/USER/chain`), verified; its
     /// root is pinned on first sight, and a root other than the pinned one, or a chain
     /// that does not extend the pinned head, is refused (77). A user the relay does not
-    /// know in this organisation is `.noSuchUser` (66).
-    package func colleagueChain(_ user: String, client: RelayClient) async throws -> DeviceChain.Verified {
+    /// know in this organisation is `.noSuchUser` (66). `pin` false: checked against a
+    /// pin there is, but nothing is pinned or moved (a listing pins nothing).
+    package func colleagueChain(_ user: String, client: RelayClient, pin: Bool = true) async throws -> DeviceChain.Verified {
         let (statements, refused) = try await colleagueStatementPrefix(user, client: client)
         if statements.isEmpty, let refused { throw refused }
         var pins = try ChainPins(home: home)
         let verified = try pins.accept(statements, user: user, refused: refused)
-        try pins.save()
+        if pin { try pins.save() }
         warnAboutTail(of: verified)
         return verified
     }

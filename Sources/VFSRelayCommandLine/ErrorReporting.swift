@@ -10,7 +10,7 @@ extension TransferError: ReportableError {
         switch self {
         case .noLiveDevice, .noPeopleGroup, .noPendingPush: return .noInput
         case .cloudFileExists: return .cannotCreate
-        case .notVerified, .notSigned, .loggedOutReenrolled, .loggedOutByRelay: return .permissionDenied
+        case .notVerified, .notSigned, .loggedOutReenrolled, .loggedOutByRelay, .senderNotConfirmed: return .permissionDenied
         case .unverifiedSender(let reason): return (reason as? ReportableError)?.exitStatus ?? .permissionDenied
         case .kept(let error): return (error as? ReportableError)?.exitStatus ?? .no
         case .unresumable, .interruptedBeforeSealed, .uploadLost: return .dataError
@@ -24,6 +24,7 @@ extension TransferError: ReportableError {
         case .cloudFileExists: return ["choose another path, or remove it first with vfs-cloud rm"]
         case .noPeopleGroup: return ["a group of people is visible to its members and the organisation's administrators"]
         case .notVerified(let names): return [TransferError.verifyHint(names[0])]
+        case .senderNotConfirmed(let user, _): return [TransferError.verifyHint(user)]
         case .unverifiedSender: return ["fetch it anyway, marked unverified, with --allow-unverified, only if you know who sent it"]
         case .kept(let error):
             return ((error as? ReportableError)?.hints ?? []) + ["the sealed push was kept: \"vfs-push resume\" sends it once the relay takes it"]

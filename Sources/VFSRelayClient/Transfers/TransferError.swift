@@ -13,6 +13,9 @@ package enum TransferError: Error, CustomStringConvertible {
     /// `--verified-only` and people whose safety code was not confirmed (the first one
     /// named in `first`).
     case notVerified(names: [String])
+    /// `vfs-fetch --verified-only` and a transfer from another user whose safety code was
+    /// not confirmed; nothing was unpacked.
+    case senderNotConfirmed(user: String, transfer: String)
     /// A transfer without the sender's signature.
     case notSigned(transfer: String)
     /// The sender's signature failed to verify (`reason`); nothing was unpacked.
@@ -42,6 +45,8 @@ package enum TransferError: Error, CustomStringConvertible {
         case .noPeopleGroup(let name): return "no group of people \"\(DisplayText.printable(name))\" that you can see"
         case .notVerified(let names): return "not verified: \(names.map { DisplayText.printable($0) }.joined(separator: ", ")); nothing was sent"
         case .notSigned(let transfer): return "transfer \(transfer) is not signed by its sender"
+        case let .senderNotConfirmed(user, transfer):
+            return "transfer \(transfer) is from \(DisplayText.printable(user)), whose safety code you have not confirmed: nothing was unpacked"
         case .unverifiedSender(let reason): return "\(reason): nothing was unpacked"
         case .kept(let error): return "\(error)"
         case .unresumable(let count):
