@@ -62,3 +62,35 @@ struct PeopleConfirmationTests {
         #expect(!confirmed.stderr.contains("warning"))
     }
 }
+
+/// Issue 43, item 9: one colleague's device with a recipient this vfs can't encrypt to
+/// does not stop a send to them or to anyone else.
+@Suite("people: a device whose recipient can't be encrypted to is left out, named", .serialized)
+struct PeopleRecipientTests {
+    static let bob = "bob@acme.example"
+
+    @Test("bob's chain holds a device with a recipient that is no age recipient: alice's send leaves it out, names it and bob, and bob's desktop opens it")
+    func unparsableRecipient() throws {
+        let fleet = try Fleet()
+        let relay = RelayClient(port: fleet.relay.port)
+        // Enrolled through the API with the recipient "age1bobodd" (no age recipient), then approved by bob's desktop.
+        let odd = try relay.enroll(code: try fleet.admin.invite(Self.bob), name: "bobodd")
+        let key = try Ed25519.SigningKey()
+        let published = try relay.request("PUT", "/v1/devices/\(odd.id)/signing-key", token: odd.token,
+                                          json: #"{"signingKey":"\#(Data(key.publicKey).base64EncodedString())"}"#)
+        #expect(published.status == 200, "\(published.text)")
+        let approve = try fleet.desktop.run("vfs-device", ["approve", "bobodd", "--fingerprint",
+                                                           Fingerprint.device(signingKey: key.publicKey, recipient: "age1bobodd")])
+        #expect(approve.status == 0, "\(approve.stderr)")
+
+        let file = try fleet.scratch.write("for-bob.txt", Data("for bob\n".utf8))
+        let push = try fleet.laptop.run("vfs-push", ["--to", Self.bob, file])
+        #expect(push.status == 0, "\(push.stderr)")
+        #expect(push.stderr.contains("leaving out \"bobodd\" of bob@acme.example: its recipient is not one this vfs can encrypt to"), "\(push.stderr)")
+        let out = fleet.scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let fetched = try fleet.desktop.run("vfs-fetch", ["--all", "-C", out])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(FileManager.default.contents(atPath: out + "/for-bob.txt") == Data("for bob\n".utf8))
+    }
+}
