@@ -140,6 +140,16 @@ struct AgePluginTests {
         #expect(!f.scratch.exists("n.out"))
     }
 
+    @Test("a plugin that gives an scrypt stanza beside its own: vfs-encrypt refuses (65) and writes nothing, as vfs-decrypt would refuse the header (issue 43, item 13)")
+    func scryptBeside() throws {
+        let f = try Fixture()
+        let env = Self.environment(["VFSTEST_NO_PIN": "1", "VFSTEST_MISBEHAVE": "scrypt-beside"])
+        let enc = try Tools.run("vfs-encrypt", ["-r", f.recipient, "-o", f.scratch.path("bad.age"), f.input], environment: env)
+        #expect(enc.status == 65, "\(enc.stderr)")
+        #expect(enc.stderr.contains("an scrypt stanza must be the only stanza in the header"), "\(enc.stderr)")
+        #expect(!f.scratch.exists("bad.age"))
+    }
+
     @Test("each misbehaviour fails cleanly: 65 or 77, a clear error, no output, no plugin left running", arguments: [
         ("wrong-stanza", "sent a recipient-stanza for file key \"1\", not 0", "sent a file key of 5 bytes, not 16", Int32(65)),
         ("early-exit", "exited before it finished", "exited before it finished", 65),
