@@ -207,6 +207,40 @@ struct ChainRouteTests {
         }
     }
 
+    @Test("the relay stores no more statements than clients accept: the 1025th is refused (403), the bound is the clients' DeviceChain.maxStatements")
+    func statementBound() async throws {
+        let laptopKey = Curve25519.Signing.PrivateKey(), phoneKey = Curve25519.Signing.PrivateKey()
+        try await RelayFixture().test { client in
+            let alice = "alice@acme.example"
+            let laptop = try await client.user(alice, org: "acme")
+            let phone = try await client.device(of: alice, name: "phone")
+            let store = client.fixture.store
+            let user = try #require(try await store.users().first { $0.email == alice }).id
+            // A chain of 1024 valid statements (the root, then the phone added and removed in
+            // turn, all by the laptop), stored as the relay keeps it.
+            var previous = [UInt8](repeating: 0, count: 32)
+            func statement(_ n: Int) -> LaidOutStatement {
+                n == 0 ? LaidOutStatement(user: alice, sequence: 0, signer: laptop.id, device: laptop.id, added: laptopKey, key: laptopKey)
+                    : LaidOutStatement(kind: n % 2 == 1 ? 1 : 2, user: alice, sequence: UInt64(n), previous: previous, signer: laptop.id,
+                                       device: phone.id, name: "phone", added: n % 2 == 1 ? phoneKey : nil, key: laptopKey)
+            }
+            for n in 0..<DeviceChain.maxStatements {
+                let bytes = statement(n).bytes
+                _ = try await store.appendChainStatement(user: user, sequence: Int64(n), previous: Secrets.hex(previous),
+                                                         statement: Data(bytes).base64EncodedString(), hash: Secrets.hex(SHA256Digest.of(bytes)),
+                                                         device: laptop.id, now: Date())
+                previous = SHA256Digest.of(bytes)
+            }
+            #expect(DeviceChain.maxStatements == 1024)
+            #expect(RelayChain.verifiedPrefix(try await store.chain(user: user), user: alice).statements.count == 1024)
+            let next = statement(DeviceChain.maxStatements)
+            let refused = try await client.request(.post, RelayPaths.chain, token: laptop.token, json: next.json)
+            #expect(refused.status == .forbidden)
+            #expect(String(decoding: refused.body.readableBytesView, as: UTF8.self).contains("the limit is 1024"))
+            #expect(try await store.chain(user: user).count == 1024)
+        }
+    }
+
     @Test("signing key: a device publishes its own, once; listed with it")
     func signingKey() async throws {
         try await RelayFixture().test { client in
