@@ -176,6 +176,30 @@ struct AgePluginTests {
         for pid in pids { #expect(kill(pid, 0) == -1 && errno == ESRCH, "plugin \(pid) still runs") }
     }
 
+    @Test("a plugin that leaves a child running: the run ends the plugin's process group, so nothing it started outlives vfs-encrypt or vfs-decrypt (issue 43, item 13)")
+    func childrenEnded() throws {
+        let f = try Fixture()
+        let log = f.scratch.path("log")
+        let env = Self.environment(["VFSTEST_NO_PIN": "1", "VFSTEST_MISBEHAVE": "child", "VFSTEST_LOG": log])
+        let enc = try Tools.run("vfs-encrypt", ["-r", f.recipient, "-o", f.scratch.path("c.age"), f.input], environment: env)
+        #expect(enc.status == 0, "\(enc.stderr)")
+        let dec = try Tools.run("vfs-decrypt", ["-i", f.stub, "-o", f.scratch.path("c.out"), f.scratch.path("c.age")], environment: env)
+        #expect(dec.status == 0, "\(dec.stderr)")
+        #expect(FileManager.default.contents(atPath: f.scratch.path("c.out")) == f.plain)
+        let children = try f.scratch.text("log").split(separator: "\n").filter { $0.hasPrefix("child ") }.compactMap { Int32($0.dropFirst(6)) }
+        #expect(children.count == 2)
+        // Killed with the group: gone, or a zombie waiting to be reaped (by whoever inherited it).
+        func ended(_ pid: Int32) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return true }
+            return stat[stat.index(after: close)...].drop(while: { $0 == " " }).first == "Z"
+        }
+        for child in children {
+            #expect(eventually(10) { ended(child) }, "child \(child) still runs")
+            if !ended(child) { kill(child, SIGKILL) }
+        }
+    }
+
     @Test("hostile plugin names (../x, /bin/sh) are refused before anything runs")
     func hostileNames() throws {
         let f = try Fixture()

@@ -2,7 +2,8 @@
 // It wraps file keys with one fixed X25519 key under a stanza type of its own
 // ("vfstest"), asks one request-secret (the PIN "1234") before unwrapping, and
 // misbehaves when VFSTEST_MISBEHAVE says how: wrong-stanza, early-exit,
-// unknown-command, huge, hang, scrypt-beside (an scrypt stanza beside its own). Never installed: a test-only executable target.
+// unknown-command, huge, hang, scrypt-beside (an scrypt stanza beside its own),
+// child (leaves a `sleep 300` of its own running, logged as "child PID"). Never installed: a test-only executable target.
 //
 //   age-plugin-vfstest --recipient      prints its recipient (age1vfstest1…)
 //   age-plugin-vfstest --identity       prints an identity file with its stub
@@ -152,6 +153,11 @@ func identityV1() {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 log("pid \(getpid())")
+if misbehaviour == "child", arguments.first?.hasPrefix("--age-plugin=") == true {
+    var child: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup("sleep"), strdup("300"), nil]
+    if posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0 { log("child \(child)") }
+}
 switch arguments.first {
 case "--age-plugin=recipient-v1": recipientV1()
 case "--age-plugin=identity-v1": identityV1()
