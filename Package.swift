@@ -50,10 +50,13 @@ let package = Package(
         .target(name: "CLinux"),
         // The policy item types, shared by VFSCore and the relay (Foundation only).
         .target(name: "VFSPolicyModel"),
+        // The device chain's statements, bounds and verifier, shared by VFSCore (the
+        // clients) and the relay (Foundation only; each passes its SHA-256 and Ed25519).
+        .target(name: "VFSDeviceChain"),
         // Crypto: X-Wing (ML-KEM-768 + X25519) and HPKE for age's post-quantum recipients;
         // OpenSSL 3.0 has no ML-KEM.
         .target(name: "VFSCore", dependencies: [
-            "VFSPolicyModel", "COpenSSL", "CLinux",
+            "VFSPolicyModel", "VFSDeviceChain", "COpenSSL", "CLinux",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Bundles written and opened: pax archives through libarchive, staging,
@@ -65,7 +68,7 @@ let package = Package(
         .target(name: "VFSRelayProtocol", dependencies: ["VFSPolicyModel"]),
         // The relay server: stores ciphertext it cannot read, so it never links VFSCore.
         .target(name: "VFSRelayServer", dependencies: [
-            "VFSRelayProtocol", "VFSObjectStore",
+            "VFSRelayProtocol", "VFSObjectStore", "VFSDeviceChain",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -133,7 +136,7 @@ let package = Package(
         ]),
         .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport"]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
-            "VFSRelayServer", "VFSRelayProtocol", "VFSTestSupport", "VFSObjectStore",
+            "VFSRelayServer", "VFSRelayProtocol", "VFSDeviceChain", "VFSTestSupport", "VFSObjectStore",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

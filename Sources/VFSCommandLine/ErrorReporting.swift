@@ -360,7 +360,9 @@ extension RelayClientError: ReportableError {
             return ["it comes from --cacert, else VFS_RELAY_CACERT, else the copy enroll --cacert kept in VFS_HOME (relay-ca.pem)"]
         case .notEnrolled: return ["enrol this machine first: vfs-device enroll URL CODE --name NAME"]
         case .keyChanged(let device, _, _):
-            return ["if \"\(device)\" really has a new key (it enrolled again), accept it with: vfs-device trust \(DisplayText.shellQuoted(device))"]
+            // A relay that swapped the key would be pinned by `trust` alone: compare first.
+            return ["the relay may have swapped it: compare \"\(device)\"'s fingerprint (vfs-device fingerprint, run there) with vfs-device list here",
+                    "only if they match (it enrolled again), accept the new key: vfs-device trust \(DisplayText.shellQuoted(device))"]
         case .noSuchDevice: return ["vfs-device list shows the devices"]
         case .noSuchGroup: return ["vfs-device group list shows the groups"]
         case .noSuchTransfer: return ["vfs-fetch lists the inbox, vfs-push outbox what was sent"]

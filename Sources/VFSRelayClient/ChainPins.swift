@@ -40,11 +40,19 @@ package struct ChainPins: Sendable {
 
     /// Verifies `statements` as `user`'s chain against the pin, and pins its root (on
     /// first sight) and its head. Nothing is pinned when it throws. Call `save` after.
-    public mutating func accept(_ statements: [DeviceChain.Statement], user: String) throws -> DeviceChain.Verified {
-        let verified = try DeviceChain.verify(statements, user: user)
+    ///
+    /// A tail that does not verify (a statement no live device could have signed) is
+    /// the relay's doing, never the user's: the longest verified prefix is kept and
+    /// pinned, and `refusedTail` says why the rest was left out. `refused` is why the
+    /// statements after `statements` were not even decoded (`decodeWirePrefix`).
+    public mutating func accept(_ statements: [DeviceChain.Statement], user: String,
+                                refused: DeviceChainError? = nil) throws -> DeviceChain.Verified {
+        var verified = try DeviceChain.verifyPrefix(statements, user: user)
+        if verified.refusedTail == nil { verified.refusedTail = refused }
+        let kept = Array(statements.prefix(verified.count))
         if let pin = pins[user] {
             guard Array(pin.rootKey) == verified.rootKey else { throw DeviceChainError.rootChanged(user: user) }
-            try DeviceChain.check(statements, extend: DeviceChain.Head(sequence: pin.sequence, hash: Array(pin.hash)))
+            try DeviceChain.check(kept, extend: DeviceChain.Head(sequence: pin.sequence, hash: Array(pin.hash)))
         }
         pins[user] = Pin(rootKey: Data(verified.rootKey), sequence: verified.head.sequence, hash: Data(verified.head.hash),
                          verified: pins[user]?.verified)

@@ -13,20 +13,30 @@ extension RelaySession {
     /// `user`'s device chain from the relay (`GET /v1/users/USER/chain`), verified; its
     /// root is pinned on first sight, and a root other than the pinned one, or a chain
     /// that does not extend the pinned head, is refused (77). A user the relay does not
-    /// know in this organisation is `.noSuchUser` (66).
-    package func colleagueChain(_ user: String, client: RelayClient) async throws -> DeviceChain.Verified {
-        let statements = try await colleagueStatements(user, client: client)
+    /// know in this organisation is `.noSuchUser` (66). `pin` false: checked against a
+    /// pin there is, but nothing is pinned or moved (a listing pins nothing).
+    package func colleagueChain(_ user: String, client: RelayClient, pin: Bool = true) async throws -> DeviceChain.Verified {
+        let (statements, refused) = try await colleagueStatementPrefix(user, client: client)
+        if statements.isEmpty, let refused { throw refused }
         var pins = try ChainPins(home: home)
-        let verified = try pins.accept(statements, user: user)
-        try pins.save()
+        let verified = try pins.accept(statements, user: user, refused: refused)
+        if pin { try pins.save() }
+        warnAboutTail(of: verified)
         return verified
     }
 
     /// The chain's statements as the relay serves them, unverified.
     package func colleagueStatements(_ user: String, client: RelayClient) async throws -> [DeviceChain.Statement] {
+        let (statements, refused) = try await colleagueStatementPrefix(user, client: client)
+        if let refused { throw refused }
+        return statements
+    }
+
+    /// The chain's statements up to the first that does not decode, and why it stopped.
+    func colleagueStatementPrefix(_ user: String, client: RelayClient) async throws -> (statements: [DeviceChain.Statement], refused: DeviceChainError?) {
         guard !user.isEmpty, user.utf8.count <= 254, !user.contains("/") else { throw RelayClientError.noSuchUser(user) }
         do {
-            return try DeviceChain.decodeWire(try await client.send(.GET, RelayPaths.userChain(user)))
+            return try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.userChain(user)))
         } catch RelayClientError.rejected(404, _, _) {
             throw RelayClientError.noSuchUser(user)
         }

@@ -13,6 +13,9 @@ package struct DeviceTrust: Sendable {
     public var user: String
     /// The verified chain; nil while the user has none (before the first device's root).
     public var verified: DeviceChain.Verified?
+    /// The statements that verified: the chain the relay served, without a tail that
+    /// does not verify (`verified?.refusedTail` says why it was left out). What this
+    /// device appends to.
     public var statements: [DeviceChain.Statement]
     /// The live devices the relay lists.
     public var devices: [Device]
@@ -60,7 +63,7 @@ extension RelaySession {
     /// devices. The pin moves forward on success.
     package func deviceTrust(_ client: RelayClient) async throws -> DeviceTrust {
         let bytes = try await client.send(.GET, RelayPaths.chain)
-        let statements = try DeviceChain.decodeWire(bytes)
+        var (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
         guard let owner = try? JSONDecoder().decode(ChainOwner.self, from: Data(bytes)) else {
             throw RelayClientError.badAnswer(url: config.relay + RelayPaths.chain, reason: "a chain without its user")
         }
@@ -76,9 +79,14 @@ extension RelaySession {
         var verified: DeviceChain.Verified?
         if statements.isEmpty {
             if let pinned = pins.head(of: user) { throw DeviceChainError.rolledBack(pinned: pinned.sequence, served: 0) }
+            // Not even a root that decodes: refused as before (there is no prefix to keep).
+            if let refused { throw refused }
         } else {
-            verified = try pins.accept(statements, user: user)
+            let accepted = try pins.accept(statements, user: user, refused: refused)
             try pins.save()
+            statements = Array(statements.prefix(accepted.count))
+            warnAboutTail(of: accepted)
+            verified = accepted
         }
         let devices = try await client.devices().filter { $0.invalidated == nil }
         return DeviceTrust(user: user, verified: verified, statements: statements, devices: devices)
@@ -94,11 +102,12 @@ extension RelaySession {
             timestamp: Int64(Date().timeIntervalSince1970), signer: config.device, action: action, key: key)
         let body = try JSONEncoder().encode(ChainAppend(statement: Data(statement.encoded).base64EncodedString()))
         let bytes = try await client.send(.POST, RelayPaths.chain, json: body)
-        let statements = try DeviceChain.decodeWire(bytes)
+        let (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
         var pins = try ChainPins(home: home)
-        let verified = try pins.accept(statements, user: trust.user)
+        let verified = try pins.accept(statements, user: trust.user, refused: refused)
         try pins.save()
-        return DeviceTrust(user: trust.user, verified: verified, statements: statements, devices: trust.devices)
+        warnAboutTail(of: verified)
+        return DeviceTrust(user: trust.user, verified: verified, statements: Array(statements.prefix(verified.count)), devices: trust.devices)
     }
 
     /// What `vfs-device` does first: publishes this device's signing key if the relay
@@ -122,6 +131,13 @@ extension RelaySession {
             // Another device of the user became the root first: this one is pending.
             return (try await deviceTrust(client), false)
         }
+    }
+
+    /// Says on stderr that the relay served statements that do not verify, which were
+    /// left out (the relay's fault: no device of the user could have signed them).
+    package func warnAboutTail(of verified: DeviceChain.Verified) {
+        guard let refused = verified.refusedTail else { return }
+        warn("the relay serves \(verified.user)'s device chain with statements after number \(verified.head.sequence) that do not verify (\(refused)); using the \(verified.count) that do")
     }
 
     /// A device name as the chain holds it: at most 64 bytes, no control or format characters.

@@ -112,6 +112,11 @@ public final class RelayClient: Sendable {
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
             return .untrustedCertificate(url: baseURL, reason: "its chain does not lead to a trusted CA, or it does not name the host")
         }
+        // NIOSSL checks the name after the chain: a certificate a trusted CA signed for
+        // another name is as untrusted (77), not a relay that is down.
+        if text.contains("failedToValidateHostname") {
+            return .untrustedCertificate(url: baseURL, reason: "it is for another name than the relay's host")
+        }
         return .unreachable(url: baseURL, reason: reason(error))
     }
 

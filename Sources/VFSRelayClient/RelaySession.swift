@@ -13,6 +13,8 @@ public struct RelaySession: Sendable {
     public let credentials: DeviceCredentials
     /// `--timeout`: seconds to wait for the relay to connect and answer each request.
     public var timeout: Int?
+    /// Where the session's warnings go: stderr as `TOOL: warning: …` unless a tool says otherwise.
+    public var warn: @Sendable (String) -> Void = RelaySession.standardErrorWarning
 
     public init(home: String, config: DeviceConfig, credentials: DeviceCredentials) {
         self.home = home
@@ -28,6 +30,12 @@ public struct RelaySession: Sendable {
                                    credentials: try DeviceCredentials.load(place, identity: identity, signingKey: signingKey))
         session.timeout = timeout
         return session
+    }
+
+    /// `TOOL: warning: MESSAGE` on stderr, TOOL being this program's name.
+    public static let standardErrorWarning: @Sendable (String) -> Void = { message in
+        let tool = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "vfs"
+        try? writeAll(fd: 2, Array("\(tool): warning: \(DisplayText.printable(message))\n".utf8))
     }
 
     /// Runs `body` with a client of the configured relay, token included.

@@ -10,7 +10,7 @@ extension TransferError: ReportableError {
         switch self {
         case .noLiveDevice, .noPeopleGroup, .noPendingPush: return .noInput
         case .cloudFileExists: return .cannotCreate
-        case .notVerified, .notSigned, .loggedOutReenrolled: return .permissionDenied
+        case .notVerified, .notSigned, .loggedOutReenrolled, .loggedOutByRelay, .senderNotConfirmed: return .permissionDenied
         case .unverifiedSender(let reason): return (reason as? ReportableError)?.exitStatus ?? .permissionDenied
         case .kept(let error): return (error as? ReportableError)?.exitStatus ?? .no
         case .withdrawn: return .no
@@ -28,6 +28,7 @@ extension TransferError: ReportableError {
         case .cloudFileExists: return ["choose another path, or remove it first with vfs-cloud rm"]
         case .noPeopleGroup: return ["a group of people is visible to its members and the organisation's administrators"]
         case .notVerified(let names): return [TransferError.verifyHint(names[0])]
+        case .senderNotConfirmed(let user, _): return [TransferError.verifyHint(user)]
         case .unverifiedSender: return ["fetch it anyway, marked unverified, with --allow-unverified, only if you know who sent it"]
         case .kept(let error):
             return ((error as? ReportableError)?.hints ?? []) + ["the sealed push was kept: \"vfs-push resume\" sends it once the relay takes it"]
@@ -40,6 +41,9 @@ extension TransferError: ReportableError {
         case .notSigned, .noPendingPush, .withdrawn: return []
         case .refused:
             return ["the relay will never take it for these targets (a person disabled or removed, a device revoked): vfs-device users and vfs-device list show who and what can receive; an operator lets a disabled person back in with vfs-relay user enable"]
+        case .loggedOutByRelay:
+            return ["its token no longer works: the relay's operator can say why (a disabled user, a revoked token)",
+                    "to erase a lost device, run \"vfs-device revoke NAME\" on one of your approved devices"]
         }
     }
 }

@@ -88,9 +88,12 @@ extension DeviceTool {
         static let configuration = CommandConfiguration(
             abstract: "Log a device out (a lost or retired machine).",
             discussion: """
-            Its token stops working at once, its open event stream gets a logout event (a \
-            vfs-fetch --watch there erases its credentials and exits), and transfers waiting \
-            for it expire. On a terminal it asks first (-y does not); it names the device \
+            On an approved device it first appends a signed removal to your device chain; \
+            then the device's token stops working at once, its open event stream gets a \
+            logout event (a vfs-fetch --watch there finds the removal in the chain, erases \
+            its credentials, shreds its folder with --wipe-on-logout, and exits), and \
+            transfers waiting for it expire. Without that removal (from a pending device, \
+            or of your last device) the device is only logged out and erases nothing. On a terminal it asks first (-y does not); it names the device \
             revoked, with its id. Then run "vfs-cloud rekey" so its key is dropped from your \
             cloud files.
 

@@ -26,7 +26,11 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         every file type before a byte is released (exit 77 otherwise), every digest is \
         verified, extraction never leaves DIR; the sender's signature must be by a \
         device of your verified device chain (exit 77 otherwise, unless \
-        --allow-unverified, which unpacks it and says so; -v names the sender). Only \
+        --allow-unverified, which unpacks it and says so; -v names the sender). A \
+        sender of another user is checked against that user's chain as pinned at first \
+        contact: until you compared the safety code (vfs-device verify USER) -v calls \
+        it "pinned, not confirmed", a warning says so, and --verified-only refuses the \
+        transfer (77); the listing marks such senders and pins nobody. Only \
         then is the transfer acknowledged \
         (delivered). A transfer still uploading (status uploading: its sender is pushing \
         it) is read as its bytes reach the relay, decrypted and staged as they come, and \
@@ -60,9 +64,13 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         jitter and Last-Event-ID, so a relay restart loses nothing. --exec CMD runs \
         after each transfer with every top-level path it unpacked as its arguments ("$@"), \
         and VFS_FILE (the first of them), VFS_DIR and VFS_TRANSFER in its environment. -v \
-        lists each file and folder unpacked on stderr, as vfs-unwrap -v does. When the relay logs the device out (vfs-device \
-        revoke), the watcher erases the device's token and identity and exits 77; with \
-        --wipe-on-logout it first shreds DIR with the vfs-shred engine.
+        lists each file and folder unpacked on stderr, as vfs-unwrap -v does. When the relay logs the device out, the watcher \
+        exits 77; it erases the device's token, identity and signing key (and with \
+        --wipe-on-logout first shreds DIR with the vfs-shred engine) only when your \
+        verified device chain removes it by a statement of another of your devices, as \
+        vfs-device revoke on an approved device appends. A logout by the relay alone (a \
+        disabled user, an operator's or a pending device's revoke) stops the token and \
+        erases nothing.
 
         --no-backup marks what is unpacked as vfs-unwrap --no-backup does: nodump on \
         every file and folder (where the file system keeps it) and a CACHEDIR.TAG in \
@@ -98,7 +106,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @Option(help: ArgumentHelp("Decline the transfer ID (its sender sees \"declined\").", valueName: "id")) var decline: String?
     @Flag(help: "Stay connected and fetch each transfer as it arrives.") var watch = false
     @Option(help: ArgumentHelp("With --watch, run CMD (sh -c) after each transfer.", valueName: "cmd")) var exec: String?
-    @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when the relay logs this device out.") var wipeOnLogout = false
+    @Flag(name: .customLong("wipe-on-logout"), help: "With --watch, shred DIR when another of your devices removes this one from your device chain (vfs-device revoke).") var wipeOnLogout = false
+    @Flag(name: .customLong("verified-only"), help: "Refuse a transfer from another user whose safety code you have not confirmed (vfs-device verify).")
+    var verifiedOnly = false
     @Flag(name: .customLong("allow-unverified"), help: "Unpack a transfer whose sender's signature is missing, bad or unknown (said on stderr).")
     var allowUnverified = false
     @Option(name: .customLong("max-size"), help: ArgumentHelp("With --raw or --allow-unverified, take at most SIZE bytes of a transfer still uploading (default 8G).", valueName: "size"))
@@ -128,6 +138,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         if backupOption.noBackup && (toStandardOutput || raw || !(all || !ids.isEmpty || watch)) {
             throw ToolError.usage("--no-backup goes with what is unpacked into DIR (--all, IDs or --watch)")
         }
+        if verifiedOnly && (raw || !(all || !ids.isEmpty || watch)) {
+            throw ToolError.usage("--verified-only goes with what is fetched and checked (--all, IDs or --watch), not --raw")
+        }
         if verbose && (toStandardOutput || raw || !(all || !ids.isEmpty || watch)) {
             throw ToolError.usage("-v lists what is unpacked into DIR (--all, IDs or --watch)")
         }
@@ -144,7 +157,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     var receiveOptions: ReceiveOptions {
         var options = ReceiveOptions.terminal(quiet: quiet, backupOption: backupOption)
         (options.directory, options.app, options.toStandardOutput, options.raw) = (directory, app, toStandardOutput, raw)
-        (options.verbose, options.allowUnverified) = (verbose, allowUnverified)
+        (options.verbose, options.allowUnverified, options.verifiedOnly) = (verbose, allowUnverified, verifiedOnly)
         // --all is what a crontab runs: a sender that stopped must not hold up the rest.
         if all { options.followIdle = .seconds(idleWait) }
         if raw || allowUnverified {
@@ -191,7 +204,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         if json { return try JSONOutput.print(rows) }
         Listing.print(["ID", "FROM", "SIZE", "SENT", "EXPIRES"], rows.map { row in
             let from = row.user == user ? row.from : "\(row.from) of \(row.user ?? "?")"
-            return [row.id, DisplayText.printable(from + (row.verified ? "" : " (unverified)")), Listing.size(row.size, human: sizes.human),
+            let mark = !row.verified ? " (unverified)" : row.confirmed ? "" : row.pinned ? " (pinned, not confirmed)" : " (not pinned, not confirmed)"
+            return [row.id, DisplayText.printable(from + mark), Listing.size(row.size, human: sizes.human),
                     DateText.iso8601(row.created), DateText.iso8601(row.expires)]
         })
     }

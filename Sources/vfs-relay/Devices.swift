@@ -54,7 +54,7 @@ struct Devices: AsyncParsableCommand {
 extension Devices {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Log a device out (the operator's revoke): its token is refused at once, it gets the logout event, and what waited for it expires.")
+            abstract: "Log a device out (the operator's revoke): its token is refused at once, it gets the logout event, and what waited for it expires; it erases nothing (only its user's device chain removes a device).")
 
         @OptionGroup var data: DataOptions
         @Argument(help: ArgumentHelp("The device's id, or a unique start of it.", valueName: "id")) var id: String

@@ -6,7 +6,7 @@ import VFSRelayServer
 
 struct User: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage users.", subcommands: [Add.self, Remove.self, Disable.self, Enable.self, Set.self])
+        abstract: "Manage users.", subcommands: [Add.self, Remove.self, Disable.self, Enable.self, Set.self, CutChain.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -31,7 +31,7 @@ struct User: AsyncParsableCommand {
 extension User {
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Disable a user: every device is logged out at once (its token is refused, it gets the logout event), and no new device, code or sign-in is accepted until enable.")
+            abstract: "Disable a user: every device is logged out at once (its token is refused, it gets the logout event; it erases nothing), and no new device, code or sign-in is accepted until enable.")
 
         @OptionGroup var data: DataOptions
         @Argument(help: "The user's email address.") var email: String
@@ -115,6 +115,41 @@ extension User {
             _ = try await findUser(email, in: store)
             try await store.setUser(email: email, admin: admin, disabled: nil, now: Date())
             data.report("\(email) is \(admin ? "an administrator" : "a member")")
+        }
+    }
+}
+
+extension User {
+    struct CutChain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "cut-chain",
+            abstract: "Cut a user's stored device chain back to the statements that verify.",
+            discussion: """
+            The relay verifies every statement a device appends, as the user's devices do. \
+            A chain stored before it did may end in statements that do not verify (a bad \
+            signature, a signer not in the chain): the user's devices leave them out and \
+            warn. This deletes them, and keeps every statement before the first bad one. \
+            Nothing that verifies is ever cut; a chain that verifies whole is left as it is.
+
+            Example:
+              vfs-relay user cut-chain alice@example.org
+            """)
+
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The user's email address.") var email: String
+
+        func run() async throws {
+            let (store, _) = try await data.open()
+            let user = try await findUser(email, in: store)
+            let prefix = RelayChain.verifiedPrefix(try await store.chain(user: user.id), user: email)
+            guard prefix.dropped > 0 else {
+                data.report("\(email)'s device chain verifies: \(prefix.statements.count) statement(s), nothing cut")
+                return
+            }
+            let dropped = try await store.cutChain(user: user.id, keeping: Int64(prefix.statements.count), head: prefix.headHex,
+                                                   actor: "operator", now: Date())
+            let reason = prefix.refused.map { " (\($0))" } ?? ""
+            data.report("cut \(dropped) statement(s) of \(email)'s device chain that do not verify\(reason); \(prefix.statements.count) kept")
         }
     }
 }

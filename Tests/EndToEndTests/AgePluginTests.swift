@@ -140,6 +140,16 @@ struct AgePluginTests {
         #expect(!f.scratch.exists("n.out"))
     }
 
+    @Test("a plugin that gives an scrypt stanza beside its own: vfs-encrypt refuses (65) and writes nothing, as vfs-decrypt would refuse the header (issue 43, item 13)")
+    func scryptBeside() throws {
+        let f = try Fixture()
+        let env = Self.environment(["VFSTEST_NO_PIN": "1", "VFSTEST_MISBEHAVE": "scrypt-beside"])
+        let enc = try Tools.run("vfs-encrypt", ["-r", f.recipient, "-o", f.scratch.path("bad.age"), f.input], environment: env)
+        #expect(enc.status == 65, "\(enc.stderr)")
+        #expect(enc.stderr.contains("an scrypt stanza must be the only stanza in the header"), "\(enc.stderr)")
+        #expect(!f.scratch.exists("bad.age"))
+    }
+
     @Test("each misbehaviour fails cleanly: 65 or 77, a clear error, no output, no plugin left running", arguments: [
         ("wrong-stanza", "sent a recipient-stanza for file key \"1\", not 0", "sent a file key of 5 bytes, not 16", Int32(65)),
         ("early-exit", "exited before it finished", "exited before it finished", 65),
@@ -164,6 +174,30 @@ struct AgePluginTests {
         let pids = try f.scratch.text("log").split(separator: "\n").filter { $0.hasPrefix("pid ") }.compactMap { Int32($0.dropFirst(4)) }
         #expect(pids.count == 2)
         for pid in pids { #expect(kill(pid, 0) == -1 && errno == ESRCH, "plugin \(pid) still runs") }
+    }
+
+    @Test("a plugin that leaves a child running: the run ends the plugin's process group, so nothing it started outlives vfs-encrypt or vfs-decrypt (issue 43, item 13)")
+    func childrenEnded() throws {
+        let f = try Fixture()
+        let log = f.scratch.path("log")
+        let env = Self.environment(["VFSTEST_NO_PIN": "1", "VFSTEST_MISBEHAVE": "child", "VFSTEST_LOG": log])
+        let enc = try Tools.run("vfs-encrypt", ["-r", f.recipient, "-o", f.scratch.path("c.age"), f.input], environment: env)
+        #expect(enc.status == 0, "\(enc.stderr)")
+        let dec = try Tools.run("vfs-decrypt", ["-i", f.stub, "-o", f.scratch.path("c.out"), f.scratch.path("c.age")], environment: env)
+        #expect(dec.status == 0, "\(dec.stderr)")
+        #expect(FileManager.default.contents(atPath: f.scratch.path("c.out")) == f.plain)
+        let children = try f.scratch.text("log").split(separator: "\n").filter { $0.hasPrefix("child ") }.compactMap { Int32($0.dropFirst(6)) }
+        #expect(children.count == 2)
+        // Killed with the group: gone, or a zombie waiting to be reaped (by whoever inherited it).
+        func ended(_ pid: Int32) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return true }
+            return stat[stat.index(after: close)...].drop(while: { $0 == " " }).first == "Z"
+        }
+        for child in children {
+            #expect(eventually(10) { ended(child) }, "child \(child) still runs")
+            if !ended(child) { kill(child, SIGKILL) }
+        }
     }
 
     @Test("hostile plugin names (../x, /bin/sh) are refused before anything runs")

@@ -106,7 +106,7 @@ struct DeviceChainTests {
         #expect(try laptop.run("vfs-cloud", ["ls", "/"]).out.contains("x.txt") == false)
     }
 
-    @Test("a forged statement or a reordered chain is refused (77), and nothing is sent")
+    @Test("a forged statement or a reordered chain: a device that verified past it refuses (77); one that did not keeps the statements before it, warns, and encrypts to no one else")
     func forgedAndReordered() throws {
         let fleet = try Fleet()
         let file = try fleet.scratch.write("note.txt", Data("secret\n".utf8))
@@ -115,9 +115,16 @@ struct DeviceChainTests {
         try fleet.sql("UPDATE device_chains SET sequence = 100 WHERE sequence = 1 AND user_id = \(alice)")
         try fleet.sql("UPDATE device_chains SET sequence = 1 WHERE sequence = 2 AND user_id = \(alice)")
         try fleet.sql("UPDATE device_chains SET sequence = 2 WHERE sequence = 100 AND user_id = \(alice)")
+        // The laptop verified both approvals: the chain is rolled back for it.
+        let rolledBack = try fleet.laptop.run("vfs-push", ["-d", "phone", file])
+        #expect(rolledBack.status == 77)
+        #expect(rolledBack.stderr.contains("device chain"))
+        // The phone verified only the root (at its enrolment): it keeps the root, says why
+        // the rest was left out, and the tablet is not one of its devices (77, pending).
         let reordered = try fleet.phone.run("vfs-push", ["-d", "laptop", file])
-        #expect(reordered.status == 77)
-        #expect(reordered.stderr.contains("device chain"))
+        #expect(reordered.status == 0, "\(reordered.stderr)")
+        #expect(reordered.stderr.contains("statement 1: has sequence number 2"))
+        #expect(try fleet.phone.run("vfs-push", ["-d", "tablet", file]).status == 77)
         // Back in order, then a forged signature in the last statement.
         try fleet.sql("UPDATE device_chains SET sequence = 100 WHERE sequence = 1 AND user_id = \(alice)")
         try fleet.sql("UPDATE device_chains SET sequence = 1 WHERE sequence = 2 AND user_id = \(alice)")
@@ -128,10 +135,17 @@ struct DeviceChainTests {
               CASE WHEN substr(statement, length(statement) - 7, 4) = 'AAAA' THEN 'BBBB' ELSE 'AAAA' END || substr(statement, length(statement) - 3)
             WHERE sequence = 2 AND user_id = \(alice)
             """)
-        let forged = try fleet.tablet.run("vfs-cloud", ["put", file, "/z.txt"])
+        // The phone has verified the tablet's approval now: refused.
+        let forged = try fleet.phone.run("vfs-cloud", ["put", file, "/z.txt"])
         #expect(forged.status == 77)
         #expect(forged.stderr.contains("device chain"))
         #expect(try fleet.laptop.run("vfs-push", ["-d", "phone", file]).status == 77)
+        // The tablet never verified its own approval: to it the tablet is pending, and its
+        // cloud file is for the laptop and the phone only.
+        let tablet = try fleet.tablet.run("vfs-cloud", ["put", file, "/z.txt"])
+        #expect(tablet.status == 0, "\(tablet.stderr)")
+        #expect(tablet.stderr.contains("statement 2: bad signature"))
+        #expect(tablet.stderr.contains("leaving out \"tablet\""))
     }
 
     /// The relay token a machine keeps in its keychain.

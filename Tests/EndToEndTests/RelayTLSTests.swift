@@ -7,11 +7,11 @@ import VFSTestSupport
 /// http:// beyond loopback refused before anything is sent, unless `--insecure-http`.
 @Suite("relay clients over TLS and plain http")
 struct RelayTLSTests {
-    /// A CA, and a certificate for 127.0.0.1 it signed; returns (CA file, cert, key).
-    static func privateCA(in scratch: TestFolder) throws -> (ca: String, cert: String, key: String) {
+    /// A CA, and a certificate for 127.0.0.1 (or `subjectAltName`) it signed; returns (CA file, cert, key).
+    static func privateCA(in scratch: TestFolder, subjectAltName: String = "IP:127.0.0.1") throws -> (ca: String, cert: String, key: String) {
         let ca = scratch.path("ca.pem"), caKey = scratch.path("ca.key")
         let cert = scratch.path("cert.pem"), key = scratch.path("key.pem"), request = scratch.path("req.csr")
-        let extensions = try scratch.write("ext.cnf", "subjectAltName=IP:127.0.0.1\n")
+        let extensions = try scratch.write("ext.cnf", "subjectAltName=\(subjectAltName)\n")
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         for arguments in [
             ["req", "-x509"] + curve + ["-days", "1", "-subj", "/CN=vfs test CA", "-keyout", caKey, "-out", ca,
@@ -95,6 +95,22 @@ struct RelayTLSTests {
 
         let httpCA = try laptop.run("vfs-device", ["enroll", "--force", "--cacert", ca, "http://127.0.0.1:\(relay.port)", code, "--name", "x"])
         #expect(httpCA.status == 64 && httpCA.stderr.contains("--cacert is for an https:// relay"), "\(httpCA.stderr)")
+    }
+
+    @Test("a certificate the trusted CA signed for another name (relay.example, reached as 127.0.0.1) is refused as untrusted (77), not as a relay that is down (69)")
+    func anotherName() throws {
+        let scratch = try TestFolder("tls-name")
+        let (ca, cert, key) = try Self.privateCA(in: scratch, subjectAltName: "DNS:relay.example")
+        let data = scratch.url.appendingPathComponent("data")
+        let code = try RelayAdmin(data: data).addUser("alice@acme.example", org: "acme")
+        let relay = try RelayProcess(data: data, arguments: ["--tls-cert", cert, "--tls-key", key])
+        defer { relay.stop() }
+        let laptop = try Machine("laptop", in: scratch)
+        let url = "https://127.0.0.1:\(relay.port)"
+        let run = try laptop.run("vfs-device", ["enroll", "--cacert", ca, url, code, "--name", "laptop"])
+        #expect(run.status == 77, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("vfs-device: error: the relay at \(url) has a TLS certificate this machine does not trust"), "\(run.stderr)")
+        #expect(!run.stderr.contains("is the relay running"))
     }
 
     @Test("plain http:// beyond loopback is refused (64) before anything is sent, at enrolment and through VFS_RELAY; --insecure-http tries it")

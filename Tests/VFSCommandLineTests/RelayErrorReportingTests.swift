@@ -29,6 +29,16 @@ struct RelayErrorReportingTests {
             "vfs-test: error: transfer t1 was sent, but the cloud copy \"/c\" was not kept: "))
     }
 
+    @Test("a changed key points at comparing fingerprints before vfs-device trust, which would pin a key the relay swapped")
+    func keyChangedHint() {
+        let failure = report(RelayClientError.keyChanged(device: "phone", pinned: "age1old", reported: "age1new"))
+        #expect(failure.status == 77)
+        let hints = failure.standardError.split(separator: "\n").filter { $0.hasPrefix("vfs-test: hint: ") }
+        #expect(hints.count == 2)
+        #expect(hints.first?.contains("compare \"phone\"'s fingerprint (vfs-device fingerprint, run there) with vfs-device list here") == true)
+        #expect(hints.last?.hasPrefix("vfs-test: hint: only if they match") == true)
+    }
+
     @Test("a kept push keeps its error's message, status and hints, and adds how to finish it")
     func kept() {
         let inner = CloudError.notFound("no such folder")

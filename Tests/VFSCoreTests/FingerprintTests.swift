@@ -47,9 +47,22 @@ struct FingerprintTests {
         #expect(code == Fingerprint.safetyCode(bob, alice))
         #expect(code.split(separator: " ").map(\.count) == Array(repeating: 5, count: 12))
         #expect(code.allSatisfy { $0 == " " || $0.isNumber })
-        let halves = [Fingerprint.safetyHalf(user: alice.user, rootKey: alice.rootKey), Fingerprint.safetyHalf(user: bob.user, rootKey: bob.rootKey)]
-        #expect(halves.allSatisfy { $0.count == 30 })
-        #expect(code.replacingOccurrences(of: " ", with: "") == halves.sorted().joined())
+        #expect([Fingerprint.safetyShare(user: alice.user, rootKey: alice.rootKey), Fingerprint.safetyShare(user: bob.user, rootKey: bob.rootKey)]
+            .allSatisfy { $0.count == 32 })
+    }
+
+    @Test("a one-sided substitution changes every group: no half of the code is one user's alone (issue 43, item 7)")
+    func safetyCodeSubstitution() {
+        let alice = (user: "alice@example.com", rootKey: keyA), bob = (user: "bob@example.com", rootKey: keyB)
+        let real = Fingerprint.safetyCode(alice, bob).split(separator: " ")
+        for fill in UInt8(3)...UInt8(10) {
+            // The relay's root for bob, on alice's screen; bob's screen shows the real code.
+            let forged = Fingerprint.safetyCode(alice, (user: bob.user, rootKey: [UInt8](repeating: fill, count: 32))).split(separator: " ")
+            #expect(zip(real, forged).allSatisfy { $0 != $1 }, "root \(fill): \(real) \(forged)")
+            // Nor does the code of either user with a third hold a run of groups of this one.
+            let third = Fingerprint.safetyCode(alice, (user: "carol@example.com", rootKey: [UInt8](repeating: fill, count: 32))).split(separator: " ")
+            #expect(zip(real, third).allSatisfy { $0 != $1 })
+        }
     }
 
     @Test("a swapped root key or another user id changes the safety code")
@@ -58,6 +71,6 @@ struct FingerprintTests {
         let code = Fingerprint.safetyCode(alice, bob)
         #expect(Fingerprint.safetyCode(alice, (user: bob.user, rootKey: [UInt8](repeating: 3, count: 32))) != code)
         #expect(Fingerprint.safetyCode(alice, (user: "carol@example.com", rootKey: keyB)) != code)
-        #expect(Fingerprint.safetyHalf(user: alice.user, rootKey: keyA) != Fingerprint.safetyHalf(user: alice.user, rootKey: keyB))
+        #expect(Fingerprint.safetyShare(user: alice.user, rootKey: keyA) != Fingerprint.safetyShare(user: alice.user, rootKey: keyB))
     }
 }

@@ -69,4 +69,31 @@ struct ChainStoreTests {
         let listed = Dictionary(uniqueKeysWithValues: try await store.devices(user: alice[0].userID).map { ($0.id, $0.signingKey) })
         #expect(listed == [alice[0].deviceID: nil, device: "key-a"])
     }
+
+    @Test("cut: the statements from a number on go if the one before is the head named, else conflict; nothing before it", arguments: Backend.allCases)
+    func cutChain(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example")
+        let user = alice[0].userID
+        var previous = Self.zeros
+        for n in 0..<4 {
+            _ = try await store.appendChainStatement(user: user, sequence: Int64(n), previous: previous, statement: "s\(n)", hash: "h\(n)",
+                                                     device: alice[0].deviceID, now: Date())
+            previous = "h\(n)"
+        }
+        await #expect(throws: StoreError.conflict("the chain changed: its statement 1 is not the one verified")) {
+            _ = try await store.cutChain(user: user, keeping: 2, head: "h0", actor: "operator", now: Date())
+        }
+        #expect(try await store.chain(user: user) == ["s0", "s1", "s2", "s3"])
+        #expect(try await store.cutChain(user: user, keeping: 2, head: "h1", actor: "operator", now: Date()) == 2)
+        #expect(try await store.chain(user: user) == ["s0", "s1"])
+        #expect(try await store.cutChain(user: user, keeping: 2, head: "h1", actor: "operator", now: Date()) == 0)
+        // The next statement follows the kept head.
+        #expect(try await store.appendChainStatement(user: user, sequence: 2, previous: "h1", statement: "t2", hash: "k2",
+                                                     device: alice[0].deviceID, now: Date()) == ["s0", "s1", "t2"])
+        // Keeping none needs no head (a root that does not verify).
+        #expect(try await store.cutChain(user: user, keeping: 0, head: nil, actor: "operator", now: Date()) == 3)
+        #expect(try await store.chain(user: user).isEmpty)
+    }
 }

@@ -2,7 +2,8 @@
 // It wraps file keys with one fixed X25519 key under a stanza type of its own
 // ("vfstest"), asks one request-secret (the PIN "1234") before unwrapping, and
 // misbehaves when VFSTEST_MISBEHAVE says how: wrong-stanza, early-exit,
-// unknown-command, huge, hang. Never installed: a test-only executable target.
+// unknown-command, huge, hang, scrypt-beside (an scrypt stanza beside its own),
+// child (leaves a `sleep 300` of its own running, logged as "child PID"). Never installed: a test-only executable target.
 //
 //   age-plugin-vfstest --recipient      prints its recipient (age1vfstest1…)
 //   age-plugin-vfstest --identity       prints an identity file with its stub
@@ -114,6 +115,10 @@ func recipientV1() {
             let stanza = try! key.recipient.wrap(fileKey: SecretBytes(copying: wrap.body))[0]
             let index = misbehaviour == "wrong-stanza" ? String(fileIndex + 1) : String(fileIndex)
             _ = ask("recipient-stanza", [index, stanzaType] + stanza.arguments, body: stanza.body)
+            if misbehaviour == "scrypt-beside" {
+                // Well-formed on its own (16-byte salt, work factor 10, 32-byte body), but never beside another stanza.
+                _ = ask("recipient-stanza", [index, "scrypt", "AAAAAAAAAAAAAAAAAAAAAA", "10"], body: [UInt8](repeating: 7, count: 32))
+            }
         }
     }
     send("done")
@@ -148,6 +153,11 @@ func identityV1() {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 log("pid \(getpid())")
+if misbehaviour == "child", arguments.first?.hasPrefix("--age-plugin=") == true {
+    var child: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup("sleep"), strdup("300"), nil]
+    if posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0 { log("child \(child)") }
+}
 switch arguments.first {
 case "--age-plugin=recipient-v1": recipientV1()
 case "--age-plugin=identity-v1": identityV1()

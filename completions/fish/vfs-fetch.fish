@@ -20,7 +20,7 @@ function __vfs-fetch_parse_tokens -S
     set -l unparsed_tokens (__vfs-fetch_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-fetch'
-        __vfs-fetch_parse_subcommand -r 1 'all' 'idle-wait=' 'C/directory=' 'for=' 'stdout' 'raw' 'decline=' 'watch' 'exec=' 'wipe-on-logout' 'allow-unverified' 'max-size=' 'from=' 'json' 'h/human-readable' 'v/verbose' 'no-backup' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
+        __vfs-fetch_parse_subcommand -r 1 'all' 'idle-wait=' 'C/directory=' 'for=' 'stdout' 'raw' 'decline=' 'watch' 'exec=' 'wipe-on-logout' 'verified-only' 'allow-unverified' 'max-size=' 'from=' 'json' 'h/human-readable' 'v/verbose' 'no-backup' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-fetch_parse_subcommand -r 1 'version'
@@ -86,7 +86,8 @@ complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_op
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" decline' -l 'decline' -d 'Decline the transfer ID (its sender sees "declined").' -rfka ''
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" watch' -l 'watch' -d 'Stay connected and fetch each transfer as it arrives.'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" exec' -l 'exec' -d 'With --watch, run CMD (sh -c) after each transfer.' -rfka ''
-complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" wipe-on-logout' -l 'wipe-on-logout' -d 'With --watch, shred DIR when the relay logs this device out.'
+complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" wipe-on-logout' -l 'wipe-on-logout' -d 'With --watch, shred DIR when another of your devices removes this one from your device chain (vfs-device revoke).'
+complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" verified-only' -l 'verified-only' -d 'Refuse a transfer from another user whose safety code you have not confirmed (vfs-device verify).'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" allow-unverified' -l 'allow-unverified' -d 'Unpack a transfer whose sender\'s signature is missing, bad or unknown (said on stderr).'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" max-size' -l 'max-size' -d 'With --raw or --allow-unverified, take at most SIZE bytes of a transfer still uploading (default 8G).' -rfka ''
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" from' -l 'from' -d 'Only transfers from USER (an email address; yours for your own devices\' transfers), listed or with --all.' -rfka ''

@@ -52,6 +52,11 @@ extension AgeEncryptor {
             labels = wrapped.labels
             stanzas += wrapped.stanzas
         }
+        // age's header rule, applied when writing too: whatever a recipient (a plugin)
+        // returns, an scrypt stanza is the header's only one, or vfs-decrypt and age refuse it.
+        if stanzas.count != 1 && stanzas.contains(where: { $0.type == ScryptRecipient.stanzaType }) {
+            throw AgeError.header("a recipient gave an scrypt stanza beside other stanzas; an scrypt stanza must be the only stanza in the header")
+        }
         let mac = try headerMAC(fileKey: fileKey, macInput: Header.macInput(for: stanzas))
         return Header.encode(stanzas: stanzas, mac: mac)
     }

@@ -44,28 +44,35 @@ package enum Fingerprint {
         return a == b
     }
 
-    /// One user's half of a safety code, as Signal's numeric fingerprints: 30 digits from
-    /// 5200 rounds of SHA-256 over the root key and the user's id (the rounds make it
-    /// costly to grind a root key whose half looks alike).
-    public static func safetyHalf(user: String, rootKey: [UInt8]) -> String {
+    /// One user's share of a safety code, as Signal's numeric fingerprints iterate: 5200
+    /// rounds of SHA-256 over the root key and the user's id (the rounds make it costly to
+    /// grind a root key whose share looks alike).
+    public static func safetyShare(user: String, rootKey: [UInt8]) -> [UInt8] {
         var start = CanonicalWriter()
         start.raw(Array("vfs safety code v1\0".utf8))
         start.field64(rootKey)
         start.field64(Array(user.utf8))
         var hash = SHA256.hash(start.bytes)
         for _ in 0..<5200 { hash = SHA256.hash(hash + rootKey) }
-        return (0..<6).map { chunk -> String in
-            let value = hash[chunk * 5..<chunk * 5 + 5].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 100_000
-            let digits = String(value)
-            return String(repeating: "0", count: 5 - digits.count) + digits
-        }.joined()
+        return hash
     }
 
-    /// The safety code of two users: both halves, the smaller first, so both sides see
-    /// the same 60 digits, shown as twelve groups of five.
+    /// The safety code of two users: 60 digits, shown as twelve groups of five, every one
+    /// of them derived from both users' shares (the smaller first, so both sides see the
+    /// same code). A relay that substitutes one side's root changes every group: no half
+    /// of the code stays the same for it to hide behind (issue 43, item 7).
     public static func safetyCode(_ a: (user: String, rootKey: [UInt8]), _ b: (user: String, rootKey: [UInt8])) -> String {
-        let halves = [safetyHalf(user: a.user, rootKey: a.rootKey), safetyHalf(user: b.user, rootKey: b.rootKey)].sorted()
-        let digits = Array((halves[0] + halves[1]).utf8)
-        return stride(from: 0, to: 60, by: 5).map { String(decoding: digits[$0..<$0 + 5], as: UTF8.self) }.joined(separator: " ")
+        let shares = [safetyShare(user: a.user, rootKey: a.rootKey), safetyShare(user: b.user, rootKey: b.rootKey)]
+            .sorted { $0.lexicographicallyPrecedes($1) }
+        var input = CanonicalWriter()
+        input.raw(Array("vfs safety code v2\0".utf8))
+        input.field64(shares[0])
+        input.field64(shares[1])
+        let bytes = SHA256.hash(input.bytes + [1]) + SHA256.hash(input.bytes + [2])
+        return (0..<12).map { group -> String in
+            let value = bytes[group * 5..<group * 5 + 5].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 100_000
+            let digits = String(value)
+            return String(repeating: "0", count: 5 - digits.count) + digits
+        }.joined(separator: " ")
     }
 }

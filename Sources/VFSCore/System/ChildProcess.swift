@@ -21,6 +21,9 @@ enum ChildProcess {
         var quiet = false
         /// In a session of its own: no terminal, not hung up with ours.
         var detached = false
+        /// In a process group of its own (its id is the child's pid), so that whatever the
+        /// child starts can be ended with it (`endGroup`).
+        var ownProcessGroup = false
         /// Signals set back to their default action in the child (we ignore them meanwhile).
         var defaultSignals: [Int32] = []
     }
@@ -48,6 +51,10 @@ enum ChildProcess {
         defer { posix_spawnattr_destroy(&attributes) }
         var flags = Int32(POSIX_SPAWN_SETSIGDEF)
         if streams.detached { flags |= vfs_posix_spawn_setsid_flag() }
+        if streams.ownProcessGroup && !streams.detached {
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+            posix_spawnattr_setpgroup(&attributes, 0)
+        }
         var defaults = sigset_t()
         sigemptyset(&defaults)
         for signal in streams.defaultSignals { sigaddset(&defaults, signal) }
@@ -72,6 +79,21 @@ enum ChildProcess {
         }
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// Ends the process group of `pid` (spawned with `ownProcessGroup`): SIGKILL to what
+    /// is left of it, `pid` included, then reaps `pid`. Call it before `pid` was reaped:
+    /// while it is a zombie its id is not reused, so the group is still its own.
+    static func endGroup(_ pid: pid_t) -> Int32 {
+        kill(-pid, SIGKILL)
+        return wait(pid)
+    }
+
+    /// Whether `pid` (a child not reaped yet) has exited; it stays a zombie, unreaped.
+    static func hasExited(_ pid: pid_t) -> Bool {
+        // Zeroed: with WNOHANG and nothing to report, Linux leaves si_signo 0.
+        var info = siginfo_t()
+        return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_signo == SIGCHLD
     }
 
     /// `name` found in the folders of `path` (a PATH value), as an executable file.

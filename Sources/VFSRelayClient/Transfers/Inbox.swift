@@ -14,6 +14,9 @@ import Glibc
 package struct InboxListing: Encodable {
     package var id: String, sender: String, from: String, user: String?, verified: Bool, size: Int64, sha256: String, created: Date,
                 expires: Date, status: TransferStatus
+    /// The sender's user is this device's own, or another whose root this device pinned
+    /// (`pinned`) and confirmed with the safety code (vfs-device verify --confirm).
+    package var pinned: Bool, confirmed: Bool
 }
 
 /// The transfers sent to this device, as the relay's inbox keeps them.
@@ -69,7 +72,8 @@ package struct Inbox {
     /// in its user's verified device chain (this user's, or another user's of the
     /// organisation, pinned at first contact); `verified` false when the device is not in
     /// it or the chain does not verify (fetching it is then refused unless --allow-unverified).
-    /// Also this user's address.
+    /// Another user's chain is checked against its pin but pinned by no listing: only what
+    /// this device fetches or sends pins a colleague. Also this user's address.
     package func listing(from sender: String?) async throws -> (rows: [InboxListing], user: String) {
         // The inbox first: an answer that does not check is refused before anything else is asked.
         let inbox = try await entries(from: sender)
@@ -77,15 +81,17 @@ package struct Inbox {
         var chains: [String: DeviceChain.Verified] = [:]
         if let own = trust.verified { chains[trust.user] = own }
         for user in Set(inbox.compactMap(\.senderUser)) where chains[user] == nil {
-            chains[user] = try? await session.colleagueChain(user, client: client)
+            chains[user] = try? await session.colleagueChain(user, client: client, pin: false)
         }
+        let pins = try ChainPins(home: session.home)
         let relayNames = Dictionary(trust.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let rows = inbox.map { entry in
             let user = entry.senderUser ?? trust.user
             let device = chains[user]?.devices[entry.sender]
             return InboxListing(id: entry.id, sender: entry.sender, from: device?.name ?? relayNames[entry.sender] ?? entry.sender, user: user,
                                 verified: device != nil, size: entry.size, sha256: entry.sha256, created: entry.created, expires: entry.expires,
-                                status: entry.status)
+                                status: entry.status, pinned: user == trust.user || pins.head(of: user) != nil,
+                                confirmed: user == trust.user || pins.isVerified(user))
         }
         return (rows, trust.user)
     }

@@ -11,14 +11,17 @@ import Glibc
 
 /// `vfs-fetch --watch`: the event stream drives fetches. Every (re)connection first
 /// fetches whatever waits in the inbox, so a transfer sent while the watcher or the
-/// relay was down is not lost; each `transfer` event fetches again; `logout` erases
-/// the credentials (and with --wipe-on-logout shreds DIR) and ends the run with 77.
+/// relay was down is not lost; each `transfer` event fetches again. A `logout` (or the
+/// relay's "revoked" answer) ends the run with 77; it erases the credentials (and with
+/// --wipe-on-logout shreds DIR) only when the user's verified device chain removed this
+/// device by a statement of another of their devices: the relay, its operator or a
+/// stolen token can stop a token, never make a device erase its keys.
 package struct InboxWatcher {
     let tool: ReceiveOptions
     let session: RelaySession
     /// `--exec`: run (sh -c) after each transfer.
     let exec: String?
-    /// `--wipe-on-logout`: shred DIR when the relay logs this device out.
+    /// `--wipe-on-logout`: shred DIR when the user's device chain removes this device.
     let wipeOnLogout: Bool
 
     package init(_ options: ReceiveOptions, session: RelaySession, exec: String?, wipeOnLogout: Bool) {
@@ -41,9 +44,8 @@ package struct InboxWatcher {
         } catch RelayClientError.rejected(401, RelayErrorCode.revoked.rawValue, _) {
             // Revoked while this watcher was away: the logout event can't be read with a
             // dead token, so the relay's answer stands in for it.
-            try logOut()
         }
-        throw RelayClientError.loggedOut(device: session.config.name)
+        try await logOut()
     }
 
     /// Holds the event stream until a `logout` event (returns) or an error (throws).
@@ -65,7 +67,6 @@ package struct InboxWatcher {
                     try await syncPolicy(client)
                     return .keepGoing
                 case RelayEventKind.logout.rawValue:
-                    try logOut()
                     return .stop
                 default:
                     return .keepGoing
@@ -110,7 +111,10 @@ package struct InboxWatcher {
         }
     }
 
-    func logOut() throws {
+    /// The relay logged this device out. Always throws: `.loggedOut` after erasing the
+    /// credentials (and shredding DIR) when the chain removed this device,
+    /// `.loggedOutByRelay` (nothing erased) otherwise.
+    func logOut() async throws {
         // Enrolled again meanwhile (vfs-device enroll --force revokes the old device): the
         // credentials and DIR are the new device's now, and stay.
         if let current = try? DeviceConfig.load(home: session.home, paths: VFSPaths(environment: [:])),
@@ -118,6 +122,18 @@ package struct InboxWatcher {
             throw TransferError.loggedOutReenrolled(name: session.config.name, device: session.config.device,
                                                     newName: current.name, newDevice: current.device)
         }
+        let remover: String
+        do {
+            guard let name = try await removedBy() else {
+                throw TransferError.loggedOutByRelay(name: session.config.name, device: session.config.device, reason: nil)
+            }
+            remover = name
+        } catch let error as TransferError {
+            throw error
+        } catch {
+            throw TransferError.loggedOutByRelay(name: session.config.name, device: session.config.device, reason: "\(error)")
+        }
+        tool.report.info("\"\(DisplayText.printable(remover))\" removed this device from your device chain: erasing its keys")
         if wipeOnLogout, let folder = tool.directory {
             var options = ShredOptions()
             options.recursive = true
@@ -128,6 +144,34 @@ package struct InboxWatcher {
         try session.credentials.erase()
         let incoming = try TransferReceiver.incoming
         for name in (try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? [] { unlink(incoming + "/" + name) }
+        throw RelayClientError.loggedOut(device: session.config.name)
+    }
+
+    /// The name of the device that removed this one from its user's device chain, as
+    /// the chain says once verified against this machine's pin (the logged-out token
+    /// still reads it); nil when the chain holds this device, or no remove of it signed
+    /// by another device, or this machine never verified its user's chain (no pin to
+    /// hold a relay's chain to).
+    func removedBy() async throws -> String? {
+        guard let user = session.config.user else { return nil }
+        guard try ChainPins(home: session.home).head(of: user) != nil else { return nil }
+        let me = session.config.device
+        return try await session.withClient { client in
+            let (statements, refused) = try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.chain))
+            var pins = try ChainPins(home: session.home)
+            guard !statements.isEmpty else { return nil }
+            let verified = try pins.accept(statements, user: user, refused: refused)
+            try pins.save()
+            session.warnAboutTail(of: verified)
+            guard verified.devices[me] == nil else { return nil }
+            let kept = statements.prefix(verified.count)
+            guard let removal = kept.last(where: { $0.action == .remove(deviceId: me) }), removal.signer != me else { return nil }
+            // The remover's name, from the statement that added it.
+            for statement in kept {
+                if case .add(let entry) = statement.action, entry.id == removal.signer { return entry.name }
+            }
+            return removal.signer
+        }
     }
 
     /// `sh -c CMD` with every top-level path unpacked as "$@", and VFS_FILE (the first),

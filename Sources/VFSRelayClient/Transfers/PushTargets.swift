@@ -113,7 +113,20 @@ package struct PushTargets {
         var colleagues: [Colleague] = []
         for user in users where user != trust.user && !colleagues.contains(where: { $0.user == user }) {
             let chain = try await session.colleagueChain(user, client: client)
-            let devices = chain.devices.values.sorted { $0.id < $1.id }
+            // A device whose recipient this vfs can't encrypt to (a newer kind, or junk a
+            // device of theirs approved) is left out and named; the others still get it.
+            var devices: [DeviceChain.DeviceEntry] = []
+            for device in chain.devices.values.sorted(by: { $0.id < $1.id }) {
+                guard (try? AgeRecipient(device.recipient)) != nil else {
+                    report.warn("leaving out \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(user)): its recipient is not one this vfs can encrypt to")
+                    continue
+                }
+                devices.append(device)
+            }
+            guard !devices.isEmpty else {
+                report.warn("leaving out \(DisplayText.printable(user)): none of their devices has a recipient this vfs can encrypt to")
+                continue
+            }
             colleagues.append(Colleague(user: user, devices: devices))
         }
         let pins = try ChainPins(home: session.home)

@@ -13,6 +13,9 @@ package enum TransferError: Error, CustomStringConvertible {
     /// `--verified-only` and people whose safety code was not confirmed (the first one
     /// named in `first`).
     case notVerified(names: [String])
+    /// `vfs-fetch --verified-only` and a transfer from another user whose safety code was
+    /// not confirmed; nothing was unpacked.
+    case senderNotConfirmed(user: String, transfer: String)
     /// A transfer without the sender's signature.
     case notSigned(transfer: String)
     /// The sender's signature failed to verify (`reason`); nothing was unpacked.
@@ -37,6 +40,9 @@ package enum TransferError: Error, CustomStringConvertible {
     case cloudCopyNotKept(transfer: String, cloud: String, RelayClientError)
     /// The watched device was logged out while this machine was enrolled again.
     case loggedOutReenrolled(name: String, device: String, newName: String, newDevice: String)
+    /// The relay logged the watched device out, but its user's verified device chain does
+    /// not remove it (or could not be read: `reason`): nothing was erased.
+    case loggedOutByRelay(name: String, device: String, reason: String?)
 
     package var description: String {
         switch self {
@@ -45,6 +51,8 @@ package enum TransferError: Error, CustomStringConvertible {
         case .noPeopleGroup(let name): return "no group of people \"\(DisplayText.printable(name))\" that you can see"
         case .notVerified(let names): return "not verified: \(names.map { DisplayText.printable($0) }.joined(separator: ", ")); nothing was sent"
         case .notSigned(let transfer): return "transfer \(transfer) is not signed by its sender"
+        case let .senderNotConfirmed(user, transfer):
+            return "transfer \(transfer) is from \(DisplayText.printable(user)), whose safety code you have not confirmed: nothing was unpacked"
         case .unverifiedSender(let reason): return "\(reason): nothing was unpacked"
         case .kept(let error): return "\(error)"
         case let .resumeIncomplete(dropped, kept, _):
@@ -61,6 +69,9 @@ package enum TransferError: Error, CustomStringConvertible {
         case let .loggedOutReenrolled(name, device, newName, newDevice):
             return "device \"\(DisplayText.printable(name))\" (\(device)) was logged out; this machine "
                 + "is enrolled again as \"\(DisplayText.printable(newName))\" (\(newDevice)): nothing was erased"
+        case let .loggedOutByRelay(name, device, reason):
+            return "device \"\(DisplayText.printable(name))\" (\(device)) was logged out by the relay, but none of your devices "
+                + "removed it from your device chain\(reason.map { " (\($0))" } ?? ""): its keys and files were kept"
         }
     }
 }

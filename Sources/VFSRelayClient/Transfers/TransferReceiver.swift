@@ -24,6 +24,8 @@ package struct ReceiveOptions {
     package var verbose = false
     /// Unpack a transfer whose sender does not verify, saying so.
     package var allowUnverified = false
+    /// Refuse a transfer from another user whose safety code was not confirmed.
+    package var verifiedOnly = false
     /// The most bytes taken of a transfer still uploading (`RangeDownloader.followLimit`):
     /// bounds what --raw and --allow-unverified write, which nothing checks as it arrives.
     package var followLimit: Int64 = .max
@@ -236,6 +238,9 @@ package struct TransferReceiver {
     /// before anything is released: refused (77) when missing, bad or by a device not in
     /// it, unless --allow-unverified, which says so on stderr. -v names the verified sender.
     func checkSender(_ reader: BundleReader, transfer: String) throws {
+        // Another user's sender, verified against a chain pinned at first contact but not
+        // confirmed with the safety code: a relay could have served that chain.
+        var unconfirmed: String?
         do {
             guard let entry = reader.signatureEntry else {
                 throw TransferError.notSigned(transfer: transfer)
@@ -249,11 +254,20 @@ package struct TransferReceiver {
                 throw BundleSignatureError.unknownDevice(user: signature.user, device: signature.device)
             }
             let device = try signature.verify(manifest: reader.manifestBytes, digests: reader.digestsEntry, chain: chain)
-            guard tool.verbose else { return }
-            tool.report.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (verified)")
+            if chain.user != trust?.user, (try? ChainPins(home: session.home))?.isVerified(chain.user) != true {
+                unconfirmed = chain.user
+            }
+            if tool.verbose {
+                let how = unconfirmed == nil ? "verified" : "pinned, not confirmed"
+                tool.report.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (\(how))")
+            }
         } catch {
             guard tool.allowUnverified else { throw TransferError.unverifiedSender(reason: error) }
             tool.report.warn("UNVERIFIED sender of transfer \(transfer): \(error)")
+        }
+        if let user = unconfirmed {
+            if tool.verifiedOnly { throw TransferError.senderNotConfirmed(user: user, transfer: transfer) }
+            tool.report.warn("transfer \(transfer) is from \(DisplayText.printable(user)), whose safety code you have not confirmed (\(TransferError.verifyHint(user)))")
         }
     }
 }

@@ -1,11 +1,13 @@
 import Crypto
 import Foundation
 import Hummingbird
+import VFSDeviceChain
 import VFSRelayProtocol
 
 /// `GET /v1/users/{email}/chain` and `POST /v1/chain`: each user's device chain
-/// (docs/device-chain.md). The relay stores it and checks its shape and order only; it
-/// verifies no signature, because no client would believe it: clients verify.
+/// (docs/device-chain.md). The relay verifies every statement appended with the clients'
+/// own verifier (VFSDeviceChain): a stolen token or a pending device cannot append one
+/// that the user's devices would refuse. Clients still verify all they are served.
 struct ChainController {
     let services: RelayServices
 
@@ -33,22 +35,44 @@ struct ChainController {
         return try jsonResponse(ChainDocument(user: identity.email, statements: try await services.store.chain(user: identity.userID)))
     }
 
-    /// One more statement, signed by the caller, of the caller's user; 409 when it does
-    /// not follow the stored chain (another device appended first).
+    /// One more statement, signed by the caller, of the caller's user, that verifies
+    /// after the stored chain's verified prefix (403 otherwise: a bad signature, or a
+    /// signer not live there, as a pending device's add of itself); 409 when it does not
+    /// follow that prefix (another device appended first). A stored tail that does not
+    /// verify (written before the relay verified) is cut first: it was never the user's.
     @Sendable func append(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
         let body = try await request.decodeJSON(ChainAppend.self, context: context)
-        guard body.statement.utf8.count <= ChainStatementShape.maxBytes * 4 / 3 + 4,
+        guard body.statement.utf8.count <= DeviceChain.maxStatementBytes * 4 / 3 + 4,
               let bytes = Data(base64Encoded: body.statement) else {
-            throw RelayError.badRequest("the statement is not base64 of at most \(ChainStatementShape.maxBytes) bytes")
+            throw RelayError.badRequest("the statement is not base64 of at most \(DeviceChain.maxStatementBytes) bytes")
         }
-        let shape = try ChainStatementShape(Array(bytes))
-        guard shape.user == identity.email else {
-            throw RelayError.badRequest("the statement is of \"\(Validate.shown(shape.user))\", not of the caller's user")
+        let statement: DeviceChain.Statement
+        do {
+            statement = try DeviceChain.Statement.decode(Array(bytes))
+        } catch let error as DeviceChainError {
+            throw RelayError.badRequest("the statement is not one: \(error)")
         }
-        guard shape.signer == identity.deviceID else { throw RelayError.badRequest("the statement is not signed by the calling device") }
+        guard statement.user == identity.email else {
+            throw RelayError.badRequest("the statement is of \"\(Validate.shown(statement.user))\", not of the caller's user")
+        }
+        guard statement.signer == identity.deviceID else { throw RelayError.badRequest("the statement is not signed by the calling device") }
+        let stored = RelayChain.verifiedPrefix(try await services.store.chain(user: identity.userID), user: identity.email)
+        guard statement.sequence == UInt64(stored.statements.count),
+              statement.previous == (stored.statements.last.map { RelayChain.primitives.sha256($0.encoded) } ?? [UInt8](repeating: 0, count: DeviceChain.hashCount)) else {
+            throw RelayError.conflict("the chain has \(stored.statements.count) verified statements: the next is number \(stored.statements.count) and follows the last of them")
+        }
+        do {
+            _ = try DeviceChain.verify(stored.statements + [statement], user: identity.email, using: RelayChain.primitives)
+        } catch let error as DeviceChainError {
+            throw RelayError(.forbidden, .forbidden, "the statement does not verify: \(error)")
+        }
+        if stored.dropped > 0 {
+            _ = try await services.store.cutChain(user: identity.userID, keeping: Int64(stored.statements.count),
+                                                  head: stored.headHex, actor: identity.deviceID, now: Date())
+        }
         let statements = try await services.store.appendChainStatement(
-            user: identity.userID, sequence: shape.sequence, previous: Secrets.hex(shape.previous),
+            user: identity.userID, sequence: Int64(statement.sequence), previous: Secrets.hex(statement.previous),
             statement: bytes.base64EncodedString(), hash: Secrets.hex(Array(SHA256.hash(data: bytes))), device: identity.deviceID,
             now: Date())
         return try jsonResponse(ChainDocument(user: identity.email, statements: statements), status: .created)
@@ -69,61 +93,60 @@ struct ChainController {
     }
 }
 
-/// What the relay reads of a chain statement: its layout and limits (docs/device-chain.md,
-/// "Canonical bytes"), to refuse junk with 400 and keep the chain in order. No signature
-/// is checked here.
-struct ChainStatementShape {
-    static let maxBytes = 8192
-    var user: String
-    var sequence: Int64
-    var previous: [UInt8]
-    var signer: String
+/// The relay's side of the chain: the clients' verifier with swift-crypto's primitives.
+package enum RelayChain {
+    /// swift-crypto's SHA-256 and Ed25519 (the relay links no OpenSSL).
+    package static let primitives = DeviceChain.Primitives(
+        sha256: { Array(SHA256.hash(data: $0)) },
+        verifyEd25519: { signature, message, key in
+            guard signature.count == DeviceChain.signatureCount,
+                  let key = try? Curve25519.Signing.PublicKey(rawRepresentation: key) else { return false }
+            return key.isValidSignature(signature, for: message)
+        })
 
-    init(_ bytes: [UInt8]) throws {
-        guard bytes.count <= Self.maxBytes else { throw RelayError.badRequest("a statement of \(bytes.count) bytes") }
-        var offset = 0
-        func take(_ count: Int) throws -> ArraySlice<UInt8> {
-            guard bytes.count - offset >= count else { throw RelayError.badRequest("a truncated statement") }
-            defer { offset += count }
-            return bytes[offset..<offset + count]
-        }
-        func field(max: Int) throws -> ArraySlice<UInt8> {
-            let length = try take(2).reduce(0) { $0 << 8 | Int($1) }
-            guard length <= max else { throw RelayError.badRequest("a statement field of \(length) bytes") }
-            return try take(length)
-        }
-        func deviceID() throws -> String {
-            let id = try field(max: 32)
-            guard id.count == 32, id.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-                throw RelayError.badRequest("a statement's device id is not 32 lowercase hex digits")
+    /// A stored chain's longest verified prefix.
+    package struct Prefix: Sendable {
+        package var statements: [DeviceChain.Statement]
+        /// What they say; nil for none.
+        package var verified: DeviceChain.Verified? = nil
+        /// How many stored statements come after it.
+        package var dropped: Int
+        /// Why the first of those does not verify.
+        package var refused: DeviceChainError?
+        /// The hex SHA-256 of the prefix's last statement, as the store keeps it; nil for none.
+        package var headHex: String? { statements.last.map { Secrets.hex(RelayChain.primitives.sha256($0.encoded)) } }
+    }
+
+    /// The ids of the devices live in the verified prefix of `stored`.
+    package static func liveDevices(_ stored: [String], user: String) -> Set<String> {
+        Set((verifiedPrefix(stored, user: user).verified?.devices ?? [:]).keys)
+    }
+
+    /// The statements of `stored` (base64, in order) up to the first that does not
+    /// decode or verify as `user`'s; all of them when the root does not.
+    package static func verifiedPrefix(_ stored: [String], user: String) -> Prefix {
+        var statements: [DeviceChain.Statement] = []
+        var refused: DeviceChainError?
+        for (index, text) in stored.enumerated() {
+            guard let data = Data(base64Encoded: text) else { refused = .malformed(index: index, reason: "not base64"); break }
+            do {
+                statements.append(try DeviceChain.Statement.decode(Array(data)))
+            } catch let error as DeviceChainError {
+                refused = error
+                break
+            } catch {
+                break
             }
-            return String(decoding: id, as: UTF8.self)
         }
-        guard try take(1).first == 1 else { throw RelayError.badRequest("an unknown statement version") }
-        let kind = try take(1).first
-        guard let user = String(validating: try field(max: 254), as: UTF8.self) else {
-            throw RelayError.badRequest("a statement's user is not UTF-8")
+        guard !statements.isEmpty else { return Prefix(statements: [], dropped: stored.count, refused: refused) }
+        do {
+            let verified = try DeviceChain.verifyPrefix(statements, user: user, using: primitives)
+            let kept = Array(statements.prefix(verified.count))
+            return Prefix(statements: kept, verified: verified, dropped: stored.count - kept.count, refused: verified.refusedTail ?? refused)
+        } catch let error as DeviceChainError {
+            return Prefix(statements: [], dropped: stored.count, refused: error)
+        } catch {
+            return Prefix(statements: [], dropped: stored.count, refused: nil)
         }
-        self.user = user
-        let number = try take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        guard number <= 1024 else { throw RelayError.badRequest("a statement number over 1024") }
-        sequence = Int64(number)
-        previous = Array(try take(32))
-        _ = try take(8)
-        signer = try deviceID()
-        switch kind {
-        case 1:
-            _ = try deviceID()
-            guard try !field(max: 64).isEmpty, try !field(max: 4096).isEmpty else {
-                throw RelayError.badRequest("a statement adds a device without a name or recipient")
-            }
-            _ = try take(32)
-        case 2:
-            _ = try deviceID()
-        default:
-            throw RelayError.badRequest("an unknown statement kind")
-        }
-        _ = try take(64)
-        guard offset == bytes.count else { throw RelayError.badRequest("bytes after the statement's signature") }
     }
 }

@@ -33,10 +33,18 @@ struct DeviceController {
         return try jsonResponse(try await services.store.renameDevice(id: id, user: identity.userID, name: body.name, now: Date()))
     }
 
-    /// Logs the device out at once: token dead, stream told and closed, its waiting transfers expired.
+    /// Logs the device out at once: token dead, stream told and closed, its waiting
+    /// transfers expired. A device its user's verified chain does not hold (a pending
+    /// one) logs out no device but itself (403).
     @Sendable func invalidate(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
         let id = try pathID(context)
+        if id != identity.deviceID {
+            let stored = try await services.store.chain(user: identity.userID)
+            if !stored.isEmpty, !RelayChain.liveDevices(stored, user: identity.email).contains(identity.deviceID) {
+                throw RelayError(.forbidden, .forbidden, "a device your devices have not approved logs out no other device")
+            }
+        }
         let released = try await services.store.invalidateDevice(id: id, user: identity.userID, now: Date())
         await services.deleteBlobs(released)
         services.hub.notify([id])

@@ -1,9 +1,12 @@
 import Foundation
 import Hummingbird
+import VFSRelayProtocol
 
 /// Checks `Authorization: Bearer TOKEN` against the stored token hashes; the device
 /// it names becomes the request's identity. Without a live device: 401 (code `revoked`
-/// for the token of a device that was logged out).
+/// for the token of a device that was logged out), except `GET /v1/chain` with a logged
+/// out device's token: a logout stops the token and nothing else, so the device reads
+/// its user's chain to learn whether its user removed it (then it erases its keys).
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = RelayRequestContext
     let store: any RelayStore
@@ -16,6 +19,12 @@ struct AuthMiddleware: RouterMiddleware {
         guard let identity = try await store.authenticate(tokenHash: hash, now: Date()) else {
             // Only the holder of a revoked device's token learns that it was revoked, so a
             // device that was offline at the revoke still erases its credentials.
+            if request.method == .get, request.uri.path == RelayPaths.chain,
+               let revoked = try await store.revokedDevice(tokenHash: hash) {
+                var context = context
+                context.identity = revoked
+                return try await next(request, context)
+            }
             if try await store.isRevoked(tokenHash: hash) { throw RelayError.revoked }
             throw RelayError.unauthorized
         }

@@ -202,6 +202,9 @@ public protocol RelayStore: Sendable {
     func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity?
     /// Whether `tokenHash` is the token of a device that has been logged out.
     func isRevoked(tokenHash: String) async throws -> Bool
+    /// The logged-out device whose token this is (nil for any other token): it may still
+    /// read its user's device chain, to learn whether its user removed it.
+    func revokedDevice(tokenHash: String) async throws -> DeviceIdentity?
 
     // Devices and groups
     func devices(user: Int64) async throws -> [Device]
@@ -226,6 +229,10 @@ public protocol RelayStore: Sendable {
     /// the stored head's hash (64 zeros for the root); `conflict` otherwise. Returns the chain.
     func appendChainStatement(user: Int64, sequence: Int64, previous: String, statement: String, hash: String,
                               device: String, now: Date) async throws -> [String]
+    /// Deletes the user's statements from number `keeping` on, if the one before has hash
+    /// `head` (hex; nil when `keeping` is 0): a tail that does not verify. `conflict` when
+    /// the chain changed. Returns how many were deleted.
+    func cutChain(user: Int64, keeping: Int64, head: String?, actor: String, now: Date) async throws -> Int
     /// Publishes the device's signing key (base64) once; `conflict` if it has another.
     func setSigningKey(device: String, user: Int64, key: String, now: Date) async throws -> Device
 

@@ -42,6 +42,8 @@ final class PluginConnection {
         streams.input = stdin[0]
         streams.output = stdout[1]
         streams.discardErrors = true
+        // Its group is ended with it: nothing a plugin starts outlives the run.
+        streams.ownProcessGroup = true
         do {
             pid = try ChildProcess.spawn(path, [program, "--age-plugin=" + stateMachine], streams: streams)
         } catch {
@@ -259,16 +261,15 @@ final class PluginConnection {
         close(toPlugin)
         close(fromPlugin)
         if normally {
-            // Up to a second to exit once its input is closed.
+            // Up to a second to exit once its input is closed (not reaped yet: its group
+            // is ended first, whatever it left running).
             for _ in 0..<100 {
-                var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid { return }
+                if ChildProcess.hasExited(pid) { break }
                 var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
                 nanosleep(&pause, nil)
             }
         }
-        kill(pid, SIGKILL)
-        _ = ChildProcess.wait(pid)
+        _ = ChildProcess.endGroup(pid)
     }
 }
 

@@ -2,8 +2,9 @@ import Foundation
 import VFSRelayProtocol
 
 /// Each user's device chain (docs/device-chain.md), stored as the signed statements'
-/// base64, and each device's published signing key. The relay never trusts either: it
-/// keeps the chain in order so that a confused client cannot fork it, and clients verify.
+/// base64, and each device's published signing key. The controller verifies what is
+/// appended (ChainController); the store keeps the chain in order under a lock of the
+/// user's row, so that two devices appending at once cannot fork it.
 extension SQLRelayStore {
     public func chain(user: Int64) async throws -> [String] {
         try await sql.database.read { db in
@@ -43,6 +44,24 @@ extension SQLRelayStore {
             try await StoreRows.audit(db, org: nil, actor: device, action: "chain.append", subject: "user:\(user)",
                                       detail: "\(sequence)", now: now)
             return try await db.values("SELECT statement FROM device_chains WHERE user_id = \(user) ORDER BY sequence", as: String.self)
+        }
+    }
+
+    public func cutChain(user: Int64, keeping: Int64, head: String?, actor: String, now: Date) async throws -> Int {
+        try await sql.database.write { db in
+            _ = try await db.one("SELECT id FROM users WHERE id = \(user)\(SQL.forUpdate)")
+            let kept = try await db.value("""
+                SELECT hash FROM device_chains WHERE user_id = \(user) AND sequence = \(keeping - 1)
+                """, as: String.self)
+            guard kept == head else { throw StoreError.conflict("the chain changed: its statement \(keeping - 1) is not the one verified") }
+            let dropped = try await db.value("""
+                SELECT COUNT(*) FROM device_chains WHERE user_id = \(user) AND sequence >= \(keeping)
+                """, as: Int64.self) ?? 0
+            guard dropped > 0 else { return 0 }
+            try await db.run("DELETE FROM device_chains WHERE user_id = \(user) AND sequence >= \(keeping)")
+            try await StoreRows.audit(db, org: nil, actor: actor, action: "chain.cut", subject: "user:\(user)",
+                                      detail: "kept \(keeping), dropped \(dropped)", now: now)
+            return Int(dropped)
         }
     }
 

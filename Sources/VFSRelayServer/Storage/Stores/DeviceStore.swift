@@ -162,6 +162,17 @@ extension SQLRelayStore {
         }
     }
 
+    public func revokedDevice(tokenHash: String) async throws -> DeviceIdentity? {
+        try await sql.database.read { db in
+            guard let row = try await db.one("""
+                SELECT d.id, d.user_id, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
+                WHERE d.token_hash = \(tokenHash) AND d.invalidated IS NOT NULL
+                """) else { return nil }
+            return DeviceIdentity(deviceID: try row.get("id"), userID: try row.get("user_id"), orgID: try row.get("org_id"),
+                                  email: try row.get("email"), isAdmin: false)
+        }
+    }
+
     public func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity? {
         let database = sql.database
         guard let (identity, lastSeen) = try await database.read({ db -> (DeviceIdentity, Double)? in

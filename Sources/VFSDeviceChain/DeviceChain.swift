@@ -1,0 +1,265 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A user's device list: an append-only chain of signed statements (docs/device-chain.md).
+///
+/// Statement 0 (the root) adds the user's first device and is signed by that device's
+/// own key; every later statement is signed by a device live at that point, names the
+/// SHA-256 of the previous signed statement and has the next sequence number.
+///
+/// This module is the one implementation of the format, its bounds and its verifier,
+/// shared by the clients (through VFSCore) and the relay (which links no VFSCore): each
+/// passes the two primitives it has, SHA-256 and Ed25519 verification (`Primitives`).
+package enum DeviceChain {
+    /// Limits that keep a hostile relay from making a client loop or balloon. The relay
+    /// stores no more than these either (the same constants).
+    public static let maxStatements = 1024
+    public static let maxStatementBytes = 8192
+    public static let maxChainBytes = 1 << 20
+    public static let maxNameBytes = 64
+    public static let maxUserBytes = 254
+    public static let maxRecipientBytes = 4096
+    public static let deviceIdCount = 32
+    public static let hashCount = 32
+    public static let publicKeyCount = 32
+    public static let signatureCount = 64
+
+    /// The statement layout's version (the first byte of its canonical bytes).
+    public static let statementVersion: UInt8 = 1
+    /// Prepended to the canonical bytes before signing, so a chain signature can never
+    /// be replayed as a bundle signature or any other signature of the same key.
+    public static let signatureContext = Array("vfs device chain statement v1\0".utf8)
+
+    /// What the verifier needs from a crypto library: SHA-256, and Ed25519 verification
+    /// (RFC 8032; false for a key or signature of the wrong length or a key off the curve).
+    public struct Primitives: Sendable {
+        public var sha256: @Sendable ([UInt8]) -> [UInt8]
+        public var verifyEd25519: @Sendable (_ signature: [UInt8], _ message: [UInt8], _ publicKey: [UInt8]) -> Bool
+        public init(sha256: @escaping @Sendable ([UInt8]) -> [UInt8],
+                    verifyEd25519: @escaping @Sendable ([UInt8], [UInt8], [UInt8]) -> Bool) {
+            self.sha256 = sha256
+            self.verifyEd25519 = verifyEd25519
+        }
+    }
+
+    public enum Action: Equatable, Sendable {
+        case add(DeviceEntry)
+        case remove(deviceId: String)
+    }
+
+    /// A device as the chain knows it.
+    public struct DeviceEntry: Equatable, Sendable {
+        public var id: String
+        public var name: String
+        public var recipient: String
+        public var signingKey: [UInt8]
+        public init(id: String, name: String, recipient: String, signingKey: [UInt8]) {
+            self.id = id; self.name = name; self.recipient = recipient; self.signingKey = signingKey
+        }
+    }
+
+    /// The last statement of a chain: what a client pins.
+    public struct Head: Equatable, Codable, Sendable {
+        public var sequence: UInt64
+        public var hash: [UInt8]
+        public init(sequence: UInt64, hash: [UInt8]) { self.sequence = sequence; self.hash = hash }
+    }
+
+    /// One signed statement.
+    public struct Statement: Equatable, Sendable {
+        public var user: String
+        public var sequence: UInt64
+        public var previous: [UInt8]
+        /// Seconds since 1970; informational (device clocks differ), never checked for order.
+        public var timestamp: Int64
+        public var signer: String
+        public var action: Action
+        public var signature: [UInt8]
+
+        public init(user: String, sequence: UInt64, previous: [UInt8], timestamp: Int64, signer: String,
+                    action: Action, signature: [UInt8]) {
+            self.user = user; self.sequence = sequence; self.previous = previous; self.timestamp = timestamp
+            self.signer = signer; self.action = action; self.signature = signature
+        }
+
+        /// The canonical bytes that are signed.
+        public var body: [UInt8] {
+            var out = CanonicalWriter()
+            out.byte(DeviceChain.statementVersion)
+            switch action {
+            case .add: out.byte(1)
+            case .remove: out.byte(2)
+            }
+            out.field(Array(user.utf8))
+            out.uint64(sequence)
+            out.raw(previous)
+            out.uint64(UInt64(bitPattern: timestamp))
+            out.field(Array(signer.utf8))
+            switch action {
+            case .add(let device):
+                out.field(Array(device.id.utf8))
+                out.field(Array(device.name.utf8))
+                out.field(Array(device.recipient.utf8))
+                out.raw(device.signingKey)
+            case .remove(let id):
+                out.field(Array(id.utf8))
+            }
+            return out.bytes
+        }
+
+        /// The signed statement's bytes: the body, then the 64-byte signature.
+        public var encoded: [UInt8] { body + signature }
+
+        /// What the signature is over: the context, then the canonical bytes.
+        public var signedMessage: [UInt8] { DeviceChain.signatureContext + body }
+
+        /// Parses one signed statement; refuses anything but the exact canonical form.
+        public static func decode(_ bytes: [UInt8]) throws -> Statement {
+            guard bytes.count <= DeviceChain.maxStatementBytes else {
+                throw DeviceChainError.malformed(index: nil, reason: "a statement of \(bytes.count) bytes (the limit is \(DeviceChain.maxStatementBytes))")
+            }
+            var reader = CanonicalReader(bytes)
+            guard try reader.byte() == DeviceChain.statementVersion else {
+                throw DeviceChainError.malformed(index: nil, reason: "unknown statement version \(bytes[0])")
+            }
+            let kind = try reader.byte()
+            let user = try reader.text(max: DeviceChain.maxUserBytes, what: "user")
+            let sequence = try reader.uint64()
+            let previous = try reader.raw(DeviceChain.hashCount)
+            let timestamp = Int64(bitPattern: try reader.uint64())
+            let signer = try reader.deviceId()
+            let action: Action
+            switch kind {
+            case 1:
+                let id = try reader.deviceId()
+                let name = try reader.text(max: DeviceChain.maxNameBytes, what: "name")
+                let recipient = try reader.text(max: DeviceChain.maxRecipientBytes, what: "recipient")
+                let key = try reader.raw(DeviceChain.publicKeyCount)
+                guard !name.isEmpty, !recipient.isEmpty else { throw DeviceChainError.malformed(index: nil, reason: "an empty name or recipient") }
+                action = .add(DeviceEntry(id: id, name: name, recipient: recipient, signingKey: key))
+            case 2:
+                action = .remove(deviceId: try reader.deviceId())
+            default:
+                throw DeviceChainError.malformed(index: nil, reason: "unknown statement kind \(kind)")
+            }
+            let signature = try reader.raw(DeviceChain.signatureCount)
+            guard reader.atEnd else { throw DeviceChainError.malformed(index: nil, reason: "bytes after the signature") }
+            return Statement(user: user, sequence: sequence, previous: previous, timestamp: timestamp,
+                             signer: signer, action: action, signature: signature)
+        }
+    }
+
+    /// What a verified chain says.
+    public struct Verified: Equatable, Sendable {
+        public var user: String
+        /// The root (first) device's signing key: what another user pins (issue 28).
+        public var rootKey: [UInt8]
+        /// The live devices by id.
+        public var devices: [String: DeviceEntry]
+        public var head: Head
+        /// Why the statements after `head` were left out, when the chain served had a
+        /// tail that does not verify (`verifyPrefix`); nil when every statement verified.
+        public var refusedTail: DeviceChainError? = nil
+        /// How many statements verified: `head.sequence + 1`.
+        public var count: Int { Int(head.sequence) + 1 }
+    }
+
+    // MARK: Wire form
+
+    /// The versioned wire form the relay stores and serves:
+    /// `{"version":1,"statements":["<base64 of a signed statement>", …]}`.
+    struct Wire: Codable, Equatable, Sendable {
+        static let currentVersion = 1
+        var version: Int
+        var statements: [String]
+        init(statements: [Statement]) {
+            version = Self.currentVersion
+            self.statements = statements.map { Data($0.encoded).base64EncodedString() }
+        }
+    }
+
+    public static func encodeWire(_ statements: [Statement]) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(Wire(statements: statements)))
+    }
+
+    /// The largest chain document a client reads: base64 grows 4/3 and each statement
+    /// costs a few bytes of JSON.
+    public static let maxWireBytes = maxChainBytes * 4 / 3 + maxStatements * 4 + 64
+
+    /// Parses the wire form, bounded before anything is decoded; any statement that is
+    /// not base64 of a canonical statement is refused.
+    public static func decodeWire(_ bytes: [UInt8]) throws -> [Statement] {
+        let (statements, refused) = try decodeWirePrefix(bytes)
+        if let refused { throw refused }
+        return statements
+    }
+
+    /// Parses the wire form up to its first statement that is not base64 of a canonical
+    /// statement (or past the statement limit), and says why it stopped there: the tail
+    /// a client leaves out. The document itself (size, JSON, version) is refused whole.
+    public static func decodeWirePrefix(_ bytes: [UInt8]) throws -> (statements: [Statement], refused: DeviceChainError?) {
+        guard bytes.count <= maxWireBytes else {
+            throw DeviceChainError.malformed(index: nil, reason: "a chain document of \(bytes.count) bytes")
+        }
+        let wire: Wire
+        do {
+            wire = try JSONDecoder().decode(Wire.self, from: Data(bytes))
+        } catch {
+            throw DeviceChainError.malformed(index: nil, reason: "not a chain document")
+        }
+        guard wire.version == Wire.currentVersion else { throw DeviceChainError.malformed(index: nil, reason: "unknown chain version \(wire.version)") }
+        var statements: [Statement] = []
+        for (index, text) in wire.statements.enumerated() {
+            guard index < maxStatements else {
+                return (statements, .malformed(index: index, reason: "\(wire.statements.count) statements (the limit is \(maxStatements))"))
+            }
+            do {
+                guard let data = Data(base64Encoded: text) else { throw DeviceChainError.malformed(index: nil, reason: "not base64") }
+                statements.append(try Statement.decode(Array(data)))
+            } catch DeviceChainError.malformed(_, let reason) {
+                return (statements, .malformed(index: index, reason: reason))
+            }
+        }
+        return (statements, nil)
+    }
+}
+
+package enum DeviceChainError: Error, Equatable, Sendable, CustomStringConvertible {
+    case malformed(index: Int?, reason: String)
+    case wrongUser(index: Int, expected: String, found: String)
+    case badSequence(index: Int, found: UInt64)
+    case brokenLink(index: Int)
+    case badRoot(reason: String)
+    case signerNotLive(index: Int, signer: String)
+    case badSignature(index: Int)
+    case duplicate(index: Int, reason: String)
+    /// The served chain is shorter than the head this client pinned.
+    case rolledBack(pinned: UInt64, served: UInt64)
+    /// The served chain differs from the pinned one at or before the pinned head.
+    case forked(sequence: UInt64)
+    /// The user's root key is not the one pinned at first contact.
+    case rootChanged(user: String)
+
+    public var description: String {
+        func at(_ index: Int?) -> String { index.map { "statement \($0): " } ?? "" }
+        switch self {
+        case let .malformed(index, reason): return "device chain: \(at(index))malformed: \(reason)"
+        case let .wrongUser(index, expected, found): return "device chain: \(at(index))is \(found)'s, not \(expected)'s"
+        case let .badSequence(index, found): return "device chain: \(at(index))has sequence number \(found)"
+        case let .brokenLink(index): return "device chain: \(at(index))does not follow the statement before it"
+        case let .badRoot(reason): return "device chain: bad root: \(reason)"
+        case let .signerNotLive(index, signer): return "device chain: \(at(index))is signed by device \(signer), which is not in the chain at that point"
+        case let .badSignature(index): return "device chain: \(at(index))bad signature"
+        case let .duplicate(index, reason): return "device chain: \(at(index))\(reason)"
+        case let .rolledBack(pinned, served):
+            return "device chain: the relay served a chain ending at statement \(served), older than the \(pinned) this device verified"
+        case let .forked(sequence): return "device chain: the relay served a chain that differs from the one this device verified at statement \(sequence)"
+        case let .rootChanged(user): return "device chain: \(user)'s root key is not the one pinned at first contact"
+        }
+    }
+}
