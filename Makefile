@@ -16,6 +16,11 @@ CONFIG ?= release
 # cannot take the flag (Swift Testing has no static library); the packaging tests relink
 # the debug build's tools that way instead (packaging/relink-static.sh).
 STATIC ?= --static-swift-stdlib
+# The release build's flags: no debug information. SwiftPM compiles a release with -g,
+# which make install strips anyway (install -s), and it costs build time on every clean
+# clone (make test builds the release). Crash reports still name functions (the symbol
+# table stays until install strips it). RELEASE_FLAGS= builds with it.
+RELEASE_FLAGS ?= -Xswiftc -gnone
 STRIP ?= strip
 READELF ?= readelf
 
@@ -91,7 +96,7 @@ check-build-deps:
 
 # deps stays explicit (it may run sudo apt-get): test, demo and bench ask for it.
 build: check-build-deps
-	$(SWIFT) build -c $(CONFIG) $(STATIC)
+	$(SWIFT) build -c $(CONFIG) $(STATIC) $(RELEASE_FLAGS)
 
 # The suites run as four processes at once (scripts/test-shards.sh says why); SHARDS=1
 # runs them in one, as `swift test --skip-build` does. Every test that starts a tool
@@ -103,12 +108,12 @@ build: check-build-deps
 TEST_BIN ?= $(BIN)
 test: deps check-build-deps
 	$(SWIFT) build $(DEBUG_FLAGS) --build-tests
-	$(SWIFT) build -c $(CONFIG) $(STATIC)
+	$(SWIFT) build -c $(CONFIG) $(STATIC) $(RELEASE_FLAGS)
 	VFS_BIN_DIR="$(TEST_BIN)" bash scripts/test-shards.sh "$(DEBUG_BIN)/vfsPackageTests.xctest"
 
 # The demo runs the release build (make build's), the binaries make install copies.
 demo: deps check-build-deps
-	$(SWIFT) build -c $(CONFIG) $(STATIC)
+	$(SWIFT) build -c $(CONFIG) $(STATIC) $(RELEASE_FLAGS)
 	@VFS_BIN="$(BIN)" KEEP="$(KEEP)" bash scripts/demo.sh
 
 # Memory and thread safety checked by tools, not by luck (docs/memory-safety.md): every

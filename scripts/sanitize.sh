@@ -15,6 +15,8 @@
 # Environment: SANITIZE_LOGS (a folder for the reports and the shards' logs; default a new
 # temporary one), SANITIZE_THREAD_FILTER (a test-ID regex).
 set -uo pipefail
+# As in test-shards.sh: the tests' system tools live in /usr/sbin and /sbin.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH="$PATH:/usr/sbin:/sbin" ;; esac
 
 kind=${1:?usage: sanitize.sh address|thread BUILD_BIN}
 bin=${2:?usage: sanitize.sh address|thread BUILD_BIN}

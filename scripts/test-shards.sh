@@ -11,6 +11,9 @@
 # Exit status: 0 when every shard passed; else the first failing shard's status.
 # SHARDS=1 runs everything in one process (as `swift test` does).
 set -uo pipefail
+# Debian gives a user's shell no /usr/sbin or /sbin, where the tests' nginx, losetup,
+# filefrag, mkfs.ext4 and dpkg's ldconfig live.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH="$PATH:/usr/sbin:/sbin" ;; esac
 
 binary=${1:?usage: test-shards.sh TEST_BINARY [LOG_FOLDER]}
 logs=${2:-$(mktemp -d "${TMPDIR:-/tmp}/vfs-test-shards.XXXXXX")}

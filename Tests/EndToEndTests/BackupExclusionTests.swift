@@ -29,7 +29,7 @@ final class MountedFolder {
             ok = try Tools.run("mount", ["-t", kind.rawValue, "-o", "size=8m", "vfs-test", point]).status == 0
         }
         mounted = ok
-        path = ok ? point : scratch.path("plain")
+        path = ok ? point : scratch.path("unmounted")
         if !ok { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
         chmod(path, 0o755)
         let probe = path + "/.probe"

@@ -658,6 +658,28 @@ struct KeychainTests {
         #expect(try kc.run(["get", "s", "a"]).status == 77)
     }
 
+    @Test("the agent listens and answers when its socket path is longer than a Unix socket address holds (a deep XDG_RUNTIME_DIR)")
+    func agentLongSocketPath() throws {
+        let kc = try KeychainFixture()
+        try kc.initialise()
+        let deep = kc.scratch.path("run/" + String(repeating: "a-deep-folder/", count: 8))
+        try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let env = ["XDG_RUNTIME_DIR": deep]
+        defer { _ = try? kc.run(["lock"], environment: env) }
+        #expect(try kc.run(["set", "s", "a"], stdin: Data("v".utf8), passcode: true, environment: env).status == 0)
+        let unlock = try kc.run(["unlock", "--timeout", "5m", "--passcode-file", kc.passcodeFile], environment: env)
+        #expect(unlock.status == 0, "\(unlock.stderr)")
+        let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: deep + "/vfs")) ?? []).filter { $0.hasSuffix(".sock") }
+        try #require(sockets.count == 1)
+        #expect((deep + "/vfs/" + sockets[0]).utf8.count > 107, "longer than sun_path holds")
+        #expect(try kc.run(["status"], environment: env).status == 0)
+        // No passcode: the secret comes from the agent over that socket.
+        #expect(try kc.run(["get", "s", "a"], environment: env).out == "v")
+        #expect(try kc.run(["lock"], environment: env).status == 0)
+        #expect(try kc.run(["status"], environment: env).status == 1)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: deep + "/vfs")) ?? []).allSatisfy { !$0.hasSuffix(".sock") })
+    }
+
     @Test("the agent ends by itself at the timeout, on SIGTERM, and when its socket is removed")
     func agentTimeout() throws {
         let kc = try KeychainFixture()

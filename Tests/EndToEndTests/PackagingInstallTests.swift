@@ -76,7 +76,10 @@ struct PackagingInstallTests {
         let file = try folder.write("run.sh", script)
         let hidden = "mount -t tmpfs -o size=1m vfs-hidden '\(toolchain)' && test -z \"$(ls -A '\(toolchain)')\" && " +
             "exec env -i PATH=/usr/bin:/bin HOME='\(folder.path)/home' LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu sh '\(file)'"
-        return try Tools.run("unshare", ["--mount", "--propagation", "private", "sh", "-c", hidden])
+        // Root gets a mount namespace; a user gets one inside a user namespace of its own,
+        // as its root there (only that uid is mapped, so the tools run as the user outside).
+        let namespaces = getuid() == 0 ? ["--mount"] : ["--user", "--map-root-user", "--mount"]
+        return try Tools.run("unshare", namespaces + ["--propagation", "private", "sh", "-c", hidden])
     }
 
     /// --version of every tool in `bin`, then an encrypt/decrypt round trip and a sealed

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import CLinux
 import Synchronization
 import Testing
 import VFSCore
@@ -175,10 +174,5 @@ struct UploadWindowTests {
         #expect(reason.contains("before 60000"))
         #expect(behind.log == ["HEAD"], "no PATCH: no byte of the hole was sent")
         #expect(behind.bytes == Array(content.prefix(50_000)))
-    }
-
-    @Test("vfs-push's malloc settings (freed buffers kept for reuse) are taken")
-    func mallocSettings() {
-        #expect(vfs_malloc_keep_freed(32 << 20, 1 << 30) == 1)
     }
 }

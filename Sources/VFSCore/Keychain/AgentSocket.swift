@@ -80,17 +80,31 @@ enum AgentSocket {
         return uid_t(bitPattern: credentials[1])
     }
 
-    static func address(_ path: String) throws -> sockaddr_un {
+    /// Runs `body` (bind or connect) with the address of the socket at `path`. A path
+    /// longer than sun_path's 107 bytes (a deep XDG_RUNTIME_DIR, TMPDIR or VFS_HOME) is
+    /// reached through its folder instead: a descriptor of the folder (ours, 0700), named
+    /// `/proc/self/fd/N/NAME`, which bind and connect resolve to the same socket (as
+    /// systemd does for long socket paths). `body` returns 0 or -1 with errno set.
+    static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) throws -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        var bytes = Array(path.utf8)
+        var folder: Int32 = -1
+        defer { if folder >= 0 { close(folder) } }
+        if bytes.count >= capacity, let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            folder = open(String(path[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard folder >= 0 else { throw IOError("cannot open the folder of", path: path) }
+            bytes = Array("/proc/self/fd/\(folder)/\(path[path.index(after: slash)...])".utf8)
+        }
         guard bytes.count < capacity else { throw AgentError.pathTooLong(path) }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        return address
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
     }
 
     /// Sets send and receive timeouts on a socket, so neither end waits forever.
@@ -189,11 +203,8 @@ public struct AgentClient: Sendable {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         AgentSocket.setTimeouts(fd, seconds: 5)
-        guard var address = try? AgentSocket.address(socketPath) else { return nil }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0, AgentSocket.peerUID(fd) == getuid() else { return nil }
+        guard let connected = try? AgentSocket.withAddress(socketPath, { connect(fd, $0, $1) }),
+              connected == 0, AgentSocket.peerUID(fd) == getuid() else { return nil }
         var request = [AgentSocket.protocolVersion, operation.rawValue, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)] + payload
         defer { request.wipe() }
         guard request.withUnsafeBytes({ AgentSocket.writeAll(fd, $0) }) else { return nil }

@@ -144,14 +144,12 @@ final class AgentServer {
         self.keychainID = keychainID
         self.masterKey = masterKey
         deadline = Self.now() + Double(timeout)
-        var address = try AgentSocket.address(socketPath)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw IOError("cannot create a socket") }
         // A socket left by an agent that was killed: nobody answers on it.
         if access(socketPath, F_OK) == 0 && AgentClient(socketPath: socketPath).status() == nil { unlink(socketPath) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound: Int32
+        do { bound = try AgentSocket.withAddress(socketPath) { bind(fd, $0, $1) } } catch { close(fd); throw error }
         guard bound == 0, listen(fd, 16) == 0 else {
             let error = IOError(errno == EADDRINUSE ? "another agent listens on" : "cannot listen on", path: socketPath)
             close(fd)
