@@ -60,12 +60,13 @@ struct ClientAddressTests {
         #expect(ClientAddressResolver(trusted: trusted, header: .xForwardedFor).client(peer: "127.0.0.1", headers: twice) == "198.51.100.8")
     }
 
-    @Test("paths name a route only as written: empty and dot segments (also percent-encoded) are not canonical")
+    @Test("paths name a route only as written: empty and dot segments are not canonical")
     func canonicalPaths() {
-        for good in ["/", "/metrics", "/v1/health", "/admin/", "/v1/cloud/a%20b/c.txt", "/v1/cloud/..x"] {
+        // A percent-encoded dot is left to the routes: it names none but a cloud path's, refused 400 there (RobustnessTests).
+        for good in ["/", "/metrics", "/v1/health", "/admin/", "/v1/cloud/a%20b/c.txt", "/v1/cloud/..x", "/v1/cloud/f/%2E%2E"] {
             #expect(CanonicalPathMiddleware.isCanonical(good), "\(good)")
         }
-        for bad in ["//metrics", "/./metrics", "/v1/../metrics", "/%2e/metrics", "/%2E%2E/metrics", "/v1//health", "/metrics/.", "", "metrics", "/a%2fb"] {
+        for bad in ["//metrics", "/./metrics", "/v1/../metrics", "/v1//health", "/metrics/.", "/..", "", "metrics"] {
             #expect(!CanonicalPathMiddleware.isCanonical(bad), "\(bad)")
         }
     }
