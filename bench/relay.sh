@@ -31,6 +31,11 @@ caps=()
 if grep -q -- --max-event-streams <<<"$serve_help"; then
   caps=(--max-event-streams $((SSE + 10)) --max-connections $((SSE + 100)))
 fi
+# A relay with per-user caps (issue 43): room for the one user's streams and requests too.
+if grep -q -- --max-user-event-streams <<<"$serve_help"; then
+  caps+=(--max-user-event-streams $((SSE + 10)) --max-org-event-streams $((SSE + 10))
+         --max-user-requests $((SSE + 100)) --max-org-requests $((SSE + 100)))
+fi
 if "$BIN/vfs-relay" init --help >/dev/null 2>&1; then relay init 2>/dev/null; fi
 relay org add acme >/dev/null
 code=$(relay user add ann@acme.example --org acme --admin 2>/dev/null)

@@ -348,6 +348,8 @@ extension RelayClientError: ReportableError {
                 return ["vfs-cloud rm removes what is no longer needed (vfs-cloud ls -R shows it all); the relay's operator sets the cap"]
             case 401: return ["this device's token is not accepted: it may have been revoked; vfs-device status tells, vfs-device enroll enrols again"]
             case 404: return ["vfs-device list and vfs-fetch show what exists"]
+            case 503 where code == RelayErrorCode.unavailable.rawValue:
+                return ["the relay answers, but the storage it keeps files in does not: try again later (vfs-push resume goes on where a push stopped), or tell the relay's operator"]
             case 429, 503: return ["try again later"]
             case 507: return ["the relay's disk is nearly full: try again later (vfs-push resume goes on where it stopped), or tell its operator"]
             default: return []

@@ -24,9 +24,9 @@ public enum ToolIO {
             var info = stat()
             // Another user's link in a sticky, world-writable folder is refused even where
             // the kernel's protected_symlinks is off (OutputLink).
-            if !exclusive, lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK { _ = try OutputLink.resolve(path) }
-            if !exclusive, stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFDIR {
-                let fd = open(path, O_WRONLY | O_CLOEXEC)
+            if !exclusive, lstat(RawName.cString(path), &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK { _ = try OutputLink.resolve(path) }
+            if !exclusive, stat(RawName.cString(path), &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFDIR {
+                let fd = open(RawName.cString(path), O_WRONLY | O_CLOEXEC)
                 guard fd >= 0 else { throw ToolError(IOError("cannot open", path: path).description, exit: .cannotCreate) }
                 return Output(file: nil, sink: FileDescriptorSink(fd: fd, name: path, owned: true))
             }

@@ -197,7 +197,11 @@ public struct S3Client: Sendable {
     /// connection dropped midway) goes on with a ranged GET from the byte reached, of the
     /// same object (If-Match its ETag), `attempts` times in all; then it fails, after
     /// `write` has had only bytes of the object, in order.
-    public func get(_ key: String, range: Range<Int64>? = nil, into write: (ByteBuffer) async throws -> Void) async throws {
+    /// `readTimeout`: a read the relay makes for itself, inside a request (an upload's tail,
+    /// its digest), not for a client that may be slow to take it: a store that sends
+    /// nothing for the read timeout fails it, as it fails any other request.
+    public func get(_ key: String, range: Range<Int64>? = nil, readTimeout: Bool = false,
+                    into write: (ByteBuffer) async throws -> Void) async throws {
         guard range.map({ !$0.isEmpty }) ?? true else { return }
         var position = range?.lowerBound ?? 0
         // Where the download ends: known when a range is asked for, else from the first answer.
@@ -209,7 +213,7 @@ public struct S3Client: Sendable {
             if let end { headers.append(("Range", "bytes=\(position)-\(end - 1)")) }
             if let etag { headers.append(("If-Match", etag)) }
             let response = try await send(.GET, key: key, headers: headers, expect: end == nil ? [200] : [206], deadline: .hours(24),
-                                          on: downloads)
+                                          on: readTimeout ? http : downloads)
             if end == nil {
                 guard let length = response.headers.first(name: "Content-Length").flatMap({ Int64($0) }) else {
                     throw S3Error.invalidResponse("no Content-Length for \"\(key)\"")

@@ -26,6 +26,27 @@ public enum RFC3339 {
         return (date, 10)
     }
 
+    /// What an expiry given as a date alone (`2027-01-31`, all of `text`) means, for
+    /// `vfs-policy --expires` and the admin web page's form alike: valid through that whole
+    /// day in UTC, so it expires at the next midnight UTC (`2027-02-01T00:00:00Z`).
+    public static func expiry(ofDay text: String) -> Date? {
+        guard let day = day(text), day.count == text.utf8.count else { return nil }
+        return day.start.addingTimeInterval(86400)
+    }
+
+    /// The date an expiry made by `expiry(ofDay:)` was given as (`2027-01-31` for
+    /// `2027-02-01T00:00:00Z`); nil for an instant that is not a midnight UTC.
+    public static func expiryDay(_ date: Date) -> String? {
+        let seconds = Int(date.timeIntervalSince1970)
+        guard Double(seconds) == date.timeIntervalSince1970, seconds % 86400 == 0 else { return nil }
+        let parts = utc.dateComponents([.year, .month, .day], from: date.addingTimeInterval(-86400))
+        func padded(_ value: Int?, _ width: Int) -> String {
+            let text = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(padded(parts.year, 4))-\(padded(parts.month, 2))-\(padded(parts.day, 2))"
+    }
+
     /// A full RFC 3339 / ISO 8601 time: date, `T`, hours, minutes, optional seconds and
     /// fraction (dropped), then `Z` or `±hh:mm`; `t` and `z` in lower case too. A leap
     /// second (`:60`) is refused, as the policy's fast reader refuses it.

@@ -53,6 +53,9 @@ public enum RelayClientError: Error, CustomStringConvertible, Equatable, Sendabl
     public var description: String {
         switch self {
         case let .unreachable(url, reason): return "relay unreachable at \(url): \(reason)"
+        case let .rejected(503, code, message) where code == RelayErrorCode.unavailable.rawValue:
+            // The relay runs; the store it keeps files in (an S3 bucket) does not answer.
+            return "the relay's storage is unavailable: \(message) (503 \(code))"
         case let .rejected(status, code, message): return "the relay refused: \(message) (\(status) \(code))"
         case let .badAnswer(url, reason): return "unexpected answer from the relay at \(url): \(reason)"
         case let .invalidAnswer(what, value, rule): return "the relay sent an invalid \(what) \"\(value)\" (not \(rule)); nothing was written"

@@ -47,7 +47,7 @@ public func openRelayStore(_ configuration: RelayConfiguration, migrate: Bool = 
                            logger: Logger = Logger(label: "vfs-relay")) async throws -> (any RelayStore, any BlobStore) {
     guard let database = configuration.database else {
         let (store, blobs) = try openStore(configuration)
-        return (store, configuration.objectStore.map { S3BlobStore($0, records: store) } ?? blobs)
+        return (store, configuration.objectStoreInUse.map { S3BlobStore($0, records: store) } ?? blobs)
     }
     func postgres() async throws -> PostgresRelayStore {
         do {
@@ -57,7 +57,7 @@ public func openRelayStore(_ configuration: RelayConfiguration, migrate: Bool = 
         }
     }
     // Blobs in a bucket keep uploads in progress in the database: nothing on the disk.
-    if let settings = configuration.objectStore {
+    if let settings = configuration.objectStoreInUse {
         let store = try await postgres()
         return (store, S3BlobStore(settings, records: store))
     }
@@ -117,9 +117,10 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
         throttle: EnrolmentThrottle(store: store, limit: configuration.enrolmentFailureLimit, lockout: configuration.enrolmentLockout))
     let router = Router(context: RelayRequestContext.self)
     router.addMiddleware {
-        ClientAddressMiddleware(resolver: ClientAddressResolver(trusted: configuration.trustedProxies))
+        ClientAddressMiddleware(resolver: ClientAddressResolver(trusted: configuration.trustedProxies, header: configuration.proxyHeader))
         RequestLogMiddleware(logger: logger)
         ErrorMiddleware(metrics: services.metrics)
+        CanonicalPathMiddleware()
     }
     if let registry = configuration.metrics {
         router.addMiddleware { MetricsMiddleware<RelayRequestContext>() }
@@ -130,6 +131,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     EnrollController(services: services).addRoutes(to: router)
     AdminController(services: services).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthMiddleware(store: store))
+        .add(middleware: UsageLimitMiddleware(counts: services.usage, limits: configuration.limits))
     DeviceController(services: services).addRoutes(to: authenticated)
     ChainController(services: services).addRoutes(to: authenticated)
     InviteController(services: services).addRoutes(to: authenticated)

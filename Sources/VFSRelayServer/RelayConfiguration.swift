@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Prometheus
 
 /// Everything `serve` can be told; the defaults are the documented ones.
@@ -47,9 +48,12 @@ public struct RelayConfiguration: Sendable {
     public var metrics: PrometheusCollectorRegistry?
     /// Clients besides loopback that may read the metrics.
     public var metricsFrom: [CIDR] = []
-    /// Proxies whose `Forwarded`/`X-Forwarded-For` name the client (nginx in front); from
-    /// anyone else those headers are ignored.
+    /// Proxies whose `proxyHeader` names the client (nginx in front); from anyone else it
+    /// is ignored.
     public var trustedProxies: [CIDR] = []
+    /// The one header the trusted proxies name the client in; nil (the default): none is
+    /// believed, whoever sends it.
+    public var proxyHeader: ProxyHeader?
     /// Wrong enrolment codes in a row from one address before it must wait.
     public var enrolmentFailureLimit = 5
     public var enrolmentLockout: TimeInterval = 15 * 60
@@ -65,6 +69,11 @@ public struct RelayConfiguration: Sendable {
     public var maxConnections = 4096
     /// Event streams one device may hold open at once; one more is answered 429.
     public var maxEventStreamsPerDevice = 8
+    /// What one user, and all the users of one organisation, may hold at once, so that one
+    /// token (which can mint devices, each with its streams) cannot take what every user
+    /// shares. Live devices and unused invitation codes are counted in the database (every
+    /// instance); requests in flight and event streams by each relay instance.
+    public var limits = UsageLimits()
     /// Free space kept on the blob folder's disk: uploads stop with 507 before it, so the
     /// database (and everyone else's enrolments, deletes and gc) can still write.
     public var diskReserve = DiskReserve.standard
@@ -99,6 +108,19 @@ public struct RelayConfiguration: Sendable {
 }
 
 extension RelayConfiguration {
+    /// The S3 store's settings as the relay uses them: a request to the store (not a
+    /// client's download) that gets no answer for two thirds of `idleTimeout` fails, and
+    /// the relay answers 503 with Retry-After, before the idle timeout would cut the
+    /// client's own connection (a PATCH waiting on a hung store answered nothing at all).
+    public var objectStoreInUse: ObjectStoreSettings? {
+        guard var settings = objectStore else { return nil }
+        let idle = idleTimeout.components
+        let bound = TimeAmount.milliseconds(max(1000, (idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000) * 2 / 3))
+        settings.readTimeout = min(settings.readTimeout, bound)
+        settings.connectTimeout = min(settings.connectTimeout, bound)
+        return settings
+    }
+
     /// Bytes that may still be written to the blob folder's disk before the reserve (0 or
     /// less: none).
     public var diskRoom: Int64 {
@@ -150,4 +172,25 @@ struct DiskSpace {
         available = o1 ? .max : free
         total = o2 ? .max : size
     }
+}
+
+/// The caps on one user and one organisation (`serve --max-devices` and the others).
+public struct UsageLimits: Sendable, Equatable {
+    /// Live devices of one user (pending ones too); one more enrolment is 403.
+    public var devices = 32
+    /// Live devices of one organisation.
+    public var orgDevices = 10_000
+    /// Unused, unexpired invitation codes a user's devices asked for (POST /v1/invites);
+    /// one more is 429 until one is used or expires. The operator's codes are not counted.
+    public var openInvites = 10
+    /// Event streams of all of one user's devices at once (each device also at most
+    /// `maxEventStreamsPerDevice`); one more is 429.
+    public var userEventStreams = 32
+    public var orgEventStreams = 2048
+    /// Requests of one user's devices in flight at once (each holds a connection while it
+    /// is answered, an event stream for as long as it is open); one more is 429.
+    public var userRequests = 64
+    public var orgRequests = 2048
+
+    public init() {}
 }

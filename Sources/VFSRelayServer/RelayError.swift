@@ -49,6 +49,14 @@ struct RelayError: Error, Sendable {
         case CloudRefusal.tooManyEntries(let count):
             self = .init(.init(code: 507, reasonPhrase: "Insufficient Storage"), .tooManyEntries,
                          "you hold \(count) cloud files and folders, the most a user may; delete some to make room")
+        case LimitRefusal.devices(let limit, let organisation):
+            self = .init(.forbidden, .forbidden, organisation
+                ? "your organisation has \(limit) devices, the most this relay allows; a device must be removed first (or the operator raises serve --max-org-devices)"
+                : "you have \(limit) devices, the most a user may on this relay; remove one you no longer use first (vfs-device revoke NAME), or ask the operator to raise serve --max-devices")
+        case LimitRefusal.openInvites(let limit):
+            self = .init(.tooManyRequests, .tooManyRequests,
+                         "your devices hold \(limit) unused invitation code\(limit == 1 ? "" : "s"), the most a user may at once; use one, or wait until one expires",
+                         headers: [.retryAfter: "60"])
         case BlobStoreError.noSpace:
             self = .diskFull
         case BlobStoreError.unavailable:

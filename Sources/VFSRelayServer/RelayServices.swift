@@ -12,6 +12,8 @@ struct RelayServices: Sendable {
     let throttle: EnrolmentThrottle
     let itemLists = ItemListCache()
     let metrics = RelayMetrics()
+    /// Requests in flight and event streams by user and organisation (`UsageLimits`).
+    let usage = UsageCounts()
 
     /// 507 unless `count` more bytes fit above the reserve.
     func checkDiskRoom(for count: Int64) throws {

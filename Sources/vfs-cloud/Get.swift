@@ -24,7 +24,9 @@ extension CloudTool {
 
             A file that exists is not replaced (exit 73) unless -f. With -r a cloud folder \
             comes down as it went up: DIR/NAME (or -o FOLDER) receives every file and folder \
-            in it; every name is checked before anything is written.
+            in it; every name is checked before anything is written. A name that was not \
+            UTF-8 when put (held as U+F780 to U+F7FF in the cloud) is written back as its \
+            bytes, as vfs-unwrap writes the names vfs-push and vfs-wrap carried.
 
             Examples:
               vfs-cloud get /docs/2026/report.pdf -C ~/Downloads

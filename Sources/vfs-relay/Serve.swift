@@ -54,8 +54,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Expire an upload that gets no bytes for this many seconds (an interrupted or abandoned push): its bytes and quota are freed and the transfer made of it while it uploaded expires for its targets (at the next sweep).", valueName: "seconds"))
     var uploadIdleExpiry: Int = 3600
 
-    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy in front of the relay (nginx), as an address or range: 127.0.0.1, 10.0.0.0/8, ::1. Only from these peers are Forwarded and X-Forwarded-For taken as the client's address (for the wrong-code throttle and the log). Repeatable.", valueName: "cidr"))
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy in front of the relay (nginx), as an address or range: 127.0.0.1, 10.0.0.0/8, ::1. Only from these peers is --proxy-header taken as the client's address (for the wrong-code throttle, the log and --metrics). Repeatable; goes with --proxy-header.", valueName: "cidr"))
     var trustedProxies: [String] = []
+
+    @Option(name: .customLong("proxy-header"), help: ArgumentHelp("The one header the --trusted-proxy sets to the client's address: x-forwarded-for (the shipped nginx site), x-real-ip or forwarded. Every other forwarding header is ignored, and without this option all are.", valueName: "name"))
+    var proxyHeader: String?
 
     @Flag(help: ArgumentHelp("Serve GET /metrics in the Prometheus text format (requests and latencies by route, upload and download bytes, event streams, errors) to loopback clients and --metrics-from addresses."))
     var metrics = false
@@ -74,6 +77,27 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Event streams one device may hold open at once; one more is refused with 429.", valueName: "count"))
     var maxEventStreams: Int = 8
+
+    @Option(help: ArgumentHelp("Live devices one user may have (pending ones too); one more enrolment is refused with 403.", valueName: "count"))
+    var maxDevices: Int = 32
+
+    @Option(help: ArgumentHelp("Live devices of all the users of one organisation; one more enrolment is refused with 403.", valueName: "count"))
+    var maxOrgDevices: Int = 10_000
+
+    @Option(help: ArgumentHelp("Unused invitation codes one user's devices may hold at once (vfs-device invite; the operator's are not counted); one more is refused with 429 until one is used or expires.", valueName: "count"))
+    var maxOpenInvites: Int = 10
+
+    @Option(help: ArgumentHelp("Event streams all of one user's devices may hold open at once (on this relay instance); one more is refused with 429.", valueName: "count"))
+    var maxUserEventStreams: Int = 32
+
+    @Option(help: ArgumentHelp("Event streams all the devices of one organisation may hold open at once (on this instance); one more is refused with 429.", valueName: "count"))
+    var maxOrgEventStreams: Int = 2048
+
+    @Option(help: ArgumentHelp("Requests of one user's devices in progress at once, each holding a connection (an event stream for as long as it is open; on this instance); one more is refused with 429.", valueName: "count"))
+    var maxUserRequests: Int = 64
+
+    @Option(help: ArgumentHelp("Requests of one organisation's devices in progress at once (on this instance); one more is refused with 429.", valueName: "count"))
+    var maxOrgRequests: Int = 2048
 
     /// Seconds between looks for events other processes stored (admin alerts; with
     /// PostgreSQL, NOTIFY wakes the streams at once and this is the fallback). Tests
@@ -169,6 +193,10 @@ struct Serve: AsyncParsableCommand {
         guard maxEventStreams > 0, (maxConnections ?? 1) > 0, maxOpenUploads > 0, maxCloudEntries > 0 else {
             throw ToolError.usage("--max-connections, --max-event-streams, --max-open-uploads and --max-cloud-entries must be at least 1")
         }
+        let caps = [("--max-devices", maxDevices), ("--max-org-devices", maxOrgDevices), ("--max-open-invites", maxOpenInvites),
+                    ("--max-user-event-streams", maxUserEventStreams), ("--max-org-event-streams", maxOrgEventStreams),
+                    ("--max-user-requests", maxUserRequests), ("--max-org-requests", maxOrgRequests)]
+        if let bad = caps.first(where: { $0.1 < 1 }) { throw ToolError.usage("\(bad.0) must be at least 1") }
         let openFiles = OpenFileLimit.raise()
         // Each connection may hold a second descriptor (a blob it streams); keep room for the
         // database, the listening socket and the logs.
@@ -185,11 +213,28 @@ struct Serve: AsyncParsableCommand {
         if let quota { configuration.userQuota = try Self.size(quota, option: "--quota") }
         if let diskReserve { configuration.diskReserve = try Self.reserve(diskReserve) }
         configuration.trustedProxies = try trustedProxies.map { try Self.range($0, option: "--trusted-proxy") }
+        if let proxyHeader {
+            guard let header = ProxyHeader(rawValue: proxyHeader.lowercased()) else {
+                throw ToolError.usage("invalid --proxy-header \"\(proxyHeader)\"", hints: ["name the header your proxy sets: x-forwarded-for, x-real-ip or forwarded"])
+            }
+            configuration.proxyHeader = header
+        }
+        guard trustedProxies.isEmpty == (proxyHeader == nil) else {
+            throw ToolError.usage("--trusted-proxy and --proxy-header go together",
+                                  hints: ["name the proxy and the one header it sets: --trusted-proxy 127.0.0.1 --proxy-header x-forwarded-for (docs/nginx-relay.conf)"])
+        }
         configuration.metricsFrom = try metricsFrom.map { try Self.range($0, option: "--metrics-from") }
         guard metrics || metricsFrom.isEmpty else { throw ToolError.usage("--metrics-from goes with --metrics") }
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.maxConnections = maxConnections ?? min(16384, connectionRoom)
         configuration.maxEventStreamsPerDevice = maxEventStreams
+        configuration.limits.devices = maxDevices
+        configuration.limits.orgDevices = maxOrgDevices
+        configuration.limits.openInvites = maxOpenInvites
+        configuration.limits.userEventStreams = maxUserEventStreams
+        configuration.limits.orgEventStreams = maxOrgEventStreams
+        configuration.limits.userRequests = maxUserRequests
+        configuration.limits.orgRequests = maxOrgRequests
         configuration.maxOpenUploads = maxOpenUploads
         configuration.maxCloudEntries = maxCloudEntries
         configuration.keepAliveInterval = .seconds(keepAlive)

@@ -11,11 +11,15 @@ struct EventReport {
     /// -q: the per-run file system warnings are left to --json (cron mail stays empty).
     let quiet: Bool
     let jsonLines: Bool
+    /// -0: the --dry-run list NUL-separated (as find -print0), each path as its bytes.
+    let nulSeparated: Bool
     private var hintsShown = Set<String>()
     /// The first failed write of the --dry-run list (reported once the run ends).
     private(set) var outputError: Error?
 
-    init(verbose: Bool, dryRun: Bool, keep: Bool, listOnStdout: Bool, quiet: Bool = false, jsonLines: Bool = false) {
+    init(verbose: Bool, dryRun: Bool, keep: Bool, listOnStdout: Bool, quiet: Bool = false, jsonLines: Bool = false,
+         nulSeparated: Bool = false) {
+        self.nulSeparated = nulSeparated
         self.verbose = verbose
         self.dryRun = dryRun
         self.keep = keep
@@ -54,8 +58,13 @@ struct EventReport {
 
     private mutating func done(_ listed: String, _ message: String) {
         if listOnStdout {
-            // Names as they are for scripts; escaped on a terminal, as ls does.
-            do { try StandardOutput.write((Terminal.stdoutIsTerminal ? DisplayText.printable(listed) : listed) + "\n") }
+            // Names as their bytes for scripts (NUL-separated with -0, as find -print0);
+            // escaped on a terminal, as ls does (\xHH for a byte that is not UTF-8).
+            let line: [UInt8]
+            if nulSeparated { line = RawName.bytes(listed) + [0] }
+            else if Terminal.stdoutIsTerminal { line = Array((DisplayText.printable(listed) + "\n").utf8) }
+            else { line = RawName.bytes(listed) + [0x0A] }
+            do { try StandardOutput.write(line) }
             catch { outputError = outputError ?? error }
         } else if verbose {
             Diagnostics.info(dryRun ? "would have " + message : message)

@@ -77,11 +77,15 @@ enum ShredHelp {
     glob.
 
     --dry-run prints what would be destroyed on stdout, one path a line (folders end \
-    in '/'), and touches nothing. -v lists each entry destroyed on stderr. --json \
+    in '/'), and touches nothing: each path as its bytes, or with -0 (--null) each \
+    ended by a NUL instead of a newline, as find -print0 writes them for xargs -0; on \
+    a terminal control characters are escaped and a byte that is not UTF-8 is shown \
+    \\xHH, as in every message. -v lists each entry destroyed on stderr. --json \
     prints a summary on stdout: {"dryRun", "kept", "passes", "zeroPass", "files", \
     "bytes", "links", "folders", "destroyed": [path], "skipped": [{"path", "reason"}], \
     "errors": [{"path", "reason"}], "warnings": [{"path", "reason"}]} (folders in \
-    "destroyed" end in '/'). --json-lines prints one compact object a line as the run \
+    "destroyed" end in '/'; a byte of a path that is not UTF-8 written \\xHH, as the \
+    other tools write it). --json-lines prints one compact object a line as the run \
     goes, for logs: {"event", "path", "bytes" or "reason"} with event destroyed, \
     overwrote-device, removed-link, removed-folder, skipped, failed or warning, then \
     {"event": "summary", …} with the counts. On a terminal a progress line shows the \

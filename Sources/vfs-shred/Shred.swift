@@ -66,6 +66,9 @@ struct Shred: VFSCommand, CheckedCommand {
     @Flag(name: .customLong("dry-run"), help: "Print what would be destroyed; touch nothing.")
     var dryRun = false
 
+    @Flag(name: [.customShort("0"), .customLong("null")], help: "With --dry-run: end each path with a NUL instead of a newline, as find -print0 (for xargs -0).")
+    var nulSeparated = false
+
     @Flag(name: .customLong("verify"), help: "Read the last pass back from the device and check it.")
     var verify = false
 
@@ -113,6 +116,9 @@ struct Shred: VFSCommand, CheckedCommand {
             throw ToolError.usage("-u removes and -k keeps: give one", hints: ["vfs-shred removes by default; -u is accepted for GNU shred's habit"])
         }
         if json && jsonLines { throw ToolError.usage("--json and --json-lines: give one") }
+        if nulSeparated && (!dryRun || json || jsonLines) {
+            throw ToolError.usage("-0 separates the --dry-run list", hints: ["use it with --dry-run and without --json or --json-lines"])
+        }
         if (removeRoot || pruneEmpty) && !recursive {
             throw ToolError.usage("\(removeRoot ? "--remove-root" : "--prune-empty") works on folders: add -r")
         }
@@ -158,7 +164,7 @@ struct Shred: VFSCommand, CheckedCommand {
         let bar = showBar ? ProgressBar.make(label: "shredding", total: options.plannedBytes(rawPaths: raw.paths), quiet: false) : nil
         defer { bar?.finish() }
         var report = EventReport(verbose: verbose, dryRun: dryRun, keep: keep, listOnStdout: dryRun && !json && !jsonLines,
-                                 quiet: progressOptions.quiet, jsonLines: jsonLines)
+                                 quiet: progressOptions.quiet, jsonLines: jsonLines, nulSeparated: nulSeparated)
         let summary = Shredder(options: options, progress: bar?.callback) { event in
             bar?.finish()
             report.show(event)

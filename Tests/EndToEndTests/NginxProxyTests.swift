@@ -82,6 +82,75 @@ struct NginxProxyTests {
         """
     }
 
+    /// nginx running docs/nginx-relay.conf in front of `relayPorts`, answering (its
+    /// /v1/health through to a relay) at the returned base URL; stopped by the caller.
+    static func startNginx(relayPorts: [Int], cert: String, key: String, in scratch: TestFolder) throws -> (BackgroundProcess, String) {
+        let prefix = scratch.url.appendingPathComponent("nginx")
+        try FileManager.default.createDirectory(at: prefix, withIntermediateDirectories: true)
+        let port = try freeLoopbackPort()
+        let conf = prefix.appendingPathComponent("nginx.conf")
+        try nginxConfiguration(port: port, relayPorts: relayPorts, cert: cert, key: key, prefix: prefix)
+            .write(to: conf, atomically: true, encoding: .utf8)
+        let errorLog = prefix.appendingPathComponent("error.log").path
+        let checked = try Tools.run("nginx", ["-t", "-q", "-c", conf.path, "-p", prefix.path, "-e", errorLog])
+        #expect(checked.status == 0, "nginx -t: \(checked.stderr)")
+        let nginx = try BackgroundProcess("nginx", ["-c", conf.path, "-p", prefix.path, "-e", errorLog])
+        let base = "https://127.0.0.1:\(port)"
+        var up = false
+        let deadline = Date().addingTimeInterval(60)
+        while !up && Date() < deadline {
+            up = (try? curl(["-f", "-o", "/dev/null", "\(base)/v1/health"], ca: cert))?.status == 0
+            if !up { usleep(40_000) }
+        }
+        #expect(up, "nginx did not answer: \((try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? "")")
+        return (nginx, base)
+    }
+
+    @Test("behind docs/nginx-relay.conf with --proxy-header x-forwarded-for: a client's own Forwarded, X-Real-IP or X-Forwarded-For is not believed (wrong codes counted against it, no chosen address locked out, no forged address in the log), and /metrics in any spelling is not reachable through nginx")
+    func forwardingHeadersNotBelieved() throws {
+        let scratch = try TestFolder("nginx-headers")
+        let (cert, key) = try Self.certificate(in: scratch)
+        let data = scratch.url.appendingPathComponent("data")
+        let admin = RelayAdmin(data: data)
+        _ = try admin.addUser("alice@acme.example", org: "acme")
+        let relay = try RelayProcess(data: data, arguments: ["--trusted-proxy", "127.0.0.1", "--proxy-header", "x-forwarded-for", "--metrics"])
+        defer { relay.stop() }
+        let (nginx, base) = try Self.startNginx(relayPorts: [relay.port], cert: cert, key: key, in: scratch)
+        defer { nginx.stop() }
+
+        // Each wrong code claims another client in every forwarding header a client can write.
+        func enroll(_ code: String, claiming n: Int) throws -> String {
+            try Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Content-Type: application/json",
+                           "-H", "Forwarded: for=203.0.113.\(n)", "-H", "X-Real-IP: 203.0.113.\(n)", "-H", "X-Forwarded-For: 203.0.113.\(n)",
+                           "-d", #"{"code":"\#(code)","name":"n\#(n)","platform":"linux","recipient":"age1x"}"#, "\(base)/v1/enroll"], ca: cert).out
+        }
+        for n in 1...5 { #expect(try enroll("AAAA-BBBB-CCCC-DDDD", claiming: n) == "401") }
+        // Counted against the real client (this test, on 127.0.0.1): the sixth waits, even with a valid code.
+        #expect(try enroll(try admin.invite("alice@acme.example"), claiming: 6) == "429")
+        // No address the client named was locked out; the real one was.
+        for n in 1...6 { #expect(try admin.run(["unblock", "203.0.113.\(n)"]).status == 1) }
+        #expect(try admin.run(["unblock", "127.0.0.1"]).status == 0)
+
+        // /metrics answers loopback clients on the relay's own address, in its one spelling…
+        let direct = "http://127.0.0.1:\(relay.port)"
+        #expect(try Tools.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "\(direct)/metrics"]).out == "200")
+        for path in ["/metrics/", "//metrics", "/./metrics", "/v1/../metrics", "/%6detrics", "/%2e/metrics"] {
+            let answer = try Tools.run("curl", ["-sS", "--path-as-is", "-o", "/dev/null", "-w", "%{http_code}", "\(direct)\(path)"]).out
+            #expect(answer == "404", "relay \(path): \(answer)")
+        }
+        // …and through nginx in none, whatever the client claims to be.
+        for path in ["/metrics", "/metrics/", "//metrics", "/./metrics", "/v1/../metrics", "/%6detrics", "/%2e/metrics", "/metrics?x=1"] {
+            for claim in [[], ["-H", "Forwarded: for=127.0.0.1"], ["-H", "X-Forwarded-For: 127.0.0.1"], ["-H", "X-Real-IP: 127.0.0.1"]] {
+                let answer = try Self.curl(["--path-as-is", "-o", "/dev/null", "-w", "%{http_code}"] + claim + ["\(base)\(path)"], ca: cert).out
+                #expect(answer == "404" || answer == "400", "nginx \(path) \(claim): \(answer)")
+            }
+        }
+        #expect(relay.stop() == 0)
+        // The log names the real client, never an address a client wrote.
+        #expect(relay.stderrText.contains("POST /v1/enroll 401") && relay.stderrText.contains("127.0.0.1"), "\(relay.stderrText)")
+        #expect(!relay.stderrText.contains("203.0.113."), "\(relay.stderrText)")
+    }
+
     @Test("docs/nginx-relay.conf: a tus upload, a Range download and an event pass through nginx over TLS")
     func behindNginx() throws {
         let scratch = try TestFolder("nginx")
@@ -94,23 +163,8 @@ struct NginxProxyTests {
         let laptop = try RelayClient(port: relay.port).enroll(code: code, name: "laptop")
         let phone = try RelayClient(port: relay.port).enroll(code: try admin.invite("alice@acme.example"), name: "phone")
 
-        let prefix = scratch.url.appendingPathComponent("nginx")
-        try FileManager.default.createDirectory(at: prefix, withIntermediateDirectories: true)
-        let port = try freeLoopbackPort()
-        let conf = prefix.appendingPathComponent("nginx.conf")
-        try Self.nginxConfiguration(port: port, relayPorts: [relay.port], cert: cert, key: key, prefix: prefix)
-            .write(to: conf, atomically: true, encoding: .utf8)
-        let checked = try Tools.run("nginx", ["-t", "-q", "-c", conf.path, "-p", prefix.path, "-e", prefix.appendingPathComponent("error.log").path])
-        #expect(checked.status == 0, "nginx -t: \(checked.stderr)")
-        let nginx = try BackgroundProcess("nginx", ["-c", conf.path, "-p", prefix.path, "-e", prefix.appendingPathComponent("error.log").path])
+        let (nginx, base) = try Self.startNginx(relayPorts: [relay.port], cert: cert, key: key, in: scratch)
         defer { nginx.stop() }
-        let base = "https://127.0.0.1:\(port)"
-        var up = false
-        for _ in 0..<250 where !up {
-            up = (try? Self.curl(["-f", "-o", "/dev/null", "\(base)/v1/health"], ca: cert))?.status == 0
-            if !up { usleep(40_000) }
-        }
-        #expect(up, "nginx did not answer: \((try? String(contentsOf: prefix.appendingPathComponent("error.log"), encoding: .utf8)) ?? "")")
 
         // The phone's event stream, open before anything happens, through nginx.
         let events = try BackgroundProcess("curl", ["-sS", "-N", "--max-time", "60", "--cacert", cert, "-H", "Authorization: Bearer \(phone.token)",

@@ -69,4 +69,31 @@ struct PartialTreeTests {
         for name in ["tree/ok.txt", "tree/sub/inner.txt", "tree/caf\\xff.txt"] { #expect(members.out.contains(name), "\(members.out)") }
         #expect(!members.out.contains("secret"))
     }
+
+    @Test("vfs-cloud put -r then get -r of a tree with names that are not UTF-8 (files and a folder): the same names back, byte for byte, with the same contents; a single get -C too")
+    func nonUTF8NamesRoundTrip() throws {
+        let fleet = try Fleet()
+        let tree = fleet.scratch.path("tree"), back = fleet.scratch.path("back"), single = fleet.scratch.path("single")
+        let made = try Tools.run("sh", ["-c", """
+            cd '\(fleet.scratch.url.path)' && mkdir -p "tree/$(printf 'dir\\376')" back single && printf 'raw\\n' > "tree/$(printf 'caf\\377').txt" \
+            && printf 'deep\\n' > "tree/$(printf 'dir\\376')/$(printf '\\351t\\351').txt" && printf 'plain\\n' > tree/plain.txt
+            """])
+        #expect(made.status == 0, "\(made.stderr)")
+        let put = try fleet.laptop.run("vfs-cloud", ["put", "-r", tree, "/backup/"])
+        #expect(put.status == 0, "\(put.stderr)")
+        let got = try fleet.phone.run("vfs-cloud", ["get", "-r", "/backup/tree", "-C", back])
+        #expect(got.status == 0, "\(got.stderr)")
+        // diff -r compares the names as bytes, and the contents.
+        let same = try Tools.run("diff", ["-r", tree, back + "/tree"])
+        #expect(same.status == 0, "\(same.out)\(same.stderr)")
+        let names = try Tools.run("sh", ["-c", "cd '\(back)/tree' && find . -print0 | sort -z | od -An -c"])
+        let expected = try Tools.run("sh", ["-c", "cd '\(tree)' && find . -print0 | sort -z | od -An -c"])
+        #expect(names.out == expected.out && !names.out.isEmpty, "\(names.out) vs \(expected.out)")
+        // One file, into a folder under its own name.
+        let one = try fleet.phone.run("vfs-cloud", ["get", "/backup/tree/caf\u{f7ff}.txt", "-C", single])
+        #expect(one.status == 0, "\(one.stderr)")
+        let placed = try Tools.run("sh", ["-c", "cd '\(single)' && test \"$(cat \"$(printf 'caf\\377').txt\")\" = raw && test \"$(ls | wc -l)\" = 1"])
+        let listing = try Tools.run("ls", ["-b", single]).out
+        #expect(placed.status == 0, "\(listing)")
+    }
 }

@@ -15,7 +15,7 @@ struct RelayMetricsTests {
 
     @Test("requests by route and status, upload and download bytes, open event streams: counted and served as Prometheus text to loopback; 403 to other clients; 404 without --metrics")
     func prometheus() throws {
-        let setup = try RelayTests.Setup(arguments: ["--metrics", "--trusted-proxy", "127.0.0.1"])
+        let setup = try RelayTests.Setup(arguments: ["--metrics", "--trusted-proxy", "127.0.0.1", "--proxy-header", "x-forwarded-for"])
         let content = Array(repeating: UInt8(7), count: 1500)
         let transfer = try setup.client.send(upload: try setup.client.upload(content, token: setup.laptop.token, pieces: 3),
                                              to: [setup.phone.id], token: setup.laptop.token)

@@ -11,9 +11,9 @@ struct RelayProxyTests {
                                  headers: address.map { ["X-Forwarded-For": $0] } ?? [:])
     }
 
-    @Test("with --trusted-proxy, one client's five wrong codes block that client only; a valid code from another is accepted; unblock lifts it; the log shows the client")
+    @Test("with --trusted-proxy and --proxy-header x-forwarded-for, one client's five wrong codes block that client only; a valid code from another is accepted; unblock lifts it; the log shows the client")
     func perClient() throws {
-        let setup = try RelayTests.Setup(arguments: ["--trusted-proxy", "127.0.0.1"])
+        let setup = try RelayTests.Setup(arguments: ["--trusted-proxy", "127.0.0.1", "--proxy-header", "x-forwarded-for"])
         for _ in 0..<5 {
             #expect(try Self.enroll(setup, code: "AAAA-BBBB-CCCC-DDDD", from: "198.51.100.7").status == 401)
         }
@@ -44,7 +44,14 @@ struct RelayProxyTests {
         }
         #expect(try Self.enroll(setup, code: "AAAA-BBBB-CCCC-DDDD", from: "198.51.100.99").status == 429)
         #expect(try setup.admin.run(["unblock", "127.0.0.1"]).status == 0)
-        #expect(try setup.admin.run(["serve", "--trusted-proxy", "nonsense"]).status == 64)
+        #expect(try setup.admin.run(["serve", "--trusted-proxy", "nonsense", "--proxy-header", "x-forwarded-for"]).status == 64)
+        // A proxy without the one header it sets, or a header without its proxy, or a header not known: 64, nothing served.
+        for arguments in [["--trusted-proxy", "127.0.0.1"], ["--proxy-header", "x-forwarded-for"],
+                          ["--trusted-proxy", "127.0.0.1", "--proxy-header", "x-client"]] {
+            let refused = try setup.admin.run(["serve", "--listen", "127.0.0.1:0"] + arguments)
+            #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("vfs-relay: error: "), "\(refused.stderr)")
+        }
         #expect(setup.relay.stop() == 0)
     }
 }

@@ -619,6 +619,56 @@ struct ShredTests {
         #expect(exists(folder, kept) && !exists(folder, named) && !exists(folder, other))
     }
 
+    @Test("--dry-run lists a name that is not UTF-8 as its bytes, -0 ends each path with a NUL (as find -print0), --json and --json-lines write the byte \\xHH: never U+FFFD")
+    func dryRunNonUTF8Names() throws {
+        let scratch = try TestFolder()
+        let folder = scratch.path("spool")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let odd: [UInt8] = [0x78, 0xFF], newline = Array("two\nlines".utf8), plain = Array("plain".utf8)
+        for name in [odd, newline, plain] { create(folder, name) }
+        let base = Array(folder.utf8) + [UInt8(ascii: "/")]
+        let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+        func holds(_ data: Data, _ piece: [UInt8]) -> Bool {
+            let bytes = Array(data)
+            return piece.count <= bytes.count && (0...(bytes.count - piece.count)).contains { Array(bytes[$0..<($0 + piece.count)]) == piece }
+        }
+
+        let lines = try Tools.run("vfs-shred", ["-r", "--dry-run", folder])
+        #expect(lines.status == 0, "\(lines.stderr)")
+        #expect(holds(lines.stdout, base + odd + [0x0A]), "\(Array(lines.stdout))")
+        #expect(!holds(lines.stdout, replacement))
+
+        let nul = try Tools.run("vfs-shred", ["-r", "--dry-run", "-0", folder])
+        #expect(nul.status == 0, "\(nul.stderr)")
+        #expect(nul.stdout.last == 0)
+        let paths = Array(nul.stdout).split(separator: 0, omittingEmptySubsequences: false).dropLast().map(Array.init)
+        // The three files, and the folder itself (its path ending in '/').
+        #expect(Set(paths) == Set([odd, newline, plain].map { base + $0 } + [base]), "\(paths)")
+        #expect(try Tools.run("vfs-shred", ["-r", "--dry-run", "--null", folder]).stdout == nul.stdout)
+
+        let summary = try json(try Tools.run("vfs-shred", ["-r", "--dry-run", "--json", folder]))
+        let destroyed = summary["destroyed"] as? [String] ?? []
+        #expect(destroyed.contains(folder + "/x\\xff"), "\(destroyed)")
+        #expect(!destroyed.contains { $0.contains("\u{FFFD}") })
+        let logged = try Tools.run("vfs-shred", ["-r", "--dry-run", "--json-lines", folder])
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let loggedPaths = logged.out.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.compactMap { $0["path"] as? String }
+        #expect(loggedPaths.contains(folder + "/x\\xff"), "\(logged.out)")
+        #expect(!holds(logged.stdout, replacement))
+        // -v on stderr shows the byte escaped as well.
+        let verbose = try Tools.run("vfs-shred", ["-r", "-k", "-v", "-n", "1", folder])
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("\(folder)/x\\xff"), "\(verbose.stderr)")
+        #expect(!verbose.stderr.contains("\u{FFFD}"))
+        // Nothing went, and -0 has nothing to separate without --dry-run.
+        #expect(exists(folder, odd) && exists(folder, newline) && exists(folder, plain))
+        let refused = try Tools.run("vfs-shred", ["-0", folder + "/plain"])
+        #expect(refused.status == 64 && refused.stderr.hasPrefix("vfs-shred: error: -0 separates the --dry-run list\n"), "\(refused.stderr)")
+        #expect(exists(folder, plain))
+    }
+
     // MARK: mounts and pseudo file systems
 
     /// Mounts with mount(8); false when this process may not mount (not root, or no

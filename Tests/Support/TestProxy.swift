@@ -162,3 +162,25 @@ public func within<T: Sendable>(seconds: Int, _ body: @escaping @Sendable () asy
         return result
     }
 }
+
+/// An S3 endpoint the test turns up, hung or down (Tests/tools/fake-s3.py): in front of a
+/// real store (`upstream`, a port), or, without one, answering only the bucket listing
+/// `vfs-relay serve` asks before it serves.
+public final class FakeS3: ToolProxy {
+    public enum State: String, Sendable { case up, hang, down }
+    let controlFile: String
+
+    public init(upstream: Int? = nil, _ state: State = .up) throws {
+        let controlFile = FileManager.default.temporaryDirectory.appendingPathComponent("fake-s3-\(UUID().uuidString)").path
+        self.controlFile = controlFile
+        FileManager.default.createFile(atPath: controlFile, contents: Data(state.rawValue.utf8))
+        try super.init(tool: "fake-s3.py", arguments: [controlFile] + (upstream.map { [String($0)] } ?? []))
+    }
+
+    /// From the next connection, and the next bytes a client sends on one, on.
+    public func set(_ state: State) {
+        FileManager.default.createFile(atPath: controlFile, contents: Data(state.rawValue.utf8))
+    }
+
+    deinit { unlink(controlFile) }
+}

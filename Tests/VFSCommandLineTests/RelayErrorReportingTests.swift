@@ -29,6 +29,19 @@ struct RelayErrorReportingTests {
             "vfs-test: error: transfer t1 was sent, but the cloud copy \"/c\" was not kept: "))
     }
 
+    @Test("the relay's storage (its S3 store) unavailable, answered 503 unavailable: said so, exit 75 (a temporary failure), not 'is the relay running?'")
+    func storageUnavailable() {
+        let failure = report(RelayClientError.rejected(status: 503, code: "unavailable",
+                                                       message: "the relay's blob store does not answer now; try again (an upload resumes)"))
+        #expect(failure.status == 75)
+        #expect(failure.standardError.hasPrefix("vfs-test: error: the relay's storage is unavailable: "), "\(failure.standardError)")
+        #expect(failure.standardError.contains("vfs-test: hint: the relay answers, but the storage it keeps files in does not: try again later"))
+        #expect(!failure.standardError.contains("is the relay running"))
+        // Another 503 (a proxy's, the database's) stays a plain refusal, also 75.
+        let other = report(RelayClientError.rejected(status: 503, code: "internal", message: "the relay's database does not answer"))
+        #expect(other.status == 75 && other.standardError.hasPrefix("vfs-test: error: the relay refused: "))
+    }
+
     @Test("a changed key points at comparing fingerprints before vfs-device trust, which would pin a key the relay swapped")
     func keyChangedHint() {
         let failure = report(RelayClientError.keyChanged(device: "phone", pinned: "age1old", reported: "age1new"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VFSPolicyModel
 @testable import VFSCore
 
 @Suite("policy decision")
@@ -116,6 +117,10 @@ struct PolicyDatesTests {
     @Test("a date alone expires at the next midnight UTC; a time is the instant itself")
     func expiryForms() throws {
         #expect(PolicyDates.format(try PolicyDates.parseExpiry("2027-01-31")) == "2027-02-01T00:00:00Z")
+        // One meaning with the admin web page's date field (AdminPageTests.expiryDateMeaning).
+        #expect(try PolicyDates.parseExpiry("2027-01-31") == RFC3339.expiry(ofDay: "2027-01-31"))
+        #expect(PolicyDates.displayExpiry(try PolicyDates.parseExpiry("2027-01-31")) == "2027-01-31")
+        #expect(RFC3339.expiry(ofDay: "2027-01-31T00:00:00Z") == nil && RFC3339.expiry(ofDay: "2027-02-30") == nil)
         #expect(PolicyDates.format(try PolicyDates.parseExpiry("2028-02-29")) == "2028-03-01T00:00:00Z")
         #expect(PolicyDates.format(try PolicyDates.parseExpiry("2027-12-31")) == "2028-01-01T00:00:00Z")
         #expect(PolicyDates.format(try PolicyDates.parseExpiry("2027-01-31T17:00:00Z")) == "2027-01-31T17:00:00Z")

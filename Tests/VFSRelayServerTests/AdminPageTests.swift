@@ -171,6 +171,30 @@ struct AdminPageTests {
         }
     }
 
+    @Test("the form's expiry date means what vfs-policy --expires DATE means: approved through that day, expired at the next midnight UTC; shown back as that date")
+    func expiryDateMeaning() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            _ = try await client.user("ann@acme.example", org: "acme", admin: true)
+            var ann = AdminBrowser(client)
+            try await ann.signIn(try await fixture.loginCode(for: "ann@acme.example"))
+            let token = try await ann.csrf()
+            let added = try await ann.post("/admin/items", [("app", "evince"), ("expires", "2027-01-31"), ("enabled", "on"), ("csrf", token)])
+            #expect(added.status == .seeOther, "\(text(added))")
+            let item = try #require(try await fixture.store.items(org: 1).first?.item)
+            // The CLI's meaning (PolicyDates.parseExpiry, tested in PolicyDatesTests.expiryForms) is this same instant.
+            #expect(item.expires == RFC3339.date("2027-02-01T00:00:00Z"))
+            #expect(item.expires == RFC3339.expiry(ofDay: "2027-01-31"))
+            #expect(item.isExpired(at: try #require(RFC3339.date("2027-01-31T23:59:59Z"))) == false)
+            #expect(item.isExpired(at: try #require(RFC3339.date("2027-02-01T00:00:00Z"))))
+            // Listed and edited as the date typed, not the next day.
+            let list = text(try await ann.get("/admin/items"))
+            #expect(list.contains("<td>2027-01-31</td>") && !list.contains("2027-02-01"), "\(list)")
+            let edit = text(try await ann.get("/admin/items/\(item.id)/edit"))
+            #expect(edit.contains(#"name="expires" type="date" value="2027-01-31""#), "\(edit)")
+        }
+    }
+
     @Test("sign out ends the session on the server: the old cookie and token are refused")
     func signOut() async throws {
         let fixture = try RelayFixture()

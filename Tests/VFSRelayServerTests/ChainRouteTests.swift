@@ -102,16 +102,33 @@ struct ChainRouteTests {
         }
     }
 
+    /// Alice's laptop and her phone (enrolled, still pending), and the chain's root (the
+    /// laptop adding itself, signed with `laptopKey`) appended by the laptop: the set-up of
+    /// the tests that then append, cut or log out past it.
+    struct RootedChain {
+        let alice: String
+        let laptop: TestDevice
+        let phone: TestDevice
+        let root: LaidOutStatement
+        /// The root's hash: what statement 1 names as its previous one.
+        let head: [UInt8]
+    }
+
+    static func rootedChain(_ client: TestClient, laptopKey: Curve25519.Signing.PrivateKey) async throws -> RootedChain {
+        let alice = "alice@acme.example"
+        let laptop = try await client.user(alice, org: "acme")
+        let phone = try await client.device(of: alice, name: "phone")
+        let root = LaidOutStatement(user: alice, sequence: 0, signer: laptop.id, device: laptop.id, added: laptopKey, key: laptopKey)
+        #expect(try await client.request(.post, RelayPaths.chain, token: laptop.token, json: root.json).status == .created)
+        return RootedChain(alice: alice, laptop: laptop, phone: phone, root: root, head: SHA256Digest.of(root.bytes))
+    }
+
     @Test("a stolen token appends nothing: a random signature, a pending device's add of itself or its remove of a live device are 403, the chain unchanged")
     func appendVerifies() async throws {
         let laptopKey = Curve25519.Signing.PrivateKey(), phoneKey = Curve25519.Signing.PrivateKey()
         try await RelayFixture().test { client in
-            let alice = "alice@acme.example"
-            let laptop = try await client.user(alice, org: "acme")
-            let phone = try await client.device(of: alice, name: "phone")
-            let root = LaidOutStatement(user: alice, sequence: 0, signer: laptop.id, device: laptop.id, added: laptopKey, key: laptopKey)
-            #expect(try await client.request(.post, RelayPaths.chain, token: laptop.token, json: root.json).status == .created)
-            let head = SHA256Digest.of(root.bytes)
+            let chain = try await Self.rootedChain(client, laptopKey: laptopKey)
+            let (alice, laptop, phone, root, head) = (chain.alice, chain.laptop, chain.phone, chain.root, chain.head)
             // The laptop's token, stolen: no signing key, so a signature of random bytes.
             let forged = LaidOutStatement(user: alice, sequence: 1, previous: head, signer: laptop.id, device: phone.id, name: "phone", added: phoneKey)
             let refused = try await client.request(.post, RelayPaths.chain, token: laptop.token, json: forged.json)
@@ -151,12 +168,8 @@ struct ChainRouteTests {
     func storedTailCut() async throws {
         let laptopKey = Curve25519.Signing.PrivateKey(), phoneKey = Curve25519.Signing.PrivateKey()
         try await RelayFixture().test { client in
-            let alice = "alice@acme.example"
-            let laptop = try await client.user(alice, org: "acme")
-            let phone = try await client.device(of: alice, name: "phone")
-            let root = LaidOutStatement(user: alice, sequence: 0, signer: laptop.id, device: laptop.id, added: laptopKey, key: laptopKey)
-            #expect(try await client.request(.post, RelayPaths.chain, token: laptop.token, json: root.json).status == .created)
-            let head = SHA256Digest.of(root.bytes)
+            let chain = try await Self.rootedChain(client, laptopKey: laptopKey)
+            let (alice, laptop, phone, root, head) = (chain.alice, chain.laptop, chain.phone, chain.root, chain.head)
             // What a relay before this one took from a stolen token: stored as is.
             let forged = LaidOutStatement(user: alice, sequence: 1, previous: head, signer: laptop.id, device: phone.id, name: "phone", added: phoneKey)
             let store = client.fixture.store
@@ -183,12 +196,9 @@ struct ChainRouteTests {
     func logoutRules() async throws {
         let laptopKey = Curve25519.Signing.PrivateKey()
         try await RelayFixture().test { client in
-            let alice = "alice@acme.example"
-            let laptop = try await client.user(alice, org: "acme")
-            let phone = try await client.device(of: alice, name: "phone")
+            let rooted = try await Self.rootedChain(client, laptopKey: laptopKey)
+            let (alice, laptop, phone, root) = (rooted.alice, rooted.laptop, rooted.phone, rooted.root)
             let tablet = try await client.device(of: alice, name: "tablet")
-            let root = LaidOutStatement(user: alice, sequence: 0, signer: laptop.id, device: laptop.id, added: laptopKey, key: laptopKey)
-            #expect(try await client.request(.post, RelayPaths.chain, token: laptop.token, json: root.json).status == .created)
             // The phone is pending: it logs out neither the laptop nor the tablet.
             #expect(try await client.request(.delete, RelayPaths.devices + "/" + laptop.id, token: phone.token).status == .forbidden)
             #expect(try await client.request(.delete, RelayPaths.devices + "/" + tablet.id, token: phone.token).status == .forbidden)

@@ -275,6 +275,13 @@ struct HTTPDateTests {
         for seconds in stride(from: 0.0, to: 4_102_444_800, by: 3_600 * 24 * 17 + 3_661.5) {
             let date = Date(timeIntervalSince1970: seconds)
             #expect(httpDate(date) == formatter.string(from: date))
+            // Read back by the relay's own parser (UploadIdleExpiryTests reads Upload-Expires with it).
+            #expect(parseHTTPDate(httpDate(date)) == Date(timeIntervalSince1970: seconds.rounded(.down)))
+        }
+        #expect(parseHTTPDate("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        for bad in ["Mon, 06 Nov 1994 08:49:37 GMT", "Sun, 31 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 UTC",
+                    "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 06 Nov 1994 24:49:37 GMT", ""] {
+            #expect(parseHTTPDate(bad) == nil, "\(bad)")
         }
     }
 }

@@ -46,7 +46,7 @@ struct UploadIdleExpiryTests {
             // The expiry the client is told is the idle one, moved on by each PATCH.
             let more = try await patch(client, upload, token: laptop.token, offset: 3000, randomBytes(1000))
             #expect(more.status == .noContent)
-            let told = try #require(more.headers[expires].flatMap(Self.httpDate))
+            let told = try #require(more.headers[expires].flatMap(parseHTTPDate))
             #expect(told > started.addingTimeInterval(590) && told < Date().addingTimeInterval(610), "\(told)")
             let record = try await fixture.store.upload(id: upload, user: try await fixture.store.users().first!.id)
             #expect(record.expires < Date().addingTimeInterval(610))
@@ -103,13 +103,5 @@ struct UploadIdleExpiryTests {
             #expect(outbox.first?.recipients.map(\.status) == [.cancelled])
             #expect(try decode([InboxEntry].self, try await client.request(.get, RelayPaths.inbox, token: phone.token)).isEmpty)
         }
-    }
-
-    static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.date(from: text)
     }
 }

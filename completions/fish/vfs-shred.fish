@@ -20,7 +20,7 @@ function __vfs-shred_parse_tokens -S
     set -l unparsed_tokens (__vfs-shred_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-shred'
-        __vfs-shred_parse_subcommand -r 1 'n/passes=' 'z/zero' 'k/keep' 'u/remove' 'x/exact' 'r/recursive' 'remove-root' 'prune-empty' 'f/force' 'device' 'older-than=' 'include=+' 'exclude=+' 'dry-run' 'verify' 'v/verbose' 'json' 'json-lines' 'q/quiet' 'version' 'h/help'
+        __vfs-shred_parse_subcommand -r 1 'n/passes=' 'z/zero' 'k/keep' 'u/remove' 'x/exact' 'r/recursive' 'remove-root' 'prune-empty' 'f/force' 'device' 'older-than=' 'include=+' 'exclude=+' 'dry-run' '0/null' 'verify' 'v/verbose' 'json' 'json-lines' 'q/quiet' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-shred_parse_subcommand -r 1 'version'
@@ -91,6 +91,7 @@ complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_op
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred"' -l 'include' -d 'Only entries whose base name matches GLOB. Repeatable.' -rfka ''
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred"' -l 'exclude' -d 'Leave entries whose base name matches GLOB. Repeatable.' -rfka ''
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" dry-run' -l 'dry-run' -d 'Print what would be destroyed; touch nothing.'
+complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" 0 null' -s '0' -l 'null' -d 'With --dry-run: end each path with a NUL instead of a newline, as find -print0 (for xargs -0).'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" verify' -l 'verify' -d 'Read the last pass back from the device and check it.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" v verbose' -l 'verbose' -s 'v' -d 'List each entry destroyed on stderr.'
 complete -c 'vfs-shred' -n '__vfs-shred_should_offer_completions_for_flags_or_options "vfs-shred" json' -l 'json' -d 'Print a JSON summary on stdout, with the paths destroyed and skipped.'

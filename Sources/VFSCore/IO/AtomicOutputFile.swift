@@ -29,15 +29,17 @@ public final class AtomicOutputFile: ByteSink {
     ///   - mode: the final file's permission bits; nil keeps those of the file being
     ///     replaced, or for a new file means 0666 less the umask.
     ///   - exclusive: fail if `path` already exists (and at commit, never replace one).
+    /// A path that holds RawName's stand-ins for bytes that are not UTF-8 (a name
+    /// vfs-cloud put stored) is written under those bytes.
     public init(path requested: String, mode: mode_t? = nil, exclusive: Bool = false) throws {
         var info = stat()
-        if lstat(requested, &info) == 0 {
+        if lstat(RawName.cString(requested), &info) == 0 {
             if exclusive { throw IOError("cannot create", path: requested, code: EEXIST) }
             if (info.st_mode & S_IFMT) == S_IFLNK {
                 // Write the file the link points to, keeping the link; another user's
                 // link in a sticky, world-writable folder is refused (OutputLink).
                 path = try OutputLink.resolve(requested)
-                if stat(path, &info) != 0 { info.st_mode = S_IFREG }
+                if stat(RawName.cString(path), &info) != 0 { info.st_mode = S_IFREG }
             } else {
                 path = requested
             }
@@ -51,18 +53,18 @@ public final class AtomicOutputFile: ByteSink {
         // A file being replaced keeps its permission bits (a 0600 file must not become
         // 0644 because its new content was written elsewhere first).
         var existing = stat()
-        let existingMode: mode_t? = stat(path, &existing) == 0 ? existing.st_mode & 0o777 : nil
+        let existingMode: mode_t? = stat(RawName.cString(path), &existing) == 0 ? existing.st_mode & 0o777 : nil
         finalMode = mode ?? existingMode ?? (0o666 & ~AtomicOutputFile.currentUmask())
         let folder = AtomicOutputFile.folder(of: path)
         let prefix = Self.temporaryPrefix(of: path)
         Self.removeStale(in: folder, prefix: prefix)
-        var fd = vfs_open_tmpfile(folder, 0o600)
+        var fd = vfs_open_tmpfile(RawName.cString(folder), 0o600)
         if fd < 0 {
             guard [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(errno) else { throw IOError("cannot create", path: path) }
-            var template = Array("\(folder)/\(prefix)XXXXXX".utf8CString)
+            var template = RawName.cString("\(folder)/\(prefix)XXXXXX")
             fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // mode 0600
             guard fd >= 0 else { throw IOError("cannot create", path: path) }
-            let named = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let named = FileName.text(template.dropLast().map { UInt8(bitPattern: $0) })
             temporaryPath = named
             SignalCleanup.removeOnSignal(named)
         }
@@ -107,14 +109,14 @@ public final class AtomicOutputFile: ByteSink {
             // fails if the target exists, so a file that appeared meanwhile is kept.
             guard fchmod(fd, finalMode) == 0 else { throw IOError("cannot set mode of", path: path) }
             if let named = temporaryPath {
-                guard link(named, path) == 0 else { throw IOError("cannot create", path: path) }
-                unlink(named)
+                guard link(RawName.cString(named), RawName.cString(path)) == 0 else { throw IOError("cannot create", path: path) }
+                unlink(RawName.cString(named))
             } else {
-                guard vfs_link_tmpfile(fd, path) == 0 else { throw IOError("cannot create", path: path) }
+                guard vfs_link_tmpfile(fd, RawName.cString(path)) == 0 else { throw IOError("cannot create", path: path) }
             }
         } else {
             let named = try temporaryPath ?? linkUnderTemporaryName()
-            guard rename(named, path) == 0 else { throw IOError("cannot rename into place", path: path) }
+            guard rename(RawName.cString(named), RawName.cString(path)) == 0 else { throw IOError("cannot rename into place", path: path) }
             // 0600 until it was in place.
             guard fchmod(fd, finalMode) == 0 else {
                 done = true
@@ -133,7 +135,7 @@ public final class AtomicOutputFile: ByteSink {
         let folder = AtomicOutputFile.folder(of: path), prefix = Self.temporaryPrefix(of: path)
         for _ in 0..<64 {
             let named = folder + "/" + prefix + (try SecureRandom.bytes(6)).hexString
-            if vfs_link_tmpfile(fd, named) == 0 {
+            if vfs_link_tmpfile(fd, RawName.cString(named)) == 0 {
                 temporaryPath = named
                 SignalCleanup.removeOnSignal(named)
                 return named
@@ -149,7 +151,7 @@ public final class AtomicOutputFile: ByteSink {
         done = true
         close(fd)
         if let named = temporaryPath {
-            unlink(named)
+            unlink(RawName.cString(named))
             SignalCleanup.forget(named)
         }
     }
@@ -162,11 +164,11 @@ public final class AtomicOutputFile: ByteSink {
     /// Removes the named temporary files for one target that a killed run left in
     /// `folder`: this user's regular files whose writer no longer holds their lock.
     static func removeStale(in folder: String, prefix: String) {
-        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folderFD = open(RawName.cString(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderFD >= 0 else { return }
         defer { close(folderFD) }
         guard let names = try? Shredder.list(folderFD) else { return }
-        let start = Array(prefix.utf8).map { CChar(bitPattern: $0) }
+        let start = RawName.bytes(prefix).map { CChar(bitPattern: $0) }
         for name in names where name.bytes.starts(with: start) {
             let fd = openat(folderFD, name.bytes, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
             guard fd >= 0 else { continue }
@@ -188,7 +190,7 @@ public final class AtomicOutputFile: ByteSink {
 
     /// fsync on a folder makes a rename in it durable.
     static func syncFolder(_ folder: String) {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = open(RawName.cString(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
         close(fd)

@@ -25,9 +25,7 @@ public enum PolicyDates {
     /// expiry instant itself. A duration (`90d`, `12h`) counts from `now`.
     /// Fractions of a second are dropped.
     public static func parseExpiry(_ text: String, now: Date = Date()) throws -> Date {
-        if let day = parseDay(text), day.count == text.utf8.count {
-            return day.start.addingTimeInterval(86400)
-        }
+        if let end = RFC3339.expiry(ofDay: text) { return end }
         if let instant = parseTime(text) { return instant }
         if let first = text.first, first.isASCII, first.isNumber, let seconds = try? DurationText.seconds(text) {
             return Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down) + Double(seconds))
@@ -50,9 +48,7 @@ public enum PolicyDates {
     /// An expiry as a person wrote it: `2027-01-31` for an item valid through that day
     /// (stored as the next midnight UTC), else the full time.
     public static func displayExpiry(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970)
-        guard Double(seconds) == date.timeIntervalSince1970, seconds % 86400 == 0 else { return format(date) }
-        return String(format(date.addingTimeInterval(-86400)).prefix(10))
+        RFC3339.expiryDay(date) ?? format(date)
     }
 
     /// A full ISO 8601 time (date, `T`, hours, minutes, optional seconds and fraction,

@@ -84,17 +84,20 @@ public struct ShredSummary: Codable, Sendable, Equatable {
     /// Exit 0 only when nothing was skipped or failed.
     public var complete: Bool { skipped.isEmpty && errors.isEmpty }
 
+    /// Paths (and reasons naming them) as JSON carries them: a byte that is not UTF-8
+    /// written \xHH, as the other tools' messages and vfs-wrap's manifest "path" write it.
     mutating func record(_ event: ShredEvent) {
+        let shown = RawName.escaped
         switch event {
-        case .destroyed(let path, let n), .overwroteDevice(let path, let n): files += 1; bytes += n; destroyed.append(path)
-        case .removedLink(let path): links += 1; destroyed.append(path)
-        case .removedFolder(let path): folders += 1; destroyed.append(path + "/")
-        case .skipped(let path, let reason): skipped.append(Entry(path: path, reason: reason.description))
-        case .failed(let path, let reason): errors.append(Entry(path: path, reason: reason))
+        case .destroyed(let path, let n), .overwroteDevice(let path, let n): files += 1; bytes += n; destroyed.append(shown(path))
+        case .removedLink(let path): links += 1; destroyed.append(shown(path))
+        case .removedFolder(let path): folders += 1; destroyed.append(shown(path) + "/")
+        case .skipped(let path, let reason): skipped.append(Entry(path: shown(path), reason: reason.description))
+        case .failed(let path, let reason): errors.append(Entry(path: shown(path), reason: shown(reason)))
         case .weakFileSystem(let path, let kind):
-            warnings.append(Entry(path: path, reason: "\(kind.name): \(kind.caveat ?? "")"))
+            warnings.append(Entry(path: shown(path), reason: "\(kind.name): \(kind.caveat ?? "")"))
         case .keptMountPoint(let path):
-            warnings.append(Entry(path: path, reason: Self.mountPointKept))
+            warnings.append(Entry(path: shown(path), reason: Self.mountPointKept))
         }
     }
 }
@@ -108,16 +111,17 @@ public struct ShredLogLine: Codable, Sendable, Equatable {
     public var bytes: Int?
     public var reason: String?
 
+    /// Paths as in the summary: bytes that are not UTF-8 written \xHH.
     public init(_ event: ShredEvent) {
         switch event {
-        case .destroyed(let path, let n): self.event = "destroyed"; self.path = path; bytes = n
-        case .overwroteDevice(let path, let n): self.event = "overwrote-device"; self.path = path; bytes = n
-        case .removedLink(let path): self.event = "removed-link"; self.path = path
-        case .removedFolder(let path): self.event = "removed-folder"; self.path = path + "/"
-        case .skipped(let path, let why): self.event = "skipped"; self.path = path; reason = why.description
-        case .failed(let path, let why): self.event = "failed"; self.path = path; reason = why
-        case .weakFileSystem(let path, let kind): self.event = "warning"; self.path = path; reason = "\(kind.name): \(kind.caveat ?? "")"
-        case .keptMountPoint(let path): self.event = "warning"; self.path = path; reason = ShredSummary.mountPointKept
+        case .destroyed(let path, let n): self.event = "destroyed"; self.path = RawName.escaped(path); bytes = n
+        case .overwroteDevice(let path, let n): self.event = "overwrote-device"; self.path = RawName.escaped(path); bytes = n
+        case .removedLink(let path): self.event = "removed-link"; self.path = RawName.escaped(path)
+        case .removedFolder(let path): self.event = "removed-folder"; self.path = RawName.escaped(path) + "/"
+        case .skipped(let path, let why): self.event = "skipped"; self.path = RawName.escaped(path); reason = why.description
+        case .failed(let path, let why): self.event = "failed"; self.path = RawName.escaped(path); reason = RawName.escaped(why)
+        case .weakFileSystem(let path, let kind): self.event = "warning"; self.path = RawName.escaped(path); reason = "\(kind.name): \(kind.caveat ?? "")"
+        case .keptMountPoint(let path): self.event = "warning"; self.path = RawName.escaped(path); reason = ShredSummary.mountPointKept
         }
     }
 }

@@ -72,7 +72,7 @@ public final class Shredder {
         }
         for path in paths {
             guard let (folder, name, shown) = Self.split(path) else {
-                emit(.skipped(path: String(decoding: path, as: UTF8.self), reason: .specialName))
+                emit(.skipped(path: FileName.text(path), reason: .specialName))
                 continue
             }
             if pending?.folder != folder {
@@ -348,7 +348,7 @@ public final class Shredder {
     static func split(_ path: [UInt8]) -> (folder: FileName, name: FileName, shown: String)? {
         var bytes = path
         while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
-        let shown = String(decoding: bytes, as: UTF8.self)
+        let shown = FileName.text(bytes)
         let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
         let name = FileName(raw: bytes[(slash.map { $0 + 1 } ?? 0)...])
         guard name.count > 0, !name.isDotOrDotDot else { return nil }

@@ -57,14 +57,15 @@ package enum SignalCleanup {
     package static func removeOnSignal(_ path: String) {
         lock.withLock {
             installOnce()
-            if let slot = (0..<slots).first(where: { paths[$0] == nil }) { paths[slot] = strdup(path) }
+            if let slot = (0..<slots).first(where: { paths[$0] == nil }) { paths[slot] = strdup(RawName.cString(path)) }
         }
     }
 
     /// `path` is no longer removed on a signal (it was committed or removed).
     package static func forget(_ path: String) {
         lock.withLock {
-            for i in 0..<slots where paths[i] != nil && String(cString: paths[i]!) == path {
+            let bytes = RawName.cString(path)
+            for i in 0..<slots where paths[i] != nil && strcmp(paths[i]!, bytes) == 0 {
                 let p = paths[i]
                 paths[i] = nil
                 free(p)

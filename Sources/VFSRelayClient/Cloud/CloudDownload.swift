@@ -47,8 +47,16 @@ package struct CloudDownload {
         }
         files.sort { $0.1 < $1.1 }
         for (_, local) in files { try Self.refuseExisting(local, force: force) }
-        for folder in folders {
-            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+        // By their bytes: a name vfs-cloud put stored from one that is not UTF-8 holds
+        // RawName's stand-ins, and is made under the bytes it stands for (as push and wrap
+        // carry such names).
+        do { try FileManager.default.createDirectory(atPath: top, withIntermediateDirectories: true) } catch {
+            throw CloudError.cannotCreateFolder(top)
+        }
+        for folder in folders.dropFirst() {
+            var info = stat()
+            guard mkdir(RawName.cString(folder), 0o777) == 0
+                    || (errno == EEXIST && stat(RawName.cString(folder), &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) else {
                 throw CloudError.cannotCreateFolder(folder)
             }
         }
@@ -60,7 +68,7 @@ package struct CloudDownload {
     /// An existing file is kept (73) unless -f; devices and pipes are written to.
     static func refuseExisting(_ path: String, force: Bool) throws {
         var info = stat()
-        guard !force, lstat(path, &info) == 0 else { return }
+        guard !force, lstat(RawName.cString(path), &info) == 0 else { return }
         let kind = info.st_mode & S_IFMT
         if kind == S_IFREG || kind == S_IFLNK || kind == S_IFDIR {
             throw CloudError.localFileExists(path)
@@ -123,6 +131,6 @@ package struct CloudDownload {
 
     static func isSpecial(_ path: String) -> Bool {
         var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG
+        return stat(RawName.cString(path), &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG
     }
 }

@@ -133,10 +133,11 @@ struct AdminController {
         typed.enabled = form["enabled"] == "on"
         var expires: Date?
         if !typed.expires.isEmpty {
-            guard let day = AdminPages.parseDay(typed.expires) else {
+            // The meaning vfs-policy --expires gives a date: valid through that day (UTC).
+            guard let end = RFC3339.expiry(ofDay: typed.expires) else {
                 return (typed, nil, "invalid expiry \"\(typed.expires)\" (a date such as 2027-01-31)")
             }
-            expires = day
+            expires = end
         }
         let draft = ItemDraft(app: typed.app, name: typed.name, groups: form.list("groups"), types: form.list("types"),
                               expires: expires, enabled: typed.enabled)

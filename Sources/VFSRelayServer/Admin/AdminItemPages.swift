@@ -84,7 +84,7 @@ extension AdminPages {
             let item = entry.item
             return """
                 <tr><th scope="row">\(item.app)</th><td>\(item.name)</td><td>\(item.groups.joined(separator: ", "))</td>\
-                <td>\(item.types.joined(separator: ", "))</td><td>\(day(item.expires).isEmpty ? "never" : day(item.expires))</td>\
+                <td>\(item.types.joined(separator: ", "))</td><td>\(expiry(item.expires))</td>\
                 <td>\(item.enabled ? "yes" : "no")</td><td>\(status(item, now: now))</td>\
                 <td><a href="/admin/items/\(item.id)/edit" aria-label="Edit \(item.app)">Edit</a></td></tr>
                 """
@@ -128,7 +128,7 @@ extension AdminPages {
             name = entry.item.name
             groups = entry.item.groups.joined(separator: ", ")
             types = entry.item.types.joined(separator: ", ")
-            expires = AdminPages.day(entry.item.expires)
+            expires = AdminPages.expiryField(entry.item.expires)
             enabled = entry.item.enabled
         }
     }
@@ -148,7 +148,7 @@ extension AdminPages {
                 <section aria-labelledby="current"><h2 id="current">What is stored now</h2>
                 <dl class="current"><dt>App</dt><dd>\(item.app)</dd><dt>Name</dt><dd>\(item.name)</dd>\
                 <dt>Groups</dt><dd>\(item.groups.joined(separator: ", "))</dd><dt>File types</dt><dd>\(item.types.joined(separator: ", "))</dd>\
-                <dt>Expires</dt><dd>\(day(item.expires).isEmpty ? "never" : day(item.expires))</dd><dt>Enabled</dt><dd>\(item.enabled ? "yes" : "no")</dd>\
+                <dt>Expires</dt><dd>\(expiry(item.expires))</dd><dt>Enabled</dt><dd>\(item.enabled ? "yes" : "no")</dd>\
                 <dt>Last changed</dt><dd>\(time(item.updated))</dd></dl>
                 <p>Your changes below were not saved. Save again to replace the stored version with yours, or <a href="/admin/items/\(item.id)/edit">start over from it</a>.</p></section>
                 """
@@ -173,7 +173,7 @@ extension AdminPages {
             <p><label for="types">File types</label> <input id="types" name="types" value="\(form.types)" aria-describedby="types-help">
             <span id="types-help" class="help">Lowercase extensions without the dot, comma-separated; empty means any.</span></p>
             <p><label for="expires">Expires (UTC)</label> <input id="expires" name="expires" type="date" value="\(form.expires)" aria-describedby="expires-help">
-            <span id="expires-help" class="help">The first day it is no longer approved; empty never expires.</span></p>
+            <span id="expires-help" class="help">The last day it is approved: it expires at the end of that day (UTC), as vfs-policy --expires DATE means it; empty never expires.</span></p>
             <p><input id="enabled" name="enabled" type="checkbox" value="on"\(HTML.when(form.enabled, " checked"))> <label for="enabled">Enabled</label></p>
             <p><button type="submit">\(form.id == nil ? "Add" : "Save")</button> <a href="/admin/items">Cancel</a></p>
             </form>

@@ -83,21 +83,24 @@ enum AdminPages {
         return formatter.string(from: date)
     }
 
-    static func day(_ date: Date?) -> String {
+    /// An item's expiry as the lists show it: the date it is valid through, as typed in
+    /// the form or given to `vfs-policy --expires DATE` (both mean the end of that day,
+    /// UTC: RFC3339.expiry(ofDay:)); an instant given with a time, as a time; "never".
+    static func expiry(_ date: Date?) -> String {
+        guard let date else { return "never" }
+        return RFC3339.expiryDay(date) ?? time(date)
+    }
+
+    /// The form's date field for a stored expiry: the date it is valid through (for an
+    /// instant given with a time, the day it falls in).
+    static func expiryField(_ date: Date?) -> String {
         guard let date else { return "" }
+        if let day = RFC3339.expiryDay(date) { return day }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd"
         return formatter.string(from: date)
-    }
-
-    static func parseDay(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.date(from: text)
     }
 
     static func bytes(_ count: Int64) -> String {

@@ -15,7 +15,7 @@ struct BlobDownload {
     /// the same within noise with 64 KiB, 256 KiB and 1 MiB: the kernel's copies dominate).
     static let chunk = 256 * 1024
 
-    func response(_ blob: BlobRef, request: Request) throws -> Response {
+    func response(_ blob: BlobRef, request: Request) async throws -> Response {
         let etag = "\"\(blob.sha256)\""
         var headers: HTTPFields = [
             .contentType: "application/octet-stream", .eTag: etag, .acceptRanges: "bytes", .cacheControl: "private, no-store",
@@ -36,6 +36,8 @@ struct BlobDownload {
         let blobs = self.blobs
         let id = blob.id
         let span = range
+        // While the answer can still be 503 (a store that does not answer), not a cut 200.
+        try await blobs.probe(blob: id)
         let sent = self.sent
         let body = ResponseBody(contentLength: Int(span.count)) { writer in
             try await blobs.read(blob: id, range: span, chunk: Self.chunk) { chunk in

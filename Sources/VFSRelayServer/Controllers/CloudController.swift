@@ -44,7 +44,7 @@ struct CloudController {
         let (entry, children) = try await services.store.cloudList(path: path, user: user)
         if entry.kind == .folder { return try jsonResponse(children) }
         let blob = try await services.store.cloudFile(path: path, user: user)
-        return try BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes).response(blob, request: request)
+        return try await BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes).response(blob, request: request)
     }
 
     @Sendable func mkdir(_ request: Request, context: RelayRequestContext) async throws -> Response {

@@ -23,7 +23,7 @@ struct EnrollController {
         let token = Secrets.token()
         let device = try await services.store.enroll(
             codeHash: Secrets.hash(Secrets.normalisedCode(body.code)), deviceID: Secrets.id(), tokenHash: Secrets.hash(token),
-            name: body.name, platform: body.platform, recipient: body.recipient, now: now)
+            name: body.name, platform: body.platform, recipient: body.recipient, now: now, limits: services.configuration.limits)
         guard let device else {
             try await services.throttle.failed(context.remoteAddress, now: now)
             throw RelayError(.unauthorized, .unauthorized, "unknown, used or expired enrolment code")

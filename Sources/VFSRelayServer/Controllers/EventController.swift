@@ -21,7 +21,8 @@ struct EventController {
     }
 
     @Sendable func stream(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let device = try context.requireIdentity().deviceID
+        let identity = try context.requireIdentity()
+        let device = identity.deviceID
         var after: Int64 = 0
         if let text = request.headers[.lastEventID]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
             guard let id = Int64(text), id >= 0 else { throw RelayError.badRequest("Last-Event-ID must be an event id") }
@@ -34,6 +35,16 @@ struct EventController {
         ]
         // The stream counts from now, so one too many is a plain 429; it stops counting when
         // the body ends or, should the body never be written, when the answer is dropped.
+        let limits = services.configuration.limits
+        let place: UsageSlot
+        switch services.usage.take([(UsageCounts.userStreams(identity), limits.userEventStreams),
+                                    (UsageCounts.orgStreams(identity), limits.orgEventStreams)]) {
+        case .success(let taken): place = taken
+        case .failure(let full):
+            let whose = full.key == UsageCounts.userStreams(identity) ? "your devices hold" : "your organisation's devices hold"
+            throw RelayError(.tooManyRequests, .tooManyRequests, "\(whose) \(full.limit) event streams, the most this relay allows; close one first",
+                             headers: [.retryAfter: "30"])
+        }
         let limit = services.configuration.maxEventStreamsPerDevice
         guard let subscription = EventSubscription(hub: services.hub, device: device, limit: limit, gauge: services.metrics.eventStreams) else {
             throw RelayError(.tooManyRequests, .tooManyRequests,
@@ -43,6 +54,7 @@ struct EventController {
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             let (signals, continuation) = (subscription.signals, subscription.continuation)
             defer { subscription.end() }
+            defer { place.release() }
             let interval = services.configuration.keepAliveInterval
             let ticker = Task {
                 while !Task.isCancelled {

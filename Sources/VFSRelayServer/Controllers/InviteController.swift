@@ -18,7 +18,8 @@ struct InviteController {
         let code = RelayCodes.newEnrolmentCode()
         let expires = now.addingTimeInterval(services.configuration.enrolmentCodeLifetime)
         try await services.store.createEnrolmentCode(email: identity.email, codeHash: RelayCodes.hash(enrolmentCode: code),
-                                                     expires: expires, now: now, createdBy: identity.deviceID)
+                                                     expires: expires, now: now, createdBy: identity.deviceID,
+                                                     openLimit: services.configuration.limits.openInvites)
         return try jsonResponse(Invite(code: code, expires: expires), status: .created)
     }
 }

@@ -16,7 +16,10 @@ struct MetricsController {
     static let loopback = [CIDR("127.0.0.0/8")!, CIDR("::1")!]
 
     func addRoutes(to router: Router<RelayRequestContext>) {
-        router.get(RouterPath(Self.path)) { _, context in
+        router.get(RouterPath(Self.path)) { request, context in
+            // Only `/metrics` itself: not `/metrics/`, nor a percent-encoded spelling, which
+            // a proxy's rule for `/metrics` does not see as that path.
+            guard request.uri.path == Self.path else { throw RelayError.notFound("not found") }
             guard (Self.loopback + allowed).contains(where: { $0.contains(context.remoteAddress) }) else {
                 throw RelayError(.forbidden, .forbidden, "metrics are served to loopback and --metrics-from addresses only")
             }

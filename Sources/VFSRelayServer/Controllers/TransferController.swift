@@ -91,7 +91,7 @@ struct TransferController {
         let download = BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes)
         switch try await services.store.openTransfer(id: id, device: device, now: Date()) {
         case .blob(let blob):
-            return try download.response(blob, request: request)
+            return try await download.response(blob, request: request)
         case .uploading(let upload):
             return try download.following(UploadFollower(store: services.store, hub: services.hub, transfer: id, device: device,
                                                          upload: upload, recheck: services.configuration.watchInterval),

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 #if canImport(Glibc)
 import Glibc
@@ -54,25 +55,49 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Who is asking: the socket's peer, or, when that peer is a trusted proxy, the client
-/// the proxy names in `Forwarded` (RFC 7239) or `X-Forwarded-For`: the right-most
-/// address that is not itself a trusted proxy (what the left of it says, anyone can write).
+/// The one header a proxy in front of the relay names the client in (`serve
+/// --proxy-header`): the operator's choice, since a proxy passes on the headers it does
+/// not set itself, and a client can write any of them.
+public enum ProxyHeader: String, Sendable, CaseIterable {
+    /// RFC 7239: `Forwarded: for=192.0.2.60;proto=https, for=…`.
+    case forwarded
+    /// `X-Forwarded-For: client, proxy1, …` (nginx's `$proxy_add_x_forwarded_for`).
+    case xForwardedFor = "x-forwarded-for"
+    /// `X-Real-IP: client` (one address, nginx's `$remote_addr`).
+    case xRealIP = "x-real-ip"
+
+    public var name: HTTPField.Name {
+        switch self {
+        case .forwarded: .forwarded
+        case .xForwardedFor: .xForwardedFor
+        case .xRealIP: .xRealIP
+        }
+    }
+}
+
+/// Who is asking: the socket's peer, or, when that peer is a trusted proxy and the
+/// operator named the header it sets, the client that header names: the right-most
+/// address that is not itself a trusted proxy (what the left of it says, anyone can
+/// write). Every other forwarding header is ignored, from anyone.
 public struct ClientAddressResolver: Sendable {
     public let trusted: [CIDR]
+    public let header: ProxyHeader?
 
-    public init(trusted: [CIDR]) { self.trusted = trusted }
+    public init(trusted: [CIDR], header: ProxyHeader?) {
+        self.trusted = trusted
+        self.header = header
+    }
 
     func isTrusted(_ address: String) -> Bool { trusted.contains { $0.contains(address) } }
 
-    public func client(peer: String, forwarded: String?, xForwardedFor: String?) -> String {
-        guard !trusted.isEmpty, isTrusted(peer) else { return peer }
+    /// The client of a request from `peer` whose chosen header says `value` (nil: absent).
+    public func client(peer: String, value: String?) -> String {
+        guard let header, !trusted.isEmpty, isTrusted(peer), let value, !value.isEmpty else { return peer }
         let chain: [String]
-        if let forwarded, !forwarded.isEmpty {
-            chain = Self.forwardedFor(forwarded)
-        } else if let xForwardedFor, !xForwardedFor.isEmpty {
-            chain = xForwardedFor.split(separator: ",").map { Self.bare($0.trimmingCharacters(in: .whitespaces)) }
-        } else {
-            return peer
+        switch header {
+        case .forwarded: chain = Self.forwardedFor(value)
+        case .xForwardedFor: chain = value.split(separator: ",").map { Self.bare($0.trimmingCharacters(in: .whitespaces)) }
+        case .xRealIP: chain = [Self.bare(value.trimmingCharacters(in: .whitespaces))]
         }
         // A proxy that names something not an address (`unknown`, an obfuscated name)
         // ends the trust: that proxy is the client we know.
@@ -83,6 +108,14 @@ public struct ClientAddressResolver: Sendable {
             if !isTrusted(entry) { return entry }
         }
         return client
+    }
+
+    /// The client of a request from `peer` with these headers: only the chosen one counts.
+    public func client(peer: String, headers: HTTPFields) -> String {
+        guard let header else { return peer }
+        // Several lines of one header are one list (RFC 9110), in order.
+        let lines = headers[values: header.name]
+        return client(peer: peer, value: lines.isEmpty ? nil : lines.joined(separator: ", "))
     }
 
     /// The `for=` values of a `Forwarded` header, first hop first.
@@ -118,8 +151,7 @@ struct ClientAddressMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.remoteAddress = resolver.client(peer: context.peerAddress, forwarded: request.headers[.forwarded],
-                                                xForwardedFor: request.headers[.xForwardedFor])
+        context.remoteAddress = resolver.client(peer: context.peerAddress, headers: request.headers)
         return try await next(request, context)
     }
 }

@@ -51,10 +51,16 @@ public protocol BlobStore: Sendable {
     /// Whether `read(upload:)` can serve an upload in progress; without it a transfer is
     /// made only of a whole upload (`"streaming"` is not honoured).
     var readsUploadsInProgress: Bool { get }
+    /// Checks, before a download's answer starts, that the blob can be read now: a store
+    /// that does not answer throws `BlobStoreError.unavailable` while the answer can
+    /// still be 503 with Retry-After, not a 200 cut off after its headers.
+    func probe(blob: String) async throws
 }
 
 extension BlobStore {
     public var readsUploadsInProgress: Bool { true }
+    /// Files on the relay's own disk: nothing to ask first.
+    public func probe(blob: String) async throws {}
 }
 
 /// Whether a background sync of an upload is running.

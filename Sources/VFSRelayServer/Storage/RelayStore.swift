@@ -158,6 +158,13 @@ public struct GarbageReport: Codable, Sendable, Equatable {
 }
 
 /// A failure the routes turn into a status; the store never knows about HTTP.
+/// A cap of `UsageLimits` reached.
+public enum LimitRefusal: Error, Equatable {
+    /// The user (`organisation` false) or the organisation has `limit` live devices.
+    case devices(limit: Int, organisation: Bool)
+    case openInvites(limit: Int)
+}
+
 public enum StoreError: Error, Equatable {
     case notFound(String)
     case conflict(String)
@@ -178,6 +185,9 @@ public protocol RelayStore: Sendable {
     /// `createdBy`: the device that asked (POST /v1/invites); nil for the operator. A
     /// device's unused codes are deleted when it is invalidated.
     func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String?) async throws
+    /// A code a device asked for, refused (`LimitRefusal.openInvites`) when its user's
+    /// devices already hold `openLimit` unused, unexpired ones.
+    func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String, openLimit: Int) async throws
     func users() async throws -> [UserSummary]
     func organisations() async throws -> [OrganisationSummary]
     /// Changes a user's role and/or standing (nil: unchanged). Disabling ends their admin
@@ -197,8 +207,10 @@ public protocol RelayStore: Sendable {
 
     // Enrolment and authentication
     /// Uses the code (single use) and creates the device; nil when the code is unknown, used or expired.
+    /// Refused (`LimitRefusal.devices`, the code left unused) when the user or the
+    /// organisation already has as many live devices as `limits` allows.
     func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
-                recipient: String, now: Date) async throws -> Device?
+                recipient: String, now: Date, limits: UsageLimits) async throws -> Device?
     func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity?
     /// Whether `tokenHash` is the token of a device that has been logged out.
     func isRevoked(tokenHash: String) async throws -> Bool
@@ -420,6 +432,15 @@ extension RelayStore {
                                groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
         try await createTransfer(id: id, upload: upload, blobID: blobID, sender: sender, devices: devices, groups: groups,
                                  users: [], expires: expires, now: now)
+    }
+
+    /// Enrolment without caps (the operator's tools and tests).
+    public func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
+                       recipient: String, now: Date) async throws -> Device? {
+        var unlimited = UsageLimits()
+        (unlimited.devices, unlimited.orgDevices) = (.max, .max)
+        return try await enroll(codeHash: codeHash, deviceID: deviceID, tokenHash: tokenHash, name: name, platform: platform,
+                                recipient: recipient, now: now, limits: unlimited)
     }
 
     /// An operator's enrolment code (`vfs-relay user add`, `invite`): no device made it.

@@ -208,6 +208,13 @@ public struct S3BlobStore: BlobStore {
         }
     }
 
+    /// A HEAD of the blob's object (with the read timeout): the store answers, and has it.
+    public func probe(blob: String) async throws {
+        guard try await s3("cannot read blob \(blob)", blob: blob, { try await client.size(key(blob)) }) != nil else {
+            throw BlobStoreError.missing(blob)
+        }
+    }
+
     /// Nothing to make: the upload's row is its state until a part or a tail goes up.
     public func createUpload(_ id: String) async throws {}
 
@@ -219,7 +226,7 @@ public struct S3BlobStore: BlobStore {
         var tail = ByteBufferAllocator().buffer(capacity: Int(state.offset - state.partsEnd))
         guard state.offset > state.partsEnd else { return tail }
         try await s3("cannot read the tail of upload \(upload)", blob: upload) {
-            try await client.get(tailKey(upload), range: 0..<(state.offset - state.partsEnd)) { chunk in
+            try await client.get(tailKey(upload), range: 0..<(state.offset - state.partsEnd), readTimeout: true) { chunk in
                 var chunk = chunk
                 tail.writeBuffer(&chunk)
             }
@@ -264,8 +271,11 @@ public struct S3BlobStore: BlobStore {
         } catch {
             // A dropped connection, or a stop that cancelled the request, keeps what
             // arrived: the tail goes up and the offset moves, outside this (perhaps
-            // cancelled) task so that cancellation cannot skip it.
-            if position > state.offset, pending.readableBytes > 0 {
+            // cancelled) task so that cancellation cannot skip it. Not when the store
+            // itself failed: another request to it would hold the client past the idle
+            // timeout; the 503 goes now and the client resends from the recorded offset.
+            let storeFailed = if case BlobStoreError.unavailable = error { true } else { false }
+            if !storeFailed, position > state.offset, pending.readableBytes > 0 {
                 let (store, kept, final, whole) = (self, pending, position, hash)
                 _ = await Task {
                     try await store.keepTail(upload, kept, offset: final, progress: progress)
@@ -349,7 +359,7 @@ public struct S3BlobStore: BlobStore {
         var hash = SHA256()
         var count: Int64 = 0
         try await s3("cannot read upload \(upload)", blob: upload) {
-            try await client.get(uploadKey(upload)) { chunk in
+            try await client.get(uploadKey(upload), readTimeout: true) { chunk in
                 chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
                 count += Int64(chunk.readableBytes)
             }

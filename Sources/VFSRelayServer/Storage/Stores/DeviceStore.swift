@@ -30,11 +30,29 @@ extension SQLRelayStore {
     }
 
     public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String?) async throws {
+        try await createEnrolmentCode(email: email, codeHash: codeHash, expires: expires, now: now, createdBy: createdBy, openLimit: nil)
+    }
+
+    public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String, openLimit: Int) async throws {
+        try await createEnrolmentCode(email: email, codeHash: codeHash, expires: expires, now: now, createdBy: createdBy, openLimit: .some(openLimit))
+    }
+
+    func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String?, openLimit: Int?) async throws {
         try await sql.database.write { db in
             guard let user = try await db.one("SELECT id, org_id, disabled FROM users WHERE email = \(email)") else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
             guard try user.get("disabled", as: Double?.self) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
+            if let openLimit {
+                let userID = try user.get("id", as: Int64.self)
+                // The user's row, locked (PostgreSQL) so that two requests at once count in turn.
+                try await db.run("UPDATE users SET role = role WHERE id = \(userID)")
+                let open = try await db.value("""
+                    SELECT COUNT(*) FROM enrolment_codes
+                    WHERE user_id = \(userID) AND used IS NULL AND expires > \(now) AND created_by IS NOT NULL
+                    """, as: Int.self) ?? 0
+                guard open < openLimit else { throw LimitRefusal.openInvites(limit: openLimit) }
+            }
             try await db.run("""
                 INSERT INTO enrolment_codes(code_hash, user_id, created, expires, created_by)
                 VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(now), \(expires), \(createdBy))
@@ -129,7 +147,7 @@ extension SQLRelayStore {
     }
 
     public func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
-                       recipient: String, now: Date) async throws -> Device? {
+                       recipient: String, now: Date, limits: UsageLimits) async throws -> Device? {
         try await sql.database.write { db in
             // Single use: only one transaction can flip `used` from NULL.
             guard let userID = try await db.value("""
@@ -139,6 +157,18 @@ extension SQLRelayStore {
                 RETURNING user_id
                 """, as: Int64.self),
                 let user = try await db.one("SELECT org_id, email FROM users WHERE id = \(userID)") else { return nil }
+            // The caps, counted with the user's row locked (PostgreSQL; SQLite writes one at a
+            // time): refused, the transaction and so the code's use are undone.
+            try await db.run("UPDATE users SET role = role WHERE id = \(userID)")
+            let org = try user.get("org_id", as: Int64.self)
+            let own = try await db.value("SELECT COUNT(*) FROM devices WHERE user_id = \(userID) AND invalidated IS NULL", as: Int.self) ?? 0
+            guard own < limits.devices else { throw LimitRefusal.devices(limit: limits.devices, organisation: false) }
+            if limits.orgDevices < .max {
+                let all = try await db.value("""
+                    SELECT COUNT(*) FROM devices d JOIN users u ON u.id = d.user_id WHERE u.org_id = \(org) AND d.invalidated IS NULL
+                    """, as: Int.self) ?? 0
+                guard all < limits.orgDevices else { throw LimitRefusal.devices(limit: limits.orgDevices, organisation: true) }
+            }
             // Names are unique among a user's live devices (the transaction, and so the code's use, is undone).
             if try await db.one("SELECT 1 FROM devices WHERE user_id = \(userID) AND name = \(name) AND invalidated IS NULL") != nil {
                 throw StoreError.conflict("you already have a device named \"\(name)\"")
