@@ -70,7 +70,7 @@ extension RelaySession {
     /// rollback (77).
     ///
     /// A chain this machine has never seen (no pin of its own user, or, while enrolling,
-    /// a pin of another root) that does not hold this device was started by someone
+    /// a pin of another root) that this device did not start was started by someone
     /// else: the user's other device, or the operator's (issue 43, item 6). It is pinned
     /// only as `acceptance` says: a fingerprint of one of its live devices, or a yes on a
     /// terminal; otherwise `UnseenChain` (77) lists its devices and nothing is pinned.
@@ -113,7 +113,11 @@ extension RelaySession {
                 unseen = true
             }
             statements = Array(statements.prefix(accepted.count))
-            if unseen, accepted.devices[config.device] == nil {
+            // Only a chain this device started itself (its root adds this device with this
+            // device's own key) needs no confirmation: being in a chain, even approved, says
+            // nothing of who started it (the operator's device approves whom it likes, or adds
+            // this device's id with a key of its own).
+            if unseen, !isOwnRoot(statements) {
                 try Self.confirm(UnseenChain(accepted, statements: statements), acceptance)
             }
             try pins.save()
@@ -122,6 +126,13 @@ extension RelaySession {
         }
         let devices = try await client.devices().filter { $0.invalidated == nil }
         return DeviceTrust(user: user, verified: verified, statements: statements, devices: devices)
+    }
+
+    /// Whether `statements` start with this device's own root: an add of this device with
+    /// the signing key this run holds (false when it holds none).
+    func isOwnRoot(_ statements: [DeviceChain.Statement]) -> Bool {
+        guard let key = credentials.signingKey, case .add(let entry)? = statements.first?.action else { return false }
+        return entry.id == config.device && entry.signingKey == key.publicKey
     }
 
     /// Signs `action` as this device (or as `signer`, whose `key` it is: a machine's old

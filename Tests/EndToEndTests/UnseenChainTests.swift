@@ -66,6 +66,21 @@ struct UnseenChainTests {
         #expect(declined.status != 0)
         #expect(!pinned(laptop))
 
+        // The operator, holding the database, lists carol's laptop with a signing key of
+        // theirs and approves it from the opsbox: the laptop is in the chain now, but not
+        // with its own key, and still trusts nothing of it.
+        let planted = try Ed25519.SigningKey()
+        try fleet.sql("UPDATE devices SET signing_key = '\(Data(planted.publicKey).base64EncodedString())' WHERE id = '\(laptop.id)'")
+        let laptopRecipient = try #require(jsonArray(try opsbox.run("vfs-device", ["list", "--json"]))
+            .first { $0["name"] as? String == "laptop" }?["recipient"] as? String)
+        let plantedPrint = Fingerprint.device(signingKey: planted.publicKey, recipient: laptopRecipient)
+        ok(try opsbox.run("vfs-device", ["approve", "laptop", "--fingerprint", plantedPrint]), "the operator approves carol's laptop")
+        let approvedUnseen = try laptop.run("vfs-device", ["list"])
+        #expect(approvedUnseen.status == 77, "\(approvedUnseen.stderr)")
+        #expect(approvedUnseen.stderr.contains("started by \"opsbox\""), "\(approvedUnseen.stderr)")
+        #expect(!pinned(laptop))
+        try fleet.sql("UPDATE devices SET signing_key = NULL WHERE id = '\(laptop.id)'")
+
         // Carol's way out: her operator resets her chain; her laptop starts its own.
         ok(try fleet.admin.run(["user", "reset-chain", "-y", Self.carol]), "reset-chain")
         let rooted = try laptop.run("vfs-device", ["list", "--json"])
