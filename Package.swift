@@ -16,7 +16,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-wrap", ["VFSBundle"]),
     ("vfs-unwrap", ["VFSBundle"]),
     ("vfs-relay", ["VFSRelayServer", "VFSObjectStore", .product(name: "Logging", package: "swift-log")]),
-    ("vfs-device", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-device", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
     ("vfs-push", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
     ("vfs-fetch", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
     ("vfs-cloud", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),

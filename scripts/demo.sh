@@ -91,7 +91,9 @@ for who in laptop phone tablet; do
   # the phone's code comes from the operator, the tablet's from the laptop (vfs-device invite)
   [ "$who" = phone ] && code=$(vfs-relay invite alice@acme.example --data "$relay_data" 2>/dev/null)
   [ "$who" = tablet ] && code=$(on laptop vfs-device invite 2>/dev/null)
-  on "$who" vfs-device enroll "$url" "$code" --name "$who" >/dev/null 2>&1
+  # a later device takes alice's chain, which it never saw, by a fingerprint of it (the laptop's)
+  accept=(); [ "$who" != laptop ] && accept=(--accept-chain "$(on laptop vfs-device fingerprint)")
+  on "$who" vfs-device enroll "$url" "$code" --name "$who" "${accept[@]}" >/dev/null 2>&1
 done
 step "the laptop, alice's first device, started her device chain; the phone and tablet are pending: $(on laptop vfs-device list --json 2>/dev/null | grep -c '"pending"') devices"
 # The laptop approves each after comparing the fingerprint the device itself shows.

@@ -356,7 +356,8 @@ public final class BundlePlan {
         func writeSignature(digests: [UInt8]?) throws {
             guard let signer else { return }
             try writeOwn(BundleSignature.entryName, try BundleSignature.sign(manifest: manifestBytes, digests: digests, user: signer.user,
-                                                                             device: signer.device, key: signer.key).encoded())
+                                                                             device: signer.device, key: signer.key,
+                                                                             recipients: signer.recipients, time: signer.time).encoded())
         }
         if !manifest.digestsLast { try writeSignature(digests: nil) }
         var digests: [String] = []

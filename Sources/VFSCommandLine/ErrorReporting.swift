@@ -308,7 +308,7 @@ extension BundleSignatureError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {
         case .malformed: return .dataError
-        case .wrongUser, .unknownDevice, .badSignature: return .permissionDenied
+        case .wrongUser, .unknownDevice, .badSignature, .unaddressed, .notForThisDevice, .replayed, .tooOld: return .permissionDenied
         }
     }
 }

@@ -61,7 +61,21 @@ extension RelaySession {
     /// The user's chain from the relay, verified against this machine's pins (a chain
     /// that does not extend the last one verified is refused, 77), and the relay's live
     /// devices. The pin moves forward on success.
-    package func deviceTrust(_ client: RelayClient) async throws -> DeviceTrust {
+    ///
+    /// `enrolling`: this machine was just enrolled with a new code (`vfs-device enroll`).
+    /// A user whose chain is gone from the relay (removed and added again, or the
+    /// operator's `vfs-relay user reset-chain`) serves an empty chain: then, and only
+    /// then, the pin of this machine's own user is forgotten (said on stderr), so that
+    /// the new device starts a new chain. Anywhere else an empty chain with a pin is a
+    /// rollback (77).
+    ///
+    /// A chain this machine has never seen (no pin of its own user, or, while enrolling,
+    /// a pin of another root) that this device did not start was started by someone
+    /// else: the user's other device, or the operator's (issue 43, item 6). It is pinned
+    /// only as `acceptance` says: a fingerprint of one of its live devices, or a yes on a
+    /// terminal; otherwise `UnseenChain` (77) lists its devices and nothing is pinned.
+    package func deviceTrust(_ client: RelayClient, enrolling: Bool = false,
+                             acceptance: ChainAcceptance = .refuse) async throws -> DeviceTrust {
         let bytes = try await client.send(.GET, RelayPaths.chain)
         var (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
         guard let owner = try? JSONDecoder().decode(ChainOwner.self, from: Data(bytes)) else {
@@ -77,14 +91,36 @@ extension RelaySession {
         }
         var pins = try ChainPins(home: home)
         var verified: DeviceChain.Verified?
+        if statements.isEmpty, enrolling, refused == nil, pins.head(of: user) != nil {
+            pins.forget(user)
+            try pins.save()
+            warn("\(user)'s device chain is gone from the relay (the user was removed and added again, or the operator reset it): this device starts a new one, and your colleagues confirm its root (vfs-device verify)")
+        }
         if statements.isEmpty {
             if let pinned = pins.head(of: user) { throw DeviceChainError.rolledBack(pinned: pinned.sequence, served: 0) }
             // Not even a root that decodes: refused as before (there is no prefix to keep).
             if let refused { throw refused }
         } else {
-            let accepted = try pins.accept(statements, user: user, refused: refused)
-            try pins.save()
+            var unseen = pins.head(of: user) == nil
+            let accepted: DeviceChain.Verified
+            do {
+                accepted = try pins.accept(statements, user: user, refused: refused)
+            } catch DeviceChainError.rootChanged where enrolling {
+                // A new enrolment finds another root than the one this machine pinned (its
+                // user reset, then another device started the chain): as a chain never seen.
+                pins.forget(user)
+                accepted = try pins.accept(statements, user: user, refused: refused)
+                unseen = true
+            }
             statements = Array(statements.prefix(accepted.count))
+            // Only a chain this device started itself (its root adds this device with this
+            // device's own key) needs no confirmation: being in a chain, even approved, says
+            // nothing of who started it (the operator's device approves whom it likes, or adds
+            // this device's id with a key of its own).
+            if unseen, !isOwnRoot(statements) {
+                try Self.confirm(UnseenChain(accepted, statements: statements), acceptance)
+            }
+            try pins.save()
             warnAboutTail(of: accepted)
             verified = accepted
         }
@@ -92,14 +128,22 @@ extension RelaySession {
         return DeviceTrust(user: user, verified: verified, statements: statements, devices: devices)
     }
 
-    /// Signs `action` as this device, appends it to the chain of `trust`, and verifies
+    /// Whether `statements` start with this device's own root: an add of this device with
+    /// the signing key this run holds (false when it holds none).
+    func isOwnRoot(_ statements: [DeviceChain.Statement]) -> Bool {
+        guard let key = credentials.signingKey, case .add(let entry)? = statements.first?.action else { return false }
+        return entry.id == config.device && entry.signingKey == key.publicKey
+    }
+
+    /// Signs `action` as this device (or as `signer`, whose `key` it is: a machine's old
+    /// device vouching for its new one), appends it to the chain of `trust`, and verifies
     /// and pins what the relay answers.
     package func append(_ action: DeviceChain.Action, to trust: DeviceTrust, key: Ed25519.SigningKey,
-                        client: RelayClient) async throws -> DeviceTrust {
+                        signer: String? = nil, client: RelayClient) async throws -> DeviceTrust {
         let statement = try DeviceChain.Statement.signed(
             user: trust.user, sequence: UInt64(trust.statements.count),
             previous: trust.statements.last?.hash ?? [UInt8](repeating: 0, count: DeviceChain.hashCount),
-            timestamp: Int64(Date().timeIntervalSince1970), signer: config.device, action: action, key: key)
+            timestamp: Int64(Date().timeIntervalSince1970), signer: signer ?? config.device, action: action, key: key)
         let body = try JSONEncoder().encode(ChainAppend(statement: Data(statement.encoded).base64EncodedString()))
         let bytes = try await client.send(.POST, RelayPaths.chain, json: body)
         let (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
@@ -114,8 +158,9 @@ extension RelaySession {
     /// has none, and makes this device its user's root when the user has no chain yet
     /// (the first device, or the first to upgrade). Returns the trust after that, and
     /// whether this device just made the root.
-    package func joinChain(_ client: RelayClient, key: Ed25519.SigningKey, recipient: String) async throws -> (DeviceTrust, rooted: Bool) {
-        var trust = try await deviceTrust(client)
+    package func joinChain(_ client: RelayClient, key: Ed25519.SigningKey, recipient: String,
+                           enrolling: Bool = false, acceptance: ChainAcceptance = .refuse) async throws -> (DeviceTrust, rooted: Bool) {
+        var trust = try await deviceTrust(client, enrolling: enrolling, acceptance: acceptance)
         guard let me = trust.devices.first(where: { $0.id == config.device }) else { return (trust, false) }
         if me.signingKey == nil {
             let body = try JSONEncoder().encode(SigningKeyUpdate(signingKey: Data(key.publicKey).base64EncodedString()))
@@ -129,7 +174,7 @@ extension RelaySession {
             return (try await append(.add(entry), to: trust, key: key, client: client), true)
         } catch RelayClientError.rejected(409, _, _) {
             // Another device of the user became the root first: this one is pending.
-            return (try await deviceTrust(client), false)
+            return (try await deviceTrust(client, acceptance: acceptance), false)
         }
     }
 
@@ -147,6 +192,92 @@ extension RelaySession {
             throw DeviceChainError.malformed(index: nil, reason: "the device name \"\(DisplayText.printable(name))\" is over 64 bytes or holds format characters: rename it first")
         }
         return name
+    }
+}
+
+/// How a device takes a chain of its user that it has never seen (issue 43, item 6).
+package enum ChainAcceptance: Sendable {
+    /// Refuse it (`UnseenChain`, 77): not on a terminal, no fingerprint given.
+    case refuse
+    /// `--accept-chain FINGERPRINT`: the fingerprint of one of its live devices, read on
+    /// that device's own screen (`vfs-device fingerprint`).
+    case fingerprint(String)
+    /// A terminal: the devices are listed on stderr, and this answers yes or no.
+    case ask(@Sendable (UnseenChain) -> Bool)
+}
+
+/// A chain of this device's user that it has never seen: who is in it, for a person to
+/// recognise (or not) before this device trusts it.
+package struct UnseenChain: Error, CustomStringConvertible, Sendable {
+    package struct Listed: Sendable, Equatable {
+        package var name: String
+        package var fingerprint: String
+        /// When the statement that added it was signed (the signer's clock).
+        package var added: Date
+    }
+
+    package var user: String
+    /// The root: the device that started the chain, and when.
+    package var root: Listed
+    /// Its live devices, in the order they were added.
+    package var devices: [Listed]
+    /// A fingerprint given that is none of them.
+    package var mismatch: String? = nil
+
+    package init(_ verified: DeviceChain.Verified, statements: [DeviceChain.Statement]) {
+        user = verified.user
+        var added: [String: Date] = [:], order: [String] = []
+        var root: Listed?
+        for statement in statements {
+            guard case .add(let entry) = statement.action else { continue }
+            let date = Date(timeIntervalSince1970: TimeInterval(statement.timestamp))
+            if root == nil {
+                root = Listed(name: entry.name, fingerprint: Fingerprint.device(signingKey: entry.signingKey, recipient: entry.recipient),
+                              added: date)
+            }
+            added[entry.id] = date
+            order.removeAll { $0 == entry.id }
+            order.append(entry.id)
+        }
+        self.root = root ?? Listed(name: "?", fingerprint: "?", added: Date(timeIntervalSince1970: 0))
+        devices = order.compactMap { id in
+            verified.devices[id].map {
+                Listed(name: $0.name, fingerprint: Fingerprint.device(signingKey: $0.signingKey, recipient: $0.recipient),
+                       added: added[id] ?? Date(timeIntervalSince1970: 0))
+            }
+        }
+    }
+
+    /// One line per live device: name, fingerprint, when it was added.
+    package var lines: [String] {
+        devices.map { "\"\(DisplayText.printable($0.name))\" \($0.fingerprint), added \(DateText.iso8601($0.added))" }
+    }
+
+    /// What it is, without what became of it.
+    package var summary: String {
+        "\(DisplayText.printable(user)) already has a device chain, which this device has never seen, started by \"\(DisplayText.printable(root.name))\" on \(DateText.iso8601(root.added)) with \(devices.count) device(s) now"
+    }
+
+    package var description: String {
+        if let mismatch { return summary + "; \(mismatch) is the fingerprint of none of them: nothing was trusted" }
+        return summary + ": nothing was trusted"
+    }
+}
+
+extension RelaySession {
+    /// Passes when `acceptance` takes `unseen`; throws it otherwise.
+    static func confirm(_ unseen: UnseenChain, _ acceptance: ChainAcceptance) throws {
+        switch acceptance {
+        case .refuse: throw unseen
+        case .fingerprint(let given):
+            guard unseen.devices.contains(where: { Fingerprint.matches(given, $0.fingerprint) }) else {
+                var refused = unseen
+                refused.mismatch = given
+                throw refused
+            }
+        case .ask(let answer):
+            guard answer(unseen) else { throw unseen }
+        }
     }
 }
 

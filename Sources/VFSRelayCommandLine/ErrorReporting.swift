@@ -48,6 +48,17 @@ extension TransferError: ReportableError {
     }
 }
 
+extension UnseenChain: ReportableError {
+    public var exitStatus: ExitStatus { .permissionDenied }
+
+    public var hints: [String] {
+        lines.map { "in it: " + $0 } + [
+            "if they are all yours, compare one's fingerprint with what vfs-device fingerprint shows on it, then run: vfs-device list --accept-chain FINGERPRINT",
+            "if one is not yours, someone else started your device chain: trust nothing of it, and ask your operator to reset it (vfs-relay user reset-chain)",
+        ]
+    }
+}
+
 extension CloudError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {

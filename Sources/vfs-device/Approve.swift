@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
@@ -93,8 +94,10 @@ extension DeviceOptions {
 extension DeviceTool {
     /// Joins this device to its user's chain (publishes its key; the root when the user
     /// has none: the first device, or the first to upgrade) and says so when it is pending.
-    static func joined(_ session: RelaySession, client: RelayClient, key: Ed25519.SigningKey, recipient: String) async throws -> DeviceTrust {
-        let (trust, rooted) = try await session.joinChain(client, key: key, recipient: recipient)
+    static func joined(_ session: RelaySession, client: RelayClient, key: Ed25519.SigningKey, recipient: String,
+                       enrolling: Bool = false, acceptance: ChainAcceptance = .refuse) async throws -> DeviceTrust {
+        let (trust, rooted) = try await session.joinChain(client, key: key, recipient: recipient, enrolling: enrolling,
+                                                          acceptance: acceptance)
         guard let me = trust.devices.first(where: { $0.id == session.config.device }) else { return trust }
         if trust.isApproved(me) {
             if rooted { Diagnostics.info("this device starts \(DisplayText.printable(trust.user))'s device chain (its root)") }
@@ -104,6 +107,25 @@ extension DeviceTool {
             Diagnostics.hint("on an approved device run: vfs-device approve \(DisplayText.shellQuoted(me.name)) --fingerprint \(fingerprint)")
         }
         return trust
+    }
+
+    /// How this run takes a device chain of its user it has never seen (issue 43, item 6):
+    /// the fingerprint given with --accept-chain, else a question on a terminal (the
+    /// devices listed first), else a refusal (77).
+    static func acceptance(_ fingerprint: String?) throws -> ChainAcceptance {
+        if let fingerprint {
+            guard Fingerprint.normalised(fingerprint) != nil else {
+                throw ToolError.usage("--accept-chain \(DisplayText.printable(fingerprint)) is not a device fingerprint (XXXXX-XXXXX-XXXXX-XXXXX-XXXXX)")
+            }
+            return .fingerprint(fingerprint)
+        }
+        guard Terminal.stdinIsTerminal else { return .refuse }
+        return .ask { unseen in
+            Diagnostics.warn(unseen.summary)
+            for line in unseen.lines { Diagnostics.info("  " + line) }
+            Diagnostics.info("compare a fingerprint with what vfs-device fingerprint shows on that device")
+            return confirm("are all of these your devices?")
+        }
     }
 
     /// Asks `question` on the terminal; true for y or yes.

@@ -43,7 +43,9 @@ struct DeviceTool: AsyncVFSCommand {
         passcode; admin-link for a user who is not an administrator; approve with a \
         fingerprint that differs, or from a device not approved itself; verify --confirm \
         with a code that differs; a device chain that does not verify or does not extend \
-        the one verified last, or another user's whose root is not the one pinned.
+        the one verified last, or another user's whose root is not the one pinned; \
+        your own device chain, which this device has never seen, not taken with \
+        --accept-chain or a yes on a terminal (enroll and list).
         """,
         version: vfsVersion,
         subcommands: [Enroll.self, InviteCommand.self, List.self, Approve.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self, FingerprintCommand.self, Verify.self,

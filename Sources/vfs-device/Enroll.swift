@@ -23,6 +23,14 @@ extension DeviceTool {
             device starts their device chain; a later one is pending until an approved \
             device runs "vfs-device approve NAME" (docs/device-chain.md).
 
+            A device that finds your device chain started already, by devices it has \
+            never seen, lists them (name, fingerprint, when added) and trusts the chain \
+            only when you say they are yours: a yes on a terminal, or --accept-chain with \
+            the fingerprint "vfs-device fingerprint" shows on one of them. Otherwise it \
+            stays enrolled, trusts nothing of the chain and exits 77 (the operator, or \
+            anyone holding a code for you, could have started it); "vfs-device list \
+            --accept-chain FINGERPRINT" takes it later.
+
             A key in hardware (a YubiKey, a TPM, a Secure Enclave) can be the device's \
             decryption key through its age plugin: give --identity-file FILE holding the \
             plugin's identity stub (AGE-PLUGIN-NAME-1…, as age-plugin-yubikey --identity \
@@ -45,11 +53,19 @@ extension DeviceTool {
             A machine that is enrolled already is refused (exit 73): --force enrols it \
             again and then revokes its old device, so no ghost of it stays on the relay; \
             when the old device was approved, it approves the new one and removes itself \
-            from your device chain first (the same machine vouches for its new keys). A \
-            name another of your devices has is refused by the relay (exit 73).
+            from your device chain first (the same machine vouches for its new keys). That \
+            works after the operator disabled and enabled you too (the old token is dead, \
+            its signing key is not): the old key approves the new device, which then \
+            removes the old one. When you were removed and added again (or the operator \
+            ran "vfs-relay user reset-chain"), the relay has no chain of yours: the new \
+            device forgets the one it pinned, says so, and starts a new one; your \
+            colleagues confirm its root (vfs-device verify). A name another of your \
+            devices has is refused by the relay (exit 73).
 
             Examples:
               vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop
+              vfs-device enroll https://relay.example K7QM-2WXD-PA9F-H3TN --name phone \\
+                --accept-chain ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
               vfs-device enroll --force https://relay.example \\
                 K7QM-2WXD-PA9F-H3TN --name laptop
               vfs-device enroll --cacert acme-ca.pem https://relay.acme.internal \\
@@ -69,6 +85,9 @@ extension DeviceTool {
         @Flag(help: "Allow plain http:// to a relay beyond this machine (a network trusted end to end).") var insecureHTTP = false
         @Option(help: ArgumentHelp("The recipient of the plugin identity stub in --identity-file, when the file does not name it.",
                                    valueName: "recipient")) var recipient: String?
+        @Option(name: .customLong("accept-chain"),
+                help: ArgumentHelp("Trust your existing device chain, this device has never seen, if one of its devices has this fingerprint.",
+                                   valueName: "fingerprint")) var acceptChain: String?
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
@@ -78,12 +97,16 @@ extension DeviceTool {
                 try RelayClient.checkCAFile(cacert)
             }
             let caFile = cacert ?? VFSPaths.current.relayCACert
+            let acceptance = try DeviceTool.acceptance(acceptChain)
             let place = try options.place
             // A plugin's stub in --identity-file is the device's key (checked before the code is spent).
             let stub = try pluginStub(place)
             // Unlock first: a wrong passcode must not waste the one-time code.
             try DeviceCredentials.checkKeychain(place)
             var old = try enrolled(place)
+            // The old device's id and signing key, kept even when its token is dead (its user
+            // disabled and enabled): that key, still live in the chain, approves the new device.
+            let oldSigner = old.flatMap { session in session.credentials.signingKey.map { (id: session.config.device, key: $0) } }
             // The old device gives up its name while the new one takes it (back if that fails).
             let keepsName = old?.config.name == name
             if let session = old, keepsName {
@@ -136,12 +159,32 @@ extension DeviceTool {
                     Diagnostics.warn("the old device could not hand its place in your device chain to the new one (\(error)); approve it from another device")
                 }
             }
-            // The user's first device starts the device chain; a later one is pending until approved.
+            // The user's first device starts the device chain; a later one is pending until
+            // approved, once the person took the chain as theirs (issue 43, item 6).
+            var unseen: UnseenChain?
             do {
                 let session = try options.session()
                 _ = try await session.withClient { client in
-                    try await DeviceTool.joined(session, client: client, key: signingKey, recipient: recipient)
+                    // The old token is dead, its key maybe not: it approves the new device through the new token.
+                    if old == nil, let oldSigner {
+                        let entry = DeviceChain.DeviceEntry(id: answer.device.id, name: try RelaySession.chainName(answer.device.name),
+                                                            recipient: recipient, signingKey: signingKey.publicKey)
+                        do {
+                            if try await Self.handOver(from: oldSigner, to: entry, key: signingKey, session: session, client: client,
+                                                   acceptance: acceptance) {
+                                Diagnostics.info("the old device's key approved the new one, which removed the old one from your device chain")
+                            }
+                        } catch let error as UnseenChain {
+                            throw error
+                        } catch {
+                            Diagnostics.warn("the old device's key could not approve the new one (\(error)); approve it from another device")
+                        }
+                    }
+                    return try await DeviceTool.joined(session, client: client, key: signingKey, recipient: recipient, enrolling: true,
+                                                       acceptance: acceptance)
                 }
+            } catch let error as UnseenChain {
+                unseen = error
             } catch {
                 Diagnostics.warn("could not join the device chain yet (\(error)); vfs-device list tries again")
             }
@@ -156,6 +199,8 @@ extension DeviceTool {
                 }
             }
             print(answer.device.id)
+            // Enrolled, but trusting nothing of the chain: said with its devices (77).
+            if let unseen { throw unseen }
         }
 
         /// The plugin identity stub in --identity-file and its recipient (--recipient, else
@@ -223,6 +268,20 @@ extension DeviceTool {
                 _ = try await old.append(.remove(deviceId: old.config.device), to: added, key: key, client: client)
                 return true
             }
+        }
+
+        /// When the old device's token is dead (its user disabled, then enabled): its key, if
+        /// live in the verified chain, adds `entry` (posted with the new device's token), and
+        /// the new device then removes the old one with its own `key`. False when the old
+        /// device is not live in the chain (pending, removed, or the chain is gone).
+        static func handOver(from old: (id: String, key: Ed25519.SigningKey), to entry: DeviceChain.DeviceEntry,
+                             key: Ed25519.SigningKey, session: RelaySession, client: RelayClient,
+                             acceptance: ChainAcceptance) async throws -> Bool {
+            let trust = try await session.deviceTrust(client, enrolling: true, acceptance: acceptance)
+            guard let verified = trust.verified, verified.devices[old.id] != nil, verified.devices[entry.id] == nil else { return false }
+            let added = try await session.append(.add(entry), to: trust, key: old.key, signer: old.id, client: client)
+            _ = try await session.append(.remove(deviceId: old.id), to: added, key: key, client: client)
+            return true
         }
 
         static func rename(_ session: RelaySession, to name: String) async throws {

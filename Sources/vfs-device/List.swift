@@ -27,22 +27,53 @@ struct DeviceListing: Encodable {
     var thisDevice: Bool
     /// From the signing key and recipient the relay lists; nil until the device published its key.
     var fingerprint: String?
+    /// The device that started the verified device chain (its root).
+    var root: Bool
 }
 
 extension DeviceTool {
     struct List: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
             abstract: "List your devices: name, platform, fingerprint, last seen, status (pending: not approved yet).",
-            discussion: "Example:\n  vfs-device list --json | jq -r '.[] | select(.status == \"active\") | .name'")
+            discussion: """
+            Says on standard error which device started your device chain (its root) and \
+            when; --json marks it ("root": true). A device that has never seen your chain \
+            lists the chain's devices and trusts it only when you say they are yours: a \
+            yes on a terminal, or --accept-chain with the fingerprint "vfs-device \
+            fingerprint" shows on one of them; otherwise it exits 77 and trusts nothing.
+
+            Examples:
+              vfs-device list --json | jq -r '.[] | select(.status == "active") | .name'
+              vfs-device list --accept-chain ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
+            """)
 
         @Flag(help: "Print JSON.") var json = false
+        @Option(name: .customLong("accept-chain"),
+                help: ArgumentHelp("Trust your device chain, this device has never seen, if one of its devices has this fingerprint.",
+                                   valueName: "fingerprint")) var acceptChain: String?
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
+            let acceptance = try DeviceTool.acceptance(acceptChain)
             let (session, key, recipient) = try options.signingSession()
             let (devices, trust) = try await session.withClient { client in
-                let trust = try await DeviceTool.joined(session, client: client, key: key, recipient: recipient)
+                let trust = try await DeviceTool.joined(session, client: client, key: key, recipient: recipient, acceptance: acceptance)
                 return (try await client.devices(), trust)
+            }
+            // The root: who started the chain, and when (issue 43, item 6).
+            // Said after the listing, which stays first on a terminal.
+            var rootID: String?, rootLine: String?
+            if let first = trust.statements.first, case .add(let entry) = first.action {
+                rootID = entry.id
+                let made = DateText.iso8601(Date(timeIntervalSince1970: TimeInterval(first.timestamp)))
+                let state = trust.verified?.devices[entry.id] == nil ? ", removed since" : ""
+                rootLine = "your device chain was started by \"\(DisplayText.printable(entry.name))\" (\(Fingerprint.device(signingKey: entry.signingKey, recipient: entry.recipient))) on \(made)\(state)"
+            }
+            defer {
+                if let rootLine {
+                    fflush(nil)
+                    Diagnostics.info(rootLine)
+                }
             }
             let pins = try PinStore(home: session.home)
             let rows = devices.map { device -> DeviceListing in
@@ -51,7 +82,7 @@ extension DeviceTool {
                 return DeviceListing(id: device.id, name: device.name, platform: device.platform, recipient: device.recipient,
                                      created: device.created, lastSeen: device.lastSeen, invalidated: device.invalidated,
                                      status: status, thisDevice: device.id == session.config.device,
-                                     fingerprint: DeviceTrust.fingerprint(device))
+                                     fingerprint: DeviceTrust.fingerprint(device), root: device.id == rootID)
             }
             if json { return try JSONOutput.print(rows) }
             Listing.print(["NAME", "PLATFORM", "FINGERPRINT", "LAST SEEN", "STATUS"], rows.map { row in

@@ -6,7 +6,7 @@ import VFSRelayServer
 
 struct User: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage users.", subcommands: [Add.self, Remove.self, Disable.self, Enable.self, Set.self, CutChain.self])
+        abstract: "Manage users.", subcommands: [Add.self, Remove.self, Disable.self, Enable.self, Set.self, CutChain.self, ResetChain.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -88,7 +88,17 @@ extension User {
 
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Let a disabled user back in; their devices enrol again with new codes (vfs-relay invite).")
+            abstract: "Let a disabled user back in; their devices enrol again with new codes (vfs-relay invite).",
+            discussion: """
+            The user's device chain is kept. On a machine enrolled before, the user runs \
+            "vfs-device enroll --force URL CODE --name NAME" with a new code: the machine's \
+            old signing key (kept through the logout) approves the new device and removes \
+            the old one, so it works at once. A user with no such machine left asks for \
+            "vfs-relay user reset-chain"; their colleagues then confirm the new root.
+
+            Example:
+              vfs-relay user enable bob@example.org && vfs-relay invite bob@example.org
+            """)
 
         @OptionGroup var data: DataOptions
         @Argument(help: "The user's email address.") var email: String
@@ -97,7 +107,7 @@ extension User {
             let (store, _) = try await data.open()
             _ = try await findUser(email, in: store)
             try await store.setUser(email: email, admin: nil, disabled: false, now: Date())
-            data.report("enabled \(email); enrol their devices with codes from vfs-relay invite \(email)")
+            data.report("enabled \(email); enrol their devices with codes from vfs-relay invite \(email) (vfs-device enroll --force on a machine enrolled before)")
         }
     }
 
@@ -150,6 +160,51 @@ extension User {
                                                    actor: "operator", now: Date())
             let reason = prefix.refused.map { " (\($0))" } ?? ""
             data.report("cut \(dropped) statement(s) of \(email)'s device chain that do not verify\(reason); \(prefix.statements.count) kept")
+        }
+    }
+}
+
+extension User {
+    struct ResetChain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-chain",
+            abstract: "Delete a user's device chain, so that their next device starts a new one.",
+            discussion: """
+            For a user with no approved device left (all lost, or disabled and enabled \
+            with no machine enrolled before): the next device of theirs to join starts a \
+            new chain as its root ("vfs-device enroll --force" on a machine enrolled \
+            before forgets the old chain it pinned). Their devices that are still enrolled \
+            refuse the empty chain (77) until enrolled again; colleagues see a changed \
+            root and confirm it with "vfs-device verify USER --confirm CODE". Nothing else \
+            of the user's is touched. On a terminal it asks first; elsewhere it needs -y.
+
+            Example:
+              vfs-relay user reset-chain -y bob@example.org
+            """)
+
+        @OptionGroup var data: DataOptions
+        @Flag(name: .shortAndLong, help: "Do not ask for confirmation (needed when not on a terminal).") var yes = false
+        @Argument(help: "The user's email address.") var email: String
+
+        func run() async throws {
+            let (store, _) = try await data.open()
+            let user = try await findUser(email, in: store)
+            let stored = try await store.chain(user: user.id)
+            guard !stored.isEmpty else {
+                data.report("\(email) has no device chain: nothing reset")
+                return
+            }
+            if !yes {
+                guard Terminal.stdinIsTerminal else {
+                    throw ToolError.usage("not resetting \(email)'s device chain without confirmation",
+                                          hints: ["add -y to delete its \(stored.count) statement(s); their colleagues will confirm a new root"])
+                }
+                try? writeAll(fd: STDERR_FILENO, Array("vfs-relay: delete \(email)'s device chain (\(stored.count) statement(s))? [y/N] ".utf8))
+                let answer = (readLine() ?? "").trimmingUnicodeWhitespace().lowercased()
+                guard answer == "y" || answer == "yes" else { throw ToolError("\(email)'s device chain was not reset", exit: .no) }
+            }
+            let dropped = try await store.cutChain(user: user.id, keeping: 0, head: nil, actor: "operator", now: Date())
+            data.report("reset \(email)'s device chain (\(dropped) statement(s) deleted); their next device starts a new one, and their colleagues confirm its root")
         }
     }
 }

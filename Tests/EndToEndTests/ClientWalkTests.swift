@@ -129,7 +129,8 @@ struct ClientWalkTests {
         #expect(clash.status == 73)
         #expect(clash.stderr.contains("already have a device named \"phone\""))
         #expect(!FileManager.default.fileExists(atPath: twin.path + "/relay.json"))
-        ok(try twin.run("vfs-device", ["enroll", url, code, "--name", "phone2"]), "the same code, another name")
+        let laptopPrint = try fleet.laptop.run("vfs-device", ["fingerprint"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
+        ok(try twin.run("vfs-device", ["enroll", url, code, "--name", "phone2", "--accept-chain", laptopPrint]), "the same code, another name")
         #expect(try fleet.laptop.run("vfs-device", ["rename", "phone2", "tablet"]).status == 73)
 
         // A watcher of the old device (wiping its folder on logout) is running meanwhile.

@@ -250,7 +250,11 @@ struct DeviceChainTests {
         let first = try fleet.phone.run("vfs-device", ["list"])
         ok(first, "the phone upgrades first")
         #expect(first.stderr.contains("this device starts alice@acme.example's device chain"))
-        let second = try fleet.laptop.run("vfs-device", ["list"])
+        // The laptop never saw the chain the phone started: it lists it and stops (issue 43, item 6).
+        let unseen = try fleet.laptop.run("vfs-device", ["list"])
+        #expect(unseen.status == 77, "\(unseen.stderr)")
+        #expect(unseen.stderr.contains("hint: in it: \"phone\" \(try fleet.phone.fingerprint())"), "\(unseen.stderr)")
+        let second = try fleet.laptop.run("vfs-device", ["list", "--accept-chain", try fleet.phone.fingerprint()])
         ok(second, "then the laptop")
         #expect(second.stderr.contains("this device is pending"))
         #expect(second.stderr.contains("vfs-device approve laptop --fingerprint \(try fleet.laptop.fingerprint())"))

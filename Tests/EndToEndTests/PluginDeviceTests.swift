@@ -35,6 +35,11 @@ struct PluginDeviceTests {
             stubText = try Tools.run("age-plugin-vfstest", ["--identity"], environment: plugin).stdout
         }
 
+        /// --accept-chain with the laptop's fingerprint: a later device takes alice's chain (issue 43, item 6).
+        func acceptLaptop() throws -> [String] {
+            ["--accept-chain", try laptop.run("vfs-device", ["fingerprint"]).out.trimmingCharacters(in: .whitespacesAndNewlines)]
+        }
+
         /// A code for another of alice's devices, from the laptop.
         func invite() throws -> String {
             let invite = try laptop.run("vfs-device", ["invite"])
@@ -57,7 +62,7 @@ struct PluginDeviceTests {
         let yubi = try Machine("yubi", in: s.scratch)
         let stub = try s.scratch.write("yubi-stub.txt", s.stubText)
         let files = ["--identity-file", stub]
-        let enrolled = try yubi.run("vfs-device", ["enroll", s.url, try s.invite(), "--name", "yubi"] + files)
+        let enrolled = try yubi.run("vfs-device", ["enroll", s.url, try s.invite(), "--name", "yubi"] + files + (try s.acceptLaptop()))
         #expect(enrolled.status == 0, "\(enrolled.stderr)")
         // The stub file is the user's: left as it is; the recipient it names is kept and registered.
         #expect(try s.scratch.read("yubi-stub.txt") == s.stubText)
@@ -152,7 +157,7 @@ struct PluginDeviceTests {
         #expect(noStub.status == 64 && noStub.stderr.contains("--recipient is for a plugin identity stub in --identity-file"), "\(noStub.stderr)")
         #expect(!FileManager.default.fileExists(atPath: bare.path + "/relay.json"))
         // The code was not spent by any of these: with --recipient it enrols.
-        let ok = try bare.run("vfs-device", enroll + ["--recipient", s.recipient])
+        let ok = try bare.run("vfs-device", enroll + ["--recipient", s.recipient] + (try s.acceptLaptop()))
         #expect(ok.status == 0, "\(ok.stderr)")
         let listed = jsonArray(try s.laptop.run("vfs-device", ["list", "--json"]))
         #expect(listed.first { $0["name"] as? String == "bare" }?["recipient"] as? String == s.recipient)

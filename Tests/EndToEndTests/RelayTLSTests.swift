@@ -65,7 +65,8 @@ struct RelayTLSTests {
         // The phone names the CA in the environment only: nothing is kept, the variable is needed each time.
         let phone = try Machine("phone", in: scratch)
         let phoneCode = try admin.invite("alice@acme.example")
-        let viaEnvironment = try Tools.run("vfs-device", ["enroll", url, phoneCode, "--name", "phone"],
+        let laptopPrint = try laptop.run("vfs-device", ["fingerprint"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let viaEnvironment = try Tools.run("vfs-device", ["enroll", url, phoneCode, "--name", "phone", "--accept-chain", laptopPrint],
                                            environment: phone.environment.merging(["VFS_RELAY_CACERT": ca]) { $1 })
         #expect(viaEnvironment.status == 0, "\(viaEnvironment.stderr)")
         #expect(!FileManager.default.fileExists(atPath: phone.home.appendingPathComponent("relay-ca.pem").path))

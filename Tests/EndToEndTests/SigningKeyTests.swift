@@ -42,7 +42,9 @@ struct SigningKeyTests {
         let server = try Machine("server", in: scratch)
         let files = ["--token-file", server.path + "/token", "--identity-file", server.path + "/identity.txt"]
         let invite = try laptop.run("vfs-device", ["invite"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try server.run("vfs-device", ["enroll", "http://127.0.0.1:\(relay.port)", invite, "--name", "server"] + files).status == 0)
+        // Alice's chain, which the server never saw: taken with the laptop's fingerprint.
+        #expect(try server.run("vfs-device", ["enroll", "http://127.0.0.1:\(relay.port)", invite, "--name", "server",
+                                               "--accept-chain", fingerprint.out.trimmingCharacters(in: .newlines)] + files).status == 0)
         let mode = try FileManager.default.attributesOfItem(atPath: server.path + "/identity.txt.ed25519")[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let serverKey = try server.run("vfs-device", ["fingerprint", "--signing-key"] + files).out

@@ -249,7 +249,8 @@ struct TransferToolsTests {
                                   environment: kiosk.environment.merging(["VFS_PASSCODE": "not it"]) { $1 })
         #expect(wrong.status == 77)
         #expect(!FileManager.default.fileExists(atPath: kiosk.path + "/relay.json"))
-        let enrolled = try server.run("vfs-device", ["enroll", url, code, "--name", "server"] + files)
+        let laptopPrint = try fleet.laptop.run("vfs-device", ["fingerprint"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let enrolled = try server.run("vfs-device", ["enroll", url, code, "--name", "server", "--accept-chain", laptopPrint] + files)
         #expect(enrolled.status == 0, "\(enrolled.stderr)")
         #expect(!FileManager.default.fileExists(atPath: server.keychainPath))
         for name in ["token", "identity.txt"] {

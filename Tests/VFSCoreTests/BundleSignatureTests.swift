@@ -58,12 +58,56 @@ struct BundleSignatureTests {
 
     @Test("an oversized, unparsable or future signature entry is refused")
     func malformed() throws {
-        #expect(throws: BundleSignatureError.malformed("a signature entry of 4097 bytes")) {
-            try BundleSignature.decode([UInt8](repeating: 0x20, count: 4097))
+        #expect(throws: BundleSignatureError.malformed("a signature entry of 65537 bytes")) {
+            try BundleSignature.decode([UInt8](repeating: 0x20, count: 65537))
         }
         #expect(throws: BundleSignatureError.malformed("not a signature entry")) { try BundleSignature.decode(Array("{}".utf8)) }
-        let future = Array(#"{"device":"d","signature":"","user":"u","version":3}"#.utf8)
-        #expect(throws: BundleSignatureError.malformed("unknown signature version 3")) { try BundleSignature.decode(future) }
+        let future = Array(#"{"device":"d","signature":"","user":"u","version":4}"#.utf8)
+        #expect(throws: BundleSignatureError.malformed("unknown signature version 4")) { try BundleSignature.decode(future) }
+        // Version 3 needs its recipients (sorted, unique) and time; earlier versions may not carry them.
+        let bare = Array(#"{"device":"d","signature":"","user":"u","version":3}"#.utf8)
+        #expect(throws: BundleSignatureError.malformed("a version 3 signature without its sorted recipients and time")) { try BundleSignature.decode(bare) }
+        let unsorted = Array(#"{"device":"d","recipients":["b","a"],"signature":"","time":1,"user":"u","version":3}"#.utf8)
+        #expect(throws: BundleSignatureError.malformed("a version 3 signature without its sorted recipients and time")) { try BundleSignature.decode(unsorted) }
+        let smuggled = Array(#"{"device":"d","recipients":["a"],"signature":"","time":1,"user":"u","version":2}"#.utf8)
+        #expect(throws: BundleSignatureError.malformed("recipients or a time in a version 2 signature (they are signed in version 3 only)")) {
+            try BundleSignature.decode(smuggled)
+        }
+    }
+
+    @Test("version 3 signs the recipients and the time: changing either, or passing it off as version 2, breaks the signature (issue 43, item 8)")
+    func addressed() throws {
+        let (chain, _, two) = try ChainFixture.twoDevices()
+        let verified = try DeviceChain.verify(chain.statements, user: chain.user)
+        let manifest = Array("manifest".utf8), digests = Array("digests".utf8)
+        let signed = try BundleSignature.sign(manifest: manifest, digests: digests, user: chain.user, device: two.entry.id, key: two.key,
+                                              recipients: ["bbbb", "aaaa", "bbbb"], time: 1_800_000_000)
+        #expect(signed.version == 3)
+        #expect(signed.recipients == ["aaaa", "bbbb"])
+        #expect(signed.time == 1_800_000_000)
+        let decoded = try BundleSignature.decode(try signed.encoded())
+        #expect(decoded == signed)
+        #expect(try decoded.verify(manifest: manifest, digests: digests, chain: verified) == two.entry)
+        var forwarded = signed
+        forwarded.recipients = ["aaaa", "cccc"]
+        #expect(throws: BundleSignatureError.badSignature(user: chain.user, device: two.entry.name)) {
+            try forwarded.verify(manifest: manifest, digests: digests, chain: verified)
+        }
+        var later = signed
+        later.time = 1_800_000_001
+        #expect(throws: BundleSignatureError.badSignature(user: chain.user, device: two.entry.name)) {
+            try later.verify(manifest: manifest, digests: digests, chain: verified)
+        }
+        var downgraded = signed
+        downgraded.version = 2
+        downgraded.recipients = nil
+        downgraded.time = nil
+        #expect(throws: BundleSignatureError.badSignature(user: chain.user, device: two.entry.name)) {
+            try downgraded.verify(manifest: manifest, digests: digests, chain: verified)
+        }
+        // A bundle whose digests do not come last is signed in version 1, without them.
+        #expect(try BundleSignature.sign(manifest: manifest, user: chain.user, device: two.entry.id, key: two.key,
+                                         recipients: ["aaaa"], time: 1).version == 1)
     }
 
     @Test("a signed bundle: the entry follows the manifest, the reader keeps it apart (never extracted) and it verifies over the manifest's exact bytes")
@@ -103,9 +147,9 @@ struct BundleSignatureTests {
             "\(error)".contains("\(BundleSignature.entryName)") && "\(error)".contains("it is not in the manifest")
         }
         let oversized = try rawBundleBytes(manifest: manifest, entries: [
-            RawEntry(path: BundleSignature.entryName, content: String(repeating: " ", count: 4097)),
+            RawEntry(path: BundleSignature.entryName, content: String(repeating: " ", count: 65537)),
             RawEntry(path: "a.txt", content: "alpha", mtime: manifest.entries[0].mtime),
         ])
-        #expect(throws: BundleSignatureError.malformed("a signature entry of 4097 bytes")) { try BundleReader(source: MemorySource(oversized)) }
+        #expect(throws: BundleSignatureError.malformed("a signature entry of 65537 bytes")) { try BundleReader(source: MemorySource(oversized)) }
     }
 }

@@ -89,7 +89,13 @@ package struct PushTargets {
         let recipients = try session.pinnedRecipients(readers)
             + colleagues.flatMap { $0.devices }.map { try AgeRecipient($0.recipient) }
         let sender = all.first { $0.id == session.config.device }?.recipient
-        let signer = session.credentials.signingKey.map { BundleSignature.Signer(user: trust.user, device: session.config.device, key: $0) }
+        // The devices it is for and the time are signed too: a receiver not among them, or
+        // one handed the same signature again, is refused (issue 43, item 8).
+        let readerIDs = readers.map(\.id) + colleagues.flatMap { $0.devices }.map(\.id)
+        let signer = session.credentials.signingKey.map {
+            BundleSignature.Signer(user: trust.user, device: session.config.device, key: $0, recipients: readerIDs,
+                                   time: Int64(Date().timeIntervalSince1970))
+        }
         return PushTargets(devices: targets, colleagues: colleagues, recipients: recipients, sender: sender, signer: signer)
     }
 

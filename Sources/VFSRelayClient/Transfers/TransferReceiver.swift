@@ -234,6 +234,16 @@ package struct TransferReceiver {
         }
     }
 
+    /// The devices a signature names, as "NAME of USER" where a verified chain holds them
+    /// (the id otherwise).
+    static func describe(_ recipients: [String], known chains: [DeviceChain.Verified]) -> String {
+        let names = recipients.map { id -> String in
+            for chain in chains { if let entry = chain.devices[id] { return "\"\(DisplayText.printable(entry.name))\" of \(DisplayText.printable(chain.user))" } }
+            return id
+        }
+        return "\(recipients.count) device(s): " + names.joined(separator: ", ")
+    }
+
     /// The sender's signature (docs/device-chain.md), checked against the verified chain
     /// before anything is released: refused (77) when missing, bad or by a device not in
     /// it, unless --allow-unverified, which says so on stderr. -v names the verified sender.
@@ -254,12 +264,25 @@ package struct TransferReceiver {
                 throw BundleSignatureError.unknownDevice(user: signature.user, device: signature.device)
             }
             let device = try signature.verify(manifest: reader.manifestBytes, digests: reader.digestsEntry, chain: chain)
+            // Whom it is for and when it was signed (issue 43, item 8): a bundle signed for
+            // other devices was forwarded; one whose signature came with another transfer
+            // is a replay. A version 2 signature says neither: taken as unverified.
+            guard let recipients = signature.recipients, let time = signature.time else {
+                throw BundleSignatureError.unaddressed(version: signature.version)
+            }
+            guard recipients.contains(session.config.device) else {
+                throw BundleSignatureError.notForThisDevice(device: session.config.device)
+            }
+            var seen = try SeenSignatures(home: session.home)
+            try seen.record(signature, transfer: transfer)
+            try seen.save()
             if chain.user != trust?.user, (try? ChainPins(home: session.home))?.isVerified(chain.user) != true {
                 unconfirmed = chain.user
             }
             if tool.verbose {
                 let how = unconfirmed == nil ? "verified" : "pinned, not confirmed"
                 tool.report.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (\(how))")
+                tool.report.info("transfer \(transfer) was signed \(DateText.iso8601(Date(timeIntervalSince1970: TimeInterval(time)))) for \(Self.describe(recipients, known: chains))")
             }
         } catch {
             guard tool.allowUnverified else { throw TransferError.unverifiedSender(reason: error) }

@@ -35,7 +35,7 @@ struct ChainController {
         return try jsonResponse(ChainDocument(user: identity.email, statements: try await services.store.chain(user: identity.userID)))
     }
 
-    /// One more statement, signed by the caller, of the caller's user, that verifies
+    /// One more statement, signed by the caller (or adding the caller), of the caller's user, that verifies
     /// after the stored chain's verified prefix (403 otherwise: a bad signature, or a
     /// signer not live there, as a pending device's add of itself); 409 when it does not
     /// follow that prefix (another device appended first). A stored tail that does not
@@ -56,7 +56,15 @@ struct ChainController {
         guard statement.user == identity.email else {
             throw RelayError.badRequest("the statement is of \"\(Validate.shown(statement.user))\", not of the caller's user")
         }
-        guard statement.signer == identity.deviceID else { throw RelayError.badRequest("the statement is not signed by the calling device") }
+        // Signed by the caller, or an add of the caller signed by another device's key: a
+        // machine enrolled again (vfs-device enroll --force) whose old token is dead (its
+        // user disabled and enabled) vouches for its new device with its old signing key.
+        // Either way the verifier below requires the signer to be live in the chain.
+        let addsCaller: Bool
+        if case .add(let entry) = statement.action { addsCaller = entry.id == identity.deviceID } else { addsCaller = false }
+        guard statement.signer == identity.deviceID || addsCaller else {
+            throw RelayError.badRequest("the statement is not signed by the calling device, nor an add of it")
+        }
         let stored = RelayChain.verifiedPrefix(try await services.store.chain(user: identity.userID), user: identity.email)
         guard statement.sequence == UInt64(stored.statements.count),
               statement.previous == (stored.statements.last.map { RelayChain.primitives.sha256($0.encoded) } ?? [UInt8](repeating: 0, count: DeviceChain.hashCount)) else {
