@@ -27,8 +27,10 @@ public enum Terminal {
         var quiet = saved
         if !echo { quiet.c_lflag &= ~tcflag_t(ECHO) }
         quiet.c_lflag |= tcflag_t(ICANON)
-        _ = Array(prompt.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        // The mode first (TCSAFLUSH drops what was typed before the prompt), then the
+        // prompt: an answer typed or pasted as soon as it shows is never dropped.
         tcsetattr(fd, TCSAFLUSH, &quiet)
+        _ = Array(prompt.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         defer {
             tcsetattr(fd, TCSAFLUSH, &saved)
             if !echo { _ = Glibc.write(fd, "\n", 1) }

@@ -23,11 +23,11 @@ function __vfs-device_parse_tokens -S
         __vfs-device_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'enroll'
-            __vfs-device_parse_subcommand 2 'name=' 'platform=' 'force' 'cacert=' 'insecure-http' 'recipient=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 2 'name=' 'platform=' 'force' 'cacert=' 'insecure-http' 'recipient=' 'accept-chain=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'invite'
             __vfs-device_parse_subcommand 0 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'list'
-            __vfs-device_parse_subcommand 0 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-device_parse_subcommand 0 'json' 'accept-chain=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'approve'
             __vfs-device_parse_subcommand 1 'fingerprint=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'rename'
@@ -137,6 +137,7 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" cacert' -l 'cacert' -d 'Trust the CA certificates in this PEM file for the https:// relay (kept for later commands).' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" insecure-http' -l 'insecure-http' -d 'Allow plain http:// to a relay beyond this machine (a network trusted end to end).'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" recipient' -l 'recipient' -d 'The recipient of the plugin identity stub in --identity-file, when the file does not name it.' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" accept-chain' -l 'accept-chain' -d 'Trust your existing device chain, this device has never seen, if one of its devices has this fingerprint.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
@@ -152,6 +153,7 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" json' -l 'json' -d 'Print JSON.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" accept-chain' -l 'accept-chain' -d 'Trust your device chain, this device has never seen, if one of its devices has this fingerprint.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device list" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''

@@ -49,6 +49,8 @@ function __vfs-relay_parse_tokens -S
                 __vfs-relay_parse_subcommand 1 'data=' 'database=' 'blobs=' 's3-credentials=' 'admin' 'no-admin' 'version' 'h/help'
             case 'cut-chain'
                 __vfs-relay_parse_subcommand 1 'data=' 'database=' 'blobs=' 's3-credentials=' 'version' 'h/help'
+            case 'reset-chain'
+                __vfs-relay_parse_subcommand 1 'data=' 'database=' 'blobs=' 's3-credentials=' 'y/yes' 'version' 'h/help'
             end
         case 'group'
             __vfs-relay_parse_subcommand 0 'version' 'h/help'
@@ -236,6 +238,7 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional 
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay user" -eq 1' -fa 'enable' -d 'Let a disabled user back in; their devices enrol again with new codes (vfs-relay invite).'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay user" -eq 1' -fa 'set' -d 'Change a user\'s role.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay user" -eq 1' -fa 'cut-chain' -d 'Cut a user\'s stored device chain back to the statements that verify.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay user" -eq 1' -fa 'reset-chain' -d 'Delete a user\'s device chain, so that their next device starts a new one.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user add" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_RELAY_DATA, else $VFS_HOME/relay).' -rfa '(__vfs-relay_complete_directories)'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user add" database' -l 'database' -d 'A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user add" blobs' -l 'blobs' -d 'Where blob and upload files live (default: the data folder); with several relays, a folder they all mount, or an S3-compatible bucket: s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION.' -rfa '(__vfs-relay_complete_directories)'
@@ -278,6 +281,13 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user cut-chain" s3-credentials' -l 's3-credentials' -d 'With --blobs s3://…: a file holding the S3 access key as the AWS tools write it (aws_access_key_id = …, aws_secret_access_key = …); default: $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY.' -rF
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user cut-chain" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user cut-chain" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user reset-chain" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_RELAY_DATA, else $VFS_HOME/relay).' -rfa '(__vfs-relay_complete_directories)'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user reset-chain" database' -l 'database' -d 'A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user reset-chain" blobs' -l 'blobs' -d 'Where blob and upload files live (default: the data folder); with several relays, a folder they all mount, or an S3-compatible bucket: s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION.' -rfa '(__vfs-relay_complete_directories)'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user reset-chain" s3-credentials' -l 's3-credentials' -d 'With --blobs s3://…: a file holding the S3 access key as the AWS tools write it (aws_access_key_id = …, aws_secret_access_key = …); default: $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY.' -rF
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user reset-chain" y yes' -l 'yes' -s 'y' -d 'Do not ask for confirmation (needed when not on a terminal).'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user reset-chain" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user reset-chain" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay group" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay group" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay group" -eq 1' -fa 'add' -d 'Add an empty group of people to an organisation.'
