@@ -96,18 +96,24 @@ private final class Batch: @unchecked Sendable {
     /// Bytes of `output` to write, and the error to report after writing them.
     var outputCount = 0
     var error: Error?
-    /// Per-chunk results filled in by the workers.
-    var chunkOutputCount: [Int]
-    var chunkFinal: [Bool]
-    var chunkAuthentic: [Bool]
+    /// Per-chunk results filled in by the workers, each chunk's by one worker. Buffers, not
+    /// arrays: writing an element of an array property is a modifying access of the whole
+    /// property, and workers writing theirs at once raced on it (ThreadSanitizer, make
+    /// sanitize-thread); a `let` buffer is only read, and each element has one writer.
+    let chunkOutputCount: UnsafeMutableBufferPointer<Int>
+    let chunkFinal: UnsafeMutableBufferPointer<Bool>
+    let chunkAuthentic: UnsafeMutableBufferPointer<Bool>
 
     init(inputCapacity: Int, outputCapacity: Int, chunks: Int) {
         input = .allocate(byteCount: inputCapacity, alignment: 64)
         output = .allocate(byteCount: outputCapacity, alignment: 64)
         view = UnsafeRawBufferPointer(input)
-        chunkOutputCount = Array(repeating: 0, count: chunks)
-        chunkFinal = Array(repeating: false, count: chunks)
-        chunkAuthentic = Array(repeating: false, count: chunks)
+        chunkOutputCount = .allocate(capacity: chunks)
+        chunkOutputCount.initialize(repeating: 0)
+        chunkFinal = .allocate(capacity: chunks)
+        chunkFinal.initialize(repeating: false)
+        chunkAuthentic = .allocate(capacity: chunks)
+        chunkAuthentic.initialize(repeating: false)
     }
 
     /// Ready to be filled again: the previous window (if any) is unmapped.
@@ -124,6 +130,9 @@ private final class Batch: @unchecked Sendable {
         output.initializeMemory(as: UInt8.self, repeating: 0)
         input.deallocate()
         output.deallocate()
+        chunkOutputCount.deallocate()
+        chunkFinal.deallocate()
+        chunkAuthentic.deallocate()
     }
 }
 
