@@ -79,25 +79,25 @@ struct Serve: AsyncParsableCommand {
     var maxEventStreams: Int = 8
 
     @Option(help: ArgumentHelp("Live devices one user may have (pending ones too); one more enrolment is refused with 403.", valueName: "count"))
-    var maxDevices: Int = 32
+    var maxDevices: Int = UsageLimits().devices
 
     @Option(help: ArgumentHelp("Live devices of all the users of one organisation; one more enrolment is refused with 403.", valueName: "count"))
-    var maxOrgDevices: Int = 10_000
+    var maxOrgDevices: Int = UsageLimits().orgDevices
 
     @Option(help: ArgumentHelp("Unused invitation codes one user's devices may hold at once (vfs-device invite; the operator's are not counted); one more is refused with 429 until one is used or expires.", valueName: "count"))
-    var maxOpenInvites: Int = 10
+    var maxOpenInvites: Int = UsageLimits().openInvites
 
     @Option(help: ArgumentHelp("Event streams all of one user's devices may hold open at once (on this relay instance); one more is refused with 429.", valueName: "count"))
-    var maxUserEventStreams: Int = 32
+    var maxUserEventStreams: Int = UsageLimits().userEventStreams
 
     @Option(help: ArgumentHelp("Event streams all the devices of one organisation may hold open at once (on this instance); one more is refused with 429.", valueName: "count"))
-    var maxOrgEventStreams: Int = 2048
+    var maxOrgEventStreams: Int = UsageLimits().orgEventStreams
 
     @Option(help: ArgumentHelp("Requests of one user's devices in progress at once, each holding a connection (an event stream for as long as it is open; on this instance); one more is refused with 429.", valueName: "count"))
-    var maxUserRequests: Int = 64
+    var maxUserRequests: Int = UsageLimits().userRequests
 
     @Option(help: ArgumentHelp("Requests of one organisation's devices in progress at once (on this instance); one more is refused with 429.", valueName: "count"))
-    var maxOrgRequests: Int = 2048
+    var maxOrgRequests: Int = UsageLimits().orgRequests
 
     /// Seconds between looks for events other processes stored (admin alerts; with
     /// PostgreSQL, NOTIFY wakes the streams at once and this is the fallback). Tests
