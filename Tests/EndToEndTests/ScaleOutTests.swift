@@ -319,7 +319,7 @@ struct ScaleOutTests {
     func copyEmbeddedRelay() throws {
         let shared = try Shared("scale-copy")
         let migrated = try shared.admin(["migrate"])
-        #expect(migrated.out.hasPrefix("applied v1\n"))
+        #expect(migrated.out.hasPrefix("applied v1-tables\n"))
         #expect(try shared.admin(["migrate"]).out == "up to date\n")
 
         // The embedded relay and its data.

@@ -100,6 +100,11 @@ public final class PostgresCluster: Sendable {
         try run("psql", ["-h", folder, "-U", "relay", "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql])
     }
 
+    /// Runs a file of SQL with psql (a dump: a database older code made).
+    public func psql(_ database: String, file: String) throws {
+        try run("psql", ["-h", folder, "-U", "relay", "-d", database, "-q", "-v", "ON_ERROR_STOP=1", "-f", file])
+    }
+
     /// Runs one of the PostgreSQL programs (as nobody when we are root) and waits with
     /// waitpid; its output goes to a file, never a pipe (pg_ctl leaves a server running
     /// that would hold a pipe open).

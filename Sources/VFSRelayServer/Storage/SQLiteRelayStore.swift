@@ -25,10 +25,32 @@ public final class SQLiteRelayStore: SQLRelayStore {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         database = SQLiteSQLDatabase(pool: pool, gate: AsyncGate())
-        try SQLiteMigrations.migrator.migrate(pool)
+        try Self.migrate(pool)
     }
 
     let database: SQLiteSQLDatabase
+
+    /// Runs `RelayMigrations` with GRDB's migrator (each in one transaction, recorded in
+    /// `grdb_migrations`), after renaming, once, what older code recorded.
+    static func migrate(_ pool: DatabasePool) throws {
+        try pool.write { db in
+            guard try db.tableExists("grdb_migrations") else { return }
+            let recorded = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            for (old, new) in RelayMigrations.renames(in: recorded, on: .sqlite) {
+                for name in new {
+                    try db.execute(sql: "INSERT OR IGNORE INTO grdb_migrations(identifier) VALUES (?)", arguments: [name])
+                }
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [old])
+            }
+        }
+        var migrator = DatabaseMigrator()
+        for migration in RelayMigrations.all {
+            migrator.registerMigration(migration.name) { db in
+                for statement in migration.statements(for: .sqlite) { try db.execute(sql: statement) }
+            }
+        }
+        try migrator.migrate(pool)
+    }
     public var sql: SQLHandle { SQLHandle(database: database, notify: { [notifications] in notifications.post($0) }) }
 
     // MARK: - operator
