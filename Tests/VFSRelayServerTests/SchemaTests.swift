@@ -245,4 +245,25 @@ struct SchemaTests {
         #expect(Set(postgres.values.flatMap { $0 }) == Self.names)
         #expect(RelayMigrations.renames(in: ["v1", "v9-device-chains"], on: .sqlite).map(\.old) == ["v1"])
     }
+
+    @Test("typed rows: a property reads the column of its name (orgID is org_id), NULL is nil, times are seconds since 1970; a missing column or a wrong type is an error, never a silent nil")
+    func typedRows() throws {
+        struct Sample: Decodable, Equatable {
+            var id: Int64, orgID: Int64, lastSeen: Date?, startOffset: Int, name: String, sha256: String?
+        }
+        let full: [(name: String, value: SQLValue)] = [("id", .integer(7)), ("org_id", .integer(2)), ("last_seen", .real(1_700_000_000.5)),
+                                                       ("start_offset", .integer(10)), ("name", .text("x")), ("sha256", .null)]
+        #expect(try SQLRow(columns: full).decode(Sample.self)
+                == Sample(id: 7, orgID: 2, lastSeen: Date(timeIntervalSince1970: 1_700_000_000.5), startOffset: 10, name: "x", sha256: nil))
+        var unseen = full
+        unseen[2].value = .null
+        #expect(try SQLRow(columns: unseen).decode(Sample.self).lastSeen == nil)
+        #expect(throws: SQLColumnMismatch.self) { try SQLRow(columns: full.filter { $0.name != "sha256" }).decode(Sample.self) }
+        #expect(throws: SQLColumnMismatch.self) { try SQLRow(columns: full.filter { $0.name != "org_id" }).decode(Sample.self) }
+        var wrong = full
+        wrong[1].value = .text("two")
+        #expect(throws: SQLColumnMismatch.self) { try SQLRow(columns: wrong).decode(Sample.self) }
+        #expect(["orgID", "lastSeen", "uploadID", "sha256", "startOffset", "id"].map(SQLRow.column(for:))
+                == ["org_id", "last_seen", "upload_id", "sha256", "start_offset", "id"])
+    }
 }

@@ -2,7 +2,7 @@ import Foundation
 import VFSRelayProtocol
 
 /// A signed-in administrator of the web page (`/admin/`): the session a cookie names.
-public struct AdminSession: Sendable, Equatable {
+public struct AdminSession: Decodable, Sendable, Equatable {
     public var userID: Int64
     var orgID: Int64
     public var email: String
@@ -35,7 +35,7 @@ public struct TransferOverview: Sendable, Equatable {
 }
 
 /// One line of the audit log.
-public struct AuditEntry: Sendable, Equatable {
+public struct AuditEntry: Decodable, Sendable, Equatable {
     public var id: Int64
     public var at: Date
     public var actor: String

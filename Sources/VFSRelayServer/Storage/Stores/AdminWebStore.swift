@@ -6,18 +6,18 @@ import VFSRelayProtocol
 extension SQLRelayStore {
     public func createLoginCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
         try await sql.database.write { db in
-            guard let user = try await db.one("SELECT id, org_id, role, disabled FROM users WHERE email = \(email)") else {
+            guard let user = try await db.one("SELECT * FROM users WHERE email = \(email)", as: UserRow.self) else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
-            guard try user.get("disabled", as: Double?.self) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
-            guard try user.get("role", as: String.self) == "admin" else {
+            guard user.disabled == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
+            guard user.role == "admin" else {
                 throw StoreError.invalid("user \"\(email)\" is not an administrator")
             }
             try await db.run("""
                 INSERT INTO login_codes(code_hash, user_id, created, expires)
-                VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(now), \(expires))
+                VALUES (\(codeHash), \(user.id), \(now), \(expires))
                 """)
-            try await StoreRows.audit(db, org: try user.get("org_id"), actor: email, action: "admin.login-code", subject: email,
+            try await StoreRows.audit(db, org: user.orgID, actor: email, action: "admin.login-code", subject: email,
                                       now: now)
         }
     }
@@ -30,10 +30,9 @@ extension SQLRelayStore {
                 UPDATE login_codes SET used = \(now)
                 WHERE code_hash = \(codeHash) AND used IS NULL AND expires > \(now) RETURNING user_id
                 """, as: Int64.self),
-                let user = try await db.one("SELECT org_id, email, role FROM users WHERE id = \(userID)") else { return nil }
-            let email: String = try user.get("email")
-            let org: Int64 = try user.get("org_id")
-            guard try user.get("role", as: String.self) == "admin" else {
+                let user = try await db.one("SELECT * FROM users WHERE id = \(userID)", as: UserRow.self) else { return nil }
+            let email = user.email, org = user.orgID
+            guard user.role == "admin" else {
                 try await StoreRows.audit(db, org: org, actor: email, action: "admin.sign-in-refused", subject: email,
                                           detail: "not an administrator", now: now)
                 return nil
@@ -51,24 +50,21 @@ extension SQLRelayStore {
 
     public func adminSession(hash: String, now: Date) async throws -> AdminSession? {
         try await sql.database.read { db in
-            guard let row = try await db.one("""
+            try await db.one("""
                 SELECT s.user_id, s.expires, u.org_id, u.email FROM admin_sessions s JOIN users u ON u.id = s.user_id
                 WHERE s.session_hash = \(hash) AND s.expires > \(now) AND u.role = 'admin'
-                """) else { return nil }
-            return AdminSession(userID: try row.get("user_id"), orgID: try row.get("org_id"), email: try row.get("email"),
-                                expires: try row.get("expires"))
+                """, as: AdminSession.self)
         }
     }
 
     public func signOut(sessionHash: String, now: Date) async throws {
         try await sql.database.write { db in
-            guard let row = try await db.one("""
-                SELECT u.org_id, u.email FROM admin_sessions s JOIN users u ON u.id = s.user_id WHERE s.session_hash = \(sessionHash)
-                """),
+            guard let user = try await db.one("""
+                SELECT u.* FROM admin_sessions s JOIN users u ON u.id = s.user_id WHERE s.session_hash = \(sessionHash)
+                """, as: UserRow.self),
                 try await db.one("DELETE FROM admin_sessions WHERE session_hash = \(sessionHash) RETURNING session_hash") != nil
             else { return }
-            let email: String = try row.get("email")
-            try await StoreRows.audit(db, org: try row.get("org_id"), actor: email, action: "admin.sign-out", subject: email,
+            try await StoreRows.audit(db, org: user.orgID, actor: user.email, action: "admin.sign-out", subject: user.email,
                                       now: now)
         }
     }
@@ -76,15 +72,14 @@ extension SQLRelayStore {
     public func organisationMembers(org: Int64) async throws -> [OrganisationMember] {
         try await sql.database.read { db in
             var members = [OrganisationMember]()
-            for user in try await db.all("SELECT id, email, role FROM users WHERE org_id = \(org) ORDER BY email") {
-                let id: Int64 = try user.get("id")
-                let devices = try await db.all("SELECT * FROM devices WHERE user_id = \(id) ORDER BY created, id")
-                    .map(StoreRows.device)
+            for user in try await db.all("SELECT * FROM users WHERE org_id = \(org) ORDER BY email", as: UserRow.self) {
+                let id = user.id
+                let devices = try await db.all("SELECT * FROM devices WHERE user_id = \(id) ORDER BY created, id", as: Device.self)
                 var groups = [DeviceGroup]()
                 for name in try await db.values("SELECT name FROM device_groups WHERE user_id = \(id) ORDER BY name", as: String.self) {
                     groups.append(try await StoreRows.group(db, name: name, user: id))
                 }
-                members.append(OrganisationMember(id: id, email: try user.get("email"), role: try user.get("role"),
+                members.append(OrganisationMember(id: id, email: user.email, role: user.role,
                                                   devices: devices, groups: groups))
             }
             return members
@@ -98,9 +93,9 @@ extension SQLRelayStore {
                 SELECT t.* FROM transfers t JOIN users u ON u.id = t.sender_user
                 WHERE u.org_id = \(org) AND EXISTS (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN ('unattended', 'initiated'))
                 ORDER BY t.created DESC, t.id
-                """) {
+                """, as: TransferRow.self) {
                 let entry = try await StoreRows.outboxEntry(db, transfer: row)
-                overviews.append(TransferOverview(id: entry.id, senderDevice: try row.get("sender_device"), size: entry.size,
+                overviews.append(TransferOverview(id: entry.id, senderDevice: row.senderDevice, size: entry.size,
                                                   created: entry.created, expires: entry.expires, recipients: entry.recipients))
             }
             return overviews
@@ -123,10 +118,7 @@ extension SQLRelayStore {
                   AND (CAST(\(text) AS TEXT) IS NULL
                        OR \(position)(lower(a.actor || ' ' || a.action || ' ' || a.subject || ' ' || a.detail), lower(CAST(\(text) AS TEXT))) > 0)
                 ORDER BY a.id DESC LIMIT \(limit)
-                """).map {
-                AuditEntry(id: try $0.get("id"), at: try $0.get("at"), actor: try $0.get("actor"), action: try $0.get("action"),
-                           subject: try $0.get("subject"), detail: try $0.get("detail"))
-            }
+                """, as: AuditEntry.self)
         }
     }
 }

@@ -28,12 +28,12 @@ extension SQLRelayStore {
             _ = try await db.one("SELECT id FROM users WHERE id = \(user)\(SQL.forUpdate)")
             let head = try await db.one("""
                 SELECT sequence, hash FROM device_chains WHERE user_id = \(user) ORDER BY sequence DESC LIMIT 1
-                """)
-            let length = try head.map { try $0.get("sequence", as: Int64.self) + 1 } ?? 0
+                """, as: ChainHead.self)
+            let length = head.map { $0.sequence + 1 } ?? 0
             guard sequence == length else {
                 throw StoreError.conflict("the chain has \(length) statements: the next is number \(length), not \(sequence)")
             }
-            let headHash = try head.map { try $0.get("hash", as: String.self) } ?? String(repeating: "0", count: 64)
+            let headHash = head?.hash ?? String(repeating: "0", count: 64)
             guard previous == headHash else {
                 throw StoreError.conflict("the statement does not follow the chain's last statement")
             }
@@ -68,7 +68,7 @@ extension SQLRelayStore {
     public func setSigningKey(device id: String, user: Int64, key: String, now: Date) async throws -> Device {
         try await sql.database.write { db in
             let row = try await StoreRows.ownedDevice(db, id: id, user: user)
-            var device = try StoreRows.device(row)
+            var device = try row.decode(Device.self)
             if let existing = device.signingKey {
                 guard existing == key else { throw StoreError.conflict("device \"\(device.name)\" already published another signing key") }
                 return device

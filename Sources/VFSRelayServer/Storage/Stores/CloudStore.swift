@@ -9,36 +9,29 @@ enum CloudRefusal: Error, Equatable {
 
 /// The cloud tree's rules, in the change's transaction.
 enum CloudTree {
-    static func entry(_ row: SQLRow, path: String) throws -> CloudEntry {
-        let kind = CloudEntryKind(rawValue: try row.get("kind")) ?? .file
-        return CloudEntry(id: try row.get("id"), name: try row.get("name"), path: path, kind: kind,
-                          size: kind == .file ? try row.get("size", as: Int64?.self) : nil,
-                          sha256: kind == .file ? try row.get("sha256", as: String?.self) : nil,
-                          created: try row.get("created"), updated: try row.get("updated"))
-    }
-
     static func text(_ path: [String]) -> String { "/" + path.joined(separator: "/") }
 
     /// The row at `path` (nil for the root).
-    static func resolve(_ db: any SQLConnection, _ path: [String], user: Int64) async throws -> SQLRow? {
+    static func resolve(_ db: any SQLConnection, _ path: [String], user: Int64) async throws -> CloudRow? {
         var parent = ""
-        var row: SQLRow?
+        var row: CloudRow?
         for (n, name) in path.enumerated() {
-            guard let next = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") else {
+            guard let next = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)",
+                                              as: CloudRow.self) else {
                 throw StoreError.notFound("no such file or folder \"\(text(path))\"")
             }
-            if n < path.count - 1, try next.get("kind", as: String.self) != "folder" {
+            if n < path.count - 1, next.kind != "folder" {
                 throw StoreError.notFound("no such file or folder \"\(text(path))\"")
             }
             row = next
-            parent = try next.get("id")
+            parent = next.id
         }
         return row
     }
 
     /// The file at `path`, or not found.
-    static func file(_ db: any SQLConnection, _ path: [String], user: Int64) async throws -> SQLRow {
-        guard let row = try await resolve(db, path, user: user), try row.get("kind", as: String.self) == "file" else {
+    static func file(_ db: any SQLConnection, _ path: [String], user: Int64) async throws -> CloudRow {
+        guard let row = try await resolve(db, path, user: user), row.kind == "file" else {
             throw StoreError.notFound("no such file \"\(text(path))\"")
         }
         return row
@@ -47,10 +40,10 @@ enum CloudTree {
     /// The id of the folder that would hold `path` (`""` for the root).
     static func parentFolder(_ db: any SQLConnection, _ path: [String], user: Int64) async throws -> String {
         guard let folder = try await resolve(db, Array(path.dropLast()), user: user) else { return "" }
-        guard try folder.get("kind", as: String.self) == "folder" else {
+        guard folder.kind == "folder" else {
             throw StoreError.notFound("no such folder \"\(text(Array(path.dropLast())))\"")
         }
-        return try folder.get("id")
+        return folder.id
     }
 
     static func exists(_ db: any SQLConnection, parent: String, name: String, user: Int64) async throws -> Bool {
@@ -76,19 +69,19 @@ enum CloudTree {
     /// keeps the returned id and creation time; `released` are the blobs to delete.
     static func displaceFile(_ db: any SQLConnection, parent: String, name: String, path: [String],
                              user: Int64) async throws -> (id: String, created: Date, released: [String])? {
-        guard let existing = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") else {
+        guard let existing = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)",
+                                              as: CloudRow.self) else {
             return nil
         }
-        guard try existing.get("kind", as: String.self) == "file" else {
+        guard existing.kind == "file" else {
             throw StoreError.conflict("\"\(text(path))\" is a folder")
         }
-        let id: String = try existing.get("id")
-        let old = try existing.get("blob_id", as: String?.self)
+        let id = existing.id, old = existing.blobID
         if let old { try await StoreRows.lockBlobs(db, [old]) }
         try await db.run("DELETE FROM cloud WHERE id = \(id)")
         var released = [String]()
         if let old, try await StoreRows.release(db, blob: old) { released.append(old) }
-        return (id, try existing.get("created"), released)
+        return (id, existing.created, released)
     }
 
     /// Puts the file `path` holding `blob` (whose reference the caller has counted), in
@@ -114,13 +107,13 @@ extension SQLRelayStore {
     public func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry]) {
         try await sql.database.read { db in
             let row = try await CloudTree.resolve(db, path, user: user)
-            let here = try row.map { try CloudTree.entry($0, path: CloudTree.text(path)) }
+            let here = row?.entry(path: CloudTree.text(path))
                 ?? CloudEntry(id: "", name: "", path: "/", kind: .folder, created: Date(timeIntervalSince1970: 0),
                               updated: Date(timeIntervalSince1970: 0))
             guard here.kind == .folder else { return (here, []) }
-            let parent = try row?.get("id", as: String.self) ?? ""
-            let children = try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) ORDER BY name")
-            return (here, try children.map { try CloudTree.entry($0, path: CloudTree.text(path + [try $0.get("name", as: String.self)])) })
+            let children = try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(row?.id ?? "") ORDER BY name",
+                                            as: CloudRow.self)
+            return (here, children.map { $0.entry(path: CloudTree.text(path + [$0.name])) })
         }
     }
 
@@ -160,7 +153,7 @@ extension SQLRelayStore {
             guard let row = try await CloudTree.resolve(db, from, user: user), let name = to.last else {
                 throw StoreError.conflict("the root folder cannot be moved or replaced")
             }
-            let rowID: String = try row.get("id")
+            let rowID = row.id
             let parent = try await CloudTree.parentFolder(db, to, user: user)
             // A folder cannot move into itself or below itself.
             var ancestor = parent
@@ -173,10 +166,10 @@ extension SQLRelayStore {
             }
             guard let moved = try await db.one("""
                 UPDATE cloud SET parent = \(parent), name = \(name), updated = \(now) WHERE id = \(rowID) RETURNING *
-                """) else { throw StoreError.notFound("no such file or folder \"\(CloudTree.text(from))\"") }
+                """, as: CloudRow.self) else { throw StoreError.notFound("no such file or folder \"\(CloudTree.text(from))\"") }
             try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.move", subject: rowID,
                                       detail: CloudTree.text(to), now: now)
-            return try CloudTree.entry(moved, path: CloudTree.text(to))
+            return moved.entry(path: CloudTree.text(to))
         }
     }
 
@@ -190,18 +183,17 @@ extension SQLRelayStore {
             var rows = [row]
             var next = 0
             while next < rows.count {
-                let id: String = try rows[next].get("id")
-                rows += try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(id)")
+                rows += try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(rows[next].id)", as: CloudRow.self)
                 next += 1
             }
-            let blobs = try rows.compactMap { try $0.get("blob_id", as: String?.self) }.sorted()
+            let blobs = rows.compactMap(\.blobID).sorted()
             try await StoreRows.lockBlobs(db, blobs)
-            try await db.run("DELETE FROM cloud WHERE id IN \(list: try rows.map { try $0.get("id", as: String.self) })")
+            try await db.run("DELETE FROM cloud WHERE id IN \(list: rows.map(\.id))")
             var released = [String]()
             for blob in blobs {
                 if try await StoreRows.release(db, blob: blob) { released.append(blob) }
             }
-            try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.delete", subject: try row.get("id"),
+            try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.delete", subject: row.id,
                                       detail: CloudTree.text(path), now: now)
             return released
         }
@@ -209,8 +201,7 @@ extension SQLRelayStore {
 
     public func cloudFile(path: [String], user: Int64) async throws -> BlobRef {
         try await sql.database.read { db in
-            let row = try await CloudTree.file(db, path, user: user)
-            return BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256"))
+            try await CloudTree.file(db, path, user: user).blob
         }
     }
 
@@ -233,7 +224,7 @@ extension SQLRelayStore {
             try await StoreRows.lockBlobs(db, [held] + (there.map { [$0] } ?? []))
             // The transfer's blob, locked: it is live while one of its copies waits.
             guard let blob = try await db.one("SELECT * FROM blobs WHERE id = \(held)") else { throw gone }
-            let ref = BlobRef(id: try blob.get("id"), size: try blob.get("size"), sha256: try blob.get("sha256"))
+            let ref = try blob.decode(BlobRow.self).ref
             // The new reference first: a file there that already holds this blob then
             // releases its own reference without the count reaching 0.
             try await db.run("UPDATE blobs SET refs = refs + 1 WHERE id = \(ref.id)")
@@ -247,10 +238,9 @@ extension SQLRelayStore {
         try await sql.database.write { db in
             try await CloudTree.lockUser(db, user)
             let row = try await CloudTree.file(db, path, user: user)
-            let current: String = try row.get("sha256")
+            let current = try row.blob.sha256
             guard current == expected else { throw StoreError.preconditionFailed("the file changed: its SHA-256 is \(current)") }
-            let rowID: String = try row.get("id")
-            let old = try row.get("blob_id", as: String?.self)
+            let rowID = row.id, old = row.blobID
             if let old { try await StoreRows.lockBlobs(db, [old]) }
             try await db.run("""
                 INSERT INTO blobs(id, size, sha256, refs, created) VALUES (\(blob.id), \(blob.size), \(blob.sha256), 1, \(now))
@@ -258,11 +248,11 @@ extension SQLRelayStore {
             guard let updated = try await db.one("""
                 UPDATE cloud SET blob_id = \(blob.id), size = \(blob.size), sha256 = \(blob.sha256), updated = \(now)
                 WHERE id = \(rowID) RETURNING *
-                """) else { throw StoreError.notFound("no such file \"\(CloudTree.text(path))\"") }
+                """, as: CloudRow.self) else { throw StoreError.notFound("no such file \"\(CloudTree.text(path))\"") }
             var released = [String]()
             if let old, try await StoreRows.release(db, blob: old) { released.append(old) }
             try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.rekey", subject: rowID, now: now)
-            return (try CloudTree.entry(updated, path: CloudTree.text(path)), released)
+            return (updated.entry(path: CloudTree.text(path)), released)
         }
     }
 }

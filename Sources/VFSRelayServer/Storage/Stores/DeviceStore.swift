@@ -39,12 +39,12 @@ extension SQLRelayStore {
 
     func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String?, openLimit: Int?) async throws {
         try await sql.database.write { db in
-            guard let user = try await db.one("SELECT id, org_id, disabled FROM users WHERE email = \(email)") else {
+            guard let user = try await db.one("SELECT * FROM users WHERE email = \(email)", as: UserRow.self) else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
-            guard try user.get("disabled", as: Double?.self) == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
+            guard user.disabled == nil else { throw StoreError.invalid("user \"\(email)\" is disabled") }
             if let openLimit {
-                let userID = try user.get("id", as: Int64.self)
+                let userID = user.id
                 // The user's row, locked (PostgreSQL) so that two requests at once count in turn.
                 try await db.run("UPDATE users SET role = role WHERE id = \(userID)")
                 let open = try await db.value("""
@@ -55,9 +55,9 @@ extension SQLRelayStore {
             }
             try await db.run("""
                 INSERT INTO enrolment_codes(code_hash, user_id, created, expires, created_by)
-                VALUES (\(codeHash), \(try user.get("id", as: Int64.self)), \(now), \(expires), \(createdBy))
+                VALUES (\(codeHash), \(user.id), \(now), \(expires), \(createdBy))
                 """)
-            try await StoreRows.audit(db, org: try user.get("org_id"), actor: createdBy ?? "operator", action: "invite", subject: email, now: now)
+            try await StoreRows.audit(db, org: user.orgID, actor: createdBy ?? "operator", action: "invite", subject: email, now: now)
         }
     }
 
@@ -67,10 +67,7 @@ extension SQLRelayStore {
                 SELECT u.id, u.email, o.name AS org, u.role, u.created, u.disabled,
                   (SELECT COUNT(*) FROM devices d WHERE d.user_id = u.id AND d.invalidated IS NULL) AS devices
                 FROM users u JOIN organisations o ON o.id = u.org_id ORDER BY o.name, u.email
-                """).map {
-                UserSummary(id: try $0.get("id"), email: try $0.get("email"), org: try $0.get("org"), role: try $0.get("role"),
-                            devices: try $0.get("devices"), created: try $0.get("created"), disabled: try $0.get("disabled"))
-            }
+                """, as: UserSummary.self)
         }
     }
 
@@ -79,16 +76,16 @@ extension SQLRelayStore {
             try await db.all("""
                 SELECT o.name, o.created, (SELECT COUNT(*) FROM users u WHERE u.org_id = o.id) AS users
                 FROM organisations o ORDER BY o.name
-                """).map { OrganisationSummary(name: try $0.get("name"), users: try $0.get("users"), created: try $0.get("created")) }
+                """, as: OrganisationSummary.self)
         }
     }
 
     public func setUser(email: String, admin: Bool?, disabled: Bool?, now: Date) async throws {
         try await sql.database.write { db in
-            guard let user = try await db.one("SELECT id, org_id FROM users WHERE email = \(email)") else {
+            guard let user = try await db.one("SELECT * FROM users WHERE email = \(email)", as: UserRow.self) else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
-            let id = try user.get("id", as: Int64.self), org = try user.get("org_id", as: Int64.self)
+            let id = user.id, org = user.orgID
             if let admin {
                 let role = admin ? "admin" : "member"
                 try await db.run("UPDATE users SET role = \(role) WHERE id = \(id)")
@@ -106,27 +103,23 @@ extension SQLRelayStore {
     public func allDevices() async throws -> [DeviceSummary] {
         try await sql.database.read { db in
             try await db.all("SELECT d.*, u.email FROM devices d JOIN users u ON u.id = d.user_id ORDER BY u.email, d.created")
-                .map { DeviceSummary(user: try $0.get("email"), device: try StoreRows.device($0)) }
+                .map { DeviceSummary(user: try $0.decode(UserRow.Email.self).email, device: try $0.decode(Device.self)) }
         }
     }
 
     public func stats() async throws -> RelayStats {
         try await sql.database.read { db in
-            guard let row = try await db.one("""
+            guard let stats = try await db.one("""
                 SELECT (SELECT COUNT(*) FROM organisations) AS organisations, (SELECT COUNT(*) FROM users) AS users,
                   (SELECT COUNT(*) FROM devices) AS devices,
-                  (SELECT COUNT(*) FROM devices WHERE invalidated IS NULL) AS active,
+                  (SELECT COUNT(*) FROM devices WHERE invalidated IS NULL) AS active_devices,
                   (SELECT COUNT(*) FROM device_groups) AS groups, (SELECT COUNT(*) FROM uploads) AS uploads,
-                  (SELECT COUNT(*) FROM blobs) AS blobs, (SELECT COALESCE(SUM(size), 0) FROM blobs) AS bytes,
-                  (SELECT COUNT(*) FROM outbox WHERE status IN ('unattended', 'initiated')) AS live,
-                  (SELECT COUNT(*) FROM cloud WHERE kind = 'file') AS cloud,
+                  (SELECT COUNT(*) FROM blobs) AS blobs, (SELECT COALESCE(SUM(size), 0) FROM blobs) AS blob_bytes,
+                  (SELECT COUNT(*) FROM outbox WHERE status IN ('unattended', 'initiated')) AS live_transfers,
+                  (SELECT COUNT(*) FROM cloud WHERE kind = 'file') AS cloud_files,
                   (SELECT COUNT(*) FROM items) AS items, (SELECT COUNT(*) FROM events) AS events
-                """) else { throw SQLColumnMismatch(column: "#0", value: .null, expected: "a row of counts") }
-            func count(_ column: String) throws -> Int { try row.get(column) }
-            return RelayStats(organisations: try count("organisations"), users: try count("users"), devices: try count("devices"),
-                              activeDevices: try count("active"), groups: try count("groups"), uploads: try count("uploads"),
-                              blobs: try count("blobs"), blobBytes: try row.get("bytes"), liveTransfers: try count("live"),
-                              cloudFiles: try count("cloud"), items: try count("items"), events: try count("events"))
+                """, as: RelayStats.self) else { throw SQLColumnMismatch(column: "#0", value: .null, expected: "a row of counts") }
+            return stats
         }
     }
 
@@ -156,11 +149,11 @@ extension SQLRelayStore {
                   AND user_id IN (SELECT id FROM users WHERE disabled IS NULL)
                 RETURNING user_id
                 """, as: Int64.self),
-                let user = try await db.one("SELECT org_id, email FROM users WHERE id = \(userID)") else { return nil }
+                let user = try await db.one("SELECT * FROM users WHERE id = \(userID)", as: UserRow.self) else { return nil }
             // The caps, counted with the user's row locked (PostgreSQL; SQLite writes one at a
             // time): refused, the transaction and so the code's use are undone.
             try await db.run("UPDATE users SET role = role WHERE id = \(userID)")
-            let org = try user.get("org_id", as: Int64.self)
+            let org = user.orgID
             let own = try await db.value("SELECT COUNT(*) FROM devices WHERE user_id = \(userID) AND invalidated IS NULL", as: Int.self) ?? 0
             guard own < limits.devices else { throw LimitRefusal.devices(limit: limits.devices, organisation: false) }
             if limits.orgDevices < .max {
@@ -177,7 +170,7 @@ extension SQLRelayStore {
                 INSERT INTO devices(id, user_id, name, platform, recipient, token_hash, created, last_seen)
                 VALUES (\(deviceID), \(userID), \(name), \(platform), \(recipient), \(tokenHash), \(now), \(now))
                 """)
-            try await StoreRows.audit(db, org: try user.get("org_id"), actor: try user.get("email"), action: "device.enroll",
+            try await StoreRows.audit(db, org: user.orgID, actor: user.email, action: "device.enroll",
                                       subject: deviceID, detail: name, now: now)
             return Device(id: deviceID, name: name, platform: platform, recipient: recipient, created: now, lastSeen: now)
         }
@@ -194,26 +187,22 @@ extension SQLRelayStore {
 
     public func revokedDevice(tokenHash: String) async throws -> DeviceIdentity? {
         try await sql.database.read { db in
-            guard let row = try await db.one("""
-                SELECT d.id, d.user_id, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
+            try await db.one("""
+                SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
                 WHERE d.token_hash = \(tokenHash) AND d.invalidated IS NOT NULL
-                """) else { return nil }
-            return DeviceIdentity(deviceID: try row.get("id"), userID: try row.get("user_id"), orgID: try row.get("org_id"),
-                                  email: try row.get("email"), isAdmin: false)
+                """, as: IdentityRow.self)?.identity(admin: false)
         }
     }
 
     public func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity? {
         let database = sql.database
-        guard let (identity, lastSeen) = try await database.read({ db -> (DeviceIdentity, Double)? in
-            guard let row = try await db.one("""
+        guard let row = try await database.read({ db in
+            try await db.one("""
                 SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
                 WHERE d.token_hash = \(tokenHash) AND d.invalidated IS NULL
-                """) else { return nil }
-            let identity = DeviceIdentity(deviceID: try row.get("id"), userID: try row.get("user_id"), orgID: try row.get("org_id"),
-                                          email: try row.get("email"), isAdmin: try row.get("role", as: String.self) == "admin")
-            return (identity, try row.get("last_seen", as: Double?.self) ?? 0)
+                """, as: IdentityRow.self)
         }) else { return nil }
+        let identity = row.identity(admin: row.role == "admin"), lastSeen = row.lastSeen?.timeIntervalSince1970 ?? 0
         // Last seen to the minute: no write on every request.
         if now.timeIntervalSince1970 - lastSeen > 60 {
             try await database.write { db in
@@ -225,13 +214,12 @@ extension SQLRelayStore {
 
     public func devices(user: Int64) async throws -> [Device] {
         try await sql.database.read { db in
-            try await db.all("SELECT * FROM devices WHERE user_id = \(user) AND invalidated IS NULL ORDER BY created, id")
-                .map(StoreRows.device)
+            try await db.all("SELECT * FROM devices WHERE user_id = \(user) AND invalidated IS NULL ORDER BY created, id", as: Device.self)
         }
     }
 
     public func device(id: String, user: Int64) async throws -> Device {
-        try await sql.database.read { db in try StoreRows.device(try await StoreRows.ownedDevice(db, id: id, user: user)) }
+        try await sql.database.read { db in try await StoreRows.ownedDevice(db, id: id, user: user).decode(Device.self) }
     }
 
     public func renameDevice(id: String, user: Int64, name: String, now: Date) async throws -> Device {
@@ -239,7 +227,7 @@ extension SQLRelayStore {
             let row = try await StoreRows.ownedDevice(db, id: id, user: user)
             try await db.run("UPDATE devices SET name = \(name) WHERE id = \(id)")
             try await StoreRows.audit(db, org: nil, actor: id, action: "device.rename", subject: id, detail: name, now: now)
-            var device = try StoreRows.device(row)
+            var device = try row.decode(Device.self)
             device.name = name
             return device
         }
@@ -251,7 +239,7 @@ extension SQLRelayStore {
             let waiting = try await db.all("""
                 SELECT o.transfer_id, t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.device_id = \(id) AND o.status IN ('unattended', 'initiated') ORDER BY t.blob_id, o.transfer_id
-                """).map { (transfer: try $0.get("transfer_id", as: String.self), blob: try $0.get("blob_id", as: String.self)) }
+                """, as: WaitingCopy.self).map { (transfer: $0.transferID, blob: $0.blobID) }
             try await StoreRows.lockBlobs(db, Array(Set(waiting.map(\.blob))).sorted())
             guard try await db.one("""
                 UPDATE devices SET invalidated = \(now) WHERE id = \(id) AND user_id = \(user) AND invalidated IS NULL RETURNING id

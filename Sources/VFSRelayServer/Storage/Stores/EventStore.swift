@@ -50,10 +50,7 @@ extension SQLRelayStore {
         try await sql.database.read { db in
             try await db.all("""
                 SELECT id, kind, data FROM events WHERE device_id = \(device) AND id > \(after) ORDER BY id LIMIT \(limit)
-                """).compactMap { row -> StoredEvent? in
-                guard let kind = RelayEventKind(rawValue: try row.get("kind")) else { return nil }
-                return StoredEvent(id: try row.get("id"), kind: kind, data: try row.get("data"))
-            }
+                """, as: EventRow.self).compactMap(\.event)
         }
     }
 

@@ -13,8 +13,8 @@ extension StoreRows {
     static func item(_ row: SQLRow) throws -> VersionedItem {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        let item = try decoder.decode(PolicyItem.self, from: Data(try row.get("body", as: String.self).utf8))
-        return VersionedItem(item: item, version: try row.get("version"))
+        let stored = try row.decode(ItemRow.self)
+        return VersionedItem(item: try decoder.decode(PolicyItem.self, from: Data(stored.body.utf8)), version: stored.version)
     }
 
     /// The item, locked until the transaction ends.

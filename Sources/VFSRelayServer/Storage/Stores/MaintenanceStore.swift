@@ -32,8 +32,8 @@ extension SQLRelayStore {
                 try await db.run("DELETE FROM blobs WHERE id = \(blob)")
                 report.orphanRows += 1
             }
-            for row in try await db.all(StoreRows.referenceCounts) {
-                let id: String = try row.get("id"), refs: Int64 = try row.get("refs"), live: Int64 = try row.get("live")
+            for row in try await db.all(StoreRows.referenceCounts, as: ReferenceCount.self) {
+                let id = row.id, refs = row.refs, live = row.live
                 if live == 0 {
                     try await db.run("DELETE FROM blobs WHERE id = \(id)")
                     delete.append(id)
@@ -57,15 +57,13 @@ extension SQLRelayStore {
 
     public func referenceAudit() async throws -> [(id: String, refs: Int64, live: Int64)] {
         try await sql.database.read { db in
-            try await db.all(StoreRows.referenceCounts).map { (id: try $0.get("id"), refs: try $0.get("refs"), live: try $0.get("live")) }
+            try await db.all(StoreRows.referenceCounts, as: ReferenceCount.self).map { (id: $0.id, refs: $0.refs, live: $0.live) }
         }
     }
 
     public func blobRows() async throws -> [BlobRef] {
         try await sql.database.read { db in
-            try await db.all("SELECT id, size, sha256 FROM blobs ORDER BY id").map {
-                BlobRef(id: try $0.get("id"), size: try $0.get("size"), sha256: try $0.get("sha256"))
-            }
+            try await db.all("SELECT id, size, sha256 FROM blobs ORDER BY id", as: BlobRow.self).map(\.ref)
         }
     }
 }

@@ -6,10 +6,10 @@ extension StoreRows {
     /// (the DELETE takes it: two instances cannot both consume one upload).
     static func consumeUpload(_ db: any SQLConnection, id: String, user: Int64, blobID: String, refs: Int,
                               now: Date) async throws -> BlobRef {
-        guard let row = try await db.one("DELETE FROM uploads WHERE id = \(id) AND user_id = \(user) RETURNING *") else {
+        guard let upload = try await db.one("DELETE FROM uploads WHERE id = \(id) AND user_id = \(user) RETURNING *",
+                                            as: UploadRow.self)?.record else {
             throw StoreError.notFound("no upload \"\(id)\"")
         }
-        let upload = try Self.upload(row)
         guard let length = upload.length, upload.offset == length, let sha256 = upload.sha256 else {
             throw StoreError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length.map { "\($0) bytes" } ?? "a length not yet declared"))")
         }
@@ -39,18 +39,19 @@ extension StoreRows {
         }
         for target in users {
             let shown = Validate.shown(target.user)
-            guard let user = try await db.one("SELECT id, disabled FROM users WHERE email = \(target.user) AND org_id = \(sender.orgID)")
+            guard let user = try await db.one("SELECT * FROM users WHERE email = \(target.user) AND org_id = \(sender.orgID)",
+                                              as: UserRow.self)
             else { throw StoreError.notFound("no such user in your organisation: \"\(shown)\"") }
-            guard try user.get("disabled", as: Double?.self) == nil else {
+            guard user.disabled == nil else {
                 throw StoreError.notFound("\"\(shown)\" is disabled: they receive nothing new")
             }
-            let id = try user.get("id", as: Int64.self)
+            let id = user.id
             var live = 0
             for device in target.devices {
-                guard let row = try await db.one("SELECT invalidated FROM devices WHERE id = \(device) AND user_id = \(id)") else {
+                guard let row = try await db.one("SELECT * FROM devices WHERE id = \(device) AND user_id = \(id)", as: Device.self) else {
                     throw StoreError.notFound("no device \"\(Validate.shown(device))\" of \"\(shown)\"")
                 }
-                guard try row.get("invalidated", as: Double?.self) == nil else { continue }
+                guard row.invalidated == nil else { continue }
                 live += 1
                 if !targets.contains(device) { targets.append(device) }
             }
@@ -65,9 +66,9 @@ extension StoreRows {
 
     /// A waiting copy's status as its device sees it: `uploading` while the transfer's
     /// upload runs (a row of transfers joined to its outbox row's `status`).
-    static func copyStatus(_ row: SQLRow) throws -> TransferStatus {
-        let status = TransferStatus(rawValue: try row.get("status")) ?? .unattended
-        guard status.isLive, try row.get("upload_id", as: String?.self) != nil else { return status }
+    static func copyStatus(_ status: String, transfer: TransferRow) -> TransferStatus {
+        let status = TransferStatus(rawValue: status) ?? .unattended
+        guard status.isLive, transfer.uploadID != nil else { return status }
         return .uploading
     }
 
@@ -100,7 +101,7 @@ extension SQLRelayStore {
             try await StoreRows.insertEvents(db, kind: .transfer, data: StoreRows.json(["transfer": id]), devices: targets, now: now)
             try await StoreRows.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
                                       detail: targets.joined(separator: ","), now: now)
-            guard let row = try await db.one("SELECT * FROM transfers WHERE id = \(id)") else {
+            guard let row = try await db.one("SELECT * FROM transfers WHERE id = \(id)", as: TransferRow.self) else {
                 throw StoreError.notFound("no transfer \"\(id)\"")
             }
             return try await StoreRows.outboxEntry(db, transfer: row)
@@ -115,11 +116,11 @@ extension SQLRelayStore {
                 SELECT t.*, o.status, u.email AS sender_email FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 LEFT JOIN users u ON u.id = t.sender_user
                 WHERE o.device_id = \(device) AND o.status IN \(StoreRows.waiting) ORDER BY t.created, t.id
-                """).map {
-                InboxEntry(id: try $0.get("id"), sender: try $0.get("sender_device"), senderUser: try $0.get("sender_email"),
-                           size: try $0.get("size"),
-                           sha256: try $0.get("sha256"), created: try $0.get("created"), expires: try $0.get("expires"),
-                           status: try StoreRows.copyStatus($0))
+                """).map { row in
+                let transfer = try row.decode(TransferRow.self), copy = try row.decode(InboxRow.self)
+                return InboxEntry(id: transfer.id, sender: transfer.senderDevice, senderUser: copy.senderEmail, size: transfer.size,
+                                  sha256: transfer.sha256, created: transfer.created, expires: transfer.expires,
+                                  status: StoreRows.copyStatus(copy.status, transfer: transfer))
             }
         }
     }
@@ -127,7 +128,7 @@ extension SQLRelayStore {
     public func outbox(device: String) async throws -> [OutboxEntry] {
         try await sql.database.read { db in
             var entries = [OutboxEntry]()
-            for row in try await db.all("SELECT * FROM transfers WHERE sender_device = \(device) ORDER BY created, id") {
+            for row in try await db.all("SELECT * FROM transfers WHERE sender_device = \(device) ORDER BY created, id", as: TransferRow.self) {
                 entries.append(try await StoreRows.outboxEntry(db, transfer: row))
             }
             return entries
@@ -137,15 +138,15 @@ extension SQLRelayStore {
     public func openTransfer(id: String, device: String, now: Date) async throws -> TransferContent {
         try await sql.database.write { db in
             guard let row = try await db.one("""
-                SELECT t.blob_id, t.size, t.sha256, t.upload_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                SELECT t.* FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.transfer_id = \(id) AND o.device_id = \(device) AND o.status IN \(StoreRows.waiting)
-                """) else { throw StoreError.notFound("no transfer \"\(id)\"") }
+                """, as: TransferRow.self) else { throw StoreError.notFound("no transfer \"\(id)\"") }
             try await db.run("""
                 UPDATE outbox SET status = 'initiated', updated = \(now)
                 WHERE transfer_id = \(id) AND device_id = \(device) AND status = 'unattended'
                 """)
-            if let upload = try row.get("upload_id", as: String?.self) { return .uploading(upload: upload) }
-            return .blob(BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256")))
+            if let upload = row.uploadID { return .uploading(upload: upload) }
+            return .blob(row.blob)
         }
     }
 
@@ -157,10 +158,9 @@ extension SQLRelayStore {
             // The upload's row lock: its last PATCH records the end after this commits (and
             // then finds the transfer), or before it (and this refuses: a finished upload is
             // made a transfer the ordinary way).
-            guard let row = try await db.one("""
+            guard let record = try await db.one("""
                 SELECT * FROM uploads WHERE id = \(upload) AND user_id = \(sender.userID)\(SQL.forUpdate)
-                """) else { throw StoreError.notFound("no upload \"\(upload)\"") }
-            let record = try StoreRows.upload(row)
+                """, as: UploadRow.self)?.record else { throw StoreError.notFound("no upload \"\(upload)\"") }
             guard record.length == nil || record.offset < record.length! || record.sha256 == nil else {
                 throw StoreError.conflict("upload \"\(upload)\" is finished")
             }
@@ -179,7 +179,7 @@ extension SQLRelayStore {
             try await StoreRows.insertEvents(db, kind: .transfer, data: StoreRows.json(["transfer": id]), devices: targets, now: now)
             try await StoreRows.audit(db, org: sender.orgID, actor: sender.deviceID, action: "transfer.create", subject: id,
                                       detail: targets.joined(separator: ",") + " (uploading)", now: now)
-            guard let row = try await db.one("SELECT * FROM transfers WHERE id = \(id)") else {
+            guard let row = try await db.one("SELECT * FROM transfers WHERE id = \(id)", as: TransferRow.self) else {
                 throw StoreError.notFound("no transfer \"\(id)\"")
             }
             return try await StoreRows.outboxEntry(db, transfer: row)
@@ -197,14 +197,15 @@ extension SQLRelayStore {
     public func completeStreamingTransfer(upload: String, blobID: String, now: Date) async throws -> StreamingCompletion {
         let sql = self.sql
         let outcome = try await sql.database.write { db -> StreamingCompletion in
-            guard let transfer = try await db.one("SELECT id, sender_user FROM transfers WHERE upload_id = \(upload)\(SQL.forUpdate)") else {
+            guard let transfer = try await db.one("SELECT * FROM transfers WHERE upload_id = \(upload)\(SQL.forUpdate)",
+                                                  as: TransferRow.self) else {
                 return .noTransfer
             }
-            let id: String = try transfer.get("id")
+            let id = transfer.id
             let waiting = try await db.value("""
                 SELECT COUNT(*) FROM outbox WHERE transfer_id = \(id) AND status IN \(StoreRows.waiting)
                 """, as: Int.self) ?? 0
-            let blob = try await StoreRows.consumeUpload(db, id: upload, user: try transfer.get("sender_user"), blobID: blobID,
+            let blob = try await StoreRows.consumeUpload(db, id: upload, user: transfer.senderUser, blobID: blobID,
                                                          refs: waiting, now: now)
             if waiting == 0 { try await db.run("DELETE FROM blobs WHERE id = \(blobID)") }
             try await db.run("""
@@ -220,15 +221,14 @@ extension SQLRelayStore {
     public func streamState(transfer id: String, device: String) async throws -> StreamState {
         try await sql.database.read { db in
             guard let row = try await db.one("""
-                SELECT t.blob_id, t.size, t.sha256, t.upload_id, u."offset" FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                SELECT t.*, u."offset" AS upload_offset FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 LEFT JOIN uploads u ON u.id = t.upload_id
                 WHERE o.transfer_id = \(id) AND o.device_id = \(device) AND o.status IN \(StoreRows.waiting)
                 """) else { return .gone }
-            guard try row.get("upload_id", as: String?.self) != nil else {
-                return .finished(BlobRef(id: try row.get("blob_id"), size: try row.get("size"), sha256: try row.get("sha256")))
-            }
+            let transfer = try row.decode(TransferRow.self)
+            guard transfer.uploadID != nil else { return .finished(transfer.blob) }
             // The upload was removed (its sender terminated it, or it expired) before it ended.
-            guard let offset = try row.get("offset", as: Int64?.self) else { return .gone }
+            guard let offset = try row.decode(StreamRow.self).uploadOffset else { return .gone }
             return .uploading(offset: offset)
         }
     }
@@ -280,9 +280,9 @@ extension SQLRelayStore {
         // no reference, its upload goes with it (its bytes and quota freed at once), and
         // its readers are told it went.
         let (released, upload, removed) = try await sql.database.write { db -> ([String], String?, String?) in
-            guard let row = try await db.one("SELECT blob_id, upload_id FROM transfers WHERE id = \(id) AND sender_device = \(sender)")
+            guard let row = try await db.one("SELECT * FROM transfers WHERE id = \(id) AND sender_device = \(sender)", as: TransferRow.self)
             else { throw StoreError.notFound("no transfer \"\(id)\"") }
-            let blob: String = try row.get("blob_id")
+            let blob = row.blobID
             try await StoreRows.lockBlobs(db, [blob])
             let waiting = try await db.all("""
                 UPDATE outbox SET status = 'cancelled', updated = \(now)
@@ -292,7 +292,7 @@ extension SQLRelayStore {
             for _ in waiting {
                 if try await StoreRows.release(db, blob: blob) { released.append(blob) }
             }
-            let upload = try row.get("upload_id", as: String?.self)
+            let upload = row.uploadID
             var removed: String?
             if blob.isEmpty, let upload {
                 removed = try await db.value("DELETE FROM uploads WHERE id = \(upload) RETURNING id", as: String.self)

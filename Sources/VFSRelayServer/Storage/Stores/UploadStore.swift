@@ -48,12 +48,6 @@ extension StoreRows {
             WHERE status IN \(waiting) AND transfer_id IN (SELECT id FROM transfers WHERE upload_id IN \(list: uploads))
             """)
     }
-
-    static func upload(_ row: SQLRow) throws -> UploadRecord {
-        UploadRecord(id: try row.get("id"), userID: try row.get("user_id"), deviceID: try row.get("device_id"),
-                     length: try row.get("length"), offset: try row.get("offset"), metadata: try row.get("metadata"),
-                     created: try row.get("created"), expires: try row.get("expires"), sha256: try row.get("sha256"))
-    }
 }
 
 /// Uploads in progress (tus): their records, and what a user holds on the relay.
@@ -81,10 +75,10 @@ extension SQLRelayStore {
 
     public func upload(id: String, user: Int64) async throws -> UploadRecord {
         try await sql.database.read { db in
-            guard let row = try await db.one("SELECT * FROM uploads WHERE id = \(id) AND user_id = \(user)") else {
+            guard let row = try await db.one("SELECT * FROM uploads WHERE id = \(id) AND user_id = \(user)", as: UploadRow.self) else {
                 throw StoreError.notFound("no upload \"\(id)\"")
             }
-            return try StoreRows.upload(row)
+            return row.record
         }
     }
 
@@ -103,13 +97,13 @@ extension SQLRelayStore {
             }
             try await StoreRows.lockUploads(db, user: user)
             // Row-locked, so two instances cannot both set it.
-            guard let row = try await db.one("SELECT length, \"offset\" FROM uploads WHERE id = \(id)\(SQL.forUpdate)") else {
+            guard let row = try await db.one("SELECT * FROM uploads WHERE id = \(id)\(SQL.forUpdate)", as: UploadRow.self) else {
                 throw StoreError.notFound("no upload \"\(id)\"")
             }
-            if let set = try row.get("length", as: Int64?.self) {
+            if let set = row.length {
                 throw StoreError.conflict("upload \"\(id)\" already has its length (\(set) bytes)")
             }
-            let offset: Int64 = try row.get("offset")
+            let offset = row.offset
             guard length >= offset else { throw StoreError.invalid("upload \"\(id)\" already has \(offset) bytes, more than \(length)") }
             // Its offset is in the usage until its length takes its place.
             let used = max(0, try await StoreRows.usage(db, user: user) - offset)
@@ -124,12 +118,12 @@ extension SQLRelayStore {
                 throw StoreError.notFound("no upload \"\(id)\"")
             }
             try await StoreRows.lockUploads(db, user: user)
-            guard let row = try await db.one("SELECT \"offset\", reserved FROM uploads WHERE id = \(id)\(SQL.forUpdate)") else {
+            guard let row = try await db.one("SELECT * FROM uploads WHERE id = \(id)\(SQL.forUpdate)", as: UploadRow.self) else {
                 throw StoreError.notFound("no upload \"\(id)\"")
             }
             // What this upload holds in the usage now: its offset, or an older reservation
             // (of a PATCH that ended without giving it back).
-            let own = max(try row.get("offset", as: Int64.self), try row.get("reserved", as: Int64?.self) ?? 0)
+            let own = max(row.offset, row.reserved ?? 0)
             let others = max(0, try await StoreRows.usage(db, user: user) - own)
             let allowed = max(offset, min(cap, quota - others))
             try await db.run("UPDATE uploads SET reserved = \(allowed) WHERE id = \(id)")
@@ -177,21 +171,19 @@ extension SQLRelayStore {
 extension SQLRelayStore {
     public func multipartState(upload: String) async throws -> MultipartState {
         try await sql.database.read { db in
-            guard let row = try await db.one("SELECT \"offset\", length, multipart, assembled FROM uploads WHERE id = \(upload)") else {
+            guard let row = try await db.one("SELECT \"offset\", length, multipart, assembled FROM uploads WHERE id = \(upload)",
+                                             as: MultipartRow.self) else {
                 throw StoreError.notFound("no upload \"\(upload)\"")
             }
-            let offset: Int64 = try row.get("offset")
+            let offset = row.offset
             // Only parts wholly below the offset count (a part recorded always moved it, so
             // this is every part; the rule keeps a stray row from being read as content).
             let parts = try await db.all("""
                 SELECT number, etag, start_offset, size FROM upload_parts
                 WHERE upload_id = \(upload) AND start_offset + size <= \(offset) ORDER BY number
-                """).map { part in
-                UploadPart(number: try part.get("number"), etag: try part.get("etag"), start: try part.get("start_offset"),
-                           size: try part.get("size"))
-            }
-            return MultipartState(offset: offset, length: try row.get("length"), multipartID: try row.get("multipart"), parts: parts,
-                                  assembled: (try row.get("assembled", as: Int64?.self) ?? 0) != 0)
+                """, as: UploadPartRow.self).map(\.part)
+            return MultipartState(offset: offset, length: row.length, multipartID: row.multipart, parts: parts,
+                                  assembled: (row.assembled ?? 0) != 0)
         }
     }
 

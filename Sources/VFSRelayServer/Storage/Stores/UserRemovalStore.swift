@@ -21,17 +21,17 @@ extension SQLRelayStore {
     public func removeUser(email: String, now: Date) async throws -> RemovedUser {
         let sql = self.sql
         let removed = try await sql.database.write { db -> RemovedUser in
-            guard let user = try await db.one("SELECT id, org_id FROM users WHERE email = \(email)\(SQL.forUpdate)") else {
+            guard let user = try await db.one("SELECT * FROM users WHERE email = \(email)\(SQL.forUpdate)", as: UserRow.self) else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
-            let id = try user.get("id", as: Int64.self), org = try user.get("org_id", as: Int64.self)
-            let devices = try await db.all("SELECT id, invalidated FROM devices WHERE user_id = \(id) ORDER BY id")
-            let deviceIDs = try devices.map { try $0.get("id", as: String.self) }
-            let live = try devices.filter { try $0.get("invalidated", as: Double?.self) == nil }.map { try $0.get("id", as: String.self) }
-            let waiting = deviceIDs.isEmpty ? [] : try await db.all("""
+            let id = user.id, org = user.orgID
+            let devices = try await db.all("SELECT * FROM devices WHERE user_id = \(id) ORDER BY id", as: Device.self)
+            let deviceIDs = devices.map(\.id)
+            let live = devices.filter { $0.invalidated == nil }.map(\.id)
+            let waiting = deviceIDs.isEmpty ? [] : try await db.values("""
                 SELECT t.blob_id FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.device_id IN \(list: deviceIDs) AND o.status IN ('unattended', 'initiated')
-                """).map { try $0.get("blob_id", as: String.self) }
+                """, as: String.self)
             let files = try await db.values("SELECT blob_id FROM cloud WHERE user_id = \(id) AND blob_id IS NOT NULL", as: String.self)
             // The store's lock order: blob rows first, by id.
             try await StoreRows.lockBlobs(db, Array(Set(waiting + files)).sorted())
