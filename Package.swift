@@ -78,6 +78,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -92,6 +93,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The relay's client side for vfs-device, vfs-push, vfs-fetch and vfs-cloud: HTTP API,
         // tus uploads, Range downloads, server-sent events, device config, pins, credentials,
@@ -104,6 +106,7 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // VFSRelayProtocol: the relay client's errors get their exit statuses here too.
         .target(name: "VFSCommandLine", dependencies: [
@@ -134,13 +137,16 @@ let package = Package(
             "VFSObjectStore", "VFSTestSupport", .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
-        .testTarget(name: "VFSRelayClientTests", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport"]),
+        .testTarget(name: "VFSRelayClientTests", dependencies: [
+            "VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol", "VFSDeviceChain", "VFSTestSupport", "VFSObjectStore",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
     ] + tools.map {
         .executableTarget(name: $0.name, dependencies: ["VFSCommandLine", "VFSCore"] + $0.dependencies)

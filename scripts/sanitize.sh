@@ -38,7 +38,8 @@ address)
 thread)
   filter=${SANITIZE_THREAD_FILTER:-'VFSCoreTests\.(Concurrency|Streaming|WriteBehind|KeychainStore|IOTests)|VFSRelayServerTests\.(UploadHash|EventHub|Upload|Transfer|Cancel)|VFSRelayClientTests\.|EndToEndTests\.(Keychain|Streaming|AgeTools)'}
   # exitcode=0: a tool with a report still exits as it would have (the report file fails the run).
-  export TSAN_OPTIONS="log_path=$logs/reports/tsan:exitcode=0:${TSAN_OPTIONS:-}"
+  # The suppressions: reports TSan cannot judge, each with its reason in the file.
+  export TSAN_OPTIONS="log_path=$logs/reports/tsan:exitcode=0:suppressions=$here/tsan-suppressions.txt:${TSAN_OPTIONS:-}"
   mkdir -p "$logs/shards"
   VFS_BIN_DIR="$bin" env --default-signal=INT,QUIT "$runner" --testing-library swift-testing --filter "$filter" \
     > "$logs/shards/thread.log" 2>&1

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import NIOCore
 import NIOHTTP1
-import Synchronization
+import NIOConcurrencyHelpers
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -96,7 +96,7 @@ public struct S3Client: Sendable {
     /// One HTTP client per pair of timeouts, made on first use and kept for the process
     /// (as `HTTPClient.shared` is), so connections to the store are reused.
     static func httpClient(connect: TimeAmount, read: TimeAmount?) -> HTTPClient {
-        clients.withLock { clients in
+        clients.withLockedValue { clients in
             let key = "\(connect.nanoseconds)/\(read?.nanoseconds ?? -1)"
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: connect, read: read),
@@ -107,7 +107,7 @@ public struct S3Client: Sendable {
             return client
         }
     }
-    static let clients = Mutex<[String: HTTPClient]>([:])
+    static let clients = NIOLockedValueBox<[String: HTTPClient]>([:])
 
     var hostHeader: String {
         let host = endpoint.host ?? "localhost"

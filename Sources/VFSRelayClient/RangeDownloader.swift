@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import VFSCore
 import VFSRelayProtocol
@@ -237,9 +237,9 @@ struct RangeDownloader: Sendable {
 
     /// When a followed download last got a byte.
     final class LastByte: Sendable {
-        private let time = Mutex(ContinuousClock.now)
-        func now() { time.withLock { $0 = .now } }
-        var since: Duration { ContinuousClock.now - time.withLock { $0 } }
+        private let time = NIOLockedValueBox(ContinuousClock.now)
+        func now() { time.withLockedValue { $0 = .now } }
+        var since: Duration { ContinuousClock.now - time.withLockedValue { $0 } }
     }
 
     /// Writes a chunk at `position` of the file.

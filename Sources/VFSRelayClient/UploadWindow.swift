@@ -1,7 +1,7 @@
 import NIOCore
 import VFSCore
 import VFSRelayProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +22,7 @@ public final class UploadWindow: UploadSource {
         var failure: (any Error)?
         var abandoned = false
     }
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     public let capacity: Int64
     public let segment: Int64?
     public let chunkSize: Int
@@ -43,7 +43,7 @@ public final class UploadWindow: UploadSource {
     /// window is full. False (the chunk not taken) once the upload gave up.
     public func append(_ chunk: ByteBuffer) -> Bool {
         while true {
-            let taken: Bool? = state.withLock { state in
+            let taken: Bool? = state.withLockedValue { state in
                 if state.abandoned { return false }
                 if state.written - state.start >= capacity { return nil }
                 state.chunks.append(chunk)
@@ -56,11 +56,11 @@ public final class UploadWindow: UploadSource {
     }
 
     /// The chunks held now, from the offset of the first (they stay held).
-    public func held() -> (start: Int64, chunks: [ByteBuffer]) { state.withLock { ($0.start, $0.chunks) } }
+    public func held() -> (start: Int64, chunks: [ByteBuffer]) { state.withLockedValue { ($0.start, $0.chunks) } }
 
     /// Everything held, taken out (after `abandon`: the writer keeps it elsewhere).
     func takeAll() -> (start: Int64, chunks: [ByteBuffer]) {
-        state.withLock { state in
+        state.withLockedValue { state in
             defer {
                 state.chunks.removeAll()
                 state.start = state.written
@@ -70,22 +70,22 @@ public final class UploadWindow: UploadSource {
     }
 
     /// The writer is done: `length` bytes.
-    public func finish(length: Int64) { state.withLock { $0.length = length } }
+    public func finish(length: Int64) { state.withLockedValue { $0.length = length } }
 
     /// The writer failed: the upload's next wait throws `error`.
-    public func fail(_ error: any Error) { state.withLock { $0.failure = $0.failure ?? error } }
+    public func fail(_ error: any Error) { state.withLockedValue { $0.failure = $0.failure ?? error } }
 
     // MARK: the upload
 
     /// The upload stopped for good: the writer no longer waits for it.
-    public func abandon() { state.withLock { $0.abandoned = true } }
+    public func abandon() { state.withLockedValue { $0.abandoned = true } }
 
-    public var length: Int64? { state.withLock { $0.length } }
+    public var length: Int64? { state.withLockedValue { $0.length } }
 
-    public var firstKept: Int64 { state.withLock { $0.start } }
+    public var firstKept: Int64 { state.withLockedValue { $0.start } }
 
     public func acknowledge(_ offset: Int64) {
-        state.withLock { state in
+        state.withLockedValue { state in
             var dropped = 0
             var start = state.start
             for chunk in state.chunks {
@@ -103,7 +103,7 @@ public final class UploadWindow: UploadSource {
 
     public func wait(beyond position: Int64) async throws -> (written: Int64, length: Int64?) {
         while true {
-            let now = try state.withLock { state -> (Int64, Int64?) in
+            let now = try state.withLockedValue { state -> (Int64, Int64?) in
                 if let failure = state.failure { throw failure }
                 return (state.written, state.length)
             }
@@ -116,7 +116,7 @@ public final class UploadWindow: UploadSource {
 
     /// Up to `count` bytes at `position`, a view of the chunk that holds it (no copy).
     func read(at position: Int64, count: Int) throws -> ByteBuffer {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             guard position >= state.start else {
                 throw RelayClientError.badAnswer(url: "the upload", reason: "the relay went back to byte \(position), before \(state.start) it had confirmed")
             }

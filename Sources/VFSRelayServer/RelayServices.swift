@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// What the controllers share: the store, the blob files, the open event streams.
@@ -121,15 +121,15 @@ struct EnrolmentThrottle: Sendable {
 /// through any relay instance bump the revision in the database, so a cached list is
 /// never served after a change, whichever instance made it.
 final class ItemListCache: Sendable {
-    private let lists = Mutex([Int64: (revision: Int64, body: ByteBuffer, grace: Int64)]())
+    private let lists = NIOLockedValueBox([Int64: (revision: Int64, body: ByteBuffer, grace: Int64)]())
 
     /// The encoded list and the offline grace kept at `revision`, if that is the one kept.
     func list(org: Int64, revision: Int64) -> (body: ByteBuffer, grace: Int64)? {
-        lists.withLock { $0[org].flatMap { $0.revision == revision ? ($0.body, $0.grace) : nil } }
+        lists.withLockedValue { $0[org].flatMap { $0.revision == revision ? ($0.body, $0.grace) : nil } }
     }
 
     func store(_ body: ByteBuffer, grace: Int64, org: Int64, revision: Int64) {
-        lists.withLock { lists in
+        lists.withLockedValue { lists in
             if let held = lists[org], held.revision > revision { return }
             lists[org] = (revision, body, grace)
         }

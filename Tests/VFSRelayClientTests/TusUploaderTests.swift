@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 import VFSRelayClient
 import VFSRelayProtocol
@@ -27,15 +27,15 @@ final class BusyTusServer: Sendable {
 
     let fd: Int32
     let port: Int
-    let state: Mutex<State>
-    let stopped = Mutex(false)
+    let state: NIOLockedValueBox<State>
+    let stopped = NIOLockedValueBox(false)
 
     /// `busyAnswer`: the status line of the refusals, "409 Conflict" as a relay answers,
     /// or e.g. "502 Bad Gateway" as nginx answers while the relay behind it is gone.
     /// `length`: the upload's declared length, which HEAD answers.
     /// `holding`: the bytes the upload has already (a resumed upload's first part).
     init(busy: Int, busyAnswer: String = "409 Conflict", length: Int, holding: [UInt8] = []) throws {
-        state = Mutex(State(bytes: holding, busy: busy, busyAnswer: busyAnswer, length: length))
+        state = NIOLockedValueBox(State(bytes: holding, busy: busy, busyAnswer: busyAnswer, length: length))
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -61,15 +61,15 @@ final class BusyTusServer: Sendable {
 
     enum ServerError: Error { case setup }
 
-    var log: [String] { state.withLock { $0.log } }
-    var bytes: [UInt8] { state.withLock { $0.bytes } }
+    var log: [String] { state.withLockedValue { $0.log } }
+    var bytes: [UInt8] { state.withLockedValue { $0.bytes } }
 
     func stop() {
-        stopped.withLock { $0 = true }
+        stopped.withLockedValue { $0 = true }
     }
 
     func serve() {
-        while !stopped.withLock({ $0 }) {
+        while !stopped.withLockedValue({ $0 }) {
             let connection = accept(fd, nil, nil)
             if connection < 0 {
                 usleep(2000)
@@ -142,7 +142,7 @@ final class BusyTusServer: Sendable {
                 body += data[before...]
             }
         }
-        let answer: String = state.withLock { state in
+        let answer: String = state.withLockedValue { state in
             let tus = "Tus-Resumable: 1.0.0\r\nConnection: close\r\n"
             switch method {
             case "HEAD":

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 import VFSRelayProtocol
 @testable import VFSRelayServer
@@ -10,17 +10,17 @@ import VFSRelayProtocol
 struct EventHubTests {
     /// A store read the test holds open until it lets it go, counting how often it ran.
     final class HeldRead: Sendable {
-        private let state = Mutex((runs: 0, started: false, release: nil as CheckedContinuation<Void, Never>?, released: false))
+        private let state = NIOLockedValueBox((runs: 0, started: false, release: nil as CheckedContinuation<Void, Never>?, released: false))
         let events: [StoredEvent]
 
         init(events: [StoredEvent]) { self.events = events }
 
-        var runs: Int { state.withLock { $0.runs } }
-        var started: Bool { state.withLock { $0.started } }
+        var runs: Int { state.withLockedValue { $0.runs } }
+        var started: Bool { state.withLockedValue { $0.started } }
 
         func read() async throws -> [StoredEvent] {
             await withCheckedContinuation { continuation in
-                let now = state.withLock { state -> Bool in
+                let now = state.withLockedValue { state -> Bool in
                     state.runs += 1
                     state.started = true
                     if state.released { return true }
@@ -33,7 +33,7 @@ struct EventHubTests {
         }
 
         func letGo() {
-            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            let waiting = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
                 state.released = true
                 defer { state.release = nil }
                 return state.release

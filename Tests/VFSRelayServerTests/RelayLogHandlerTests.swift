@@ -1,17 +1,17 @@
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 @testable import VFSRelayServer
 
 /// Text written to a log stream, kept for the test.
 final class LogText: Sendable {
-    let text = Mutex("")
-    var lines: [String] { text.withLock { $0.split(separator: "\n").map(String.init) } }
+    let text = NIOLockedValueBox("")
+    var lines: [String] { text.withLockedValue { $0.split(separator: "\n").map(String.init) } }
 }
 
 struct LogTextStream: TextOutputStream, Sendable {
     let sink: LogText
-    mutating func write(_ string: String) { sink.text.withLock { $0 += string } }
+    mutating func write(_ string: String) { sink.text.withLockedValue { $0 += string } }
 }
 
 @Suite("the relay's log handler")

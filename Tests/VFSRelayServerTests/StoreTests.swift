@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 import VFSRelayProtocol
 import VFSTestSupport
@@ -127,16 +127,16 @@ extension UploadLimits {
 
 /// Device ids heard, from other tasks.
 final class HeardDevices: Sendable {
-    private let devices = Mutex([String]())
-    func append(_ device: String) { devices.withLock { $0.append(device) } }
-    func contains(_ device: String) -> Bool { devices.withLock { $0.contains(device) } }
+    private let devices = NIOLockedValueBox([String]())
+    func append(_ device: String) { devices.withLockedValue { $0.append(device) } }
+    func contains(_ device: String) -> Bool { devices.withLockedValue { $0.contains(device) } }
 }
 
 /// A flag set once, read from other tasks.
 final class ManagedAtomicFlag: Sendable {
-    private let flag = Mutex(false)
-    var isSet: Bool { flag.withLock { $0 } }
-    func set() { flag.withLock { $0 = true } }
+    private let flag = NIOLockedValueBox(false)
+    var isSet: Bool { flag.withLockedValue { $0 } }
+    func set() { flag.withLockedValue { $0 = true } }
 }
 
 @Suite("relay store (SQLite and PostgreSQL)", .serialized)

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 @testable import VFSRelayServer
 
@@ -13,11 +13,11 @@ struct UploadHashTests {
     /// The offsets an upload's PATCHes recorded (the database's column), with a switch
     /// that makes the next records fail (a database gone).
     final class Records: Sendable {
-        private let state = Mutex((offset: Int64(0), failing: false))
-        var offset: Int64 { state.withLock { $0.offset } }
-        func fail(_ failing: Bool) { state.withLock { $0.failing = failing } }
+        private let state = NIOLockedValueBox((offset: Int64(0), failing: false))
+        var offset: Int64 { state.withLockedValue { $0.offset } }
+        func fail(_ failing: Bool) { state.withLockedValue { $0.failing = failing } }
         func record(_ offset: Int64) throws {
-            try state.withLock {
+            try state.withLockedValue {
                 guard !$0.failing else { throw BlobStoreError.unavailable("the database is gone") }
                 $0.offset = offset
             }

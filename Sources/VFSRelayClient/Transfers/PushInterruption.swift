@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
+import NIOConcurrencyHelpers
 import VFSCore
 import VFSRelayProtocol
 
@@ -27,7 +27,7 @@ final class PushInterruption: Sendable {
     let report: ClientReport
     /// The spool's files registered for removal on a signal (until sealed).
     let unsealed: [String]
-    private let claimed = Mutex(false)
+    private let claimed = NIOLockedValueBox(false)
 
     init(record: SpoolRecord, client: RelayClient, report: ClientReport, unsealed: [String]) {
         (self.record, self.client, self.report, self.unsealed) = (record, client, report, unsealed)
@@ -47,7 +47,7 @@ final class PushInterruption: Sendable {
     /// A point past which the push must not go once interrupted (it would make a new
     /// upload, or remove a spool the answer keeps): there it waits for the end.
     func checkpoint() async {
-        if SignalCleanup.pendingSignal != 0 || claimed.withLock({ $0 }) { await answer() }
+        if SignalCleanup.pendingSignal != 0 || claimed.withLockedValue({ $0 }) { await answer() }
     }
 
     /// The push ended (either way): stops watching; a signal that came meanwhile is answered.
@@ -59,7 +59,7 @@ final class PushInterruption: Sendable {
 
     /// Answers the signal once (the other callers wait for the process to die of it).
     func answer() async {
-        let first = claimed.withLock { claimed in
+        let first = claimed.withLockedValue { claimed in
             defer { claimed = true }
             return !claimed
         }

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
+import NIOConcurrencyHelpers
 import VFSCore
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -107,18 +107,18 @@ package struct PushSpool: Codable {
 /// A spool's `push.json` changed from two sides of a push (the upload's location, the
 /// sealed length), one change at a time.
 final class SpoolRecord: Sendable {
-    private let spool: Mutex<(PushSpool, closed: Bool)>
+    private let spool: NIOLockedValueBox<(PushSpool, closed: Bool)>
     let dir: String
 
     init(_ spool: PushSpool, dir: String) {
-        self.spool = Mutex((spool, false))
+        self.spool = NIOLockedValueBox((spool, false))
         self.dir = dir
     }
 
-    var current: PushSpool { spool.withLock { $0.0 } }
+    var current: PushSpool { spool.withLockedValue { $0.0 } }
 
     func update(_ change: (inout PushSpool) -> Void) throws {
-        try spool.withLock { state in
+        try spool.withLockedValue { state in
             // A push interrupted by a signal is decided on what the record said then.
             guard !state.closed else { throw IOError("the push was interrupted", code: EINTR) }
             change(&state.0)
@@ -128,7 +128,7 @@ final class SpoolRecord: Sendable {
 
     /// No change from now on (a signal's answer goes by it); the record as it stands.
     func close() -> PushSpool {
-        spool.withLock { state in
+        spool.withLockedValue { state in
             state.closed = true
             return state.0
         }

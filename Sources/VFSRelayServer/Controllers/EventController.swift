@@ -1,6 +1,6 @@
 import Foundation
 import Metrics
-import Synchronization
+import NIOConcurrencyHelpers
 import HTTPTypes
 import Hummingbird
 import ServiceLifecycle
@@ -108,7 +108,7 @@ final class EventSubscription: Sendable {
     let continuation: AsyncStream<StreamSignal>.Continuation
     let token: UUID
     let gauge: Meter
-    private let ended = Mutex(false)
+    private let ended = NIOLockedValueBox(false)
 
     init?(hub: EventHub, device: String, limit: Int, gauge: Meter) {
         guard let (signals, continuation, token) = hub.subscribe(device: device, limit: limit) else { return nil }
@@ -117,7 +117,7 @@ final class EventSubscription: Sendable {
     }
 
     func end() {
-        guard ended.withLock({ ended in
+        guard ended.withLockedValue({ ended in
             defer { ended = true }
             return !ended
         }) else { return }

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What wakes an open event stream.
 enum StreamSignal: Sendable {
@@ -35,7 +35,7 @@ public final class EventHub: Sendable {
         let after: Int64
         let generation: UInt64
     }
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     public init() {}
 
@@ -44,7 +44,7 @@ public final class EventHub: Sendable {
     func subscribe(device: String, limit: Int = .max) -> (AsyncStream<StreamSignal>, AsyncStream<StreamSignal>.Continuation, UUID)? {
         let (stream, continuation) = AsyncStream<StreamSignal>.makeStream(bufferingPolicy: .bufferingNewest(4))
         let id = UUID()
-        let outcome = state.withLock { state -> Bool? in
+        let outcome = state.withLockedValue { state -> Bool? in
             if state.closed { return true }
             guard state.streams[device, default: [:]].count < limit else { return nil }
             state.streams[device, default: [:]][id] = continuation
@@ -59,7 +59,7 @@ public final class EventHub: Sendable {
     }
 
     func unsubscribe(device: String, id: UUID) {
-        let continuation = state.withLock { state -> AsyncStream<StreamSignal>.Continuation? in
+        let continuation = state.withLockedValue { state -> AsyncStream<StreamSignal>.Continuation? in
             let removed = state.streams[device]?.removeValue(forKey: id)
             if state.streams[device]?.isEmpty == true { state.streams[device] = nil }
             return removed
@@ -69,7 +69,7 @@ public final class EventHub: Sendable {
 
     /// Wakes the streams of these devices.
     func notify(_ devices: some Sequence<String>) {
-        let continuations = state.withLock { state in
+        let continuations = state.withLockedValue { state in
             state.generation &+= 1
             return devices.flatMap { state.streams[$0].map { Array($0.values) } ?? [] }
         }
@@ -82,7 +82,7 @@ public final class EventHub: Sendable {
     /// before the latest wake-up is never joined.
     func sharedRead(device: String, after: Int64,
                     _ read: @escaping @Sendable () async throws -> [StoredEvent]) async throws -> [StoredEvent] {
-        let (task, key, began) = state.withLock { state -> (Task<[StoredEvent], any Error>, ReadKey, Bool) in
+        let (task, key, began) = state.withLockedValue { state -> (Task<[StoredEvent], any Error>, ReadKey, Bool) in
             let key = ReadKey(device: device, after: after, generation: state.generation)
             if let running = state.reads[key] {
                 state.joined += 1
@@ -93,16 +93,16 @@ public final class EventHub: Sendable {
             return (task, key, true)
         }
         // The stream that began the read retires it once it ends.
-        defer { if began { _ = state.withLock { $0.reads.removeValue(forKey: key) } } }
+        defer { if began { _ = state.withLockedValue { $0.reads.removeValue(forKey: key) } } }
         return try await task.value
     }
 
     /// How many reads were joined rather than begun, since the start.
-    var readsJoined: Int { state.withLock { $0.joined } }
+    var readsJoined: Int { state.withLockedValue { $0.joined } }
 
     /// Ends every stream; new ones end at once.
     func closeAll() {
-        let continuations = state.withLock { state -> [AsyncStream<StreamSignal>.Continuation] in
+        let continuations = state.withLockedValue { state -> [AsyncStream<StreamSignal>.Continuation] in
             state.closed = true
             let all = state.streams.values.flatMap(\.values)
             state.streams = [:]

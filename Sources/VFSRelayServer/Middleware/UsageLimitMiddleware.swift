@@ -1,18 +1,18 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What users and organisations hold at once on this relay instance: requests in flight
 /// and event streams, each under a cap of `UsageLimits`, so that one token (and the
 /// devices it can mint, each with its streams) cannot take the connections every user
 /// shares.
 final class UsageCounts: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = NIOLockedValueBox<[String: Int]>([:])
 
     /// A place under every key, or none: nil with the first key at its limit.
     func take(_ keys: [(key: String, limit: Int)]) -> Result<UsageSlot, UsageExceeded> {
-        counts.withLock { counts in
+        counts.withLockedValue { counts in
             if let full = keys.first(where: { counts[$0.key, default: 0] >= $0.limit }) {
                 return .failure(UsageExceeded(key: full.key, limit: full.limit))
             }
@@ -22,7 +22,7 @@ final class UsageCounts: Sendable {
     }
 
     fileprivate func give(_ keys: [String]) {
-        counts.withLock { counts in
+        counts.withLockedValue { counts in
             for key in keys {
                 let left = counts[key, default: 1] - 1
                 counts[key] = left > 0 ? left : nil
@@ -31,7 +31,7 @@ final class UsageCounts: Sendable {
     }
 
     /// How many places `key` holds now (tests).
-    func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
+    func count(_ key: String) -> Int { counts.withLockedValue { $0[key, default: 0] } }
 
     static func userRequests(_ identity: DeviceIdentity) -> String { "requests/user/\(identity.userID)" }
     static func orgRequests(_ identity: DeviceIdentity) -> String { "requests/org/\(identity.orgID)" }
@@ -50,7 +50,7 @@ struct UsageExceeded: Error {
 final class UsageSlot: Sendable {
     let counts: UsageCounts
     let keys: [String]
-    private let released = Mutex(false)
+    private let released = NIOLockedValueBox(false)
 
     fileprivate init(counts: UsageCounts, keys: [String]) {
         self.counts = counts
@@ -58,7 +58,7 @@ final class UsageSlot: Sendable {
     }
 
     func release() {
-        guard released.withLock({ released in
+        guard released.withLockedValue({ released in
             defer { released = true }
             return !released
         }) else { return }

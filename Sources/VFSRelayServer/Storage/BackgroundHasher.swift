@@ -1,5 +1,6 @@
 import Crypto
 import NIOCore
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// SHA-256 of an upload's bytes taken on its own task while the PATCH's task goes on
@@ -13,10 +14,10 @@ import Synchronization
 final class BackgroundHasher: Sendable {
     /// The hash at one point of the stream, ready once the hasher got there.
     final class Mark: Sendable {
-        private let state = Mutex<(hash: SHA256?, waiter: CheckedContinuation<SHA256, Never>?)>((nil, nil))
+        private let state = NIOLockedValueBox<(hash: SHA256?, waiter: CheckedContinuation<SHA256, Never>?)>((nil, nil))
 
         fileprivate func fulfil(_ hash: SHA256) {
-            let waiter = state.withLock { state -> CheckedContinuation<SHA256, Never>? in
+            let waiter = state.withLockedValue { state -> CheckedContinuation<SHA256, Never>? in
                 guard let waiter = state.waiter else { state.hash = hash; return nil }
                 state.waiter = nil
                 return waiter
@@ -26,7 +27,7 @@ final class BackgroundHasher: Sendable {
 
         func value() async -> SHA256 {
             await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> SHA256? in
+                let ready = state.withLockedValue { state -> SHA256? in
                     if let hash = state.hash { return hash }
                     state.waiter = continuation
                     return nil
@@ -46,7 +47,7 @@ final class BackgroundHasher: Sendable {
     /// 64 KiB socket read cost 7% more CPU than hashing in place).
     static let batchBytes = 1 << 20
     /// The writer's batch, not handed over yet.
-    private let batch = Mutex<(buffers: [ByteBuffer], bytes: Int)>(([], 0))
+    private let batch = NIOLockedValueBox<(buffers: [ByteBuffer], bytes: Int)>(([], 0))
     private let input: AsyncStream<Item>.Continuation
     private let task: Task<SHA256, Never>
     /// Bytes handed over and not hashed yet.
@@ -79,7 +80,7 @@ final class BackgroundHasher: Sendable {
     func update(_ buffer: ByteBuffer) {
         guard buffer.readableBytes > 0 else { return }
         lag.bytes.add(buffer.readableBytes, ordering: .relaxed)
-        let full = batch.withLock { batch -> [ByteBuffer]? in
+        let full = batch.withLockedValue { batch -> [ByteBuffer]? in
             batch.buffers.append(buffer)
             batch.bytes += buffer.readableBytes
             guard batch.bytes >= Self.batchBytes else { return nil }
@@ -91,7 +92,7 @@ final class BackgroundHasher: Sendable {
 
     /// Hands over the batch begun.
     private func handOver() {
-        let rest = batch.withLock { batch -> [ByteBuffer] in
+        let rest = batch.withLockedValue { batch -> [ByteBuffer] in
             defer { batch = ([], 0) }
             return batch.buffers
         }

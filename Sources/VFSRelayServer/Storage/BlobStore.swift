@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,10 +65,10 @@ extension BlobStore {
 
 /// Whether a background sync of an upload is running.
 final class FlushState: Sendable {
-    private let running = Mutex(false)
-    var isIdle: Bool { running.withLock { !$0 } }
-    func busy() { running.withLock { $0 = true } }
-    func done() { running.withLock { $0 = false } }
+    private let running = NIOLockedValueBox(false)
+    var isIdle: Bool { running.withLockedValue { !$0 } }
+    func busy() { running.withLockedValue { $0 = true } }
+    func done() { running.withLockedValue { $0 = false } }
 }
 
 public enum BlobStoreError: Error {

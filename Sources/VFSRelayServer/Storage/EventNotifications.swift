@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A store's capability to tell listeners which devices have new events, as soon as the
 /// events are committed: PostgreSQL reaches every relay instance on the database
@@ -14,18 +14,18 @@ public protocol EventNotifications: Sendable {
 
 /// Notifications within one process: the stores post the devices after their commit.
 final class InProcessEventNotifications: EventNotifications {
-    private let listeners = Mutex([UUID: AsyncStream<String>.Continuation]())
+    private let listeners = NIOLockedValueBox([UUID: AsyncStream<String>.Continuation]())
 
     func post(_ devices: some Sequence<String>) {
-        let continuations = listeners.withLock { Array($0.values) }
+        let continuations = listeners.withLockedValue { Array($0.values) }
         for device in devices { for continuation in continuations { continuation.yield(device) } }
     }
 
     func listenForEvents(_ wake: @escaping @Sendable (String) -> Void) async throws {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let key = UUID()
-        listeners.withLock { $0[key] = continuation }
-        defer { listeners.withLock { _ = $0.removeValue(forKey: key) } }
+        listeners.withLockedValue { $0[key] = continuation }
+        defer { listeners.withLockedValue { _ = $0.removeValue(forKey: key) } }
         try await withTaskCancellationHandler {
             for await device in stream { wake(device) }
             try Task.checkCancellation()

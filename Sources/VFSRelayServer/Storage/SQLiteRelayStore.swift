@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Synchronization
+import NIOConcurrencyHelpers
 import VFSPolicyModel
 import VFSRelayProtocol
 
@@ -8,9 +8,9 @@ import VFSRelayProtocol
 /// writer), opened by `serve` and by the admin commands alike.
 public final class SQLiteRelayStore: SQLRelayStore {
     let pool: DatabasePool
-    private let maintenanceRunning = Mutex(false)
+    private let maintenanceRunning = NIOLockedValueBox(false)
     /// Uploads with a writer now (one process serves an embedded relay).
-    private let uploadWriters = Mutex(Set<String>())
+    private let uploadWriters = NIOLockedValueBox(Set<String>())
     /// Wake-ups for new events: one process serves an embedded relay.
     private let notifications = InProcessEventNotifications()
     public var eventNotifications: any EventNotifications { notifications }
@@ -66,20 +66,20 @@ public final class SQLiteRelayStore: SQLRelayStore {
     /// One process serves a SQLite relay; `gc` beside it is kept out by SQLite's own
     /// write lock per step, as before. This lock only keeps two sweeps of one process apart.
     public func withMaintenanceLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T? {
-        guard maintenanceRunning.withLock({ running in
+        guard maintenanceRunning.withLockedValue({ running in
             if running { return false }
             running = true
             return true
         }) else { return nil }
-        defer { maintenanceRunning.withLock { $0 = false } }
+        defer { maintenanceRunning.withLockedValue { $0 = false } }
         return try await body()
     }
 
-    public func uploadsBeingWritten() -> Set<String> { uploadWriters.withLock { $0 } }
+    public func uploadsBeingWritten() -> Set<String> { uploadWriters.withLockedValue { $0 } }
 
     public func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T? {
-        guard uploadWriters.withLock({ $0.insert(id).inserted }) else { return nil }
-        defer { _ = uploadWriters.withLock { $0.remove(id) } }
+        guard uploadWriters.withLockedValue({ $0.insert(id).inserted }) else { return nil }
+        defer { _ = uploadWriters.withLockedValue { $0.remove(id) } }
         return try await body()
     }
 }

@@ -1,5 +1,5 @@
 import Crypto
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The SHA-256 of each upload's first bytes, kept by the blob store that wrote them, so
 /// that the digest recorded when the last byte lands needs no second read of the upload.
@@ -19,20 +19,20 @@ final class UploadHashes: Sendable {
     }
 
     /// The entries, and the entry count at which `prune` next looks for uploads that are gone.
-    private let kept: Mutex<(entries: [String: Entry], pruneAt: Int)>
+    private let kept: NIOLockedValueBox<(entries: [String: Entry], pruneAt: Int)>
     private let firstPrune: Int
 
     /// `pruneAt`: how many entries are kept before `prune` first checks them.
     init(pruneAt: Int = 1024) {
         firstPrune = max(1, pruneAt)
-        kept = Mutex(([:], firstPrune))
+        kept = NIOLockedValueBox(([:], firstPrune))
     }
 
     /// The entry to continue from for an upload at `offset`: the empty hash at 0, else
     /// the one kept at or below `offset` (a copy: SHA256 is a value), or nil.
     func entry(_ id: String, atMost offset: Int64) -> Entry? {
         if offset == 0 { return Entry(offset: 0, hash: SHA256()) }
-        return kept.withLock { kept in
+        return kept.withLockedValue { kept in
             guard let entry = kept.entries[id], entry.offset <= offset else { return nil }
             return entry
         }
@@ -41,7 +41,7 @@ final class UploadHashes: Sendable {
     /// Records the hash of the upload's first `offset` bytes, once `offset` is recorded.
     /// An entry only moves forward.
     func keep(_ id: String, offset: Int64, hash: SHA256) {
-        kept.withLock { kept in
+        kept.withLockedValue { kept in
             if let entry = kept.entries[id], entry.offset > offset { return }
             kept.entries[id] = Entry(offset: offset, hash: hash)
         }
@@ -49,9 +49,9 @@ final class UploadHashes: Sendable {
 
     /// There are `pruneAt` entries: `prune` would look at them (for a store whose check
     /// of which uploads exist is a query, made only then).
-    var wantsPrune: Bool { kept.withLock { $0.entries.count >= $0.pruneAt } }
+    var wantsPrune: Bool { kept.withLockedValue { $0.entries.count >= $0.pruneAt } }
 
-    func drop(_ id: String) { _ = kept.withLock { $0.entries.removeValue(forKey: id) } }
+    func drop(_ id: String) { _ = kept.withLockedValue { $0.entries.removeValue(forKey: id) } }
 
     /// Forgets the entries of uploads that are gone (`exists` says no), once there are
     /// `pruneAt` entries. An upload's entry is dropped by `deleteUpload` on the instance
@@ -63,14 +63,14 @@ final class UploadHashes: Sendable {
     /// read back from the store.
     func prune(exists: (String) -> Bool) {
         guard wantsPrune else { return }
-        let ids = kept.withLock { Array($0.entries.keys) }
+        let ids = kept.withLockedValue { Array($0.entries.keys) }
         let gone = ids.filter { !exists($0) }
-        kept.withLock { kept in
+        kept.withLockedValue { kept in
             for id in gone { kept.entries.removeValue(forKey: id) }
             kept.pruneAt = max(firstPrune, 2 * kept.entries.count)
         }
     }
 
     /// How many uploads have an entry (for tests).
-    var count: Int { kept.withLock { $0.entries.count } }
+    var count: Int { kept.withLockedValue { $0.entries.count } }
 }

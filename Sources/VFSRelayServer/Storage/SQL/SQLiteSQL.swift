@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The seam on GRDB. A write transaction holds the pool's one writer connection from
 /// `BEGIN IMMEDIATE` to `COMMIT` across the body's awaits: `gate` lets one write
@@ -120,7 +120,7 @@ final class AsyncGate: Sendable {
         var held = false
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init() {}
 
@@ -132,7 +132,7 @@ final class AsyncGate: Sendable {
 
     private func acquire() async {
         await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
+            let now = state.withLockedValue { state -> Bool in
                 if state.held {
                     state.waiting.append(continuation)
                     return false
@@ -145,7 +145,7 @@ final class AsyncGate: Sendable {
     }
 
     private func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let next = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             if state.waiting.isEmpty {
                 state.held = false
                 return nil
