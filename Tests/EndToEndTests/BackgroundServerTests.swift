@@ -71,6 +71,41 @@ struct BackgroundServerTests {
         #expect(isGone(pid))
     }
 
+    /// A runner killed outright runs no stop() and no deinit: its servers must still end.
+    /// The kernel's parent-death signal stands in for the runner's death here: the server is
+    /// started the way the fixture starts its servers, from a thread that then ends.
+    @Test("a server started as the fixture starts them is killed when the thread that started it ends")
+    func parentDeath() throws {
+        let process = Process()
+        (process.executableURL, process.arguments) = ServerSpawner.command(
+            URL(fileURLWithPath: Self.python), Self.server(prelude: "signal.signal(signal.SIGTERM, signal.SIG_IGN)"))
+        let out = Pipe()
+        process.standardOutput = out
+        let started = DispatchSemaphore(value: 0)
+        // The thread ends once the server is ready: by then setpriv has set the signal (a
+        // thread that ended before would leave nothing to watch).
+        let starter = Thread {
+            do {
+                try process.run()
+                var seen = Data()
+                while !String(decoding: seen, as: UTF8.self).contains("listening on") {
+                    let chunk = out.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    seen.append(chunk)
+                }
+            } catch { Issue.record("cannot start: \(error)") }
+            started.signal()
+        }
+        starter.start()
+        started.wait()
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(!process.isRunning, "the server outlived the thread that started it")
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
+    }
+
     @Test("a server that ignores SIGTERM is killed after the grace period")
     func killAfterGrace() throws {
         let server = try BackgroundServer(Self.python, Self.server(prelude: "signal.signal(signal.SIGTERM, signal.SIG_IGN)"), grace: 0.2)

@@ -35,8 +35,8 @@ public final class BackgroundServer: @unchecked Sendable {
         _ = Tools.ignoreSIGPIPE
         self.grace = grace
         let process = Process()
-        process.executableURL = tool.hasPrefix("/") ? URL(fileURLWithPath: tool) : Tools.binDir.appendingPathComponent(tool)
-        process.arguments = arguments
+        let executable = tool.hasPrefix("/") ? URL(fileURLWithPath: tool) : Tools.binDir.appendingPathComponent(tool)
+        (process.executableURL, process.arguments) = ServerSpawner.command(executable, arguments)
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe(), err = Pipe()
         process.standardInput = FileHandle.nullDevice
@@ -47,7 +47,7 @@ public final class BackgroundServer: @unchecked Sendable {
         let ready = DispatchSemaphore(value: 0)
         let found = LineBox()
         let captured = self.captured, drained = self.drained
-        try process.run()
+        try ServerSpawner.run(process)
         drained.enter()
         Thread.detachNewThread {
             var pending = Data()
