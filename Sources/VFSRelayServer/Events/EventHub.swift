@@ -119,7 +119,7 @@ public final class EventHub: Sendable {
 /// graceful stop does not wait for clients that never hang up.
 struct EventWatcher: Service {
     let hub: EventHub
-    let store: any RelayStore
+    let store: any EventWatchRepository
     let interval: Duration
 
     func run() async throws {
