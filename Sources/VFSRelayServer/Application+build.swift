@@ -138,7 +138,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     ChainController(store: store).addRoutes(to: authenticated)
     InviteController(services: services, store: store).addRoutes(to: authenticated)
     AdminLoginCodeController(services: services, store: store).addRoutes(to: authenticated)
-    GroupController(services: services, store: store).addRoutes(to: authenticated)
+    GroupController(store: store).addRoutes(to: authenticated)
     OrgGroupController(store: store).addRoutes(to: authenticated)
     UploadController(services: services, store: store).addRoutes(discovery: router, to: authenticated)
     TransferController(services: services, store: store).addRoutes(to: authenticated)
@@ -146,7 +146,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     CloudController(services: services, store: store).addRoutes(to: authenticated)
     ItemController(services: services, store: store, base: RelayPaths.items).addRoutes(to: authenticated)
     ItemController(services: services, store: store, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
-    PolicySettingsController(services: services, store: store).addRoutes(to: authenticated)
+    PolicySettingsController(store: store).addRoutes(to: authenticated)
     // Last: it wraps only the not-found answer, and knows every route by now.
     router.addMiddleware {
         MethodNotAllowedMiddleware(routes: RouteMethods(router.routes.map { ($0.path.description, $0.method.rawValue) }))

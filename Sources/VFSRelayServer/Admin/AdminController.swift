@@ -274,7 +274,6 @@ struct AdminController {
         let now = Date()
         let released = try await store.invalidateDevice(id: device.id, user: owner.id, now: now)
         await services.deleteBlobs(released)
-        services.hub.notify([device.id])
         try await store.audit(org: signedIn.session.orgID, actor: signedIn.session.email, action: "admin.revoke",
                                        subject: device.id, detail: "\(device.name) of \(owner.email)", now: now)
         return AdminPages.redirect("/admin/devices?revoked=" + (device.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))

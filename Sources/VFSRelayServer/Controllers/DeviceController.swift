@@ -48,7 +48,6 @@ struct DeviceController {
         }
         let released = try await store.invalidateDevice(id: id, user: identity.userID, now: Date())
         await services.deleteBlobs(released)
-        services.hub.notify([id])
         return emptyResponse()
     }
 }

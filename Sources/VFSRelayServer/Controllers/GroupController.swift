@@ -4,7 +4,6 @@ import VFSRelayProtocol
 
 /// `/v1/groups[/{name}[/members/{device}]]`: named sets of the caller's own devices.
 struct GroupController {
-    let services: RelayServices
     let store: any GroupRepository & DeviceRepository & EventRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
@@ -22,7 +21,6 @@ struct GroupController {
         let devices = try await store.devices(user: identity.userID).map(\.id)
         let data = String(decoding: try JSONSerialization.data(withJSONObject: ["group": name], options: [.sortedKeys]), as: UTF8.self)
         try await store.appendEvent(kind: .group, data: data, devices: devices, now: Date())
-        services.hub.notify(devices)
     }
 
     @Sendable func list(_ request: Request, context: RelayRequestContext) async throws -> Response {

@@ -48,8 +48,7 @@ struct ItemController {
     func changed(_ id: String, _ change: String, _ identity: DeviceIdentity) async throws {
         let data = String(decoding: try JSONSerialization.data(withJSONObject: ["item": id, "change": change], options: [.sortedKeys]),
                           as: UTF8.self)
-        let devices = try await store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
-        services.hub.notify(devices)
+        _ = try await store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
     }
 
     /// The list, with the organisation's items revision as its ETag and its offline
@@ -115,7 +114,6 @@ struct ItemController {
 /// organisation reads them; admins change them, and every device of the organisation
 /// gets a `policy` event (the settings come with the list).
 struct PolicySettingsController {
-    let services: RelayServices
     let store: any ItemRepository & EventRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
@@ -139,8 +137,7 @@ struct PolicySettingsController {
         }
         try await store.setPolicyGrace(org: identity.orgID, seconds: settings.graceSeconds, actor: identity, now: Date())
         let data = #"{"change":"settings"}"#
-        let devices = try await store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
-        services.hub.notify(devices)
+        _ = try await store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
         return try jsonResponse(settings)
     }
 }

@@ -39,7 +39,6 @@ struct TransferController {
                 id: Secrets.id(), upload: body.upload, blobID: blobID, sender: identity, devices: body.devices,
                 groups: body.groups, users: body.users, expires: expires, now: now)
         }
-        services.hub.notify(entry.recipients.map(\.device))
         return try jsonResponse(entry, status: .created)
     }
 
@@ -72,7 +71,6 @@ struct TransferController {
         do {
             let entry = try await store.createStreamingTransfer(id: Secrets.id(), upload: upload.id, sender: sender, devices: body.devices,
                                                                 groups: body.groups, users: body.users, expires: expires, now: now)
-            services.hub.notify(entry.recipients.map(\.device))
             return entry
         } catch StoreError.conflict {
             return nil
