@@ -131,21 +131,10 @@ package enum RelayChain {
     }
 
     /// The statements of `stored` (base64, in order) up to the first that does not
-    /// decode or verify as `user`'s; all of them when the root does not.
+    /// decode or verify as `user`'s, or is past the clients' statement limit; all of them
+    /// when the root does not. Parsed and bounded by the clients' own code (VFSDeviceChain).
     package static func verifiedPrefix(_ stored: [String], user: String) -> Prefix {
-        var statements: [DeviceChain.Statement] = []
-        var refused: DeviceChainError?
-        for (index, text) in stored.enumerated() {
-            guard let data = Data(base64Encoded: text) else { refused = .malformed(index: index, reason: "not base64"); break }
-            do {
-                statements.append(try DeviceChain.Statement.decode(Array(data)))
-            } catch let error as DeviceChainError {
-                refused = error
-                break
-            } catch {
-                break
-            }
-        }
+        let (statements, refused) = DeviceChain.decodeStatements(stored)
         guard !statements.isEmpty else { return Prefix(statements: [], dropped: stored.count, refused: refused) }
         do {
             let verified = try DeviceChain.verifyPrefix(statements, user: user, using: primitives)
