@@ -213,16 +213,26 @@ package enum DeviceChain {
             throw DeviceChainError.malformed(index: nil, reason: "not a chain document")
         }
         guard wire.version == Wire.currentVersion else { throw DeviceChainError.malformed(index: nil, reason: "unknown chain version \(wire.version)") }
+        return decodeStatements(wire.statements)
+    }
+
+    /// Statements as the wire form and the relay's store keep them (base64, in order), up
+    /// to the first that is not base64 of a canonical statement or is past the statement
+    /// limit, and why it stopped there. The one parser of stored statements: clients read
+    /// documents through it, the relay its stored chains (RelayChain).
+    public static func decodeStatements(_ texts: [String]) -> (statements: [Statement], refused: DeviceChainError?) {
         var statements: [Statement] = []
-        for (index, text) in wire.statements.enumerated() {
+        for (index, text) in texts.enumerated() {
             guard index < maxStatements else {
-                return (statements, .malformed(index: index, reason: "\(wire.statements.count) statements (the limit is \(maxStatements))"))
+                return (statements, .malformed(index: index, reason: "\(texts.count) statements (the limit is \(maxStatements))"))
             }
             do {
                 guard let data = Data(base64Encoded: text) else { throw DeviceChainError.malformed(index: nil, reason: "not base64") }
                 statements.append(try Statement.decode(Array(data)))
             } catch DeviceChainError.malformed(_, let reason) {
                 return (statements, .malformed(index: index, reason: reason))
+            } catch {
+                return (statements, .malformed(index: index, reason: "\(error)"))
             }
         }
         return (statements, nil)

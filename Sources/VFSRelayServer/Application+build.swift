@@ -112,9 +112,8 @@ func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuil
 /// has its own session cookie) the device token.
 public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration,
                         logger: Logger) -> Router<RelayRequestContext> {
-    let services = RelayServices(
-        store: store, blobs: blobs, hub: hub, configuration: configuration,
-        throttle: EnrolmentThrottle(store: store, limit: configuration.enrolmentFailureLimit, lockout: configuration.enrolmentLockout))
+    // The composition root: each controller gets the repositories it calls (docs/relay.md, "Repositories").
+    let services = RelayServices(uploads: store, blobs: blobs, hub: hub, configuration: configuration)
     let router = Router(context: RelayRequestContext.self)
     router.addMiddleware {
         ClientAddressMiddleware(resolver: ClientAddressResolver(trusted: configuration.trustedProxies, header: configuration.proxyHeader))
@@ -128,23 +127,26 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     }
     HealthController(store: store, databaseTimeout: configuration.healthDatabaseTimeout).addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)
-    EnrollController(services: services).addRoutes(to: router)
-    AdminController(services: services).addRoutes(to: router)
+    EnrollController(services: services, store: store,
+                     throttle: EnrolmentThrottle(store: store, limit: configuration.enrolmentFailureLimit,
+                                                 lockout: configuration.enrolmentLockout)).addRoutes(to: router)
+    AdminController(services: services, store: store,
+                    items: ItemController(services: services, store: store, base: RelayPaths.items)).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthMiddleware(store: store))
         .add(middleware: UsageLimitMiddleware(counts: services.usage, limits: configuration.limits))
-    DeviceController(services: services).addRoutes(to: authenticated)
-    ChainController(services: services).addRoutes(to: authenticated)
-    InviteController(services: services).addRoutes(to: authenticated)
-    AdminLoginCodeController(services: services).addRoutes(to: authenticated)
-    GroupController(services: services).addRoutes(to: authenticated)
-    OrgGroupController(services: services).addRoutes(to: authenticated)
-    UploadController(services: services).addRoutes(discovery: router, to: authenticated)
-    TransferController(services: services).addRoutes(to: authenticated)
-    EventController(services: services).addRoutes(to: authenticated)
-    CloudController(services: services).addRoutes(to: authenticated)
-    ItemController(services: services, base: RelayPaths.items).addRoutes(to: authenticated)
-    ItemController(services: services, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
-    PolicySettingsController(services: services).addRoutes(to: authenticated)
+    DeviceController(services: services, store: store).addRoutes(to: authenticated)
+    ChainController(store: store).addRoutes(to: authenticated)
+    InviteController(services: services, store: store).addRoutes(to: authenticated)
+    AdminLoginCodeController(services: services, store: store).addRoutes(to: authenticated)
+    GroupController(store: store).addRoutes(to: authenticated)
+    OrgGroupController(store: store).addRoutes(to: authenticated)
+    UploadController(services: services, store: store).addRoutes(discovery: router, to: authenticated)
+    TransferController(services: services, store: store).addRoutes(to: authenticated)
+    EventController(services: services, store: store).addRoutes(to: authenticated)
+    CloudController(services: services, store: store).addRoutes(to: authenticated)
+    ItemController(services: services, store: store, base: RelayPaths.items).addRoutes(to: authenticated)
+    ItemController(services: services, store: store, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
+    PolicySettingsController(store: store).addRoutes(to: authenticated)
     // Last: it wraps only the not-found answer, and knows every route by now.
     router.addMiddleware {
         MethodNotAllowedMiddleware(routes: RouteMethods(router.routes.map { ($0.path.description, $0.method.rawValue) }))

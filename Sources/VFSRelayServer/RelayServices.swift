@@ -3,17 +3,22 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// What the controllers share: the store, the blob files, the open event streams.
+/// What the controllers share: the blob files, the open event streams, the configuration.
+/// No repository: each controller holds those it calls; the uploads' becoming blobs
+/// below holds its own, out of the controllers' reach.
 struct RelayServices: Sendable {
-    let store: any RelayStore
+    private let uploads: any UploadRepository & StreamingRepository
     let blobs: any BlobStore
     let hub: EventHub
     let configuration: RelayConfiguration
-    let throttle: EnrolmentThrottle
     let itemLists = ItemListCache()
     let metrics = RelayMetrics()
     /// Requests in flight and event streams by user and organisation (`UsageLimits`).
     let usage = UsageCounts()
+
+    init(uploads: any UploadRepository & StreamingRepository, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration) {
+        (self.uploads, self.blobs, self.hub, self.configuration) = (uploads, blobs, hub, configuration)
+    }
 
     /// 507 unless `count` more bytes fit above the reserve.
     func checkDiskRoom(for count: Int64) throws {
@@ -38,10 +43,10 @@ struct RelayServices: Sendable {
     /// upload). If `record` fails, the file goes back and the upload stays usable.
     func adoptUpload<T: Sendable>(_ id: String, user: Int64, record: (String) async throws -> T) async throws -> T {
         guard !id.isEmpty, id.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(id)\"") }
-        _ = try await store.upload(id: id, user: user)
+        _ = try await uploads.upload(id: id, user: user)
         // The upload's writer lock (across instances on PostgreSQL): no PATCH writes it while it moves.
-        let adopted = try await store.withUploadWriteLock(id) { () async throws -> T in
-            let upload = try await store.upload(id: id, user: user)
+        let adopted = try await uploads.withUploadWriteLock(id) { () async throws -> T in
+            let upload = try await uploads.upload(id: id, user: user)
             // A deferred length never declared is not finished, whatever arrived: nothing is
             // offered to a target before the sender said where the content ends.
             guard let length = upload.length, upload.offset == length else {
@@ -50,7 +55,7 @@ struct RelayServices: Sendable {
             if upload.sha256 == nil {
                 // Every byte landed but the digest was never recorded (a stop or a crash in
                 // between, or a PATCH that ran past the length): work it out now.
-                try await store.setUploadOffset(id: id, offset: length, sha256: await blobs.digest(upload: id, length: length))
+                try await uploads.setUploadOffset(id: id, offset: length, sha256: await blobs.digest(upload: id, length: length))
             }
             return try await adoptLocked(id, record: record)
         }
@@ -80,9 +85,9 @@ struct RelayServices: Sendable {
     /// whether there was one.
     @discardableResult
     func completeStreaming(upload id: String) async throws -> Bool {
-        guard try await store.streamingTransfer(upload: id) != nil else { return false }
+        guard try await uploads.streamingTransfer(upload: id) != nil else { return false }
         let (outcome, blobID) = try await adoptLocked(id) { blobID -> (StreamingCompletion, String) in
-            let outcome = try await store.completeStreamingTransfer(upload: id, blobID: blobID, now: Date())
+            let outcome = try await uploads.completeStreamingTransfer(upload: id, blobID: blobID, now: Date())
             // No transfer after all (another request completed it): the upload stays.
             if outcome == .noTransfer { throw StoreError.conflict("upload \"\(id)\" is no streaming transfer") }
             return (outcome, blobID)
@@ -97,9 +102,13 @@ struct RelayServices: Sendable {
 /// waits out the lockout (429). A right code resets the count. The counts live in the
 /// store, so every relay instance on one database shares them.
 struct EnrolmentThrottle: Sendable {
-    let store: any RelayStore
+    private let store: any EnrolmentThrottleRepository
     let limit: Int
     let lockout: TimeInterval
+
+    init(store: any EnrolmentThrottleRepository, limit: Int, lockout: TimeInterval) {
+        (self.store, self.limit, self.lockout) = (store, limit, lockout)
+    }
 
     /// Seconds left to wait, or nil when the address may try.
     func blocked(_ address: String, now: Date) async throws -> Int? {

@@ -253,6 +253,34 @@ struct DeviceChainTests {
         #expect(try DeviceChain.verify(Array(chain.statements.prefix(crossing)), user: chain.user).head.sequence == UInt64(crossing - 1))
     }
 
+    @Test("the statement limit at its boundary, as a client reads a chain: 1,024 valid statements verify, the 1,025th is refused (the relay's side: ChainRouteTests)")
+    func statementBoundary() throws {
+        var chain = ChainFixture()
+        let one = try ChainFixture.device(1), two = try ChainFixture.device(2)
+        try chain.append(.add(one.entry), by: one)
+        while chain.statements.count <= DeviceChain.maxStatements {
+            try chain.append(chain.statements.count % 2 == 1 ? .add(two.entry) : .remove(deviceId: two.entry.id), by: one)
+        }
+        #expect(DeviceChain.maxStatements == 1024)
+        #expect(chain.statements.count == 1025)
+        let limit = Array(chain.statements.prefix(1024))
+        // 1,024: the whole chain verifies, from its wire form too.
+        #expect(try DeviceChain.verify(limit, user: chain.user).head.sequence == 1023)
+        #expect(try DeviceChain.decodeWire(DeviceChain.encodeWire(limit)) == limit)
+        // 1,025: refused whole, and a client keeping the verified prefix keeps 1,024.
+        let refusal = DeviceChainError.malformed(index: nil, reason: "1025 statements (the limit is 1024)")
+        #expect(throws: refusal) { try DeviceChain.verify(chain.statements, user: chain.user) }
+        let prefix = try DeviceChain.verifyPrefix(chain.statements, user: chain.user)
+        #expect(prefix.head.sequence == 1023)
+        #expect(prefix.refusedTail == .malformed(index: 1024, reason: "1025 statements (the limit is 1024)"))
+        let wire = try DeviceChain.decodeWirePrefix(DeviceChain.encodeWire(chain.statements))
+        #expect(wire.statements == limit)
+        #expect(wire.refused == .malformed(index: 1024, reason: "1025 statements (the limit is 1024)"))
+        // The relay parses its stored chains with the same function.
+        let stored = DeviceChain.decodeStatements(chain.statements.map { Data($0.encoded).base64EncodedString() })
+        #expect(stored.statements == limit && stored.refused == wire.refused)
+    }
+
     @Test("a chain of more statements than the limit is refused before any signature is checked")
     func tooManyStatements() throws {
         let (chain, _, _) = try ChainFixture.twoDevices()

@@ -248,6 +248,14 @@ struct ChainRouteTests {
             #expect(refused.status == .forbidden)
             #expect(String(decoding: refused.body.readableBytesView, as: UTF8.self).contains("the limit is 1024"))
             #expect(try await store.chain(user: user).count == 1024)
+            // A 1,025th stored behind the routes' back (as a relay before the limit could have):
+            // the relay's parse of its stored chain stops at the same limit, the clients' own.
+            _ = try await store.appendChainStatement(user: user, sequence: 1024, previous: Secrets.hex(previous),
+                                                     statement: Data(next.bytes).base64EncodedString(),
+                                                     hash: Secrets.hex(SHA256Digest.of(next.bytes)), device: laptop.id, now: Date())
+            let prefix = RelayChain.verifiedPrefix(try await store.chain(user: user), user: alice)
+            #expect(prefix.statements.count == 1024 && prefix.dropped == 1)
+            #expect(prefix.refused == .malformed(index: 1024, reason: "1025 statements (the limit is 1024)"))
         }
     }
 

@@ -78,7 +78,7 @@ enum AdminPageError: Error {
     case notFound(String)
 }
 
-extension RelayServices {
+extension AdminController {
     /// The session the request's cookie names, or `signInNeeded`.
     func signedIn(_ request: Request) async throws -> SignedIn {
         guard let token = AdminAuth.cookies(request)[AdminAuth.sessionCookie], !token.isEmpty, token.utf8.count <= 128 else {
@@ -93,7 +93,7 @@ extension RelayServices {
     /// the form it sent.
     func signedInForm(_ request: Request) async throws -> (SignedIn, FormFields) {
         try AdminAuth.refuseCrossSite(request)
-        let signedIn = try await signedIn(request)
+        let signedIn = try await self.signedIn(request)
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024)
         let form = FormFields(String(decoding: body.readableBytesView, as: UTF8.self))

@@ -10,11 +10,14 @@ import VFSRelayProtocol
 /// `/v1/items`; every POST needs the session's CSRF token (see `AdminAuth`).
 struct AdminController {
     let services: RelayServices
+    let store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceRepository & AuditRepository
     let items: ItemController
 
-    init(services: RelayServices) {
+    init(services: RelayServices, store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceRepository & AuditRepository,
+         items: ItemController) {
         self.services = services
-        items = ItemController(services: services, base: RelayPaths.items)
+        self.store = store
+        self.items = items
     }
 
     static let auditLimit = 500
@@ -55,7 +58,7 @@ struct AdminController {
     // MARK: - sign in and out
 
     @Sendable func signInPage(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        if (try? await services.signedIn(request)) != nil { return AdminPages.redirect("/admin/items") }
+        if (try? await signedIn(request)) != nil { return AdminPages.redirect("/admin/items") }
         let notice = Self.query(request)["signed-out"] != nil ? "You are signed out." : nil
         return signInForm(message: nil, notice: notice)
     }
@@ -78,7 +81,7 @@ struct AdminController {
         let now = Date()
         let lifetime = services.configuration.adminSessionLifetime
         guard !code.isEmpty, code.utf8.count <= 64,
-              let session = try await services.store.signIn(codeHash: RelayCodes.hash(loginCode: code), sessionHash: AdminAuth.sessionHash(token),
+              let session = try await store.signIn(codeHash: RelayCodes.hash(loginCode: code), sessionHash: AdminAuth.sessionHash(token),
                                                             expires: now.addingTimeInterval(lifetime), now: now) else {
             return signInForm(message: "That code does not sign anyone in: it is unknown, used, expired, or not an administrator's. "
                                 + "Ask for a new one with vfs-relay login-code or vfs-device admin-link.", status: .forbidden)
@@ -90,8 +93,8 @@ struct AdminController {
     }
 
     @Sendable func signOut(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let (signedIn, _) = try await services.signedInForm(request)
-        try await services.store.signOut(sessionHash: signedIn.sessionHash, now: Date())
+        let (signedIn, _) = try await self.signedInForm(request)
+        try await store.signOut(sessionHash: signedIn.sessionHash, now: Date())
         return AdminPages.redirect("/admin/sign-in?signed-out=1",
                                    headers: [.setCookie: AdminAuth.setCookie(AdminAuth.sessionCookie, "", maxAge: 0)])
     }
@@ -111,14 +114,14 @@ struct AdminController {
     }
 
     @Sendable func itemList(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let signedIn = try await services.signedIn(request)
-        let items = try await services.store.items(org: signedIn.session.orgID)
+        let signedIn = try await self.signedIn(request)
+        let items = try await store.items(org: signedIn.session.orgID)
         let query = AdminPages.ItemQuery(Self.query(request).values)
         return AdminPages.response(AdminPages.items(items, query: query, signedIn: signedIn, notice: notice(request), now: Date()))
     }
 
     @Sendable func newItem(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let signedIn = try await services.signedIn(request)
+        let signedIn = try await self.signedIn(request)
         return AdminPages.response(AdminPages.itemForm(.init(), signedIn: signedIn, message: nil))
     }
 
@@ -153,7 +156,7 @@ struct AdminController {
     }
 
     @Sendable func createItem(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let (signedIn, form) = try await services.signedInForm(request)
+        let (signedIn, form) = try await self.signedInForm(request)
         let (typed, draft, problem) = Self.draft(form, id: nil)
         guard let draft else {
             return AdminPages.response(AdminPages.itemForm(typed, signedIn: signedIn, message: problem), status: .unprocessableContent)
@@ -162,7 +165,7 @@ struct AdminController {
         var id = Secrets.itemID()
         while id == draft.app { id = Secrets.itemID() }
         do {
-            _ = try await services.store.createItem(draft, id: id, actor: identity, now: Date())
+            _ = try await store.createItem(draft, id: id, actor: identity, now: Date())
         } catch let error as StoreError {
             return AdminPages.response(AdminPages.itemForm(typed, signedIn: signedIn, message: Self.message(error)), status: .conflict)
         }
@@ -179,14 +182,14 @@ struct AdminController {
     func storedItem(_ context: RelayRequestContext, org: Int64) async throws -> VersionedItem {
         let id = try pathID(context)
         do {
-            return try await services.store.item(id: id, org: org)
+            return try await store.item(id: id, org: org)
         } catch StoreError.notFound {
             throw AdminPageError.notFound("There is no approved app with the id \"\(id)\"; another administrator may have deleted it.")
         }
     }
 
     @Sendable func editItem(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let signedIn = try await services.signedIn(request)
+        let signedIn = try await self.signedIn(request)
         let item = try await storedItem(context, org: signedIn.session.orgID)
         return AdminPages.response(AdminPages.itemForm(.init(item), signedIn: signedIn, message: nil))
     }
@@ -204,7 +207,7 @@ struct AdminController {
     }
 
     @Sendable func updateItem(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let (signedIn, form) = try await services.signedInForm(request)
+        let (signedIn, form) = try await self.signedInForm(request)
         let stored = try await storedItem(context, org: signedIn.session.orgID)
         var (typed, draft, problem) = Self.draft(form, id: stored.item.id)
         typed.version = Int64(form.text("version"))
@@ -217,7 +220,7 @@ struct AdminController {
         }
         let identity = signedIn.session.identity
         do {
-            _ = try await services.store.updateItem(id: stored.item.id, draft, ifVersion: version, actor: identity, now: Date())
+            _ = try await store.updateItem(id: stored.item.id, draft, ifVersion: version, actor: identity, now: Date())
         } catch StoreError.preconditionFailed {
             return try await conflict(typed, signedIn: signedIn, org: signedIn.session.orgID, context: context)
         } catch let error as StoreError {
@@ -228,11 +231,11 @@ struct AdminController {
     }
 
     @Sendable func deleteItem(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let (signedIn, form) = try await services.signedInForm(request)
+        let (signedIn, form) = try await self.signedInForm(request)
         let stored = try await storedItem(context, org: signedIn.session.orgID)
         let identity = signedIn.session.identity
         do {
-            try await services.store.deleteItem(id: stored.item.id, ifVersion: Int64(form.text("version")) ?? -1, actor: identity, now: Date())
+            try await store.deleteItem(id: stored.item.id, ifVersion: Int64(form.text("version")) ?? -1, actor: identity, now: Date())
         } catch StoreError.preconditionFailed {
             return try await conflict(.init(stored), signedIn: signedIn, org: signedIn.session.orgID, context: context)
         }
@@ -243,8 +246,8 @@ struct AdminController {
     // MARK: - devices, outbox, audit
 
     @Sendable func deviceList(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let signedIn = try await services.signedIn(request)
-        let members = try await services.store.organisationMembers(org: signedIn.session.orgID)
+        let signedIn = try await self.signedIn(request)
+        let members = try await store.organisationMembers(org: signedIn.session.orgID)
         let query = Self.query(request)
         let notice = query["revoked"].map { "Revoked \($0)." }
         return AdminPages.response(AdminPages.devices(members, signedIn: signedIn, notice: notice))
@@ -253,26 +256,25 @@ struct AdminController {
     /// A live device of the organisation and its owner.
     func orgDevice(_ context: RelayRequestContext, org: Int64) async throws -> (Device, OrganisationMember) {
         let id = try pathID(context)
-        for member in try await services.store.organisationMembers(org: org) {
+        for member in try await store.organisationMembers(org: org) {
             if let device = member.devices.first(where: { $0.id == id && $0.invalidated == nil }) { return (device, member) }
         }
         throw AdminPageError.notFound("There is no active device \"\(id)\" in the organisation.")
     }
 
     @Sendable func confirmRevoke(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let signedIn = try await services.signedIn(request)
+        let signedIn = try await self.signedIn(request)
         let (device, owner) = try await orgDevice(context, org: signedIn.session.orgID)
         return AdminPages.response(AdminPages.confirmRevoke(device, owner: owner.email, signedIn: signedIn))
     }
 
     @Sendable func revoke(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let (signedIn, _) = try await services.signedInForm(request)
+        let (signedIn, _) = try await self.signedInForm(request)
         let (device, owner) = try await orgDevice(context, org: signedIn.session.orgID)
         let now = Date()
-        let released = try await services.store.invalidateDevice(id: device.id, user: owner.id, now: now)
+        let released = try await store.invalidateDevice(id: device.id, user: owner.id, now: now)
         await services.deleteBlobs(released)
-        services.hub.notify([device.id])
-        try await services.store.audit(org: signedIn.session.orgID, actor: signedIn.session.email, action: "admin.revoke",
+        try await store.audit(org: signedIn.session.orgID, actor: signedIn.session.email, action: "admin.revoke",
                                        subject: device.id, detail: "\(device.name) of \(owner.email)", now: now)
         return AdminPages.redirect("/admin/devices?revoked=" + (device.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
     }
@@ -283,15 +285,15 @@ struct AdminController {
     /// was just done (`?done=…&group=…&email=…`) or, after a refused change, the reason.
     func orgGroupsPage(_ signedIn: SignedIn, notice: String?, problem: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
         let org = signedIn.session.orgID
-        let groups = try await services.store.orgGroups(org: org, member: nil)
-        let users = try await services.store.organisationMembers(org: org).map(\.email)
+        let groups = try await store.orgGroups(org: org, member: nil)
+        let users = try await store.organisationMembers(org: org).map(\.email)
         return AdminPages.response(AdminPages.orgGroups(groups, users: users, signedIn: signedIn, notice: notice, problem: problem), status: status)
     }
 
     static let groupNotices = ["created": "Created the group", "added": "Added", "removed": "Removed"]
 
     @Sendable func orgGroups(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let signedIn = try await services.signedIn(request)
+        let signedIn = try await self.signedIn(request)
         let query = Self.query(request)
         var notice: String?
         if let done = query["done"], let verb = Self.groupNotices[done] {
@@ -307,11 +309,11 @@ struct AdminController {
     }
 
     @Sendable func createOrgGroup(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let (signedIn, form) = try await services.signedInForm(request)
+        let (signedIn, form) = try await self.signedInForm(request)
         let name = form.text("name")
         do {
             try Validate.groupName(name)
-            _ = try await services.store.createOrgGroup(org: signedIn.session.orgID, name: name, actor: signedIn.session.email, now: Date())
+            _ = try await store.createOrgGroup(org: signedIn.session.orgID, name: name, actor: signedIn.session.email, now: Date())
         } catch let error as RelayError {
             return try await orgGroupsPage(signedIn, notice: nil, problem: error.message, status: .unprocessableContent)
         } catch let error as StoreError {
@@ -331,11 +333,11 @@ struct AdminController {
     /// The same store call, audit line and rules as the API's PUT and DELETE
     /// `/v1/org/groups/{name}/members/{email}`: a user of another organisation is not found.
     func changeOrgGroupMember(_ request: Request, context: RelayRequestContext, add: Bool) async throws -> Response {
-        let (signedIn, form) = try await services.signedInForm(request)
+        let (signedIn, form) = try await self.signedInForm(request)
         let name = try pathID(context, "name"), email = form.text("email")
         do {
             guard !email.isEmpty, email.utf8.count <= 254 else { throw StoreError.invalid("give the member's email address") }
-            _ = try await services.store.changeOrgGroupMember(org: signedIn.session.orgID, group: name, email: email, add: add,
+            _ = try await store.changeOrgGroupMember(org: signedIn.session.orgID, group: name, email: email, add: add,
                                                               actor: signedIn.session.email, now: Date())
         } catch let error as StoreError {
             let status: HTTPResponse.Status = if case .notFound = error { .notFound } else { .unprocessableContent }
@@ -345,17 +347,17 @@ struct AdminController {
     }
 
     @Sendable func transfers(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let signedIn = try await services.signedIn(request)
+        let signedIn = try await self.signedIn(request)
         let org = signedIn.session.orgID
-        return AdminPages.response(AdminPages.transfers(try await services.store.organisationTransfers(org: org),
-                                                        members: try await services.store.organisationMembers(org: org),
+        return AdminPages.response(AdminPages.transfers(try await store.organisationTransfers(org: org),
+                                                        members: try await store.organisationMembers(org: org),
                                                         signedIn: signedIn))
     }
 
     @Sendable func audit(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let signedIn = try await services.signedIn(request)
+        let signedIn = try await self.signedIn(request)
         let filter = Self.query(request).text("q")
-        let entries = try await services.store.auditLog(org: signedIn.session.orgID, matching: filter, limit: Self.auditLimit)
+        let entries = try await store.auditLog(org: signedIn.session.orgID, matching: filter, limit: Self.auditLimit)
         return AdminPages.response(AdminPages.audit(entries, filter: filter, limit: Self.auditLimit, signedIn: signedIn))
     }
 }

@@ -6,6 +6,7 @@ import VFSRelayProtocol
 /// for the admin web page (what `vfs-relay login-code` gives the operator), stored hashed.
 struct AdminLoginCodeController {
     let services: RelayServices
+    let store: any AdminWebRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.post(RouterPath(RelayPaths.adminLoginCodes), use: create)
@@ -17,7 +18,7 @@ struct AdminLoginCodeController {
         let now = Date()
         let code = RelayCodes.newLoginCode()
         let expires = now.addingTimeInterval(services.configuration.loginCodeLifetime)
-        try await services.store.createLoginCode(email: identity.email, codeHash: RelayCodes.hash(loginCode: code), expires: expires, now: now)
+        try await store.createLoginCode(email: identity.email, codeHash: RelayCodes.hash(loginCode: code), expires: expires, now: now)
         return try jsonResponse(AdminLoginCode(code: code, path: RelayPaths.adminPage, expires: expires), status: .created)
     }
 }

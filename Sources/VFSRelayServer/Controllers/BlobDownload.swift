@@ -52,7 +52,7 @@ struct BlobDownload {
 
 /// What a streaming transfer's content follows: its upload, while it runs, then its blob.
 struct UploadFollower: Sendable {
-    let store: any RelayStore
+    let store: any StreamingRepository
     let hub: EventHub
     let transfer: String
     let device: String

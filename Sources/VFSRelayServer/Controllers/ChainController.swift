@@ -9,7 +9,7 @@ import VFSRelayProtocol
 /// own verifier (VFSDeviceChain): a stolen token or a pending device cannot append one
 /// that the user's devices would refuse. Clients still verify all they are served.
 struct ChainController {
-    let services: RelayServices
+    let store: any ChainRepository & DeviceRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.get(RouterPath(RelayPaths.users + "/:user/chain"), use: show)
@@ -24,7 +24,7 @@ struct ChainController {
         guard let email = context.parameters.get("user"), !email.isEmpty, email.utf8.count <= 254 else {
             throw RelayError.notFound("not found")
         }
-        let statements = try await services.store.chain(email: email, org: identity.orgID)
+        let statements = try await store.chain(email: email, org: identity.orgID)
         guard !statements.isEmpty else { throw RelayError.notFound("\"\(Validate.shown(email))\" has no device chain yet") }
         return try jsonResponse(ChainDocument(user: email, statements: statements))
     }
@@ -32,7 +32,7 @@ struct ChainController {
     /// The caller's own user's chain, empty before its root: it tells the device its user.
     @Sendable func own(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
-        return try jsonResponse(ChainDocument(user: identity.email, statements: try await services.store.chain(user: identity.userID)))
+        return try jsonResponse(ChainDocument(user: identity.email, statements: try await store.chain(user: identity.userID)))
     }
 
     /// One more statement, signed by the caller (or adding the caller), of the caller's user, that verifies
@@ -65,7 +65,7 @@ struct ChainController {
         guard statement.signer == identity.deviceID || addsCaller else {
             throw RelayError.badRequest("the statement is not signed by the calling device, nor an add of it")
         }
-        let stored = RelayChain.verifiedPrefix(try await services.store.chain(user: identity.userID), user: identity.email)
+        let stored = RelayChain.verifiedPrefix(try await store.chain(user: identity.userID), user: identity.email)
         guard statement.sequence == UInt64(stored.statements.count),
               statement.previous == (stored.statements.last.map { RelayChain.primitives.sha256($0.encoded) } ?? [UInt8](repeating: 0, count: DeviceChain.hashCount)) else {
             throw RelayError.conflict("the chain has \(stored.statements.count) verified statements: the next is number \(stored.statements.count) and follows the last of them")
@@ -76,10 +76,10 @@ struct ChainController {
             throw RelayError(.forbidden, .forbidden, "the statement does not verify: \(error)")
         }
         if stored.dropped > 0 {
-            _ = try await services.store.cutChain(user: identity.userID, keeping: Int64(stored.statements.count),
+            _ = try await store.cutChain(user: identity.userID, keeping: Int64(stored.statements.count),
                                                   head: stored.headHex, actor: identity.deviceID, now: Date())
         }
-        let statements = try await services.store.appendChainStatement(
+        let statements = try await store.appendChainStatement(
             user: identity.userID, sequence: Int64(statement.sequence), previous: Secrets.hex(statement.previous),
             statement: bytes.base64EncodedString(), hash: Secrets.hex(Array(SHA256.hash(data: bytes))), device: identity.deviceID,
             now: Date())
@@ -90,13 +90,13 @@ struct ChainController {
     @Sendable func signingKey(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
         let id = try pathID(context)
-        _ = try await services.store.device(id: id, user: identity.userID)
+        _ = try await store.device(id: id, user: identity.userID)
         guard id == identity.deviceID else { throw RelayError(.forbidden, .forbidden, "a device publishes only its own signing key") }
         let body = try await request.decodeJSON(SigningKeyUpdate.self, context: context)
         guard let key = Data(base64Encoded: body.signingKey), key.count == 32 else {
             throw RelayError.badRequest("the signing key is not base64 of a 32-byte Ed25519 public key")
         }
-        return try jsonResponse(try await services.store.setSigningKey(device: id, user: identity.userID,
+        return try jsonResponse(try await store.setSigningKey(device: id, user: identity.userID,
                                                                        key: key.base64EncodedString(), now: Date()))
     }
 }
@@ -131,21 +131,10 @@ package enum RelayChain {
     }
 
     /// The statements of `stored` (base64, in order) up to the first that does not
-    /// decode or verify as `user`'s; all of them when the root does not.
+    /// decode or verify as `user`'s, or is past the clients' statement limit; all of them
+    /// when the root does not. Parsed and bounded by the clients' own code (VFSDeviceChain).
     package static func verifiedPrefix(_ stored: [String], user: String) -> Prefix {
-        var statements: [DeviceChain.Statement] = []
-        var refused: DeviceChainError?
-        for (index, text) in stored.enumerated() {
-            guard let data = Data(base64Encoded: text) else { refused = .malformed(index: index, reason: "not base64"); break }
-            do {
-                statements.append(try DeviceChain.Statement.decode(Array(data)))
-            } catch let error as DeviceChainError {
-                refused = error
-                break
-            } catch {
-                break
-            }
-        }
+        let (statements, refused) = DeviceChain.decodeStatements(stored)
         guard !statements.isEmpty else { return Prefix(statements: [], dropped: stored.count, refused: refused) }
         do {
             let verified = try DeviceChain.verifyPrefix(statements, user: user, using: primitives)

@@ -9,6 +9,7 @@ import VFSRelayProtocol
 /// ciphertext.
 struct CloudController {
     let services: RelayServices
+    let store: any CloudRepository & UsageRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         for path in [RelayPaths.cloud, RelayPaths.cloud + "/**"] {
@@ -41,9 +42,9 @@ struct CloudController {
     @Sendable func get(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let user = try context.requireIdentity().userID
         let path = try Self.path(context)
-        let (entry, children) = try await services.store.cloudList(path: path, user: user)
+        let (entry, children) = try await store.cloudList(path: path, user: user)
         if entry.kind == .folder { return try jsonResponse(children) }
-        let blob = try await services.store.cloudFile(path: path, user: user)
+        let blob = try await store.cloudFile(path: path, user: user)
         return try await BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes).response(blob, request: request)
     }
 
@@ -52,7 +53,7 @@ struct CloudController {
         let path = try Self.path(context)
         let body = try await request.decodeJSON(CloudFolderCreate.self, context: context)
         guard body.kind == .folder else { throw RelayError.badRequest("POST makes folders; PUT {\"upload\": id} stores a file") }
-        let entry = try await services.store.cloudMakeFolder(path: path, id: Secrets.id(), user: user,
+        let entry = try await store.cloudMakeFolder(path: path, id: Secrets.id(), user: user,
                                                                maxEntries: services.configuration.maxCloudEntries, now: Date())
         return try jsonResponse(entry, status: .created)
     }
@@ -64,13 +65,13 @@ struct CloudController {
         let body = try await request.decodeJSON(CloudPut.self, context: context)
         let stored: (CloudEntry, [String])
         if let transfer = body.transfer {
-            stored = try await services.store.cloudPutTransfer(path: path, id: Secrets.id(), transfer: transfer,
+            stored = try await store.cloudPutTransfer(path: path, id: Secrets.id(), transfer: transfer,
                                                                           sender: context.requireIdentity().deviceID, user: user,
                                                                           maxEntries: services.configuration.maxCloudEntries, now: Date())
         } else {
             let upload = body.upload ?? ""
             stored = try await services.adoptUpload(upload, user: user) { blobID in
-                try await services.store.cloudPut(path: path, id: Secrets.id(), upload: upload, blobID: blobID, user: user,
+                try await store.cloudPut(path: path, id: Secrets.id(), upload: upload, blobID: blobID, user: user,
                                                     maxEntries: services.configuration.maxCloudEntries, now: Date())
             }
         }
@@ -85,14 +86,14 @@ struct CloudController {
         let body = try await request.decodeJSON(CloudMove.self, context: context)
         let to = try Self.path(body.to)
         guard !from.isEmpty, !to.isEmpty else { throw RelayError.conflict("the root folder cannot be moved or replaced") }
-        return try jsonResponse(try await services.store.cloudMove(from: from, to: to, user: user, now: Date()))
+        return try jsonResponse(try await store.cloudMove(from: from, to: to, user: user, now: Date()))
     }
 
     @Sendable func delete(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let user = try context.requireIdentity().userID
         let path = try Self.path(context)
         guard !path.isEmpty else { throw RelayError.conflict("the root folder cannot be deleted") }
-        await services.deleteBlobs(try await services.freeing { try await services.store.cloudDelete(path: path, user: user, now: Date()) })
+        await services.deleteBlobs(try await services.freeing { try await store.cloudDelete(path: path, user: user, now: Date()) })
         return emptyResponse()
     }
 
@@ -107,7 +108,7 @@ struct CloudController {
         guard let header = Data(base64Encoded: body.header).map({ [UInt8]($0) }), Self.looksLikeAgeHeader(header) else {
             throw RelayError.badRequest("\"header\" is not a base64 age header (version line to MAC line)")
         }
-        let blob = try await services.store.cloudFile(path: path, user: user)
+        let blob = try await store.cloudFile(path: path, user: user)
         guard blob.sha256 == body.sha256 else {
             throw RelayError(.preconditionFailed, .preconditionFailed, "the file changed: its SHA-256 is \(blob.sha256)")
         }
@@ -124,7 +125,7 @@ struct CloudController {
         let newID = Secrets.id()
         let made = try await services.blobs.rewrite(blob: blob.id, replacing: body.length, with: header, as: newID)
         do {
-            let (entry, released) = try await services.store.cloudReplaceBlob(
+            let (entry, released) = try await store.cloudReplaceBlob(
                 path: path, expected: blob.sha256, with: BlobRef(id: newID, size: made.size, sha256: made.sha256), user: user, now: Date())
             await services.deleteBlobs(released)
             return try jsonResponse(entry)
@@ -149,11 +150,11 @@ struct CloudController {
     /// What the user's cloud holds, and the quota.
     @Sendable func usage(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let user = try context.requireIdentity().userID
-        var usage = CloudUsage(files: 0, folders: 0, bytes: 0, used: try await services.store.usage(user: user),
+        var usage = CloudUsage(files: 0, folders: 0, bytes: 0, used: try await store.usage(user: user),
                                quota: services.configuration.userQuota)
         var pending: [[String]] = [[]]
         while let folder = pending.popLast() {
-            for child in try await services.store.cloudList(path: folder, user: user).1 {
+            for child in try await store.cloudList(path: folder, user: user).1 {
                 if child.kind == .folder {
                     usage.folders += 1
                     pending.append(folder + [child.name])

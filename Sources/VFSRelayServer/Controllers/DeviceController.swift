@@ -5,6 +5,7 @@ import VFSRelayProtocol
 /// `/v1/devices[/{id}]`: the caller's own devices.
 struct DeviceController {
     let services: RelayServices
+    let store: any DeviceRepository & ChainRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.get(RouterPath(RelayPaths.devices), use: list)
@@ -14,23 +15,23 @@ struct DeviceController {
     }
 
     @Sendable func list(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        try jsonResponse(try await services.store.devices(user: context.requireIdentity().userID))
+        try jsonResponse(try await store.devices(user: context.requireIdentity().userID))
     }
 
     @Sendable func show(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        try jsonResponse(try await services.store.device(id: pathID(context), user: context.requireIdentity().userID))
+        try jsonResponse(try await store.device(id: pathID(context), user: context.requireIdentity().userID))
     }
 
     @Sendable func rename(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
         let id = try pathID(context)
-        _ = try await services.store.device(id: id, user: identity.userID)
+        _ = try await store.device(id: id, user: identity.userID)
         let body = try await request.decodeJSON(DeviceRename.self, context: context)
         try Validate.name(body.name, what: "device name")
-        if try await services.store.devices(user: identity.userID).contains(where: { $0.name == body.name && $0.id != id }) {
+        if try await store.devices(user: identity.userID).contains(where: { $0.name == body.name && $0.id != id }) {
             throw RelayError.conflict("you already have a device named \"\(body.name)\"")
         }
-        return try jsonResponse(try await services.store.renameDevice(id: id, user: identity.userID, name: body.name, now: Date()))
+        return try jsonResponse(try await store.renameDevice(id: id, user: identity.userID, name: body.name, now: Date()))
     }
 
     /// Logs the device out at once: token dead, stream told and closed, its waiting
@@ -40,14 +41,13 @@ struct DeviceController {
         let identity = try context.requireIdentity()
         let id = try pathID(context)
         if id != identity.deviceID {
-            let stored = try await services.store.chain(user: identity.userID)
+            let stored = try await store.chain(user: identity.userID)
             if !stored.isEmpty, !RelayChain.liveDevices(stored, user: identity.email).contains(identity.deviceID) {
                 throw RelayError(.forbidden, .forbidden, "a device your devices have not approved logs out no other device")
             }
         }
-        let released = try await services.store.invalidateDevice(id: id, user: identity.userID, now: Date())
+        let released = try await store.invalidateDevice(id: id, user: identity.userID, now: Date())
         await services.deleteBlobs(released)
-        services.hub.notify([id])
         return emptyResponse()
     }
 }

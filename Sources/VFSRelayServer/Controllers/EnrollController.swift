@@ -5,6 +5,8 @@ import VFSRelayProtocol
 /// `POST /v1/enroll`: a one-time code becomes a device and its token.
 struct EnrollController {
     let services: RelayServices
+    let store: any EnrolmentRepository
+    let throttle: EnrolmentThrottle
 
     func addRoutes(to router: Router<RelayRequestContext>) {
         router.post(RouterPath(RelayPaths.enroll), use: enroll)
@@ -12,7 +14,7 @@ struct EnrollController {
 
     @Sendable func enroll(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let now = Date()
-        if let wait = try await services.throttle.blocked(context.remoteAddress, now: now) {
+        if let wait = try await throttle.blocked(context.remoteAddress, now: now) {
             throw RelayError(.tooManyRequests, .tooManyRequests, "too many wrong enrolment codes; try again in \(wait) s",
                              headers: [.retryAfter: "\(wait)"])
         }
@@ -21,14 +23,14 @@ struct EnrollController {
         try Validate.name(body.platform, what: "platform")
         try Validate.recipient(body.recipient)
         let token = Secrets.token()
-        let device = try await services.store.enroll(
+        let device = try await store.enroll(
             codeHash: Secrets.hash(Secrets.normalisedCode(body.code)), deviceID: Secrets.id(), tokenHash: Secrets.hash(token),
             name: body.name, platform: body.platform, recipient: body.recipient, now: now, limits: services.configuration.limits)
         guard let device else {
-            try await services.throttle.failed(context.remoteAddress, now: now)
+            try await throttle.failed(context.remoteAddress, now: now)
             throw RelayError(.unauthorized, .unauthorized, "unknown, used or expired enrolment code")
         }
-        try await services.throttle.succeeded(context.remoteAddress)
+        try await throttle.succeeded(context.remoteAddress)
         return try jsonResponse(EnrollResponse(device: device, token: token), status: .created)
     }
 }

@@ -11,6 +11,7 @@ import VFSRelayProtocol
 /// keep-alive interval keeps idle connections open. A `logout` event ends the stream.
 struct EventController {
     let services: RelayServices
+    let store: any EventRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.get(RouterPath(RelayPaths.events), use: stream)
@@ -69,7 +70,7 @@ struct EventController {
             func flush() async throws -> Bool {
                 while true {
                     let events = try await services.hub.sharedRead(device: device, after: last) { [last] in
-                        try await services.store.events(device: device, after: last, limit: 256)
+                        try await store.events(device: device, after: last, limit: 256)
                     }
                     for event in events {
                         try await writer.write(ByteBuffer(string: Self.format(event)))

@@ -7,6 +7,7 @@ import VFSRelayProtocol
 /// unused, it dies with the device that asked for it.
 struct InviteController {
     let services: RelayServices
+    let store: any InviteRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.post(RouterPath(RelayPaths.invites), use: create)
@@ -17,7 +18,7 @@ struct InviteController {
         let now = Date()
         let code = RelayCodes.newEnrolmentCode()
         let expires = now.addingTimeInterval(services.configuration.enrolmentCodeLifetime)
-        try await services.store.createEnrolmentCode(email: identity.email, codeHash: RelayCodes.hash(enrolmentCode: code),
+        try await store.createEnrolmentCode(email: identity.email, codeHash: RelayCodes.hash(enrolmentCode: code),
                                                      expires: expires, now: now, createdBy: identity.deviceID,
                                                      openLimit: services.configuration.limits.openInvites)
         return try jsonResponse(Invite(code: code, expires: expires), status: .created)

@@ -8,6 +8,7 @@ import VFSRelayProtocol
 /// Each item's ETag is its version; `If-Match` with an older one is 412.
 struct ItemController {
     let services: RelayServices
+    let store: any ItemRepository & EventRepository
     let base: String
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
@@ -47,8 +48,7 @@ struct ItemController {
     func changed(_ id: String, _ change: String, _ identity: DeviceIdentity) async throws {
         let data = String(decoding: try JSONSerialization.data(withJSONObject: ["item": id, "change": change], options: [.sortedKeys]),
                           as: UTF8.self)
-        let devices = try await services.store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
-        services.hub.notify(devices)
+        _ = try await store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
     }
 
     /// The list, with the organisation's items revision as its ETag and its offline
@@ -58,13 +58,13 @@ struct ItemController {
         // The revision is read first: a list read after it is at least that new, so it
         // is never cached under a revision newer than its content. A grace change bumps
         // the revision too, so the kept grace is as current as the kept list.
-        let revision = try await services.store.itemsRevision(org: org)
+        let revision = try await store.itemsRevision(org: org)
         let kept: (body: ByteBuffer, grace: Int64)
         if let cached = services.itemLists.list(org: org, revision: revision) {
             kept = cached
         } else {
-            let body = ByteBuffer(bytes: try RelayJSON.encoder().encode(try await services.store.items(org: org).map(\.item)))
-            let grace = try await services.store.policyGrace(org: org) ?? PolicySettings.defaultGraceSeconds
+            let body = ByteBuffer(bytes: try RelayJSON.encoder().encode(try await store.items(org: org).map(\.item)))
+            let grace = try await store.policyGrace(org: org) ?? PolicySettings.defaultGraceSeconds
             kept = (body, grace)
             services.itemLists.store(body, grace: grace, org: org, revision: revision)
         }
@@ -74,7 +74,7 @@ struct ItemController {
     }
 
     @Sendable func show(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        let item = try await services.store.item(id: pathID(context), org: context.requireIdentity().orgID)
+        let item = try await store.item(id: pathID(context), org: context.requireIdentity().orgID)
         return try jsonResponse(item.item, headers: [.eTag: Self.etag(item)])
     }
 
@@ -83,7 +83,7 @@ struct ItemController {
         let draft = try await draft(request, context)
         var id = Secrets.itemID()
         while id == draft.app { id = Secrets.itemID() }
-        let item = try await services.store.createItem(draft, id: id, actor: identity, now: Date())
+        let item = try await store.createItem(draft, id: id, actor: identity, now: Date())
         try await changed(id, "add", identity)
         return try jsonResponse(item.item, status: .created, headers: [.eTag: Self.etag(item), .location: "\(base)/\(id)"])
     }
@@ -91,20 +91,20 @@ struct ItemController {
     @Sendable func update(_ request: Request, context: RelayRequestContext) async throws -> Response {
         // Another organisation's item is 404 for everyone, admin or not.
         let id = try pathID(context)
-        _ = try await services.store.item(id: id, org: context.requireIdentity().orgID)
+        _ = try await store.item(id: id, org: context.requireIdentity().orgID)
         let identity = try requireAdmin(context)
         let version = try Self.ifMatch(request, id: id)
         let draft = try await draft(request, context)
-        let item = try await services.store.updateItem(id: id, draft, ifVersion: version, actor: identity, now: Date())
+        let item = try await store.updateItem(id: id, draft, ifVersion: version, actor: identity, now: Date())
         try await changed(id, "update", identity)
         return try jsonResponse(item.item, headers: [.eTag: Self.etag(item)])
     }
 
     @Sendable func delete(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let id = try pathID(context)
-        _ = try await services.store.item(id: id, org: context.requireIdentity().orgID)
+        _ = try await store.item(id: id, org: context.requireIdentity().orgID)
         let identity = try requireAdmin(context)
-        try await services.store.deleteItem(id: id, ifVersion: Self.ifMatch(request, id: id), actor: identity, now: Date())
+        try await store.deleteItem(id: id, ifVersion: Self.ifMatch(request, id: id), actor: identity, now: Date())
         try await changed(id, "delete", identity)
         return emptyResponse()
     }
@@ -114,7 +114,7 @@ struct ItemController {
 /// organisation reads them; admins change them, and every device of the organisation
 /// gets a `policy` event (the settings come with the list).
 struct PolicySettingsController {
-    let services: RelayServices
+    let store: any ItemRepository & EventRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.get(RouterPath(RelayPaths.policySettings), use: show)
@@ -123,7 +123,7 @@ struct PolicySettingsController {
 
     @Sendable func show(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let org = try context.requireIdentity().orgID
-        let grace = try await services.store.policyGrace(org: org) ?? PolicySettings.defaultGraceSeconds
+        let grace = try await store.policyGrace(org: org) ?? PolicySettings.defaultGraceSeconds
         return try jsonResponse(PolicySettings(graceSeconds: grace))
     }
 
@@ -135,10 +135,9 @@ struct PolicySettingsController {
         guard range.contains(settings.graceSeconds) else {
             throw RelayError.badRequest("graceSeconds \(settings.graceSeconds) is out of range (\(range.lowerBound) to \(range.upperBound))")
         }
-        try await services.store.setPolicyGrace(org: identity.orgID, seconds: settings.graceSeconds, actor: identity, now: Date())
+        try await store.setPolicyGrace(org: identity.orgID, seconds: settings.graceSeconds, actor: identity, now: Date())
         let data = #"{"change":"settings"}"#
-        let devices = try await services.store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
-        services.hub.notify(devices)
+        _ = try await store.appendEventToOrganisation(kind: .policy, data: data, org: identity.orgID, now: Date())
         return try jsonResponse(settings)
     }
 }

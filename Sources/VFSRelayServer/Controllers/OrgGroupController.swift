@@ -7,7 +7,7 @@ import VFSRelayProtocol
 /// groups they are in; anyone else is told of none. `/v1/org/users`: the organisation's
 /// users, whom any of its devices can send to (vfs-push --to completes from it).
 struct OrgGroupController {
-    let services: RelayServices
+    let store: any OrgGroupRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         let base = RelayPaths.orgGroups
@@ -33,13 +33,13 @@ struct OrgGroupController {
             }
             limit = value
         }
-        let users = try await services.store.orgUsers(org: identity.orgID).filter { $0.hasPrefix(prefix) }.prefix(limit)
+        let users = try await store.orgUsers(org: identity.orgID).filter { $0.hasPrefix(prefix) }.prefix(limit)
         return try jsonResponse(users.map(OrgUser.init(email:)))
     }
 
     @Sendable func list(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
-        return try jsonResponse(try await services.store.orgGroups(org: identity.orgID, member: identity.isAdmin ? nil : identity.userID))
+        return try jsonResponse(try await store.orgGroups(org: identity.orgID, member: identity.isAdmin ? nil : identity.userID))
     }
 
     @Sendable func create(_ request: Request, context: RelayRequestContext) async throws -> Response {
@@ -47,7 +47,7 @@ struct OrgGroupController {
         guard identity.isAdmin else { throw RelayError.forbidden }
         let body = try await request.decodeJSON(OrgGroupCreate.self, context: context)
         try Validate.groupName(body.name)
-        let group = try await services.store.createOrgGroup(org: identity.orgID, name: body.name, actor: identity.deviceID, now: Date())
+        let group = try await store.createOrgGroup(org: identity.orgID, name: body.name, actor: identity.deviceID, now: Date())
         return try jsonResponse(group, status: .created, headers: [.location: RelayPaths.orgGroup(group.name)])
     }
 
@@ -55,7 +55,7 @@ struct OrgGroupController {
     @Sendable func show(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
         let name = try pathID(context, "name")
-        let group = try await services.store.orgGroup(org: identity.orgID, name: name)
+        let group = try await store.orgGroup(org: identity.orgID, name: name)
         guard identity.isAdmin || group.members.contains(identity.email) else {
             throw RelayError.notFound("no group of people \"\(Validate.shown(name))\"")
         }
@@ -76,7 +76,7 @@ struct OrgGroupController {
         guard let email = context.parameters.get("email"), !email.isEmpty, email.utf8.count <= 254 else {
             throw RelayError.notFound("not found")
         }
-        return try jsonResponse(try await services.store.changeOrgGroupMember(
+        return try jsonResponse(try await store.changeOrgGroupMember(
             org: identity.orgID, group: pathID(context, "name"), email: email, add: add, actor: identity.deviceID, now: Date()))
     }
 }

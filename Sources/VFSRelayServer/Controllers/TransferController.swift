@@ -8,6 +8,7 @@ import VFSRelayProtocol
 /// same organisation, one outbox row per device; the sender's quota holds it.
 struct TransferController {
     let services: RelayServices
+    let store: any TransferRepository & UploadRepository & StreamingRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.post(RouterPath(RelayPaths.transfers), use: create)
@@ -34,11 +35,10 @@ struct TransferController {
             return try jsonResponse(entry, status: .created)
         }
         let entry = try await services.adoptUpload(body.upload, user: identity.userID) { blobID in
-            try await services.store.createTransfer(
+            try await store.createTransfer(
                 id: Secrets.id(), upload: body.upload, blobID: blobID, sender: identity, devices: body.devices,
                 groups: body.groups, users: body.users, expires: expires, now: now)
         }
-        services.hub.notify(entry.recipients.map(\.device))
         return try jsonResponse(entry, status: .created)
     }
 
@@ -48,7 +48,7 @@ struct TransferController {
     /// same transfer, given its blob if the last PATCH could not.
     func createStreaming(_ body: TransferCreate, sender: DeviceIdentity, expires: Date, now: Date) async throws -> OutboxEntry? {
         guard !body.upload.isEmpty, body.upload.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(body.upload)\"") }
-        let store = services.store
+        let store = self.store
         let upload = try await store.upload(id: body.upload, user: sender.userID)
         if let existing = try await store.streamingTransfer(upload: upload.id) {
             if let length = upload.length, upload.offset == length {
@@ -71,7 +71,6 @@ struct TransferController {
         do {
             let entry = try await store.createStreamingTransfer(id: Secrets.id(), upload: upload.id, sender: sender, devices: body.devices,
                                                                 groups: body.groups, users: body.users, expires: expires, now: now)
-            services.hub.notify(entry.recipients.map(\.device))
             return entry
         } catch StoreError.conflict {
             return nil
@@ -79,21 +78,21 @@ struct TransferController {
     }
 
     @Sendable func inbox(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        try jsonResponse(try await services.store.inbox(device: context.requireIdentity().deviceID))
+        try jsonResponse(try await store.inbox(device: context.requireIdentity().deviceID))
     }
 
     @Sendable func outbox(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        try jsonResponse(try await services.store.outbox(device: context.requireIdentity().deviceID))
+        try jsonResponse(try await store.outbox(device: context.requireIdentity().deviceID))
     }
 
     @Sendable func content(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let (id, device) = (try pathID(context), try context.requireIdentity().deviceID)
         let download = BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes)
-        switch try await services.store.openTransfer(id: id, device: device, now: Date()) {
+        switch try await store.openTransfer(id: id, device: device, now: Date()) {
         case .blob(let blob):
             return try await download.response(blob, request: request)
         case .uploading(let upload):
-            return try download.following(UploadFollower(store: services.store, hub: services.hub, transfer: id, device: device,
+            return try download.following(UploadFollower(store: store, hub: services.hub, transfer: id, device: device,
                                                          upload: upload, recheck: services.configuration.watchInterval),
                                             request: request)
         }
@@ -110,7 +109,7 @@ struct TransferController {
     /// The sender withdraws it: waiting copies expire (delivered ones stay delivered).
     @Sendable func cancel(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let (id, sender) = (try pathID(context), try context.requireIdentity().deviceID)
-        let (released, upload) = try await services.freeing { try await services.store.cancelTransfer(id: id, sender: sender, now: Date()) }
+        let (released, upload) = try await services.freeing { try await store.cancelTransfer(id: id, sender: sender, now: Date()) }
         await services.deleteBlobs(released)
         // A transfer withdrawn while it uploaded: its upload is gone too (a PATCH still
         // running ends 404, and so does the sender's next one).
@@ -120,7 +119,7 @@ struct TransferController {
 
     func finish(_ status: TransferStatus, _ context: RelayRequestContext) async throws -> Response {
         let (id, device) = (try pathID(context), try context.requireIdentity().deviceID)
-        let released = try await services.freeing { try await services.store.finishTransfer(id: id, device: device, status: status, now: Date()) }
+        let released = try await services.freeing { try await store.finishTransfer(id: id, device: device, status: status, now: Date()) }
         await services.deleteBlobs(released)
         return emptyResponse()
     }

@@ -12,6 +12,7 @@ import VFSRelayProtocol
 /// or cloud file can be made of it.
 struct UploadController {
     let services: RelayServices
+    let store: any UploadRepository & UsageRepository & AuditRepository
 
     func addRoutes(discovery router: Router<RelayRequestContext>, to group: RouterGroup<RelayRequestContext>) {
         router.on(RouterPath(RelayPaths.uploads), method: .options, use: options)
@@ -32,7 +33,7 @@ struct UploadController {
 
     /// A live upload of the caller; an expired one is gone.
     func upload(_ context: RelayRequestContext) async throws -> UploadRecord {
-        let upload = try await services.store.upload(id: pathID(context), user: context.requireIdentity().userID)
+        let upload = try await store.upload(id: pathID(context), user: context.requireIdentity().userID)
         guard upload.expires > Date() else { throw RelayError.notFound("no upload \"\(upload.id)\"") }
         return upload
     }
@@ -71,16 +72,16 @@ struct UploadController {
         try await services.blobs.createUpload(record.id)
         do {
             // The quota and the cap on open uploads, checked as the upload is counted.
-            try await services.store.createUpload(record, limits: UploadLimits(quota: services.configuration.userQuota,
+            try await store.createUpload(record, limits: UploadLimits(quota: services.configuration.userQuota,
                                                                               openUploads: services.configuration.maxOpenUploads))
         } catch {
             await services.blobs.deleteUpload(record.id)
             throw error
         }
-        try await services.store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.create", subject: record.id,
+        try await store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.create", subject: record.id,
                                        detail: length.map { "\($0) bytes" } ?? "deferred length", now: now)
         if length == 0 {
-            try await services.store.setUploadOffset(id: record.id, offset: 0, sha256: await services.blobs.digest(upload: record.id, length: 0))
+            try await store.setUploadOffset(id: record.id, offset: 0, sha256: await services.blobs.digest(upload: record.id, length: 0))
         }
         var headers = tusHeaders
         headers[.location] = RelayPaths.upload(record.id)
@@ -113,7 +114,7 @@ struct UploadController {
         guard let text = request.headers[.uploadOffset], let offset = HeaderNumbers.byteCount(text) else {
             throw RelayError.badRequest("Upload-Offset is needed (a whole number of bytes)")
         }
-        let store = services.store
+        let store = self.store
         // One writer per upload, whichever relay instance the PATCH reached (the store's
         // lock: an advisory lock of PostgreSQL when several instances share it); the
         // other gets 409 and, as tus clients do, asks HEAD for the offset and goes on.
@@ -199,7 +200,7 @@ struct UploadController {
     /// Writes the body at `offset`, up to `allowed` (and never into the disk reserve: past
     /// it 507, what arrived before is kept). The new offset.
     func append(_ request: Request, to id: String, offset: Int64, allowed: Int64, length: Int64?, created: Date) async throws -> Int64 {
-        let store = services.store
+        let store = self.store
         let configuration = services.configuration
         let room = services.configuration.diskRoom
         guard room > 0 || allowed == offset else { throw RelayError.diskFull }
@@ -229,7 +230,7 @@ struct UploadController {
             throw RelayError(.contentTooLarge, .tooLarge, "an upload may be at most \(configuration.maxUploadSize) bytes",
                              headers: [.tusMaxSize: "\(configuration.maxUploadSize)"])
         }
-        let used = try await max(0, services.store.usage(user: user) - before)
+        let used = try await max(0, store.usage(user: user) - before)
         guard HeaderNumbers.fits(length, at: used, within: configuration.userQuota) else {
             throw RelayError(.contentTooLarge, .quotaExceeded,
                              "this upload would pass the quota of \(configuration.userQuota) bytes (\(used) in use)")
@@ -240,12 +241,12 @@ struct UploadController {
         try checkVersion(request)
         // Past its expiry but not swept yet (a PATCH that stalled still holds it) it goes
         // all the same: its sender withdraws it.
-        let upload = try await services.store.upload(id: pathID(context), user: context.requireIdentity().userID)
+        let upload = try await store.upload(id: pathID(context), user: context.requireIdentity().userID)
         // The file first: on a full disk its space is what lets the database write the delete.
         await services.blobs.deleteUpload(upload.id)
-        try await services.freeing { try await services.store.deleteUpload(id: upload.id, user: upload.userID) }
+        try await services.freeing { try await store.deleteUpload(id: upload.id, user: upload.userID) }
         let identity = try context.requireIdentity()
-        try await services.store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.delete", subject: upload.id,
+        try await store.audit(org: identity.orgID, actor: identity.deviceID, action: "upload.delete", subject: upload.id,
                                        detail: "", now: Date())
         return emptyResponse(.noContent, headers: [.tusResumable: TusProtocol.version])
     }

@@ -67,7 +67,10 @@ public final class EventHub: Sendable {
         continuation?.finish()
     }
 
-    /// Wakes the streams of these devices.
+    /// Wakes the streams of these devices. Two callers only: `EventListener`, with the
+    /// devices the store names after each commit (the one place wake-ups are sent from,
+    /// reaching every instance on PostgreSQL), and `EventWatcher`'s poll for what another
+    /// process stored. The controllers never call it.
     func notify(_ devices: some Sequence<String>) {
         let continuations = state.withLockedValue { state in
             state.generation &+= 1
@@ -119,7 +122,7 @@ public final class EventHub: Sendable {
 /// graceful stop does not wait for clients that never hang up.
 struct EventWatcher: Service {
     let hub: EventHub
-    let store: any RelayStore
+    let store: any EventWatchRepository
     let interval: Duration
 
     func run() async throws {

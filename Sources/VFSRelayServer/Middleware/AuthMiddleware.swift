@@ -9,7 +9,7 @@ import VFSRelayProtocol
 /// its user's chain to learn whether its user removed it (then it erases its keys).
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = RelayRequestContext
-    let store: any RelayStore
+    let store: any TokenRepository
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else {

@@ -154,7 +154,7 @@ public struct S3BlobStore: BlobStore {
     public let location: S3BlobLocation
     let client: S3Client
     /// Where the state of uploads in progress is recorded (the relay's database).
-    let records: any RelayStore
+    let records: any MultipartRepository & UploadListingRepository
     /// The part size of the multipart uploads that store blobs (S3's least is 5 MiB).
     var partSize = 16 << 20
     /// The part size of uploads in progress: what a PATCH holds in memory at most, and
@@ -167,7 +167,7 @@ public struct S3BlobStore: BlobStore {
 
     /// `hashesPruneAt`: how many kept upload hashes make it look for uploads that are
     /// gone (`UploadHashes.prune`, against the database's uploads).
-    public init(_ settings: ObjectStoreSettings, records: any RelayStore, hashesPruneAt: Int = 1024) {
+    public init(_ settings: ObjectStoreSettings, records: any MultipartRepository & UploadListingRepository, hashesPruneAt: Int = 1024) {
         location = settings.location
         client = settings.client
         self.records = records

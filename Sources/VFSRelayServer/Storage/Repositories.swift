@@ -1,0 +1,407 @@
+import Foundation
+import VFSPolicyModel
+import VFSRelayProtocol
+
+// The relay's storage, one repository protocol per aggregate (docs/relay.md, "Repositories").
+// Each controller, middleware and service is given only the repositories it calls; the
+// one store over the SQL seam (`SQLRelayStore`: SQLite and PostgreSQL) conforms to all of
+// them. Every method that takes a user answers only about that user's rows: anything else
+// is `notFound`. Methods that drop the last reference to a blob delete its row and return
+// its id; the caller then removes the file (a crash in between leaves an orphan file that
+// `collectGarbage` removes, never a row without a file). No protocol here has more than 15
+// requirements (RepositoryShapeTests).
+
+/// The operator's records, as `vfs-relay`'s admin commands keep them: organisations, users, their
+/// enrolment codes, every device, counts and a backup.
+/// Implemented in Stores/DeviceStore.swift and OrgGroupStore.swift (the backup by each engine's store).
+public protocol OperatorRepository: Sendable {
+    func createOrganisation(name: String, now: Date) async throws
+    func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws
+    /// `createdBy`: the device that asked (POST /v1/invites); nil for the operator. A
+    /// device's unused codes are deleted when it is invalidated.
+    func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String?) async throws
+    func users() async throws -> [UserSummary]
+    func organisations() async throws -> [OrganisationSummary]
+    /// Changes a user's role and/or standing (nil: unchanged). Disabling ends their admin
+    /// web sessions; their devices are logged out by the caller, one `invalidateDevice` each.
+    func setUser(email: String, admin: Bool?, disabled: Bool?, now: Date) async throws
+    func allDevices() async throws -> [DeviceSummary]
+    /// Device ids of every live device of the user with this email.
+    func deviceIDs(ofUser email: String) async throws -> [String]
+    func organisationID(name: String) async throws -> Int64
+    func stats() async throws -> RelayStats
+    func backup(to path: String) async throws
+}
+
+/// A user's removal with everything of theirs (`vfs-relay user remove`).
+/// Implemented in Stores/UserRemovalStore.swift.
+public protocol UserRemovalRepository: Sendable {
+    /// Removes the user and everything of theirs (devices, cloud, groups, uploads, codes);
+    /// live devices get the logout event and their tokens stay answered "revoked".
+    func removeUser(email: String, now: Date) async throws -> RemovedUser
+}
+
+/// The audit log's writer, for changes the other repositories do not record themselves.
+/// Implemented in Stores/DeviceStore.swift.
+public protocol AuditRepository: Sendable {
+    /// One line of the audit log, for changes the other methods do not record themselves
+    /// (uploads, operator alerts).
+    func audit(org: Int64?, actor: String, action: String, subject: String, detail: String, now: Date) async throws
+}
+
+/// A device's enrolment with a one-time code (POST /v1/enroll).
+/// Implemented in Stores/DeviceStore.swift.
+public protocol EnrolmentRepository: Sendable {
+    /// Uses the code (single use) and creates the device; nil when the code is unknown, used or expired.
+    /// Refused (`LimitRefusal.devices`, the code left unused) when the user or the
+    /// organisation already has as many live devices as `limits` allows.
+    func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
+                recipient: String, now: Date, limits: UsageLimits) async throws -> Device?
+}
+
+/// Enrolment codes a device asks for (POST /v1/invites), capped per user.
+/// Implemented in Stores/DeviceStore.swift.
+public protocol InviteRepository: Sendable {
+    /// A code a device asked for, refused (`LimitRefusal.openInvites`) when its user's
+    /// devices already hold `openLimit` unused, unexpired ones.
+    func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date, createdBy: String, openLimit: Int) async throws
+}
+
+/// Bearer tokens: whose device a token is, and whether it was logged out (AuthMiddleware).
+/// Implemented in Stores/DeviceStore.swift.
+public protocol TokenRepository: Sendable {
+    func authenticate(tokenHash: String, now: Date) async throws -> DeviceIdentity?
+    /// Whether `tokenHash` is the token of a device that has been logged out.
+    func isRevoked(tokenHash: String) async throws -> Bool
+    /// The logged-out device whose token this is (nil for any other token): it may still
+    /// read its user's device chain, to learn whether its user removed it.
+    func revokedDevice(tokenHash: String) async throws -> DeviceIdentity?
+}
+
+/// A user's own devices.
+/// Implemented in Stores/DeviceStore.swift.
+public protocol DeviceRepository: Sendable {
+    func devices(user: Int64) async throws -> [Device]
+    func device(id: String, user: Int64) async throws -> Device
+    func renameDevice(id: String, user: Int64, name: String, now: Date) async throws -> Device
+    /// Logs the device out: its token stops working, a `logout` event is stored for it,
+    /// and transfers waiting for it expire. Returns the blob ids to delete.
+    func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String]
+}
+
+/// Device chains (issue 24): stored in order; the relay verifies what is appended
+/// (ChainController) and the clients verify all they are served.
+/// Implemented in Stores/ChainStore.swift.
+public protocol ChainRepository: Sendable {
+    /// The user's chain statements (base64), in order; empty without a chain.
+    func chain(user: Int64) async throws -> [String]
+    /// The chain of the user with this email in organisation `org`; `notFound` for another organisation's.
+    func chain(email: String, org: Int64) async throws -> [String]
+    /// Appends statement `sequence` if it is the chain's length and `previous` (hex) is
+    /// the stored head's hash (64 zeros for the root); `conflict` otherwise. Returns the chain.
+    func appendChainStatement(user: Int64, sequence: Int64, previous: String, statement: String, hash: String,
+                              device: String, now: Date) async throws -> [String]
+    /// Deletes the user's statements from number `keeping` on, if the one before has hash
+    /// `head` (hex; nil when `keeping` is 0): a tail that does not verify. `conflict` when
+    /// the chain changed. Returns how many were deleted.
+    func cutChain(user: Int64, keeping: Int64, head: String?, actor: String, now: Date) async throws -> Int
+    /// Publishes the device's signing key (base64) once; `conflict` if it has another.
+    func setSigningKey(device: String, user: Int64, key: String, now: Date) async throws -> Device
+}
+
+/// A user's groups of their own devices.
+/// Implemented in Stores/GroupStore.swift.
+public protocol GroupRepository: Sendable {
+    func groups(user: Int64) async throws -> [DeviceGroup]
+    func group(name: String, user: Int64) async throws -> DeviceGroup
+    func createGroup(name: String, members: [String], user: Int64, now: Date) async throws -> DeviceGroup
+    func addGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup
+    func removeGroupMember(group: String, device: String, user: Int64, now: Date) async throws -> DeviceGroup
+    func deleteGroup(name: String, user: Int64, now: Date) async throws
+}
+
+/// Organisations' groups of people (issue 28).
+/// Implemented in Stores/OrgGroupStore.swift.
+public protocol OrgGroupRepository: Sendable {
+    /// The addresses of the organisation's users that are not disabled, sorted.
+    func orgUsers(org: Int64) async throws -> [String]
+    /// Every group of the organisation, or with `member` only those the user is in.
+    func orgGroups(org: Int64, member: Int64?) async throws -> [OrgGroup]
+    func orgGroup(org: Int64, name: String) async throws -> OrgGroup
+    func createOrgGroup(org: Int64, name: String, actor: String, now: Date) async throws -> OrgGroup
+    /// `email` must be a user of the organisation (`notFound` otherwise).
+    func changeOrgGroupMember(org: Int64, group: String, email: String, add: Bool, actor: String, now: Date) async throws -> OrgGroup
+}
+
+/// The bytes a user holds, for the quota checks made before a request's body is read.
+/// Implemented in Stores/UploadStore.swift.
+public protocol UsageRepository: Sendable {
+    /// Bytes the user holds: uploads (their full length, or their offset while it is deferred), live outgoing transfers and cloud files.
+    func usage(user: Int64) async throws -> Int64
+}
+
+/// tus uploads and their one writer at a time.
+/// Implemented in Stores/UploadStore.swift (the writer lock by each engine's store).
+public protocol UploadRepository: Sendable {
+    /// Adds an upload unless it would take its user past `limits` (`UploadRefusal`),
+    /// checked in the same transaction: creations at once cannot together pass them.
+    func createUpload(_ upload: UploadRecord, limits: UploadLimits) async throws
+    func upload(id: String, user: Int64) async throws -> UploadRecord
+    func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws
+    /// Moves an upload's expiry (it got bytes: the idle expiry starts again).
+    func touchUpload(id: String, expires: Date) async throws
+    /// Sets the length of an upload created with a deferred length, once: `conflict` if
+    /// it already has one, `invalid` if `length` is below the upload's offset,
+    /// `UploadRefusal.quota` if it takes the user past `quota` (checked in the same transaction).
+    func setUploadLength(id: String, length: Int64, quota: Int64) async throws
+    /// Before a PATCH of an upload whose length is deferred: how far it may go (up to
+    /// `cap`, and the quota with every other holding of the user counted, reservations of
+    /// PATCHes under way included), reserved in the usage until `releaseReservation`.
+    func reserveDeferred(id: String, offset: Int64, cap: Int64, quota: Int64) async throws -> Int64
+    func releaseReservation(id: String) async throws
+    func deleteUpload(id: String, user: Int64) async throws
+    /// Runs `body` as the one writer of upload `id` (a tus PATCH, or the upload becoming a
+    /// blob), unless another request holds the upload now, through this process or any other
+    /// on the same database: then nil. The lock goes with `body`'s end, however it ends.
+    func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T?
+}
+
+/// An upload kept as an S3 multipart upload (`S3BlobStore`).
+/// Implemented in Stores/UploadStore.swift.
+public protocol MultipartRepository: Sendable {
+    /// An upload's state as an S3 multipart upload (`S3BlobStore`); `notFound` without the upload.
+    func multipartState(upload: String) async throws -> MultipartState
+    /// Records the id of the multipart upload that holds the upload's parts.
+    func startMultipart(upload: String, multipartID: String) async throws
+    /// Records a part uploaded and, in the same transaction, moves the upload's offset to
+    /// its end: a part is counted exactly when the offset says its bytes are kept.
+    func recordUploadPart(upload: String, part: UploadPart) async throws
+    /// Records that the upload's object is whole (the multipart upload completed).
+    func setAssembled(upload: String) async throws
+}
+
+/// Which uploads have a row: files and objects of any other upload are orphans.
+/// Implemented in Stores/UploadStore.swift.
+public protocol UploadListingRepository: Sendable {
+    /// The ids of every upload row (files of other uploads are orphans).
+    func uploadIDs() async throws -> Set<String>
+}
+
+/// Transfers between devices: made of a finished upload or of one still running, read
+/// from the inbox, acknowledged, declined or withdrawn.
+/// Implemented in Stores/TransferStore.swift.
+public protocol TransferRepository: Sendable {
+    /// Turns a finished upload into a blob with one outbox row per target device.
+    /// `blobID` names the file the caller has already moved into the blob store.
+    /// `users`: devices of other users of the sender's organisation (each a live device of
+    /// that user; a disabled user, or one of another organisation, is `notFound`).
+    func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
+                        groups: [String], users: [UserTarget], expires: Date, now: Date) async throws -> OutboxEntry
+    /// A transfer of an upload that has not ended (status `uploading` for its targets,
+    /// told at once); `conflict` if the upload is finished (make it a transfer the
+    /// ordinary way) or already is one. Checked under the upload row's lock.
+    func createStreamingTransfer(id: String, upload: String, sender: DeviceIdentity, devices: [String],
+                                 groups: [String], users: [UserTarget], expires: Date, now: Date) async throws -> OutboxEntry
+    func inbox(device: String) async throws -> [InboxEntry]
+    func outbox(device: String) async throws -> [OutboxEntry]
+    /// The blob of a transfer waiting for this device, or its upload while that still
+    /// runs; marks it initiated.
+    func openTransfer(id: String, device: String, now: Date) async throws -> TransferContent
+    /// `delivered` or `declined`; returns the blob ids to delete.
+    func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String]
+    /// The sender withdraws a transfer: its waiting copies are cancelled; returns the blob
+    /// ids to delete and, for a transfer still uploading, its upload, removed with it (its
+    /// file to delete).
+    func cancelTransfer(id: String, sender: String, now: Date) async throws -> (released: [String], upload: String?)
+}
+
+/// A streaming transfer's upload: which transfer it is, where its readers stand, its end.
+/// Implemented in Stores/TransferStore.swift.
+public protocol StreamingRepository: Sendable {
+    /// The streaming transfer made of this upload, if there is one.
+    func streamingTransfer(upload: String) async throws -> String?
+    /// Where a streaming read of a transfer by this device stands.
+    func streamState(transfer id: String, device: String) async throws -> StreamState
+    /// The upload ended: it becomes the blob `blobID` (which the caller already put in
+    /// the blob store) of its streaming transfer, one reference per copy still waiting.
+    func completeStreamingTransfer(upload: String, blobID: String, now: Date) async throws -> StreamingCompletion
+}
+
+/// Each user's cloud tree (paths are lists of names from the root).
+/// Implemented in Stores/CloudStore.swift.
+public protocol CloudRepository: Sendable {
+    func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry])
+    /// A new entry (here and in the puts, unless it replaces a file) is refused with
+    /// `CloudRefusal.tooManyEntries` when the user holds `maxEntries` files and folders.
+    func cloudMakeFolder(path: [String], id: String, user: Int64, maxEntries: Int, now: Date) async throws -> CloudEntry
+    /// Puts a finished upload at `path` (replacing a file there); returns the entry and the blob ids to delete.
+    func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, maxEntries: Int,
+                  now: Date) async throws -> (CloudEntry, [String])
+    func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry
+    func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String]
+    func cloudFile(path: [String], user: Int64) async throws -> BlobRef
+    /// Puts the blob of `transfer` (sent by device `sender`, still held for a target) at
+    /// `path` as one more reference to it; returns the entry and the blob ids to delete.
+    func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64, maxEntries: Int,
+                          now: Date) async throws -> (CloudEntry, [String])
+    /// Points the file at `path`, whose blob must still have SHA-256 `expected`
+    /// (else `preconditionFailed`), to the new blob `blob` (one reference, its file
+    /// already in the blob store); returns the entry and the blob ids to delete.
+    func cloudReplaceBlob(path: [String], expected: String, with blob: BlobRef, user: Int64,
+                          now: Date) async throws -> (CloudEntry, [String])
+}
+
+/// Each organisation's policy items and offline grace.
+/// Implemented in Stores/ItemStore.swift.
+public protocol ItemRepository: Sendable {
+    func items(org: Int64) async throws -> [VersionedItem]
+    /// Goes up with every change to the organisation's items (in the change's transaction).
+    func itemsRevision(org: Int64) async throws -> Int64
+    func item(id: String, org: Int64) async throws -> VersionedItem
+    func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
+    func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
+    func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws
+    /// The organisation's offline grace for its policy in seconds; nil is the relay's default.
+    func policyGrace(org: Int64) async throws -> Int64?
+    /// Sets (nil: back to the default) the offline grace, audited as `policy.grace`, and
+    /// bumps the items revision in the same transaction (the grace is served with the list).
+    func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws
+}
+
+/// Each device's stored events: appended (their devices woken after the commit, by the
+/// store alone) and read by the streams.
+/// Implemented in Stores/EventStore.swift.
+public protocol EventRepository: Sendable {
+    /// Stores one event for each device; returns the devices it was stored for.
+    @discardableResult
+    func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String]
+    func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String]
+    func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent]
+    func isDeviceLive(_ id: String) async throws -> Bool
+}
+
+/// Where the event log stands, for the watcher that polls it and the listener woken by it.
+/// Implemented in Stores/EventStore.swift (the notifications by each engine's store).
+public protocol EventWatchRepository: Sendable {
+    func lastEventID() async throws -> Int64
+    /// Devices with events after `id`.
+    func devicesWithEvents(after id: Int64) async throws -> [String]
+    /// Wake-ups for the devices of new events, sent after the events' commit.
+    var eventNotifications: any EventNotifications { get }
+}
+
+/// The admin web page: sign-in codes and sessions (kept as SHA-256 hashes) and the
+/// organisation's overview pages.
+/// Implemented in Stores/AdminWebStore.swift.
+public protocol AdminWebRepository: Sendable {
+    /// A one-time sign-in code for an administrator; `invalid` for a user who is not one.
+    func createLoginCode(email: String, codeHash: String, expires: Date, now: Date) async throws
+    /// Uses the code (single use) and opens a session for its user, if the code is live and
+    /// the user is still an administrator; nil otherwise.
+    func signIn(codeHash: String, sessionHash: String, expires: Date, now: Date) async throws -> AdminSession?
+    /// The live session with this hash, while its user is still an administrator.
+    func adminSession(hash: String, now: Date) async throws -> AdminSession?
+    func signOut(sessionHash: String, now: Date) async throws
+    /// Every user of the organisation with their devices and groups.
+    func organisationMembers(org: Int64) async throws -> [OrganisationMember]
+    /// Transfers sent by the organisation's devices with a copy still waiting.
+    func organisationTransfers(org: Int64) async throws -> [TransferOverview]
+    /// The organisation's audit lines, newest first: those recorded with the organisation
+    /// and those of its users' devices and groups; `matching` filters on any field.
+    func auditLog(org: Int64, matching: String?, limit: Int) async throws -> [AuditEntry]
+}
+
+/// The sweeps over the whole database (`RelayMaintenance`, `vfs-relay gc`, `copy-blobs`).
+/// Implemented in Stores/MaintenanceStore.swift, UploadStore.swift and TransferStore.swift (the locks by each engine's store).
+public protocol MaintenanceRepository: Sendable {
+    /// Runs `body` unless another process holds the maintenance lock (then nil): one
+    /// sweep at a time over the whole database.
+    func withMaintenanceLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T?
+    /// Recounts every blob's references from the live rows, deletes blobs nobody uses
+    /// and rows whose file is gone. `files` is the blob files on disk; returns the ids
+    /// of blobs to delete and of files no row names.
+    /// `fileExists` checks one blob file now (a blob made while gc runs is not an orphan).
+    func collectGarbage(files: Set<String>, fileExists: @escaping @Sendable (String) -> Bool,
+                        eventsBefore: Date, now: Date) async throws -> (report: GarbageReport, delete: [String])
+    /// Every blob row with its reference count and the count of live rows using it.
+    func referenceAudit() async throws -> [(id: String, refs: Int64, live: Int64)]
+    /// Every blob row (id, size, SHA-256), by id.
+    func blobRows() async throws -> [BlobRef]
+    /// Uploads past their expiry that never became a blob, except `sparing` (uploads
+    /// being written now); their rows are deleted.
+    func removeExpiredUploads(now: Date, sparing: Set<String>) async throws -> [String]
+    /// Uploads this process is writing now (their writer lock held here).
+    func uploadsBeingWritten() -> Set<String>
+    func expireTransfers(now: Date) async throws -> [String]
+}
+
+/// Wrong enrolment codes per address, shared by every instance on one database.
+/// Implemented in Stores/EnrolmentThrottleStore.swift.
+public protocol EnrolmentThrottleRepository: Sendable {
+    /// Seconds this address must still wait before it may try an enrolment code, or nil.
+    func enrolmentWait(address: String, now: Date) async throws -> Int?
+    /// One more wrong code from `address`; at `limit` in a row it waits `lockout` seconds.
+    func enrolmentFailed(address: String, limit: Int, lockout: TimeInterval, now: Date) async throws
+    /// A right code: the address starts again from zero.
+    func enrolmentSucceeded(address: String) async throws
+}
+
+/// Every repository: what the concrete store is, and what the composition root
+/// (`buildRouter`, `buildRelay`) and the operator's commands hold.
+public typealias RelayStore = OperatorRepository
+    & UserRemovalRepository
+    & AuditRepository
+    & EnrolmentRepository
+    & InviteRepository
+    & TokenRepository
+    & DeviceRepository
+    & ChainRepository
+    & GroupRepository
+    & OrgGroupRepository
+    & UsageRepository
+    & UploadRepository
+    & MultipartRepository
+    & UploadListingRepository
+    & TransferRepository
+    & StreamingRepository
+    & CloudRepository
+    & ItemRepository
+    & EventRepository
+    & EventWatchRepository
+    & AdminWebRepository
+    & MaintenanceRepository
+    & EnrolmentThrottleRepository
+
+extension MaintenanceRepository {
+    /// Uploads past their expiry, every one.
+    public func removeExpiredUploads(now: Date) async throws -> [String] {
+        try await removeExpiredUploads(now: now, sparing: [])
+    }
+}
+
+extension TransferRepository {
+    /// A transfer to the sender's own devices and groups only.
+    public func createTransfer(id: String, upload: String, blobID: String, sender: DeviceIdentity, devices: [String],
+                               groups: [String], expires: Date, now: Date) async throws -> OutboxEntry {
+        try await createTransfer(id: id, upload: upload, blobID: blobID, sender: sender, devices: devices, groups: groups,
+                                 users: [], expires: expires, now: now)
+    }
+}
+
+extension EnrolmentRepository {
+    /// Enrolment without caps (the operator's tools and tests).
+    public func enroll(codeHash: String, deviceID: String, tokenHash: String, name: String, platform: String,
+                       recipient: String, now: Date) async throws -> Device? {
+        var unlimited = UsageLimits()
+        (unlimited.devices, unlimited.orgDevices) = (.max, .max)
+        return try await enroll(codeHash: codeHash, deviceID: deviceID, tokenHash: tokenHash, name: name, platform: platform,
+                                recipient: recipient, now: now, limits: unlimited)
+    }
+}
+
+extension OperatorRepository {
+    /// An operator's enrolment code (`vfs-relay user add`, `invite`): no device made it.
+    public func createEnrolmentCode(email: String, codeHash: String, expires: Date, now: Date) async throws {
+        try await createEnrolmentCode(email: email, codeHash: codeHash, expires: expires, now: now, createdBy: nil)
+    }
+}
