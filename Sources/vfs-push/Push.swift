@@ -8,6 +8,7 @@ import VFSCommandLine
 import VFSBundle
 import VFSCore
 import VFSRelayClient
+import VFSRelayTransfers
 import VFSRelayCommandLine
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -164,7 +165,7 @@ extension PushTool {
                 // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
                 let group = devices.isEmpty && !sendsToPeople && groups.count == 1 ? groups[0] : nil
                 // The id is printed as soon as the transfer exists (while it uploads, for targets fetching it).
-                return try await TransferSender(client: client, report: .terminal(quiet: quiet)).send(
+                return try await TransferSender(client: client, home: session.home, report: .terminal(quiet: quiet)).send(
                     paths, standardInputName: name, to: targets, group: group, lifetime: try expires.map { try DurationText.seconds($0) },
                     cloud: cloud, announce: printID)
             }
