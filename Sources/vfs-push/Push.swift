@@ -65,7 +65,7 @@ struct PushTool: AsyncVFSCommand {
         (repeat it for several). The bundle is encrypted to every approved device in \
         USER's device chain, which this device verifies, never to the relay's list \
         alone: a device of theirs that is pending gets nothing. The first send pins \
-        their chain's root key in $VFS_HOME/chain-pins.json (as ssh's known_hosts); a \
+        their chain's root key in $VFS_HOME/pins.json (as ssh's known_hosts); a \
         changed root is refused (77) until you compare the safety code with them \
         (vfs-device verify USER). A send to a user whose code you have not confirmed \
         says so once; --verified-only refuses it (77). --cc-me adds your own approved \
