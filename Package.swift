@@ -11,14 +11,14 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-decrypt", []),
     ("vfs-keygen", []),
     ("vfs-keychain", []),
-    ("vfs-policy", ["VFSRelayClient", "VFSRelayProtocol"]),
+    ("vfs-policy", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
     ("vfs-shred", []),
     ("vfs-wrap", ["VFSBundle"]),
     ("vfs-unwrap", ["VFSBundle"]),
     ("vfs-relay", ["VFSRelayServer", "VFSObjectStore", .product(name: "Logging", package: "swift-log")]),
     ("vfs-device", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
-    ("vfs-push", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
-    ("vfs-fetch", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
+    ("vfs-push", ["VFSRelayClient", "VFSRelayTransfers", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
+    ("vfs-fetch", ["VFSRelayClient", "VFSRelayTransfers", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
     ("vfs-cloud", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
 ]
 
@@ -97,26 +97,30 @@ let package = Package(
         ]),
         // The relay's client side for vfs-device, vfs-push, vfs-fetch and vfs-cloud: HTTP API,
         // tus uploads, Range downloads, server-sent events, device config, pins, credentials,
-        // and the transfer workflows (Transfers/: send, receive, watch; Cloud/: put, get, rekey).
-        // No command-line layer: the workflows throw TransferError/CloudError and report
-        // through the ClientReport the tool supplies (VFSRelayCommandLine).
+        // and the workflows that open no bundle (Transfers/: targets, inbox, outbox; Cloud/:
+        // put, get, rekey). No command-line layer: the workflows throw TransferError/CloudError
+        // and report through the ClientReport the tool supplies (VFSRelayCommandLine).
+        // No VFSBundle: vfs-device, vfs-policy and vfs-cloud load no libarchive.
         .target(name: "VFSRelayClient", dependencies: [
-            "VFSRelayProtocol", "VFSCore", "VFSBundle",
+            "VFSRelayProtocol", "VFSCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        // VFSRelayProtocol: the relay client's errors get their exit statuses here too.
+        // The transfer workflows that seal and open bundles (send, receive, watch), for
+        // vfs-push and vfs-fetch only: the relay client plus VFSBundle (libarchive).
+        .target(name: "VFSRelayTransfers", dependencies: ["VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSBundle"]),
         .target(name: "VFSCommandLine", dependencies: [
-            "VFSCore", "VFSRelayProtocol",
+            "VFSCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // vfs-push, vfs-fetch and vfs-cloud: their sessions from RelayCredentialOptions, the
-        // workflows' reports on stderr, and their errors' exit statuses and hints.
-        // Kept apart so VFSCommandLine (vfs-encrypt, vfs-decrypt…) stays free of NIO.
-        .target(name: "VFSRelayCommandLine", dependencies: ["VFSCommandLine", "VFSRelayClient", "VFSCore"]),
+        // The relay tools' (vfs-device, vfs-policy, vfs-push, vfs-fetch, vfs-cloud) sessions
+        // from RelayCredentialOptions, the workflows' reports on stderr, and the relay client's
+        // errors' exit statuses and hints (RelayClientError's too). Kept apart so
+        // VFSCommandLine (vfs-encrypt, vfs-decrypt…) stays free of NIO and the relay's types.
+        .target(name: "VFSRelayCommandLine", dependencies: ["VFSCommandLine", "VFSRelayClient", "VFSRelayProtocol", "VFSCore"]),
         // Tests only: inflates the zlib-compressed conformance vectors.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
@@ -137,8 +141,12 @@ let package = Package(
             "VFSObjectStore", "VFSTestSupport", .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
+        // The workflows against a relay run in the test process (VFSRelayServer, on port 0).
         .testTarget(name: "VFSRelayClientTests", dependencies: [
-            "VFSRelayClient", "VFSRelayProtocol", "VFSCore", "VFSTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            "VFSRelayClient", "VFSRelayTransfers", "VFSRelayProtocol", "VFSCore", "VFSTestSupport", "VFSRelayServer",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "VFSRelayServerTests", dependencies: [
             "VFSRelayServer", "VFSRelayProtocol", "VFSDeviceChain", "VFSTestSupport", "VFSObjectStore",

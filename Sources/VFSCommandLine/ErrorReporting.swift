@@ -1,5 +1,4 @@
 import VFSCore
-import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -309,80 +308,6 @@ extension BundleSignatureError: ReportableError {
         switch self {
         case .malformed: return .dataError
         case .wrongUser, .unknownDevice, .badSignature, .unaddressed, .notForThisDevice, .replayed, .tooOld: return .permissionDenied
-        }
-    }
-}
-
-extension RelayClientError: ReportableError {
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .unreachable: return .unavailable
-        case .rejected(let status, let code, _):
-            switch status {
-            case 401, 403: return .permissionDenied
-            case 507 where code == RelayErrorCode.tooManyEntries.rawValue: return .cannotCreate  // a cap: waiting won't help
-            case 404: return .noInput
-            case 409, 413: return .cannotCreate  // 409: it exists already (a group, a cloud name, an app's item)
-            case 412, 429, 503: return .temporaryFailure
-            case 500...: return .temporaryFailure
-            default: return .dataError
-            }
-        case .badAnswer, .invalidAnswer, .corruptDownload, .pastLimit: return .dataError
-        case .notEnrolled, .noSuchDevice, .noSuchGroup, .noSuchTransfer, .abandoned, .noSuchUser: return .noInput
-        case .keyChanged, .missingCredential, .loggedOut, .pending: return .permissionDenied
-        case .undelivered: return .no
-        case .stalled: return .temporaryFailure
-        case .ambiguous, .invalidURL, .cleartext: return .usage
-        case .untrustedCertificate: return .permissionDenied
-        case .badCAFile(_, let missing): return missing ? .noInput : .dataError
-        }
-    }
-
-    public var hints: [String] {
-        switch self {
-        case .unreachable:
-            return ["is the relay running? relay.json in VFS_HOME names it, VFS_RELAY overrides it; vfs-device status checks"]
-        case .rejected(let status, let code, _):
-            switch status {
-            case 507 where code == RelayErrorCode.tooManyEntries.rawValue:
-                return ["vfs-cloud rm removes what is no longer needed (vfs-cloud ls -R shows it all); the relay's operator sets the cap"]
-            case 401: return ["this device's token is not accepted: it may have been revoked; vfs-device status tells, vfs-device enroll enrols again"]
-            case 404: return ["vfs-device list and vfs-fetch show what exists"]
-            case 503 where code == RelayErrorCode.unavailable.rawValue:
-                return ["the relay answers, but the storage it keeps files in does not: try again later (vfs-push resume goes on where a push stopped), or tell the relay's operator"]
-            case 429, 503: return ["try again later"]
-            case 507: return ["the relay's disk is nearly full: try again later (vfs-push resume goes on where it stopped), or tell its operator"]
-            default: return []
-            }
-        case .invalidURL: return ["write it as http://HOST:PORT or https://HOST:PORT"]
-        case .cleartext: return ["use https:// (vfs-relay serve --tls-cert, or TLS at a proxy); on a network you trust end to end (a VPN), enrol with --insecure-http"]
-        case .untrustedCertificate:
-            return ["a relay with a private CA: enrol with --cacert CA.pem (kept in VFS_HOME for later commands), or set VFS_RELAY_CACERT"]
-        case .badCAFile:
-            return ["it comes from --cacert, else VFS_RELAY_CACERT, else the copy enroll --cacert kept in VFS_HOME (relay-ca.pem)"]
-        case .notEnrolled: return ["enrol this machine first: vfs-device enroll URL CODE --name NAME"]
-        case .keyChanged(let device, _, _):
-            // A relay that swapped the key would be pinned by `trust` alone: compare first.
-            return ["the relay may have swapped it: compare \"\(device)\"'s fingerprint (vfs-device fingerprint, run there) with vfs-device list here",
-                    "only if they match (it enrolled again), accept the new key: vfs-device trust \(DisplayText.shellQuoted(device))"]
-        case .noSuchDevice: return ["vfs-device list shows the devices"]
-        case .noSuchGroup: return ["vfs-device group list shows the groups"]
-        case .noSuchTransfer: return ["vfs-fetch lists the inbox, vfs-push outbox what was sent"]
-        case .abandoned: return ["its sender can push it again"]
-        case .stalled(let id, _):
-            return ["fetch it later (vfs-fetch \(id)): its sender may resume it (vfs-push resume), or the relay expires it once its upload is idle for the relay's --upload-idle-expiry"]
-        case .pastLimit:
-            return ["a transfer that large: vfs-fetch --max-size SIZE raises the limit, or fetch it once its upload ended (its size is listed then)"]
-        case .noSuchUser: return ["send to the email address of a user of your organisation who has enrolled a device"]
-        case .ambiguous(let what, _, _): return what == "device" ? ["name it by its id (vfs-device list --json shows them)"]
-            : ["give more of the id"]
-        case .missingCredential:
-            return ["enrol again with vfs-device enroll, or name the files with --token-file and --identity-file"]
-        case .corruptDownload: return ["nothing was extracted; fetch it again"]
-        case .invalidAnswer: return ["the relay, or something between it and this machine, is not behaving as a vfs relay"]
-        case .pending(let devices):
-            return ["compare its fingerprint (vfs-device fingerprint, run on it) and approve it from an approved device: vfs-device approve \(DisplayText.shellQuoted(devices.first ?? "NAME"))"]
-        case .loggedOut, .badAnswer, .undelivered: return []
         }
     }
 }

@@ -8,7 +8,7 @@ import VFSRelayProtocol
 
 /// Other users of the organisation (issue 28): their devices are the ones their device
 /// chain holds, verified here and pinned at first contact as ssh's known_hosts pins a
-/// host key (`ChainPins`), never the relay's list alone.
+/// host key (`PinStore`), never the relay's list alone.
 extension RelaySession {
     /// `user`'s device chain from the relay (`GET /v1/users/USER/chain`), verified; its
     /// root is pinned on first sight, and a root other than the pinned one, or a chain
@@ -18,7 +18,7 @@ extension RelaySession {
     package func colleagueChain(_ user: String, client: RelayClient, pin: Bool = true) async throws -> DeviceChain.Verified {
         let (statements, refused) = try await colleagueStatementPrefix(user, client: client)
         if statements.isEmpty, let refused { throw refused }
-        var pins = try ChainPins(home: home)
+        var pins = try PinStore(home: home)
         let verified = try pins.accept(statements, user: user, refused: refused)
         if pin { try pins.save() }
         warnAboutTail(of: verified)

@@ -230,7 +230,7 @@ public final class DeviceCredentials: @unchecked Sendable {
     /// Erases the token and the identity (a remote log-out): keychain entries removed,
     /// files overwritten and removed. A plugin's stub is left as it is: it holds no
     /// secret, and its key is in hardware that no erasing here reaches.
-    func erase() throws {
+    package func erase() throws {
         let identityFile = place.identityFile.flatMap { Self.holdsPluginStub($0) ? nil : $0 }
         for file in [place.tokenFile, identityFile, place.signingKeyFile].compactMap({ $0 }) {
             Self.overwriteAndRemove(file)

@@ -89,7 +89,7 @@ extension RelaySession {
             config.user = user
             try config.save(home: home)
         }
-        var pins = try ChainPins(home: home)
+        var pins = try PinStore(home: home)
         var verified: DeviceChain.Verified?
         if statements.isEmpty, enrolling, refused == nil, pins.head(of: user) != nil {
             pins.forget(user)
@@ -147,7 +147,7 @@ extension RelaySession {
         let body = try JSONEncoder().encode(ChainAppend(statement: Data(statement.encoded).base64EncodedString()))
         let bytes = try await client.send(.POST, RelayPaths.chain, json: body)
         let (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
-        var pins = try ChainPins(home: home)
+        var pins = try PinStore(home: home)
         let verified = try pins.accept(statements, user: trust.user, refused: refused)
         try pins.save()
         warnAboutTail(of: verified)

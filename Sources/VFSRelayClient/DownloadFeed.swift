@@ -20,9 +20,9 @@ import Glibc
 /// from that read instead (and the partial file removed), so the unpacking, which reads
 /// its input to the end before it places anything, places nothing. A download that fails
 /// is thrown to the reader the same way.
-final class DownloadFeed: ByteSource, @unchecked Sendable {
+package final class DownloadFeed: ByteSource, @unchecked Sendable {
     /// When the bytes read are checked against the SHA-256 the relay listed.
-    enum Digest {
+    package enum Digest {
         /// As they are read, the end of input coming only once the whole matched: for a
         /// reader that does not authenticate the whole itself (vfs-cloud get, --raw).
         case asRead
@@ -61,7 +61,7 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     /// Opens (creating it, 0600) the partial file at `path` for `transfer`. One still
     /// `uploading` has no end until `settle` gives its size and SHA-256.
-    convenience init(path: String, transfer: InboxEntry, digest: Digest = .asRead) throws {
+    package convenience init(path: String, transfer: InboxEntry, digest: Digest = .asRead) throws {
         let uploading = transfer.status == .uploading
         try self.init(path: path, target: RangeDownloader.Target(route: RelayPaths.transferContent(transfer.id), label: transfer.id,
                                                                  size: uploading ? .max : transfer.size,
@@ -70,7 +70,7 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     /// A transfer read while it uploaded ended: its size and SHA-256, which the reader's
     /// end of input is checked against.
-    func settle(size: Int64, sha256: String) {
+    package func settle(size: Int64, sha256: String) {
         condition.withLock {
             transfer.size = size
             transfer.sha256 = sha256
@@ -134,7 +134,7 @@ final class DownloadFeed: ByteSource, @unchecked Sendable {
 
     // MARK: the reader's side
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard buffer.count > 0 else { return 0 }
         let available: Int64 = try condition.withLock {
             defer { wanted = .max }

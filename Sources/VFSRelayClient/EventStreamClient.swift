@@ -12,22 +12,22 @@ import VFSRelayProtocol
 /// a relay that is down is reconnected with backoff and jitter, sending
 /// `Last-Event-ID` so nothing stored meanwhile is skipped. `onConnect` runs after every
 /// successful (re)connection, before its events (a watcher catches up there).
-struct EventStreamClient: Sendable {
+package struct EventStreamClient: Sendable {
     let client: RelayClient
     var backoff: Backoff
 
-    init(client: RelayClient, backoff: Backoff = Backoff(base: 0.5, cap: 30)) {
+    package init(client: RelayClient, backoff: Backoff = Backoff(base: 0.5, cap: 30)) {
         self.client = client
         self.backoff = backoff
     }
 
     /// What `onEvent` decides.
-    enum Next: Sendable { case keepGoing, stop }
+    package enum Next: Sendable { case keepGoing, stop }
 
     /// Runs until `onEvent` says stop, the relay refuses the device (401/403/404: thrown),
     /// or the task is cancelled. `onDisconnect` hears each dropped connection and the
     /// seconds until the next try.
-    func run(lastEventID: String?,
+    package func run(lastEventID: String?,
                     onConnect: () async throws -> Void,
                     onEvent: (ServerSentEvent) async throws -> Next,
                     onDisconnect: (RelayClientError, Double) -> Void = { _, _ in }) async throws {

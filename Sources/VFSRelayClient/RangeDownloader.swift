@@ -16,20 +16,20 @@ import Glibc
 /// Downloads a transfer's ciphertext into a partial file, resuming with HTTP Range
 /// from the bytes already there (If-Range with the transfer's ETag, so a changed blob
 /// starts over), and checks its SHA-256 once complete.
-struct RangeDownloader: Sendable {
+package struct RangeDownloader: Sendable {
     let client: RelayClient
     var retries: Int
     var backoff: Backoff
     /// The most bytes `follow` takes of a transfer still uploading (no size listed yet):
     /// past it, `.pastLimit` and the partial file is removed. Unbounded by default, for
     /// a reader that checks what it reads as it arrives (a signed manifest bounds it).
-    var followLimit: Int64 = .max
+    package var followLimit: Int64 = .max
     /// How long `follow` waits for the next byte of a transfer still uploading before it
     /// gives up on it (`.stalled`, the partial file kept for a later fetch); nil: as long
     /// as the relay keeps the upload.
-    var followIdle: Duration?
+    package var followIdle: Duration?
 
-    init(client: RelayClient, retries: Int = 5, backoff: Backoff = Backoff(base: 0.2, cap: 5)) {
+    package init(client: RelayClient, retries: Int = 5, backoff: Backoff = Backoff(base: 0.2, cap: 5)) {
         self.client = client
         self.retries = retries
         self.backoff = backoff
@@ -39,7 +39,7 @@ struct RangeDownloader: Sendable {
     /// removes the file) if the whole does not hash to `sha256`. With a `feed`, its
     /// reader is told of every byte written, and it checks the SHA-256 instead; the
     /// download stops (CancellationError) once the reader gave up.
-    func download(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
+    package func download(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
                          progress: (@Sendable (Int64) -> Void)? = nil) async throws {
         try await download(Target(route: RelayPaths.transferContent(transfer.id), label: transfer.id, size: transfer.size,
                                   sha256: transfer.sha256), to: path, feed: feed, progress: progress)
@@ -171,7 +171,7 @@ struct RangeDownloader: Sendable {
     /// a relay that sends bytes without end is read no further than the reader accepts
     /// them (the age stream's authentication, the bundle's checks), and never past
     /// `followLimit` (`.pastLimit`, the partial file removed).
-    func follow(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
+    package func follow(_ transfer: InboxEntry, to path: String, feed: DownloadFeed? = nil,
                        progress: (@Sendable (Int64) -> Void)? = nil) async throws -> InboxEntry {
         guard let idle = followIdle else { return try await following(transfer, to: path, feed: feed, progress: progress) }
         // The follow runs on its own; the first of its end and `idle` without a byte wins

@@ -24,8 +24,9 @@ struct DeviceTool: AsyncVFSCommand {
         $VFS_HOME/relay.json; VFS_RELAY overrides the URL.
 
         Key pinning: the first time this machine sees another device's recipient it \
-        records it in $VFS_HOME/relay-pins.json; vfs-push refuses a device whose \
-        recipient changed until "vfs-device trust NAME" accepts the new one.
+        records it in $VFS_HOME/pins.json (with the device chains' roots and heads); \
+        vfs-push refuses a device whose recipient changed until "vfs-device trust \
+        NAME" accepts the new one.
 
         Examples:
           vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop

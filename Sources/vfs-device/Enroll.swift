@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 
 extension DeviceTool {
@@ -96,111 +97,28 @@ extension DeviceTool {
                 guard url.lowercased().hasPrefix("https:") else { throw ToolError.usage("--cacert is for an https:// relay") }
                 try RelayClient.checkCAFile(cacert)
             }
-            let caFile = cacert ?? VFSPaths.current.relayCACert
             let acceptance = try DeviceTool.acceptance(acceptChain)
             let place = try options.place
             // A plugin's stub in --identity-file is the device's key (checked before the code is spent).
             let stub = try pluginStub(place)
             // Unlock first: a wrong passcode must not waste the one-time code.
             try DeviceCredentials.checkKeychain(place)
-            var old = try enrolled(place)
+            let old = try enrolled(place)
             // The old device's id and signing key, kept even when its token is dead (its user
             // disabled and enabled): that key, still live in the chain, approves the new device.
             let oldSigner = old.flatMap { session in session.credentials.signingKey.map { (id: session.config.device, key: $0) } }
-            // The old device gives up its name while the new one takes it (back if that fails).
-            let keepsName = old?.config.name == name
-            if let session = old, keepsName {
-                do {
-                    try await Self.rename(session, to: "old-" + session.config.device)
-                } catch RelayClientError.rejected(401, _, _) {
-                    // Revoked already (its token refused): nothing of it is left to replace.
-                    old = nil
-                }
+            let enrolment = Enrolment(url: url, code: code, name: name, platform: platform,
+                                      identity: try stub.map { .plugin($0.identity) } ?? .x25519(X25519Identity.generate()),
+                                      stubRecipient: stub?.recipient, caFile: cacert ?? VFSPaths.current.relayCACert, keepCA: cacert,
+                                      insecureHTTP: insecureHTTP, timeout: try options.relayTimeout, place: place,
+                                      home: try VFSPaths.current.home, acceptance: acceptance, report: .terminal(quiet: true))
+            let outcome = try await enrolment.run(replacing: old, oldSigner: oldSigner) { session, client, key in
+                _ = try await DeviceTool.joined(session, client: client, key: key, recipient: enrolment.recipient, enrolling: true,
+                                                acceptance: acceptance)
             }
-            let identity: AgeIdentity = try stub.map { .plugin($0.identity) } ?? .x25519(X25519Identity.generate())
-            let recipient = stub?.recipient ?? identity.recipient.string
-            let signingKey = try Ed25519.SigningKey()
-            let answer: EnrollResponse
-            do {
-                answer = try await RelayClient.with(baseURL: url, token: nil, timeout: try options.relayTimeout,
-                                                    caFile: caFile) { client in
-                    try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: recipient))
-                }
-            } catch {
-                if let old, keepsName { try? await Self.rename(old, to: name) }
-                throw error
-            }
-            try DeviceCredentials.save(place, token: answer.token, identity: identity, signingKey: signingKey)
-            let home = try VFSPaths.current.home
-            // The CA is kept as a copy: the file named may be a download that goes away.
-            var kept: String?
-            if let cacert {
-                kept = home + "/relay-ca.pem"
-                // With --token-file and --identity-file nothing else may have made the folder yet.
-                try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                try AtomicOutputFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: cacert))), to: home + "/relay-ca.pem", mode: 0o600)
-            }
-            try DeviceConfig(relay: url, device: answer.device.id, name: answer.device.name, ca: kept, insecureHTTP: insecureHTTP,
-                             recipient: stub?.recipient).save(home: home)
-            var pins = try PinStore(home: home)
-            pins.trust(answer.device)
-            try pins.save()
-            Diagnostics.info("enrolled \"\(answer.device.name)\" with \(url)")
-            Diagnostics.info("fingerprint \(Fingerprint.device(signingKey: signingKey.publicKey, recipient: recipient))")
-            // An approved old device hands its place in the chain to the new one.
-            if let old, let oldKey = old.credentials.signingKey {
-                let entry = DeviceChain.DeviceEntry(id: answer.device.id, name: try RelaySession.chainName(answer.device.name),
-                                                    recipient: recipient, signingKey: signingKey.publicKey)
-                do {
-                    if try await Self.handOver(from: old, key: oldKey, to: entry) {
-                        Diagnostics.info("the old device approved the new one and left your device chain")
-                    }
-                } catch {
-                    Diagnostics.warn("the old device could not hand its place in your device chain to the new one (\(error)); approve it from another device")
-                }
-            }
-            // The user's first device starts the device chain; a later one is pending until
-            // approved, once the person took the chain as theirs (issue 43, item 6).
-            var unseen: UnseenChain?
-            do {
-                let session = try options.session()
-                _ = try await session.withClient { client in
-                    // The old token is dead, its key maybe not: it approves the new device through the new token.
-                    if old == nil, let oldSigner {
-                        let entry = DeviceChain.DeviceEntry(id: answer.device.id, name: try RelaySession.chainName(answer.device.name),
-                                                            recipient: recipient, signingKey: signingKey.publicKey)
-                        do {
-                            if try await Self.handOver(from: oldSigner, to: entry, key: signingKey, session: session, client: client,
-                                                   acceptance: acceptance) {
-                                Diagnostics.info("the old device's key approved the new one, which removed the old one from your device chain")
-                            }
-                        } catch let error as UnseenChain {
-                            throw error
-                        } catch {
-                            Diagnostics.warn("the old device's key could not approve the new one (\(error)); approve it from another device")
-                        }
-                    }
-                    return try await DeviceTool.joined(session, client: client, key: signingKey, recipient: recipient, enrolling: true,
-                                                       acceptance: acceptance)
-                }
-            } catch let error as UnseenChain {
-                unseen = error
-            } catch {
-                Diagnostics.warn("could not join the device chain yet (\(error)); vfs-device list tries again")
-            }
-            if let old {
-                // A vfs-fetch --watch of the old device hears its logout, sees this new
-                // enrolment, and leaves the new credentials alone (Watcher.logOut).
-                do {
-                    try await old.withClient { try await $0.invalidateDevice(old.config.device) }
-                    Diagnostics.info("revoked the old device \"\(DisplayText.printable(old.config.name))\" (\(old.config.device))")
-                } catch {
-                    Diagnostics.warn("could not revoke the old device \(old.config.device): \(error)")
-                }
-            }
-            print(answer.device.id)
+            print(outcome.device.id)
             // Enrolled, but trusting nothing of the chain: said with its devices (77).
-            if let unseen { throw unseen }
+            if let unseen = outcome.unseen { throw unseen }
         }
 
         /// The plugin identity stub in --identity-file and its recipient (--recipient, else
@@ -255,37 +173,6 @@ extension DeviceTool {
             var session = RelaySession(home: home, config: config, credentials: credentials)
             session.timeout = try options.relayTimeout
             return session
-        }
-
-        /// When the old device is approved: it adds `entry` (the new device) to the chain and
-        /// then removes itself, both statements signed by its own key. False when it is not
-        /// in the verified chain (pending, or no chain): nothing to hand over.
-        static func handOver(from old: RelaySession, key: Ed25519.SigningKey, to entry: DeviceChain.DeviceEntry) async throws -> Bool {
-            try await old.withClient { client in
-                let trust = try await old.deviceTrust(client)
-                guard let verified = trust.verified, verified.devices[old.config.device] != nil else { return false }
-                let added = try await old.append(.add(entry), to: trust, key: key, client: client)
-                _ = try await old.append(.remove(deviceId: old.config.device), to: added, key: key, client: client)
-                return true
-            }
-        }
-
-        /// When the old device's token is dead (its user disabled, then enabled): its key, if
-        /// live in the verified chain, adds `entry` (posted with the new device's token), and
-        /// the new device then removes the old one with its own `key`. False when the old
-        /// device is not live in the chain (pending, removed, or the chain is gone).
-        static func handOver(from old: (id: String, key: Ed25519.SigningKey), to entry: DeviceChain.DeviceEntry,
-                             key: Ed25519.SigningKey, session: RelaySession, client: RelayClient,
-                             acceptance: ChainAcceptance) async throws -> Bool {
-            let trust = try await session.deviceTrust(client, enrolling: true, acceptance: acceptance)
-            guard let verified = trust.verified, verified.devices[old.id] != nil, verified.devices[entry.id] == nil else { return false }
-            let added = try await session.append(.add(entry), to: trust, key: old.key, signer: old.id, client: client)
-            _ = try await session.append(.remove(deviceId: old.id), to: added, key: key, client: client)
-            return true
-        }
-
-        static func rename(_ session: RelaySession, to name: String) async throws {
-            _ = try await session.withClient { try await $0.renameDevice(session.config.device, to: name) }
         }
     }
 

@@ -78,7 +78,7 @@ extension DeviceTool {
             let pins = try PinStore(home: session.home)
             let rows = devices.map { device -> DeviceListing in
                 var status = device.invalidated != nil ? "revoked" : trust.isApproved(device) ? "active" : "pending"
-                if let pin = pins.pins[device.id], pin.recipient != device.recipient { status = "key-changed" }
+                if let pin = pins.devices[device.id], pin.recipient != device.recipient { status = "key-changed" }
                 return DeviceListing(id: device.id, name: device.name, platform: device.platform, recipient: device.recipient,
                                      created: device.created, lastSeen: device.lastSeen, invalidated: device.invalidated,
                                      status: status, thisDevice: device.id == session.config.device,

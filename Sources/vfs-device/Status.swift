@@ -65,7 +65,7 @@ extension DeviceTool {
             let session = try options.session()
             let device = try await session.withClient { try RelaySession.device(name, in: try await $0.devices()) }
             var pins = try PinStore(home: session.home)
-            let old = pins.pins[device.id]?.recipient
+            let old = pins.devices[device.id]?.recipient
             pins.trust(device)
             try pins.save()
             Diagnostics.info("\"\(DisplayText.printable(device.name))\" is now pinned to \(device.recipient)"

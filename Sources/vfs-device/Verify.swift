@@ -45,7 +45,7 @@ extension DeviceTool {
                     throw ToolError("your device chain has no root yet", exit: .noInput, hints: ["run vfs-device list once on your first device"])
                 }
                 let statements = try await session.colleagueStatements(user, client: client)
-                var pins = try ChainPins(home: session.home)
+                var pins = try PinStore(home: session.home)
                 var replacesPin = false
                 let other: DeviceChain.Verified
                 do {

@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayTransfers
 import VFSRelayCommandLine
 import VFSRelayProtocol
 

@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayCommandLine
 import VFSRelayProtocol
 
 /// Where a write through the relay finds this device's token: the keychain (its agent,

@@ -7,6 +7,7 @@ import Foundation
 import VFSCommandLine
 import VFSCore
 import VFSRelayClient
+import VFSRelayTransfers
 import VFSRelayCommandLine
 import VFSRelayProtocol
 
@@ -81,18 +82,20 @@ extension PushTool {
         }
 
         func run() async throws {
-            let pending = try PushSpool.pending()
+            let pending = PushSpool.pending(home: try VFSPaths.current.home)
             if list { return Self.printList(pending) }
             if let drop {
                 let dir = try Self.find(drop, in: pending)
-                try await options.session().withClient { client in
-                    await TransferSender(client: client, report: .terminal(quiet: quiet)).drop(dir)
+                let session = try options.session()
+                try await session.withClient { client in
+                    await TransferSender(client: client, home: session.home, report: .terminal(quiet: quiet)).drop(dir)
                 }
                 return Diagnostics.info("dropped push \(PushSpool.id(of: dir))")
             }
             guard !pending.isEmpty else { return Diagnostics.info("no interrupted push") }
-            try await options.session().withClient { client in
-                try await TransferSender(client: client, report: .terminal(quiet: quiet)).resume(pending, announce: printID)
+            let session = try options.session()
+            try await session.withClient { client in
+                try await TransferSender(client: client, home: session.home, report: .terminal(quiet: quiet)).resume(pending, announce: printID)
             }
         }
 

@@ -8,6 +8,7 @@ import VFSCommandLine
 import VFSBundle
 import VFSCore
 import VFSRelayClient
+import VFSRelayTransfers
 import VFSRelayCommandLine
 import VFSRelayProtocol
 #if canImport(Glibc)
@@ -64,7 +65,7 @@ struct PushTool: AsyncVFSCommand {
         (repeat it for several). The bundle is encrypted to every approved device in \
         USER's device chain, which this device verifies, never to the relay's list \
         alone: a device of theirs that is pending gets nothing. The first send pins \
-        their chain's root key in $VFS_HOME/chain-pins.json (as ssh's known_hosts); a \
+        their chain's root key in $VFS_HOME/pins.json (as ssh's known_hosts); a \
         changed root is refused (77) until you compare the safety code with them \
         (vfs-device verify USER). A send to a user whose code you have not confirmed \
         says so once; --verified-only refuses it (77). --cc-me adds your own approved \
@@ -164,7 +165,7 @@ extension PushTool {
                 // One group and no single devices: the bundle belongs to that group (vfs-fetch --for checks it).
                 let group = devices.isEmpty && !sendsToPeople && groups.count == 1 ? groups[0] : nil
                 // The id is printed as soon as the transfer exists (while it uploads, for targets fetching it).
-                return try await TransferSender(client: client, report: .terminal(quiet: quiet)).send(
+                return try await TransferSender(client: client, home: session.home, report: .terminal(quiet: quiet)).send(
                     paths, standardInputName: name, to: targets, group: group, lifetime: try expires.map { try DurationText.seconds($0) },
                     cloud: cloud, announce: printID)
             }

@@ -241,7 +241,12 @@ struct DeviceChainTests {
         try fleet.sql("DELETE FROM device_chains")
         try fleet.sql("UPDATE devices SET signing_key = NULL")
         for machine in [fleet.laptop, fleet.phone, fleet.tablet] {
-            try FileManager.default.removeItem(atPath: machine.path + "/chain-pins.json")
+            // The chain pins gone, the device pins kept.
+            let pinFile = URL(fileURLWithPath: machine.path + "/pins.json")
+            var pins = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: pinFile)) as? [String: Any])
+            #expect(pins["chains"] != nil)
+            pins["chains"] = [String: Any]()
+            try JSONSerialization.data(withJSONObject: pins).write(to: pinFile)
             let config = machine.path + "/relay.json"
             var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: config))) as? [String: Any])
             object["user"] = nil

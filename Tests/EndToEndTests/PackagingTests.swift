@@ -45,23 +45,57 @@ struct PackagingTests {
         #expect(ready.out.contains("compiled"))
     }
 
-    /// The tools that never make or open a bundle, and the archive libraries they must not load.
-    static let bundleFree = ["vfs-encrypt", "vfs-decrypt", "vfs-keygen", "vfs-keychain", "vfs-shred"]
+    /// What each tool may load beside Swift's own libraries (static in a release build),
+    /// by the names its binary's NEEDED entries give (docs/tools.md, "What each tool
+    /// links"). Every tool is named: a tool added to Package.swift fails until it is here.
+    /// libarchive (and through it libxml2 and ICU) only where a bundle is made or opened;
+    /// zlib comes with the relay client's HTTP (NIO); SQLite with the relay.
+    static let linkMap: [String: Set<String>] = {
+        let base: Set<String> = ["libcrypto", "libm", "libstdc++", "libgcc_s", "libc"]
+        let archive: Set<String> = ["libarchive"], http: Set<String> = ["libz"]
+        return [
+            "vfs-encrypt": base, "vfs-decrypt": base, "vfs-keygen": base, "vfs-keychain": base, "vfs-shred": base,
+            "vfs-wrap": base.union(archive), "vfs-unwrap": base.union(archive),
+            "vfs-policy": base.union(http), "vfs-device": base.union(http), "vfs-cloud": base.union(http),
+            "vfs-push": base.union(http).union(archive), "vfs-fetch": base.union(http).union(archive),
+            "vfs-relay": base.union(http).union(["libsqlite3"]),
+        ]
+    }()
 
-    @Test("each tool links what it uses: only the tools that make or open a bundle load libarchive (and its libxml2 and ICU)")
-    func linksWhatItUses() throws {
-        for tool in Self.tools {
-            let ldd = try Tools.run("ldd", [Tools.binDir.appendingPathComponent(tool).path])
-            #expect(ldd.status == 0, "\(tool): \(ldd.stderr)")
-            let archive = ldd.out.contains("libarchive.so")
-            if Self.bundleFree.contains(tool) {
-                for library in ["libarchive.so", "libxml2.so", "libicuuc.so"] {
-                    #expect(!ldd.out.contains(library), "\(tool) loads \(library)")
-                }
-            } else if ["vfs-wrap", "vfs-unwrap", "vfs-push", "vfs-fetch"].contains(tool) {
-                #expect(archive, "\(tool) makes or opens bundles, so it links libarchive")
-            }
+    /// A library's name without its version (libcrypto.so.3: libcrypto); nil for Swift's
+    /// own libraries (dynamic in a debug build) and the dynamic loader.
+    static func libraryName(_ soname: String) -> String? {
+        let name = soname.components(separatedBy: ".so").first ?? soname
+        if name.hasPrefix("libswift") || name.hasPrefix("libFoundation") || name.hasPrefix("lib_Foundation") || name.hasPrefix("ld-linux")
+            || ["libdispatch", "libBlocksRuntime", "libCoreFoundation"].contains(name) { return nil }
+        return name
+    }
+
+    @Test("Package.swift's 13 tools are the link map's: each is checked")
+    func linkMapNamesEveryTool() {
+        #expect(Self.tools.count == 13)
+        #expect(Set(Self.tools) == Set(Self.linkMap.keys))
+    }
+
+    @Test("each tool, built as a release is (Swift's libraries static), needs exactly the libraries of its line in the link map, and only the bundle tools load libarchive, libxml2 or ICU", arguments: PackagingTests.tools)
+    func linksWhatItUses(tool: String) throws {
+        let bin = try PackagingInstallTests.staticBin.get()
+        let binary = bin + "/" + tool
+        let elf = try Tools.run("readelf", ["-d", binary])
+        #expect(elf.status == 0, "\(tool): \(elf.stderr)")
+        let needed = Set(elf.out.split(separator: "\n").compactMap { line -> String? in
+            guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
+            return Self.libraryName(String(line[line.index(after: open)..<close]))
+        })
+        #expect(needed == Self.linkMap[tool], "\(tool) needs \(needed.sorted()), the link map says \((Self.linkMap[tool] ?? []).sorted())")
+        // What those load in turn: libarchive's libxml2 and ICU stay with it.
+        let ldd = try Tools.run("ldd", [binary])
+        #expect(ldd.status == 0, "\(tool): \(ldd.stderr)")
+        let bundles = Self.linkMap[tool]?.contains("libarchive") == true
+        for library in ["libarchive.so", "libxml2.so", "libicuuc.so"] where !bundles {
+            #expect(!ldd.out.contains(library), "\(tool) loads \(library)")
         }
+        if bundles { #expect(ldd.out.contains("libarchive.so"), "\(tool) makes or opens bundles, so it links libarchive") }
     }
 
     @Test("completion scripts are committed and match the built commands", arguments: PackagingTests.tools)

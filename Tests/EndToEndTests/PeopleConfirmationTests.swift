@@ -15,8 +15,8 @@ struct PeopleConfirmationTests {
     }
 
     func pinned(_ machine: Machine) throws -> [String] {
-        let data = try Data(contentsOf: machine.home.appendingPathComponent("chain-pins.json"))
-        return ((try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]).keys.sorted()
+        let data = try Data(contentsOf: machine.home.appendingPathComponent("pins.json"))
+        return (((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["chains"] as? [String: Any]) ?? [:]).keys.sorted()
     }
 
     @Test("bob's transfer to alice: listed as not pinned and pinning nothing, refused by --verified-only (77), fetched as 'pinned, not confirmed' with a warning, 'verified' once the code was confirmed")

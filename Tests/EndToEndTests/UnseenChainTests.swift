@@ -16,8 +16,9 @@ struct UnseenChainTests {
     }
 
     func pinned(_ machine: Machine) -> Bool {
-        let data = FileManager.default.contents(atPath: machine.path + "/chain-pins.json") ?? Data()
-        return String(decoding: data, as: UTF8.self).contains(Self.carol)
+        let data = FileManager.default.contents(atPath: machine.path + "/pins.json") ?? Data()
+        let chains = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["chains"] as? [String: Any]
+        return chains?[Self.carol] != nil
     }
 
     @Test("the operator's device starts carol's chain first: her laptop's enrolment lists it and stops (77), pins nothing, sends nothing to it; a wrong fingerprint or a no on a terminal keeps it so; her fingerprint takes it; list names the root and when; a reset lets her laptop start its own")

@@ -81,7 +81,7 @@ package struct CloudDownload {
         guard let size = entry.size, let sha256 = entry.sha256 else { throw RelayClientError.badAnswer(url: path, reason: "no size or digest") }
         if let target { try Self.refuseExisting(target, force: force) }
         let out = try openOutput(target)
-        let incoming = try VFSPaths.current.home + "/cloud-incoming"
+        let incoming = session.home + "/cloud-incoming"
         try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let partial = incoming + "/" + sha256 + ".age"
         let download = RangeDownloader.Target(route: RelayClient.cloudRoute(path), label: path, size: size, sha256: sha256)

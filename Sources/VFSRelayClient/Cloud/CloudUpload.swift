@@ -13,13 +13,15 @@ import Glibc
 /// before anything is uploaded, each file encrypted to `recipients` (`CloudUpload`).
 package struct CloudUploader {
     let client: RelayClient
+    /// The session's home (`$VFS_HOME`), which holds the spools (`CloudUpload.spool`).
+    let home: String
     let recipients: [AgeRecipient]
     /// Replace cloud files that exist.
     let force: Bool
     let report: ClientReport
 
-    package init(client: RelayClient, recipients: [AgeRecipient], force: Bool, report: ClientReport) {
-        (self.client, self.recipients, self.force, self.report) = (client, recipients, force, report)
+    package init(client: RelayClient, home: String, recipients: [AgeRecipient], force: Bool, report: ClientReport) {
+        (self.client, self.home, self.recipients, self.force, self.report) = (client, home, recipients, force, report)
     }
 
     /// Stores `sources` at `destination`: into it when `asFolder` (a folder, made if
@@ -63,7 +65,7 @@ package struct CloudUploader {
             if local.hasSuffix("/") {
                 try await tree.makeFolders(remote)
             } else {
-                try await CloudUpload(local: local, remote: remote, report: report).run(client: client, recipients: recipients)
+                try await CloudUpload(local: local, remote: remote, home: home, report: report).run(client: client, recipients: recipients)
             }
         }
         return skipped.count
@@ -120,6 +122,7 @@ package struct CloudUploader {
 struct CloudUpload {
     let local: String
     let remote: String
+    let home: String
     let report: ClientReport
 
     struct State: Codable {
@@ -128,7 +131,7 @@ struct CloudUpload {
         var location: String?
     }
 
-    /// `$VFS_HOME/cloud-outgoing/HASH`: the same source (path, size, mtime) to the same
+    /// `HOME/cloud-outgoing/HASH`: the same source (path, size, mtime) to the same
     /// destination finds the same folder again.
     func spool() throws -> String {
         var info = stat()
@@ -136,7 +139,7 @@ struct CloudUpload {
         let absolute = URL(fileURLWithPath: local).standardizedFileURL.path
         let key = "\(remote)\n\(absolute)\n\(info.st_size)\n\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
         let hash = SHA256.hash(Array(key.utf8)).prefix(16).hexString
-        return try VFSPaths.current.home + "/cloud-outgoing/" + hash
+        return home + "/cloud-outgoing/" + hash
     }
 
     func run(client: RelayClient, recipients: [AgeRecipient]) async throws {

@@ -2,7 +2,7 @@ import VFSCore
 
 /// Runs blocking work (the sealing: libarchive, zstd and age; a decryption that reads a
 /// download as it grows) on a thread of its own.
-func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+package func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
         DetachedThread.start(stackSize: 8 << 20) {
             do {
@@ -15,7 +15,7 @@ func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thr
 }
 
 /// A progress bar's update, for the uploaders and downloaders (nil when there is no bar).
-func progress(_ bar: ProgressReport?, limit: Int = .max) -> (@Sendable (Int64) -> Void)? {
+package func progress(_ bar: ProgressReport?, limit: Int = .max) -> (@Sendable (Int64) -> Void)? {
     guard let bar else { return nil }
     return { @Sendable (done: Int64) in bar.update(min(limit, Int(done))) }
 }
@@ -24,7 +24,7 @@ extension TusUploader {
     /// Sends `file` (its bytes from `base`) to the upload at `location`, which is created
     /// first when nil (`created` keeps it), under a progress bar labelled `label`.
     /// Returns the upload's location. 404: the upload expired or was removed.
-    func upload(file: String, length: Int64, base: Int64 = 0, at location: String?, label: String, report: ClientReport,
+    package func upload(file: String, length: Int64, base: Int64 = 0, at location: String?, label: String, report: ClientReport,
                 created: (String) throws -> Void) async throws -> String {
         var location = location
         if location == nil {

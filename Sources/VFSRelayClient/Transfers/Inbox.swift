@@ -52,7 +52,7 @@ package struct Inbox {
             throw RelayClientError.noSuchTransfer(id)
         }
         // Its partial download (a fetch interrupted before) will never be finished.
-        if let incoming = try? TransferReceiver.incoming { unlink(incoming + "/" + id + ".age") }
+        unlink(ReceiveOptions.incoming(home: session.home) + "/" + id + ".age")
     }
 
     /// Removes the partial downloads in `$VFS_HOME/incoming` of transfers no longer in the
@@ -60,8 +60,8 @@ package struct Inbox {
     /// that was killed before it removed its download): none of them can be fetched again.
     package func removeStaleDownloads() async throws {
         let waiting = Set(try await client.inbox().map(\.id))
-        guard let incoming = try? TransferReceiver.incoming,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: incoming) else { return }
+        let incoming = ReceiveOptions.incoming(home: session.home)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: incoming) else { return }
         for name in names where name.hasSuffix(".age") {
             let id = String(name.dropLast(4))
             if id.count == 32, id.allSatisfy(\.isHexDigit), !waiting.contains(id) { unlink(incoming + "/" + name) }
@@ -83,7 +83,7 @@ package struct Inbox {
         for user in Set(inbox.compactMap(\.senderUser)) where chains[user] == nil {
             chains[user] = try? await session.colleagueChain(user, client: client, pin: false)
         }
-        let pins = try ChainPins(home: session.home)
+        let pins = try PinStore(home: session.home)
         let relayNames = Dictionary(trust.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let rows = inbox.map { entry in
             let user = entry.senderUser ?? trust.user

@@ -21,20 +21,20 @@ import VFSRelayProtocol
 ///
 /// A push killed outright (SIGKILL) has no say: the relay expires its upload once it gets
 /// no bytes for the relay's idle expiry, and `vfs-push resume` ends its spool.
-final class PushInterruption: Sendable {
+package final class PushInterruption: Sendable {
     let record: SpoolRecord
     let client: RelayClient
     let report: ClientReport
     /// The spool's files registered for removal on a signal (until sealed).
-    let unsealed: [String]
+    package let unsealed: [String]
     private let claimed = NIOLockedValueBox(false)
 
-    init(record: SpoolRecord, client: RelayClient, report: ClientReport, unsealed: [String]) {
+    package init(record: SpoolRecord, client: RelayClient, report: ClientReport, unsealed: [String]) {
         (self.record, self.client, self.report, self.unsealed) = (record, client, report, unsealed)
     }
 
     /// Defers the terminating signals and watches for one until `finish`.
-    func start() -> Task<Void, Never> {
+    package func start() -> Task<Void, Never> {
         SignalCleanup.beginDeferring()
         return Task {
             while !Task.isCancelled {
@@ -46,12 +46,12 @@ final class PushInterruption: Sendable {
 
     /// A point past which the push must not go once interrupted (it would make a new
     /// upload, or remove a spool the answer keeps): there it waits for the end.
-    func checkpoint() async {
+    package func checkpoint() async {
         if SignalCleanup.pendingSignal != 0 || claimed.withLockedValue({ $0 }) { await answer() }
     }
 
     /// The push ended (either way): stops watching; a signal that came meanwhile is answered.
-    func finish(_ watcher: Task<Void, Never>) async {
+    package func finish(_ watcher: Task<Void, Never>) async {
         watcher.cancel()
         await checkpoint()
         SignalCleanup.endDeferring()

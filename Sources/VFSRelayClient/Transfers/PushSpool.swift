@@ -46,27 +46,28 @@ package struct PushSpool: Codable {
         (self.devices, self.names, self.lifetime, self.cloud, self.users) = (devices, names, lifetime, cloud, users)
     }
 
-    package static var folder: String { get throws { try VFSPaths.current.home + "/outgoing" } }
+    /// `HOME/outgoing` (the session's home: `$VFS_HOME`): a folder per pending push.
+    package static func folder(home: String) -> String { home + "/outgoing" }
 
     /// A pending push's id: its spool folder's name (`vfs-push resume --list`, `--drop`).
     package static func id(of dir: String) -> String { String(dir.split(separator: "/").last ?? "") }
 
     /// The request that makes this push's transfer of `upload` (its targets and lifetime).
-    func transferRequest(upload: String, streaming: Bool?) -> TransferCreate {
+    package func transferRequest(upload: String, streaming: Bool?) -> TransferCreate {
         TransferCreate(upload: upload, devices: devices, users: users ?? [],
                        expires: lifetime.map { Date().addingTimeInterval(TimeInterval($0)) }, streaming: streaming)
     }
 
     /// Every pending push (oldest first).
-    package static func pending() throws -> [String] {
-        let folder = try folder
+    package static func pending(home: String) -> [String] {
+        let folder = folder(home: home)
         return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().map { folder + "/" + $0 }
             .filter { FileManager.default.fileExists(atPath: $0 + "/push.json") }
     }
 
     /// A new spool folder holding this push's `push.json` (no bundle yet).
-    func create() throws -> String {
-        let spoolFolder = try Self.folder
+    package func create(home: String) throws -> String {
+        let spoolFolder = Self.folder(home: home)
         try FileManager.default.createDirectory(atPath: spoolFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let dir = spoolFolder + "/" + String(Int(Date().timeIntervalSince1970 * 1000)) + "-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -82,7 +83,7 @@ package struct PushSpool: Codable {
     /// A pending push's record (`vfs-push resume --list`).
     package static func loadPending(_ dir: String) throws -> PushSpool { try load(dir) }
 
-    static func load(_ dir: String) throws -> PushSpool {
+    package static func load(_ dir: String) throws -> PushSpool {
         guard let data = FileManager.default.contents(atPath: dir + "/push.json") else {
             throw TransferError.noPendingPush(spool: dir)
         }
@@ -91,13 +92,13 @@ package struct PushSpool: Codable {
         return try decoder.decode(PushSpool.self, from: data)
     }
 
-    func save(_ dir: String) throws {
+    package func save(_ dir: String) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         try AtomicOutputFile.write(Array(try encoder.encode(self)), to: dir + "/push.json", mode: 0o600)
     }
 
-    static func remove(_ dir: String) {
+    package static func remove(_ dir: String) {
         unlink(dir + "/bundle.age")
         unlink(dir + "/push.json")
         rmdir(dir)
@@ -106,18 +107,18 @@ package struct PushSpool: Codable {
 
 /// A spool's `push.json` changed from two sides of a push (the upload's location, the
 /// sealed length), one change at a time.
-final class SpoolRecord: Sendable {
+package final class SpoolRecord: Sendable {
     private let spool: NIOLockedValueBox<(PushSpool, closed: Bool)>
-    let dir: String
+    package let dir: String
 
-    init(_ spool: PushSpool, dir: String) {
+    package init(_ spool: PushSpool, dir: String) {
         self.spool = NIOLockedValueBox((spool, false))
         self.dir = dir
     }
 
-    var current: PushSpool { spool.withLockedValue { $0.0 } }
+    package var current: PushSpool { spool.withLockedValue { $0.0 } }
 
-    func update(_ change: (inout PushSpool) -> Void) throws {
+    package func update(_ change: (inout PushSpool) -> Void) throws {
         try spool.withLockedValue { state in
             // A push interrupted by a signal is decided on what the record said then.
             guard !state.closed else { throw IOError("the push was interrupted", code: EINTR) }
@@ -127,7 +128,7 @@ final class SpoolRecord: Sendable {
     }
 
     /// No change from now on (a signal's answer goes by it); the record as it stands.
-    func close() -> PushSpool {
+    package func close() -> PushSpool {
         spool.withLockedValue { state in
             state.closed = true
             return state.0

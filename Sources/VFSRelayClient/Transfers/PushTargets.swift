@@ -135,7 +135,7 @@ package struct PushTargets {
             }
             colleagues.append(Colleague(user: user, devices: devices))
         }
-        let pins = try ChainPins(home: session.home)
+        let pins = try PinStore(home: session.home)
         let unverified = colleagues.map(\.user).filter { !pins.isVerified($0) }
         if !unverified.isEmpty {
             let names = unverified.map { DisplayText.printable($0) }.joined(separator: ", ")

@@ -54,8 +54,8 @@ package struct SentTransfers {
     /// chain since keeps its id).
     func deviceNames() async throws -> [String: String] {
         var names = Dictionary(try await client.devices().map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        let pins = try ChainPins(home: session.home)
-        for user in pins.pins.keys.sorted() where user != session.config.user {
+        let pins = try PinStore(home: session.home)
+        for user in pins.chains.keys.sorted() where user != session.config.user {
             guard let chain = try? await session.colleagueChain(user, client: client) else { continue }
             for (id, device) in chain.devices where names[id] == nil { names[id] = device.name }
         }

@@ -4,13 +4,13 @@ import VFSRelayProtocol
 /// A download read while it arrives: a thread reads (decrypts, unpacks) what the
 /// `DownloadFeed` holds, blocking on it, while the download on the caller's task fills
 /// it. Used by `TransferReceiver` (a transfer) and `CloudDownload` (a cloud file).
-enum StreamedDownload {
+package enum StreamedDownload {
     /// Runs `read` over `feed` on a thread of its own while `download` fills the feed.
     /// A failed download (or the feed's own failure: a wrong size or SHA-256, checked
     /// when the reading failed if the feed does not hash as it is read) is thrown: it
     /// wins over the reading's error, then only its consequence. Otherwise the reading's
     /// result.
-    static func run<T: Sendable>(_ feed: DownloadFeed, read: @escaping @Sendable (ByteSource) throws -> T,
+    package static func run<T: Sendable>(_ feed: DownloadFeed, read: @escaping @Sendable (ByteSource) throws -> T,
                                  download: () async throws -> Void) async throws -> Result<T, Error> {
         let reading = Task {
             try await onThread {
@@ -39,6 +39,8 @@ enum StreamedDownload {
 
 /// A value handed to a thread that alone uses it until it ends (a reader's output, the
 /// receiver whose checks it runs): Sendable for that hand-over only.
-struct Handoff<Value>: @unchecked Sendable {
-    let value: Value
+package struct Handoff<Value>: @unchecked Sendable {
+    package let value: Value
+
+    package init(value: Value) { self.value = value }
 }

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import VFSBundle
 import VFSCore
+import VFSRelayClient
 import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
@@ -17,11 +18,14 @@ import Glibc
 /// push left (`vfs-push resume`).
 package struct TransferSender {
     let client: RelayClient
+    /// The session's home (`$VFS_HOME`), which holds the spools (`PushSpool`).
+    let home: String
     /// No progress bar.
     let report: ClientReport
 
-    package init(client: RelayClient, report: ClientReport) {
+    package init(client: RelayClient, home: String, report: ClientReport) {
         self.client = client
+        self.home = home
         self.report = report
     }
 
@@ -38,7 +42,7 @@ package struct TransferSender {
         let manifest = plan.manifest(group: group, accessID: nil, sender: targets.sender)
         let dir = try PushSpool(devices: targets.devices.map(\.id), names: targets.devices.map(\.name), lifetime: lifetime, cloud: cloud,
                                 users: targets.colleagues.isEmpty ? nil : targets.colleagues.map { UserTarget(user: $0.user, devices: $0.devices.map(\.id)) })
-            .create()
+            .create(home: home)
         let job = SealJob(plan: plan, manifest: manifest, recipients: targets.recipients, signer: targets.signer)
         // The id is announced as soon as the transfer exists (while it uploads, for targets fetching it).
         // Memory bounded whatever the size and the cores (issue 26: 1 GiB under 96 MiB):

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import VFSCore
+import VFSRelayClient
 import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
@@ -142,7 +143,7 @@ package struct InboxWatcher {
             Shredder(options: options).shred(names)
         }
         try session.credentials.erase()
-        let incoming = try TransferReceiver.incoming
+        let incoming = ReceiveOptions.incoming(home: session.home)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? [] { unlink(incoming + "/" + name) }
         throw RelayClientError.loggedOut(device: session.config.name)
     }
@@ -154,11 +155,11 @@ package struct InboxWatcher {
     /// hold a relay's chain to).
     func removedBy() async throws -> String? {
         guard let user = session.config.user else { return nil }
-        guard try ChainPins(home: session.home).head(of: user) != nil else { return nil }
+        guard try PinStore(home: session.home).head(of: user) != nil else { return nil }
         let me = session.config.device
         return try await session.withClient { client in
             let (statements, refused) = try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.chain))
-            var pins = try ChainPins(home: session.home)
+            var pins = try PinStore(home: session.home)
             guard !statements.isEmpty else { return nil }
             let verified = try pins.accept(statements, user: user, refused: refused)
             try pins.save()

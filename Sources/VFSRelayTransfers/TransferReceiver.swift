@@ -5,51 +5,11 @@ import Foundation
 #endif
 import VFSBundle
 import VFSCore
+import VFSRelayClient
 import VFSRelayProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// What vfs-fetch does with a transfer it receives.
-package struct ReceiveOptions {
-    /// Unpack into this folder (nil: the current one).
-    package var directory: String?
-    /// Release the content only if the policy approves this app.
-    package var app: String?
-    /// Write the content of a one-file transfer to standard output.
-    package var toStandardOutput = false
-    /// Write the ciphertext, as downloaded, to standard output, without acknowledging.
-    package var raw = false
-    /// Name the verified sender and list what is unpacked, on stderr.
-    package var verbose = false
-    /// Unpack a transfer whose sender does not verify, saying so.
-    package var allowUnverified = false
-    /// Refuse a transfer from another user whose safety code was not confirmed.
-    package var verifiedOnly = false
-    /// The most bytes taken of a transfer still uploading (`RangeDownloader.followLimit`):
-    /// bounds what --raw and --allow-unverified write, which nothing checks as it arrives.
-    package var followLimit: Int64 = .max
-    /// Give up on a transfer still uploading that gets no byte for this long
-    /// (`RangeDownloader.followIdle`: vfs-fetch --all); nil: wait as long as the relay keeps it.
-    package var followIdle: Duration?
-    /// The `followLimit` of what nobody checks as it arrives (vfs-fetch --raw,
-    /// --allow-unverified) unless told otherwise: 8 GiB, the relay's default largest
-    /// upload (vfs-relay serve --max-upload).
-    package static let uncheckedFollowLimit: Int64 = 8 << 30
-    /// Mark what is written to be left out of backups (`--no-backup`).
-    package var noBackup = false
-    /// Progress, warnings and notes.
-    package var report: ClientReport
-    /// The approved-apps gate for `app`: throws to refuse the bundle's `paths` of `group`.
-    package var authorize: (_ app: String, _ group: String?, _ paths: [String]) throws -> Void
-    /// Says what an extraction into `folder` could not mark nodump.
-    package var reportMarks: (_ marks: BackupMarks, _ folder: String) -> Void
-
-    package init(report: ClientReport, authorize: @escaping (_ app: String, _ group: String?, _ paths: [String]) throws -> Void,
-                 reportMarks: @escaping (_ marks: BackupMarks, _ folder: String) -> Void) {
-        (self.report, self.authorize, self.reportMarks) = (report, authorize, reportMarks)
-    }
-}
 
 /// One transfer from the inbox to DIR (or stdout): download with Range into
 /// `$VFS_HOME/incoming/ID.age`, decrypt with the device identity, apply vfs-unwrap's
@@ -102,11 +62,9 @@ package struct TransferReceiver {
         self.client = client
     }
 
-    static var incoming: String { get throws { try VFSPaths.current.home + "/incoming" } }
-
     /// The top-level names unpacked (for --exec), empty for --stdout/--raw.
     package func receive(_ entry: InboxEntry) async throws -> [String] {
-        let incoming = try Self.incoming
+        let incoming = ReceiveOptions.incoming(home: session.home)
         try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let part = incoming + "/" + entry.id + ".age"
         let bar = tool.report.progress("fetching", Int(entry.size))
@@ -276,7 +234,7 @@ package struct TransferReceiver {
             var seen = try SeenSignatures(home: session.home)
             try seen.record(signature, transfer: transfer)
             try seen.save()
-            if chain.user != trust?.user, (try? ChainPins(home: session.home))?.isVerified(chain.user) != true {
+            if chain.user != trust?.user, (try? PinStore(home: session.home))?.isVerified(chain.user) != true {
                 unconfirmed = chain.user
             }
             if tool.verbose {
