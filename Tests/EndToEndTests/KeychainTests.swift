@@ -642,9 +642,9 @@ struct KeychainTests {
         #expect(kc.agentSockets().count == 1)
         // The new agent's 20 minutes, not the first one's 10 (whatever time a busy machine
         // took since: status rounds down to whole minutes).
-        let status = try kc.run(["status"]).out
-        let minutes = status.firstMatch(of: /^unlocked, (\d+)m/).flatMap { Int($0.1) }
-        #expect(minutes.map { $0 > 10 && $0 <= 20 } ?? false, "status: \(status)")
+        let agentStatus = try kc.run(["status"]).out
+        let minutes = agentStatus.firstMatch(of: /^unlocked, (\d+)m/).flatMap { Int($0.1) }
+        #expect(minutes.map { $0 > 10 && $0 <= 20 } ?? false, "status: \(agentStatus)")
 
         let lock = try kc.run(["lock"])
         #expect(lock.status == 0 && lock.stderr.contains("locked"))
