@@ -9,8 +9,7 @@
 #   thread   ThreadSanitizer: the suites of the concurrent parts (SANITIZE_THREAD_FILTER):
 #            the parallel STREAM and its pipes, write-behind, the keychain and its agent,
 #            the relay's upload hashing and event hub, the client's upload windows and
-#            streamed downloads, and the end-to-end runs of those tools (not
-#            TransferMemoryTests: its resident-memory bound can't hold under TSan's shadow memory).
+#            streamed downloads, and the end-to-end runs of those tools.
 # Each process writes its reports to its own file (log_path) rather than to the stderr
 # the tests read, so a report never changes what a test sees; any report file fails the run.
 # Environment: SANITIZE_LOGS (a folder for the reports and the shards' logs; default a new
@@ -26,6 +25,10 @@ logs=${SANITIZE_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/vfs-sanitize-$kind.XXXXXX")}
 mkdir -p "$logs/reports"
 runner="$bin/vfsPackageTests.xctest"
 [ -x "$runner" ] || { echo "sanitize: error: no test binary at $runner" >&2; exit 66; }
+
+# The tests' memory bounds (resident-memory peaks) can't hold under a sanitizer's shadow
+# memory and quarantine: with VFS_SANITIZER set those tests run and check everything else.
+export VFS_SANITIZER=$kind
 
 case $kind in
 address)

@@ -22,7 +22,7 @@ struct TransferMemoryTests {
         let push = try MeasuredRun(fleet.laptop, "vfs-push", ["-q", "-d", "phone", file])
         #expect(push.run.status == 0, "\(push.run.stderr)")
         #expect(push.how == "exited")
-        #expect(push.peak < Self.pushBoundMiB << 10, "peak RSS \(push.peak >> 10) MiB")
+        #expect(!Tools.memoryBoundsHold || push.peak < Self.pushBoundMiB << 10, "peak RSS \(push.peak >> 10) MiB")
         // The push was the whole file: the phone lists it, complete (random bytes do not
         // compress: the ciphertext is at least as long).
         let id = push.run.out.trimmingCharacters(in: .whitespacesAndNewlines)
