@@ -43,19 +43,7 @@ struct FoundationLinkTests {
     /// bring full Foundation back unseen.
     @Test("no source outside the relay server imports full Foundation unconditionally")
     func conditionalImports() throws {
-        let sources = Self.root.appendingPathComponent("Sources")
-        var checked = 0
-        var offences: [String] = []
-        let walker = FileManager.default.enumerator(atPath: sources.path)
-        while let name = walker?.nextObject() as? String {
-            guard name.hasSuffix(".swift") else { continue }
-            let target = String(name.prefix(while: { $0 != "/" }))
-            guard !Self.fullFoundationSources.contains(target) else { continue }
-            checked += 1
-            let text = try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8)
-            offences += Self.unconditionalImports(text).map { "Sources/\(name):\($0)" }
-        }
-        #expect(checked > 100, "only \(checked) sources found under \(sources.path)")
+        let offences = try Self.offendingLines(skippingTargets: Self.fullFoundationSources, Self.unconditionalImports)
         #expect(offences.isEmpty, "import FoundationEssentials instead (#if canImport(FoundationEssentials) … #else import Foundation #endif): \(offences)")
     }
 
@@ -69,6 +57,25 @@ struct FoundationLinkTests {
         #expect(Self.unconditionalImports("import FoundationInternationalization\n") == [1])
         #expect(Self.unconditionalImports("#if canImport(Foundation)\nimport Foundation\n#endif\n") == [2])
         #expect(Self.unconditionalImports("#if canImport(FoundationEssentials)\nimport FoundationEssentials\n#else\nimport Foundation\n#endif\nimport Foundation\n") == [6])
+    }
+
+    /// "Sources/FILE:LINE" for each line `check` finds in a Swift file under Sources (the
+    /// targets in `skippingTargets` left out); fails the test when too few files are found
+    /// (a wrong root would check nothing).
+    static func offendingLines(skippingTargets: Set<String> = [], _ check: (String) -> [Int],
+                               sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        let sources = root.appendingPathComponent("Sources")
+        var checked = 0
+        var offences: [String] = []
+        let walker = FileManager.default.enumerator(atPath: sources.path)
+        while let name = walker?.nextObject() as? String {
+            guard name.hasSuffix(".swift"), !skippingTargets.contains(String(name.prefix(while: { $0 != "/" }))) else { continue }
+            checked += 1
+            let text = try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8)
+            offences += check(text).map { "Sources/\(name):\($0)" }
+        }
+        #expect(checked > 100, "only \(checked) sources found under \(sources.path)", sourceLocation: sourceLocation)
+        return offences
     }
 
     /// The lines (from 1) of `text` that import Foundation other than as the fallback

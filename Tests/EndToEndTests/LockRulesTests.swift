@@ -10,17 +10,7 @@ import VFSTestSupport
 struct LockRulesTests {
     @Test("no source under Sources guards state with Synchronization.Mutex")
     func noStandardMutex() throws {
-        let sources = PackagingTests.root.appendingPathComponent("Sources")
-        var checked = 0
-        var offences: [String] = []
-        let walker = FileManager.default.enumerator(atPath: sources.path)
-        while let name = walker?.nextObject() as? String {
-            guard name.hasSuffix(".swift") else { continue }
-            checked += 1
-            let text = try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8)
-            offences += Self.mutexLines(text).map { "Sources/\(name):\($0)" }
-        }
-        #expect(checked > 100, "only \(checked) sources found under \(sources.path)")
+        let offences = try FoundationLinkTests.offendingLines(Self.mutexLines)
         #expect(offences.isEmpty, "use NIOLockedValueBox (NIOConcurrencyHelpers) or PThreadMutex: \(offences)")
     }
 
