@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import VFSCore
 
 /// Starts the tests' servers so that none outlives a test runner killed outright (a CI
 /// timeout, `kill -9`, a crash), when no `stop()` or `deinit` runs: each runs under
@@ -29,18 +30,11 @@ public enum ServerSpawner {
 
 /// One thread, never ended, that runs the closures handed to it one at a time.
 final class LongLivedThread: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [() -> Void] = []
+    private let jobs = BlockingQueue<() -> Void>()
 
     init(name: String) {
-        let thread = Thread { [self] in
-            while true {
-                condition.lock()
-                while jobs.isEmpty { condition.wait() }
-                let job = jobs.removeFirst()
-                condition.unlock()
-                job()
-            }
+        let thread = Thread { [jobs] in
+            while let job = jobs.take() { job() }
         }
         thread.name = name
         thread.start()
@@ -50,10 +44,7 @@ final class LongLivedThread: @unchecked Sendable {
     func perform<T>(_ body: @escaping () throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox<T>()
-        condition.lock()
-        jobs.append { box.result = Result { try body() }; done.signal() }
-        condition.signal()
-        condition.unlock()
+        jobs.put { box.result = Result { try body() }; done.signal() }
         done.wait()
         return try box.result!.get()
     }

@@ -4,14 +4,14 @@ import Glibc
 
 /// A FIFO handed between threads; `cancel()` wakes every waiter and makes `take()`
 /// return nil from then on.
-final class BlockingQueue<Element>: @unchecked Sendable {
+package final class BlockingQueue<Element>: @unchecked Sendable {
     // Sendable: every access to `items` and `cancelled` holds `mutex`.
     private var items: [Element] = []
     private var cancelled = false
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()
 
-    init() {
+    package init() {
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&condition, nil)
     }
@@ -21,14 +21,14 @@ final class BlockingQueue<Element>: @unchecked Sendable {
         pthread_mutex_destroy(&mutex)
     }
 
-    func put(_ item: Element) {
+    package func put(_ item: Element) {
         pthread_mutex_lock(&mutex)
         items.append(item)
         pthread_cond_signal(&condition)
         pthread_mutex_unlock(&mutex)
     }
 
-    func take() -> Element? {
+    package func take() -> Element? {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         while items.isEmpty && !cancelled { pthread_cond_wait(&condition, &mutex) }
@@ -36,7 +36,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
         return items.removeFirst()
     }
 
-    func cancel() {
+    package func cancel() {
         pthread_mutex_lock(&mutex)
         cancelled = true
         pthread_cond_broadcast(&condition)
