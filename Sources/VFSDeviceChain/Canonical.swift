@@ -10,6 +10,13 @@ package struct CanonicalWriter {
         precondition(value.count <= Int(UInt16.max))
         bytes.append(UInt8(value.count >> 8)); bytes.append(UInt8(value.count & 0xff)); bytes += value
     }
+    /// A device as add statements and checkpoints hold it: id, name, recipient, key.
+    package mutating func device(_ device: DeviceChain.DeviceEntry) {
+        field(Array(device.id.utf8))
+        field(Array(device.name.utf8))
+        field(Array(device.recipient.utf8))
+        raw(device.signingKey)
+    }
     /// A byte string of any length after its 64-bit big-endian length (fingerprint input).
     package mutating func field64(_ value: [UInt8]) { uint64(UInt64(value.count)); bytes += value }
 }
@@ -39,6 +46,15 @@ struct CanonicalReader {
             throw DeviceChainError.malformed(index: nil, reason: "a \(what) with control or format characters")
         }
         return text
+    }
+    /// A device as add statements and checkpoints hold it (`CanonicalWriter.device`).
+    mutating func device() throws -> DeviceChain.DeviceEntry {
+        let id = try deviceId()
+        let name = try text(max: DeviceChain.maxNameBytes, what: "name")
+        let recipient = try text(max: DeviceChain.maxRecipientBytes, what: "recipient")
+        let key = try raw(DeviceChain.publicKeyCount)
+        guard !name.isEmpty, !recipient.isEmpty else { throw DeviceChainError.malformed(index: nil, reason: "an empty name or recipient") }
+        return DeviceChain.DeviceEntry(id: id, name: name, recipient: recipient, signingKey: key)
     }
     /// A device id: 32 lowercase hex digits, as the relay makes them.
     mutating func deviceId() throws -> String {

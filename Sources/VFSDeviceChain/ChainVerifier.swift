@@ -1,47 +1,106 @@
-/// The chain's verifier (docs/device-chain.md, "Verification"): one walk from the root,
-/// shared by the clients and the relay.
+/// The chain's verifier (docs/device-chain.md, "Verification" and "Checkpoints"): one
+/// walk, shared by the clients and the relay.
 extension DeviceChain {
-    /// Verifies a whole chain from its root: signatures, links, sequence numbers, each
-    /// signer live at its statement, bounds. `user` is the user the caller asked for.
-    public static func verify(_ statements: [Statement], user: String, using primitives: Primitives) throws -> Verified {
+    /// Verifies a whole chain: signatures, links, sequence numbers, each signer live at
+    /// its statement, each checkpoint restating the state at its point, bounds. `user` is
+    /// the user the caller asked for. From the root; or, with `pinned` (the head this
+    /// client verified last), from a checkpoint at or before it, which the chain must
+    /// then extend (see `verifyPrefix`). Throws on any statement that does not verify.
+    public static func verify(_ statements: [Statement], user: String, pinned: Head? = nil, using primitives: Primitives) throws -> Verified {
         guard !statements.isEmpty else { throw DeviceChainError.malformed(index: nil, reason: "an empty chain") }
-        guard statements.count <= maxStatements else {
-            throw DeviceChainError.malformed(index: nil, reason: "\(statements.count) statements (the limit is \(maxStatements))")
+        // Bounded before any signature is checked: no segment longer than the limit.
+        var segment = 0, longest = 0
+        for statement in statements {
+            if statement.isCheckpoint { segment = 0 }
+            segment += 1
+            longest = max(longest, segment)
         }
-        var walk = Walk(user: user, primitives: primitives)
-        for statement in statements { try walk.take(statement) }
-        return walk.verified
+        guard longest <= maxStatements else {
+            throw DeviceChainError.malformed(index: nil, reason: !statements.contains(where: \.isCheckpoint)
+                ? "\(statements.count) statements (the limit is \(maxStatements))"
+                : "\(longest) statements since a checkpoint (the limit is \(maxStatements))")
+        }
+        let verified = try verifyPrefix(statements, user: user, pinned: pinned, using: primitives)
+        if let refused = verified.refusedTail { throw refused }
+        return verified
     }
 
     /// The longest prefix of `statements` that verifies, and why the next statement did
     /// not (`refusedTail`). A relay that serves statements it cannot have been given by
     /// a live device is lying or was lied to: a client keeps what verifies and goes on.
-    /// Throws when not even the root verifies (there is no prefix).
-    public static func verifyPrefix(_ statements: [Statement], user: String, using primitives: Primitives) throws -> Verified {
-        guard !statements.isEmpty else { throw DeviceChainError.malformed(index: nil, reason: "an empty chain") }
+    /// Throws when not even the first statement verifies (there is no prefix).
+    ///
+    /// The first statement is the root (sequence 0), or a checkpoint: then only with
+    /// `pinned`, at or before the pinned head, and the chain must extend that head (the
+    /// pinned statement is in it, with the pinned hash). The pinned hash names, through
+    /// the links, every statement up to the pin, the checkpoint among them; this client
+    /// verified each of them against the state it computed when it walked past them, so
+    /// the checkpoint's restated state is the state the chain has there. A checkpoint
+    /// after the pin, or with no pin, is refused (`unanchoredCheckpoint`): a relay could
+    /// have made it restate anything with a key of a device it removed.
+    public static func verifyPrefix(_ statements: [Statement], user: String, pinned: Head? = nil,
+                                    using primitives: Primitives) throws -> Verified {
+        guard let start = statements.first else { throw DeviceChainError.malformed(index: nil, reason: "an empty chain") }
         var walk = Walk(user: user, primitives: primitives)
-        for (index, statement) in statements.enumerated() {
-            guard index < maxStatements else {
-                return walk.verified(refusing: .malformed(index: index, reason: "\(statements.count) statements (the limit is \(maxStatements))"))
+        var rest = statements[...]
+        let fromCheckpoint = start.sequence != 0 && start.isCheckpoint
+        if fromCheckpoint {
+            guard let pinned, start.sequence <= pinned.sequence else {
+                throw DeviceChainError.unanchoredCheckpoint(sequence: start.sequence, pinned: pinned?.sequence)
+            }
+            try walk.start(at: start)
+            rest = rest.dropFirst()
+        }
+        var refused: DeviceChainError?
+        for statement in rest {
+            // A chain with no checkpoint says how long it is, as before checkpoints.
+            if walk.first == 0, walk.checkpoints == 0, walk.segmentStatements >= maxStatements, !statement.isCheckpoint {
+                refused = .malformed(index: Int(clamping: walk.next), reason: "\(statements.count) statements (the limit is \(maxStatements))")
+                break
             }
             do {
                 try walk.take(statement)
-            } catch let error as DeviceChainError where index > 0 {
-                return walk.verified(refusing: error)
+            } catch let error as DeviceChainError where walk.taken > 0 {
+                refused = error
+                break
             }
         }
-        return walk.verified
+        let verified = refused.map { walk.verified(refusing: $0) } ?? walk.verified
+        // From a checkpoint, the pin is what makes it trusted: checked here, on what
+        // verified (a tail left out included), never left to the caller.
+        if fromCheckpoint, let pinned { try check(Array(statements.prefix(verified.count)), extend: pinned, using: primitives) }
+        return verified
     }
 
-    /// Checks that verified `statements` extend `pinned`: at least as long, and holding
-    /// the pinned statement (links were verified, so all before it are the pinned ones).
+    /// Checks that verified `statements` extend `pinned`: they reach it, and hold the
+    /// pinned statement (links were verified, so all before it are the pinned ones).
+    /// They may start at a checkpoint at or before it.
     public static func check(_ statements: [Statement], extend pinned: Head, using primitives: Primitives) throws {
-        guard pinned.sequence < UInt64(statements.count) else {
-            throw DeviceChainError.rolledBack(pinned: pinned.sequence, served: UInt64(max(statements.count, 1)) - 1)
+        let first = statements.first?.sequence ?? 0
+        guard first <= pinned.sequence else { throw DeviceChainError.unanchoredCheckpoint(sequence: first, pinned: pinned.sequence) }
+        let index = pinned.sequence - first
+        guard index < UInt64(statements.count) else {
+            let served = statements.last?.sequence ?? 0
+            throw DeviceChainError.rolledBack(pinned: pinned.sequence, served: served)
         }
-        guard primitives.sha256(statements[Int(pinned.sequence)].encoded) == pinned.hash else {
+        guard primitives.sha256(statements[Int(index)].encoded) == pinned.hash else {
             throw DeviceChainError.forked(sequence: pinned.sequence)
         }
+    }
+
+    /// The verifier a statement at a time, from the root: for a caller that appends many
+    /// statements and keeps the state between them instead of walking the chain again.
+    /// `take` refuses exactly what `verify` refuses, and leaves the state as it was.
+    public struct Verifier: Sendable {
+        var walk: Walk
+        public init(user: String, using primitives: Primitives) { walk = Walk(user: user, primitives: primitives) }
+        public mutating func take(_ statement: Statement) throws {
+            var next = walk
+            try next.take(statement)
+            walk = next
+        }
+        /// What the statements taken say.
+        public var verified: Verified { walk.verified }
     }
 
     /// One pass over a chain, a statement at a time; `take` throws on the first
@@ -51,9 +110,18 @@ extension DeviceChain {
         let primitives: Primitives
         var live: [String: DeviceEntry] = [:]
         var previousHash = [UInt8](repeating: 0, count: DeviceChain.hashCount)
-        var rootKey: [UInt8] = []
-        var total = 0
-        var count = 0
+        var root: DeviceEntry?
+        var rootTimestamp: Int64 = 0
+        /// The sequence number the next statement must have.
+        var next: UInt64 = 0
+        /// Where the walk started (0, or the checkpoint it started from).
+        var first: UInt64 = 0
+        /// How many statements this walk took, and how many of them were checkpoints.
+        var taken = 0
+        var checkpoints = 0
+        /// The segment at the head: statements and bytes since the last checkpoint.
+        var segmentStatements = 0
+        var segmentBytes = 0
 
         init(user: String, primitives: Primitives) {
             self.user = user
@@ -61,8 +129,10 @@ extension DeviceChain {
         }
 
         var verified: Verified {
-            Verified(user: user, rootKey: rootKey, devices: live,
-                     head: Head(sequence: UInt64(max(count, 1) - 1), hash: previousHash))
+            Verified(user: user, rootKey: root?.signingKey ?? [], devices: live,
+                     head: Head(sequence: next == 0 ? 0 : next - 1, hash: previousHash),
+                     first: first, root: root, rootTimestamp: rootTimestamp,
+                     segmentStatements: segmentStatements, segmentBytes: segmentBytes)
         }
 
         func verified(refusing error: DeviceChainError) -> Verified {
@@ -71,11 +141,8 @@ extension DeviceChain {
             return verified
         }
 
-        mutating func take(_ statement: Statement) throws {
-            let index = count
-            guard index < DeviceChain.maxStatements else {
-                throw DeviceChainError.malformed(index: index, reason: "more than \(DeviceChain.maxStatements) statements")
-            }
+        /// The statement decoded again from its bytes, as canonical, within its bounds.
+        func canonical(_ statement: Statement, index: Int) throws -> [UInt8] {
             let encoded = statement.encoded
             // Only statements that are exactly their canonical form (lengths, id syntax,
             // field limits) are considered; one built in memory is held to it as well.
@@ -86,18 +153,58 @@ extension DeviceChain {
                 throw DeviceChainError.malformed(index: index, reason: reason)
             }
             guard reparsed == statement else { throw DeviceChainError.malformed(index: index, reason: "not in canonical form") }
-            guard encoded.count <= DeviceChain.maxStatementBytes, total + encoded.count <= DeviceChain.maxChainBytes else {
-                throw DeviceChainError.malformed(index: index, reason: "the chain is larger than \(DeviceChain.maxChainBytes) bytes")
-            }
             guard statement.user == user else { throw DeviceChainError.wrongUser(index: index, expected: user, found: statement.user) }
-            guard statement.sequence == UInt64(index) else { throw DeviceChainError.badSequence(index: index, found: statement.sequence) }
+            return encoded
+        }
+
+        /// Starts the walk at a checkpoint the caller holds to its pin: the state is the
+        /// one it restates, and it must be signed by one of the devices it restates.
+        mutating func start(at statement: Statement) throws {
+            let index = Int(clamping: statement.sequence)
+            let encoded = try canonical(statement, index: index)
+            guard case .checkpoint(let checkpoint) = statement.action else {
+                throw DeviceChainError.badSequence(index: index, found: statement.sequence)
+            }
+            guard let signer = checkpoint.devices.first(where: { $0.id == statement.signer }) else {
+                throw DeviceChainError.signerNotLive(index: index, signer: statement.signer)
+            }
+            guard primitives.verifyEd25519(statement.signature, statement.signedMessage, signer.signingKey) else {
+                throw DeviceChainError.badSignature(index: index)
+            }
+            live = Dictionary(uniqueKeysWithValues: checkpoint.devices.map { ($0.id, $0) })
+            root = checkpoint.root
+            rootTimestamp = checkpoint.rootTimestamp
+            first = statement.sequence
+            next = statement.sequence + 1
+            previousHash = primitives.sha256(encoded)
+            segmentStatements = 1
+            segmentBytes = encoded.count
+            taken = 1
+        }
+
+        mutating func take(_ statement: Statement) throws {
+            let index = Int(clamping: next)
+            let encoded = try canonical(statement, index: index)
+            if statement.isCheckpoint {
+                guard encoded.count <= DeviceChain.maxChainBytes else {
+                    throw DeviceChainError.malformed(index: index, reason: "the chain is larger than \(DeviceChain.maxChainBytes) bytes")
+                }
+            } else {
+                guard segmentStatements < DeviceChain.maxStatements else {
+                    throw DeviceChainError.malformed(index: index, reason: "more than \(DeviceChain.maxStatements) statements")
+                }
+                guard encoded.count <= DeviceChain.maxStatementBytes, segmentBytes + encoded.count <= DeviceChain.maxChainBytes else {
+                    throw DeviceChainError.malformed(index: index, reason: "the chain is larger than \(DeviceChain.maxChainBytes) bytes")
+                }
+            }
+            guard statement.sequence == next else { throw DeviceChainError.badSequence(index: index, found: statement.sequence) }
             guard statement.previous == previousHash else { throw DeviceChainError.brokenLink(index: index) }
             let signerKey: [UInt8]
-            if index == 0 {
-                guard case .add(let root) = statement.action, root.id == statement.signer else {
+            if next == 0 {
+                guard case .add(let device) = statement.action, device.id == statement.signer else {
                     throw DeviceChainError.badRoot(reason: "the first statement must add the device that signs it")
                 }
-                signerKey = root.signingKey
+                signerKey = device.signingKey
             } else {
                 guard let signer = live[statement.signer] else { throw DeviceChainError.signerNotLive(index: index, signer: statement.signer) }
                 signerKey = signer.signingKey
@@ -112,15 +219,29 @@ extension DeviceChain {
                     throw DeviceChainError.duplicate(index: index, reason: "its signing key is already another live device's")
                 }
                 live[device.id] = device
+                if next == 0 { (root, rootTimestamp) = (device, statement.timestamp) }
             case .remove(let id):
                 guard live[id] != nil else { throw DeviceChainError.duplicate(index: index, reason: "device \(id) is not live") }
                 guard live.count > 1 else { throw DeviceChainError.duplicate(index: index, reason: "it would remove the last device") }
                 live[id] = nil
+            case .checkpoint(let checkpoint):
+                // Exactly the state computed here: the root, and every live device as it is.
+                guard checkpoint.root == root, checkpoint.rootTimestamp == rootTimestamp else {
+                    throw DeviceChainError.checkpointMismatch(index: index, reason: "restates another root")
+                }
+                guard checkpoint.devices == live.values.sorted(by: { $0.id < $1.id }) else {
+                    throw DeviceChainError.checkpointMismatch(index: index, reason: "does not restate the live devices (\(live.count)) as they are")
+                }
             }
-            if index == 0 { rootKey = signerKey }
-            total += encoded.count
+            if statement.isCheckpoint {
+                (segmentStatements, segmentBytes) = (0, 0)
+                checkpoints += 1
+            }
+            segmentStatements += 1
+            segmentBytes += encoded.count
             previousHash = primitives.sha256(encoded)
-            count += 1
+            next += 1
+            taken += 1
         }
     }
 }

@@ -16,9 +16,24 @@ import Foundation
 package enum DeviceChain {
     /// Limits that keep a hostile relay from making a client loop or balloon. The relay
     /// stores no more than these either (the same constants).
+    ///
+    /// A **segment** is the statements from the last checkpoint (or the root, before the
+    /// first checkpoint) to the head, the checkpoint included: at most `maxStatements`
+    /// statements and `maxChainBytes` bytes. A checkpoint starts a new segment, so the
+    /// chain as a whole grows past them; what bounds it is `maxHistoryBytes`, what a new
+    /// device (no pin) verifies from the root.
     public static let maxStatements = 1024
     public static let maxStatementBytes = 8192
     public static let maxChainBytes = 1 << 20
+    /// A checkpoint restates every live device: it may be larger than other statements.
+    public static let maxCheckpointBytes = 256 << 10
+    /// A whole chain, root to head, every segment: what a device with no pin verifies.
+    public static let maxHistoryBytes = 16 << 20
+    /// Clients append a checkpoint before a change once the segment holds this many
+    /// statements of the `maxStatements` (64 left), or this many bytes of the
+    /// `maxChainBytes` (64 KiB left): docs/device-chain.md, "Checkpoints".
+    public static let checkpointAfterStatements = maxStatements - 64
+    public static let checkpointAfterBytes = maxChainBytes - (64 << 10)
     public static let maxNameBytes = 64
     public static let maxUserBytes = 254
     public static let maxRecipientBytes = 4096
@@ -48,6 +63,28 @@ package enum DeviceChain {
     public enum Action: Equatable, Sendable {
         case add(DeviceEntry)
         case remove(deviceId: String)
+        /// Restates the verifier's whole state at that point; changes nothing.
+        case checkpoint(Checkpoint)
+
+        public var isCheckpoint: Bool {
+            if case .checkpoint = self { return true }
+            return false
+        }
+    }
+
+    /// What a checkpoint restates: everything the verifier holds at that point (the
+    /// root and the live devices), so that a client that verified the chain up to and
+    /// past it can later be served the chain from it (docs/device-chain.md, "Checkpoints").
+    public struct Checkpoint: Equatable, Sendable {
+        /// The device statement 0 added (its key is the root key), and when it was signed.
+        public var root: DeviceEntry
+        public var rootTimestamp: Int64
+        /// The live devices, in ascending order of id (one encoding per state).
+        public var devices: [DeviceEntry]
+        public init(root: DeviceEntry, rootTimestamp: Int64, devices: [DeviceEntry]) {
+            self.root = root; self.rootTimestamp = rootTimestamp
+            self.devices = devices.sorted { $0.id < $1.id }
+        }
     }
 
     /// A device as the chain knows it.
@@ -92,6 +129,7 @@ package enum DeviceChain {
             switch action {
             case .add: out.byte(1)
             case .remove: out.byte(2)
+            case .checkpoint: out.byte(3)
             }
             out.field(Array(user.utf8))
             out.uint64(sequence)
@@ -100,15 +138,21 @@ package enum DeviceChain {
             out.field(Array(signer.utf8))
             switch action {
             case .add(let device):
-                out.field(Array(device.id.utf8))
-                out.field(Array(device.name.utf8))
-                out.field(Array(device.recipient.utf8))
-                out.raw(device.signingKey)
+                out.device(device)
             case .remove(let id):
                 out.field(Array(id.utf8))
+            case .checkpoint(let checkpoint):
+                out.uint64(UInt64(bitPattern: checkpoint.rootTimestamp))
+                out.device(checkpoint.root)
+                precondition(checkpoint.devices.count <= Int(UInt16.max))
+                out.byte(UInt8(checkpoint.devices.count >> 8)); out.byte(UInt8(checkpoint.devices.count & 0xff))
+                for device in checkpoint.devices { out.device(device) }
             }
             return out.bytes
         }
+
+        /// Whether it is a checkpoint (which starts a segment).
+        public var isCheckpoint: Bool { action.isCheckpoint }
 
         /// The signed statement's bytes: the body, then the 64-byte signature.
         public var encoded: [UInt8] { body + signature }
@@ -118,14 +162,16 @@ package enum DeviceChain {
 
         /// Parses one signed statement; refuses anything but the exact canonical form.
         public static func decode(_ bytes: [UInt8]) throws -> Statement {
-            guard bytes.count <= DeviceChain.maxStatementBytes else {
-                throw DeviceChainError.malformed(index: nil, reason: "a statement of \(bytes.count) bytes (the limit is \(DeviceChain.maxStatementBytes))")
+            let kind = bytes.count > 1 ? bytes[1] : 0
+            let limit = kind == 3 ? DeviceChain.maxCheckpointBytes : DeviceChain.maxStatementBytes
+            guard bytes.count <= limit else {
+                throw DeviceChainError.malformed(index: nil, reason: "a statement of \(bytes.count) bytes (the limit is \(limit))")
             }
             var reader = CanonicalReader(bytes)
             guard try reader.byte() == DeviceChain.statementVersion else {
                 throw DeviceChainError.malformed(index: nil, reason: "unknown statement version \(bytes[0])")
             }
-            let kind = try reader.byte()
+            _ = try reader.byte()
             let user = try reader.text(max: DeviceChain.maxUserBytes, what: "user")
             let sequence = try reader.uint64()
             let previous = try reader.raw(DeviceChain.hashCount)
@@ -134,14 +180,24 @@ package enum DeviceChain {
             let action: Action
             switch kind {
             case 1:
-                let id = try reader.deviceId()
-                let name = try reader.text(max: DeviceChain.maxNameBytes, what: "name")
-                let recipient = try reader.text(max: DeviceChain.maxRecipientBytes, what: "recipient")
-                let key = try reader.raw(DeviceChain.publicKeyCount)
-                guard !name.isEmpty, !recipient.isEmpty else { throw DeviceChainError.malformed(index: nil, reason: "an empty name or recipient") }
-                action = .add(DeviceEntry(id: id, name: name, recipient: recipient, signingKey: key))
+                action = .add(try reader.device())
             case 2:
                 action = .remove(deviceId: try reader.deviceId())
+            case 3:
+                let rootTimestamp = Int64(bitPattern: try reader.uint64())
+                let root = try reader.device()
+                let count = try reader.raw(2).reduce(0) { $0 << 8 | Int($1) }
+                guard count > 0 else { throw DeviceChainError.malformed(index: nil, reason: "a checkpoint of no devices") }
+                var devices: [DeviceEntry] = []
+                for _ in 0..<count {
+                    let device = try reader.device()
+                    // Strictly ascending ids: one encoding per state, no device twice.
+                    guard devices.last.map({ $0.id < device.id }) ?? true else {
+                        throw DeviceChainError.malformed(index: nil, reason: "a checkpoint whose devices are not in ascending order of id")
+                    }
+                    devices.append(device)
+                }
+                action = .checkpoint(Checkpoint(root: root, rootTimestamp: rootTimestamp, devices: devices))
             default:
                 throw DeviceChainError.malformed(index: nil, reason: "unknown statement kind \(kind)")
             }
@@ -163,8 +219,29 @@ package enum DeviceChain {
         /// Why the statements after `head` were left out, when the chain served had a
         /// tail that does not verify (`verifyPrefix`); nil when every statement verified.
         public var refusedTail: DeviceChainError? = nil
-        /// How many statements verified: `head.sequence + 1`.
-        public var count: Int { Int(head.sequence) + 1 }
+        /// The sequence number of the first statement verified: 0 (the root), or the
+        /// checkpoint a pinned client was served the chain from.
+        public var first: UInt64 = 0
+        /// The root device and when it was added (restated by every checkpoint).
+        public var root: DeviceEntry? = nil
+        public var rootTimestamp: Int64 = 0
+        /// The segment at the head (since the last checkpoint, or the root): its
+        /// statements and bytes, which the bounds limit.
+        public var segmentStatements = 0
+        public var segmentBytes = 0
+        /// How many statements verified: those from `first` to `head`.
+        public var count: Int { Int(head.sequence - first) + 1 }
+
+        /// The checkpoint that restates this state; nil before the root.
+        public var checkpoint: Checkpoint? {
+            root.map { Checkpoint(root: $0, rootTimestamp: rootTimestamp, devices: Array(devices.values)) }
+        }
+
+        /// Whether a client should append a checkpoint before its next change: the
+        /// segment is near its bounds (`checkpointAfterStatements`, `checkpointAfterBytes`).
+        public var needsCheckpoint: Bool {
+            segmentStatements >= DeviceChain.checkpointAfterStatements || segmentBytes >= DeviceChain.checkpointAfterBytes
+        }
     }
 
     // MARK: Wire form
@@ -187,9 +264,9 @@ package enum DeviceChain {
         return Array(try encoder.encode(Wire(statements: statements)))
     }
 
-    /// The largest chain document a client reads: base64 grows 4/3 and each statement
-    /// costs a few bytes of JSON.
-    public static let maxWireBytes = maxChainBytes * 4 / 3 + maxStatements * 4 + 64
+    /// The largest chain document a client reads (a whole chain, root to head): base64
+    /// grows 4/3 and each statement (at least 180 bytes) costs a few bytes of JSON.
+    public static let maxWireBytes = maxHistoryBytes * 4 / 3 + maxHistoryBytes / 180 * 4 + 64
 
     /// Parses the wire form, bounded before anything is decoded; any statement that is
     /// not base64 of a canonical statement is refused.
@@ -218,17 +295,26 @@ package enum DeviceChain {
 
     /// Statements as the wire form and the relay's store keep them (base64, in order), up
     /// to the first that is not base64 of a canonical statement or is past the statement
-    /// limit, and why it stopped there. The one parser of stored statements: clients read
-    /// documents through it, the relay its stored chains (RelayChain).
+    /// limit of its segment (`maxStatements` since the last checkpoint), and why it
+    /// stopped there. The one parser of stored statements: clients read documents
+    /// through it, the relay its stored chains (RelayChain).
     public static func decodeStatements(_ texts: [String]) -> (statements: [Statement], refused: DeviceChainError?) {
         var statements: [Statement] = []
+        var segment = 0, checkpoints = 0, bytes = 0
         for (index, text) in texts.enumerated() {
-            guard index < maxStatements else {
-                return (statements, .malformed(index: index, reason: "\(texts.count) statements (the limit is \(maxStatements))"))
-            }
             do {
                 guard let data = Data(base64Encoded: text) else { throw DeviceChainError.malformed(index: nil, reason: "not base64") }
-                statements.append(try Statement.decode(Array(data)))
+                bytes += data.count
+                guard bytes <= maxHistoryBytes else { throw DeviceChainError.malformed(index: nil, reason: "a chain of more than \(maxHistoryBytes) bytes") }
+                let statement = try Statement.decode(Array(data))
+                if statement.isCheckpoint { segment = 0; checkpoints += 1 }
+                segment += 1
+                guard segment <= maxStatements else {
+                    throw DeviceChainError.malformed(index: nil, reason: checkpoints == 0
+                        ? "\(texts.count) statements (the limit is \(maxStatements))"
+                        : "more than \(maxStatements) statements since the last checkpoint")
+                }
+                statements.append(statement)
             } catch DeviceChainError.malformed(_, let reason) {
                 return (statements, .malformed(index: index, reason: reason))
             } catch {
@@ -254,6 +340,11 @@ package enum DeviceChainError: Error, Equatable, Sendable, CustomStringConvertib
     case forked(sequence: UInt64)
     /// The user's root key is not the one pinned at first contact.
     case rootChanged(user: String)
+    /// The chain was served from a checkpoint this client cannot hold to what it verified:
+    /// it has no pin of the user, or the checkpoint comes after its pin.
+    case unanchoredCheckpoint(sequence: UInt64, pinned: UInt64?)
+    /// A checkpoint does not restate the state the chain has at that point.
+    case checkpointMismatch(index: Int, reason: String)
 
     public var description: String {
         func at(_ index: Int?) -> String { index.map { "statement \($0): " } ?? "" }
@@ -270,6 +361,10 @@ package enum DeviceChainError: Error, Equatable, Sendable, CustomStringConvertib
             return "device chain: the relay served a chain ending at statement \(served), older than the \(pinned) this device verified"
         case let .forked(sequence): return "device chain: the relay served a chain that differs from the one this device verified at statement \(sequence)"
         case let .rootChanged(user): return "device chain: \(user)'s root key is not the one pinned at first contact"
+        case let .unanchoredCheckpoint(sequence, pinned):
+            let why = pinned.map { "after the statement \($0) this device verified" } ?? "and this device has verified none of it"
+            return "device chain: the relay served the chain from a checkpoint (statement \(sequence)) \(why)"
+        case let .checkpointMismatch(index, reason): return "device chain: \(at(index))is a checkpoint that \(reason)"
         }
     }
 }

@@ -25,18 +25,21 @@ extension RelaySession {
         return verified
     }
 
-    /// The chain's statements as the relay serves them, unverified.
+    /// The whole chain's statements, from its root, as the relay serves them, unverified.
     package func colleagueStatements(_ user: String, client: RelayClient) async throws -> [DeviceChain.Statement] {
-        let (statements, refused) = try await colleagueStatementPrefix(user, client: client)
+        let (statements, refused) = try await colleagueStatementPrefix(user, client: client, fromPin: false)
         if let refused { throw refused }
         return statements
     }
 
-    /// The chain's statements up to the first that does not decode, and why it stopped.
-    func colleagueStatementPrefix(_ user: String, client: RelayClient) async throws -> (statements: [DeviceChain.Statement], refused: DeviceChainError?) {
+    /// The chain's statements up to the first that does not decode, and why it stopped:
+    /// from the last checkpoint at or before the head pinned (`fromPin`), else the whole
+    /// chain.
+    func colleagueStatementPrefix(_ user: String, client: RelayClient, fromPin: Bool = true) async throws -> (statements: [DeviceChain.Statement], refused: DeviceChainError?) {
         guard !user.isEmpty, user.utf8.count <= 254, !user.contains("/") else { throw RelayClientError.noSuchUser(user) }
         do {
-            return try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.userChain(user)))
+            let pinned = fromPin ? try PinStore(home: home).head(of: user) : nil
+            return try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.chain(RelayPaths.userChain(user), pinned: pinned?.sequence)))
         } catch RelayClientError.rejected(404, _, _) {
             throw RelayClientError.noSuchUser(user)
         }

@@ -26,6 +26,9 @@ package struct DeviceTrust: Sendable {
         return entry.recipient == device.recipient
     }
 
+    /// The sequence number of the next statement appended.
+    public var nextSequence: UInt64 { (statements.last?.sequence).map { $0 + 1 } ?? 0 }
+
     public var approved: [Device] { devices.filter(isApproved) }
     public var pending: [Device] { devices.filter { !isApproved($0) } }
 
@@ -76,7 +79,9 @@ extension RelaySession {
     /// terminal; otherwise `UnseenChain` (77) lists its devices and nothing is pinned.
     package func deviceTrust(_ client: RelayClient, enrolling: Bool = false,
                              acceptance: ChainAcceptance = .refuse) async throws -> DeviceTrust {
-        let bytes = try await client.send(.GET, RelayPaths.chain)
+        // From the last checkpoint at or before the head pinned (the whole chain without).
+        let pinnedHead = try config.user.flatMap { try PinStore(home: home).head(of: $0) }
+        let bytes = try await client.send(.GET, RelayPaths.chain(RelayPaths.chain, pinned: pinnedHead?.sequence))
         var (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
         guard let owner = try? JSONDecoder().decode(ChainOwner.self, from: Data(bytes)) else {
             throw RelayClientError.badAnswer(url: config.relay + RelayPaths.chain, reason: "a chain without its user")
@@ -107,8 +112,12 @@ extension RelaySession {
                 accepted = try pins.accept(statements, user: user, refused: refused)
             } catch DeviceChainError.rootChanged where enrolling {
                 // A new enrolment finds another root than the one this machine pinned (its
-                // user reset, then another device started the chain): as a chain never seen.
+                // user reset, then another device started the chain): as a chain never seen,
+                // the whole of it, from its root.
                 pins.forget(user)
+                if statements.first?.sequence != 0 {
+                    (statements, refused) = try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.chain))
+                }
                 accepted = try pins.accept(statements, user: user, refused: refused)
                 unseen = true
             }
@@ -138,12 +147,33 @@ extension RelaySession {
     /// Signs `action` as this device (or as `signer`, whose `key` it is: a machine's old
     /// device vouching for its new one), appends it to the chain of `trust`, and verifies
     /// and pins what the relay answers.
+    ///
+    /// When the chain's segment is near its bounds (`Verified.needsCheckpoint`), a
+    /// checkpoint restating the verified state, signed the same way, goes first: so a
+    /// user who changes devices thousands of times never meets the statement limit
+    /// (docs/device-chain.md, "Checkpoints").
     package func append(_ action: DeviceChain.Action, to trust: DeviceTrust, key: Ed25519.SigningKey,
                         signer: String? = nil, client: RelayClient) async throws -> DeviceTrust {
+        var trust = trust
+        let now = Int64(Date().timeIntervalSince1970)
+        if !action.isCheckpoint, let verified = trust.verified, verified.needsCheckpoint,
+           let checkpoint = try DeviceChain.Statement.checkpoint(of: verified, timestamp: now, signer: signer ?? config.device, key: key) {
+            if checkpoint.encoded.count <= DeviceChain.maxCheckpointBytes {
+                trust = try await post(checkpoint, to: trust, client: client)
+            } else {
+                warn("\(trust.user)'s devices are too many to restate in a checkpoint (\(checkpoint.encoded.count) bytes, the limit is \(DeviceChain.maxCheckpointBytes)): the chain has room for \(DeviceChain.maxStatements - verified.segmentStatements) more statements")
+            }
+        }
         let statement = try DeviceChain.Statement.signed(
-            user: trust.user, sequence: UInt64(trust.statements.count),
+            user: trust.user, sequence: trust.nextSequence,
             previous: trust.statements.last?.hash ?? [UInt8](repeating: 0, count: DeviceChain.hashCount),
-            timestamp: Int64(Date().timeIntervalSince1970), signer: signer ?? config.device, action: action, key: key)
+            timestamp: now, signer: signer ?? config.device, action: action, key: key)
+        return try await post(statement, to: trust, client: client)
+    }
+
+    /// Posts a signed statement that follows `trust`'s head; verifies and pins what the
+    /// relay answers (the chain from the last checkpoint at or before that head).
+    func post(_ statement: DeviceChain.Statement, to trust: DeviceTrust, client: RelayClient) async throws -> DeviceTrust {
         let body = try JSONEncoder().encode(ChainAppend(statement: Data(statement.encoded).base64EncodedString()))
         let bytes = try await client.send(.POST, RelayPaths.chain, json: body)
         let (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)

@@ -151,9 +151,20 @@ package struct PinStore: Sendable {
     /// the relay's doing, never the user's: the longest verified prefix is kept and
     /// pinned, and `refusedTail` says why the rest was left out. `refused` is why the
     /// statements after `statements` were not even decoded (`decodeWirePrefix`).
+    ///
+    /// The relay serves a pinned user's chain from the last checkpoint at or before the
+    /// pin (`GET …/chain?pinned=N`): `statements` may start there, and are then held to
+    /// the pin (`DeviceChain.verifyPrefix`); a chain that starts at a checkpoint with no
+    /// pin, or after the pin, is refused (`unanchoredCheckpoint`, 77).
     package mutating func accept(_ statements: [DeviceChain.Statement], user: String,
                                  refused: DeviceChainError? = nil) throws -> DeviceChain.Verified {
-        var verified = try DeviceChain.verifyPrefix(statements, user: user)
+        // A checkpoint restating another root is a changed root (said as such, whatever
+        // else is wrong with it): the caller may then ask for the whole chain.
+        if let pin = current.chains[user], let first = statements.first, first.sequence != 0,
+           case .checkpoint(let checkpoint) = first.action, checkpoint.root.signingKey != Array(pin.rootKey) {
+            throw DeviceChainError.rootChanged(user: user)
+        }
+        var verified = try DeviceChain.verifyPrefix(statements, user: user, pinned: head(of: user))
         if verified.refusedTail == nil { verified.refusedTail = refused }
         let kept = Array(statements.prefix(verified.count))
         if let pin = current.chains[user] {

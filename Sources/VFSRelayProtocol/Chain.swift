@@ -51,4 +51,11 @@ extension RelayPaths {
     /// `GET`: a user's chain (any device of the same organisation).
     public static func userChain(_ email: String) -> String { "\(users)/\(email)/chain" }
     public static func deviceSigningKey(_ id: String) -> String { "\(devices)/\(id)/signing-key" }
+    /// A chain's path (`chain`, `userChain`) asking for it from the last checkpoint at or
+    /// before statement `pinned`, the head the client verified (`?pinned=N`); the whole
+    /// chain, from its root, without one.
+    public static func chain(_ path: String, pinned: UInt64?) -> String {
+        pinned.map { "\(path)?\(pinnedQuery)=\($0)" } ?? path
+    }
+    public static let pinnedQuery = "pinned"
 }

@@ -155,10 +155,11 @@ package struct InboxWatcher {
     /// hold a relay's chain to).
     func removedBy() async throws -> String? {
         guard let user = session.config.user else { return nil }
-        guard try PinStore(home: session.home).head(of: user) != nil else { return nil }
+        guard let pinned = try PinStore(home: session.home).head(of: user) else { return nil }
         let me = session.config.device
         return try await session.withClient { client in
-            let (statements, refused) = try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.chain))
+            let (statements, refused) = try DeviceChain.decodeWirePrefix(
+                try await client.send(.GET, RelayPaths.chain(RelayPaths.chain, pinned: pinned.sequence)))
             var pins = try PinStore(home: session.home)
             guard !statements.isEmpty else { return nil }
             let verified = try pins.accept(statements, user: user, refused: refused)
@@ -167,9 +168,15 @@ package struct InboxWatcher {
             guard verified.devices[me] == nil else { return nil }
             let kept = statements.prefix(verified.count)
             guard let removal = kept.last(where: { $0.action == .remove(deviceId: me) }), removal.signer != me else { return nil }
-            // The remover's name, from the statement that added it.
+            // The remover's name, from the statement that added it (or a checkpoint
+            // restating it: the chain may be served from one).
             for statement in kept {
-                if case .add(let entry) = statement.action, entry.id == removal.signer { return entry.name }
+                switch statement.action {
+                case .add(let entry) where entry.id == removal.signer: return entry.name
+                case .checkpoint(let checkpoint):
+                    if let entry = checkpoint.devices.first(where: { $0.id == removal.signer }) { return entry.name }
+                default: continue
+                }
             }
             return removal.signer
         }

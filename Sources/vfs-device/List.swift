@@ -63,9 +63,10 @@ extension DeviceTool {
             // The root: who started the chain, and when (issue 43, item 6).
             // Said after the listing, which stays first on a terminal.
             var rootID: String?, rootLine: String?
-            if let first = trust.statements.first, case .add(let entry) = first.action {
+            // The verifier's root: statement 0's add, or as a checkpoint restates it.
+            if let verified = trust.verified, let entry = verified.root {
                 rootID = entry.id
-                let made = DateText.iso8601(Date(timeIntervalSince1970: TimeInterval(first.timestamp)))
+                let made = DateText.iso8601(Date(timeIntervalSince1970: TimeInterval(verified.rootTimestamp)))
                 let state = trust.verified?.devices[entry.id] == nil ? ", removed since" : ""
                 rootLine = "your device chain was started by \"\(DisplayText.printable(entry.name))\" (\(Fingerprint.device(signingKey: entry.signingKey, recipient: entry.recipient))) on \(made)\(state)"
             }

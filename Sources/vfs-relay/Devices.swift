@@ -44,6 +44,7 @@ struct Devices: AsyncParsableCommand {
                 switch statement.action {
                 case .add(let entry): ids.insert(entry.id)
                 case .remove(let id): ids.remove(id)
+                case .checkpoint(let checkpoint): ids = Set(checkpoint.devices.map(\.id))
                 }
             }
             return ids

@@ -156,7 +156,7 @@ extension User {
                 data.report("\(email)'s device chain verifies: \(prefix.statements.count) statement(s), nothing cut")
                 return
             }
-            let dropped = try await store.cutChain(user: user.id, keeping: Int64(prefix.statements.count), head: prefix.headHex,
+            let dropped = try await store.cutChain(user: user.id, keeping: Int64(prefix.next), head: prefix.headHex,
                                                    actor: "operator", now: Date())
             let reason = prefix.refused.map { " (\($0))" } ?? ""
             data.report("cut \(dropped) statement(s) of \(email)'s device chain that do not verify\(reason); \(prefix.statements.count) kept")

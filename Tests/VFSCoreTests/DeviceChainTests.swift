@@ -48,7 +48,7 @@ struct DeviceChainTests {
             try DeviceChain.decodeWire(Array(#"{"version":1,"statements":["%%"]}"#.utf8))
         }
         #expect(throws: DeviceChainError.self) { try DeviceChain.decodeWire(Array("[]".utf8)) }
-        let huge = [UInt8](repeating: 0x20, count: DeviceChain.maxChainBytes * 2)
+        let huge = [UInt8](repeating: 0x20, count: DeviceChain.maxWireBytes + 1)
         #expect(throws: DeviceChainError.malformed(index: nil, reason: "a chain document of \(huge.count) bytes")) { try DeviceChain.decodeWire(huge) }
     }
 

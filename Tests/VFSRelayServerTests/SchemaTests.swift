@@ -160,7 +160,7 @@ struct SchemaTests {
         #expect(try await SchemaDescription.of(sqlite.store).filter { !right.contains($0) } == ["column blobs.drift text"])
     }
 
-    @Test("a SQLite relay made by main at be4e8fe (v1…v14-org-groups) opens: every row kept, v1 renamed v1-tables, only v15-blob-indexes runs, the schema a fresh one gets")
+    @Test("a SQLite relay made by main at be4e8fe (v1…v14-org-groups) opens: every row kept, v1 renamed v1-tables, only v15-blob-indexes and v16-chain-checkpoints run, the schema a fresh one gets")
     func oldSQLite() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schema-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -173,7 +173,7 @@ struct SchemaTests {
 
         let store = try SQLiteRelayStore(path: path)
         let rows = try await SchemaDescription.rows(store)
-        #expect(rows == oldRows)
+        #expect(rows == Self.withCheckpointColumn(oldRows, "integer(0)"))
         #expect(try await SchemaDescription.migrations(store) == Self.names)
         let fresh = try await StoreFixture.make(.sqlite)
         #expect(try await SchemaDescription.of(store) == (try await SchemaDescription.of(fresh.store)))
@@ -185,6 +185,38 @@ struct SchemaTests {
         let again = try SQLiteRelayStore(path: path)
         #expect(try await SchemaDescription.rows(again) == rows)
         #expect(try await SchemaDescription.migrations(again) == Self.names)
+    }
+
+    /// `rows` of a database from before v16-chain-checkpoints as they read after it: each
+    /// device_chains row gains `checkpoint` (0: no stored statement was a checkpoint).
+    static func withCheckpointColumn(_ rows: [String: [String]], _ value: String) -> [String: [String]] {
+        var rows = rows
+        rows["device_chains"] = rows["device_chains"]?.map { $0 + " checkpoint=\(value)" }
+        return rows
+    }
+
+    @Test("a SQLite relay made by main at b255526 (v1-tables…v15-blob-indexes) opens: every row kept, only v16-chain-checkpoints runs (device_chains.checkpoint, 0 on every stored statement), the schema a fresh one gets, and its chain reads whole")
+    func sqliteBeforeCheckpoints() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schema-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("relay.sqlite").path
+        let dump = try String(contentsOf: Self.fixtures.appendingPathComponent("main-b255526-sqlite.sql"), encoding: .utf8)
+        let (oldNames, oldRows) = try Self.load(dump, into: path)
+        #expect(oldNames == Self.names.subtracting(["v16-chain-checkpoints"]))
+        #expect(oldRows.count == 22 && oldRows["device_chains"]?.count == 1)
+        #expect(oldRows["device_chains"]?.first?.contains("checkpoint") == false)
+
+        let store = try SQLiteRelayStore(path: path)
+        #expect(try await SchemaDescription.rows(store) == Self.withCheckpointColumn(oldRows, "integer(0)"))
+        #expect(try await SchemaDescription.migrations(store) == Self.names)
+        let fresh = try await StoreFixture.make(.sqlite)
+        let schema = try await SchemaDescription.of(store)
+        #expect(schema == (try await SchemaDescription.of(fresh.store)))
+        #expect(schema.contains("column device_chains.checkpoint integer not null"))
+        // No stored statement is a checkpoint: a client's pin reads the chain whole.
+        #expect(try await store.chain(user: 1, pinned: 0) == ["c3RhdGVtZW50"])
+        #expect(try await store.chain(user: 1, pinned: nil) == ["c3RhdGVtZW50"])
     }
 
     /// Runs a SQLite dump into a new database; returns the migrations it records and its
@@ -206,7 +238,7 @@ struct SchemaTests {
         }
     }
 
-    @Test("a PostgreSQL relay database made by main at be4e8fe (v1…v10-org-groups) migrates: every row kept, the 12 old names become the 15, nothing runs again, the schema a fresh one gets")
+    @Test("a PostgreSQL relay database made by main at be4e8fe (v1…v10-org-groups) migrates: every row kept, the 12 old names become the 15, only v16-chain-checkpoints runs, the schema a fresh one gets")
     func oldPostgres() async throws {
         let cluster = try await StoreFixture.offPool { try PostgresCluster.start() }
         let name = try await StoreFixture.offPool { try cluster.createDatabase() }
@@ -221,9 +253,9 @@ struct SchemaTests {
         #expect(oldNames.count == 12 && oldNames.contains("v1") && oldNames.contains("v5-device-chains"))
         #expect(oldRows.count == 22 && oldRows.values.allSatisfy { !$0.isEmpty })
 
-        #expect(try await store.migrate() == [], "a change ran again")
+        #expect(try await store.migrate() == ["v16-chain-checkpoints"], "a change ran again, or v16 did not run")
         #expect(try await SchemaDescription.migrations(store) == Self.names)
-        #expect(try await SchemaDescription.rows(store) == oldRows)
+        #expect(try await SchemaDescription.rows(store) == Self.withCheckpointColumn(oldRows, "integer(0)"))
         let fresh = try await StoreFixture.make(.postgres)
         #expect(try await SchemaDescription.of(store) == (try await SchemaDescription.of(fresh.store)))
         let device = try await store.device(id: "dev-ann", user: 1)
@@ -241,8 +273,8 @@ struct SchemaTests {
             }
         }
         let postgres = RelayMigrations.renamed(on: .postgres)
-        // Main's 12 PostgreSQL migrations cover the whole list of 15.
-        #expect(Set(postgres.values.flatMap { $0 }) == Self.names)
+        // Main's 12 PostgreSQL migrations cover the list's first 15 (v16 came after).
+        #expect(Set(postgres.values.flatMap { $0 }) == Self.names.subtracting(["v16-chain-checkpoints"]))
         #expect(RelayMigrations.renames(in: ["v1", "v9-device-chains"], on: .sqlite).map(\.old) == ["v1"])
     }
 

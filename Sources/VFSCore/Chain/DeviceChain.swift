@@ -16,15 +16,17 @@ extension DeviceChain {
         try verify(statements, user: user, using: .openSSL)
     }
 
-    /// The longest verified prefix of a chain (see `verifyPrefix(_:user:using:)`).
-    package static func verifyPrefix(_ statements: [Statement], user: String) throws -> Verified {
-        try verifyPrefix(statements, user: user, using: .openSSL)
+    /// The longest verified prefix of a chain, from its root or from a checkpoint at or
+    /// before `pinned` (see `verifyPrefix(_:user:pinned:using:)`).
+    package static func verifyPrefix(_ statements: [Statement], user: String, pinned: Head? = nil) throws -> Verified {
+        try verifyPrefix(statements, user: user, pinned: pinned, using: .openSSL)
     }
 
     /// Verifies `statements` and checks that they extend `pinned` (the head this client
-    /// verified last): the chain is at least as long and holds the pinned statement.
+    /// verified last): the chain is at least as long and holds the pinned statement. It
+    /// may start at a checkpoint at or before the pin.
     package static func verify(_ statements: [Statement], user: String, extending pinned: Head?) throws -> Verified {
-        let verified = try verify(statements, user: user)
+        let verified = try verify(statements, user: user, pinned: pinned, using: .openSSL)
         if let pinned { try check(statements, extend: pinned) }
         return verified
     }
@@ -36,6 +38,15 @@ extension DeviceChain {
 }
 
 extension DeviceChain.Statement {
+    /// The checkpoint restating `verified` (its root and live devices), to follow its
+    /// head, signed by `signer` (one of its live devices, whose `key` it is).
+    package static func checkpoint(of verified: DeviceChain.Verified, timestamp: Int64, signer: String,
+                                   key: Ed25519.SigningKey) throws -> DeviceChain.Statement? {
+        guard let checkpoint = verified.checkpoint else { return nil }
+        return try signed(user: verified.user, sequence: verified.head.sequence + 1, previous: verified.head.hash,
+                          timestamp: timestamp, signer: signer, action: .checkpoint(checkpoint), key: key)
+    }
+
     /// What the next statement names as `previous`: SHA-256 of the signed statement.
     package var hash: [UInt8] { SHA256.hash(encoded) }
 

@@ -41,7 +41,7 @@ struct DeviceController {
         let identity = try context.requireIdentity()
         let id = try pathID(context)
         if id != identity.deviceID {
-            let stored = try await store.chain(user: identity.userID)
+            let stored = try await store.chain(user: identity.userID, pinned: Int64.max)
             if !stored.isEmpty, !RelayChain.liveDevices(stored, user: identity.email).contains(identity.deviceID) {
                 throw RelayError(.forbidden, .forbidden, "a device your devices have not approved logs out no other device")
             }

@@ -262,6 +262,10 @@ enum RelayMigrations {
             "CREATE INDEX transfers_blob ON transfers(blob_id)",
             "CREATE INDEX cloud_blob ON cloud(blob_id)",
         ]),
+        // Issue 43, item 10: the checkpoints the relay verified when they were appended
+        // (1): it serves a client's chain from the last one at or before its pin, and
+        // verifies appends from the last one (docs/device-chain.md, "Checkpoints").
+        Migration("v16-chain-checkpoints", ["ALTER TABLE device_chains ADD COLUMN checkpoint \(.integer) NOT NULL DEFAULT 0"]),
     ]
 
     /// What the migrations were called before they were one list (main up to be4e8fe),

@@ -93,20 +93,40 @@ public protocol DeviceRepository: Sendable {
 /// (ChainController) and the clients verify all they are served.
 /// Implemented in Stores/ChainStore.swift.
 public protocol ChainRepository: Sendable {
-    /// The user's chain statements (base64), in order; empty without a chain.
+    /// The user's chain statements (base64), in order, root to head; empty without a chain.
     func chain(user: Int64) async throws -> [String]
-    /// The chain of the user with this email in organisation `org`; `notFound` for another organisation's.
-    func chain(email: String, org: Int64) async throws -> [String]
+    /// The user's chain from the last checkpoint at or before statement `pinned` that the
+    /// relay verified when it was appended (whole without one, or with `pinned` nil).
+    func chain(user: Int64, pinned: Int64?) async throws -> [String]
+    /// The bytes of the user's whole chain (its statements decoded), root to head.
+    func chainBytes(user: Int64) async throws -> Int
+    /// The chain of the user with this email in organisation `org`, as `chain(user:pinned:)`;
+    /// `notFound` for another organisation's.
+    func chain(email: String, org: Int64, pinned: Int64?) async throws -> [String]
     /// Appends statement `sequence` if it is the chain's length and `previous` (hex) is
-    /// the stored head's hash (64 zeros for the root); `conflict` otherwise. Returns the chain.
+    /// the stored head's hash (64 zeros for the root); `conflict` otherwise. `checkpoint`:
+    /// it is a checkpoint the caller verified after the chain (chains are served from
+    /// those). Returns the chain from the last checkpoint before it.
     func appendChainStatement(user: Int64, sequence: Int64, previous: String, statement: String, hash: String,
-                              device: String, now: Date) async throws -> [String]
+                              checkpoint: Bool, device: String, now: Date) async throws -> [String]
     /// Deletes the user's statements from number `keeping` on, if the one before has hash
     /// `head` (hex; nil when `keeping` is 0): a tail that does not verify. `conflict` when
     /// the chain changed. Returns how many were deleted.
     func cutChain(user: Int64, keeping: Int64, head: String?, actor: String, now: Date) async throws -> Int
     /// Publishes the device's signing key (base64) once; `conflict` if it has another.
     func setSigningKey(device: String, user: Int64, key: String, now: Date) async throws -> Device
+}
+
+extension ChainRepository {
+    /// The whole chain of the user with this email in organisation `org`.
+    func chain(email: String, org: Int64) async throws -> [String] { try await chain(email: email, org: org, pinned: nil) }
+
+    /// Appends a statement that is not a checkpoint (`appendChainStatement(…checkpoint:…)`).
+    func appendChainStatement(user: Int64, sequence: Int64, previous: String, statement: String, hash: String,
+                              device: String, now: Date) async throws -> [String] {
+        try await appendChainStatement(user: user, sequence: sequence, previous: previous, statement: statement, hash: hash,
+                                       checkpoint: false, device: device, now: now)
+    }
 }
 
 /// A user's groups of their own devices.

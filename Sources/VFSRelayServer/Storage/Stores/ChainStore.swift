@@ -12,17 +12,43 @@ extension SQLRelayStore {
         }
     }
 
-    public func chain(email: String, org: Int64) async throws -> [String] {
+    public func chain(user: Int64, pinned: Int64?) async throws -> [String] {
+        try await sql.database.read { db in try await Self.segment(db, user: user, pinned: pinned) }
+    }
+
+    public func chainBytes(user: Int64) async throws -> Int {
+        // Base64 without padding's 4 characters hold 3 bytes; padding makes this an upper bound.
+        let characters = try await sql.database.read { db in
+            try await db.value("SELECT SUM(LENGTH(statement)) FROM device_chains WHERE user_id = \(user)", as: Int64.self)
+        }
+        return Int(characters ?? 0) / 4 * 3
+    }
+
+    public func chain(email: String, org: Int64, pinned: Int64?) async throws -> [String] {
         try await sql.database.read { db in
             guard let user = try await db.value("SELECT id FROM users WHERE email = \(email) AND org_id = \(org)", as: Int64.self) else {
                 throw StoreError.notFound("no user \"\(email)\"")
             }
-            return try await db.values("SELECT statement FROM device_chains WHERE user_id = \(user) ORDER BY sequence", as: String.self)
+            return try await Self.segment(db, user: user, pinned: pinned)
         }
     }
 
+    /// The statements from the last checkpoint marked (verified when appended) at or
+    /// before `pinned`; all of them without one.
+    static func segment(_ db: any SQLConnection, user: Int64, pinned: Int64?) async throws -> [String] {
+        var start: Int64?
+        if let pinned {
+            start = try await db.value("""
+                SELECT MAX(sequence) FROM device_chains WHERE user_id = \(user) AND checkpoint = 1 AND sequence <= \(pinned)
+                """, as: Int64.self)
+        }
+        return try await db.values("""
+            SELECT statement FROM device_chains WHERE user_id = \(user) AND sequence >= \(start ?? 0) ORDER BY sequence
+            """, as: String.self)
+    }
+
     public func appendChainStatement(user: Int64, sequence: Int64, previous: String, statement: String, hash: String,
-                                     device: String, now: Date) async throws -> [String] {
+                                     checkpoint: Bool, device: String, now: Date) async throws -> [String] {
         try await sql.database.write { db in
             // The user's row, locked: appends of one user's devices take turns.
             _ = try await db.one("SELECT id FROM users WHERE id = \(user)\(SQL.forUpdate)")
@@ -38,12 +64,12 @@ extension SQLRelayStore {
                 throw StoreError.conflict("the statement does not follow the chain's last statement")
             }
             try await db.run("""
-                INSERT INTO device_chains(user_id, sequence, statement, hash, created)
-                VALUES (\(user), \(sequence), \(statement), \(hash), \(now))
+                INSERT INTO device_chains(user_id, sequence, statement, hash, created, checkpoint)
+                VALUES (\(user), \(sequence), \(statement), \(hash), \(now), \(checkpoint ? 1 : 0))
                 """)
-            try await StoreRows.audit(db, org: nil, actor: device, action: "chain.append", subject: "user:\(user)",
-                                      detail: "\(sequence)", now: now)
-            return try await db.values("SELECT statement FROM device_chains WHERE user_id = \(user) ORDER BY sequence", as: String.self)
+            try await StoreRows.audit(db, org: nil, actor: device, action: checkpoint ? "chain.checkpoint" : "chain.append",
+                                      subject: "user:\(user)", detail: "\(sequence)", now: now)
+            return try await Self.segment(db, user: user, pinned: sequence - 1)
         }
     }
 
