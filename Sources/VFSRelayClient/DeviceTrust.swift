@@ -80,7 +80,9 @@ extension RelaySession {
     package func deviceTrust(_ client: RelayClient, enrolling: Bool = false,
                              acceptance: ChainAcceptance = .refuse) async throws -> DeviceTrust {
         // From the last checkpoint at or before the head pinned (the whole chain without).
-        let pinnedHead = try config.user.flatMap { try PinStore(home: home).head(of: $0) }
+        // The user is known from the first run on (this session may predate its saving).
+        let knownUser = config.user ?? (try? DeviceConfig.load(home: home))?.user
+        let pinnedHead = try knownUser.flatMap { try PinStore(home: home).head(of: $0) }
         let bytes = try await client.send(.GET, RelayPaths.chain(RelayPaths.chain, pinned: pinnedHead?.sequence))
         var (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
         guard let owner = try? JSONDecoder().decode(ChainOwner.self, from: Data(bytes)) else {
