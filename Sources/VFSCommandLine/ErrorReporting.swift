@@ -293,7 +293,7 @@ extension DeviceChainError: ReportableError {
 
     public var hints: [String] {
         switch self {
-        case .rolledBack, .forked:
+        case .rolledBack, .forked, .unanchoredCheckpoint:
             return ["nothing was changed: the relay, or someone between it and you, served an older or different device list than this device verified before"]
         case .rootChanged(let user):
             return ["nothing was done: \(user)'s device list has another root than at first contact (they started it again, or the relay swapped it)",

@@ -166,7 +166,14 @@ package struct InboxWatcher {
             try pins.save()
             session.warnAboutTail(of: verified)
             guard verified.devices[me] == nil else { return nil }
-            let kept = statements.prefix(verified.count)
+            var kept = statements.prefix(verified.count)
+            // Served from a checkpoint after the removal (this machine pinned past it): the
+            // removal is in the whole chain, verified against the same pin.
+            if kept.first?.sequence != 0, !kept.contains(where: { $0.action == .remove(deviceId: me) }) {
+                let (whole, refused) = try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.chain))
+                var pins = try PinStore(home: session.home)
+                kept = whole.prefix(try pins.accept(whole, user: user, refused: refused).count)
+            }
             guard let removal = kept.last(where: { $0.action == .remove(deviceId: me) }), removal.signer != me else { return nil }
             // The remover's name, from the statement that added it (or a checkpoint
             // restating it: the chain may be served from one).

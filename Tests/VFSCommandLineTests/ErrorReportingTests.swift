@@ -49,6 +49,8 @@ struct ErrorReportingTests {
         (DeviceChainError.rolledBack(pinned: 3, served: 2), 77),
         (DeviceChainError.forked(sequence: 3), 77),
         (DeviceChainError.rootChanged(user: "bob@example.com"), 77),
+        (DeviceChainError.unanchoredCheckpoint(sequence: 960, pinned: 12), 77),
+        (DeviceChainError.checkpointMismatch(index: 960, reason: "restates another root"), 77),
         (BundleSignatureError.malformed("not a signature entry"), 65),
         (BundleSignatureError.unknownDevice(user: "bob@example.com", device: "ab"), 77),
         (BundleSignatureError.badSignature(user: "bob@example.com", device: "laptop"), 77),
