@@ -162,12 +162,10 @@ struct SchemaTests {
 
     @Test("a SQLite relay made by main at be4e8fe (v1…v14-org-groups) opens: every row kept, v1 renamed v1-tables, only v15-blob-indexes and v16-chain-checkpoints run, the schema a fresh one gets")
     func oldSQLite() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schema-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("relay.sqlite").path
-        let dump = try String(contentsOf: Self.fixtures.appendingPathComponent("main-be4e8fe-sqlite.sql"), encoding: .utf8)
-        let (oldNames, oldRows) = try Self.load(dump, into: path)
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let path = folder.path + "/relay.sqlite"
+        let (oldNames, oldRows) = try Self.load(fixture: "main-be4e8fe-sqlite.sql", into: path)
         #expect(oldNames.count == 14 && oldNames.contains("v1") && oldNames.contains("v14-org-groups"))
         #expect(oldRows.count == 22 && oldRows.values.allSatisfy { !$0.isEmpty })
 
@@ -197,12 +195,10 @@ struct SchemaTests {
 
     @Test("a SQLite relay made by main at b255526 (v1-tables…v15-blob-indexes) opens: every row kept, only v16-chain-checkpoints runs (device_chains.checkpoint, 0 on every stored statement), the schema a fresh one gets, and its chain reads whole")
     func sqliteBeforeCheckpoints() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schema-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("relay.sqlite").path
-        let dump = try String(contentsOf: Self.fixtures.appendingPathComponent("main-b255526-sqlite.sql"), encoding: .utf8)
-        let (oldNames, oldRows) = try Self.load(dump, into: path)
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let path = folder.path + "/relay.sqlite"
+        let (oldNames, oldRows) = try Self.load(fixture: "main-b255526-sqlite.sql", into: path)
         #expect(oldNames == Self.names.subtracting(["v16-chain-checkpoints"]))
         #expect(oldRows.count == 22 && oldRows["device_chains"]?.count == 1)
         #expect(oldRows["device_chains"]?.first?.contains("checkpoint") == false)
@@ -217,6 +213,21 @@ struct SchemaTests {
         // No stored statement is a checkpoint: a client's pin reads the chain whole.
         #expect(try await store.chain(user: 1, pinned: 0) == ["c3RhdGVtZW50"])
         #expect(try await store.chain(user: 1, pinned: nil) == ["c3RhdGVtZW50"])
+    }
+
+    /// A folder of its own, removed with the value.
+    final class TemporaryFolder {
+        let path: String
+        init() throws {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("schema-test-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// `load` of the dump in Tests/relay-schema called `fixture`.
+    static func load(fixture: String, into path: String) throws -> (names: Set<String>, rows: [String: [String]]) {
+        try load(try String(contentsOf: fixtures.appendingPathComponent(fixture), encoding: .utf8), into: path)
     }
 
     /// Runs a SQLite dump into a new database; returns the migrations it records and its
