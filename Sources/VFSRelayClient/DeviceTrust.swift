@@ -80,8 +80,6 @@ extension RelaySession {
     package func deviceTrust(_ client: RelayClient, enrolling: Bool = false,
                              acceptance: ChainAcceptance = .refuse) async throws -> DeviceTrust {
         // From the last checkpoint at or before the head pinned (the whole chain without).
-        // The user is known from the first run on (this session may predate its saving).
-        let knownUser = config.user ?? (try? DeviceConfig.load(home: home))?.user
         let pinnedHead = try knownUser.flatMap { try PinStore(home: home).head(of: $0) }
         let bytes = try await client.send(.GET, RelayPaths.chain(RelayPaths.chain, pinned: pinnedHead?.sequence))
         var (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
@@ -138,6 +136,10 @@ extension RelaySession {
         let devices = try await client.devices().filter { $0.invalidated == nil }
         return DeviceTrust(user: user, verified: verified, statements: statements, devices: devices)
     }
+
+    /// This device's user, saved by its first `deviceTrust` (this session may have been
+    /// opened before that); nil before.
+    package var knownUser: String? { config.user ?? (try? DeviceConfig.load(home: home))?.user }
 
     /// Whether `statements` start with this device's own root: an add of this device with
     /// the signing key this run holds (false when it holds none).

@@ -154,7 +154,7 @@ package struct InboxWatcher {
     /// by another device, or this machine never verified its user's chain (no pin to
     /// hold a relay's chain to).
     func removedBy() async throws -> String? {
-        guard let user = session.config.user else { return nil }
+        guard let user = session.knownUser else { return nil }
         guard let pinned = try PinStore(home: session.home).head(of: user) else { return nil }
         let me = session.config.device
         return try await session.withClient { client in

@@ -3,6 +3,7 @@ import Testing
 import VFSCore
 @testable import VFSRelayClient
 import VFSRelayProtocol
+@testable import VFSRelayTransfers
 import VFSTestSupport
 
 /// Checkpoints through the client and a relay run in this process (issue 43, item 10;
@@ -115,6 +116,28 @@ struct ChainCheckpointWorkflowTests {
             try Self.sql(relay, Self.row(after.statements[1]))
             try await relay.approve(tablet, by: laptop)
             #expect(try await Self.trust(laptop).verified?.devices.count == 4, "laptop, spare, phone, tablet")
+        }
+    }
+
+    @Test("a device removed before a checkpoint, pinned after it, still finds the removal (the whole chain, held to its pin) and who signed it: what makes vfs-fetch --watch erase its keys")
+    func removalBeforeCheckpoint() async throws {
+        try await WorkflowRelay.run { relay in
+            let laptop = try await relay.firstDevice(Self.alice, name: "laptop")
+            let phone = try await relay.anotherDevice(of: Self.alice, name: "phone", accepting: laptop)
+            try await relay.approve(phone, by: laptop)
+            try await laptop.session.withClient { client in
+                var trust = try await laptop.session.deviceTrust(client)
+                trust = try await laptop.session.append(.remove(deviceId: phone.session.config.device), to: trust, key: laptop.signingKey, client: client)
+                let checkpoint = try #require(trust.verified?.checkpoint)
+                _ = try await laptop.session.append(.checkpoint(checkpoint), to: trust, key: laptop.signingKey, client: client)
+            }
+            // The phone (its token still good) verifies the chain past the checkpoint.
+            let phoneTrust = try await Self.trust(phone)
+            #expect(phoneTrust.verified?.head.sequence == 3 && phoneTrust.verified?.devices[phone.session.config.device] == nil)
+            #expect(try await Self.trust(phone).statements.map(\.sequence) == [3], "served from the checkpoint, after the removal")
+            let options = ReceiveOptions(report: KeptReport().report, authorize: { _, _, _ in }, reportMarks: { _, _ in })
+            let watcher = InboxWatcher(options, session: phone.session, exec: nil, wipeOnLogout: false)
+            #expect(try await watcher.removedBy() == "laptop")
         }
     }
 }
