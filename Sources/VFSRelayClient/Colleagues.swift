@@ -39,7 +39,7 @@ extension RelaySession {
         guard !user.isEmpty, user.utf8.count <= 254, !user.contains("/") else { throw RelayClientError.noSuchUser(user) }
         do {
             let pinned = fromPin ? try PinStore(home: home).head(of: user) : nil
-            return try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.chain(RelayPaths.userChain(user), pinned: pinned?.sequence)))
+            return try DeviceChain.decodeWirePrefix(try await client.chainDocument(RelayPaths.userChain(user), pinned: pinned?.sequence))
         } catch RelayClientError.rejected(404, _, _) {
             throw RelayClientError.noSuchUser(user)
         }

@@ -81,7 +81,7 @@ extension RelaySession {
                              acceptance: ChainAcceptance = .refuse) async throws -> DeviceTrust {
         // From the last checkpoint at or before the head pinned (the whole chain without).
         let pinnedHead = try knownUser.flatMap { try PinStore(home: home).head(of: $0) }
-        let bytes = try await client.send(.GET, RelayPaths.chain(RelayPaths.chain, pinned: pinnedHead?.sequence))
+        let bytes = try await client.chainDocument(RelayPaths.chain, pinned: pinnedHead?.sequence)
         var (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
         guard let owner = try? JSONDecoder().decode(ChainOwner.self, from: Data(bytes)) else {
             throw RelayClientError.badAnswer(url: config.relay + RelayPaths.chain, reason: "a chain without its user")
@@ -116,7 +116,7 @@ extension RelaySession {
                 // the whole of it, from its root.
                 pins.forget(user)
                 if statements.first?.sequence != 0 {
-                    (statements, refused) = try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.chain))
+                    (statements, refused) = try DeviceChain.decodeWirePrefix(try await client.chainDocument(RelayPaths.chain))
                 }
                 accepted = try pins.accept(statements, user: user, refused: refused)
                 unseen = true
@@ -179,7 +179,7 @@ extension RelaySession {
     /// relay answers (the chain from the last checkpoint at or before that head).
     func post(_ statement: DeviceChain.Statement, to trust: DeviceTrust, client: RelayClient) async throws -> DeviceTrust {
         let body = try JSONEncoder().encode(ChainAppend(statement: Data(statement.encoded).base64EncodedString()))
-        let bytes = try await client.send(.POST, RelayPaths.chain, json: body)
+        let bytes = try await client.send(.POST, RelayPaths.chain, json: body, limit: DeviceChain.maxWireBytes)
         let (statements, refused) = try DeviceChain.decodeWirePrefix(bytes)
         var pins = try PinStore(home: home)
         let verified = try pins.accept(statements, user: trust.user, refused: refused)
@@ -226,6 +226,15 @@ extension RelaySession {
             throw DeviceChainError.malformed(index: nil, reason: "the device name \"\(DisplayText.printable(name))\" is over 64 bytes or holds format characters: rename it first")
         }
         return name
+    }
+}
+
+extension RelayClient {
+    /// A device chain document (`path`: `RelayPaths.chain` or `userChain`), from the last
+    /// checkpoint at or before `pinned` (the whole chain without), of up to the clients'
+    /// bound for a whole chain (`DeviceChain.maxWireBytes`, past the usual answer limit).
+    package func chainDocument(_ path: String, pinned: UInt64? = nil) async throws -> [UInt8] {
+        try await send(.GET, RelayPaths.chain(path, pinned: pinned), limit: DeviceChain.maxWireBytes)
     }
 }
 

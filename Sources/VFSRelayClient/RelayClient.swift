@@ -212,8 +212,9 @@ public final class RelayClient: Sendable {
         return value
     }
 
-    /// A request whose answer body is returned as bytes (an error status is thrown).
-    public func send(_ method: HTTPMethod, _ path: String, json: Data? = nil) async throws -> [UInt8] {
+    /// A request whose answer body is returned as bytes (an error status is thrown), of
+    /// at most `limit` bytes (the usual answer limit without).
+    public func send(_ method: HTTPMethod, _ path: String, json: Data? = nil, limit: Int? = nil) async throws -> [UInt8] {
         var request = self.request(method, path)
         if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
@@ -221,7 +222,7 @@ public final class RelayClient: Sendable {
         } else if method == .POST || method == .PUT || method == .PATCH {
             request.headers.add(name: "Content-Length", value: "0")
         }
-        return try await collect(try await execute(request, timeout: answerTimeout))
+        return try await collect(try await execute(request, timeout: answerTimeout), limit: limit ?? Self.answerLimit)
     }
 
     // MARK: The API, one call per route the tools use.

@@ -159,7 +159,7 @@ package struct InboxWatcher {
         let me = session.config.device
         return try await session.withClient { client in
             let (statements, refused) = try DeviceChain.decodeWirePrefix(
-                try await client.send(.GET, RelayPaths.chain(RelayPaths.chain, pinned: pinned.sequence)))
+                try await client.chainDocument(RelayPaths.chain, pinned: pinned.sequence))
             var pins = try PinStore(home: session.home)
             guard !statements.isEmpty else { return nil }
             let verified = try pins.accept(statements, user: user, refused: refused)
@@ -170,7 +170,7 @@ package struct InboxWatcher {
             // Served from a checkpoint after the removal (this machine pinned past it): the
             // removal is in the whole chain, verified against the same pin.
             if kept.first?.sequence != 0, !kept.contains(where: { $0.action == .remove(deviceId: me) }) {
-                let (whole, refused) = try DeviceChain.decodeWirePrefix(try await client.send(.GET, RelayPaths.chain))
+                let (whole, refused) = try DeviceChain.decodeWirePrefix(try await client.chainDocument(RelayPaths.chain))
                 var pins = try PinStore(home: session.home)
                 kept = whole.prefix(try pins.accept(whole, user: user, refused: refused).count)
             }

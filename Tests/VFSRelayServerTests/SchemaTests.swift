@@ -275,6 +275,30 @@ struct SchemaTests {
         await store.shutdown()
     }
 
+    @Test("a PostgreSQL relay database at v15-blob-indexes (b255526's schema) migrates: every row kept, only v16-chain-checkpoints runs (device_chains.checkpoint, 0 on every stored statement), the schema a fresh one gets")
+    func postgresBeforeCheckpoints() async throws {
+        let cluster = try await StoreFixture.offPool { try PostgresCluster.start() }
+        let name = try await StoreFixture.offPool { try cluster.createDatabase() }
+        let file = Self.fixtures.appendingPathComponent("main-b255526-postgres.sql").path
+        try await StoreFixture.offPool { try cluster.psql(name, file: file) }
+        var logger = Logger(label: "schema-test")
+        logger.logLevel = .critical
+        let location = try #require(PostgresLocation(url: cluster.url(database: name)))
+        let store = try await PostgresRelayStore(location: location, migrate: false, logger: logger)
+        #expect(try await SchemaDescription.migrations(store) == Self.names.subtracting(["v16-chain-checkpoints"]))
+        let oldRows = try await SchemaDescription.rows(store)
+        #expect(oldRows.count == 22 && oldRows["device_chains"]?.first?.contains("checkpoint") == false)
+
+        #expect(try await store.migrate() == ["v16-chain-checkpoints"])
+        #expect(try await SchemaDescription.migrations(store) == Self.names)
+        #expect(try await SchemaDescription.rows(store) == Self.withCheckpointColumn(oldRows, "integer(0)"))
+        let fresh = try await StoreFixture.make(.postgres)
+        #expect(try await SchemaDescription.of(store) == (try await SchemaDescription.of(fresh.store)))
+        #expect(try await store.chain(user: 1, pinned: 0) == ["c3RhdGVtZW50"])
+        #expect(try await store.migrate() == [])
+        await store.shutdown()
+    }
+
     @Test("the renames: every old name maps onto names of the list; SQLite's v1 is the tables, PostgreSQL's v1 also the items revision and blob indexes")
     func renames() {
         for dialect in [SQLDialect.sqlite, .postgres] {
