@@ -5,7 +5,7 @@ import VFSRelayProtocol
 
 /// `/v1/uploads[/{id}]`: resumable uploads, tus 1.0 (core, creation,
 /// creation-defer-length, termination, expiration, checksum; `X-HTTP-Method-Override`
-/// on a POST to an upload). Bytes go straight to the upload's
+/// on an upload's requests). Bytes go straight to the upload's
 /// file; the offset is recorded as they land, so an upload resumes after a dropped
 /// connection or a relay restart. An upload created with `Upload-Defer-Length: 1` (a
 /// sender streaming what it has not finished making) has no length until a PATCH
