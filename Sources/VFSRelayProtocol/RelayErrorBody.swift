@@ -23,6 +23,12 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     /// The relay's blob store (an S3 bucket) does not answer now, or throttles it (503,
     /// with Retry-After): try again; uploads resume.
     case unavailable
+    /// tus checksum extension (460): the PATCH body's digest is not its `Upload-Checksum`;
+    /// its bytes were discarded, and the upload stays at its offset.
+    case checksumMismatch = "checksum_mismatch"
+    /// The client closed the connection before its request ended (logged 499; no client
+    /// reads it).
+    case clientClosed = "client_closed"
     case internalError = "internal"
 }
 

@@ -39,6 +39,6 @@ public enum RelayPaths {
 /// The tus 1.0 headers and values the relay speaks.
 public enum TusProtocol {
     public static let version = "1.0.0"
-    public static let extensions = "creation,creation-defer-length,termination,expiration"
+    public static let extensions = "creation,creation-defer-length,termination,expiration,checksum"
     public static let offsetContentType = "application/offset+octet-stream"
 }

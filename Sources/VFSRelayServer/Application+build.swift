@@ -107,17 +107,21 @@ func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuil
     return try .tls(http1, tlsConfiguration: settings)
 }
 
-/// Every route, its controller and middleware: request log outermost, then errors as
-/// JSON, then (for all but health, enrolment, tus discovery and the admin web page, which
-/// has its own session cookie) the device token.
+/// Every route, its controller and middleware: request log outermost, then HEAD's
+/// bodies dropped and tus's `Tus-Resumable` added, then errors as JSON, then (for all
+/// but health, enrolment, tus discovery and the admin web page, which has its own
+/// session cookie) the device token. Every GET route also answers HEAD.
 public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration,
                         logger: Logger) -> Router<RelayRequestContext> {
     // The composition root: each controller gets the repositories it calls (docs/relay.md, "Repositories").
     let services = RelayServices(uploads: store, blobs: blobs, hub: hub, configuration: configuration)
-    let router = Router(context: RelayRequestContext.self)
+    // HEAD runs a GET route's handler (RFC 9110: a general-purpose server MUST support HEAD).
+    let router = Router(context: RelayRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.addMiddleware {
         ClientAddressMiddleware(resolver: ClientAddressResolver(trusted: configuration.trustedProxies, header: configuration.proxyHeader))
         RequestLogMiddleware(logger: logger)
+        HeadMiddleware()
+        TusResumableMiddleware()
         ErrorMiddleware(metrics: services.metrics)
         CanonicalPathMiddleware()
     }

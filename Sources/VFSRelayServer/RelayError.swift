@@ -64,6 +64,9 @@ struct RelayError: Error, Sendable {
                          headers: [.retryAfter: "30"])
         case let error as DatabaseError where error.resultCode == .SQLITE_FULL:
             self = .diskFull
+        case is ClientClosedRequest:
+            self = .init(.init(code: 499, reasonPhrase: "Client Closed Request"), .clientClosed,
+                         "the client closed the connection before its request ended")
         case is NIOTooManyBytesError:
             self = .init(.contentTooLarge, .tooLarge, "the request body is too large")
         case let error as DecodingError:

@@ -79,8 +79,11 @@ struct OpenAPITests {
             "--checks", "all",
             "--phases", "examples,coverage,fuzzing,stateful",
             // The event stream never ends (tested live in RelayTests); logging the
-            // test's own device out would leave nothing to test with.
+            // test's own device out would leave nothing to test with. A POST naming
+            // another method takes that method's headers, which no schema can tie to the
+            // override's value (tuspy tries it: RelayHTTPStandardsTests).
             "--exclude-operation-id", "events", "--exclude-operation-id", "invalidateDevice",
+            "--exclude-operation-id", "overrideUpload",
             "--max-examples", "20", "--seed", "12", "--workers", "2", "--request-timeout", "20",
             "--no-color", "--suppress-health-check", "all",
         ], cwd: scratchReport(setup), environment: setup.things.merging(["SCHEMATHESIS_HOOKS": "schemathesis_hooks", "PYTHONPATH": Self.tools.path]) { $1 })

@@ -83,10 +83,10 @@ struct CloudTests {
             #expect(try await client.request(.delete, RelayPaths.cloud("/archive-2026"), token: alice.token).status == .noContent)
             #expect(fixture.blobFiles().isEmpty)
             #expect(try await fixture.store.referenceAudit().isEmpty)
-            // The root is listed (GET) but never deleted: 405, with Allow naming GET.
+            // The root is listed (GET, and so HEAD) but never deleted: 405, with Allow naming them.
             let deleteRoot = try await client.request(.delete, RelayPaths.cloud("/"), token: alice.token)
             #expect(deleteRoot.status == .methodNotAllowed)
-            #expect(deleteRoot.headers[HTTPField.Name("Allow")!] == "GET")
+            #expect(deleteRoot.headers[HTTPField.Name("Allow")!] == "GET, HEAD")
         }
     }
 

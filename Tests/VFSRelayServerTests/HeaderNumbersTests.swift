@@ -9,10 +9,11 @@ import VFSTestSupport
 struct HeaderNumbersTests {
     let max = Int64.max
 
-    @Test("Range: one range of bytes inside the file, or nil (416) for the unsatisfiable, several ranges and garbage")
+    @Test("Range (RFC 9110 §14): the satisfiable ranges inside the file; another unit, or an empty file's suffix, is the whole; none satisfiable or garbage is 416")
     func ranges() {
         let huge = "99999999999999999999999999"
-        let cases: [(String, Int64, Range<Int64>?)] = [
+        // One range, or nil for 416.
+        let single: [(String, Int64, Range<Int64>?)] = [
             ("bytes=0-99", 1000, 0..<100), ("bytes=500-", 1000, 500..<1000), ("bytes=-10", 1000, 990..<1000),
             ("bytes=0-9223372036854775807", 1000, 0..<1000), ("bytes=0-\(huge)", 1000, 0..<1000),
             ("bytes=-9223372036854775807", 1000, 0..<1000), ("bytes=-\(huge)", 1000, 0..<1000), ("bytes=-1000", 1000, 0..<1000),
@@ -20,15 +21,37 @@ struct HeaderNumbersTests {
             ("bytes=0-9223372036854775806", max, 0..<(max - 1) + 1), ("bytes=0-9223372036854775807", max, 0..<max),
             ("bytes=9223372036854775806-", max, (max - 1)..<max), ("bytes=-1", max, (max - 1)..<max),
             ("bytes=9223372036854775807-", 1000, nil), ("bytes=9223372036854775807-", max, nil), ("bytes=\(huge)-", max, nil),
-            ("bytes=1000-", 1000, nil), ("bytes=-0", 1000, nil), ("bytes=0-0", 0, nil), ("bytes=-5", 0, nil),
-            ("bytes=0-1,3-4", 1000, nil), ("bytes=-1,-2", 1000, nil), ("bytes=abc", 1000, nil), ("bytes=-", 1000, nil),
+            ("bytes=1000-", 1000, nil), ("bytes=-0", 1000, nil), ("bytes=0-0", 0, nil),
+            ("bytes=abc", 1000, nil), ("bytes=-", 1000, nil),
             ("bytes=--1", 1000, nil), ("bytes=+1-2", 1000, nil), ("bytes=1-+2", 1000, nil), ("bytes=1-0", 1000, nil),
-            ("bytes=-9223372036854775808", 1000, 0..<1000), ("bytes=0x1-", 1000, nil), ("items=0-1", 1000, nil), ("bytes", 1000, nil),
+            ("bytes=-9223372036854775808", 1000, 0..<1000), ("bytes=0x1-", 1000, nil), ("bytes", 1000, nil),
             ("", 1000, nil), ("bytes=1 - 2", 1000, nil), ("bytes=١-٢", 1000, nil), ("bytes=1-2-3", 1000, nil),
+            // The unit is case-insensitive; empty list elements are ignored.
+            ("BYTES=0-9", 1000, 0..<10), ("Bytes=-5", 1000, 995..<1000), ("bytes=0-9,", 1000, 0..<10), ("bytes=, ,0-9 ,", 1000, 0..<10),
+            // A set: the unsatisfiable elements are left out.
+            ("bytes=0-9,1000000-", 1000, 0..<10), ("bytes=2000-,-0,5-", 1000, 5..<1000),
+            ("bytes=1000-,2000-", 1000, nil), ("bytes=,", 1000, nil), ("bytes=0-9,x", 1000, nil),
+            ("=0-9", 1000, nil), ("by tes=0-9", 1000, nil), ("bytes =0-9", 1000, nil),
         ]
-        for (header, size, expected) in cases {
-            #expect(HeaderNumbers.byteRange(header, size: size) == expected, "\(header) of \(size) bytes")
+        for (header, size, expected) in single {
+            let answer = HeaderNumbers.rangeAnswer(header, size: size)
+            #expect(answer == (expected.map { .ranges([$0]) } ?? .unsatisfiable), "\(header) of \(size) bytes")
         }
+        let others: [(String, Int64, HeaderNumbers.RangeAnswer)] = [
+            // Another unit MUST be ignored.
+            ("items=0-1", 1000, .whole), ("ITEMS=0-9", 0, .whole), ("lines=anything at all", 1000, .whole),
+            // On an empty file a suffix is the one satisfiable form: the whole (empty) file.
+            ("bytes=-5", 0, .whole), ("bytes=0-9,-1", 0, .whole),
+            ("bytes=0-1,3-4", 1000, .ranges([0..<2, 3..<5])), ("bytes=-1,-2", 1000, .ranges([999..<1000, 998..<1000])),
+            ("bytes=0-9,20-29", 1000, .ranges([0..<10, 20..<30])),
+        ]
+        for (header, size, expected) in others {
+            #expect(HeaderNumbers.rangeAnswer(header, size: size) == expected, "\(header) of \(size) bytes")
+        }
+        #expect(HeaderNumbers.rangeHeader("bytes=5-") == .bytes([.from(5, through: nil)]))
+        #expect(HeaderNumbers.rangeHeader("bytes=-5, 1-2") == .bytes([.suffix(5), .from(1, through: 2)]))
+        #expect(HeaderNumbers.rangeHeader("Items=5-") == .otherUnit)
+        #expect(HeaderNumbers.rangeHeader("bytes=2-1") == nil)
     }
 
     @Test("tus and Content-Length numbers: digits only, at most Int64.max")
@@ -96,9 +119,11 @@ struct HeaderNumbersTests {
             HeaderNumbers.exercise(input)
             let size = Int64(bitPattern: input.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } & UInt64(Int64.max))
             let header = String(decoding: input.dropFirst(8), as: UTF8.self)
-            if let range = HeaderNumbers.byteRange(header, size: size) {
+            if case .ranges(let ranges) = HeaderNumbers.rangeAnswer(header, size: size) {
                 accepted += 1
-                #expect(!range.isEmpty && range.lowerBound >= 0 && range.upperBound <= size, "\(header) of \(size) bytes → \(range)")
+                for range in ranges {
+                    #expect(!range.isEmpty && range.lowerBound >= 0 && range.upperBound <= size, "\(header) of \(size) bytes → \(range)")
+                }
             }
         }
         // The generator reaches the accepting paths, not only the refusals.

@@ -56,7 +56,11 @@ struct RouteDocumentTests {
         // part of the device API.
         let api = try Self.routed(metrics: true).filter { !$0.contains(" /admin") && !$0.hasSuffix(" /metrics") && $0 != "GET /" }
         #expect(try Self.routed(metrics: true).contains("GET /metrics"), "the routes were read")
-        let undocumented = api.subtracting(documented).sorted()
+        // HEAD of a GET operation is stated once for all of them (RFC 9110's HEAD): the
+        // routes made for HEAD itself (streams: the event stream, a transfer's content).
+        let undocumented = api.subtracting(documented).filter { route in
+            !(route.hasPrefix("HEAD ") && documented.contains("GET " + route.dropFirst(5)))
+        }.sorted()
         let unrouted = documented.subtracting(api).sorted()
         #expect(undocumented.isEmpty, "routes the document does not describe: \(undocumented)")
         #expect(unrouted.isEmpty, "documented operations no route answers: \(unrouted)")

@@ -163,6 +163,41 @@ struct S3BlobStoreTests {
         #expect(try await read(relayB, "blob", 0..<length) == content)
     }
 
+    struct Refused: Error {}
+
+    @Test("provisional bytes (tus checksum): parts go up but are recorded only once accepted; refused or cut, the upload stays at its offset, and the next PATCH's parts take their place")
+    func provisionalParts() async throws {
+        let relay = try store()
+        let content = Self.content((12 << 20) + 11, seed: 9)
+        let length = Int64(content.count)
+        try await uploadRow("p", length: length)
+        let progress: @Sendable (Int64) async throws -> Void = { [records] in try await records.setUploadOffset(id: "p", offset: $0, sha256: nil) }
+        _ = try await relay.append(Self.body([Array(content[..<(3 << 20)])]), upload: "p", offset: 0, limit: length, accept: {}, progress: progress)
+        #expect(try await records.multipartState(upload: "p").offset == 3 << 20)
+        // 8 MiB more (a part goes up), refused after the body, then again cut short: nothing recorded.
+        let rest = Array(content[(3 << 20)..<(11 << 20)])
+        await #expect(throws: Refused.self) {
+            _ = try await relay.append(Self.body([rest]), upload: "p", offset: 3 << 20, limit: length, accept: { throw Refused() }, progress: progress)
+        }
+        await #expect(throws: Dropped.self) {
+            _ = try await relay.append(Self.body([rest], failure: Dropped()), upload: "p", offset: 3 << 20, limit: length,
+                                       accept: {}, progress: progress)
+        }
+        var state = try await records.multipartState(upload: "p")
+        #expect(state.offset == 3 << 20 && state.parts.isEmpty)
+        #expect(try await records.upload(id: "p", user: 1).offset == 3 << 20)
+        // Accepted: its two parts and its offset recorded; the last bytes finish it.
+        let end = try await relay.append(Self.body([rest]), upload: "p", offset: 3 << 20, limit: length, accept: {}, progress: progress)
+        #expect(end == 11 << 20)
+        state = try await records.multipartState(upload: "p")
+        #expect(state.offset == 11 << 20 && state.parts.map(\.number) == [1, 2])
+        _ = try await relay.append(Self.body([Array(content[(11 << 20)...])]), upload: "p", offset: 11 << 20, limit: length, accept: {},
+                                   progress: progress)
+        #expect(try await relay.digest(upload: "p", length: length) == sha256Hex(content))
+        try await relay.adopt(upload: "p", as: "pblob")
+        #expect(try await read(relay, "pblob", 0..<length) == content)
+    }
+
     @Test("two relays: the upload hashes one kept of uploads the other finished (their rows gone) are forgotten once it holds the threshold's worth; a live upload's stays")
     func pairForgetsFinishedUploads() async throws {
         let relayA = try store()

@@ -65,6 +65,42 @@ struct UploadHashTests {
         sha256(try Data(contentsOf: URL(fileURLWithPath: blobs.uploadPath("u1"))))
     }
 
+    struct Refused: Error {}
+
+    @Test("provisional bytes (tus checksum): nothing recorded mid-body; refused, cut or past the limit, the upload stays at its offset and the file is cut back; accepted, recorded once, digest right")
+    func provisional() async throws {
+        let folder = try BlobStoreTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let blobs = try FileBlobStore(root: folder)
+        let records = Records()
+        try blobs.createUpload("u1")
+        let data = Self.content(Int(FileBlobStore.checkpoint) * 2 + 777)
+        let first = Int(FileBlobStore.checkpoint) + 5
+        try await Self.patch(blobs, records, data[..<first], at: 0)
+        let recorded = NIOLockedValueBox([Int64]())
+        func append(_ bytes: ArraySlice<UInt8>, limit: Int64 = .max, failure: (any Error)? = nil,
+                    accept: @escaping @Sendable () async throws -> Void) async throws -> Int64 {
+            try await blobs.append(Self.body(bytes, failure: failure), upload: "u1", offset: Int64(first), limit: limit, accept: accept) { offset in
+                recorded.withLockedValue { $0.append(offset) }
+                try records.record(offset)
+            }
+        }
+        let fileSize = { (try FileManager.default.attributesOfItem(atPath: blobs.uploadPath("u1"))[.size] as? Int) ?? -1 }
+        // Refused after the whole body (more than a checkpoint's worth) arrived.
+        await #expect(throws: Refused.self) { _ = try await append(data[first...]) { throw Refused() } }
+        // Cut short: accept is never asked.
+        await #expect(throws: Dropped.self) { _ = try await append(data[first...], failure: Dropped()) { Issue.record("asked to accept a cut body") } }
+        // Past the limit.
+        await #expect(throws: BlobStoreError.self) { _ = try await append(data[first...], limit: Int64(first + 10)) {} }
+        #expect(recorded.withLockedValue { $0 }.isEmpty && records.offset == Int64(first))
+        #expect(try fileSize() == first)
+        // Accepted: recorded once, at the end.
+        let end = try await append(data[first...]) {}
+        #expect(end == Int64(data.count) && recorded.withLockedValue { $0 } == [Int64(data.count)] && records.offset == end)
+        #expect(try blobs.digest(upload: "u1", length: end) == Self.sha256(data))
+        #expect(try Self.fileDigest(blobs) == Self.sha256(data))
+    }
+
     @Test("PATCHes in turn (past several checkpoints): the digest is the file's, from the hash kept while writing, not read again")
     func hashedWhileAppending() async throws {
         let folder = try BlobStoreTests.scratch()

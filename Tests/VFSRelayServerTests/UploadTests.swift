@@ -27,7 +27,8 @@ struct UploadTests {
             let options = try await client.request(.options, RelayPaths.uploads)
             #expect(options.status == .noContent)
             #expect(options.headers[HTTPField.Name("Tus-Version")!] == "1.0.0")
-            #expect(options.headers[HTTPField.Name("Tus-Extension")!] == "creation,creation-defer-length,termination,expiration")
+            #expect(options.headers[HTTPField.Name("Tus-Extension")!] == "creation,creation-defer-length,termination,expiration,checksum")
+            #expect(options.headers[HTTPField.Name("Tus-Checksum-Algorithm")!] == "sha1,sha256,sha512")
 
             let alice = try await client.user("alice@acme.example", org: "acme")
             let content = randomBytes(100_000)

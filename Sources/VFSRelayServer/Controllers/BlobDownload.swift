@@ -4,8 +4,10 @@ import Hummingbird
 import Metrics
 import VFSRelayProtocol
 
-/// Serves a blob with HTTP Range (one range: 206, or 416 past the end) and a strong
-/// ETag (its SHA-256), so downloads resume and stream in chunks.
+/// Serves a blob with HTTP Range (RFC 9110 §14, `HeaderNumbers.rangeAnswer`: one
+/// satisfiable range is 206; a set of several is answered with the whole blob, 200, as a
+/// server may ignore Range; another unit is ignored; none satisfiable, or no valid range,
+/// 416) and a strong ETag (its SHA-256), so downloads resume and stream in chunks.
 struct BlobDownload {
     let blobs: any BlobStore
     let sent: Counter
@@ -25,13 +27,18 @@ struct BlobDownload {
         // If-Range with another ETag: the client's partial copy is stale, send it all.
         let ifRangeMatches = request.headers[.ifRange].map { $0 == etag } ?? true
         if let header = request.headers[.range], ifRangeMatches {
-            guard let parsed = HeaderNumbers.byteRange(header, size: blob.size) else {
+            switch HeaderNumbers.rangeAnswer(header, size: blob.size) {
+            case .ranges(let ranges) where ranges.count == 1:
+                range = ranges[0]
+                status = .partialContent
+                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(blob.size)"
+            case .whole, .ranges:
+                // Another unit, an empty blob's suffix, or several ranges (no multipart/byteranges): all of it.
+                break
+            case .unsatisfiable:
                 throw RelayError(.rangeNotSatisfiable, .rangeNotSatisfiable, "range \"\(header)\" is outside the \(blob.size) bytes",
                                  headers: [.contentRange: "bytes */\(blob.size)"])
             }
-            range = parsed
-            status = .partialContent
-            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(blob.size)"
         }
         let blobs = self.blobs
         let id = blob.id
@@ -74,13 +81,22 @@ extension BlobDownload {
     func following(_ follower: UploadFollower, request: Request) throws -> Response {
         var start: Int64 = 0
         var status = HTTPResponse.Status.ok
+        // Another unit is ignored (200 from the start), as is a set of several ranges; of
+        // one range only `bytes=N-` (or an end past any length) can be answered before the
+        // length is known.
         if let header = request.headers[.range], request.headers[.ifRange] == nil {
-            guard !header.hasPrefix("bytes=-"), let range = HeaderNumbers.byteRange(header, size: .max), range.upperBound == .max else {
+            switch HeaderNumbers.rangeHeader(header) {
+            case .otherUnit:
+                break
+            case .bytes(let specs) where specs.count > 1:
+                break
+            case .bytes(let specs) where Self.resumes(specs[0]) != nil:
+                start = Self.resumes(specs[0])!
+                status = .partialContent
+            default:
                 throw RelayError(.rangeNotSatisfiable, .rangeNotSatisfiable,
                                  "transfer \"\(follower.transfer)\" is still uploading: resume it with Range: bytes=N-")
             }
-            start = range.lowerBound
-            status = .partialContent
         }
         let headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: "private, no-store"]
         let (blobs, sent, from) = (self.blobs, self.sent, start)
@@ -131,5 +147,12 @@ extension BlobDownload {
             }
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Where a range of a content whose length is not known yet starts: `N-`, or `N-M`
+    /// with an M no length reaches; nil for a suffix or a closed range.
+    static func resumes(_ spec: HeaderNumbers.ByteRangeSpec) -> Int64? {
+        guard case .from(let first, let last) = spec, (last ?? .max) >= .max - 1 else { return nil }
+        return first
     }
 }

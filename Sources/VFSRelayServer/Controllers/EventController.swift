@@ -14,7 +14,7 @@ struct EventController {
     let store: any EventRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
-        group.get(RouterPath(RelayPaths.events), use: stream)
+        group.getAndHead(RouterPath(RelayPaths.events), use: stream)
     }
 
     static func format(_ event: StoredEvent) -> String {

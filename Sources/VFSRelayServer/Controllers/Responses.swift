@@ -30,6 +30,9 @@ extension HTTPField.Name {
     static let tusVersion = Self("Tus-Version")!
     static let tusExtension = Self("Tus-Extension")!
     static let tusMaxSize = Self("Tus-Max-Size")!
+    static let tusChecksumAlgorithm = Self("Tus-Checksum-Algorithm")!
+    static let uploadChecksum = Self("Upload-Checksum")!
+    static let xHTTPMethodOverride = Self("X-HTTP-Method-Override")!
     static let uploadOffset = Self("Upload-Offset")!
     static let uploadLength = Self("Upload-Length")!
     static let uploadMetadata = Self("Upload-Metadata")!

@@ -14,7 +14,7 @@ struct TransferController {
         group.post(RouterPath(RelayPaths.transfers), use: create)
         group.get(RouterPath(RelayPaths.inbox), use: inbox)
         group.get(RouterPath(RelayPaths.outbox), use: outbox)
-        group.get(RouterPath(RelayPaths.transfers + "/:id/content"), use: content)
+        group.getAndHead(RouterPath(RelayPaths.transfers + "/:id/content"), use: content)
         group.post(RouterPath(RelayPaths.transfers + "/:id/ack"), use: ack)
         group.post(RouterPath(RelayPaths.transfers + "/:id/decline"), use: decline)
         group.delete(RouterPath(RelayPaths.transfers + "/:id"), use: cancel)
@@ -88,7 +88,8 @@ struct TransferController {
     @Sendable func content(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let (id, device) = (try pathID(context), try context.requireIdentity().deviceID)
         let download = BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes)
-        switch try await store.openTransfer(id: id, device: device, now: Date()) {
+        // HEAD (a download manager's probe for the size) leaves the copy unattended.
+        switch try await store.openTransfer(id: id, device: device, now: Date(), initiate: request.method != .head) {
         case .blob(let blob):
             return try await download.response(blob, request: request)
         case .uploading(let upload):

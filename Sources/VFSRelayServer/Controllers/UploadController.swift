@@ -4,7 +4,8 @@ import Hummingbird
 import VFSRelayProtocol
 
 /// `/v1/uploads[/{id}]`: resumable uploads, tus 1.0 (core, creation,
-/// creation-defer-length, termination, expiration). Bytes go straight to the upload's
+/// creation-defer-length, termination, expiration, checksum; `X-HTTP-Method-Override`
+/// on an upload's requests). Bytes go straight to the upload's
 /// file; the offset is recorded as they land, so an upload resumes after a dropped
 /// connection or a relay restart. An upload created with `Upload-Defer-Length: 1` (a
 /// sender streaming what it has not finished making) has no length until a PATCH
@@ -17,9 +18,27 @@ struct UploadController {
     func addRoutes(discovery router: Router<RelayRequestContext>, to group: RouterGroup<RelayRequestContext>) {
         router.on(RouterPath(RelayPaths.uploads), method: .options, use: options)
         group.post(RouterPath(RelayPaths.uploads), use: create)
-        group.head(RouterPath(RelayPaths.uploads + "/:id"), use: head)
-        group.patch(RouterPath(RelayPaths.uploads + "/:id"), use: patch)
-        group.delete(RouterPath(RelayPaths.uploads + "/:id"), use: terminate)
+        for method in [HTTPRequest.Method.head, .patch, .delete, .post] {
+            group.on(RouterPath(RelayPaths.uploads + "/:id"), method: method, use: dispatch)
+        }
+    }
+
+    /// An upload's request by its method, or by `X-HTTP-Method-Override` when it has one
+    /// (tus core: the header MUST be taken as the method and the actual one ignored, for
+    /// clients that cannot send PATCH or DELETE, which send POST). A POST without it is
+    /// 405, as is any other method named.
+    @Sendable func dispatch(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let method = request.headers[.xHTTPMethodOverride]?.uppercased() ?? request.method.rawValue
+        switch method {
+        case "HEAD": return try await head(request, context: context)
+        case "PATCH": return try await patch(request, context: context)
+        case "DELETE": return try await terminate(request, context: context)
+        default:
+            let allowed = "DELETE, HEAD, PATCH, POST"
+            throw RelayError(.methodNotAllowed, .methodNotAllowed,
+                             "\(method) is not a method of an upload (a POST names one in X-HTTP-Method-Override: PATCH, DELETE or HEAD)",
+                             headers: [.allow: allowed])
+        }
     }
 
     var tusHeaders: HTTPFields { [.tusResumable: TusProtocol.version, .cacheControl: "no-store"] }
@@ -42,6 +61,7 @@ struct UploadController {
         emptyResponse(headers: [
             .tusResumable: TusProtocol.version, .tusVersion: TusProtocol.version,
             .tusExtension: TusProtocol.extensions, .tusMaxSize: "\(services.configuration.maxUploadSize)",
+            .tusChecksumAlgorithm: TusChecksum.algorithms.joined(separator: ","),
         ])
     }
 
@@ -114,6 +134,8 @@ struct UploadController {
         guard let text = request.headers[.uploadOffset], let offset = HeaderNumbers.byteCount(text) else {
             throw RelayError.badRequest("Upload-Offset is needed (a whole number of bytes)")
         }
+        // Checked before a byte is read: an algorithm the relay lacks is 400.
+        let checksum = try request.headers[.uploadChecksum].map { BodyHash(try TusChecksum.expected($0)) }
         let store = self.store
         // One writer per upload, whichever relay instance the PATCH reached (the store's
         // lock: an advisory lock of PostgreSQL when several instances share it); the
@@ -165,7 +187,8 @@ struct UploadController {
             // A deferred upload's reservation is given back however the PATCH ends.
             let end: Int64
             do {
-                end = try await append(request, to: current.id, offset: offset, allowed: allowed, length: length, created: current.created)
+                end = try await append(request, to: current.id, offset: offset, allowed: allowed, length: length, created: current.created,
+                                       checksum: checksum)
             } catch {
                 if length == nil { try? await store.releaseReservation(id: current.id) }
                 throw error
@@ -198,15 +221,20 @@ struct UploadController {
     }
 
     /// Writes the body at `offset`, up to `allowed` (and never into the disk reserve: past
-    /// it 507, what arrived before is kept). The new offset.
-    func append(_ request: Request, to id: String, offset: Int64, allowed: Int64, length: Int64?, created: Date) async throws -> Int64 {
+    /// it 507, what arrived before is kept). The new offset. With `checksum` the bytes
+    /// count only once the whole body arrived and matched it: a mismatch is 460, and a
+    /// body cut short or refused (413, 507) leaves the upload at `offset`.
+    func append(_ request: Request, to id: String, offset: Int64, allowed: Int64, length: Int64?, created: Date,
+                checksum: BodyHash?) async throws -> Int64 {
         let store = self.store
         let configuration = services.configuration
         let room = services.configuration.diskRoom
         guard room > 0 || allowed == offset else { throw RelayError.diskFull }
         let limit = min(allowed, offset.addingReportingOverflow(room).overflow ? Int64.max : offset + room)
         do {
-            return try await services.blobs.append(request.body, upload: id, offset: offset, limit: limit) { position in
+            let accept: (@Sendable () async throws -> Void)? = checksum.map { hash in { @Sendable in try hash.check() } }
+            let body = PatchBody(base: request.body, hash: checksum)
+            return try await services.blobs.append(body, upload: id, offset: offset, limit: limit, accept: accept) { position in
                 try await store.setUploadOffset(id: id, offset: position, sha256: nil)
                 try await store.touchUpload(id: id, expires: configuration.uploadExpiry(created: created, now: Date()))
             }

@@ -25,8 +25,11 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
 struct RouteMethods: Sendable {
     private let routes: [(pattern: [Substring], method: String)]
 
+    /// The routes as the router lists them: a GET route also takes HEAD (the router
+    /// makes that route itself, and does not list it).
     init(_ routes: [(path: String, method: String)]) {
-        self.routes = routes.map { (Array($0.path.split(separator: "/")), $0.method) }
+        let heads = routes.filter { $0.method == "GET" }.map { (path: $0.path, method: "HEAD") }
+        self.routes = (routes + heads).map { (Array($0.path.split(separator: "/")), $0.method) }
     }
 
     /// The methods the routes matching `path` take, in a stable order.

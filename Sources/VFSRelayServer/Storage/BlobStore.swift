@@ -16,7 +16,13 @@ public protocol BlobStore: Sendable {
     /// goes on arriving), and returns the final offset once it is synced.
     /// Stops with `BlobStoreError.tooLong` past `limit`. The bytes are hashed as they
     /// are written, so that `digest` of the recorded offset reads nothing again.
+    ///
+    /// With `accept` the body's bytes are provisional (tus's checksum extension): nothing
+    /// is recorded while they arrive; once the body ended, `accept` is asked (it throws to
+    /// refuse them), and only then are they recorded, at once. A body that fails, passes
+    /// `limit` or is refused leaves the upload as it was, at `offset`.
     func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+                                                accept: (@Sendable () async throws -> Void)?,
                                                 progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer
     /// The SHA-256 of an upload's first `length` bytes (all recorded), as lowercase hex:
@@ -58,6 +64,13 @@ public protocol BlobStore: Sendable {
 }
 
 extension BlobStore {
+    /// `append` whose bytes count as they are recorded (no `accept`).
+    public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+                                                       progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
+        where Body.Element == ByteBuffer {
+        try await append(body, upload: upload, offset: offset, limit: limit, accept: nil, progress: progress)
+    }
+
     public var readsUploadsInProgress: Bool { true }
     /// Files on the relay's own disk: nothing to ask first.
     public func probe(blob: String) async throws {}
@@ -118,6 +131,7 @@ public struct FileBlobStore: BlobStore {
     static let checkpoint: Int64 = 8 << 20
 
     public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+                                                       accept: (@Sendable () async throws -> Void)?,
                                                        progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer {
         let fd = open(uploadPath(upload), O_RDWR | O_CLOEXEC)
@@ -154,13 +168,18 @@ public struct FileBlobStore: BlobStore {
                     throw BlobStoreError.tooLong
                 }
                 try writeAll(fd, buffer, count: buffer.readableBytes, at: &position, hasher: hasher)
-                if position - flushed >= Self.checkpoint, idle.isIdle {
+                if accept == nil, position - flushed >= Self.checkpoint, idle.isIdle {
                     try await flushing?.value
                     flush(to: position)
                 }
                 await hasher.keepUp()
             }
         } catch {
+            // Provisional bytes that did not all arrive are not the upload's.
+            if accept != nil {
+                ftruncate(fd, off_t(offset))
+                throw error
+            }
             // A dropped connection, or a stop that cancelled the request, keeps what
             // arrived: the client resumes from there. The record is made outside this
             // (perhaps cancelled) task so that cancellation cannot skip it.
@@ -177,6 +196,14 @@ public struct FileBlobStore: BlobStore {
         }
         try await flushing?.value
         let whole = await hasher.finish()
+        if let accept {
+            do {
+                try await accept()
+            } catch {
+                ftruncate(fd, off_t(offset))
+                throw error
+            }
+        }
         if position != flushed {
             guard fdatasync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
             try await progress(position)

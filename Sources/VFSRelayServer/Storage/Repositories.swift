@@ -225,14 +225,21 @@ public protocol TransferRepository: Sendable {
     func inbox(device: String) async throws -> [InboxEntry]
     func outbox(device: String) async throws -> [OutboxEntry]
     /// The blob of a transfer waiting for this device, or its upload while that still
-    /// runs; marks it initiated.
-    func openTransfer(id: String, device: String, now: Date) async throws -> TransferContent
+    /// runs; marks it initiated when `initiate` (a download starts; not for a HEAD).
+    func openTransfer(id: String, device: String, now: Date, initiate: Bool) async throws -> TransferContent
     /// `delivered` or `declined`; returns the blob ids to delete.
     func finishTransfer(id: String, device: String, status: TransferStatus, now: Date) async throws -> [String]
     /// The sender withdraws a transfer: its waiting copies are cancelled; returns the blob
     /// ids to delete and, for a transfer still uploading, its upload, removed with it (its
     /// file to delete).
     func cancelTransfer(id: String, sender: String, now: Date) async throws -> (released: [String], upload: String?)
+}
+
+extension TransferRepository {
+    /// A download's opening: the copy is marked initiated.
+    func openTransfer(id: String, device: String, now: Date) async throws -> TransferContent {
+        try await openTransfer(id: id, device: device, now: now, initiate: true)
+    }
 }
 
 /// A streaming transfer's upload: which transfer it is, where its readers stand, its end.

@@ -234,6 +234,7 @@ public struct S3BlobStore: BlobStore {
         return tail
     }
     public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+                                                       accept: (@Sendable () async throws -> Void)?,
                                                        progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer {
         var state = try await records.multipartState(upload: upload)
@@ -255,6 +256,9 @@ public struct S3BlobStore: BlobStore {
         if hashes.wantsPrune, let known = try? await records.uploadIDs() {
             hashes.prune { known.contains($0) }
         }
+        // Provisional bytes (`accept`): parts go up but are recorded only once accepted;
+        // refused, they are replaced by the next PATCH's parts, which take the same numbers.
+        var provisional: [UploadPart] = []
         do {
             for try await buffer in body {
                 let room = Int(limit - position)
@@ -263,11 +267,17 @@ public struct S3BlobStore: BlobStore {
                 pending.writeImmutableBuffer(taken)
                 position += Int64(taken.readableBytes)
                 while pending.readableBytes >= partSize {
-                    try await cut(upload, &state, from: &pending)
-                    try await progress(state.partsEnd)
+                    try await cut(upload, &state, from: &pending, record: accept == nil)
+                    if accept == nil {
+                        try await progress(state.partsEnd)
+                    } else {
+                        provisional.append(state.parts.last!)
+                    }
                 }
                 if buffer.readableBytes > room { throw BlobStoreError.tooLong }
             }
+        } catch where accept != nil {
+            throw error
         } catch {
             // A dropped connection, or a stop that cancelled the request, keeps what
             // arrived: the tail goes up and the offset moves, outside this (perhaps
@@ -284,6 +294,14 @@ public struct S3BlobStore: BlobStore {
             }
             throw error
         }
+        if let accept {
+            try await accept()
+            for part in provisional { try await records.recordUploadPart(upload: upload, part: part) }
+            if position == state.offset, !provisional.isEmpty {
+                try await progress(position)
+                if let hash { hashes.keep(upload, offset: position, hash: hash) }
+            }
+        }
         if position > state.offset {
             try await keepTail(upload, pending, offset: position, progress: progress)
             if let hash { hashes.keep(upload, offset: position, hash: hash) }
@@ -293,7 +311,8 @@ public struct S3BlobStore: BlobStore {
 
     /// Uploads the first `uploadPartSize` bytes of `pending` as the next part (starting the
     /// multipart upload with the first) and records it with the offset at its end.
-    func cut(_ upload: String, _ state: inout MultipartState, from pending: inout ByteBuffer) async throws {
+    /// Not recorded when `record` is false (provisional bytes, recorded once accepted).
+    func cut(_ upload: String, _ state: inout MultipartState, from pending: inout ByteBuffer, record: Bool = true) async throws {
         let key = uploadKey(upload)
         let multipart: String
         if let started = state.multipartID {
@@ -309,7 +328,7 @@ public struct S3BlobStore: BlobStore {
             try await client.uploadPart(key, uploadID: multipart, number: number, body)
         }
         let part = UploadPart(number: number, etag: etag, start: state.partsEnd, size: Int64(body.readableBytes))
-        try await records.recordUploadPart(upload: upload, part: part)
+        if record { try await records.recordUploadPart(upload: upload, part: part) }
         state.parts.append(part)
         state.offset = max(state.offset, part.end)
         pending.moveReaderIndex(forwardBy: body.readableBytes)

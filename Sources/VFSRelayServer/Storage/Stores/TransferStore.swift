@@ -135,16 +135,18 @@ extension SQLRelayStore {
         }
     }
 
-    public func openTransfer(id: String, device: String, now: Date) async throws -> TransferContent {
+    public func openTransfer(id: String, device: String, now: Date, initiate: Bool) async throws -> TransferContent {
         try await sql.database.write { db in
             guard let row = try await db.one("""
                 SELECT t.* FROM outbox o JOIN transfers t ON t.id = o.transfer_id
                 WHERE o.transfer_id = \(id) AND o.device_id = \(device) AND o.status IN \(StoreRows.waiting)
                 """, as: TransferRow.self) else { throw StoreError.notFound("no transfer \"\(id)\"") }
-            try await db.run("""
-                UPDATE outbox SET status = 'initiated', updated = \(now)
-                WHERE transfer_id = \(id) AND device_id = \(device) AND status = 'unattended'
-                """)
+            if initiate {
+                try await db.run("""
+                    UPDATE outbox SET status = 'initiated', updated = \(now)
+                    WHERE transfer_id = \(id) AND device_id = \(device) AND status = 'unattended'
+                    """)
+            }
             if let upload = row.uploadID { return .uploading(upload: upload) }
             return .blob(row.blob)
         }
