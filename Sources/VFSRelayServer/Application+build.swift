@@ -96,10 +96,17 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
 }
 
 /// HTTP/1.1, inside TLS when a certificate and key are configured; idle connections
-/// (half-open, slow headers, stalled bodies) closed after `idleTimeout`.
+/// (half-open, slow headers, stalled bodies) closed after `idleTimeout`, one without its
+/// first request after `firstRequestTimeout`, and one address's connections past
+/// `maxConnectionsPerAddress` at once (`ConnectionGate`).
 func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuilder {
     let seconds = configuration.idleTimeout.components.seconds
-    let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(max(1, seconds))))
+    let connections = ConnectionsByAddress(limit: configuration.maxConnectionsPerAddress)
+    let exempt = configuration.trustedProxies
+    let firstRequest = TimeAmount(min(configuration.firstRequestTimeout, configuration.idleTimeout))
+    let http1 = HTTPServerBuilder.http1(configuration: .init(
+        additionalChannelHandlers: [ConnectionGate(connections: connections, exempt: exempt, firstRequestTimeout: firstRequest)],
+        idleTimeout: .seconds(max(1, seconds))))
     guard let tls = configuration.tls else { return http1 }
     let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
     let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
