@@ -142,7 +142,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var (configuration, host) = try relayConfiguration()
         let scheme = configuration.tls == nil ? "http" : "https"
-        if metrics { configuration.metrics = RelayMetricsSystem.bootstrap() }
+        if metrics { configuration.serveMetrics() }
         LoggingSystem.bootstrap { label in RelayLogHandler.standardError(label: label, level: logLevel.level) }
         let folderLock = configuration.database == nil ? try Self.lockDataFolder(configuration.dataFolder) : nil
         defer { folderLock?.unlock() }
