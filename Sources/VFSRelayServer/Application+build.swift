@@ -114,10 +114,9 @@ func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuil
     return try .tls(http1, tlsConfiguration: settings)
 }
 
-/// Every route, its controller and middleware: request log outermost, then the request
-/// metrics (both see the final answer), then errors as JSON, then (for all but health,
-/// enrolment, tus discovery and the admin web page, which has its own session cookie) the
-/// device token.
+/// Every route, its controller and middleware: request log and metrics outermost (they
+/// see the final answer), then errors as JSON, then (for all but health, enrolment, tus
+/// discovery and the admin web page, which has its own session cookie) the device token.
 public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration,
                         logger: Logger) -> Router<RelayRequestContext> {
     // The composition root: each controller gets the repositories it calls (docs/relay.md, "Repositories").
@@ -125,8 +124,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     let router = Router(context: RelayRequestContext.self)
     router.addMiddleware {
         ClientAddressMiddleware(resolver: ClientAddressResolver(trusted: configuration.trustedProxies, header: configuration.proxyHeader))
-        RequestLogMiddleware(logger: logger)
-        RequestMetricsMiddleware(metrics: services.metrics)
+        RequestLogMiddleware(logger: logger, metrics: services.metrics)
         ErrorMiddleware(metrics: services.metrics)
         CanonicalPathMiddleware()
     }

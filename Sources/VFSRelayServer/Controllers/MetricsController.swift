@@ -4,7 +4,7 @@ import Hummingbird
 import Prometheus
 
 /// `GET /metrics` in the Prometheus text format (`serve --metrics`): requests and answer
-/// times by method, route and status (`RequestMetricsMiddleware`), and the relay's own
+/// times by method, route and status (`RequestLogMiddleware`), and the relay's own
 /// counters (`RelayMetrics`). Answered to loopback clients and `--metrics-from`
 /// ranges only; 403 to anyone else.
 struct MetricsController {
