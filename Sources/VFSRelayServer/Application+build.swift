@@ -5,6 +5,7 @@ import HummingbirdTLS
 import NIOSSL
 import Logging
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 import VFSRelayProtocol
 
@@ -104,8 +105,11 @@ func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuil
     let connections = ConnectionsByAddress(limit: configuration.maxConnectionsPerAddress)
     let exempt = configuration.trustedProxies
     let firstRequest = TimeAmount(min(configuration.firstRequestTimeout, configuration.idleTimeout))
+    // The served registry's counters (the same ones the router's RelayMetrics holds).
+    let metrics = RelayMetrics(registry: configuration.metrics ?? PrometheusCollectorRegistry())
     let http1 = HTTPServerBuilder.http1(configuration: .init(
-        additionalChannelHandlers: [ConnectionGate(connections: connections, exempt: exempt, firstRequestTimeout: firstRequest)],
+        additionalChannelHandlers: [ConnectionGate(connections: connections, exempt: exempt, firstRequestTimeout: firstRequest,
+                                                   metrics: metrics)],
         idleTimeout: .seconds(max(1, seconds))))
     guard let tls = configuration.tls else { return http1 }
     let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }

@@ -41,12 +41,13 @@ final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
     let connections: ConnectionsByAddress
     let exempt: [CIDR]
     let firstRequestTimeout: TimeAmount
+    let metrics: RelayMetrics
     private var started = false
     private var address: String?
     private var deadline: Scheduled<Void>?
 
-    init(connections: ConnectionsByAddress, exempt: [CIDR], firstRequestTimeout: TimeAmount) {
-        (self.connections, self.exempt, self.firstRequestTimeout) = (connections, exempt, firstRequestTimeout)
+    init(connections: ConnectionsByAddress, exempt: [CIDR], firstRequestTimeout: TimeAmount, metrics: RelayMetrics) {
+        (self.connections, self.exempt, self.firstRequestTimeout, self.metrics) = (connections, exempt, firstRequestTimeout, metrics)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -63,13 +64,17 @@ final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
         started = true
         if let peer = context.channel.remoteAddress?.ipAddress, !exempt.contains(where: { $0.contains(peer) }) {
             guard connections.open(peer) else {
+                metrics.connectionsOverAddressCap.increment()
                 context.close(promise: nil)
                 return
             }
             address = peer
         }
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: firstRequestTimeout) { channel.close(promise: nil) }
+        let (channel, late) = (context.channel, metrics.connectionsWithoutRequest)
+        deadline = context.eventLoop.scheduleTask(in: firstRequestTimeout) {
+            late.increment()
+            channel.close(promise: nil)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

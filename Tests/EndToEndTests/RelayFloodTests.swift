@@ -33,13 +33,20 @@ struct RelayFloodTests {
         }
     }
 
-    @Test("60 idle connections from one address with --max-connections 30 and --max-connections-per-address 20: the relay keeps 20 and closes the other 40 as they open, and another address's GET /v1/health is answered within 2 s while the flood stays open; one more from the flood's address is closed, and a flood connection that goes gives its place back")
+    /// A sample of the relay's /metrics, read from 127.0.0.2 (not the flood's address).
+    static func metric(port: Int, _ sample: String) throws -> Double? {
+        let connection = try RawConnection(port: port, from: "127.0.0.2")
+        try connection.sendHead("GET", "/metrics", headers: ["Connection": "close"])
+        return RelayMetricsTests.value(try connection.readAnswer(method: "GET").text, sample)
+    }
+
+    @Test("60 idle connections from one address with --max-connections 30 and --max-connections-per-address 20: the relay keeps 20 and closes the other 40 as they open, and another address's GET /v1/health is answered within 2 s while the flood stays open; one more from the flood's address is closed (each counted in /metrics), and a flood connection that goes gives its place back")
     func floodFromOneAddress() throws {
         // Idle and first-request timeouts far beyond the test: only the per-address cap can
         // make room for another client (without it the 30 places are all the flood's, and
         // /v1/health waits in the backlog for 600 s).
         let setup = try RelayTests.Setup(arguments: ["--max-connections", "30", "--max-connections-per-address", "20",
-                                                     "--idle-timeout", "600", "--first-request-timeout", "600"])
+                                                     "--idle-timeout", "600", "--first-request-timeout", "600", "--metrics"])
         var flood = try (0..<60).map { _ in try RawConnection(port: setup.relay.port) }
         #expect(Self.waitForClosed(flood, count: 40, seconds: 120) == 40)
         #expect(Self.closed(flood).filter { !$0 }.count == 20, "the flood holds 20 connections")
@@ -56,6 +63,7 @@ struct RelayFloodTests {
         // The flood's address gets no 21st connection.
         let more = try RawConnection(port: setup.relay.port)
         #expect(more.closedByPeer())
+        #expect(try Self.metric(port: setup.relay.port, #"vfs_relay_connections_closed_total{reason="address_cap"}"#) == 41)
 
         // Five of the flood go: their address may open five again (the relay sees the closes
         // as they arrive, so a connection it closed at once is tried again).
@@ -76,9 +84,9 @@ struct RelayFloodTests {
         #expect(setup.relay.stop() == 0)
     }
 
-    @Test("a connection that sends no request, or half a request head, is closed --first-request-timeout after it opened, long before --idle-timeout; one that sent its request stays open for the next")
+    @Test("a connection that sends no request, or half a request head, is closed --first-request-timeout after it opened, long before --idle-timeout (counted in /metrics); one that sent its request stays open for the next")
     func firstRequestDeadline() throws {
-        let setup = try RelayTests.Setup(arguments: ["--idle-timeout", "600", "--first-request-timeout", "1"])
+        let setup = try RelayTests.Setup(arguments: ["--idle-timeout", "600", "--first-request-timeout", "1", "--metrics"])
         let used = try RawConnection(port: setup.relay.port)
         try used.sendHead("GET", "/v1/health", headers: [:])
         #expect(try used.readAnswer(method: "GET").status == 200)
@@ -88,6 +96,7 @@ struct RelayFloodTests {
         // Each read waits at most 120 s for the close; the idle timeout would take 600.
         #expect(silent.closedByPeer(), "the silent connection is still open")
         #expect(slow.closedByPeer(), "the connection with half a head is still open")
+        #expect(try Self.metric(port: setup.relay.port, #"vfs_relay_connections_closed_total{reason="first_request_timeout"}"#) == 2)
         // `used` opened before them: had its deadline not ended with its first request, it
         // would be closed by now.
         try used.sendHead("GET", "/v1/health", headers: [:])

@@ -40,6 +40,10 @@ struct RelayMetrics: Sendable {
     let eventStreams: Gauge
     let internalErrors: Counter
     let diskFull: Counter
+    /// Connections closed before any answer (`ConnectionGate`): one past its address's cap,
+    /// and one whose first request did not come in time.
+    let connectionsOverAddressCap: Counter
+    let connectionsWithoutRequest: Counter
     private let registry: PrometheusCollectorRegistry
 
     /// The buckets of the answer time, in seconds.
@@ -56,6 +60,10 @@ struct RelayMetrics: Sendable {
         eventStreams = registry.makeGauge(descriptor: Self.name("event_streams", unit: "", "Event streams open now."))
         internalErrors = registry.makeCounter(descriptor: Self.name("internal_errors", unit: "total", "Answers 500: failures of the relay itself, each logged."))
         diskFull = registry.makeCounter(descriptor: Self.name("disk_full_answers", unit: "total", "Answers 507: the blob disk at its reserve."))
+        let closed = Self.name("connections_closed", unit: "total",
+                               "Connections closed before any answer: past the cap of one address (address_cap), or without a request in time (first_request_timeout).")
+        connectionsOverAddressCap = registry.makeCounter(descriptor: closed, labels: [("reason", "address_cap")])
+        connectionsWithoutRequest = registry.makeCounter(descriptor: closed, labels: [("reason", "first_request_timeout")])
     }
 
     /// `vfs_relay_` + `metric` + `_unit`, with its `# HELP` text.
