@@ -36,6 +36,10 @@ if grep -q -- --max-user-event-streams <<<"$serve_help"; then
   caps+=(--max-user-event-streams $((SSE + 10)) --max-org-event-streams $((SSE + 10))
          --max-user-requests $((SSE + 100)) --max-org-requests $((SSE + 100)))
 fi
+# A relay with a cap per client address (issue 45): all of these streams come from 127.0.0.1.
+if grep -q -- --max-connections-per-address <<<"$serve_help"; then
+  caps+=(--max-connections-per-address $((SSE + 100)))
+fi
 if "$BIN/vfs-relay" init --help >/dev/null 2>&1; then relay init 2>/dev/null; fi
 relay org add acme >/dev/null
 code=$(relay user add ann@acme.example --org acme --admin 2>/dev/null)

@@ -5,6 +5,7 @@ import HummingbirdTLS
 import NIOSSL
 import Logging
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 import VFSRelayProtocol
 
@@ -96,10 +97,20 @@ public func buildRelay(_ configuration: RelayConfiguration, logger: Logger = Log
 }
 
 /// HTTP/1.1, inside TLS when a certificate and key are configured; idle connections
-/// (half-open, slow headers, stalled bodies) closed after `idleTimeout`.
+/// (half-open, slow headers, stalled bodies) closed after `idleTimeout`, one without its
+/// first request after `firstRequestTimeout`, and one address's connections past
+/// `maxConnectionsPerAddress` at once (`ConnectionGate`).
 func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuilder {
     let seconds = configuration.idleTimeout.components.seconds
-    let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(max(1, seconds))))
+    let connections = ConnectionsByAddress(limit: configuration.maxConnectionsPerAddress)
+    let exempt = configuration.trustedProxies
+    let firstRequest = TimeAmount(min(configuration.firstRequestTimeout, configuration.idleTimeout))
+    // The served registry's counters (the same ones the router's RelayMetrics holds).
+    let metrics = RelayMetrics(registry: configuration.metrics ?? PrometheusCollectorRegistry())
+    let http1 = HTTPServerBuilder.http1(configuration: .init(
+        additionalChannelHandlers: [ConnectionGate(connections: connections, exempt: exempt, firstRequestTimeout: firstRequest,
+                                                   metrics: metrics)],
+        idleTimeout: .seconds(max(1, seconds))))
     guard let tls = configuration.tls else { return http1 }
     let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
     let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
@@ -107,10 +118,11 @@ func serverBuilder(_ configuration: RelayConfiguration) throws -> HTTPServerBuil
     return try .tls(http1, tlsConfiguration: settings)
 }
 
-/// Every route, its controller and middleware: request log outermost, then HEAD's
-/// bodies dropped and tus's `Tus-Resumable` added, then errors as JSON, then (for all
-/// but health, enrolment, tus discovery and the admin web page, which has its own
-/// session cookie) the device token. Every GET route also answers HEAD.
+/// Every route, its controller and middleware: request log and metrics outermost (they
+/// see the final answer), then HEAD's bodies dropped and tus's `Tus-Resumable` added,
+/// then errors as JSON, then (for all but health, enrolment, tus discovery and the admin
+/// web page, which has its own session cookie) the device token. Every GET route also
+/// answers HEAD.
 public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration,
                         logger: Logger) -> Router<RelayRequestContext> {
     // The composition root: each controller gets the repositories it calls (docs/relay.md, "Repositories").
@@ -119,14 +131,13 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     let router = Router(context: RelayRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.addMiddleware {
         ClientAddressMiddleware(resolver: ClientAddressResolver(trusted: configuration.trustedProxies, header: configuration.proxyHeader))
-        RequestLogMiddleware(logger: logger)
+        RequestLogMiddleware(logger: logger, metrics: services.metrics)
         HeadMiddleware()
         TusResumableMiddleware()
         ErrorMiddleware(metrics: services.metrics)
         CanonicalPathMiddleware()
     }
     if let registry = configuration.metrics {
-        router.addMiddleware { MetricsMiddleware<RelayRequestContext>() }
         MetricsController(registry: registry, allowed: configuration.metricsFrom).addRoutes(to: router)
     }
     HealthController(store: store, databaseTimeout: configuration.healthDatabaseTimeout).addRoutes(to: router)

@@ -67,6 +67,13 @@ public struct RelayConfiguration: Sendable {
     /// connection may hold a second descriptor (a blob it streams), so `serve` keeps this
     /// under half its open-file limit.
     public var maxConnections = 4096
+    /// Connections one client address may hold at once; one more is closed as soon as it
+    /// opens (nginx's `limit_conn`), so one address cannot fill `maxConnections`. The
+    /// `trustedProxies` are not counted (each carries many clients).
+    public var maxConnectionsPerAddress = 256
+    /// A connection whose first request head has not arrived this long after it opened is
+    /// closed (nginx's `client_header_timeout`); never longer than `idleTimeout`.
+    public var firstRequestTimeout: Duration = .seconds(10)
     /// Event streams one device may hold open at once; one more is answered 429.
     public var maxEventStreamsPerDevice = 8
     /// What one user, and all the users of one organisation, may hold at once, so that one

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import Prometheus
 
 /// What the controllers share: the blob files, the open event streams, the configuration.
 /// No repository: each controller holds those it calls; the uploads' becoming blobs
@@ -12,12 +13,13 @@ struct RelayServices: Sendable {
     let hub: EventHub
     let configuration: RelayConfiguration
     let itemLists = ItemListCache()
-    let metrics = RelayMetrics()
+    let metrics: RelayMetrics
     /// Requests in flight and event streams by user and organisation (`UsageLimits`).
     let usage = UsageCounts()
 
     init(uploads: any UploadRepository & StreamingRepository, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration) {
         (self.uploads, self.blobs, self.hub, self.configuration) = (uploads, blobs, hub, configuration)
+        metrics = RelayMetrics(registry: configuration.metrics ?? PrometheusCollectorRegistry())
     }
 
     /// 507 unless `count` more bytes fit above the reserve.

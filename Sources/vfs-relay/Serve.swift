@@ -75,6 +75,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Connections open at once; more wait until one closes (default: under half the open-file limit, at most 16384).", valueName: "count"))
     var maxConnections: Int?
 
+    @Option(help: ArgumentHelp("Connections one client address may hold at once; one more is closed as soon as it opens, so one address cannot fill --max-connections (--trusted-proxy addresses are not counted; raise it for many devices behind one NAT address).", valueName: "count"))
+    var maxConnectionsPerAddress: Int = 256
+
+    @Option(help: ArgumentHelp("Close a connection whose first request has not arrived this many seconds after it opened (at most --idle-timeout).", valueName: "seconds"))
+    var firstRequestTimeout: Int = 10
+
     @Option(help: ArgumentHelp("Event streams one device may hold open at once; one more is refused with 429.", valueName: "count"))
     var maxEventStreams: Int = 8
 
@@ -136,7 +142,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var (configuration, host) = try relayConfiguration()
         let scheme = configuration.tls == nil ? "http" : "https"
-        if metrics { configuration.metrics = RelayMetricsSystem.bootstrap() }
+        if metrics { configuration.serveMetrics() }
         LoggingSystem.bootstrap { label in RelayLogHandler.standardError(label: label, level: logLevel.level) }
         let folderLock = configuration.database == nil ? try Self.lockDataFolder(configuration.dataFolder) : nil
         defer { folderLock?.unlock() }

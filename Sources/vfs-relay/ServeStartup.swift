@@ -19,9 +19,9 @@ extension Serve {
         for file in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
             throw ToolError("cannot read \"\(file)\"", exit: .noInput)
         }
-        guard keepAlive > 0, sweepInterval > 0, eventPoll > 0, idleTimeout > 0, uploadIdleExpiry > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
-        guard maxEventStreams > 0, (maxConnections ?? 1) > 0, maxOpenUploads > 0, maxCloudEntries > 0 else {
-            throw ToolError.usage("--max-connections, --max-event-streams, --max-open-uploads and --max-cloud-entries must be at least 1")
+        guard keepAlive > 0, sweepInterval > 0, eventPoll > 0, idleTimeout > 0, firstRequestTimeout > 0, uploadIdleExpiry > 0 else { throw ToolError.usage("intervals must be at least 1 second") }
+        guard maxEventStreams > 0, (maxConnections ?? 1) > 0, maxConnectionsPerAddress > 0, maxOpenUploads > 0, maxCloudEntries > 0 else {
+            throw ToolError.usage("--max-connections, --max-connections-per-address, --max-event-streams, --max-open-uploads and --max-cloud-entries must be at least 1")
         }
         let caps = [("--max-devices", maxDevices), ("--max-org-devices", maxOrgDevices), ("--max-open-invites", maxOpenInvites),
                     ("--max-user-event-streams", maxUserEventStreams), ("--max-org-event-streams", maxOrgEventStreams),
@@ -57,6 +57,8 @@ extension Serve {
         guard metrics || metricsFrom.isEmpty else { throw ToolError.usage("--metrics-from goes with --metrics") }
         configuration.idleTimeout = .seconds(idleTimeout)
         configuration.maxConnections = maxConnections ?? min(16384, connectionRoom)
+        configuration.maxConnectionsPerAddress = maxConnectionsPerAddress
+        configuration.firstRequestTimeout = .seconds(firstRequestTimeout)
         configuration.maxEventStreamsPerDevice = maxEventStreams
         configuration.limits.devices = maxDevices
         configuration.limits.orgDevices = maxOrgDevices

@@ -69,10 +69,23 @@ final class RawConnection {
     private var stopped = ""
 
     /// `timeout` bounds each wait for bytes; it is generous because a loaded 2-core machine
-    /// running the whole suite has been seen to keep one answer waiting over 30 s.
-    init(port: Int, timeout: Int = 120) throws {
+    /// running the whole suite has been seen to keep one answer waiting over 30 s. `from`:
+    /// another loopback address to connect from (127.0.0.2: another client).
+    init(port: Int, timeout: Int = 120, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket failed") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw HarnessError("cannot bind to \(source)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

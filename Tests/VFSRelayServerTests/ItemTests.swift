@@ -57,6 +57,12 @@ struct ItemTests {
                                                  json: #"{"app":"evince"}"#, headers: [.ifMatch: etag])
             #expect(stale.status == .preconditionFailed)
             #expect(errorCode(stale) == "precondition_failed")
+            // A request wrong in itself is 400 whatever its If-Match (issue 45, item 7): no
+            // body, or a body that is not an item.
+            let empty = try await client.request(.put, RelayPaths.item(item.id), token: admin.token, headers: [.ifMatch: etag])
+            #expect(empty.status == .badRequest)
+            #expect(try await client.request(.put, RelayPaths.item(item.id), token: admin.token, json: "{",
+                                             headers: [.ifMatch: etag]).status == .badRequest)
             #expect(try await client.request(.delete, RelayPaths.item(item.id), token: admin.token,
                                              headers: [.ifMatch: etag]).status == .preconditionFailed)
             #expect(try await client.request(.delete, "/items/\(item.id)", token: member.token).status == .forbidden)

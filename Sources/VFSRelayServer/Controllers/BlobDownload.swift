@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Metrics
+import Prometheus
 import VFSRelayProtocol
 
 /// Serves a blob with HTTP Range (RFC 9110 §14, `HeaderNumbers.rangeAnswer`: one
@@ -49,7 +49,7 @@ struct BlobDownload {
         let body = ResponseBody(contentLength: Int(span.count)) { writer in
             try await blobs.read(blob: id, range: span, chunk: Self.chunk) { chunk in
                 try await writer.write(chunk)
-                sent.increment(by: chunk.readableBytes)
+                sent.increment(by: Int64(chunk.readableBytes))
             }
             try await writer.finish(nil)
         }
@@ -115,7 +115,7 @@ extension BlobDownload {
             var position = from
             func send(_ chunk: ByteBuffer) async throws {
                 try await writer.write(chunk)
-                sent.increment(by: chunk.readableBytes)
+                sent.increment(by: Int64(chunk.readableBytes))
                 position += Int64(chunk.readableBytes)
             }
             while true {

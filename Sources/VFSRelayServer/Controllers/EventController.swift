@@ -1,5 +1,5 @@
 import Foundation
-import Metrics
+import Prometheus
 import NIOConcurrencyHelpers
 import HTTPTypes
 import Hummingbird
@@ -108,10 +108,10 @@ final class EventSubscription: Sendable {
     let signals: AsyncStream<StreamSignal>
     let continuation: AsyncStream<StreamSignal>.Continuation
     let token: UUID
-    let gauge: Meter
+    let gauge: Gauge
     private let ended = NIOLockedValueBox(false)
 
-    init?(hub: EventHub, device: String, limit: Int, gauge: Meter) {
+    init?(hub: EventHub, device: String, limit: Int, gauge: Gauge) {
         guard let (signals, continuation, token) = hub.subscribe(device: device, limit: limit) else { return nil }
         (self.hub, self.device, self.signals, self.continuation, self.token, self.gauge) = (hub, device, signals, continuation, token, gauge)
         gauge.increment()

@@ -93,8 +93,10 @@ struct ItemController {
         let id = try pathID(context)
         _ = try await store.item(id: id, org: context.requireIdentity().orgID)
         let identity = try requireAdmin(context)
-        let version = try Self.ifMatch(request, id: id)
+        // A request that is wrong in itself (no body, a bad one) is 400 whatever its
+        // precondition says (RFC 9110 13.2.1: conditions are weighed after the request's own checks).
         let draft = try await draft(request, context)
+        let version = try Self.ifMatch(request, id: id)
         let item = try await store.updateItem(id: id, draft, ifVersion: version, actor: identity, now: Date())
         try await changed(id, "update", identity)
         return try jsonResponse(item.item, headers: [.eTag: Self.etag(item)])

@@ -1,12 +1,11 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Metrics
 import Prometheus
 
-/// `GET /metrics` in the Prometheus text format (`serve --metrics`): the HTTP server's
-/// requests and latencies by route (Hummingbird's MetricsMiddleware over swift-metrics),
-/// and the relay's own counters. Answered to loopback clients and `--metrics-from`
+/// `GET /metrics` in the Prometheus text format (`serve --metrics`): requests and answer
+/// times by method, route and status (`RequestLogMiddleware`), and the relay's own
+/// counters (`RelayMetrics`). Answered to loopback clients and `--metrics-from`
 /// ranges only; 403 to anyone else.
 struct MetricsController {
     let registry: PrometheusCollectorRegistry
@@ -31,26 +30,62 @@ struct MetricsController {
     }
 }
 
-/// The relay's own measures, made once the metrics system is bootstrapped (a metric
-/// made before `MetricsSystem.bootstrap` would stay a no-op).
+/// The relay's measures, all in one Prometheus registry (the served one with `serve
+/// --metrics`, a private one otherwise), each with its help text, named for the relay and in
+/// base units: counters end in `_total`, durations are seconds (docs/relay.md, "Metrics").
 struct RelayMetrics: Sendable {
-    let uploadBytes = Counter(label: "vfs_relay_upload_bytes_total")
-    let uploadsFinished = Counter(label: "vfs_relay_uploads_finished_total")
-    let downloadBytes = Counter(label: "vfs_relay_download_bytes_total")
-    let eventStreams = Meter(label: "vfs_relay_event_streams")
-    let internalErrors = Counter(label: "vfs_relay_internal_errors_total")
-    let diskFull = Counter(label: "vfs_relay_disk_full_answers_total")
+    let uploadBytes: Counter
+    let uploadsFinished: Counter
+    let downloadBytes: Counter
+    let eventStreams: Gauge
+    let internalErrors: Counter
+    let diskFull: Counter
+    /// Connections closed before any answer (`ConnectionGate`): one past its address's cap,
+    /// and one whose first request did not come in time.
+    let connectionsOverAddressCap: Counter
+    let connectionsWithoutRequest: Counter
+    private let registry: PrometheusCollectorRegistry
+
+    /// The buckets of the answer time, in seconds.
+    static let durationBuckets: [Duration] = [
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+    ]
+
+    init(registry: PrometheusCollectorRegistry) {
+        self.registry = registry
+        uploadBytes = registry.makeCounter(descriptor: Self.name("upload_bytes", unit: "total", "Bytes received in tus uploads (PATCH bodies)."))
+        uploadsFinished = registry.makeCounter(descriptor: Self.name("uploads_finished", unit: "total", "Uploads that received their last byte."))
+        downloadBytes = registry.makeCounter(descriptor: Self.name("download_bytes", unit: "total", "Bytes of transfers and cloud files sent to clients."))
+        eventStreams = registry.makeGauge(descriptor: Self.name("event_streams", unit: "", "Event streams open now."))
+        internalErrors = registry.makeCounter(descriptor: Self.name("internal_errors", unit: "total", "Answers 500: failures of the relay itself, each logged."))
+        diskFull = registry.makeCounter(descriptor: Self.name("disk_full_answers", unit: "total", "Answers 507: the blob disk at its reserve."))
+        let closed = Self.name("connections_closed", unit: "total",
+                               "Connections closed before any answer: past the cap of one address (address_cap), or without a request in time (first_request_timeout).")
+        connectionsOverAddressCap = registry.makeCounter(descriptor: closed, labels: [("reason", "address_cap")])
+        connectionsWithoutRequest = registry.makeCounter(descriptor: closed, labels: [("reason", "first_request_timeout")])
+    }
+
+    /// `vfs_relay_` + `metric` + `_unit`, with its `# HELP` text.
+    static func name(_ metric: String, unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "vfs_relay", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    /// One answer, as the request log writes it: its method, the route that took it
+    /// (`unmatched` when none did), its status, and the time to its head.
+    func answered(method: HTTPRequest.Method, route: String?, status: HTTPResponse.Status, after elapsed: Duration) {
+        let labels = [("method", method.rawValue), ("route", route.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched"),
+                      ("status", String(status.code))]
+        registry.makeCounter(descriptor: Self.name("http_requests", unit: "total", "HTTP requests answered, by method, route and status."),
+                             labels: labels).increment()
+        registry.makeDurationHistogram(
+            descriptor: Self.name("http_request_duration", unit: "seconds",
+                                  "Time from a request's arrival to its answer's head, by method, route and status."),
+            labels: labels, buckets: Self.durationBuckets).record(elapsed)
+    }
 }
 
-/// Sets up swift-metrics to feed a Prometheus registry, once per process; returns it.
-public enum RelayMetricsSystem {
-    public static func bootstrap() -> PrometheusCollectorRegistry {
-        let registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.nameAndLabelSanitizer = { name, labels in
-            (name.replacingOccurrences(of: ".", with: "_"), labels.map { ($0.0.replacingOccurrences(of: ".", with: "_"), $0.1) })
-        }
-        MetricsSystem.bootstrap(factory)
-        return registry
-    }
+extension RelayConfiguration {
+    /// `serve --metrics`: `GET /metrics` serves a registry of its own.
+    public mutating func serveMetrics() { metrics = PrometheusCollectorRegistry() }
 }
