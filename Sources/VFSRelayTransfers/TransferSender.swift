@@ -84,10 +84,42 @@ package struct TransferSender {
         do {
             result = .success(try await push(record, interruption: interruption, total: total, announce: announce, seal: seal))
         } catch {
-            result = .failure(error)
+            do {
+                result = .success(try await goOn(record, after: error, interruption: interruption, announce: announce))
+            } catch {
+                result = .failure(error)
+            }
         }
         await interruption.finish(watcher)
         return try result.get()
+    }
+
+    /// A push whose upload or transfer failed for a reason that passes (the relay
+    /// restarting, full, busy), its sealed spool kept: resumed from the relay's offset, as
+    /// `vfs-push resume` would, for as long as the client's `--retry-for` allows.
+    func goOn(_ record: SpoolRecord, after failure: any Error, interruption: PushInterruption,
+              announce: @escaping @Sendable (String) -> Void) async throws -> OutboxEntry {
+        let dir = record.dir
+        // The transfer made while it uploaded was announced then.
+        let announced = record.current.transfer
+        var failure = failure
+        var attempt = 0
+        while true {
+            attempt += 1
+            try await client.retry.pause(after: failure, attempt: attempt, .resumable)
+            await interruption.checkpoint()
+            guard FileManager.default.fileExists(atPath: dir + "/push.json") else { throw failure }
+            do {
+                let entry = try await deliver(dir)
+                if entry.id != announced { announce(entry.id) }
+                return entry
+            } catch let error where Self.refusedForGood(error) {
+                await drop(dir)
+                throw TransferError.refused(error)
+            } catch {
+                failure = kept(error)
+            }
+        }
     }
 
     func push(_ record: SpoolRecord, interruption: PushInterruption, total: Int, announce: @escaping @Sendable (String) -> Void,
@@ -212,7 +244,8 @@ package struct TransferSender {
         for dir in pending {
             let id = PushSpool.id(of: dir)
             do {
-                announce(try await deliver(dir).id)
+                // One that fails for a while is resumed again, as --retry-for allows.
+                announce(try await client.retry.run(.resumable) { try await deliver(dir) }.id)
             } catch let error as TransferError where error.isUnsealedSpool {
                 report.error("push \(id): \(error); dropped")
                 dropped += 1
