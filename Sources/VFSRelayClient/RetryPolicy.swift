@@ -72,9 +72,8 @@ public struct RetryPolicy: Sendable {
         if case TransferError.kept(let cause) = error { return isTemporary(cause, replay) }
         guard let error = error as? RelayClientError else { return false }
         switch error {
-        case .unreachable(_, let reason):
-            // Refused: the request never left; anything else may have been carried out.
-            return replay != .once || reason == RelayClient.refused
+        case .unreachable:
+            return replay != .once || !answerLost(error)
         case .rejected(let status, let code, _):
             switch status {
             case 408, 429, 502, 503, 504: return true
@@ -86,6 +85,14 @@ public struct RetryPolicy: Sendable {
         default:
             return false
         }
+    }
+
+    /// Whether a request that failed with `error` may have been carried out all the same:
+    /// its answer was lost (a connection cut or timed out after it was sent), where a
+    /// refused connection never carried it.
+    public static func answerLost(_ error: any Error) -> Bool {
+        if case RelayClientError.unreachable(_, let reason) = error { return reason != RelayClient.refused }
+        return false
     }
 
     /// After the `attempt`th failure of `replay` (from 1): waits for the next attempt, or
