@@ -46,7 +46,8 @@ struct RetryPolicyTests {
     @Test("run: tries again until it works; a permanent failure and no budget end it at once, the error as it is; a spent budget ends it with RetriesSpent naming the last cause")
     func run() async throws {
         let fast = Backoff(base: 0.01, cap: 0.02)
-        var policy = RetryPolicy(for: .seconds(30), backoff: fast)
+        // An hour: on a loaded machine a 20 ms wait may take seconds.
+        var policy = RetryPolicy(for: .seconds(3600), backoff: fast)
         let told = NIOLockedValueBox(0)
         policy.waiting = { _ in told.withLockedValue { $0 += 1 } }
         var attempts = 0
@@ -89,7 +90,8 @@ struct RetryPolicyTests {
             #expect(spent.last as? RelayClientError == Self.refused)
             #expect(spent.description.contains("connection refused") && spent.description.contains("--retry-for"))
         }
-        #expect(attempts > 2)
+        // The first failure leaves the whole budget: a second attempt always comes.
+        #expect(attempts >= 2)
         #expect(ContinuousClock.now - started >= .milliseconds(200))
     }
 
