@@ -60,3 +60,27 @@ public enum PolicyGate {
         return ["nothing was written; vfs-policy list shows what each app may receive"]
     }
 }
+
+/// `--retry-for DURATION` (vfs-push, vfs-fetch, vfs-cloud): how long a temporary failure
+/// (the relay down or restarting, full, busy) is tried again before it is reported.
+public struct RetryOptions: ParsableArguments {
+    @Option(name: .customLong("retry-for"), help: ArgumentHelp(
+        "Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.",
+        valueName: "duration"))
+    public var retryFor: String?
+
+    public init() {}
+
+    /// `--retry-for`, else `$VFS_RETRY_FOR`, else `defaultSeconds`; `0` (no unit needed) is no retry.
+    public func seconds(default defaultSeconds: Int) throws -> Int {
+        let (text, source) = retryFor.map { ($0, "--retry-for") }
+            ?? VFSPaths.current.environment["VFS_RETRY_FOR"].map { ($0, "VFS_RETRY_FOR") } ?? ("", "")
+        if text.isEmpty { return defaultSeconds }
+        if text == "0" { return 0 }
+        do {
+            return try DurationText.seconds(text)
+        } catch {
+            throw ToolError.usage("\(source): \(error)", hints: ["give a duration with its unit: 30s, 5m, 1h; 0 never tries again"])
+        }
+    }
+}

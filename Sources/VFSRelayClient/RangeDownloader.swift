@@ -69,10 +69,10 @@ package struct RangeDownloader: Sendable {
             do {
                 try await fetchRest(transfer, to: path, feed: feed, progress: progress)
                 break
-            } catch RelayClientError.unreachable(let url, let reason) {
+            } catch {
+                // A cut stream, a relay restarting or busy: resumed from the bytes the file holds.
                 failures += 1
-                guard failures <= retries else { throw RelayClientError.unreachable(url: url, reason: reason) }
-                try await Task.sleep(for: .seconds(backoff.delay(attempt: failures)))
+                try await client.retry.pause(after: error, failure: failures, quick: retries, quickBackoff: backoff, .idempotent)
             }
         }
         if feed != nil { return }
@@ -134,6 +134,7 @@ package struct RangeDownloader: Sendable {
                 }
                 try Self.write(chunk, to: fd, at: position, path: path)
                 position += Int64(chunk.readableBytes)
+                client.retry.advanced()
                 progress?(position)
                 feed?.advance(to: position)
                 if feed?.isAbandoned == true { throw CancellationError() }
@@ -216,14 +217,13 @@ package struct RangeDownloader: Sendable {
         while true {
             do {
                 try await fetchRest(target, to: path, feed: feed, progress: progress)
-            } catch RelayClientError.unreachable(let url, let reason) {
-                // A cut stream: the relay went, or it cut the body because the transfer went.
-                failures += 1
-                guard failures <= retries else { throw RelayClientError.unreachable(url: url, reason: reason) }
-                try await Task.sleep(for: .seconds(backoff.delay(attempt: failures)))
-                continue
             } catch RelayClientError.rejected(404, _, _) {
                 throw RelayClientError.abandoned(transfer: transfer.id)
+            } catch {
+                // A cut stream: the relay went, or it cut the body because the transfer went.
+                failures += 1
+                try await client.retry.pause(after: error, failure: failures, quick: retries, quickBackoff: backoff, .idempotent)
+                continue
             }
             guard let entry = try await client.inbox().first(where: { $0.id == transfer.id }) else {
                 throw RelayClientError.abandoned(transfer: transfer.id)

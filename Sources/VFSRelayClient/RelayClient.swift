@@ -17,11 +17,14 @@ public final class RelayClient: Sendable {
     public let token: String?
     /// Seconds to wait for a connection and for each request's answer (nil: 10 and 60).
     public let timeout: Int?
+    /// What is tried again after a temporary failure, and for how long (`--retry-for`).
+    public let retry: RetryPolicy
     let http: HTTPClient
 
     /// `baseURL` such as `http://127.0.0.1:8787` (a trailing slash is dropped). `caFile`:
     /// trust the CA certificates of this PEM file for https, instead of the system's.
-    public init(baseURL: String, token: String?, timeout: Int? = nil, caFile: String? = nil) {
+    public init(baseURL: String, token: String?, timeout: Int? = nil, caFile: String? = nil, retry: RetryPolicy = .none) {
+        self.retry = retry
         var url = baseURL
         while url.hasSuffix("/") { url.removeLast() }
         self.baseURL = url
@@ -46,10 +49,10 @@ public final class RelayClient: Sendable {
     }
 
     /// Runs `body` with a client and shuts it down afterwards, whatever happens.
-    public static func with<R>(baseURL: String, token: String?, timeout: Int? = nil, caFile: String? = nil,
+    public static func with<R>(baseURL: String, token: String?, timeout: Int? = nil, caFile: String? = nil, retry: RetryPolicy = .none,
                                _ body: (RelayClient) async throws -> R) async throws -> R {
         if let caFile { try checkCAFile(caFile) }
-        let client = RelayClient(baseURL: baseURL, token: token, timeout: timeout, caFile: caFile)
+        let client = RelayClient(baseURL: baseURL, token: token, timeout: timeout, caFile: caFile, retry: retry)
         do {
             let result = try await body(client)
             await client.shutdown()
@@ -151,10 +154,13 @@ public final class RelayClient: Sendable {
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
+    /// The reason of an `.unreachable` whose request never left (`RetryPolicy` sends it again).
+    static let refused = "connection refused"
+
     static func describe(_ error: Error) -> String {
         let text = String(describing: error)
         if text.contains("connectionRefused") || text.contains("Connection refused") || text.contains("ECONNREFUSED") {
-            return "connection refused"
+            return refused
         }
         if text.contains("connectTimeout") { return "connection timed out" }
         if text.contains("remoteConnectionClosed") { return "the connection was closed" }
@@ -213,16 +219,29 @@ public final class RelayClient: Sendable {
     }
 
     /// A request whose answer body is returned as bytes (an error status is thrown), of
-    /// at most `limit` bytes (the usual answer limit without).
+    /// at most `limit` bytes (the usual answer limit without); one that fails for a while
+    /// is sent again as `retry` allows.
     public func send(_ method: HTTPMethod, _ path: String, json: Data? = nil, limit: Int? = nil) async throws -> [UInt8] {
-        var request = self.request(method, path)
-        if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: json))
-        } else if method == .POST || method == .PUT || method == .PATCH {
-            request.headers.add(name: "Content-Length", value: "0")
+        try await exchange(method == .GET || method == .HEAD ? .idempotent : .once, limit: limit) {
+            var request = self.request(method, path)
+            if let json {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(bytes: json))
+            } else if method == .POST || method == .PUT || method == .PATCH {
+                request.headers.add(name: "Content-Length", value: "0")
+            }
+            return request
+        }.1
+    }
+
+    /// A request (`make` builds each attempt) and its whole (small: at most `limit`, the
+    /// usual answer limit without) answer, an error status thrown; sent again after a
+    /// temporary failure as `retry` allows (`replay`).
+    func exchange(_ replay: RetryPolicy.Replay, limit: Int? = nil, _ make: () -> HTTPClientRequest) async throws -> (HTTPClientResponse, [UInt8]) {
+        try await retry.run(replay) {
+            let response = try await execute(make(), timeout: answerTimeout)
+            return (response, try await collect(response, limit: limit ?? Self.answerLimit))
         }
-        return try await collect(try await execute(request, timeout: answerTimeout), limit: limit ?? Self.answerLimit)
     }
 
     // MARK: The API, one call per route the tools use.

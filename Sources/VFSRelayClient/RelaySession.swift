@@ -13,6 +13,8 @@ public struct RelaySession: Sendable {
     public let credentials: DeviceCredentials
     /// `--timeout`: seconds to wait for the relay to connect and answer each request.
     public var timeout: Int?
+    /// `--retry-for`: what the session's clients try again after a temporary failure.
+    public var retry: RetryPolicy = .none
     /// Where the session's warnings go: stderr as `TOOL: warning: …` unless a tool says otherwise.
     public var warn: @Sendable (String) -> Void = RelaySession.standardErrorWarning
 
@@ -40,7 +42,7 @@ public struct RelaySession: Sendable {
 
     /// Runs `body` with a client of the configured relay, token included.
     public func withClient<R>(_ body: (RelayClient) async throws -> R) async throws -> R {
-        try await RelayClient.with(baseURL: config.relay, token: credentials.token, timeout: timeout, caFile: config.caFile(), body)
+        try await RelayClient.with(baseURL: config.relay, token: credentials.token, timeout: timeout, caFile: config.caFile(), retry: retry, body)
     }
 
     /// The device named `reference`: a name (live devices win over revoked ones of the

@@ -38,9 +38,9 @@ public struct TusUploader: Sendable {
     /// its path (`/v1/uploads/ID`).
     public func create(length: Int64?) async throws -> String {
         let declared = length.map { ("Upload-Length", "\($0)") } ?? ("Upload-Defer-Length", "1")
-        let request = client.request(.POST, RelayPaths.uploads, headers: [Self.tus, declared, ("Content-Length", "0")])
-        let response = try await client.execute(request, timeout: client.answerTimeout)
-        _ = try await client.collect(response)
+        let (response, _) = try await client.exchange(.once) {
+            client.request(.POST, RelayPaths.uploads, headers: [Self.tus, declared, ("Content-Length", "0")])
+        }
         guard let location = response.headers.first(name: "Location"), location.hasPrefix(RelayPaths.uploads + "/") else {
             throw RelayClientError.badAnswer(url: client.baseURL + RelayPaths.uploads, reason: "no Location for the new upload")
         }
@@ -49,8 +49,7 @@ public struct TusUploader: Sendable {
 
     /// Where the upload stands on the relay: its offset, and its length (nil while deferred).
     public func status(_ location: String) async throws -> (offset: Int64, length: Int64?) {
-        let response = try await client.execute(client.request(.HEAD, location, headers: [Self.tus]), timeout: client.answerTimeout)
-        _ = try await client.collect(response)
+        let (response, _) = try await client.exchange(.idempotent) { client.request(.HEAD, location, headers: [Self.tus]) }
         guard let text = response.headers.first(name: "Upload-Offset"), let offset = Int64(text) else {
             throw RelayClientError.badAnswer(url: client.baseURL + location, reason: "no Upload-Offset")
         }
@@ -59,8 +58,7 @@ public struct TusUploader: Sendable {
 
     /// tus termination: the relay drops the upload and its bytes.
     public func terminate(_ location: String) async throws {
-        let response = try await client.execute(client.request(.DELETE, location, headers: [Self.tus]), timeout: client.answerTimeout)
-        _ = try await client.collect(response)
+        _ = try await client.exchange(.once) { client.request(.DELETE, location, headers: [Self.tus]) }
     }
 
     /// The upload's offset on the relay.
@@ -117,20 +115,17 @@ public struct TusUploader: Sendable {
                     // A segment ended: the next one starts at the offset the relay answered.
                     known = (end, declaring ? length : status.length)
                 }
-                if end > status.offset { failures = 0 }
-            } catch let error as RelayClientError {
-                // A dropped connection; a PATCH the relay still thinks is running (409); a
-                // relay that is busy (429, 503); or a proxy whose relay died or stalled
-                // (502, 504: behind a load balancer the next try reaches another instance).
-                let retryable: Bool
-                switch error {
-                case .unreachable: retryable = true
-                case .rejected(let status, _, _): retryable = [409, 429, 502, 503, 504].contains(status)
-                default: retryable = false
+                if end > status.offset {
+                    failures = 0
+                    client.retry.advanced()
                 }
+            } catch {
+                // A dropped connection; a PATCH the relay still thinks is running (409); a
+                // relay that is busy or full (429, 503, 507); or a proxy whose relay died or
+                // stalled (502, 504: behind a load balancer the next try reaches another
+                // instance): a few quick tries, then as long as the client's --retry-for allows.
                 failures += 1
-                guard retryable, failures <= retries else { throw error }
-                try await Task.sleep(for: .seconds(backoff.delay(attempt: failures)))
+                try await client.retry.pause(after: error, failure: failures, quick: retries, quickBackoff: backoff, .resumable)
             }
         }
     }
@@ -277,25 +272,5 @@ final class ChunkReader: @unchecked Sendable {
         position += Int64(buffer.readableBytes)
         progress?(position)
         return buffer
-    }
-}
-
-/// Exponential backoff with jitter: attempt n waits a random time between half and all
-/// of min(cap, base·2ⁿ⁻¹) seconds, so many clients don't come back at once.
-public struct Backoff: Sendable {
-    public var base: Double
-    public var cap: Double
-    public init(base: Double, cap: Double) {
-        self.base = base
-        self.cap = cap
-    }
-
-    public func ceiling(attempt: Int) -> Double {
-        min(cap, base * pow(2, Double(max(0, attempt - 1))))
-    }
-
-    public func delay(attempt: Int) -> Double {
-        let top = ceiling(attempt: attempt)
-        return top / 2 + Double.random(in: 0...(top / 2))
     }
 }

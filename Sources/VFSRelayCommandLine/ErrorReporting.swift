@@ -50,6 +50,12 @@ extension TransferError: ReportableError {
     }
 }
 
+extension RetriesSpent: ReportableError {
+    /// The last failure's: what it was is what the caller is told.
+    public var exitStatus: ExitStatus { (last as? ReportableError)?.exitStatus ?? .temporaryFailure }
+    public var hints: [String] { (last as? ReportableError)?.hints ?? [] }
+}
+
 extension UnseenChain: ReportableError {
     public var exitStatus: ExitStatus { .permissionDenied }
 

@@ -84,10 +84,42 @@ package struct TransferSender {
         do {
             result = .success(try await push(record, interruption: interruption, total: total, announce: announce, seal: seal))
         } catch {
-            result = .failure(error)
+            do {
+                result = .success(try await goOn(record, after: error, interruption: interruption, announce: announce))
+            } catch {
+                result = .failure(error)
+            }
         }
         await interruption.finish(watcher)
         return try result.get()
+    }
+
+    /// A push whose upload or transfer failed for a reason that passes (the relay
+    /// restarting, full, busy), its sealed spool kept: resumed from the relay's offset, as
+    /// `vfs-push resume` would, for as long as the client's `--retry-for` allows.
+    func goOn(_ record: SpoolRecord, after failure: any Error, interruption: PushInterruption,
+              announce: @escaping @Sendable (String) -> Void) async throws -> OutboxEntry {
+        let dir = record.dir
+        // The transfer made while it uploaded was announced then.
+        let announced = record.current.transfer
+        var failure = failure
+        var attempt = 0
+        while true {
+            attempt += 1
+            try await client.retry.pause(after: failure, attempt: attempt, .resumable)
+            await interruption.checkpoint()
+            guard FileManager.default.fileExists(atPath: dir + "/push.json") else { throw failure }
+            do {
+                let entry = try await deliver(dir)
+                if entry.id != announced { announce(entry.id) }
+                return entry
+            } catch let error where Self.refusedForGood(error) {
+                await drop(dir)
+                throw TransferError.refused(error)
+            } catch {
+                failure = kept(error)
+            }
+        }
     }
 
     func push(_ record: SpoolRecord, interruption: PushInterruption, total: Int, announce: @escaping @Sendable (String) -> Void,
@@ -134,7 +166,8 @@ package struct TransferSender {
                     announce(entry.id)
                     return entry
                 } catch {
-                    // Made the ordinary way once the upload ended.
+                    // Made the ordinary way once the upload ended (or found, if this made it).
+                    if RetryPolicy.answerLost(error) { try? record.update { $0.asked = true } }
                     return nil
                 }
             }
@@ -212,7 +245,8 @@ package struct TransferSender {
         for dir in pending {
             let id = PushSpool.id(of: dir)
             do {
-                announce(try await deliver(dir).id)
+                // One that fails for a while is resumed again, as --retry-for allows.
+                announce(try await client.retry.run(.resumable) { try await deliver(dir) }.id)
             } catch let error as TransferError where error.isUnsealedSpool {
                 report.error("push \(id): \(error); dropped")
                 dropped += 1
@@ -291,6 +325,7 @@ package struct TransferSender {
     /// the spool goes (`.withdrawn`). Otherwise the push starts again from the spool, as a
     /// new transfer (the old one's copies expired with the upload).
     func restart(_ dir: String, _ spool: PushSpool) async throws -> OutboxEntry {
+        if let made = try await madeUnanswered(dir, spool) { return try await delivered(dir, spool, made) }
         var spool = spool
         if let transfer = spool.transfer {
             let made = try await client.outbox().first { $0.id == transfer }
@@ -320,7 +355,38 @@ package struct TransferSender {
                 throw RelayClientError.noSuchTransfer(spool.transfer!)
             }
             entry = made
+        } catch let error as RelayClientError where error.status == 404 && spool.asked == true {
+            // No such upload: a request whose answer was lost (the relay restarting) may
+            // have made it a transfer.
+            guard let made = try await madeUnanswered(dir, spool) else { throw error }
+            entry = made
+        } catch let error where RetryPolicy.answerLost(error) && spool.transfer == nil {
+            var asked = spool
+            asked.asked = true
+            try? asked.save(dir)
+            throw error
         }
+        return try await delivered(dir, spool, entry)
+    }
+
+    /// The transfer a request whose answer was lost made of the spool's upload (the relay
+    /// consumed the upload, so asking again finds none, and the transfer's id was never
+    /// heard of): the one transfer in the outbox of the bundle's size and exactly the
+    /// spool's target devices made since the spool was (five minutes' leeway for the
+    /// relay's clock). Nil when there is none, or more than one to choose from.
+    func madeUnanswered(_ dir: String, _ spool: PushSpool) async throws -> OutboxEntry? {
+        guard spool.transfer == nil, spool.asked == true, let length = spool.length,
+              let millis = Int(PushSpool.id(of: dir).split(separator: "-").first ?? "") else { return nil }
+        let since = Date(timeIntervalSince1970: Double(millis) / 1000 - 300)
+        let targets = Set(spool.devices + (spool.users ?? []).flatMap(\.devices))
+        let made = try await client.outbox().filter {
+            $0.size == length && $0.created >= since && Set($0.recipients.map(\.device)) == targets
+        }
+        return made.count == 1 ? made[0] : nil
+    }
+
+    /// The transfer exists: the spool goes, and the cloud copy is made of it.
+    func delivered(_ dir: String, _ spool: PushSpool, _ entry: OutboxEntry) async throws -> OutboxEntry {
         PushSpool.remove(dir)
         if let cloud = spool.cloud {
             do {

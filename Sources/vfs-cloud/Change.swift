@@ -18,11 +18,12 @@ extension CloudTool {
             commandName: "mkdir", abstract: "Make cloud folders.",
             discussion: "An existing name is exit 73, unless -p.\n\nExample:\n  vfs-cloud mkdir -p /docs/2026")
         @Flag(name: .short, help: "Make missing parent folders too; an existing folder is fine.") var parents = false
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("Folders to make.", valueName: "path")) var paths: [String]
 
         func run() async throws {
-            try await options.run { _, client in
+            try await options.run(retry: retry) { _, client in
                 for text in paths {
                     let path = try CloudPath.normal(text)
                     if parents {
@@ -48,6 +49,7 @@ extension CloudTool {
               vfs-cloud mv /a.pdf /docs/
             """)
         @Flag(name: .short, help: "Replace what exists at the destination.") var force = false
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("The file or folder to move.", valueName: "source")) var source: String
         @Argument(help: ArgumentHelp("Its new path, or a folder to move it into.", valueName: "destination")) var destination: String
@@ -56,7 +58,7 @@ extension CloudTool {
             let from = try CloudPath.normal(source)
             var to = try CloudPath.normal(destination)
             guard from != "/" else { throw ToolError.usage("the root folder cannot be moved") }
-            try await options.run { _, client in
+            try await options.run(retry: retry) { _, client in
                 if try await client.cloudLookup(to)?.kind == .folder, to != from {
                     to = CloudPath.join(to, CloudPath.name(from))
                 }
@@ -84,13 +86,14 @@ extension CloudTool {
             """)
         @Flag(name: .short, help: "Remove folders and everything in them.") var recursive = false
         @Flag(name: .short, help: "Do not ask; a missing path is not an error.") var force = false
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("Files or folders to remove.", valueName: "path")) var paths: [String]
 
         func run() async throws {
             let paths = try self.paths.map(CloudPath.normal)
             if paths.contains("/") { throw ToolError.usage("the root folder cannot be removed") }
-            try await options.run { _, client in
+            try await options.run(retry: retry) { _, client in
                 for path in paths {
                     let entry: CloudEntry?
                     do {

@@ -39,11 +39,21 @@ struct CloudTool: AsyncVFSCommand {
           vfs-cloud du --json
           vfs-cloud rekey
 
+        A failure that passes (the relay refusing connections or restarting, a cut upload \
+        or download, 429, 502, 503, 504, 507) is tried again with growing waits \
+        (exponential backoff with jitter, as curl --retry does) for up to --retry-for (5m by \
+        default, or $VFS_RETRY_FOR; 0 never), uploads and downloads resuming from where they \
+        stopped; the failure is reported (one line naming the last cause, the exit status \
+        below) only once that time passed without them moving on. What can never pass \
+        (401, 403, 404, 413, a cap, a name that exists) is reported at once, and a request \
+        the relay may have carried out before its answer was lost (mkdir, mv, rm) is sent \
+        again only when it surely was not.
+
         Exit status: 0 done; 1 rm -r not confirmed, rekey left files this device cannot open, or put -r left out names the relay can't store or files it can't read (each named, the rest stored); 64 usage; 65 a bad answer or a corrupt \
-        file; 66 no such path, or nothing this device can open; 69 relay unreachable, or an \
+        file; 66 no such path, or nothing this device can open; 69 relay unreachable (still so after --retry-for), or an \
         age plugin needed for a device key in hardware not on PATH; 73 the \
         name exists (mkdir without -p, mv without -f), the output cannot be written, or the \
-        quota or the cap on files and folders is reached; 75 temporary (429, 503, the file changed during a rekey); 77 a \
+        quota or the cap on files and folders is reached; 75 temporary (429, 503, 507, still so after --retry-for; the file changed during a rekey); 77 a \
         changed device key, a device chain that does not verify, no approved device, a \
         revoked token, or a wrong keychain passcode. Files are encrypted to the devices \
         of your verified device chain only: pending ones are left out, with a warning.
@@ -58,9 +68,11 @@ struct CloudTool: AsyncVFSCommand {
 typealias CloudOptions = RelayCredentialOptions
 
 extension RelayCredentialOptions {
-    /// Runs `body` with a client; relay refusals become the cloud's exit statuses.
-    func run<R>(identity: Bool = false, _ body: (RelaySession, RelayClient) async throws -> R) async throws -> R {
-        let session = try session(identity: identity)
+    /// Runs `body` with a client that tries again after temporary failures as `retry`
+    /// says; relay refusals become the cloud's exit statuses.
+    func run<R>(identity: Bool = false, retry: RetryOptions, quiet: Bool = false,
+                _ body: (RelaySession, RelayClient) async throws -> R) async throws -> R {
+        let session = try session(identity: identity, retry: try retry.policy(quiet: quiet))
         return try await CloudPath.mapErrors { try await session.withClient { try await body(session, $0) } }
     }
 }

@@ -41,6 +41,7 @@ extension CloudTool {
         @Flag(name: .shortAndLong, help: "Get a folder with everything in it.") var recursive = false
         @Flag(name: .shortAndLong, help: "Replace files that exist.") var force = false
         @OptionGroup var progressOptions: ProgressOptions
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("The cloud file (or folder, with -r).", valueName: "path")) var path: String
 
@@ -53,7 +54,7 @@ extension CloudTool {
 
         func run() async throws {
             let path = try CloudPath.normal(self.path)
-            try await options.run(identity: !raw) { session, client in
+            try await options.run(identity: !raw, retry: retry, quiet: progressOptions.quiet) { session, client in
                 let download = CloudDownload(session: session, client: client, raw: raw, force: force,
                                              report: .terminal(quiet: progressOptions.quiet)) { try ToolIO.openOutput($0 ?? "-", binary: true) }
                 let entry = try await client.cloudEntry(path)

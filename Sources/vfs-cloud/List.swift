@@ -27,13 +27,14 @@ extension CloudTool {
         @OptionGroup var sizes: HumanSizeOption
         @Flag(name: .customShort("R"), help: "List folders recursively.") var recursive = false
         @Flag(help: "Print a JSON array of entries (id, name, path, kind, size, sha256, created, updated).") var json = false
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("The cloud folder or file.", valueName: "path")) var path = "/"
 
         func run() async throws {
             let path = try CloudPath.normal(self.path)
             var plaintext: [String: Int64] = [:]
-            let entries = try await options.run { _, client -> [CloudEntry] in
+            let entries = try await options.run(retry: retry) { _, client -> [CloudEntry] in
                 let tree = CloudTree(client: client)
                 let out = try await tree.entries(under: path, recursive: recursive)
                 if long && !json {
@@ -73,12 +74,13 @@ extension CloudTool {
               vfs-cloud du /docs/2026
             """)
         @Flag(help: "Print JSON (files, folders, bytes, used, quota).") var json = false
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("Count only this folder or file.", valueName: "path")) var path: String?
 
         func run() async throws {
             let root = try path.map(CloudPath.normal)
-            let usage = try await options.run { _, client -> CloudUsage in
+            let usage = try await options.run(retry: retry) { _, client -> CloudUsage in
                 var usage = try await client.cloudUsage()
                 guard let root, root != "/" else { return usage }
                 (usage.files, usage.folders, usage.bytes) = (0, 0, 0)

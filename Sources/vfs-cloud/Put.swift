@@ -44,6 +44,7 @@ extension CloudTool {
         @Flag(name: .shortAndLong, help: "Put folders with everything in them.") var recursive = false
         @Flag(name: .shortAndLong, help: "Replace cloud files that exist.") var force = false
         @OptionGroup var progressOptions: ProgressOptions
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("Files or folders (with -r), then the cloud destination.", valueName: "path"), completion: .file())
         var paths: [String] = []
@@ -65,7 +66,7 @@ extension CloudTool {
 
         func run() async throws {
             let destination = try CloudPath.normal(paths.last!)
-            try await options.run { session, client in
+            try await options.run(retry: retry, quiet: progressOptions.quiet) { session, client in
                 let recipients = try session.pinnedRecipients(try await session.cloudReaders(client, warn: { Diagnostics.warn($0) }))
                 let left = try await CloudUploader(client: client, home: session.home, recipients: recipients, force: force, report: .terminal(quiet: progressOptions.quiet))
                     .put(Array(paths.dropLast()), to: destination, asFolder: paths.last!.hasSuffix("/") || destination == "/" || paths.count > 2)

@@ -28,12 +28,13 @@ extension CloudTool {
             Example:
               vfs-device revoke old-phone && vfs-cloud rekey
             """)
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("Rekey only this folder or file.", valueName: "path")) var path = "/"
 
         func run() async throws {
             let root = try CloudPath.normal(path)
-            let skipped = try await options.run(identity: true) { session, client -> Int in
+            let skipped = try await options.run(identity: true, retry: retry) { session, client -> Int in
                 guard let identity = session.credentials.identity else {
                     throw RelayClientError.missingCredential(what: "identity", place: "this run")
                 }

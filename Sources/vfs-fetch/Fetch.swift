@@ -73,6 +73,16 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         disabled user, an operator's or a pending device's revoke) stops the token and \
         erases nothing.
 
+        A failure that passes (the relay refusing connections or restarting, a cut \
+        download, 429, 502, 503, 504, 507) is tried again with growing waits (exponential \
+        backoff with jitter, as curl --retry does) for up to --retry-for (5m by default, or \
+        $VFS_RETRY_FOR; 0 never), a download resuming with Range from the bytes it has; the \
+        failure is reported (one line naming the last cause, the exit status below) only \
+        once that time passed without the download moving on. What can never pass (401, \
+        403, 404, a refused signature or chain) is reported at once. A request the relay may \
+        have carried out before its answer was lost (an acknowledgement, a decline) is sent \
+        again only when it surely was not. --watch reconnects on its own.
+
         --no-backup marks what is unpacked as vfs-unwrap --no-backup does: nodump on \
         every file and folder (where the file system keeps it) and a CACHEDIR.TAG in \
         each folder a transfer creates in DIR.
@@ -87,8 +97,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
 
         Exit status: 0 success; 64 usage; 65 corrupt or tampered (a digest, the age \
         authentication, an unsafe entry, more bytes than listed or than --max-size); 66 no such transfer (or one abandoned by its sender while it uploaded), or not enrolled; 69 relay \
-        unreachable, or the age plugin of a device key in hardware not on PATH (nothing is placed; \
-        its questions, a PIN, need a terminal: 64 at once without one); 73 DIR can't be written or an entry exists; 75 temporary (429, 503; with --all, a transfer still uploading whose sender went idle, left for later); \
+        unreachable (still so after --retry-for), or the age plugin of a device key in hardware not on PATH (nothing is placed; \
+        its questions, a PIN, need a terminal: 64 at once without one); 73 DIR can't be written or an entry exists; 75 temporary (429, 503, still so after --retry-for; with --all, a transfer still uploading whose sender went idle, left for later); \
         77 the policy denies APP, the sender's signature is missing, bad or not by a \
         device of your verified device chain (--allow-unverified unpacks it, marked), \
         this device was revoked or logged out, a wrong keychain passcode.
@@ -123,6 +133,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
     @OptionGroup var backupOption: NoBackupOption
     @OptionGroup var progressOptions: ProgressOptions
     var quiet: Bool { progressOptions.quiet }
+    @OptionGroup var retry: RetryOptions
     @OptionGroup var credentials: RelayCredentialOptions
     @Argument(help: ArgumentHelp("Transfers to fetch.", valueName: "id")) var ids: [String] = []
 
@@ -152,6 +163,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         if json && (all || !ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--json goes with the inbox listing") }
         if from != nil && (!ids.isEmpty || decline != nil || watch) { throw ToolError.usage("--from goes with the inbox listing and --all") }
         if idleWait < 1 { throw ToolError.usage("--idle-wait must be at least 1 second") }
+        _ = try retry.seconds(default: 0)
     }
 
     /// What is done with each transfer received.
@@ -169,7 +181,7 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
 
     func run() async throws {
         let needsIdentity = all || !ids.isEmpty || watch
-        let session = try credentials.session(identity: needsIdentity && !raw)
+        let session = try credentials.session(identity: needsIdentity && !raw, retry: try retry.policy(quiet: quiet))
         if watch { return try await InboxWatcher(receiveOptions, session: session, exec: exec, wipeOnLogout: wipeOnLogout).run() }
         try await session.withClient { client in
             let inbox = Inbox(session: session, client: client)

@@ -60,6 +60,10 @@ extension PushTool {
             upload removed from the relay, its spool removed). An ID is a push's id or its \
             transfer's, or any unique beginning of either.
 
+            A push that fails for a while (the relay down or restarting, its disk full, busy) \
+            is resumed again with growing waits for up to --retry-for (5m by default, \
+            $VFS_RETRY_FOR; 0 never), the time shared by all the pushes of the run.
+
             Exit status: 0 every push was sent (or none was pending); 1 some could never be \
             sent and were dropped (each named on stderr); 66 no such pending push (--drop); \
             otherwise the status of the first push kept (69 relay unreachable, 73 quota, 75 \
@@ -75,10 +79,12 @@ extension PushTool {
         var drop: String?
         @OptionGroup var progressOptions: ProgressOptions
         var quiet: Bool { progressOptions.quiet }
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: PushOptions
 
         func check() throws {
             if list && drop != nil { throw ToolError.usage("choose one of --list and --drop ID") }
+            _ = try retry.seconds(default: 0)
         }
 
         func run() async throws {
@@ -93,7 +99,7 @@ extension PushTool {
                 return Diagnostics.info("dropped push \(PushSpool.id(of: dir))")
             }
             guard !pending.isEmpty else { return Diagnostics.info("no interrupted push") }
-            let session = try options.session()
+            let session = try options.session(retry: try retry.policy(quiet: quiet))
             try await session.withClient { client in
                 try await TransferSender(client: client, home: session.home, report: .terminal(quiet: quiet)).resume(pending, announce: printID)
             }

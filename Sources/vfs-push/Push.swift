@@ -51,6 +51,17 @@ struct PushTool: AsyncVFSCommand {
         that take an id take any unique beginning of one, as git does. A \
         progress bar is shown on a terminal for large pushes.
 
+        A failure that passes (the relay refusing connections or restarting, a cut \
+        connection, 429, 502, 503, 504, a full disk's 507, an upload still busy's 409) is \
+        tried again with growing waits (exponential backoff with jitter, as curl --retry \
+        does) for up to --retry-for (5m by default, or $VFS_RETRY_FOR; 0 never): the bundle \
+        is sealed into its spool as it goes up, so each try resumes the upload from the \
+        relay's offset, and the failure is reported (one line naming the last cause, the \
+        exit status below) only once that time passed without the upload moving on. 5 \
+        minutes outlast a relay's restart or upgrade and a disk its operator frees, and end \
+        before a crontab's next run. What can never pass (401, 403, 404, 413, a refused key \
+        or chain, bad input) is reported at once.
+
         Examples:
           vfs-push -d phone report.pdf
           vfs-push -g home -r photos/ notes.txt
@@ -85,9 +96,9 @@ struct PushTool: AsyncVFSCommand {
         Exit status: 0 sent (and, with --wait, delivered to every target); 1 --wait ended with \
         a target that declined or let it expire, or a cancelled transfer, or a name could not be stored or a file or folder could not be read (each is named \
         on stderr; the transfer holds the rest); 64 usage; 65 a bad answer; 66 no such \
-        device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable, or the \
+        device, group, group of people, transfer, user of your organisation, or input; 69 relay unreachable (still so after --retry-for), or the \
         age plugin of a target's key in hardware (age1NAME1…) not on PATH; 73 too large for the \
-        relay or the quota; 75 temporary (429, 503); 77 a changed device key, a pending \
+        relay or the quota; 75 temporary (429, 503, 507, still so after --retry-for); 77 a changed device key, a pending \
         device, a device chain that does not verify, a person's changed chain root, an \
         unverified person with --verified-only, a revoked token, or a wrong \
         keychain passcode.
@@ -127,6 +138,7 @@ extension PushTool {
         var cloud: String?
         @OptionGroup var progressOptions: ProgressOptions
         var quiet: Bool { progressOptions.quiet }
+        @OptionGroup var retry: RetryOptions
         @OptionGroup var options: PushOptions
         @Argument(help: ArgumentHelp("Files, folders (with -r), or '-' for standard input.", valueName: "path"), completion: .file())
         var paths: [String] = []
@@ -143,6 +155,7 @@ extension PushTool {
             if paths.contains("-") && name == nil { throw ToolError.usage("standard input needs a name", hints: ["give it with --name NAME"]) }
             if !paths.contains("-") && name != nil { throw ToolError.usage("--name names standard input, which is not being pushed") }
             if let expires { _ = try DurationText.seconds(expires) }
+            _ = try retry.seconds(default: 0)
             for path in paths where path != "-" && !recursive {
                 var isFolder = false
                 if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder {
@@ -156,7 +169,8 @@ extension PushTool {
             // once: malloc keeps the freed ones for the next instead of handing each back
             // to the kernel and faulting fresh zeroed pages in (a third of the faults).
             MallocTuning.keepFreed(mmapThreshold: 32 << 20, trimThreshold: 1 << 30)
-            let session = try options.session(signingKey: true)
+            // Sealed into its spool before the first byte goes: a retry resumes it (--retry-for).
+            let session = try options.session(signingKey: true, retry: try retry.policy(quiet: quiet))
             var addressees = PushAddressees()
             (addressees.devices, addressees.groups, addressees.people, addressees.peopleGroups) = (devices, groups, people, peopleGroups)
             (addressees.ccMe, addressees.verifiedOnly, addressees.cloud) = (ccMe, verifiedOnly, cloud)

@@ -29,7 +29,11 @@ final class Machine: @unchecked Sendable {
     var keychainPath: String { home.appendingPathComponent("keychain").path }
 
     var environment: [String: String] {
-        var env = ["VFS_HOME": home.path, "VFS_PASSCODE": passcode, "XDG_RUNTIME_DIR": home.appendingPathComponent("run").path]
+        // VFS_RETRY_FOR=0: a failure the tools would try again for minutes (the relay down,
+        // 503, 507) is reported at once, as the tests of those failures expect; the tests of
+        // the retry itself give --retry-for, which wins.
+        var env = ["VFS_HOME": home.path, "VFS_PASSCODE": passcode, "XDG_RUNTIME_DIR": home.appendingPathComponent("run").path,
+                   "VFS_RETRY_FOR": "0"]
         if let relayURL { env["VFS_RELAY"] = relayURL }
         return env
     }
@@ -90,8 +94,9 @@ final class Machine: @unchecked Sendable {
         guard result.status == 0 else { throw HarnessError("approve \(other.name): \(result.stderr)") }
     }
 
-    /// Starts a tool in the background (a watcher, a --wait push).
-    func start(_ tool: String, _ arguments: [String], log: URL) throws -> Process {
+    /// Starts a tool in the background (a watcher, a --wait push); `stdin`: what it reads
+    /// (nothing by default).
+    func start(_ tool: String, _ arguments: [String], log: URL, stdin: FileHandle = .nullDevice) throws -> Process {
         let process = Process()
         process.executableURL = Tools.binDir.appendingPathComponent(tool)
         process.arguments = arguments
@@ -100,7 +105,7 @@ final class Machine: @unchecked Sendable {
         env.merge(environment) { _, new in new }
         process.environment = env
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = stdin
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = process.standardOutput
         try process.run()

@@ -1,7 +1,7 @@
 """What the test proxies of Tests/tools share: listen on 127.0.0.1 (port 0), print the
 port, and for each client `admit` lets in (all without one) connect to 127.0.0.1:TARGET
-and run `start(client, upstream)` (which starts the threads that pump the bytes); serve
-until killed."""
+and run `start(client, upstream)` (which starts the threads that pump the bytes), or
+close the client if TARGET refuses; serve until killed."""
 import socket
 
 
@@ -23,5 +23,12 @@ def serve(target, start, admit=None):
         client, _ = listener.accept()
         if admit is not None and not admit(client):
             continue
-        upstream = socket.create_connection(("127.0.0.1", target))
+        try:
+            upstream = socket.create_connection(("127.0.0.1", target))
+        except OSError:
+            # The target is down (a relay restarting): the client's connection closes
+            # unanswered, as behind a proxy whose upstream is gone; the proxy stays.
+            close(client)
+            client.close()
+            continue
         start(client, upstream)

@@ -23,21 +23,21 @@ function __vfs-cloud_parse_tokens -S
         __vfs-cloud_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'ls'
-            __vfs-cloud_parse_subcommand 1 'l' 'h/human-readable' 'R' 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
+            __vfs-cloud_parse_subcommand 1 'l' 'h/human-readable' 'R' 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
         case 'mkdir'
-            __vfs-cloud_parse_subcommand -r 1 'p' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand -r 1 'p' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'put'
-            __vfs-cloud_parse_subcommand -r 1 'r/recursive' 'f/force' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand -r 1 'r/recursive' 'f/force' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'get'
-            __vfs-cloud_parse_subcommand 1 'o=' 'C=' 'stdout' 'raw' 'r/recursive' 'f/force' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 1 'o=' 'C=' 'stdout' 'raw' 'r/recursive' 'f/force' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'mv'
-            __vfs-cloud_parse_subcommand 2 'f' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 2 'f' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'rm'
-            __vfs-cloud_parse_subcommand -r 1 'r' 'f' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand -r 1 'r' 'f' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'du'
-            __vfs-cloud_parse_subcommand 1 'json' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 1 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'rekey'
-            __vfs-cloud_parse_subcommand 1 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 1 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
             __vfs-cloud_parse_subcommand -r 1 'version'
         end
@@ -108,6 +108,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" h human-readable' -s 'h' -l 'human-readable' -d 'Sizes as 1.2 MiB instead of bytes.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" R' -s 'R' -d 'List folders recursively.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" json' -l 'json' -d 'Print a JSON array of entries (id, name, path, kind, size, sha256, created, updated).'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
@@ -116,6 +117,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" help' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" p' -s 'p' -d 'Make missing parent folders too; an existing folder is fine.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
@@ -126,6 +128,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" r recursive' -l 'recursive' -s 'r' -d 'Put folders with everything in them.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" f force' -l 'force' -s 'f' -d 'Replace cloud files that exist.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
@@ -141,6 +144,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" r recursive' -l 'recursive' -s 'r' -d 'Get a folder with everything in it.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" f force' -l 'force' -s 'f' -d 'Replace files that exist.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
@@ -149,6 +153,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" f' -s 'f' -d 'Replace what exists at the destination.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
@@ -158,6 +163,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mv" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" r' -s 'r' -d 'Remove folders and everything in them.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" f' -s 'f' -d 'Do not ask; a missing path is not an error.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
@@ -166,6 +172,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rm" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" json' -l 'json' -d 'Print JSON (files, folders, bytes, used, quota).'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
@@ -173,6 +180,7 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud du" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''

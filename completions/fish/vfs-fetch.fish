@@ -20,7 +20,7 @@ function __vfs-fetch_parse_tokens -S
     set -l unparsed_tokens (__vfs-fetch_tokens -pc)
     switch $unparsed_tokens[1]
     case 'vfs-fetch'
-        __vfs-fetch_parse_subcommand -r 1 'all' 'idle-wait=' 'C/directory=' 'for=' 'stdout' 'raw' 'decline=' 'watch' 'exec=' 'wipe-on-logout' 'verified-only' 'allow-unverified' 'max-size=' 'from=' 'json' 'h/human-readable' 'v/verbose' 'no-backup' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
+        __vfs-fetch_parse_subcommand -r 1 'all' 'idle-wait=' 'C/directory=' 'for=' 'stdout' 'raw' 'decline=' 'watch' 'exec=' 'wipe-on-logout' 'verified-only' 'allow-unverified' 'max-size=' 'from=' 'json' 'h/human-readable' 'v/verbose' 'no-backup' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
         switch $unparsed_tokens[1]
         case 'help'
             __vfs-fetch_parse_subcommand -r 1 'version'
@@ -96,6 +96,7 @@ complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_op
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" v verbose' -l 'verbose' -s 'v' -d 'Name each transfer\'s verified sender and list each file and folder unpacked, on stderr.'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" no-backup' -l 'no-backup' -d 'Mark what is written to be left out of backups (nodump; CACHEDIR.TAG in new folders).'
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
+complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-fetch' -n '__vfs-fetch_should_offer_completions_for_flags_or_options "vfs-fetch" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''

@@ -23,7 +23,7 @@ function __vfs-push_parse_tokens -S
         __vfs-push_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'send'
-            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'to=+' 'to-group=+' 'cc-me' 'verified-only' 'r/recursive' 'name=' 'expires=' 'wait' 'wait-all' 'cloud=' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand -r 1 'd/device=+' 'g/group=+' 'to=+' 'to-group=+' 'cc-me' 'verified-only' 'r/recursive' 'name=' 'expires=' 'wait' 'wait-all' 'cloud=' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'outbox'
             __vfs-push_parse_subcommand -r 1 'json' 'h/human-readable' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'help'
         case 'wait'
@@ -31,7 +31,7 @@ function __vfs-push_parse_tokens -S
         case 'cancel'
             __vfs-push_parse_subcommand 1 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'resume'
-            __vfs-push_parse_subcommand 0 'list' 'drop=' 'q/quiet' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-push_parse_subcommand 0 'list' 'drop=' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
             __vfs-push_parse_subcommand -r 1 'version'
         end
@@ -108,6 +108,7 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_opti
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" wait-all' -l 'wait-all' -d 'With --to: wait for every device of every person, not one of each.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" cloud' -l 'cloud' -d 'Also keep what is sent as the cloud file PATH (vfs-cloud), sharing its ciphertext with the transfer.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push send" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
@@ -142,6 +143,7 @@ complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_opti
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" list' -l 'list' -d 'List the pending pushes instead of sending them.'
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" drop' -l 'drop' -d 'Withdraw the pending push ID (its transfer cancelled, its upload and spool removed).' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
+complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-push' -n '__vfs-push_should_offer_completions_for_flags_or_options "vfs-push resume" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''

@@ -41,6 +41,9 @@ package struct PushSpool: Codable {
     package var transfer: String?
     /// `--to`: other users' devices, from their verified chains.
     package var users: [UserTarget]?
+    /// A request to make the transfer got no answer (the relay went): it may have made one,
+    /// consuming the upload (`TransferSender.madeUnanswered` looks for it).
+    package var asked: Bool?
 
     package init(devices: [String], names: [String], lifetime: Int?, cloud: String?, users: [UserTarget]?) {
         (self.devices, self.names, self.lifetime, self.cloud, self.users) = (devices, names, lifetime, cloud, users)
