@@ -34,10 +34,11 @@ BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-dele
   magic-wormhole magic-wormhole-transit-relay python3-pip postgresql
 # PyPI tools the tests run (pinned): schemathesis checks the relay against its OpenAPI document;
 # selenium drives chromium (chromium-driver) through the relay's admin web page; tuspy is
-# the tus client the relay's uploads are tried with; prometheus_client's parser reads the
+# the tus client the relay's uploads are tried with, sseclient-py the event-stream client
+# its /v1/events is read with (Tests/tools/sse-conformance.py); prometheus_client's parser reads the
 # relay's /metrics (Tests/tools/check-metrics.py); openapi-spec-validator checks the
 # OpenAPI document (Tests/tools/check-openapi.py).
-PIP_PACKAGES := schemathesis==4.32.5 selenium==4.38.0 tuspy==1.1.0 prometheus_client==0.26.0 openapi-spec-validator==0.9.0
+PIP_PACKAGES := schemathesis==4.32.5 selenium==4.38.0 tuspy==1.1.0 sseclient-py==1.8.0 prometheus_client==0.26.0 openapi-spec-validator==0.9.0
 PYTHON ?= python3
 # BIN: the release build make build makes, make install and make deb copy, make demo runs
 # and make test's tools are. DEBUG_BIN: the test runner's build, which make man and make

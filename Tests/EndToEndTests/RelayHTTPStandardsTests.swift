@@ -257,6 +257,34 @@ struct RelayHTTPStandardsTests {
         #expect(setup.relay.stop() == 0)
     }
 
+    @Test("server-sent events by sseclient-py: the stored events replayed in order, Last-Event-ID resumes after the given one, keep-alive comments unseen")
+    func sseclient() throws {
+        let version = try Tools.run("python3", ["-c", "import importlib.metadata as m; print(m.version('sseclient-py'))"])
+        #expect(version.status == 0, "sseclient-py is not installed; make deps installs it: \(version.stderr)")
+        guard version.status == 0 else { return }
+        let setup = try RelayTests.Setup(arguments: ["--keep-alive", "1"])
+        var transfers: [String] = []
+        for n in 0..<3 {
+            let upload = try setup.client.upload([UInt8(n), 1, 2], token: setup.laptop.token)
+            transfers.append(try setup.client.send(upload: upload, to: [setup.phone.id], token: setup.laptop.token))
+        }
+        let run = try Tools.run("python3", [Self.tools.appendingPathComponent("sse-conformance.py").path,
+                                            "http://127.0.0.1:\(setup.relay.port)", setup.phone.token, "3"])
+        #expect(run.status == 0, "\(run.out)\n\(run.stderr.suffix(3000))")
+        let lines = run.out.split(separator: "\n").map { $0.split(separator: " ", maxSplits: 3).map(String.init) }
+        let first = lines.filter { $0.first == "first" }, resumed = lines.filter { $0.first == "resumed" }
+        #expect(first.count == 3 && resumed.count == 2, "\(run.out)")
+        guard first.count == 3, resumed.count == 2, lines.allSatisfy({ $0.count == 4 }) else { return }
+        // Each transfer's event, in the order sent, with increasing ids.
+        #expect(first.map { $0[2] } == ["transfer", "transfer", "transfer"], "\(run.out)")
+        #expect(zip(first, transfers).allSatisfy { $0.0[3].contains($0.1) }, "\(run.out) \(transfers)")
+        let ids = first.compactMap { Int64($0[1]) }
+        #expect(ids.count == 3 && ids == ids.sorted() && Set(ids).count == 3, "\(run.out)")
+        // Resumed after the first: exactly the second and third, as first served.
+        #expect(resumed.map { Array($0.dropFirst()) } == first.dropFirst().map { Array($0.dropFirst()) }, "\(run.out)")
+        #expect(setup.relay.stop() == 0)
+    }
+
     /// The bytes `content(seed, size)` of tus-conformance.py.
     static func content(seed: Int, size: Int) -> [UInt8] { (0..<size).map { UInt8(($0 * 7 + seed) % 251) } }
 }
