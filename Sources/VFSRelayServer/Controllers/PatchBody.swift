@@ -9,14 +9,17 @@ import NIOCore
 /// digest of its whole body; the relay checks it once the body ended and keeps the
 /// bytes only if it matches (460 otherwise, the upload left at its offset).
 enum TusChecksum {
-    /// What `Tus-Checksum-Algorithm` lists (tus requires sha1; tuspy sends sha1 unless told otherwise).
-    static let algorithms = ["sha1", "sha256", "sha512"]
+    /// What `Tus-Checksum-Algorithm` lists, in order (tus requires sha1; tuspy sends sha1
+    /// unless told otherwise), each with its hash.
+    static let hashes: KeyValuePairs<String, any HashFunction.Type> = ["sha1": Insecure.SHA1.self, "sha256": SHA256.self, "sha512": SHA512.self]
+    static var algorithms: [String] { hashes.map(\.key) }
     /// 460 Checksum Mismatch: not an HTTP status of the RFCs, tus's own.
     static let mismatch = HTTPResponse.Status(code: 460, reasonPhrase: "Checksum Mismatch")
 
-    /// The digest a PATCH announces, and the running hash of its body.
+    /// The digest a PATCH announces, and the hash that makes it.
     struct Expected: Sendable {
         let algorithm: String
+        let hash: any HashFunction.Type
         let digest: [UInt8]
     }
 
@@ -28,67 +31,37 @@ enum TusChecksum {
             throw RelayError.badRequest("Upload-Checksum is \"ALGORITHM BASE64-DIGEST\"")
         }
         let algorithm = String(parts[0])
-        guard let length = digestLength(algorithm) else {
+        guard let hash = hashes.first(where: { $0.key == algorithm })?.value else {
             throw RelayError.badRequest("Upload-Checksum algorithm \"\(algorithm)\" is not supported; Tus-Checksum-Algorithm lists \(algorithms.joined(separator: ","))")
         }
-        guard let digest = Data(base64Encoded: String(parts[1])), digest.count == length else {
+        guard let digest = Data(base64Encoded: String(parts[1])), digest.count == digestCount(hash) else {
             throw RelayError.badRequest("Upload-Checksum's digest is not the base64 of a \(algorithm) digest")
         }
-        return Expected(algorithm: algorithm, digest: Array(digest))
+        return Expected(algorithm: algorithm, hash: hash, digest: Array(digest))
     }
 
-    static func digestLength(_ algorithm: String) -> Int? {
-        switch algorithm {
-        case "sha1": Insecure.SHA1.byteCount
-        case "sha256": SHA256.byteCount
-        case "sha512": SHA512.byteCount
-        default: nil
-        }
-    }
+    static func digestCount<Hash: HashFunction>(_: Hash.Type) -> Int { Hash.Digest.byteCount }
 }
 
 /// The running hash of one PATCH body, in the algorithm its `Upload-Checksum` names.
 final class BodyHash: Sendable {
-    private enum State {
-        case sha1(Insecure.SHA1)
-        case sha256(SHA256)
-        case sha512(SHA512)
-    }
-
-    private let state: NIOLockedValueBox<State>
+    private let state: NIOLockedValueBox<any HashFunction>
     let expected: TusChecksum.Expected
 
     init(_ expected: TusChecksum.Expected) {
         self.expected = expected
-        let initial: State = switch expected.algorithm {
-        case "sha1": .sha1(Insecure.SHA1())
-        case "sha512": .sha512(SHA512())
-        default: .sha256(SHA256())
-        }
-        state = NIOLockedValueBox(initial)
+        state = NIOLockedValueBox(expected.hash.init())
     }
 
     func update(_ buffer: ByteBuffer) {
         buffer.withUnsafeReadableBytes { bytes in
-            state.withLockedValue { state in
-                switch state {
-                case .sha1(var hash): hash.update(bufferPointer: bytes); state = .sha1(hash)
-                case .sha256(var hash): hash.update(bufferPointer: bytes); state = .sha256(hash)
-                case .sha512(var hash): hash.update(bufferPointer: bytes); state = .sha512(hash)
-                }
-            }
+            state.withLockedValue { $0.update(bufferPointer: bytes) }
         }
     }
 
     /// Throws 460 unless the bytes hashed so far are the ones announced.
     func check() throws {
-        let digest: [UInt8] = state.withLockedValue { state in
-            switch state {
-            case .sha1(let hash): Array(hash.finalize())
-            case .sha256(let hash): Array(hash.finalize())
-            case .sha512(let hash): Array(hash.finalize())
-            }
-        }
+        let digest = state.withLockedValue { Array($0.finalize()) }
         guard digest == expected.digest else {
             throw RelayError(TusChecksum.mismatch, .checksumMismatch,
                              "the body's \(expected.algorithm) is not Upload-Checksum's; its bytes were discarded, the offset is unchanged")
