@@ -9,18 +9,23 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= release
-# Swift's standard library and FoundationEssentials linked into every tool (full
-# Foundation and its ICU data only into vfs-relay, whose dependencies need them), so an
-# installed tool needs only Debian's libc6, libstdc++6, libgcc-s1, libssl3 and
-# libarchive13 and starts without loading the toolchain's shared libraries. Release only: a test build
-# cannot take the flag (Swift Testing has no static library); the packaging tests relink
-# the debug build's tools that way instead (packaging/relink-static.sh).
-STATIC ?= --static-swift-stdlib
-# The release build's flags: no debug information. SwiftPM compiles a release with -g,
-# which make install strips anyway (install -s), and it costs build time on every clean
-# clone (make test builds the release). Crash reports still name functions (the symbol
-# table stays until install strips it). RELEASE_FLAGS= builds with it.
-RELEASE_FLAGS ?= -Xswiftc -gnone
+# The build's flags, the same for make build, make test, make demo and make bench, so
+# that make test compiles every object once and its tests start the very files make
+# install copies:
+# - no debug information: SwiftPM compiles a release with -g, which make install strips
+#   anyway (install -s), and it costs build time on every clean clone. Crash reports
+#   still name functions (the symbol table stays until install strips it).
+# - -enable-testing: the test modules' `@testable import`s need it, and a release build of
+#   the tests compiled without it would compile the libraries a second time. It keeps
+#   internal declarations visible to other modules (so the optimiser keeps them and
+#   cannot change their signatures); within each module, whole-module optimisation, inlining
+#   and the early releases that once let OpenSSL read freed numbers (issue 42) are as
+#   without it. bench/ measured no difference (docs/speed.md).
+# Swift's standard library and Foundation are linked into every tool by Package.swift (its
+# staticSwift link settings, release only), not by --static-swift-stdlib: that flag changes
+# every compile command and cannot build the tests (Swift Testing has no static library).
+# BUILD_FLAGS= builds as a plain `swift build -c release` does.
+BUILD_FLAGS ?= -Xswiftc -gnone -Xswiftc -enable-testing
 STRIP ?= strip
 READELF ?= readelf
 
@@ -40,17 +45,14 @@ BENCH_PACKAGES := hyperfine time age libarchive-tools zstd coreutils secure-dele
 # OpenAPI document (Tests/tools/check-openapi.py).
 PIP_PACKAGES := schemathesis==4.32.5 selenium==4.38.0 tuspy==1.1.0 sseclient-py==1.8.0 prometheus_client==0.26.0 openapi-spec-validator==0.9.0
 PYTHON ?= python3
-# BIN: the release build make build makes, make install and make deb copy, make demo runs
-# and make test's tools are. DEBUG_BIN: the test runner's build, which make man and make
-# completions reuse (their text does not depend on the configuration).
+# BIN: the release build make build makes, make install and make deb copy, make demo runs,
+# make test runs (the test runner and every tool it starts), and make man and make
+# completions read.
 # Plain paths, not `swift build --show-bin-path`: that may resolve packages and write under
 # .build, and `sudo make install` must write nothing in the tree.
 BIN := $(CURDIR)/.build/$(CONFIG)
-DEBUG_BIN := $(CURDIR)/.build/debug
-# The debug build's flags, the same for every target that builds it (a different flag
-# would rebuild everything): no debug information, which cuts a clean build by about an
-# eighth (861 to 748 s on 2 cores) and changes nothing the tests run (DEBUG_FLAGS= builds
-# with it, as a plain `swift build` does).
+# The flags of make sanitize-thread's debug build: no debug information, which cuts a
+# clean build by about an eighth (861 to 748 s on 2 cores).
 DEBUG_FLAGS ?= -Xswiftc -gnone
 # Where make deb writes vfs_VERSION_ARCH.deb, and the folder it stages the package in.
 DEB_OUT ?= $(CURDIR)
@@ -100,24 +102,22 @@ check-build-deps:
 
 # deps stays explicit (it may run sudo apt-get): test, demo and bench ask for it.
 build: check-build-deps
-	$(SWIFT) build -c $(CONFIG) $(STATIC) $(RELEASE_FLAGS)
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
 
 # The suites run as four processes at once (scripts/test-shards.sh says why); SHARDS=1
-# runs them in one, as `swift test --skip-build` does. Every test that starts a tool
-# starts the one users install: make build's (release, Swift's libraries static), through
-# VFS_BIN_DIR. The test runner itself is the debug build (Swift Testing has no static
-# library, and a release build of the tests would compile everything a third time);
-# its own tools, beside it, serve only the tests that need a dynamically linked build
-# (the packaging checks). TEST_BIN=$(DEBUG_BIN) runs the tools of the debug build instead.
-TEST_BIN ?= $(BIN)
+# runs them in one, as `swift test -c release --skip-build` does. One build: the tests are
+# compiled beside the tools with make build's own flags, so every object make build would
+# make is compiled once, and every test that starts a tool starts make build's file (through
+# VFS_BIN_DIR), the one make install copies. CONFIG=debug runs the suites on a debug build
+# (tools linked to the toolchain's libraries; the packaging tests relink them as make
+# build links: packaging/relink-static.sh).
 test: deps check-build-deps
-	$(SWIFT) build $(DEBUG_FLAGS) --build-tests
-	$(SWIFT) build -c $(CONFIG) $(STATIC) $(RELEASE_FLAGS)
-	VFS_BIN_DIR="$(TEST_BIN)" bash scripts/test-shards.sh "$(DEBUG_BIN)/vfsPackageTests.xctest"
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --build-tests
+	VFS_BIN_DIR="$(BIN)" bash scripts/test-shards.sh "$(BIN)/vfsPackageTests.xctest"
 
 # The demo runs the release build (make build's), the binaries make install copies.
 demo: deps check-build-deps
-	$(SWIFT) build -c $(CONFIG) $(STATIC) $(RELEASE_FLAGS)
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
 	@VFS_BIN="$(BIN)" KEEP="$(KEEP)" bash scripts/demo.sh
 
 # Memory and thread safety checked by tools, not by luck (docs/memory-safety.md): every
@@ -146,24 +146,24 @@ bench-deps:
 bench: deps build bench-deps
 	@BIN="$(BIN)" bash bench/run.sh
 
-# Generated from the debug build (the text does not depend on the configuration): each
+# Generated from make build's tools: each
 # tool's own description (--experimental-dump-help) laid out as a man page by
 # scripts/make-man.py, with docs/man/TOOL.txt for sections --help leaves out, into
 # man/man1/ (so MANPATH=man man vfs-encrypt finds it). man/man7/vfs.7, the overview,
 # is written by hand.
 man:
-	$(SWIFT) build $(DEBUG_FLAGS)
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
 	@for t in $(TOOLS); do \
-	  python3 scripts/make-man.py --date $(MAN_DATE) --tools "$(TOOLS)" $$t "$(DEBUG_BIN)/$$t" > man/man1/$$t.1.tmp && mv man/man1/$$t.1.tmp man/man1/$$t.1 || exit 1; \
+	  python3 scripts/make-man.py --date $(MAN_DATE) --tools "$(TOOLS)" $$t "$(BIN)/$$t" > man/man1/$$t.1.tmp && mv man/man1/$$t.1.tmp man/man1/$$t.1 || exit 1; \
 	done
 
 completions:
-	$(SWIFT) build $(DEBUG_FLAGS)
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
 	@mkdir -p completions/bash completions/zsh completions/fish
 	@for t in $(TOOLS); do \
-	  "$(DEBUG_BIN)/$$t" --generate-completion-script bash > completions/bash/$$t; \
-	  "$(DEBUG_BIN)/$$t" --generate-completion-script zsh > completions/zsh/_$$t; \
-	  "$(DEBUG_BIN)/$$t" --generate-completion-script fish > completions/fish/$$t.fish; \
+	  "$(BIN)/$$t" --generate-completion-script bash > completions/bash/$$t; \
+	  "$(BIN)/$$t" --generate-completion-script zsh > completions/zsh/_$$t; \
+	  "$(BIN)/$$t" --generate-completion-script fish > completions/fish/$$t.fish; \
 	done
 
 # Fuzzing (libFuzzer, with the address sanitizer): the harness (fuzz-harness) exists only with
@@ -213,8 +213,8 @@ install:
 	  exit 1; fi; \
 	for t in $(TOOLS); do \
 	  if $(READELF) -d "$(BIN)/$$t" | grep -q 'NEEDED.*libswiftCore'; then \
-	    echo "make install: error: \"$(BIN)/$$t\" loads the Swift toolchain's libraries (built without $(STATIC))" >&2; \
-	    echo "make install: hint: run \`make build\` (it links them statically)" >&2; \
+	    echo "make install: error: \"$(BIN)/$$t\" loads the Swift toolchain's libraries (not built by make build)" >&2; \
+	    echo "make install: hint: run \`make build\` (a release build links them statically)" >&2; \
 	    exit 1; fi; \
 	done
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"

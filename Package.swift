@@ -22,6 +22,22 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-cloud", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
 ]
 
+/// A release build's tools carry Swift's standard library and Foundation (the static
+/// archives; full Foundation and its ICU data end up only in vfs-relay, the one tool whose
+/// objects use them), so an installed tool needs only Debian's libc6, libstdc++6,
+/// libgcc-s1, libssl3 and libarchive13. Linked here rather than by `--static-swift-stdlib`,
+/// which changes every compile command: the tests, which cannot be linked that way (Swift
+/// Testing has no static library), then compile with exactly make build's commands, so
+/// make test compiles everything once and tests the files make install copies. A link
+/// of objects compiled against the shared libraries' modules names fewer archives than
+/// the static modules would, so the ones static Foundation needs are named (twice: they
+/// refer to each other). packaging/relink-static.sh does the same for a debug build.
+let foundationArchives = ["swiftSynchronization", "_FoundationICU", "CoreFoundation", "Foundation", "FoundationEssentials",
+                          "FoundationInternationalization", "_FoundationCShims", "_FoundationCollections"].map { "-l" + $0 }
+let staticSwift: [LinkerSetting] = Context.environment["VFS_SHARED_SWIFT"] == "1" ? [] : [
+    .unsafeFlags(["-static-stdlib"] + foundationArchives + foundationArchives, .when(platforms: [.linux], configuration: .release)),
+]
+
 // Linux only (Glibc, and renameat2, fstatfs, O_DIRECT through CLinux): no platforms line.
 let package = Package(
     name: "vfs",
@@ -157,7 +173,7 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
     ] + tools.map {
-        .executableTarget(name: $0.name, dependencies: ["VFSCommandLine", "VFSCore"] + $0.dependencies)
+        .executableTarget(name: $0.name, dependencies: ["VFSCommandLine", "VFSCore"] + $0.dependencies, linkerSettings: staticSwift)
     }
 )
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Relinks a build's tools with Swift's standard library and Foundation (FoundationEssentials;
-# full Foundation and ICU only where a tool's objects use them: vfs-relay) linked in, as
-# `swift build --static-swift-stdlib` links them, from that build's own object files (the
-# link command SwiftPM recorded in CONFIG.yaml, plus -static-stdlib and the libraries the
-# static Foundation needs that a dynamic build's objects do not name). The packaging tests
-# use it on the debug build: `swift build --build-tests --static-swift-stdlib` fails (Swift
-# Testing has no static library), and a second, static compile would double CI's build.
+# full Foundation and ICU only where a tool's objects use them: vfs-relay) linked in, as a
+# release build links them (Package.swift's staticSwift), from that build's own object files
+# (the link command SwiftPM recorded in CONFIG.yaml, plus -static-stdlib and the libraries
+# the static Foundation needs that a dynamic build's objects do not name). The packaging
+# tests use it when they run on a debug build (make test CONFIG=debug), whose tools load the
+# toolchain's libraries; make test's release build needs none of it.
 # Usage: packaging/relink-static.sh BIN OUT TOOL…   (BIN: e.g. .build/debug)
 set -euo pipefail
 bin=$1 out=$2; shift 2

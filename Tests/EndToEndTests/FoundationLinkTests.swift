@@ -16,24 +16,33 @@ struct FoundationLinkTests {
     /// loads: libarchive needs libxml2, which needs it.)
     static let fullFoundationLibraries = ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"]
 
-    @Test("the built tools load FoundationEssentials; only the relay loads full Foundation and its ICU (ldd)", arguments: PackagingTests.tools)
+    @Test("the built tools load FoundationEssentials; only the relay carries full Foundation and its ICU data (ldd, or the symbols of a static tool)", arguments: PackagingTests.tools)
     func linkedLibraries(tool: String) throws {
-        // The test runner's dynamic build: ldd names each Swift library a tool loads there
-        // (make build's static tools carry them inside, where ldd can't see them).
-        let ldd = try Tools.run("ldd", [Tools.testBuildDir.appendingPathComponent(tool).path])
-        #expect(ldd.status == 0, "ldd \(tool): \(ldd.stderr)")
-        let names = ldd.out.split(separator: "\n").compactMap { $0.split(separator: " ").first.map { String($0.drop(while: { $0 == "\t" })) } }
-        // A dynamic build (make test's) names the Swift libraries it loads; a static one names none.
-        guard names.contains(where: { $0.hasPrefix("libswiftCore.so") }) else {
-            Issue.record("\(tool) in the test runner's build is not dynamically linked: \(names)")
-            return
-        }
-        let full = names.filter { name in Self.fullFoundationLibraries.contains { name.hasPrefix($0) } }
-        if Self.fullFoundationTools.contains(tool) {
-            #expect(!full.isEmpty, "\(tool) no longer loads full Foundation: take it off fullFoundationTools")
+        let path = Tools.testBuildDir.appendingPathComponent(tool).path
+        if try Tools.loadsSwiftLibraries(Tools.testBuildDir, tool: tool) {
+            // A dynamic build (CONFIG=debug): ldd names each Swift library a tool loads.
+            let ldd = try Tools.run("ldd", [path])
+            #expect(ldd.status == 0, "ldd \(tool): \(ldd.stderr)")
+            let names = ldd.out.split(separator: "\n").compactMap { $0.split(separator: " ").first.map { String($0.drop(while: { $0 == "\t" })) } }
+            let full = names.filter { name in Self.fullFoundationLibraries.contains { name.hasPrefix($0) } }
+            Self.expect(tool: tool, carriesFullFoundation: !full.isEmpty, carriesEssentials: names.contains { $0.hasPrefix("libFoundationEssentials.so") }, "\(names)")
         } else {
-            #expect(full.isEmpty, "\(tool) loads full Foundation or ICU: \(full); import FoundationEssentials (see the other sources)")
-            #expect(names.contains { $0.hasPrefix("libFoundationEssentials.so") }, "\(tool): \(names)")
+            // make build's tools carry the libraries inside (not stripped until make install):
+            // full Foundation brings ICU's data table (icudt…), FoundationEssentials its own
+            // symbols (mangled with the module's name).
+            let symbols = try Tools.run("nm", ["--defined-only", path])
+            #expect(symbols.status == 0, "nm \(tool): \(symbols.stderr)")
+            let icuData = symbols.out.split(separator: "\n").filter { $0.contains(" icudt") }
+            Self.expect(tool: tool, carriesFullFoundation: !icuData.isEmpty, carriesEssentials: symbols.out.contains("$s20FoundationEssentials"), "ICU data: \(icuData)")
+        }
+    }
+
+    static func expect(tool: String, carriesFullFoundation: Bool, carriesEssentials: Bool, _ detail: String) {
+        if fullFoundationTools.contains(tool) {
+            #expect(carriesFullFoundation, "\(tool) no longer carries full Foundation: take it off fullFoundationTools")
+        } else {
+            #expect(!carriesFullFoundation, "\(tool) carries full Foundation or ICU: \(detail); import FoundationEssentials (see the other sources)")
+            #expect(carriesEssentials, "\(tool): \(detail)")
         }
     }
 
