@@ -156,7 +156,8 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     GroupController(store: store).addRoutes(to: authenticated)
     OrgGroupController(store: store).addRoutes(to: authenticated)
     UploadController(services: services, store: store).addRoutes(discovery: router, to: authenticated)
-    TransferController(services: services, store: store).addRoutes(to: authenticated)
+    TransferController(services: services, store: store,
+                       follower: UploadFollower(store: store, hub: hub, recheck: configuration.watchInterval)).addRoutes(to: authenticated)
     EventController(services: services, store: store).addRoutes(to: authenticated)
     CloudController(services: services, store: store).addRoutes(to: authenticated)
     ItemController(services: services, store: store, base: RelayPaths.items).addRoutes(to: authenticated)
