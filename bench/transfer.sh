@@ -14,7 +14,9 @@
 #    the upload (its log). The online case and wormhole also print the CPU seconds of all
 #    their processes (vfs-push, the watching vfs-fetch and the relay; wormhole's sender,
 #    receiver and transit relay): on a machine whose cores they keep busy, CPU over cores
-#    is the floor of their wall time.
+#    is the floor of their wall time. Both are also printed per GiB moved, with their
+#    ratio (issue 46 asks for 0.50x), and so is the relay's CPU taking a stored push and
+#    serving its fetch (issue 46: at most 2 CPU-s per GiB).
 # 2. One push to a group of 5 devices: the bytes the relay received (its tus upload
 #    lengths and its blob files) against the ciphertext a device downloads (--raw), and
 #    the fetch time on one of them.
