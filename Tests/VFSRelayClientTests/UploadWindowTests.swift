@@ -94,8 +94,7 @@ struct UploadWindowTests {
         #expect(Array(file[Int(first)...]) == Array(content[Int(first)...]))
     }
 
-    @Test("the two sides wake each other: the upload's wait returns once the writer appends past it or finishes, throws the writer's failure, ends when its task is cancelled; a writer held by a full window goes on once the relay confirms bytes",
-          .timeLimit(.minutes(1)))
+    @Test("the two sides wake each other: the upload's wait returns once the writer appends past it or finishes, throws the writer's failure, ends when its task is cancelled; a writer held by a full window goes on once the relay confirms bytes")
     func waitsAreWoken() async throws {
         let (fd, path) = try spoolFile()
         defer { close(fd); unlink(path) }
