@@ -20,6 +20,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-push", ["VFSRelayClient", "VFSRelayTransfers", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
     ("vfs-fetch", ["VFSRelayClient", "VFSRelayTransfers", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
     ("vfs-cloud", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
+    ("vfs-share", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
 ]
 
 // Linux only (Glibc, and renameat2, fstatfs, O_DIRECT through CLinux): no platforms line.
