@@ -11,7 +11,7 @@ import VFSRelayProtocol
 /// in the statement that lets it through: revoked, expired or used up is 410.
 struct ShareController {
     let services: RelayServices
-    let store: any ShareRepository & UploadRepository
+    let store: any ShareRepository
 
     /// The most downloads a link may allow.
     static let maxDownloads = 1_000_000
