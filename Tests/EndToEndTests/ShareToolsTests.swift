@@ -127,4 +127,54 @@ struct ShareToolsTests {
         let opened = try Tools.run("vfs-decrypt", [], stdin: Data(fetched.stdout), environment: ["VFS_PASSPHRASE": "correct horse"])
         #expect(opened.status == 0 && opened.stdout == original, "\(opened.stderr)")
     }
+
+    @Test("the link in headless chromium: the page (our script under the relay's CSP) passes RFC 8439, RFC 7748, RFC 7914 and age's own vectors, then decrypts a 100 MiB file shared with --downloads 1 byte for byte; used, the page is 410; a passphrase link opens too")
+    func browserPage() throws {
+        let setup = try Setup()
+        let work = setup.scratch.url.appendingPathComponent("browser")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let big = setup.scratch.path("big.bin")
+        #expect(try bash("head -c \(100 << 20) /dev/urandom > '\(big)'", in: setup.scratch.path("")).status == 0)
+        func sha256(_ path: String) throws -> String {
+            String(try Tools.run("sha256sum", [path]).out.prefix(64))
+        }
+        let shared = try setup.laptop.run("vfs-share", [big, "--downloads", "1", "-q"])
+        #expect(shared.status == 0, "\(shared.stderr)")
+        let url = String(shared.out.split(separator: "\n").first ?? "")
+        let link = String(url.split(separator: "#").first ?? "")
+        let listed = jsonArray(try setup.laptop.run("vfs-share", ["list", "--json"]))
+        let size = try #require(listed.first?["size"] as? Int)
+
+        // The page: HTML for a browser, under a CSP that allows scripts from the relay only, no inline script.
+        let page = try Tools.run("curl", ["-sS", "-D", "-", "-H", "Accept: text/html,application/xhtml+xml", link])
+        let head = page.out.lowercased()
+        #expect(head.contains("content-security-policy: default-src 'none'; script-src 'self'; connect-src 'self'"), "\(page.out)")
+        #expect(head.contains("content-type: text/html") && page.out.contains("<script src=\"/s/assets/share.js\" defer></script>"))
+        #expect(!page.out.contains("<script>") && !page.out.contains("AGE-SECRET-KEY"))
+        let served = try Tools.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code} %{content_type}", "http://127.0.0.1:\(setup.relay.port)/s/assets/share.js"])
+        #expect(served.out == "200 text/javascript; charset=utf-8")
+
+        let secret = setup.scratch.path("secret.txt")
+        try Data("for your eyes only\n".utf8).write(to: URL(fileURLWithPath: secret))
+        let locked = try Tools.run("vfs-share", [secret, "--passphrase", "--work-factor", "12", "-q"],
+                                   environment: setup.laptop.environment.merging(["VFS_PASSPHRASE": "correct horse battery"]) { $1 })
+        #expect(locked.status == 0, "\(locked.stderr)")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("tools/share-browser.py")
+        let run = try AdminBrowserTests.runBrowser(environment: [
+            "LINK": url, "SIZE": String(size), "SHA256": try sha256(big),
+            "PASS_LINK": String(locked.out.split(separator: "\n").first ?? ""), "PASSPHRASE": "correct horse battery",
+            "PASS_SHA256": try sha256(secret), "VECTORS": Self.vectors.path, "WORK": work.path,
+        ], work: work, timeout: 900, script: script)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("all checks held"))
+        // The page's download was counted and logged like any other.
+        let after = jsonArray(try setup.laptop.run("vfs-share", ["list", "--json"]))
+        #expect((after.first?["downloads"] as? [[String: Any]])?.count == 1)
+    }
+
+    /// age's own test vectors (CCTV), read in place from ../shared/testdata/cctv-age as the
+    /// conformance tests read them.
+    static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/testdata/cctv-age")
 }

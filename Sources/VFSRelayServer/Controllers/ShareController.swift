@@ -18,6 +18,7 @@ struct ShareController {
 
     func addRoutes(public router: Router<RelayRequestContext>, to group: RouterGroup<RelayRequestContext>) {
         router.getAndHead(RouterPath(RelayPaths.shareLinks + "/:id"), use: content)
+        router.get(RouterPath(SharePage.scriptPath)) { _, _ in SharePage.script() }
         group.post(RouterPath(RelayPaths.shares), use: create)
         group.get(RouterPath(RelayPaths.shares), use: list)
         group.delete(RouterPath(RelayPaths.shares + "/:id"), use: revoke)
@@ -53,10 +54,12 @@ struct ShareController {
         return emptyResponse()
     }
 
-    /// The ciphertext. A HEAD is answered as the GET would be and counts nothing.
+    /// The ciphertext, or for a browser (Accept: text/html first) the page that decrypts
+    /// it. A HEAD is answered as the GET would be, and neither it nor the page counts.
     @Sendable func content(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let id = try pathID(context)
         let now = Date()
+        if SharePage.wanted(request) { return SharePage.response(try await store.publicShare(id: id, now: now)) }
         let download = BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes)
         guard request.method != .head else {
             let share = try await store.publicShare(id: id, now: now)
