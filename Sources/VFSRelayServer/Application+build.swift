@@ -163,6 +163,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     ItemController(services: services, store: store, base: RelayPaths.items).addRoutes(to: authenticated)
     ItemController(services: services, store: store, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
     PolicySettingsController(store: store).addRoutes(to: authenticated)
+    ShareController(services: services, store: store).addRoutes(public: router, to: authenticated)
     // Last: it wraps only the not-found answer, and knows every route by now.
     router.addMiddleware {
         MethodNotAllowedMiddleware(routes: RouteMethods(router.routes.map { ($0.path.description, $0.method.rawValue) }))

@@ -37,6 +37,9 @@ struct RelayMetrics: Sendable {
     let uploadBytes: Counter
     let uploadsFinished: Counter
     let downloadBytes: Counter
+    /// GETs of share links that got the file, and those answered 410.
+    let shareDownloads: Counter
+    let shareDownloadsRefused: Counter
     let eventStreams: Gauge
     let internalErrors: Counter
     let diskFull: Counter
@@ -56,7 +59,11 @@ struct RelayMetrics: Sendable {
         self.registry = registry
         uploadBytes = registry.makeCounter(descriptor: Self.name("upload_bytes", unit: "total", "Bytes received in tus uploads (PATCH bodies)."))
         uploadsFinished = registry.makeCounter(descriptor: Self.name("uploads_finished", unit: "total", "Uploads that received their last byte."))
-        downloadBytes = registry.makeCounter(descriptor: Self.name("download_bytes", unit: "total", "Bytes of transfers and cloud files sent to clients."))
+        downloadBytes = registry.makeCounter(descriptor: Self.name("download_bytes", unit: "total", "Bytes of transfers, cloud files and share links sent to clients."))
+        let shares = Self.name("share_downloads", unit: "total",
+                               "GETs of share links: counted and served (served), or refused as revoked, expired or used up (gone).")
+        shareDownloads = registry.makeCounter(descriptor: shares, labels: [("outcome", "served")])
+        shareDownloadsRefused = registry.makeCounter(descriptor: shares, labels: [("outcome", "gone")])
         eventStreams = registry.makeGauge(descriptor: Self.name("event_streams", unit: "", "Event streams open now."))
         internalErrors = registry.makeCounter(descriptor: Self.name("internal_errors", unit: "total", "Answers 500: failures of the relay itself, each logged."))
         diskFull = registry.makeCounter(descriptor: Self.name("disk_full_answers", unit: "total", "Answers 507: the blob disk at its reserve."))

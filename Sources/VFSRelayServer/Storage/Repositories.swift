@@ -454,6 +454,29 @@ public protocol EnrolmentThrottleRepository: Sendable {
     func enrolmentSucceeded(address: String) async throws
 }
 
+/// Share links (issue 51): a finished upload (an age file its owner sealed to a key the
+/// relay never sees) served to whoever holds the link, counted, logged, revoked.
+/// Implemented in Stores/ShareStore.swift.
+public protocol ShareRepository: Sendable {
+    /// Makes the finished upload `upload` of `owner`'s user the blob `blobID` (already in
+    /// the blob store) of a new link, holding one reference until it is revoked or expires.
+    func createShare(id: String, upload: String, blobID: String, owner: DeviceIdentity, expires: Date, maxDownloads: Int?,
+                     now: Date) async throws -> Share
+    /// The user's links, oldest first, each with its downloads.
+    func shares(user: Int64) async throws -> [Share]
+    /// Any link by id (no owner: its holder asks); `notFound` for none.
+    func publicShare(id: String, now: Date) async throws -> PublicShare
+    /// Counts one download if the link allows one now, in one statement (of requests at
+    /// once, exactly as many as its limit get through), logging it with `size(blob)` bytes
+    /// and `address` and storing a `share` event for its user's live devices. `admitted`
+    /// says whether it was counted.
+    func countShareDownload(id: String, size: (BlobRef) -> Int64, address: String, now: Date) async throws -> PublicShare
+    /// Revokes the user's link (again: nothing changes); returns the blob ids to delete.
+    func revokeShare(id: String, user: Int64, now: Date) async throws -> [String]
+    /// Links past their expiry give up their blob reference; returns the blob ids to delete.
+    func expireShares(now: Date) async throws -> [String]
+}
+
 /// Every repository: what the concrete store is, and what the composition root
 /// (`buildRouter`, `buildRelay`) and the operator's commands hold.
 public typealias RelayStore = OperatorRepository
@@ -497,6 +520,7 @@ public typealias RelayStore = OperatorRepository
     & MaintenanceRepository
     & BlobListingRepository
     & EnrolmentThrottleRepository
+    & ShareRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.
