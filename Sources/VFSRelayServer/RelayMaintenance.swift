@@ -5,11 +5,11 @@ import ServiceLifecycle
 /// The sweeper's work, which `vfs-relay gc` also runs: expire transfers and uploads,
 /// recount blob references from the live rows, delete what nobody uses.
 public struct RelayMaintenance: Sendable {
-    let store: any MaintenanceRepository & UploadListingRepository & ShareRepository
+    let store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository
     let blobs: any BlobStore
     let configuration: RelayConfiguration
 
-    public init(store: any MaintenanceRepository & UploadListingRepository & ShareRepository, blobs: any BlobStore, configuration: RelayConfiguration) {
+    public init(store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository, blobs: any BlobStore, configuration: RelayConfiguration) {
         self.store = store
         self.blobs = blobs
         self.configuration = configuration

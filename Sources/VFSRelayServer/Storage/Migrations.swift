@@ -270,7 +270,7 @@ enum RelayMigrations {
         // revoked or expires (`released`); `downloads` is counted in the UPDATE that lets a
         // GET through, so a limit holds however many ask at once. Each download is logged
         // for the owner (time, bytes, the client's address).
-        Migration("v19-shares", [
+        Migration("v17-shares", [
             """
             CREATE TABLE shares(
               id TEXT PRIMARY KEY, user_id \(.integer) NOT NULL, device_id TEXT NOT NULL, org_id \(.integer) NOT NULL,

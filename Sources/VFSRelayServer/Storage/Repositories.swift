@@ -473,6 +473,10 @@ public protocol ShareRepository: Sendable {
     func countShareDownload(id: String, size: (BlobRef) -> Int64, address: String, now: Date) async throws -> PublicShare
     /// Revokes the user's link (again: nothing changes); returns the blob ids to delete.
     func revokeShare(id: String, user: Int64, now: Date) async throws -> [String]
+}
+
+/// The sweep's part of share links.
+public protocol ShareExpiryRepository: Sendable {
     /// Links past their expiry give up their blob reference; returns the blob ids to delete.
     func expireShares(now: Date) async throws -> [String]
 }
@@ -521,6 +525,7 @@ public typealias RelayStore = OperatorRepository
     & BlobListingRepository
     & EnrolmentThrottleRepository
     & ShareRepository
+    & ShareExpiryRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.
