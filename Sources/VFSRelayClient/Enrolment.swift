@@ -77,7 +77,8 @@ package struct Enrolment {
         let answer: EnrollResponse
         do {
             answer = try await RelayClient.with(baseURL: url, token: nil, timeout: timeout, caFile: caFile) { client in
-                try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: recipient))
+                try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: recipient,
+                                                      sendOnly: sendOnly ? true : nil))
             }
         } catch {
             if let old, keepsName { try? await Self.rename(old, to: name) }

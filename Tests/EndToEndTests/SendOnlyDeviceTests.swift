@@ -126,6 +126,18 @@ struct SendOnlyDeviceTests {
             ok(try Tools.run("vfs-decrypt", ["-i", laptopKey, "-o", "/dev/null", blob.path]), "laptop opens \(blob.lastPathComponent)")
         }
 
+        // Its token is scoped (issue 48, item 2): it reads nothing and deletes nothing; the
+        // tools say so and exit 77 (the relay's 403).
+        for (tool, arguments) in [("vfs-fetch", ["--json"]), ("vfs-fetch", ["--all"]), ("vfs-cloud", ["ls", "/"]),
+                                  ("vfs-cloud", ["get", "/note.txt", "-o", fleet.scratch.path("stolen.txt")]),
+                                  ("vfs-cloud", ["put", file, "/planted.txt"]), ("vfs-device", ["invite"]),
+                                  ("vfs-device", ["rename", "phone", "mine"])] {
+            let refused = try server.run(tool, arguments)
+            #expect(refused.status == 77, "\(tool) \(arguments): \(refused.status) \(refused.stderr)")
+            #expect(refused.stderr.contains("send-only device's token"), "\(tool) \(arguments): \(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fleet.scratch.path("stolen.txt")))
+
         // It signs nothing in the chain: it approves nobody, and logs nobody out.
         let approve = try server.run("vfs-device", ["approve", "other", "--fingerprint", try other.fingerprint()])
         #expect(approve.status == 77)

@@ -266,6 +266,9 @@ enum RelayMigrations {
         // (1): it serves a client's chain from the last one at or before its pin, and
         // verifies appends from the last one (docs/device-chain.md, "Checkpoints").
         Migration("v16-chain-checkpoints", ["ALTER TABLE device_chains ADD COLUMN checkpoint \(.integer) NOT NULL DEFAULT 0"]),
+        // Issue 48: the devices enrolled with --send-only, whose tokens may only push
+        // (TokenScopeMiddleware). Marked before the enrolment makes the device.
+        Migration("v18-send-only-devices", ["CREATE TABLE send_only_devices(device_id TEXT PRIMARY KEY, created \(.time) NOT NULL)"]),
     ]
 
     /// What the migrations were called before they were one list (main up to be4e8fe),
