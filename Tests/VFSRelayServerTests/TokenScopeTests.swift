@@ -162,3 +162,21 @@ struct TokenScopeTests {
 func errorMessage(_ response: TestResponse) -> String? {
     (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])?["message"] as? String
 }
+
+/// The marks on both engines (issue 48): SQLite and PostgreSQL keep and read them alike.
+@Suite("send-only marks in the store")
+struct TokenScopeStoreTests {
+    @Test("a mark is kept, read, and dropped; an unmarked id is not send-only; a mark twice is refused", arguments: Backend.allCases)
+    func marks(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let (server, other) = (String(repeating: "a", count: 32), String(repeating: "b", count: 32))
+        #expect(try await !store.isSendOnly(device: server))
+        try await store.markSendOnly(device: server, now: Date())
+        #expect(try await store.isSendOnly(device: server))
+        #expect(try await !store.isSendOnly(device: other))
+        await #expect(throws: (any Error).self) { try await store.markSendOnly(device: server, now: Date()) }
+        try await store.unmarkSendOnly(device: server)
+        #expect(try await !store.isSendOnly(device: server))
+    }
+}
