@@ -35,7 +35,8 @@ extension DeviceTool {
             Examples:
               vfs-device approve phone
               vfs-device approve phone --fingerprint ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
-              vfs-device approve backup-server --send-only --fingerprint ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
+              vfs-device approve backup-server --send-only \\
+                --fingerprint ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
             """)
         @Argument(help: ArgumentHelp("The pending device's name, id, or a unique beginning of its id.", valueName: "name"))
         var name: String
