@@ -287,6 +287,9 @@ enum RelayMigrations {
             """,
             "CREATE INDEX share_downloads_share ON share_downloads(share_id)",
         ]),
+        // Issue 48: the devices enrolled with --send-only, whose tokens may only push
+        // (TokenScopeMiddleware). Marked before the enrolment makes the device.
+        Migration("v18-send-only-devices", ["CREATE TABLE send_only_devices(device_id TEXT PRIMARY KEY, created \(.time) NOT NULL)"]),
     ]
 
     /// What the migrations were called before they were one list (main up to be4e8fe),

@@ -481,6 +481,20 @@ public protocol ShareExpiryRepository: Sendable {
     func expireShares(now: Date) async throws -> [String]
 }
 
+/// Which devices' tokens are send-only (issue 48; `TokenScopeMiddleware`): table
+/// `send_only_devices`, migration `v18-send-only-devices`. Apart from the devices table
+/// so that a device is marked before its enrolment makes it: no device exists, even for
+/// a moment, without its mark (a mark whose enrolment failed names no device).
+/// Implemented in Stores/TokenScopeStore.swift.
+public protocol TokenScopeRepository: Sendable {
+    /// Marks `device` (an id about to be enrolled) send-only.
+    func markSendOnly(device: String, now: Date) async throws
+    /// Drops the mark of an id whose enrolment failed.
+    func unmarkSendOnly(device: String) async throws
+    /// Whether `device`'s token is send-only.
+    func isSendOnly(device: String) async throws -> Bool
+}
+
 /// Every repository: what the concrete store is, and what the composition root
 /// (`buildRouter`, `buildRelay`) and the operator's commands hold.
 public typealias RelayStore = OperatorRepository
@@ -526,6 +540,7 @@ public typealias RelayStore = OperatorRepository
     & EnrolmentThrottleRepository
     & ShareRepository
     & ShareExpiryRepository
+    & TokenScopeRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.
