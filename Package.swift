@@ -20,6 +20,7 @@ let tools: [(name: String, dependencies: [Target.Dependency])] = [
     ("vfs-push", ["VFSRelayClient", "VFSRelayTransfers", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
     ("vfs-fetch", ["VFSRelayClient", "VFSRelayTransfers", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
     ("vfs-cloud", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol"]),
+    ("vfs-share", ["VFSRelayClient", "VFSRelayCommandLine", "VFSRelayProtocol", "VFSBundle"]),
 ]
 
 /// A release build's tools carry Swift's standard library and Foundation (the static
@@ -100,8 +101,8 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ],
-        // The OpenAPI document and the admin page's stylesheet, compiled in: an installed binary serves them too.
-        resources: [.embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/admin.css")]),
+        // The OpenAPI document, the admin page's stylesheet and the share page's script, compiled in: an installed binary serves them too.
+        resources: [.embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/admin.css"), .embedInCode("Resources/share.js")]),
         // S3 for the relay's blobs: an AWS Signature V4 signer and a small S3 client
         // (objects, ranged reads, listing, multipart uploads) over AsyncHTTPClient.
         .target(name: "VFSObjectStore", dependencies: [

@@ -14,7 +14,9 @@
 #    the upload (its log). The online case and wormhole also print the CPU seconds of all
 #    their processes (vfs-push, the watching vfs-fetch and the relay; wormhole's sender,
 #    receiver and transit relay): on a machine whose cores they keep busy, CPU over cores
-#    is the floor of their wall time.
+#    is the floor of their wall time. Both are also printed per GiB moved, with their
+#    ratio (issue 46 asks for 0.50x), and so is the relay's CPU taking a stored push and
+#    serving its fetch (issue 46: at most 2 CPU-s per GiB).
 # 2. One push to a group of 5 devices: the bytes the relay received (its tus upload
 #    lengths and its blob files) against the ciphertext a device downloads (--raw), and
 #    the fetch time on one of them.
@@ -91,6 +93,8 @@ cpu_timed() {
   after=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
   echo "$before $after" > "$out"
 }
+# per_gib SECONDS: SECONDS for the SIZE_MIB moved, per GiB.
+per_gib() { python3 -c 'import sys; print("%.2fs" % (float(sys.argv[1]) * 1024 / int(sys.argv[2])))' "$1" "$SIZE_MIB"; }
 rss_mib() { awk '{printf "%.0f", $1 / 1024}' "$1"; }
 # ticks PID: the CPU a running process used so far (user + system, all its threads), in clock ticks.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -112,16 +116,21 @@ spread() {
 round_stored() {
   sync; sleep 1
   mkdir "$BENCH_DIR/phone-inbox"
-  local log_start t0 t1 t2 transfer
+  local log_start t0 t1 t2 transfer relay0 relay1
   log_start=$(wc -l < "$BENCH_DIR/relay.log")
+  relay0=$(ticks "$relay_pid")
   t0=$(now)
   transfer=$(RSS_OUT="$BENCH_DIR/push.rss" cpu_timed "$BENCH_DIR/push.cpu" on laptop vfs-push send -q -d phone "$file")
   t1=$(now)
+  relay1=$(ticks "$relay_pid")
   RSS_OUT="$BENCH_DIR/fetch.rss" cpu_timed "$BENCH_DIR/fetch.cpu" on phone vfs-fetch -q -C "$BENCH_DIR/phone-inbox" "$transfer"
   t2=$(now)
+  echo "$relay0 $relay1" > "$BENCH_DIR/stored-relay-in.cpu"
+  echo "$relay1 $(ticks "$relay_pid")" > "$BENCH_DIR/stored-relay-out.cpu"
   cmp_or_fail "$BENCH_DIR/phone-inbox/big.bin" vfs-fetch
   keep vfs_push "$(elapsed "$t0" "$t1")"; keep vfs_fetch "$(elapsed "$t1" "$t2")"; keep vfs_total "$(elapsed "$t0" "$t2")"
   keep push_cpu "$(cpu_of "$BENCH_DIR/push.cpu")"; keep fetch_cpu "$(cpu_of "$BENCH_DIR/fetch.cpu")"
+  keep relay_in_cpu "$(cpu_of "$BENCH_DIR/stored-relay-in.cpu")"; keep relay_out_cpu "$(cpu_of "$BENCH_DIR/stored-relay-out.cpu")"
   keep push_rss "$(rss_mib "$BENCH_DIR/push.rss")"; keep fetch_rss "$(rss_mib "$BENCH_DIR/fetch.rss")"
   # The relay's own time for the upload's PATCH requests (its log has each request's
   # milliseconds; a download's is logged when its body starts, so it is not shown).
@@ -257,6 +266,10 @@ printf '  %-44s %7ss %10s %12s   peak RSS %s MiB %s\n' "  of which vfs-push (bun
 printf '  %-44s %7ss %10s %12s   peak RSS %s MiB %s\n' "  of which vfs-fetch (down, decrypt, unwrap)" "$vfs_fetch" "$(mbps "$size" "$vfs_fetch")" \
   "CPU ${fetch_cpu}s" "$fetch_rss" "$(spread vfs_fetch)"
 printf '  %-44s %7ss %10s\n' "  relay's time in the tus PATCH (its log)" "$relay_patch" "$(mbps "$size" "$relay_patch")"
+printf '  %-44s %7ss %10s %12s   (taking the push %ss, serving the fetch %ss; target <= 2.00 per GiB)\n' "  relay's CPU for the two" \
+  "$(python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) + float(sys.argv[2])))' "$relay_in_cpu" "$relay_out_cpu")" "" \
+  "$(per_gib "$(python3 -c 'import sys; print(float(sys.argv[1]) + float(sys.argv[2]))' "$relay_in_cpu" "$relay_out_cpu")")/GiB" \
+  "$relay_in_cpu" "$relay_out_cpu"
 printf '  %-44s %7ss %10s %12s %s\n' "vfs online: vfs-fetch --watch during the push" "$vfs_online" "$(mbps "$size" "$vfs_online")" \
   "$(ratio "$vfs_total" "$vfs_online")" "$(spread vfs_online)"
 printf '  %-44s %7ss %10s\n' "  of which the push ran" "$vfs_online_push" "$(mbps "$size" "$vfs_online_push")"
@@ -264,12 +277,14 @@ cores=$(nproc)
 printf '  %-44s %7ss %10s %12s   (push %ss, fetch --watch %ss, relay %ss)\n' "  CPU of the three, and that over $cores cores" "$online_cpu" "" \
   "$(python3 -c 'import sys; print("%.2fs" % (float(sys.argv[1]) / int(sys.argv[2])))' "$online_cpu" "$cores")" \
   "$online_push_cpu" "$online_watch_cpu" "$online_relay_cpu"
+printf '  %-44s %7s %10s %12s   (relay %s/GiB)\n' "  CPU per GiB moved, the three" "" "" "$(per_gib "$online_cpu")/GiB" "$(per_gib "$online_relay_cpu")"
 if [ -n "$wormhole" ]; then
   printf '  %-44s %7ss %10s %12s   (target >= 3.00x) %s\n' "wormhole send + receive (--no-listen: relay)" "$wormhole_total" \
     "$(mbps "$size" "$wormhole_total")" "$(ratio "$wormhole_total" "$vfs_total")" "$(spread wormhole_total)"
   printf '  %-44s %7s %10s %12s   (online; issue 26 target >= 2.00x)\n' "  wormhole against vfs online" "" "" \
     "$(ratio "$wormhole_total" "$vfs_online")"
-  printf '  %-44s %7ss\n' "  CPU of wormhole's sender, receiver, transit" "$wormhole_cpu"
+  printf '  %-44s %7ss %10s %12s\n' "  CPU of wormhole's sender, receiver, transit" "$wormhole_cpu" "" "$(per_gib "$wormhole_cpu")/GiB"
+  printf '  %-44s %7s %10s %12s   (issue 46 target <= 0.50x)\n' "  vfs online's CPU per GiB / wormhole's" "" "" "$(ratio "$online_cpu" "$wormhole_cpu")"
 fi
 printf '  %-44s %7ss %10s %12s   (the no-crypto floor)\n' "curl PUT + GET, nginx WebDAV, plaintext" "$curl_total" \
   "$(mbps "$size" "$curl_total")" "$(ratio "$curl_total" "$vfs_total")"

@@ -58,7 +58,7 @@ Description: small Unix commands that keep files secret, approved and destroyed
  keychain with an unlock agent (vfs-keychain), shredding (vfs-shred), an
  approved-apps policy (vfs-policy), sealed bundles (vfs-wrap, vfs-unwrap), and a
  relay server (vfs-relay, with a systemd unit) with its client tools (vfs-device,
- vfs-push, vfs-fetch).
+ vfs-push, vfs-fetch, vfs-cloud, vfs-share).
 CONTROL
 for s in postinst prerm postrm; do install -m 0755 "$here/debian/$s" "$root/DEBIAN/$s"; done
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | LC_ALL=C sort | xargs md5sum) > "$root/DEBIAN/md5sums"

@@ -109,6 +109,8 @@ extension DeviceChain {
         let user: String
         let primitives: Primitives
         var live: [String: DeviceEntry] = [:]
+        /// Live send-only devices: never signers of the chain, never counted as its last device.
+        var senders: [String: DeviceEntry] = [:]
         var previousHash = [UInt8](repeating: 0, count: DeviceChain.hashCount)
         var root: DeviceEntry?
         var rootTimestamp: Int64 = 0
@@ -132,7 +134,7 @@ extension DeviceChain {
             Verified(user: user, rootKey: root?.signingKey ?? [], devices: live,
                      head: Head(sequence: next == 0 ? 0 : next - 1, hash: previousHash),
                      first: first, root: root, rootTimestamp: rootTimestamp,
-                     segmentStatements: segmentStatements, segmentBytes: segmentBytes)
+                     segmentStatements: segmentStatements, segmentBytes: segmentBytes, senders: senders)
         }
 
         func verified(refusing error: DeviceChainError) -> Verified {
@@ -168,10 +170,15 @@ extension DeviceChain {
             guard let signer = checkpoint.devices.first(where: { $0.id == statement.signer }) else {
                 throw DeviceChainError.signerNotLive(index: index, signer: statement.signer)
             }
+            guard !signer.sendOnly else { throw DeviceChainError.sendOnlySigner(index: index, signer: statement.signer) }
             guard primitives.verifyEd25519(statement.signature, statement.signedMessage, signer.signingKey) else {
                 throw DeviceChainError.badSignature(index: index)
             }
-            live = Dictionary(uniqueKeysWithValues: checkpoint.devices.map { ($0.id, $0) })
+            guard !checkpoint.root.sendOnly else {
+                throw DeviceChainError.checkpointMismatch(index: index, reason: "restates a send-only root")
+            }
+            live = Dictionary(uniqueKeysWithValues: checkpoint.devices.filter { !$0.sendOnly }.map { ($0.id, $0) })
+            senders = Dictionary(uniqueKeysWithValues: checkpoint.devices.filter(\.sendOnly).map { ($0.id, $0) })
             root = checkpoint.root
             rootTimestamp = checkpoint.rootTimestamp
             first = statement.sequence
@@ -204,8 +211,12 @@ extension DeviceChain {
                 guard case .add(let device) = statement.action, device.id == statement.signer else {
                     throw DeviceChainError.badRoot(reason: "the first statement must add the device that signs it")
                 }
+                guard !device.sendOnly else { throw DeviceChainError.badRoot(reason: "a send-only device cannot start a chain") }
                 signerKey = device.signingKey
             } else {
+                // A send-only device signs its own pushes, never a statement: an intruder on
+                // a server cannot add a reader of their own (issue 48).
+                if senders[statement.signer] != nil { throw DeviceChainError.sendOnlySigner(index: index, signer: statement.signer) }
                 guard let signer = live[statement.signer] else { throw DeviceChainError.signerNotLive(index: index, signer: statement.signer) }
                 signerKey = signer.signingKey
             }
@@ -214,13 +225,20 @@ extension DeviceChain {
             }
             switch statement.action {
             case .add(let device):
-                guard live[device.id] == nil else { throw DeviceChainError.duplicate(index: index, reason: "device \(device.id) is already in the chain") }
-                guard !live.values.contains(where: { $0.signingKey == device.signingKey }) else {
+                guard live[device.id] == nil, senders[device.id] == nil else {
+                    throw DeviceChainError.duplicate(index: index, reason: "device \(device.id) is already in the chain")
+                }
+                guard !live.values.contains(where: { $0.signingKey == device.signingKey }),
+                      !senders.values.contains(where: { $0.signingKey == device.signingKey }) else {
                     throw DeviceChainError.duplicate(index: index, reason: "its signing key is already another live device's")
                 }
-                live[device.id] = device
+                if device.sendOnly { senders[device.id] = device } else { live[device.id] = device }
                 if next == 0 { (root, rootTimestamp) = (device, statement.timestamp) }
             case .remove(let id):
+                if senders[id] != nil {
+                    senders[id] = nil
+                    break
+                }
                 guard live[id] != nil else { throw DeviceChainError.duplicate(index: index, reason: "device \(id) is not live") }
                 guard live.count > 1 else { throw DeviceChainError.duplicate(index: index, reason: "it would remove the last device") }
                 live[id] = nil
@@ -229,8 +247,8 @@ extension DeviceChain {
                 guard checkpoint.root == root, checkpoint.rootTimestamp == rootTimestamp else {
                     throw DeviceChainError.checkpointMismatch(index: index, reason: "restates another root")
                 }
-                guard checkpoint.devices == live.values.sorted(by: { $0.id < $1.id }) else {
-                    throw DeviceChainError.checkpointMismatch(index: index, reason: "does not restate the live devices (\(live.count)) as they are")
+                guard checkpoint.devices == (Array(live.values) + Array(senders.values)).sorted(by: { $0.id < $1.id }) else {
+                    throw DeviceChainError.checkpointMismatch(index: index, reason: "does not restate the live devices (\(live.count + senders.count)) as they are")
                 }
             }
             if statement.isCheckpoint {

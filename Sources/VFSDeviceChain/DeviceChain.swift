@@ -60,7 +60,22 @@ package enum DeviceChain {
         }
     }
 
+    /// Statement kinds (the second byte of the canonical bytes). A send-only device
+    /// (issue 48) is added by its own kind, and a checkpoint restating one has its own
+    /// kind too, so that a verifier from before them refuses both (unknown kind) rather
+    /// than taking a send-only device for a reader.
+    enum Kind {
+        static let add: UInt8 = 1
+        static let remove: UInt8 = 2
+        static let checkpoint: UInt8 = 3
+        static let addSendOnly: UInt8 = 4
+        static let checkpointWithRoles: UInt8 = 5
+        static func isCheckpoint(_ kind: UInt8) -> Bool { kind == checkpoint || kind == checkpointWithRoles }
+    }
+
     public enum Action: Equatable, Sendable {
+        /// A device joins: a reader (kind 1), or a send-only device (kind 4,
+        /// `DeviceEntry.sendOnly`) that signs its own pushes and is never a recipient.
         case add(DeviceEntry)
         case remove(deviceId: String)
         /// Restates the verifier's whole state at that point; changes nothing.
@@ -85,6 +100,8 @@ package enum DeviceChain {
             self.root = root; self.rootTimestamp = rootTimestamp
             self.devices = devices.sorted { $0.id < $1.id }
         }
+        /// Whether it restates a send-only device (kind 5, each device's role after it).
+        public var hasSendOnly: Bool { devices.contains { $0.sendOnly } }
     }
 
     /// A device as the chain knows it.
@@ -93,8 +110,12 @@ package enum DeviceChain {
         public var name: String
         public var recipient: String
         public var signingKey: [UInt8]
-        public init(id: String, name: String, recipient: String, signingKey: [UInt8]) {
-            self.id = id; self.name = name; self.recipient = recipient; self.signingKey = signingKey
+        /// A send-only device (issue 48): it signs its own pushes and nothing else (no
+        /// chain statement), and no client encrypts to it. Its recipient is kept (what the
+        /// relay lists and the fingerprint covers), never used.
+        public var sendOnly: Bool
+        public init(id: String, name: String, recipient: String, signingKey: [UInt8], sendOnly: Bool = false) {
+            self.id = id; self.name = name; self.recipient = recipient; self.signingKey = signingKey; self.sendOnly = sendOnly
         }
     }
 
@@ -127,9 +148,10 @@ package enum DeviceChain {
             var out = CanonicalWriter()
             out.byte(DeviceChain.statementVersion)
             switch action {
-            case .add: out.byte(1)
-            case .remove: out.byte(2)
-            case .checkpoint: out.byte(3)
+            case .add(let device): out.byte(device.sendOnly ? Kind.addSendOnly : Kind.add)
+            case .remove: out.byte(Kind.remove)
+            case .checkpoint(let checkpoint):
+                out.byte(checkpoint.hasSendOnly ? Kind.checkpointWithRoles : Kind.checkpoint)
             }
             out.field(Array(user.utf8))
             out.uint64(sequence)
@@ -146,7 +168,12 @@ package enum DeviceChain {
                 out.device(checkpoint.root)
                 precondition(checkpoint.devices.count <= Int(UInt16.max))
                 out.byte(UInt8(checkpoint.devices.count >> 8)); out.byte(UInt8(checkpoint.devices.count & 0xff))
-                for device in checkpoint.devices { out.device(device) }
+                // Kind 5: each device's role after it (0 a reader, 1 send-only).
+                let roles = checkpoint.hasSendOnly
+                for device in checkpoint.devices {
+                    out.device(device)
+                    if roles { out.byte(device.sendOnly ? 1 : 0) }
+                }
             }
             return out.bytes
         }
@@ -163,7 +190,7 @@ package enum DeviceChain {
         /// Parses one signed statement; refuses anything but the exact canonical form.
         public static func decode(_ bytes: [UInt8]) throws -> Statement {
             let kind = bytes.count > 1 ? bytes[1] : 0
-            let limit = kind == 3 ? DeviceChain.maxCheckpointBytes : DeviceChain.maxStatementBytes
+            let limit = Kind.isCheckpoint(kind) ? DeviceChain.maxCheckpointBytes : DeviceChain.maxStatementBytes
             guard bytes.count <= limit else {
                 throw DeviceChainError.malformed(index: nil, reason: "a statement of \(bytes.count) bytes (the limit is \(limit))")
             }
@@ -179,25 +206,42 @@ package enum DeviceChain {
             let signer = try reader.deviceId()
             let action: Action
             switch kind {
-            case 1:
+            case Kind.add:
                 action = .add(try reader.device())
-            case 2:
+            case Kind.addSendOnly:
+                var device = try reader.device()
+                device.sendOnly = true
+                action = .add(device)
+            case Kind.remove:
                 action = .remove(deviceId: try reader.deviceId())
-            case 3:
+            case Kind.checkpoint, Kind.checkpointWithRoles:
+                let roles = kind == Kind.checkpointWithRoles
                 let rootTimestamp = Int64(bitPattern: try reader.uint64())
                 let root = try reader.device()
                 let count = try reader.raw(2).reduce(0) { $0 << 8 | Int($1) }
                 guard count > 0 else { throw DeviceChainError.malformed(index: nil, reason: "a checkpoint of no devices") }
                 var devices: [DeviceEntry] = []
                 for _ in 0..<count {
-                    let device = try reader.device()
+                    var device = try reader.device()
+                    if roles {
+                        switch try reader.byte() {
+                        case 0: break
+                        case 1: device.sendOnly = true
+                        case let role: throw DeviceChainError.malformed(index: nil, reason: "a device of unknown role \(role) in a checkpoint")
+                        }
+                    }
                     // Strictly ascending ids: one encoding per state, no device twice.
                     guard devices.last.map({ $0.id < device.id }) ?? true else {
                         throw DeviceChainError.malformed(index: nil, reason: "a checkpoint whose devices are not in ascending order of id")
                     }
                     devices.append(device)
                 }
-                action = .checkpoint(Checkpoint(root: root, rootTimestamp: rootTimestamp, devices: devices))
+                let checkpoint = Checkpoint(root: root, rootTimestamp: rootTimestamp, devices: devices)
+                // One encoding per state: roles only where a device is send-only (kind 3 otherwise).
+                guard roles == checkpoint.hasSendOnly else {
+                    throw DeviceChainError.malformed(index: nil, reason: "a checkpoint with roles and no send-only device")
+                }
+                action = .checkpoint(checkpoint)
             default:
                 throw DeviceChainError.malformed(index: nil, reason: "unknown statement kind \(kind)")
             }
@@ -213,7 +257,8 @@ package enum DeviceChain {
         public var user: String
         /// The root (first) device's signing key: what another user pins (issue 28).
         public var rootKey: [UInt8]
-        /// The live devices by id.
+        /// The live devices by id: the readers, every one a recipient of what the user's
+        /// devices encrypt and a signer of the chain.
         public var devices: [String: DeviceEntry]
         public var head: Head
         /// Why the statements after `head` were left out, when the chain served had a
@@ -229,12 +274,26 @@ package enum DeviceChain {
         /// statements and bytes, which the bounds limit.
         public var segmentStatements = 0
         public var segmentBytes = 0
+        /// The live send-only devices by id (issue 48): they sign their own pushes, never
+        /// a chain statement, and are never a recipient. Apart from `devices` so that no
+        /// code choosing readers from `devices` can take one in.
+        public var senders: [String: DeviceEntry] = [:]
         /// How many statements verified: those from `first` to `head`.
         public var count: Int { Int(head.sequence - first) + 1 }
 
         /// The checkpoint that restates this state; nil before the root.
         public var checkpoint: Checkpoint? {
-            root.map { Checkpoint(root: $0, rootTimestamp: rootTimestamp, devices: Array(devices.values)) }
+            root.map { Checkpoint(root: $0, rootTimestamp: rootTimestamp, devices: Array(devices.values) + Array(senders.values)) }
+        }
+
+        /// A live device that may sign a bundle: a reader or a send-only device.
+        public func signer(_ id: String) -> DeviceEntry? { devices[id] ?? senders[id] }
+
+        /// The live device `id` as a recipient: refuses a send-only device
+        /// (`DeviceChainError.sendOnlyRecipient`, 77), nil for one not live.
+        public func recipient(_ id: String) throws -> DeviceEntry? {
+            if let sender = senders[id] { throw DeviceChainError.sendOnlyRecipient(device: sender.name, user: user) }
+            return devices[id]
         }
 
         /// Whether a client should append a checkpoint before its next change: the
@@ -345,6 +404,10 @@ package enum DeviceChainError: Error, Equatable, Sendable, CustomStringConvertib
     case unanchoredCheckpoint(sequence: UInt64, pinned: UInt64?)
     /// A checkpoint does not restate the state the chain has at that point.
     case checkpointMismatch(index: Int, reason: String)
+    /// A statement signed by a send-only device, which signs only its own pushes (issue 48).
+    case sendOnlySigner(index: Int, signer: String)
+    /// A send-only device taken as a recipient: nothing is ever encrypted to one (issue 48).
+    case sendOnlyRecipient(device: String, user: String)
 
     public var description: String {
         func at(_ index: Int?) -> String { index.map { "statement \($0): " } ?? "" }
@@ -365,6 +428,10 @@ package enum DeviceChainError: Error, Equatable, Sendable, CustomStringConvertib
             let why = pinned.map { "after the statement \($0) this device verified" } ?? "and this device has verified none of it"
             return "device chain: the relay served the chain from a checkpoint (statement \(sequence)) \(why)"
         case let .checkpointMismatch(index, reason): return "device chain: \(at(index))is a checkpoint that \(reason)"
+        case let .sendOnlySigner(index, signer):
+            return "device chain: \(at(index))is signed by device \(signer), a send-only device, which signs no statement"
+        case let .sendOnlyRecipient(device, user):
+            return "device chain: \"\(device)\" of \(user) is a send-only device: nothing is encrypted to it"
         }
     }
 }

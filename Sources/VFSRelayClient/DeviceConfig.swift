@@ -23,9 +23,13 @@ public struct DeviceConfig: Codable, Equatable, Sendable {
     /// `vfs-device enroll --identity-file` with a plugin's stub: the device's recipient,
     /// which a stub does not yield (given with --recipient or in the stub file's comment).
     public var recipient: String?
+    /// `vfs-device enroll --send-only` (issue 48): this device signs its pushes and is
+    /// never a recipient; its fingerprint says so. Nil for a reader.
+    public var sendOnly: Bool?
 
     public init(relay: String, device: String, name: String, user: String? = nil, ca: String? = nil, insecureHTTP: Bool = false,
-                recipient: String? = nil) {
+                recipient: String? = nil, sendOnly: Bool = false) {
+        self.sendOnly = sendOnly ? true : nil
         self.relay = relay
         self.device = device
         self.name = name

@@ -26,31 +26,45 @@ package struct DeviceTrust: Sendable {
         return entry.recipient == device.recipient
     }
 
+    /// In the verified chain as a send-only device (issue 48), with the recipient the
+    /// relay lists: it signs its own pushes and is never encrypted to.
+    public func isSendOnly(_ device: Device) -> Bool {
+        guard let entry = verified?.senders[device.id] else { return false }
+        return entry.recipient == device.recipient
+    }
+
+    /// In the verified chain, as a reader or as a send-only device.
+    public func isMember(_ device: Device) -> Bool { isApproved(device) || isSendOnly(device) }
+
     /// The sequence number of the next statement appended.
     public var nextSequence: UInt64 { (statements.last?.sequence).map { $0 + 1 } ?? 0 }
 
     public var approved: [Device] { devices.filter(isApproved) }
-    public var pending: [Device] { devices.filter { !isApproved($0) } }
+    public var pending: [Device] { devices.filter { !isMember($0) } }
 
     /// The device's fingerprint from the signing key and recipient the relay lists; nil
     /// until it published its key.
-    public static func fingerprint(_ device: Device) -> String? {
+    /// `sendOnly`: the fingerprint of the device as a send-only one (issue 48).
+    public static func fingerprint(_ device: Device, sendOnly: Bool = false) -> String? {
         guard let key = device.signingKey.flatMap({ Data(base64Encoded: $0) }), key.count == Ed25519.publicKeyCount else { return nil }
-        return Fingerprint.device(signingKey: Array(key), recipient: device.recipient)
+        return Fingerprint.device(signingKey: Array(key), recipient: device.recipient, sendOnly: sendOnly)
     }
 
-    /// `devices` without the pending ones, each named on stderr by `warn` ("left out").
+    /// `devices` without the pending ones, each named on stderr by `warn` ("left out"),
+    /// and without send-only devices, which read nothing (issue 48: no stanza for them).
     public func leavingOutPending(_ devices: [Device], warn: (String) -> Void) -> [Device] {
-        for device in devices where !isApproved(device) {
+        for device in devices where !isMember(device) {
             warn("leaving out \"\(DisplayText.printable(device.name))\": not approved by your devices yet (vfs-device approve)")
         }
         return devices.filter(isApproved)
     }
 
     /// Throws `.keyChanged` for a device of `targets` the chain holds with another
-    /// recipient, `.pending` naming those it does not hold.
+    /// recipient, `.pending` naming those it does not hold, and
+    /// `DeviceChainError.sendOnlyRecipient` (77) for a send-only device (issue 48).
     public func requireApproved(_ targets: [Device]) throws {
         for device in targets {
+            _ = try verified?.recipient(device.id)
             if let entry = verified?.devices[device.id], entry.recipient != device.recipient {
                 throw RelayClientError.keyChanged(device: device.name, pinned: entry.recipient, reported: device.recipient)
             }
@@ -202,6 +216,10 @@ extension RelaySession {
             trust.devices = try await client.devices().filter { $0.invalidated == nil }
         }
         guard trust.verified == nil else { return (trust, false) }
+        // A send-only device signs no statement, the root least of all (issue 48).
+        if config.sendOnly == true {
+            throw DeviceChainError.badRoot(reason: "\(trust.user) has no device chain yet, and a send-only device cannot start one: enrol a device of theirs that reads first")
+        }
         let entry = DeviceChain.DeviceEntry(id: config.device, name: try Self.chainName(me.name), recipient: recipient,
                                             signingKey: key.publicKey)
         do {

@@ -33,6 +33,9 @@ package struct Enrolment {
     /// How a chain of the user this device has never seen is taken.
     package var acceptance: ChainAcceptance
     package var report: ClientReport
+    /// `--send-only` (issue 48): a device that signs its pushes and is never a recipient;
+    /// its fingerprint says so, and an approved device adds it to the chain as such.
+    package var sendOnly = false
 
     package init(url: String, code: String, name: String, platform: String, identity: AgeIdentity, stubRecipient: String?,
                  caFile: String?, keepCA: String?, insecureHTTP: Bool, timeout: Int?, place: CredentialPlace, home: String,
@@ -74,7 +77,8 @@ package struct Enrolment {
         let answer: EnrollResponse
         do {
             answer = try await RelayClient.with(baseURL: url, token: nil, timeout: timeout, caFile: caFile) { client in
-                try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: recipient))
+                try await client.enroll(EnrollRequest(code: code, name: name, platform: platform, recipient: recipient,
+                                                      sendOnly: sendOnly ? true : nil))
             }
         } catch {
             if let old, keepsName { try? await Self.rename(old, to: name) }
@@ -86,11 +90,11 @@ package struct Enrolment {
         pins.trust(answer.device)
         try pins.save()
         report.info("enrolled \"\(answer.device.name)\" with \(url)")
-        report.info("fingerprint \(Fingerprint.device(signingKey: signingKey.publicKey, recipient: recipient))")
+        report.info("fingerprint \(Fingerprint.device(signingKey: signingKey.publicKey, recipient: recipient, sendOnly: sendOnly))")
         // The new device as the chain holds it (a name it can't hold fails where it is used).
         func entry() throws -> DeviceChain.DeviceEntry {
             DeviceChain.DeviceEntry(id: answer.device.id, name: try RelaySession.chainName(answer.device.name),
-                                    recipient: recipient, signingKey: signingKey.publicKey)
+                                    recipient: recipient, signingKey: signingKey.publicKey, sendOnly: sendOnly)
         }
         // An approved old device hands its place in the chain to the new one.
         if let old, let oldKey = old.credentials.signingKey {
@@ -153,7 +157,7 @@ package struct Enrolment {
             try AtomicOutputFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: keepCA))), to: home + "/relay-ca.pem", mode: 0o600)
         }
         try DeviceConfig(relay: url, device: device.id, name: device.name, ca: kept, insecureHTTP: insecureHTTP,
-                         recipient: stubRecipient).save(home: home)
+                         recipient: stubRecipient, sendOnly: sendOnly).save(home: home)
     }
 
     /// When the old device is approved: it adds `entry` (the new device) to the chain and

@@ -11,15 +11,19 @@ public struct EnrollRequest: Codable, Sendable, Equatable {
     public var platform: String
     /// The device's age recipient (`age1…`): senders encrypt to it.
     public var recipient: String
+    /// `vfs-device enroll --send-only` (issue 48): the device's token may only push (and
+    /// read what a push needs); nil for an ordinary device.
+    public var sendOnly: Bool?
 
-    public init(code: String, name: String, platform: String, recipient: String) {
+    public init(code: String, name: String, platform: String, recipient: String, sendOnly: Bool? = nil) {
         self.code = code
         self.name = name
         self.platform = platform
         self.recipient = recipient
+        self.sendOnly = sendOnly
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case code, name, platform, recipient }
+    enum CodingKeys: String, CodingKey, CaseIterable { case code, name, platform, recipient, sendOnly }
     public init(from decoder: Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -27,6 +31,7 @@ public struct EnrollRequest: Codable, Sendable, Equatable {
         name = try c.decode(String.self, forKey: .name)
         platform = try c.decode(String.self, forKey: .platform)
         recipient = try c.decode(String.self, forKey: .recipient)
+        sendOnly = try c.decodeIfPresent(Bool.self, forKey: .sendOnly)
     }
 }
 

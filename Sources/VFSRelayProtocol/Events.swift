@@ -10,6 +10,8 @@ public enum RelayEventKind: String, Codable, Sendable, CaseIterable {
     case alert
     /// A group of this user changed; data: `{"group": name}`.
     case group
+    /// A share link of this user was downloaded; data: `{"share": id, "size": bytes, "address": client}`.
+    case share
 }
 
 /// `GET /v1/health`.

@@ -29,6 +29,8 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     /// The client closed the connection before its request ended (logged 499; no client
     /// reads it).
     case clientClosed = "client_closed"
+    /// A share link that was revoked, expired or used all its downloads (410).
+    case gone
     case internalError = "internal"
 }
 

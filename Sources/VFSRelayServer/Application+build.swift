@@ -148,6 +148,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     AdminController(services: services, store: store,
                     items: ItemController(services: services, store: store, base: RelayPaths.items)).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthMiddleware(store: store))
+        .add(middleware: TokenScopeMiddleware(store: store))
         .add(middleware: UsageLimitMiddleware(counts: services.usage, limits: configuration.limits))
     DeviceController(services: services, store: store).addRoutes(to: authenticated)
     ChainController(store: store).addRoutes(to: authenticated)
@@ -156,12 +157,14 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     GroupController(store: store).addRoutes(to: authenticated)
     OrgGroupController(store: store).addRoutes(to: authenticated)
     UploadController(services: services, store: store).addRoutes(discovery: router, to: authenticated)
-    TransferController(services: services, store: store).addRoutes(to: authenticated)
+    TransferController(services: services, store: store,
+                       follower: UploadFollower(store: store, hub: hub, recheck: configuration.watchInterval)).addRoutes(to: authenticated)
     EventController(services: services, store: store).addRoutes(to: authenticated)
     CloudController(services: services, store: store).addRoutes(to: authenticated)
     ItemController(services: services, store: store, base: RelayPaths.items).addRoutes(to: authenticated)
     ItemController(services: services, store: store, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
     PolicySettingsController(store: store).addRoutes(to: authenticated)
+    ShareController(services: services, store: store).addRoutes(public: router, to: authenticated)
     // Last: it wraps only the not-found answer, and knows every route by now.
     router.addMiddleware {
         MethodNotAllowedMiddleware(routes: RouteMethods(router.routes.map { ($0.path.description, $0.method.rawValue) }))

@@ -5,11 +5,11 @@ import ServiceLifecycle
 /// The sweeper's work, which `vfs-relay gc` also runs: expire transfers and uploads,
 /// recount blob references from the live rows, delete what nobody uses.
 public struct RelayMaintenance: Sendable {
-    let store: any MaintenanceRepository & UploadListingRepository
+    let store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository
     let blobs: any BlobStore
     let configuration: RelayConfiguration
 
-    public init(store: any MaintenanceRepository & UploadListingRepository, blobs: any BlobStore, configuration: RelayConfiguration) {
+    public init(store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository, blobs: any BlobStore, configuration: RelayConfiguration) {
         self.store = store
         self.blobs = blobs
         self.configuration = configuration
@@ -38,6 +38,7 @@ public struct RelayMaintenance: Sendable {
     func sweepOnceUnguarded(now: Date) async throws -> GarbageReport {
         let expired = try await store.expireTransfers(now: now)
         for blob in expired { await blobs.deleteBlob(blob) }
+        for blob in try await store.expireShares(now: now) { await blobs.deleteBlob(blob) }
         // Idle past the expiry (`--upload-idle-expiry`) or their whole lifetime; one being
         // written now is not idle.
         let uploads = try await store.removeExpiredUploads(now: now, sparing: store.uploadsBeingWritten())

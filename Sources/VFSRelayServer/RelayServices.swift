@@ -8,7 +8,7 @@ import Prometheus
 /// No repository: each controller holds those it calls; the uploads' becoming blobs
 /// below holds its own, out of the controllers' reach.
 struct RelayServices: Sendable {
-    private let uploads: any UploadRepository & StreamingRepository
+    private let uploads: any UploadWriterRepository & StreamingRepository & StreamingCompletionRepository
     let blobs: any BlobStore
     let hub: EventHub
     let configuration: RelayConfiguration
@@ -17,7 +17,7 @@ struct RelayServices: Sendable {
     /// Requests in flight and event streams by user and organisation (`UsageLimits`).
     let usage = UsageCounts()
 
-    init(uploads: any UploadRepository & StreamingRepository, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration) {
+    init(uploads: any UploadWriterRepository & StreamingRepository & StreamingCompletionRepository, blobs: any BlobStore, hub: EventHub, configuration: RelayConfiguration) {
         (self.uploads, self.blobs, self.hub, self.configuration) = (uploads, blobs, hub, configuration)
         metrics = RelayMetrics(registry: configuration.metrics ?? PrometheusCollectorRegistry())
     }

@@ -165,7 +165,7 @@ package struct InboxWatcher {
             let verified = try pins.accept(statements, user: user, refused: refused)
             try pins.save()
             session.warnAboutTail(of: verified)
-            guard verified.devices[me] == nil else { return nil }
+            guard verified.signer(me) == nil else { return nil }
             var kept = statements.prefix(verified.count)
             // Served from a checkpoint after the removal (this machine pinned past it): the
             // removal is in the whole chain, verified against the same pin.

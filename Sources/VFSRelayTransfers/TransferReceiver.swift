@@ -239,7 +239,8 @@ package struct TransferReceiver {
             }
             if tool.verbose {
                 let how = unconfirmed == nil ? "verified" : "pinned, not confirmed"
-                tool.report.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user)) (\(how))")
+                let role = device.sendOnly ? " (send-only)" : ""
+                tool.report.info("transfer \(transfer) is from \"\(DisplayText.printable(device.name))\" of \(DisplayText.printable(chain.user))\(role) (\(how))")
                 tool.report.info("transfer \(transfer) was signed \(DateText.iso8601(Date(timeIntervalSince1970: TimeInterval(time)))) for \(Self.describe(recipients, known: chains))")
             }
         } catch {

@@ -25,14 +25,25 @@ extension DeviceTool {
             mismatch (exit 77). Approval appends a statement signed by this device, which \
             must itself be approved.
 
+            A device enrolled with --send-only (a server's cron job) is approved with \
+            --send-only: the chain then holds it as send-only, so it signs its pushes, \
+            receivers name it "NAME of USER (send-only)", no device ever encrypts to it \
+            and it cannot sign anything in your device chain. Its fingerprint covers the \
+            role: approving it without --send-only (or a reader with it) shows another \
+            fingerprint than the device does, and is refused.
+
             Examples:
               vfs-device approve phone
               vfs-device approve phone --fingerprint ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
+              vfs-device approve backup-server --send-only \\
+                --fingerprint ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
             """)
         @Argument(help: ArgumentHelp("The pending device's name, id, or a unique beginning of its id.", valueName: "name"))
         var name: String
         @Option(help: ArgumentHelp("The fingerprint the new device shows (vfs-device fingerprint).", valueName: "fp"))
         var fingerprint: String?
+        @Flag(name: .customLong("send-only"), help: "Approve a device enrolled with --send-only as send-only: never a recipient.")
+        var sendOnly = false
         @OptionGroup var options: DeviceOptions
 
         func validate() throws {
@@ -51,28 +62,32 @@ extension DeviceTool {
                 }
                 let device = try RelaySession.device(name, in: trust.devices)
                 let shown = "\"\(DisplayText.printable(device.name))\" (\(device.id))"
-                guard !trust.isApproved(device) else { return Diagnostics.info("\(shown) is approved already") }
-                guard let expected = DeviceTrust.fingerprint(device), let signingKey = device.signingKey.flatMap({ Data(base64Encoded: $0) }) else {
+                guard !trust.isMember(device) else { return Diagnostics.info("\(shown) is approved already") }
+                guard let expected = DeviceTrust.fingerprint(device, sendOnly: sendOnly), let signingKey = device.signingKey.flatMap({ Data(base64Encoded: $0) }) else {
                     throw ToolError("\(shown) has not published its signing key yet", exit: .noInput,
                                     hints: ["run \"vfs-device fingerprint\" on it once, then approve it"])
                 }
                 if let fingerprint {
                     guard Fingerprint.matches(fingerprint, expected) else {
-                        throw ToolError("the fingerprint of \(shown) is \(expected), not \(fingerprint): not approved", exit: .permissionDenied,
-                                        hints: ["the relay, or someone between, may have put in a device of their own; compare again on the new device"])
+                        let role = DeviceTrust.fingerprint(device, sendOnly: !sendOnly).map { Fingerprint.matches(fingerprint, $0) } == true
+                        throw ToolError("the fingerprint of \(shown)\(sendOnly ? " as a send-only device" : "") is \(expected), not \(fingerprint): not approved",
+                                        exit: .permissionDenied,
+                                        hints: role ? [sendOnly ? "it was enrolled as a reader, not with --send-only" : "it was enrolled with --send-only: approve it with --send-only"]
+                                            : ["the relay, or someone between, may have put in a device of their own; compare again on the new device"])
                     }
                 } else {
                     guard Terminal.stdinIsTerminal else {
                         throw ToolError.usage("no terminal to confirm on", hints: ["give the fingerprint the new device shows: --fingerprint FP"])
                     }
-                    guard DeviceTool.confirm("approve \(shown), fingerprint \(expected)? It must be what \"vfs-device fingerprint\" shows there.") else {
+                    guard DeviceTool.confirm("approve \(shown)\(sendOnly ? " as send-only" : ""), fingerprint \(expected)? It must be what \"vfs-device fingerprint\" shows there.") else {
                         throw ToolError("\(shown) was not approved", exit: .no)
                     }
                 }
                 let entry = DeviceChain.DeviceEntry(id: device.id, name: try RelaySession.chainName(device.name),
-                                                    recipient: device.recipient, signingKey: Array(signingKey))
+                                                    recipient: device.recipient, signingKey: Array(signingKey), sendOnly: sendOnly)
                 _ = try await session.append(.add(entry), to: trust, key: key, client: client)
-                Diagnostics.info("approved \(shown): your devices encrypt to it from now on")
+                Diagnostics.info(sendOnly ? "approved \(shown) as send-only: its pushes are verified as yours, and nothing is encrypted to it"
+                                          : "approved \(shown): your devices encrypt to it from now on")
             }
         }
     }
@@ -99,8 +114,12 @@ extension DeviceTool {
         let (trust, rooted) = try await session.joinChain(client, key: key, recipient: recipient, enrolling: enrolling,
                                                           acceptance: acceptance)
         guard let me = trust.devices.first(where: { $0.id == session.config.device }) else { return trust }
-        if trust.isApproved(me) {
+        if trust.isMember(me) {
             if rooted { Diagnostics.info("this device starts \(DisplayText.printable(trust.user))'s device chain (its root)") }
+        } else if session.config.sendOnly == true {
+            let fingerprint = DeviceTrust.fingerprint(me, sendOnly: true) ?? "?"
+            Diagnostics.warn("this send-only device is pending: receivers do not verify its pushes until one of your devices approves it")
+            Diagnostics.hint("on an approved device run: vfs-device approve \(DisplayText.shellQuoted(me.name)) --send-only --fingerprint \(fingerprint)")
         } else {
             let fingerprint = DeviceTrust.fingerprint(me) ?? "?"
             Diagnostics.warn("this device is pending: your other devices do not encrypt to it until one of them approves it")

@@ -44,6 +44,14 @@ extension DeviceTool {
             to it need the plugin on PATH too, to encrypt. The Ed25519 signing key stays a \
             key of the device's own (a plugin can't sign), beside the stub in FILE.ed25519.
 
+            --send-only enrols a device that only sends, such as a server whose cron job \
+            runs vfs-push (docs/device-chain.md, "Send-only devices"): it signs its \
+            pushes, which receivers verify as "NAME of USER (send-only)", but no device \
+            ever encrypts to it (no cloud file, rekey, group push or --to its user), and \
+            it cannot approve or remove devices. Its fingerprint covers the role; an \
+            approved device runs "vfs-device approve NAME --send-only". It cannot be a \
+            user's first device.
+
             Plain http:// is refused (exit 64, nothing sent) for a relay beyond this \
             machine: the code and the token would cross the network in clear; \
             --insecure-http allows it, for a network trusted end to end. An https:// \
@@ -69,6 +77,8 @@ extension DeviceTool {
                 --accept-chain ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
               vfs-device enroll --force https://relay.example \\
                 K7QM-2WXD-PA9F-H3TN --name laptop
+              vfs-device enroll https://relay.example K7QM-2WXD-PA9F-H3TN \\
+                --name backup-server --send-only
               vfs-device enroll --cacert acme-ca.pem https://relay.acme.internal \\
                 K7QM-2WXD-PA9F-H3TN --name laptop
               age-plugin-yubikey --identity > ~/.vfs-yubikey.txt
@@ -89,6 +99,9 @@ extension DeviceTool {
         @Option(name: .customLong("accept-chain"),
                 help: ArgumentHelp("Trust your existing device chain, this device has never seen, if one of its devices has this fingerprint.",
                                    valueName: "fingerprint")) var acceptChain: String?
+        @Flag(name: .customLong("send-only"),
+              help: "Enrol a device that only sends (a server's cron job): it signs its pushes, and nothing is ever encrypted to it.")
+        var sendOnly = false
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
@@ -107,11 +120,12 @@ extension DeviceTool {
             // The old device's id and signing key, kept even when its token is dead (its user
             // disabled and enabled): that key, still live in the chain, approves the new device.
             let oldSigner = old.flatMap { session in session.credentials.signingKey.map { (id: session.config.device, key: $0) } }
-            let enrolment = Enrolment(url: url, code: code, name: name, platform: platform,
+            var enrolment = Enrolment(url: url, code: code, name: name, platform: platform,
                                       identity: try stub.map { .plugin($0.identity) } ?? .x25519(X25519Identity.generate()),
                                       stubRecipient: stub?.recipient, caFile: cacert ?? VFSPaths.current.relayCACert, keepCA: cacert,
                                       insecureHTTP: insecureHTTP, timeout: try options.relayTimeout, place: place,
                                       home: try VFSPaths.current.home, acceptance: acceptance, report: .terminal(quiet: true))
+            enrolment.sendOnly = sendOnly
             let outcome = try await enrolment.run(replacing: old, oldSigner: oldSigner) { session, client, key in
                 _ = try await DeviceTool.joined(session, client: client, key: key, recipient: enrolment.recipient, enrolling: true,
                                                 acceptance: acceptance)
@@ -200,7 +214,8 @@ extension DeviceTool {
             }
             if printKey { return print(Data(key.publicKey).base64EncodedString()) }
             let config = try? DeviceConfig.load(home: try VFSPaths.current.home)
-            print(Fingerprint.device(signingKey: key.publicKey, recipient: try credentials.recipient(config: config)))
+            print(Fingerprint.device(signingKey: key.publicKey, recipient: try credentials.recipient(config: config),
+                                     sendOnly: config?.sendOnly == true))
         }
     }
 }

@@ -78,12 +78,13 @@ extension DeviceTool {
             }
             let pins = try PinStore(home: session.home)
             let rows = devices.map { device -> DeviceListing in
-                var status = device.invalidated != nil ? "revoked" : trust.isApproved(device) ? "active" : "pending"
+                var status = device.invalidated != nil ? "revoked" : trust.isApproved(device) ? "active"
+                    : trust.isSendOnly(device) ? "send-only" : "pending"
                 if let pin = pins.devices[device.id], pin.recipient != device.recipient { status = "key-changed" }
                 return DeviceListing(id: device.id, name: device.name, platform: device.platform, recipient: device.recipient,
                                      created: device.created, lastSeen: device.lastSeen, invalidated: device.invalidated,
                                      status: status, thisDevice: device.id == session.config.device,
-                                     fingerprint: DeviceTrust.fingerprint(device), root: device.id == rootID)
+                                     fingerprint: DeviceTrust.fingerprint(device, sendOnly: trust.isSendOnly(device)), root: device.id == rootID)
             }
             if json { return try JSONOutput.print(rows) }
             Listing.print(["NAME", "PLATFORM", "FINGERPRINT", "LAST SEEN", "STATUS"], rows.map { row in
@@ -148,10 +149,10 @@ extension DeviceTool {
                     }
                 }
                 // First a signed removal from the chain, so the relay cannot bring the device back.
-                if let verified = trust.verified, verified.devices[device.id] != nil {
+                if let verified = trust.verified, verified.signer(device.id) != nil {
                     if verified.devices[session.config.device] == nil {
                         Diagnostics.warn("this device is not approved, so it cannot remove \(shown) from your device chain; revoke it from an approved device")
-                    } else if verified.devices.count > 1 {
+                    } else if verified.devices.count > 1 || verified.senders[device.id] != nil {
                         _ = try await session.append(.remove(deviceId: device.id), to: trust, key: key, client: client)
                     }
                 }

@@ -16,7 +16,8 @@ struct AdminBrowserTests {
 
     /// Runs the browser script in its own process group; kills the whole group (script,
     /// chromedriver, chromium) when it ends or after `timeout` seconds, whatever happened.
-    static func runBrowser(environment: [String: String], work: URL, timeout: TimeInterval = 600) throws -> (status: Int32, output: String) {
+    static func runBrowser(environment: [String: String], work: URL, timeout: TimeInterval = 600,
+                           script: URL = Self.script) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]

@@ -46,8 +46,8 @@ final class Machine: @unchecked Sendable {
     /// Enrols with the relay on `port` using `code`. A user's later device finds a chain
     /// it has never seen and stops (77, issue 43, item 6): as its person would, this takes
     /// the chain with a fingerprint the refusal lists (vfs-device list --accept-chain).
-    func enroll(port: Int, code: String) throws {
-        let result = try run("vfs-device", ["enroll", "http://127.0.0.1:\(port)", code, "--name", name])
+    func enroll(port: Int, code: String, arguments: [String] = []) throws {
+        let result = try run("vfs-device", ["enroll", "http://127.0.0.1:\(port)", code, "--name", name] + arguments)
         id = result.out.trimmingCharacters(in: .whitespacesAndNewlines)
         if result.status == 77, let fingerprint = Self.listedFingerprint(result.stderr) {
             let accepted = try run("vfs-device", ["list", "--accept-chain", fingerprint])

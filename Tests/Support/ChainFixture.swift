@@ -13,13 +13,13 @@ package struct ChainFixture {
     package init(user: String = "alice@example.com") { self.user = user }
 
     /// Device `n` (id: 32 times the digit n % 10, unless `uniqueID`: n in 32 hex digits),
-    /// with a new key unless one is given.
+    /// with a new key unless one is given; `sendOnly`: a send-only device (issue 48).
     package static func device(_ n: Int, name: String? = nil, recipient: String? = nil, key: Ed25519.SigningKey? = nil,
-                               uniqueID: Bool = false) throws -> TestDevice {
+                               uniqueID: Bool = false, sendOnly: Bool = false) throws -> TestDevice {
         let key = try key ?? Ed25519.SigningKey()
         let hex = String(n, radix: 16)
         let id = uniqueID ? String(repeating: "0", count: 32 - hex.count) + hex : String(repeating: String(n % 10), count: 32)
-        return TestDevice(entry: .init(id: id, name: name ?? "device\(n)", recipient: recipient ?? "age1device\(n)", signingKey: key.publicKey), key: key)
+        return TestDevice(entry: .init(id: id, name: name ?? "device\(n)", recipient: recipient ?? "age1device\(n)", signingKey: key.publicKey, sendOnly: sendOnly), key: key)
     }
 
     package func statement(_ action: DeviceChain.Action, by signer: TestDevice, sequence: UInt64? = nil,

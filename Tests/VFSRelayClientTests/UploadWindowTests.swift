@@ -94,6 +94,54 @@ struct UploadWindowTests {
         #expect(Array(file[Int(first)...]) == Array(content[Int(first)...]))
     }
 
+    @Test("the two sides wake each other: the upload's wait returns once the writer appends past it or finishes, throws the writer's failure, ends when its task is cancelled; a writer held by a full window goes on once the relay confirms bytes")
+    func waitsAreWoken() async throws {
+        let (fd, path) = try spoolFile()
+        defer { close(fd); unlink(path) }
+        let window = UploadWindow(capacity: 3000, segment: 2000, chunkSize: 1000)
+        let writer = UncheckedBox(SpoolingWriter(fd: fd, path: path, window: window))
+        let chunk = testContent(1000, seed: 13)
+        // Waiting past what is written (nothing yet): woken by the writer's first chunk.
+        let first = Task { try await window.wait(beyond: 0) }
+        try chunk.withUnsafeBytes { try writer.value.write($0) }
+        let woken = try await first.value
+        #expect(woken.written == 1000 && woken.length == nil)
+        // A wait that nothing answers ends when its task is cancelled.
+        let cancelled = Task { try await window.wait(beyond: 1000) }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        // The window full (three chunks): a writer on its own thread waits for room, and
+        // goes on once the relay confirmed the first chunk.
+        try chunk.withUnsafeBytes { try writer.value.write($0) }
+        try chunk.withUnsafeBytes { try writer.value.write($0) }
+        #expect(window.held().chunks.count == 3)
+        let fourth = Task {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                DetachedThread.start {
+                    do {
+                        try chunk.withUnsafeBytes { try writer.value.write($0) }
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+        }
+        window.acknowledge(1000)
+        try await fourth.value
+        #expect(window.firstKept == 1000 && window.held().chunks.count == 3)
+        // Waiting past the last byte: the length, once the writer finishes.
+        let last = Task { try await window.wait(beyond: 4000) }
+        window.finish(length: 4000)
+        let end = try await last.value
+        #expect(end.written == 4000 && end.length == 4000)
+        // Another window whose writer fails: its waiting upload gets the writer's error.
+        let failing = UploadWindow(capacity: 3000, segment: 2000, chunkSize: 1000)
+        let waiting = Task { try await failing.wait(beyond: 0) }
+        failing.fail(IOError("cannot read", path: "/the/input"))
+        await #expect(throws: IOError.self) { try await waiting.value }
+    }
+
     @Test("an upload that gave up lets the writer go on: everything the window held (from the first byte not confirmed) and all that follows is in the spool file")
     func abandonedUploadSpills() async throws {
         let content = testContent(200_000, seed: 12)

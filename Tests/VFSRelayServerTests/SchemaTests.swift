@@ -160,7 +160,7 @@ struct SchemaTests {
         #expect(try await SchemaDescription.of(sqlite.store).filter { !right.contains($0) } == ["column blobs.drift text"])
     }
 
-    @Test("a SQLite relay made by main at be4e8fe (v1…v14-org-groups) opens: every row kept, v1 renamed v1-tables, only v15-blob-indexes and v16-chain-checkpoints run, the schema a fresh one gets")
+    @Test("a SQLite relay made by main at be4e8fe (v1…v14-org-groups) opens: every row kept, v1 renamed v1-tables, only v15-blob-indexes and the migrations since run, the schema a fresh one gets")
     func oldSQLite() async throws {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
@@ -186,20 +186,27 @@ struct SchemaTests {
     }
 
     /// `rows` of a database from before v16-chain-checkpoints as they read after it: each
-    /// device_chains row gains `checkpoint` (0: no stored statement was a checkpoint).
+    /// device_chains row gains `checkpoint` (0: no stored statement was a checkpoint), and
+    /// the tables made since the dumps are there, empty.
     static func withCheckpointColumn(_ rows: [String: [String]], _ value: String) -> [String: [String]] {
         var rows = rows
         rows["device_chains"] = rows["device_chains"]?.map { $0 + " checkpoint=\(value)" }
+        for table in tablesSinceDumps { rows[table] = rows[table] ?? [] }
         return rows
     }
 
-    @Test("a SQLite relay made by main at b255526 (v1-tables…v15-blob-indexes) opens: every row kept, only v16-chain-checkpoints runs (device_chains.checkpoint, 0 on every stored statement), the schema a fresh one gets, and its chain reads whole")
+    /// The migrations of the list made after the newest dump in Tests/relay-schema (each
+    /// runs on every dump), in order, and the tables they make.
+    static let sinceDumps = ["v16-chain-checkpoints", "v17-shares", "v18-send-only-devices"]
+    static let tablesSinceDumps = ["shares", "share_downloads", "send_only_devices"]
+
+    @Test("a SQLite relay made by main at b255526 (v1-tables…v15-blob-indexes) opens: every row kept, only the migrations since run (v16-chain-checkpoints: device_chains.checkpoint, 0 on every stored statement), the schema a fresh one gets, and its chain reads whole")
     func sqliteBeforeCheckpoints() async throws {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }
         let path = folder.path + "/relay.sqlite"
         let (oldNames, oldRows) = try Self.load(fixture: "main-b255526-sqlite.sql", into: path)
-        #expect(oldNames == Self.names.subtracting(["v16-chain-checkpoints"]))
+        #expect(oldNames == Self.names.subtracting(Self.sinceDumps))
         #expect(oldRows.count == 22 && oldRows["device_chains"]?.count == 1)
         #expect(oldRows["device_chains"]?.first?.contains("checkpoint") == false)
 
@@ -249,7 +256,7 @@ struct SchemaTests {
         }
     }
 
-    @Test("a PostgreSQL relay database made by main at be4e8fe (v1…v10-org-groups) migrates: every row kept, the 12 old names become the 15, only v16-chain-checkpoints runs, the schema a fresh one gets")
+    @Test("a PostgreSQL relay database made by main at be4e8fe (v1…v10-org-groups) migrates: every row kept, the 12 old names become the 15, only the migrations since run (v16…), the schema a fresh one gets")
     func oldPostgres() async throws {
         let cluster = try await StoreFixture.offPool { try PostgresCluster.start() }
         let name = try await StoreFixture.offPool { try cluster.createDatabase() }
@@ -264,7 +271,7 @@ struct SchemaTests {
         #expect(oldNames.count == 12 && oldNames.contains("v1") && oldNames.contains("v5-device-chains"))
         #expect(oldRows.count == 22 && oldRows.values.allSatisfy { !$0.isEmpty })
 
-        #expect(try await store.migrate() == ["v16-chain-checkpoints"], "a change ran again, or v16 did not run")
+        #expect(try await store.migrate() == Self.sinceDumps, "a change ran again, or v16 did not run")
         #expect(try await SchemaDescription.migrations(store) == Self.names)
         #expect(try await SchemaDescription.rows(store) == Self.withCheckpointColumn(oldRows, "integer(0)"))
         let fresh = try await StoreFixture.make(.postgres)
@@ -275,7 +282,7 @@ struct SchemaTests {
         await store.shutdown()
     }
 
-    @Test("a PostgreSQL relay database at v15-blob-indexes (b255526's schema) migrates: every row kept, only v16-chain-checkpoints runs (device_chains.checkpoint, 0 on every stored statement), the schema a fresh one gets")
+    @Test("a PostgreSQL relay database at v15-blob-indexes (b255526's schema) migrates: every row kept, only the migrations since run (v16-chain-checkpoints: device_chains.checkpoint, 0 on every stored statement), the schema a fresh one gets")
     func postgresBeforeCheckpoints() async throws {
         let cluster = try await StoreFixture.offPool { try PostgresCluster.start() }
         let name = try await StoreFixture.offPool { try cluster.createDatabase() }
@@ -285,11 +292,11 @@ struct SchemaTests {
         logger.logLevel = .critical
         let location = try #require(PostgresLocation(url: cluster.url(database: name)))
         let store = try await PostgresRelayStore(location: location, migrate: false, logger: logger)
-        #expect(try await SchemaDescription.migrations(store) == Self.names.subtracting(["v16-chain-checkpoints"]))
+        #expect(try await SchemaDescription.migrations(store) == Self.names.subtracting(Self.sinceDumps))
         let oldRows = try await SchemaDescription.rows(store)
         #expect(oldRows.count == 22 && oldRows["device_chains"]?.first?.contains("checkpoint") == false)
 
-        #expect(try await store.migrate() == ["v16-chain-checkpoints"])
+        #expect(try await store.migrate() == Self.sinceDumps)
         #expect(try await SchemaDescription.migrations(store) == Self.names)
         #expect(try await SchemaDescription.rows(store) == Self.withCheckpointColumn(oldRows, "integer(0)"))
         let fresh = try await StoreFixture.make(.postgres)
@@ -308,8 +315,8 @@ struct SchemaTests {
             }
         }
         let postgres = RelayMigrations.renamed(on: .postgres)
-        // Main's 12 PostgreSQL migrations cover the list's first 15 (v16 came after).
-        #expect(Set(postgres.values.flatMap { $0 }) == Self.names.subtracting(["v16-chain-checkpoints"]))
+        // Main's 12 PostgreSQL migrations cover the list's first 15 (v16 and later came after).
+        #expect(Set(postgres.values.flatMap { $0 }) == Self.names.subtracting(Self.sinceDumps))
         #expect(RelayMigrations.renames(in: ["v1", "v9-device-chains"], on: .sqlite).map(\.old) == ["v1"])
     }
 

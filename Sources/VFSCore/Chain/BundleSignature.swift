@@ -126,7 +126,8 @@ package struct BundleSignature: Codable, Equatable, Sendable {
     /// verified chain); throws otherwise.
     public func verify(manifest: [UInt8], digests: [UInt8]? = nil, chain: DeviceChain.Verified) throws -> DeviceChain.DeviceEntry {
         guard user == chain.user else { throw BundleSignatureError.wrongUser(claimed: user, chain: chain.user) }
-        guard let signer = chain.devices[device] else { throw BundleSignatureError.unknownDevice(user: user, device: device) }
+        // A send-only device (issue 48) signs its own pushes as any device does.
+        guard let signer = chain.signer(device) else { throw BundleSignatureError.unknownDevice(user: user, device: device) }
         try verify(manifest: manifest, digests: digests, signer: signer)
         return signer
     }

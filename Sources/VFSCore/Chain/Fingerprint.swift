@@ -11,9 +11,13 @@ package enum Fingerprint {
     /// A device's fingerprint: 125 bits of SHA-256 over a context string, its signing key
     /// and its recipient (each after its 64-bit length: the relay may list any length), in RFC 4648 base32 as five groups of five, as
     /// Syncthing shows device ids: `ABCDE-FGHIJ-KLMNO-PQRST-UVWXY`.
-    public static func device(signingKey: [UInt8], recipient: String) -> String {
+    ///
+    /// A send-only device's (issue 48) has another context string: the role is part of
+    /// what people compare, so a relay that lists a send-only device as a reader (or the
+    /// other way round) shows the approver another fingerprint than the device's own.
+    public static func device(signingKey: [UInt8], recipient: String, sendOnly: Bool = false) -> String {
         var input = CanonicalWriter()
-        input.raw(Array("vfs device fingerprint v1\0".utf8))
+        input.raw(Array((sendOnly ? "vfs send-only device fingerprint v1\0" : "vfs device fingerprint v1\0").utf8))
         input.field64(signingKey)
         input.field64(Array(recipient.utf8))
         let digest = SHA256.hash(input.bytes)

@@ -87,8 +87,9 @@ package struct Inbox {
         let relayNames = Dictionary(trust.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let rows = inbox.map { entry in
             let user = entry.senderUser ?? trust.user
-            let device = chains[user]?.devices[entry.sender]
-            return InboxListing(id: entry.id, sender: entry.sender, from: device?.name ?? relayNames[entry.sender] ?? entry.sender, user: user,
+            let device = chains[user]?.signer(entry.sender)
+            let name = device.map { $0.sendOnly ? $0.name + " (send-only)" : $0.name }
+            return InboxListing(id: entry.id, sender: entry.sender, from: name ?? relayNames[entry.sender] ?? entry.sender, user: user,
                                 verified: device != nil, size: entry.size, sha256: entry.sha256, created: entry.created, expires: entry.expires,
                                 status: entry.status, pinned: user == trust.user || pins.head(of: user) != nil,
                                 confirmed: user == trust.user || pins.isVerified(user))

@@ -86,6 +86,9 @@ package struct PushTargets {
         let readers = addressees.cloud == nil ? targets
             : targets + trust.leavingOutPending(all.filter { $0.invalidated == nil && !targets.map(\.id).contains($0.id) },
                                                 warn: report.warn)
+        // The chain's word on every reader of this user: a send-only device is refused
+        // (77; issue 48), whatever listed it.
+        for reader in readers { _ = try trust.verified?.recipient(reader.id) }
         let recipients = try session.pinnedRecipients(readers)
             + colleagues.flatMap { $0.devices }.map { try AgeRecipient($0.recipient) }
         let sender = all.first { $0.id == session.config.device }?.recipient

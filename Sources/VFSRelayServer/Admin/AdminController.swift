@@ -10,10 +10,10 @@ import VFSRelayProtocol
 /// `/v1/items`; every POST needs the session's CSRF token (see `AdminAuth`).
 struct AdminController {
     let services: RelayServices
-    let store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceRepository & AuditRepository
+    let store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository
     let items: ItemController
 
-    init(services: RelayServices, store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceRepository & AuditRepository,
+    init(services: RelayServices, store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository,
          items: ItemController) {
         self.services = services
         self.store = store

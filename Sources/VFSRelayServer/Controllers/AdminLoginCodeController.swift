@@ -6,7 +6,7 @@ import VFSRelayProtocol
 /// for the admin web page (what `vfs-relay login-code` gives the operator), stored hashed.
 struct AdminLoginCodeController {
     let services: RelayServices
-    let store: any AdminWebRepository
+    let store: any AdminLoginCodeRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.post(RouterPath(RelayPaths.adminLoginCodes), use: create)

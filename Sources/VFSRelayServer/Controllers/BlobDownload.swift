@@ -58,12 +58,10 @@ struct BlobDownload {
 }
 
 /// What a streaming transfer's content follows: its upload, while it runs, then its blob.
+/// One for the relay (`buildRouter`); each download names its transfer, device and upload.
 struct UploadFollower: Sendable {
-    let store: any StreamingRepository
+    let store: any StreamStateRepository
     let hub: EventHub
-    let transfer: String
-    let device: String
-    let upload: String
     /// How often a reader looks again without being woken (a notification lost with a
     /// database connection loses nothing but this much time): the relay's event poll.
     let recheck: Duration
@@ -78,7 +76,7 @@ extension BlobDownload {
     /// upload abandoned (terminated, expired) or a copy no longer waiting ends the body
     /// with an error (the connection is cut before its last chunk), so the reader never
     /// takes a part for the whole; asked again, the content is 404.
-    func following(_ follower: UploadFollower, request: Request) throws -> Response {
+    func following(_ follower: UploadFollower, transfer: String, device: String, upload: String, request: Request) throws -> Response {
         var start: Int64 = 0
         var status = HTTPResponse.Status.ok
         // Another unit is ignored (200 from the start), as is a set of several ranges; of
@@ -95,13 +93,13 @@ extension BlobDownload {
                 status = .partialContent
             default:
                 throw RelayError(.rangeNotSatisfiable, .rangeNotSatisfiable,
-                                 "transfer \"\(follower.transfer)\" is still uploading: resume it with Range: bytes=N-")
+                                 "transfer \"\(transfer)\" is still uploading: resume it with Range: bytes=N-")
             }
         }
         let headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: "private, no-store"]
         let (blobs, sent, from) = (self.blobs, self.sent, start)
         let body = ResponseBody { writer in
-            let channel = StoreRows.uploadChannel(follower.upload)
+            let channel = StoreRows.uploadChannel(upload)
             guard let (signals, continuation, token) = follower.hub.subscribe(device: channel) else { return }
             defer { follower.hub.unsubscribe(device: channel, id: token) }
             let ticker = Task {
@@ -119,10 +117,10 @@ extension BlobDownload {
                 position += Int64(chunk.readableBytes)
             }
             while true {
-                switch try await follower.store.streamState(transfer: follower.transfer, device: follower.device) {
+                switch try await follower.store.streamState(transfer: transfer, device: device) {
                 case .uploading(let offset) where offset > position:
                     do {
-                        try await blobs.read(upload: follower.upload, range: position..<offset, chunk: Self.chunk, into: send)
+                        try await blobs.read(upload: upload, range: position..<offset, chunk: Self.chunk, into: send)
                     } catch BlobStoreError.missing {
                         // It ended (and became the blob) since the state was read, or this
                         // instance cannot see its file (an object store's uploads are staged
@@ -142,7 +140,7 @@ extension BlobDownload {
                     try await writer.finish(nil)
                     return
                 case .gone:
-                    throw RelayError.notFound("transfer \"\(follower.transfer)\" was abandoned before its upload ended")
+                    throw RelayError.notFound("transfer \"\(transfer)\" was abandoned before its upload ended")
                 }
             }
         }

@@ -9,7 +9,7 @@ import VFSRelayProtocol
 /// own verifier (VFSDeviceChain): a stolen token or a pending device cannot append one
 /// that the user's devices would refuse. Clients still verify all they are served.
 struct ChainController {
-    let store: any ChainRepository & DeviceRepository
+    let store: any ChainRepository & ChainReadRepository & DeviceLookupRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.get(RouterPath(RelayPaths.users + "/:user/chain"), use: show)

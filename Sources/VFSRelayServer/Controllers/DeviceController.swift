@@ -5,7 +5,7 @@ import VFSRelayProtocol
 /// `/v1/devices[/{id}]`: the caller's own devices.
 struct DeviceController {
     let services: RelayServices
-    let store: any DeviceRepository & ChainRepository
+    let store: any DeviceRepository & ChainReadRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.get(RouterPath(RelayPaths.devices), use: list)

@@ -5,7 +5,7 @@ import VFSRelayProtocol
 /// `POST /v1/enroll`: a one-time code becomes a device and its token.
 struct EnrollController {
     let services: RelayServices
-    let store: any EnrolmentRepository
+    let store: any EnrolmentRepository & TokenScopeRepository
     let throttle: EnrolmentThrottle
 
     func addRoutes(to router: Router<RelayRequestContext>) {
@@ -23,9 +23,21 @@ struct EnrollController {
         try Validate.name(body.platform, what: "platform")
         try Validate.recipient(body.recipient)
         let token = Secrets.token()
-        let device = try await store.enroll(
-            codeHash: Secrets.hash(Secrets.normalisedCode(body.code)), deviceID: Secrets.id(), tokenHash: Secrets.hash(token),
-            name: body.name, platform: body.platform, recipient: body.recipient, now: now, limits: services.configuration.limits)
+        let deviceID = Secrets.id()
+        // A send-only device's token is scoped from its first request (issue 48): marked
+        // before the device exists, unmarked if the code makes none.
+        let sendOnly = body.sendOnly == true
+        if sendOnly { try await store.markSendOnly(device: deviceID, now: now) }
+        let device: Device?
+        do {
+            device = try await store.enroll(
+                codeHash: Secrets.hash(Secrets.normalisedCode(body.code)), deviceID: deviceID, tokenHash: Secrets.hash(token),
+                name: body.name, platform: body.platform, recipient: body.recipient, now: now, limits: services.configuration.limits)
+        } catch {
+            if sendOnly { try? await store.unmarkSendOnly(device: deviceID) }
+            throw error
+        }
+        if device == nil, sendOnly { try await store.unmarkSendOnly(device: deviceID) }
         guard let device else {
             try await throttle.failed(context.remoteAddress, now: now)
             throw RelayError(.unauthorized, .unauthorized, "unknown, used or expired enrolment code")

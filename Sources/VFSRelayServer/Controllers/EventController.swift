@@ -11,7 +11,7 @@ import VFSRelayProtocol
 /// keep-alive interval keeps idle connections open. A `logout` event ends the stream.
 struct EventController {
     let services: RelayServices
-    let store: any EventRepository
+    let store: any EventReadRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.getAndHead(RouterPath(RelayPaths.events), use: stream)

@@ -4,7 +4,7 @@ import VFSRelayProtocol
 
 /// `/v1/groups[/{name}[/members/{device}]]`: named sets of the caller's own devices.
 struct GroupController {
-    let store: any GroupRepository & DeviceRepository & EventRepository
+    let store: any GroupRepository & DeviceListRepository & DeviceEventRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         let base = RelayPaths.groups

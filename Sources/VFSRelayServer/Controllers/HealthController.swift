@@ -5,7 +5,7 @@ import VFSRelayProtocol
 /// load balancer drops an instance that lost its database (503). The database gets
 /// `databaseTimeout` (2 s by default): a pool waiting to reconnect must not hold the check up.
 struct HealthController {
-    let store: any EventWatchRepository
+    let store: any EventPositionRepository
     let databaseTimeout: Duration
 
     func addRoutes(to router: Router<RelayRequestContext>) {

@@ -8,7 +8,7 @@ import VFSRelayProtocol
 /// Each item's ETag is its version; `If-Match` with an older one is 412.
 struct ItemController {
     let services: RelayServices
-    let store: any ItemRepository & EventRepository
+    let store: any ItemRepository & ItemRevisionRepository & PolicyGraceRepository & OrgEventRepository
     let base: String
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
@@ -116,7 +116,7 @@ struct ItemController {
 /// organisation reads them; admins change them, and every device of the organisation
 /// gets a `policy` event (the settings come with the list).
 struct PolicySettingsController {
-    let store: any ItemRepository & EventRepository
+    let store: any PolicyGraceRepository & PolicyGraceWriteRepository & OrgEventRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.get(RouterPath(RelayPaths.policySettings), use: show)

@@ -7,7 +7,7 @@ import VFSRelayProtocol
 /// groups they are in; anyone else is told of none. `/v1/org/users`: the organisation's
 /// users, whom any of its devices can send to (vfs-push --to completes from it).
 struct OrgGroupController {
-    let store: any OrgGroupRepository
+    let store: any OrgGroupRepository & OrgLookupRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         let base = RelayPaths.orgGroups

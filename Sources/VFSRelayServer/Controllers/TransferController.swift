@@ -8,7 +8,9 @@ import VFSRelayProtocol
 /// same organisation, one outbox row per device; the sender's quota holds it.
 struct TransferController {
     let services: RelayServices
-    let store: any TransferRepository & UploadRepository & StreamingRepository
+    let store: any TransferRepository & UploadWriterRepository & StreamingRepository
+    /// Reads a transfer's content while its upload still runs.
+    let follower: UploadFollower
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         group.post(RouterPath(RelayPaths.transfers), use: create)
@@ -93,9 +95,7 @@ struct TransferController {
         case .blob(let blob):
             return try await download.response(blob, request: request)
         case .uploading(let upload):
-            return try download.following(UploadFollower(store: store, hub: services.hub, transfer: id, device: device,
-                                                         upload: upload, recheck: services.configuration.watchInterval),
-                                            request: request)
+            return try download.following(follower, transfer: id, device: device, upload: upload, request: request)
         }
     }
 

@@ -13,7 +13,7 @@ import VFSRelayProtocol
 /// or cloud file can be made of it.
 struct UploadController {
     let services: RelayServices
-    let store: any UploadRepository & UsageRepository & AuditRepository
+    let store: any UploadRepository & UploadWriterRepository & UsageRepository & AuditRepository
 
     func addRoutes(discovery router: Router<RelayRequestContext>, to group: RouterGroup<RelayRequestContext>) {
         router.on(RouterPath(RelayPaths.uploads), method: .options, use: options)

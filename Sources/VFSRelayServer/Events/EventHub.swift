@@ -122,7 +122,7 @@ public final class EventHub: Sendable {
 /// graceful stop does not wait for clients that never hang up.
 struct EventWatcher: Service {
     let hub: EventHub
-    let store: any EventWatchRepository
+    let store: any EventPositionRepository & EventWatchRepository
     let interval: Duration
 
     func run() async throws {

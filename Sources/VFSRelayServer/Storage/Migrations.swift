@@ -266,6 +266,30 @@ enum RelayMigrations {
         // (1): it serves a client's chain from the last one at or before its pin, and
         // verifies appends from the last one (docs/device-chain.md, "Checkpoints").
         Migration("v16-chain-checkpoints", ["ALTER TABLE device_chains ADD COLUMN checkpoint \(.integer) NOT NULL DEFAULT 0"]),
+        // Issue 51: share links. A link holds one reference to its blob until it is
+        // revoked or expires (`released`); `downloads` is counted in the UPDATE that lets a
+        // GET through, so a limit holds however many ask at once. Each download is logged
+        // for the owner (time, bytes, the client's address).
+        Migration("v17-shares", [
+            """
+            CREATE TABLE shares(
+              id TEXT PRIMARY KEY, user_id \(.integer) NOT NULL, device_id TEXT NOT NULL, org_id \(.integer) NOT NULL,
+              blob_id TEXT NOT NULL, size \(.integer) NOT NULL, sha256 TEXT NOT NULL, created \(.time) NOT NULL,
+              expires \(.time) NOT NULL, max_downloads \(.integer), downloads \(.integer) NOT NULL DEFAULT 0,
+              revoked \(.time), released \(.time))
+            """,
+            "CREATE INDEX shares_user ON shares(user_id)",
+            "CREATE INDEX shares_blob ON shares(blob_id)",
+            """
+            CREATE TABLE share_downloads(
+              share_id TEXT NOT NULL REFERENCES shares(id) ON DELETE CASCADE, at \(.time) NOT NULL,
+              size \(.integer) NOT NULL, address TEXT NOT NULL)
+            """,
+            "CREATE INDEX share_downloads_share ON share_downloads(share_id)",
+        ]),
+        // Issue 48: the devices enrolled with --send-only, whose tokens may only push
+        // (TokenScopeMiddleware). Marked before the enrolment makes the device.
+        Migration("v18-send-only-devices", ["CREATE TABLE send_only_devices(device_id TEXT PRIMARY KEY, created \(.time) NOT NULL)"]),
     ]
 
     /// What the migrations were called before they were one list (main up to be4e8fe),

@@ -2,9 +2,11 @@ import Foundation
 import VFSPolicyModel
 import VFSRelayProtocol
 
-// The relay's storage, one repository protocol per aggregate (docs/relay.md, "Repositories").
-// Each controller, middleware and service is given only the repositories it calls; the
-// one store over the SQL seam (`SQLRelayStore`: SQLite and PostgreSQL) conforms to all of
+// The relay's storage as role repositories (docs/relay.md, "Repositories"): each aggregate's
+// methods cut by what their callers do (reading a user's devices, logging one out, …), as
+// tusd composes its store of small capabilities. Each controller, middleware and service
+// is given only the roles it calls, every method of each (RepositoryShapeTests); the one
+// store over the SQL seam (`SQLRelayStore`: SQLite and PostgreSQL) conforms to all of
 // them. Every method that takes a user answers only about that user's rows: anything else
 // is `notFound`. Methods that drop the last reference to a blob delete its row and return
 // its id; the caller then removes the file (a crash in between leaves an orphan file that
@@ -13,7 +15,7 @@ import VFSRelayProtocol
 
 /// The operator's records, as `vfs-relay`'s admin commands keep them: organisations, users, their
 /// enrolment codes, every device, counts and a backup.
-/// Implemented in Stores/DeviceStore.swift and OrgGroupStore.swift (the backup by each engine's store).
+/// Implemented in Stores/DeviceStore.swift, OrgGroupStore.swift and EventStore.swift (the backup by each engine's store).
 public protocol OperatorRepository: Sendable {
     func createOrganisation(name: String, now: Date) async throws
     func createUser(email: String, organisation: String, admin: Bool, now: Date) async throws
@@ -28,6 +30,8 @@ public protocol OperatorRepository: Sendable {
     func allDevices() async throws -> [DeviceSummary]
     /// Device ids of every live device of the user with this email.
     func deviceIDs(ofUser email: String) async throws -> [String]
+    /// Whether the device exists and is not logged out.
+    func isDeviceLive(_ id: String) async throws -> Bool
     func organisationID(name: String) async throws -> Int64
     func stats() async throws -> RelayStats
     func backup(to path: String) async throws
@@ -78,26 +82,49 @@ public protocol TokenRepository: Sendable {
     func revokedDevice(tokenHash: String) async throws -> DeviceIdentity?
 }
 
-/// A user's own devices.
-/// Implemented in Stores/DeviceStore.swift.
-public protocol DeviceRepository: Sendable {
+/// A user's own devices, listed.
+/// Implemented in Stores/DeviceStore.swift (and so are the three below).
+public protocol DeviceListRepository: Sendable {
     func devices(user: Int64) async throws -> [Device]
+}
+
+/// One device of the user (`notFound` for another user's).
+public protocol DeviceLookupRepository: Sendable {
     func device(id: String, user: Int64) async throws -> Device
+}
+
+/// A device's new name.
+public protocol DeviceRenameRepository: Sendable {
     func renameDevice(id: String, user: Int64, name: String, now: Date) async throws -> Device
+}
+
+/// A device logged out, by its user or an administrator.
+public protocol DeviceLogoutRepository: Sendable {
     /// Logs the device out: its token stops working, a `logout` event is stored for it,
     /// and transfers waiting for it expire. Returns the blob ids to delete.
     func invalidateDevice(id: String, user: Int64, now: Date) async throws -> [String]
 }
 
-/// Device chains (issue 24): stored in order; the relay verifies what is appended
-/// (ChainController) and the clients verify all they are served.
-/// Implemented in Stores/ChainStore.swift.
-public protocol ChainRepository: Sendable {
-    /// The user's chain statements (base64), in order, root to head; empty without a chain.
-    func chain(user: Int64) async throws -> [String]
+/// A user's own devices, every role (DeviceController's).
+public typealias DeviceRepository = DeviceListRepository & DeviceLookupRepository & DeviceRenameRepository & DeviceLogoutRepository
+
+/// A user's own device chain (issue 24), as the relay serves it and verifies against it.
+/// Implemented in Stores/ChainStore.swift (and so are the two below).
+public protocol ChainReadRepository: Sendable {
     /// The user's chain from the last checkpoint at or before statement `pinned` that the
     /// relay verified when it was appended (whole without one, or with `pinned` nil).
     func chain(user: Int64, pinned: Int64?) async throws -> [String]
+}
+
+/// A user's whole chain, as the operator's commands read it (`vfs-relay devices`, `user`).
+public protocol OperatorChainRepository: Sendable {
+    /// The user's chain statements (base64), in order, root to head; empty without a chain.
+    func chain(user: Int64) async throws -> [String]
+}
+
+/// Device chains: stored in order; the relay verifies what is appended (ChainController)
+/// and the clients verify all they are served. A colleague's chain, and a device's signing key.
+public protocol ChainRepository: Sendable {
     /// The bytes of the user's whole chain (its statements decoded), root to head.
     func chainBytes(user: Int64) async throws -> Int
     /// The chain of the user with this email in organisation `org`, as `chain(user:pinned:)`;
@@ -140,17 +167,21 @@ public protocol GroupRepository: Sendable {
     func deleteGroup(name: String, user: Int64, now: Date) async throws
 }
 
-/// Organisations' groups of people (issue 28).
-/// Implemented in Stores/OrgGroupStore.swift.
+/// Organisations' groups of people (issue 28): listed, made and changed (by a device or the admin page).
+/// Implemented in Stores/OrgGroupStore.swift (and so is the one below).
 public protocol OrgGroupRepository: Sendable {
-    /// The addresses of the organisation's users that are not disabled, sorted.
-    func orgUsers(org: Int64) async throws -> [String]
     /// Every group of the organisation, or with `member` only those the user is in.
     func orgGroups(org: Int64, member: Int64?) async throws -> [OrgGroup]
-    func orgGroup(org: Int64, name: String) async throws -> OrgGroup
     func createOrgGroup(org: Int64, name: String, actor: String, now: Date) async throws -> OrgGroup
     /// `email` must be a user of the organisation (`notFound` otherwise).
     func changeOrgGroupMember(org: Int64, group: String, email: String, add: Bool, actor: String, now: Date) async throws -> OrgGroup
+}
+
+/// What a device looks up in its organisation: its people's addresses and one group.
+public protocol OrgLookupRepository: Sendable {
+    /// The addresses of the organisation's users that are not disabled, sorted.
+    func orgUsers(org: Int64) async throws -> [String]
+    func orgGroup(org: Int64, name: String) async throws -> OrgGroup
 }
 
 /// The bytes a user holds, for the quota checks made before a request's body is read.
@@ -160,14 +191,24 @@ public protocol UsageRepository: Sendable {
     func usage(user: Int64) async throws -> Int64
 }
 
-/// tus uploads and their one writer at a time.
+/// An upload's one writer at a time: the upload read and its offset moved under the
+/// writer lock (a tus PATCH, a streaming transfer's end, the upload becoming a blob).
 /// Implemented in Stores/UploadStore.swift (the writer lock by each engine's store).
+public protocol UploadWriterRepository: Sendable {
+    func upload(id: String, user: Int64) async throws -> UploadRecord
+    func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws
+    /// Runs `body` as the one writer of upload `id` (a tus PATCH, or the upload becoming a
+    /// blob), unless another request holds the upload now, through this process or any other
+    /// on the same database: then nil. The lock goes with `body`'s end, however it ends.
+    func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T?
+}
+
+/// tus uploads: made, kept alive, given their length, reserved for and deleted.
+/// Implemented in Stores/UploadStore.swift.
 public protocol UploadRepository: Sendable {
     /// Adds an upload unless it would take its user past `limits` (`UploadRefusal`),
     /// checked in the same transaction: creations at once cannot together pass them.
     func createUpload(_ upload: UploadRecord, limits: UploadLimits) async throws
-    func upload(id: String, user: Int64) async throws -> UploadRecord
-    func setUploadOffset(id: String, offset: Int64, sha256: String?) async throws
     /// Moves an upload's expiry (it got bytes: the idle expiry starts again).
     func touchUpload(id: String, expires: Date) async throws
     /// Sets the length of an upload created with a deferred length, once: `conflict` if
@@ -180,10 +221,6 @@ public protocol UploadRepository: Sendable {
     func reserveDeferred(id: String, offset: Int64, cap: Int64, quota: Int64) async throws -> Int64
     func releaseReservation(id: String) async throws
     func deleteUpload(id: String, user: Int64) async throws
-    /// Runs `body` as the one writer of upload `id` (a tus PATCH, or the upload becoming a
-    /// blob), unless another request holds the upload now, through this process or any other
-    /// on the same database: then nil. The lock goes with `body`'s end, however it ends.
-    func withUploadWriteLock<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T?
 }
 
 /// An upload kept as an S3 multipart upload (`S3BlobStore`).
@@ -242,13 +279,21 @@ extension TransferRepository {
     }
 }
 
-/// A streaming transfer's upload: which transfer it is, where its readers stand, its end.
-/// Implemented in Stores/TransferStore.swift.
+/// A streaming transfer's upload: which transfer it is.
+/// Implemented in Stores/TransferStore.swift (and so are the two below).
 public protocol StreamingRepository: Sendable {
     /// The streaming transfer made of this upload, if there is one.
     func streamingTransfer(upload: String) async throws -> String?
+}
+
+/// Where a streaming transfer's reader stands (`UploadFollower`).
+public protocol StreamStateRepository: Sendable {
     /// Where a streaming read of a transfer by this device stands.
     func streamState(transfer id: String, device: String) async throws -> StreamState
+}
+
+/// A streaming transfer's upload ending (`RelayServices`).
+public protocol StreamingCompletionRepository: Sendable {
     /// The upload ended: it becomes the blob `blobID` (which the caller already put in
     /// the blob store) of its streaming transfer, one reference per copy still waiting.
     func completeStreamingTransfer(upload: String, blobID: String, now: Date) async throws -> StreamingCompletion
@@ -278,51 +323,82 @@ public protocol CloudRepository: Sendable {
                           now: Date) async throws -> (CloudEntry, [String])
 }
 
-/// Each organisation's policy items and offline grace.
-/// Implemented in Stores/ItemStore.swift.
+/// Each organisation's policy items, listed, read and changed (by a device or the admin page).
+/// Implemented in Stores/ItemStore.swift (and so are the three below).
 public protocol ItemRepository: Sendable {
     func items(org: Int64) async throws -> [VersionedItem]
-    /// Goes up with every change to the organisation's items (in the change's transaction).
-    func itemsRevision(org: Int64) async throws -> Int64
     func item(id: String, org: Int64) async throws -> VersionedItem
     func createItem(_ draft: ItemDraft, id: String, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
     func updateItem(id: String, _ draft: ItemDraft, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws -> VersionedItem
     func deleteItem(id: String, ifVersion: Int64?, actor: DeviceIdentity, now: Date) async throws
+}
+
+/// The revision of an organisation's items (the list's ETag).
+public protocol ItemRevisionRepository: Sendable {
+    /// Goes up with every change to the organisation's items (in the change's transaction).
+    func itemsRevision(org: Int64) async throws -> Int64
+}
+
+/// An organisation's offline grace for its policy, read.
+public protocol PolicyGraceRepository: Sendable {
     /// The organisation's offline grace for its policy in seconds; nil is the relay's default.
     func policyGrace(org: Int64) async throws -> Int64?
+}
+
+/// An organisation's offline grace for its policy, set.
+public protocol PolicyGraceWriteRepository: Sendable {
     /// Sets (nil: back to the default) the offline grace, audited as `policy.grace`, and
     /// bumps the items revision in the same transaction (the grace is served with the list).
     func setPolicyGrace(org: Int64, seconds: Int64?, actor: DeviceIdentity, now: Date) async throws
 }
 
-/// Each device's stored events: appended (their devices woken after the commit, by the
-/// store alone) and read by the streams.
-/// Implemented in Stores/EventStore.swift.
-public protocol EventRepository: Sendable {
+/// Each device's stored events, read by its streams.
+/// Implemented in Stores/EventStore.swift (and so are the four below).
+public protocol EventReadRepository: Sendable {
+    func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent]
+}
+
+/// Events stored for devices (their devices woken after the commit, by the store alone).
+public protocol DeviceEventRepository: Sendable {
     /// Stores one event for each device; returns the devices it was stored for.
     @discardableResult
     func appendEvent(kind: RelayEventKind, data: String, devices: [String], now: Date) async throws -> [String]
-    func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String]
-    func events(device: String, after: Int64, limit: Int) async throws -> [StoredEvent]
-    func isDeviceLive(_ id: String) async throws -> Bool
 }
 
-/// Where the event log stands, for the watcher that polls it and the listener woken by it.
-/// Implemented in Stores/EventStore.swift (the notifications by each engine's store).
-public protocol EventWatchRepository: Sendable {
+/// Events stored for every live device of an organisation (woken as `DeviceEventRepository`'s).
+public protocol OrgEventRepository: Sendable {
+    func appendEventToOrganisation(kind: RelayEventKind, data: String, org: Int64, now: Date) async throws -> [String]
+}
+
+/// Where the event log stands (the watcher's poll, and the health check's query).
+public protocol EventPositionRepository: Sendable {
     func lastEventID() async throws -> Int64
+}
+
+/// Which devices have new events, for the watcher that polls the log.
+public protocol EventWatchRepository: Sendable {
     /// Devices with events after `id`.
     func devicesWithEvents(after id: Int64) async throws -> [String]
+}
+
+/// The wake-ups of new events, for the listener (`EventListener`, given them by `buildRelay`).
+/// Implemented by each engine's store.
+public protocol EventNotificationRepository: Sendable {
     /// Wake-ups for the devices of new events, sent after the events' commit.
     var eventNotifications: any EventNotifications { get }
 }
 
-/// The admin web page: sign-in codes and sessions (kept as SHA-256 hashes) and the
-/// organisation's overview pages.
-/// Implemented in Stores/AdminWebStore.swift.
-public protocol AdminWebRepository: Sendable {
+/// The admin web page's sign-in codes (kept as SHA-256 hashes), asked for by an
+/// administrator's device or the operator.
+/// Implemented in Stores/AdminWebStore.swift (and so is the one below).
+public protocol AdminLoginCodeRepository: Sendable {
     /// A one-time sign-in code for an administrator; `invalid` for a user who is not one.
     func createLoginCode(email: String, codeHash: String, expires: Date, now: Date) async throws
+}
+
+/// The admin web page: sessions (kept as SHA-256 hashes) opened with a sign-in code, and
+/// the organisation's overview pages.
+public protocol AdminWebRepository: Sendable {
     /// Uses the code (single use) and opens a session for its user, if the code is live and
     /// the user is still an administrator; nil otherwise.
     func signIn(codeHash: String, sessionHash: String, expires: Date, now: Date) async throws -> AdminSession?
@@ -352,14 +428,19 @@ public protocol MaintenanceRepository: Sendable {
                         eventsBefore: Date, now: Date) async throws -> (report: GarbageReport, delete: [String])
     /// Every blob row with its reference count and the count of live rows using it.
     func referenceAudit() async throws -> [(id: String, refs: Int64, live: Int64)]
-    /// Every blob row (id, size, SHA-256), by id.
-    func blobRows() async throws -> [BlobRef]
     /// Uploads past their expiry that never became a blob, except `sparing` (uploads
     /// being written now); their rows are deleted.
     func removeExpiredUploads(now: Date, sparing: Set<String>) async throws -> [String]
     /// Uploads this process is writing now (their writer lock held here).
     func uploadsBeingWritten() -> Set<String>
     func expireTransfers(now: Date) async throws -> [String]
+}
+
+/// Every blob row, for `vfs-relay copy-blobs`.
+/// Implemented in Stores/MaintenanceStore.swift.
+public protocol BlobListingRepository: Sendable {
+    /// Every blob row (id, size, SHA-256), by id.
+    func blobRows() async throws -> [BlobRef]
 }
 
 /// Wrong enrolment codes per address, shared by every instance on one database.
@@ -373,6 +454,47 @@ public protocol EnrolmentThrottleRepository: Sendable {
     func enrolmentSucceeded(address: String) async throws
 }
 
+/// Share links (issue 51): a finished upload (an age file its owner sealed to a key the
+/// relay never sees) served to whoever holds the link, counted, logged, revoked.
+/// Implemented in Stores/ShareStore.swift.
+public protocol ShareRepository: Sendable {
+    /// Makes the finished upload `upload` of `owner`'s user the blob `blobID` (already in
+    /// the blob store) of a new link, holding one reference until it is revoked or expires.
+    func createShare(id: String, upload: String, blobID: String, owner: DeviceIdentity, expires: Date, maxDownloads: Int?,
+                     now: Date) async throws -> Share
+    /// The user's links, oldest first, each with its downloads.
+    func shares(user: Int64) async throws -> [Share]
+    /// Any link by id (no owner: its holder asks); `notFound` for none.
+    func publicShare(id: String, now: Date) async throws -> PublicShare
+    /// Counts one download if the link allows one now, in one statement (of requests at
+    /// once, exactly as many as its limit get through), logging it with `size(blob)` bytes
+    /// and `address` and storing a `share` event for its user's live devices. `admitted`
+    /// says whether it was counted.
+    func countShareDownload(id: String, size: (BlobRef) -> Int64, address: String, now: Date) async throws -> PublicShare
+    /// Revokes the user's link (again: nothing changes); returns the blob ids to delete.
+    func revokeShare(id: String, user: Int64, now: Date) async throws -> [String]
+}
+
+/// The sweep's part of share links.
+public protocol ShareExpiryRepository: Sendable {
+    /// Links past their expiry give up their blob reference; returns the blob ids to delete.
+    func expireShares(now: Date) async throws -> [String]
+}
+
+/// Which devices' tokens are send-only (issue 48; `TokenScopeMiddleware`): table
+/// `send_only_devices`, migration `v18-send-only-devices`. Apart from the devices table
+/// so that a device is marked before its enrolment makes it: no device exists, even for
+/// a moment, without its mark (a mark whose enrolment failed names no device).
+/// Implemented in Stores/TokenScopeStore.swift.
+public protocol TokenScopeRepository: Sendable {
+    /// Marks `device` (an id about to be enrolled) send-only.
+    func markSendOnly(device: String, now: Date) async throws
+    /// Drops the mark of an id whose enrolment failed.
+    func unmarkSendOnly(device: String) async throws
+    /// Whether `device`'s token is send-only.
+    func isSendOnly(device: String) async throws -> Bool
+}
+
 /// Every repository: what the concrete store is, and what the composition root
 /// (`buildRouter`, `buildRelay`) and the operator's commands hold.
 public typealias RelayStore = OperatorRepository
@@ -381,23 +503,44 @@ public typealias RelayStore = OperatorRepository
     & EnrolmentRepository
     & InviteRepository
     & TokenRepository
-    & DeviceRepository
+    & DeviceListRepository
+    & DeviceLookupRepository
+    & DeviceRenameRepository
+    & DeviceLogoutRepository
+    & ChainReadRepository
+    & OperatorChainRepository
     & ChainRepository
     & GroupRepository
     & OrgGroupRepository
+    & OrgLookupRepository
     & UsageRepository
+    & UploadWriterRepository
     & UploadRepository
     & MultipartRepository
     & UploadListingRepository
     & TransferRepository
     & StreamingRepository
+    & StreamStateRepository
+    & StreamingCompletionRepository
     & CloudRepository
     & ItemRepository
-    & EventRepository
+    & ItemRevisionRepository
+    & PolicyGraceRepository
+    & PolicyGraceWriteRepository
+    & EventReadRepository
+    & DeviceEventRepository
+    & OrgEventRepository
+    & EventPositionRepository
     & EventWatchRepository
+    & EventNotificationRepository
+    & AdminLoginCodeRepository
     & AdminWebRepository
     & MaintenanceRepository
+    & BlobListingRepository
     & EnrolmentThrottleRepository
+    & ShareRepository
+    & ShareExpiryRepository
+    & TokenScopeRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.

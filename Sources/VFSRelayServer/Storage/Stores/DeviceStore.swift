@@ -190,7 +190,7 @@ extension SQLRelayStore {
             try await db.one("""
                 SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
                 WHERE d.token_hash = \(tokenHash) AND d.invalidated IS NOT NULL
-                """, as: IdentityRow.self)?.identity(admin: false)
+                """).map(IdentityRow.init(row:))?.identity(admin: false)
         }
     }
 
@@ -200,7 +200,7 @@ extension SQLRelayStore {
             try await db.one("""
                 SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
                 WHERE d.token_hash = \(tokenHash) AND d.invalidated IS NULL
-                """, as: IdentityRow.self)
+                """).map(IdentityRow.init(row:))
         }) else { return nil }
         let identity = row.identity(admin: row.role == "admin"), lastSeen = row.lastSeen?.timeIntervalSince1970 ?? 0
         // Last seen to the minute: no write on every request.

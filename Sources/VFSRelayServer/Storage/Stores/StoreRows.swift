@@ -136,9 +136,21 @@ struct CloudRow: Decodable {
     }
 }
 
-/// A device with its user, as a token names it.
-struct IdentityRow: Decodable {
+/// A device with its user, as a token names it. Read by hand, not as `Decodable`: every
+/// authenticated request reads one, and the typed decoding (each column's name worked out
+/// from the property's, a dynamic cast per value) was 3.8% of the relay's CPU under wrk
+/// (docs/speed.md). A new property fails to compile until `init(row:)` reads it.
+struct IdentityRow {
     var id: String, userID: Int64, orgID: Int64, email: String, role: String, lastSeen: Date?
+
+    init(row: SQLRow) throws {
+        id = try row.get("id")
+        userID = try row.get("user_id")
+        orgID = try row.get("org_id")
+        email = try row.get("email")
+        role = try row.get("role")
+        lastSeen = try row.get("last_seen")
+    }
 
     func identity(admin: Bool) -> DeviceIdentity {
         DeviceIdentity(deviceID: id, userID: userID, orgID: orgID, email: email, isAdmin: admin)

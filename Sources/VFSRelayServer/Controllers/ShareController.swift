@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VFSRelayProtocol
+
+/// Share links (issue 51). `POST /v1/shares` makes a link of a finished upload (an age
+/// file sealed to a key that stays in the link's fragment, never sent to the relay),
+/// `GET /v1/shares` lists the user's links with their downloads, `DELETE
+/// /v1/shares/{id}` revokes one (its blob released at once). `GET /s/{id}`, without a
+/// token, serves the ciphertext with Range to whoever holds the link, each GET counted
+/// in the statement that lets it through: revoked, expired or used up is 410.
+struct ShareController {
+    let services: RelayServices
+    let store: any ShareRepository
+
+    /// The most downloads a link may allow.
+    static let maxDownloads = 1_000_000
+
+    func addRoutes(public router: Router<RelayRequestContext>, to group: RouterGroup<RelayRequestContext>) {
+        router.getAndHead(RouterPath(RelayPaths.shareLinks + "/:id"), use: content)
+        router.get(RouterPath(SharePage.scriptPath)) { _, _ in SharePage.script() }
+        group.post(RouterPath(RelayPaths.shares), use: create)
+        group.get(RouterPath(RelayPaths.shares), use: list)
+        group.delete(RouterPath(RelayPaths.shares + "/:id"), use: revoke)
+    }
+
+    @Sendable func create(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let body = try await request.decodeJSON(ShareCreate.self, context: context)
+        let now = Date()
+        let configuration = services.configuration
+        let expires = body.expires ?? now.addingTimeInterval(configuration.transferLifetime)
+        guard expires > now, expires <= now.addingTimeInterval(configuration.maxTransferLifetime) else {
+            throw RelayError.badRequest("expires must be in the future and at most \(Int(configuration.maxTransferLifetime / 86400)) days away")
+        }
+        if let downloads = body.downloads, !(1...Self.maxDownloads).contains(downloads) {
+            throw RelayError.badRequest("downloads must be from 1 to \(Self.maxDownloads)")
+        }
+        let share = try await services.adoptUpload(body.upload, user: identity.userID) { blobID in
+            try await store.createShare(id: Secrets.id(), upload: body.upload, blobID: blobID, owner: identity, expires: expires,
+                                        maxDownloads: body.downloads, now: now)
+        }
+        return try jsonResponse(share, status: .created, headers: [.location: RelayPaths.shareLink(share.id)])
+    }
+
+    @Sendable func list(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try jsonResponse(try await store.shares(user: context.requireIdentity().userID))
+    }
+
+    @Sendable func revoke(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let (id, user) = (try pathID(context), try context.requireIdentity().userID)
+        let released = try await services.freeing { try await store.revokeShare(id: id, user: user, now: Date()) }
+        await services.deleteBlobs(released)
+        return emptyResponse()
+    }
+
+    /// The ciphertext, or for a browser (Accept: text/html first) the page that decrypts
+    /// it. A HEAD is answered as the GET would be, and neither it nor the page counts.
+    @Sendable func content(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let id = try pathID(context)
+        let now = Date()
+        if SharePage.wanted(request) { return SharePage.response(try await store.publicShare(id: id, now: now)) }
+        let download = BlobDownload(blobs: services.blobs, sent: services.metrics.downloadBytes)
+        guard request.method != .head else {
+            let share = try await store.publicShare(id: id, now: now)
+            guard share.live else { throw Self.gone(id) }
+            return try await download.response(share.blob, request: request)
+        }
+        let share = try await store.countShareDownload(id: id, size: { Self.answered(request, blob: $0) },
+                                                       address: context.remoteAddress, now: now)
+        guard share.admitted else {
+            services.metrics.shareDownloadsRefused.increment()
+            throw Self.gone(id)
+        }
+        services.metrics.shareDownloads.increment()
+        return try await download.response(share.blob, request: request)
+    }
+
+    static func gone(_ id: String) -> RelayError {
+        RelayError(.gone, .gone, "link \"\(Validate.shown(id))\" was revoked, has expired or has had all its downloads")
+    }
+
+    /// The bytes `BlobDownload` answers `request` with, for the owner's log: the range
+    /// asked for when it is one satisfiable range (as `If-Range` allows), else the whole.
+    static func answered(_ request: Request, blob: BlobRef) -> Int64 {
+        guard let header = request.headers[.range], request.headers[.ifRange].map({ $0 == "\"\(blob.sha256)\"" }) ?? true,
+              case .ranges(let ranges) = HeaderNumbers.rangeAnswer(header, size: blob.size), ranges.count == 1 else { return blob.size }
+        return Int64(ranges[0].count)
+    }
+}

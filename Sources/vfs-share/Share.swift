@@ -1,0 +1,208 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import VFSBundle
+import VFSCommandLine
+import VFSCore
+import VFSRelayClient
+import VFSRelayCommandLine
+import VFSRelayProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct ShareTool: AsyncVFSCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vfs-share",
+        abstract: "Share files with someone who has no device: a link that plain age or a browser opens, its key never on the relay.",
+        discussion: """
+        The files are encrypted on this device (age format) to a fresh X25519 key made for \
+        this link alone, uploaded with a resumable upload, and the relay makes a link of the \
+        ciphertext. The link is printed as https://RELAY/s/ID#KEY: the key is the part \
+        after '#', the URL's fragment, which no HTTP client sends, so the relay never holds \
+        it, nor logs it. Whoever has the whole link can read the files, as long as the relay \
+        still serves it; whoever has only the part before '#' (the relay, its logs, a proxy) \
+        gets ciphertext. The second line printed is the same as a command for a terminal \
+        that needs only curl and age (or rage).
+
+        One file is shared as it is; several, or a folder, as one bundle (an uncompressed pax \
+        archive: the command ends in tar -xf -, which also writes the manifest \
+        .vfs-manifest.json). With --passphrase the files are encrypted to a passphrase \
+        instead (age's scrypt), read as vfs-encrypt -p reads it: the link then holds no key, \
+        and age asks for the passphrase; give it to the recipient another way.
+
+        The relay counts each GET of the link that gets bytes, in the statement that lets it \
+        through: with --downloads 1, of many GETs at once exactly one gets the file, the \
+        rest 410 (a HEAD counts nothing; a resumed download, with Range, counts again). \
+        Past --expires (7d by default, at most the relay's longest transfer lifetime) and \
+        after "vfs-share revoke ID" the link answers 410, and a revoked link's ciphertext is \
+        deleted at once. "vfs-share list" shows each link with every download (time, bytes, \
+        the client's address as the relay sees it); each download is also a "share" event on \
+        your devices' event stream. The link's ciphertext counts against your quota until it \
+        is revoked or expires.
+
+        Examples:
+          vfs-share report.pdf
+          vfs-share --expires 3d --downloads 1 contract.pdf
+          vfs-share --passphrase photos/
+          vfs-share list
+          vfs-share revoke 3f2a
+
+        Exit status: 0 done; 1 a name could not be stored or a file could not be read (each \
+        named, the rest shared); 64 usage; 65 a bad answer; 66 no such file or link; 69 relay \
+        unreachable (still so after --retry-for); 73 too large for the relay or the quota; 75 \
+        temporary (429, 503, 507, still so after --retry-for); 77 a revoked token.
+        """,
+        version: vfsVersion,
+        subcommands: [Send.self, List.self, Revoke.self],
+        defaultSubcommand: Send.self)
+}
+
+/// The relay credentials every subcommand takes (the options themselves, not a group
+/// around them, as vfs-cloud's).
+typealias ShareOptions = RelayCredentialOptions
+
+extension ShareTool {
+    struct Send: AsyncVFSCommand, CheckedCommand {
+        static let configuration = CommandConfiguration(commandName: "send", abstract: "Share files and folders: print a link and a command for a terminal.")
+
+        @Option(help: ArgumentHelp("The link stops working after DURATION (3d, 12h; the relay's default is 7d).", valueName: "duration"))
+        var expires: String?
+        @Option(help: ArgumentHelp("The link allows N downloads, then answers 410.", valueName: "n"))
+        var downloads: Int?
+        @OptionGroup var passphrase: PassphraseEncryptionOptions
+        @Flag(help: "Print JSON (id, url, command, size, expires, downloads).") var json = false
+        @OptionGroup var progressOptions: ProgressOptions
+        @OptionGroup var retry: RetryOptions
+        @OptionGroup var options: ShareOptions
+        @Argument(help: ArgumentHelp("Files or folders.", valueName: "path"), completion: .file())
+        var paths: [String] = []
+
+        func check() throws {
+            if paths.isEmpty { throw ToolError.usage("nothing to share", hints: ["name files or folders: vfs-share FILE…"]) }
+            if let expires { _ = try DurationText.seconds(expires) }
+            if let downloads, downloads < 1 { throw ToolError.usage("--downloads must be at least 1") }
+            try passphrase.check(hasRecipients: false, recipientFlags: "")
+            _ = try retry.seconds(default: 0)
+            for path in paths {
+                var info = stat()
+                guard stat(RawName.cString(path), &info) == 0 else {
+                    throw ToolError("no such file \"\(RawName.escaped(path))\"", exit: .noInput)
+                }
+            }
+        }
+
+        struct Report: Encodable {
+            var id: String
+            var url: String
+            var command: String
+            var size: Int64
+            var expires: Date
+            var downloads: Int?
+        }
+
+        func run() async throws {
+            let session = try options.session(retry: try retry.policy(quiet: progressOptions.quiet))
+            let identity = passphrase.passphrase ? nil : try X25519Identity.generate()
+            let recipient: Recipient = try identity.map { $0.recipient } ?? passphrase.recipient()
+            var sealed = try ShareSeal(paths: paths, home: session.home, warn: { Diagnostics.warn($0) })
+            defer { sealed.remove() }
+            try sealed.seal(to: recipient)
+            let lifetime = try expires.map { try DurationText.seconds($0) }
+            let share = try await session.withClient { client in
+                try await sealed.upload(client: client, report: .terminal(quiet: progressOptions.quiet),
+                                        request: { ShareCreate(upload: $0, expires: lifetime.map { Date().addingTimeInterval(TimeInterval($0)) },
+                                                               downloads: downloads) })
+            }
+            var base = session.config.relay
+            while base.hasSuffix("/") { base.removeLast() }
+            let link = base + RelayPaths.shareLink(share.id)
+            let url = identity.map { link + "#" + $0.string } ?? link
+            let report = Report(id: share.id, url: url, command: ShareCommand.text(link: link, key: identity?.string, output: sealed.output),
+                                size: share.size, expires: share.expires, downloads: share.maxDownloads)
+            if json { return try JSONOutput.print(report) }
+            print(report.url)
+            print(report.command)
+            Diagnostics.info("link \(share.id): \(share.maxDownloads.map { "\($0) download\($0 == 1 ? "" : "s"), " } ?? "")until \(DateText.iso8601(share.expires))")
+            if sealed.refused > 0 { throw ToolError.namesLeftOut(sealed.refused, holder: "the link") }
+        }
+    }
+
+    struct List: AsyncVFSCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List your links with each download (time, bytes, client address).",
+            discussion: """
+            Every link of yours the relay still knows, oldest first: its id, size, expiry, \
+            downloads so far (of the most allowed) and state (live, revoked, expired, used), \
+            then one indented line per download. The key is not shown: it was never on the relay.
+
+            Example:
+              vfs-share list --json | jq '.[] | select(.downloads | length > 0) | .id'
+            """)
+        @Flag(help: "Print a JSON array of links (id, size, created, expires, maxDownloads, downloads: [{at, size, address}], revoked).")
+        var json = false
+        @OptionGroup var retry: RetryOptions
+        @OptionGroup var options: ShareOptions
+
+        func run() async throws {
+            let session = try options.session(retry: try retry.policy(quiet: true))
+            let shares = try await session.withClient { try await $0.shares() }
+            if json { return try JSONOutput.print(shares) }
+            let now = Date()
+            for share in shares {
+                let state = share.revoked != nil ? "revoked" : share.expires <= now ? "expired" : share.isLive(at: now) ? "live" : "used"
+                let count = "\(share.downloads.count)" + (share.maxDownloads.map { "/\($0)" } ?? "")
+                print("\(share.id)  \(Listing.size(share.size, human: true))  until \(DateText.iso8601(share.expires))  \(count) downloads  \(state)")
+                for download in share.downloads {
+                    print("  \(DateText.iso8601(download.at))  \(download.size) bytes  \(DisplayText.printable(download.address))")
+                }
+            }
+        }
+    }
+
+    struct Revoke: AsyncVFSCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke", abstract: "Revoke a link: its next GET is 410 and the relay deletes its ciphertext.",
+            discussion: """
+            ID is a link's id (vfs-share list), or any unique beginning of one.
+
+            Example:
+              vfs-share revoke 3f2a
+            """)
+        @OptionGroup var retry: RetryOptions
+        @OptionGroup var options: ShareOptions
+        @Argument(help: ArgumentHelp("The link's id or a unique beginning of it.", valueName: "id")) var id: String
+
+        func run() async throws {
+            let session = try options.session(retry: try retry.policy(quiet: true))
+            try await session.withClient { client in
+                let matches = try await client.shares().map(\.id).filter { $0.hasPrefix(id.lowercased()) }
+                guard matches.count == 1 else {
+                    throw ToolError(matches.isEmpty ? "no link \"\(DisplayText.printable(id))\"" : "\"\(DisplayText.printable(id))\" is the beginning of \(matches.count) links",
+                                    exit: matches.isEmpty ? .noInput : .usage)
+                }
+                try await client.revokeShare(matches[0])
+                Diagnostics.info("revoked \(matches[0])")
+            }
+        }
+    }
+}
+
+/// The terminal command printed beside a link.
+enum ShareCommand {
+    /// `curl -s LINK | age -d -i <(echo KEY) > NAME` (or `| tar -xf -` for a bundle); without
+    /// a key (a passphrase), age asks for it on the terminal.
+    static func text(link: String, key: String?, output: ShareSeal.Output) -> String {
+        let decrypt = key.map { "age -d -i <(echo \($0))" } ?? "age -d"
+        let into: String
+        switch output {
+        case .file(let name): into = "> \(DisplayText.shellQuoted(name))"
+        case .bundle: into = "| tar -xf -"
+        }
+        return "curl -fsS \(DisplayText.shellQuoted(link)) | \(decrypt) \(into)"
+    }
+}

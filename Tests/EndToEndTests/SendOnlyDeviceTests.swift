@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+import VFSTestSupport
+
+/// Issue 48 end to end, through the binaries against a live relay: a server enrolled with
+/// `--send-only` pushes every night to people's devices, which verify its pushes as
+/// "SERVER of USER (send-only)", and no other device ever adds a stanza for it.
+@Suite("send-only devices: approval, pushes, never a recipient", .serialized)
+struct SendOnlyDeviceTests {
+    func ok(_ run: Run, _ what: String = "") {
+        #expect(run.status == 0, "\(what): \(run.stderr)")
+    }
+
+    /// The recipient stanzas in an age file's header ("-> TYPE …" lines before "---"); nil
+    /// for a file that is not age.
+    static func stanzas(_ url: URL) -> Int? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        let head = String(decoding: handle.readData(ofLength: 64 << 10), as: UTF8.self)
+        guard head.hasPrefix("age-encryption.org/v1\n"), let end = head.range(of: "\n---") else { return nil }
+        return head[..<end.lowerBound].split(separator: "\n").filter { $0.hasPrefix("-> ") }.count
+    }
+
+    /// The age files the relay stored since `before`, and their stanza counts.
+    static func newStanzas(_ fleet: Fleet, since before: Set<URL>) -> [Int] {
+        fleet.storedFiles().filter { !before.contains($0) }.compactMap { stanzas($0) }
+    }
+
+    func status(_ machine: Machine, of name: String) throws -> (status: String?, fingerprint: String?) {
+        let run = try machine.run("vfs-device", ["list", "--json"])
+        ok(run, "list")
+        let row = jsonArray(run).first { $0["name"] as? String == name }
+        return (row?["status"] as? String, row?["fingerprint"] as? String)
+    }
+
+    @Test("a send-only server, approved as such, pushes nightly to two people's devices; they verify it as SERVER of USER (send-only); cloud put, rekey, group and --to pushes by others never add a stanza for it, a push to it is refused (77), and it signs nothing in the chain")
+    func nightlyPushes() throws {
+        let fleet = try Fleet()
+        let laptop = fleet.laptop
+        let server = try Machine("server", in: fleet.scratch)
+        try server.enroll(port: fleet.relay.port, code: try fleet.admin.invite("alice@acme.example"), arguments: ["--send-only"])
+        let fingerprint = try server.fingerprint()
+
+        // Pending, shown with its fingerprint as a reader would have: not the one it shows.
+        let pending = try status(laptop, of: "server")
+        #expect(pending.status == "pending")
+        #expect(pending.fingerprint != nil && pending.fingerprint != fingerprint)
+        // Approved as a reader with its fingerprint: refused (77), and told why.
+        let asReader = try laptop.run("vfs-device", ["approve", "server", "--fingerprint", fingerprint])
+        #expect(asReader.status == 77)
+        #expect(asReader.stderr.contains("approve it with --send-only"), "\(asReader.stderr)")
+        // A reader approved with --send-only: refused too.
+        let other = try Machine("other", in: fleet.scratch)
+        try other.enroll(port: fleet.relay.port, code: try fleet.admin.invite("alice@acme.example"))
+        let readerAsSender = try laptop.run("vfs-device", ["approve", "other", "--send-only", "--fingerprint", try other.fingerprint()])
+        #expect(readerAsSender.status == 77)
+        #expect(readerAsSender.stderr.contains("enrolled as a reader"), "\(readerAsSender.stderr)")
+        ok(try laptop.run("vfs-device", ["approve", "server", "--send-only", "--fingerprint", fingerprint]), "approve --send-only")
+        let approved = try status(laptop, of: "server")
+        #expect(approved.status == "send-only")
+        #expect(approved.fingerprint == fingerprint)
+        #expect(try status(fleet.phone, of: "server").status == "send-only")
+
+        // Three nights: each push to bob (his desktop) and alice (--cc-me: her readers,
+        // laptop, phone, tablet) has four stanzas, none of them the server's.
+        for night in 1...3 {
+            let before = Set(fleet.storedFiles())
+            let dump = try fleet.scratch.write("dump-\(night).sql", Data("night \(night)\n".utf8))
+            let push = try server.run("vfs-push", ["--to", "bob@acme.example", "--cc-me", dump])
+            ok(push, "night \(night)")
+            #expect(Self.newStanzas(fleet, since: before) == [4], "night \(night)")
+        }
+        // Receivers verify them as the server of alice's, send-only.
+        let out = fleet.scratch.path("phone-out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let fetched = try fleet.phone.run("vfs-fetch", ["--all", "-v", "--no-backup", "-C", out])
+        ok(fetched, "phone fetch")
+        #expect(fetched.stderr.contains("is from \"server\" of alice@acme.example (send-only) (verified)"), "\(fetched.stderr)")
+        for night in 1...3 {
+            #expect(try String(contentsOfFile: out + "/dump-\(night).sql", encoding: .utf8) == "night \(night)\n")
+        }
+        let bobOut = fleet.scratch.path("desktop-out")
+        try FileManager.default.createDirectory(atPath: bobOut, withIntermediateDirectories: true)
+        let bob = try fleet.desktop.run("vfs-fetch", ["--all", "-v", "--no-backup", "-C", bobOut])
+        ok(bob, "desktop fetch")
+        #expect(bob.stderr.contains("is from \"server\" of alice@acme.example (send-only) (pinned, not confirmed)"), "\(bob.stderr)")
+        #expect(try String(contentsOfFile: bobOut + "/dump-3.sql", encoding: .utf8) == "night 3\n")
+
+        // The others never encrypt to it: a cloud put (alice's three readers), a push to a
+        // group it is in (the phone alone), bob's push --to alice (her three readers).
+        let file = try fleet.scratch.write("note.txt", Data("for readers only\n".utf8))
+        var before = Set(fleet.storedFiles())
+        let put = try laptop.run("vfs-cloud", ["put", file, "/note.txt"])
+        ok(put, "cloud put")
+        #expect(!put.stderr.contains("server"), "\(put.stderr)")
+        #expect(Self.newStanzas(fleet, since: before) == [3])
+        ok(try laptop.run("vfs-device", ["group", "create", "nightly", "phone", "server"]))
+        before = Set(fleet.storedFiles())
+        ok(try laptop.run("vfs-push", ["-g", "nightly", file]), "group push")
+        #expect(Self.newStanzas(fleet, since: before) == [1])
+        before = Set(fleet.storedFiles())
+        ok(try fleet.desktop.run("vfs-push", ["--to", "alice@acme.example", file]), "bob --to alice")
+        #expect(Self.newStanzas(fleet, since: before) == [3])
+        before = Set(fleet.storedFiles())
+        // A push's cloud copy is for every device of the user: the three readers.
+        ok(try laptop.run("vfs-push", ["--cloud", "/copy.txt", "-d", "phone", file]), "push --cloud")
+        #expect(Self.newStanzas(fleet, since: before) == [3])
+        // Named outright, it is refused as a recipient (77), by the chain's word.
+        let toServer = try laptop.run("vfs-push", ["-d", "server", file])
+        #expect(toServer.status == 77)
+        #expect(toServer.stderr.contains("\"server\" of alice@acme.example is a send-only device"), "\(toServer.stderr)")
+        ok(try laptop.run("vfs-cloud", ["rekey"]), "rekey")
+
+        // Nothing the relay stores opens with the server's identity; all of it with the laptop's.
+        let serverKey = fleet.scratch.path("server-identity.txt"), laptopKey = fleet.scratch.path("laptop-identity.txt")
+        try server.exportIdentity(to: serverKey)
+        try laptop.exportIdentity(to: laptopKey)
+        let stored = fleet.storedFiles().filter { Self.stanzas($0) != nil }
+        #expect(stored.count >= 4)
+        for blob in stored {
+            #expect(try Tools.run("vfs-decrypt", ["-i", serverKey, "-o", "/dev/null", blob.path]).status != 0, "\(blob.lastPathComponent)")
+        }
+        let cloudBlobs = stored.filter { Self.stanzas($0) == 3 }
+        #expect(!cloudBlobs.isEmpty)
+        for blob in cloudBlobs {
+            ok(try Tools.run("vfs-decrypt", ["-i", laptopKey, "-o", "/dev/null", blob.path]), "laptop opens \(blob.lastPathComponent)")
+        }
+
+        // Its token is scoped (issue 48, item 2): it reads nothing and deletes nothing; the
+        // tools say so and exit 77 (the relay's 403).
+        for (tool, arguments) in [("vfs-fetch", ["--json"]), ("vfs-fetch", ["--all"]), ("vfs-cloud", ["ls", "/"]),
+                                  ("vfs-cloud", ["get", "/note.txt", "-o", fleet.scratch.path("stolen.txt")]),
+                                  ("vfs-cloud", ["put", file, "/planted.txt"]), ("vfs-device", ["invite"]),
+                                  ("vfs-device", ["rename", "phone", "mine"])] {
+            let refused = try server.run(tool, arguments)
+            #expect(refused.status == 77, "\(tool) \(arguments): \(refused.status) \(refused.stderr)")
+            #expect(refused.stderr.contains("send-only device's token"), "\(tool) \(arguments): \(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fleet.scratch.path("stolen.txt")))
+
+        // It signs nothing in the chain: it approves nobody, and logs nobody out.
+        let approve = try server.run("vfs-device", ["approve", "other", "--fingerprint", try other.fingerprint()])
+        #expect(approve.status == 77)
+        #expect(try server.run("vfs-device", ["revoke", "-y", "phone"]).status == 77)
+        #expect(try status(laptop, of: "phone").status == "active")
+        // Revoked by an approved device: removed from the chain.
+        ok(try laptop.run("vfs-device", ["revoke", "-y", "server"]), "revoke the server")
+        let gone = try status(fleet.phone, of: "server").status
+        #expect(gone == nil || gone == "revoked")
+    }
+}
