@@ -167,10 +167,19 @@ struct PackagingInstallTests {
     @Test("make install refuses binaries that load the toolchain's Swift libraries")
     func installRefusesDynamicBuild() throws {
         let folder = try TestFolder("install-dynamic")
-        // The test runner's debug build is linked the default way, against the toolchain's
-        // libswiftCore.so: what `swift build` without --static-swift-stdlib makes.
-        #expect(try Tools.loadsSwiftLibraries(Tools.testBuildDir), "the test runner's build is not dynamically linked")
-        let run = try Self.make(["install", "DESTDIR=" + folder.path("dest"), "BIN=" + Tools.testBuildDir.path])
+        // A build linked the default way, against the toolchain's libswiftCore.so (what a
+        // plain `swift build` makes): the test runner's tools when it is a debug build, else
+        // (make test's release build, whose tools carry the libraries) the test runner
+        // itself, which is always linked so, under each tool's name.
+        var dynamic = Tools.testBuildDir
+        if try !Tools.loadsSwiftLibraries(dynamic) {
+            dynamic = folder.url.appendingPathComponent("dynamic")
+            try FileManager.default.createDirectory(at: dynamic, withIntermediateDirectories: true)
+            let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            for tool in Self.tools { try FileManager.default.copyItem(at: runner, to: dynamic.appendingPathComponent(tool)) }
+        }
+        #expect(try Tools.loadsSwiftLibraries(dynamic), "\(dynamic.path) is not dynamically linked")
+        let run = try Self.make(["install", "DESTDIR=" + folder.path("dest"), "BIN=" + dynamic.path])
         #expect(run.status != 0)
         #expect(run.stderr.contains("loads the Swift toolchain's libraries"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("dest")))

@@ -30,7 +30,7 @@ struct PackagingTests {
         let scratch = try TestFolder()
         // SWIFT=echo: a compile that starts shows as "compiled" on stdout. PACKAGES=
         // coreutils: make deps (before test and demo) finds nothing to install.
-        let settings = ["SWIFT=echo compiled", "STATIC=", "PACKAGES=coreutils"]
+        let settings = ["SWIFT=echo compiled", "PACKAGES=coreutils"]
         for target in ["build", "test", "demo"] {
             // pkg-config that finds nothing: as on a machine without the -dev packages.
             let bare = try Tools.run("make", ["-s", "-C", Self.root.path, target] + settings,

@@ -16,8 +16,9 @@ public enum Tools {
         return testBuildDir
     }()
 
-    /// The test runner's own build folder (make test's debug build, its tools linked against
-    /// the toolchain's Swift libraries): for the few checks that need such a build.
+    /// The test runner's own build folder (make test's release build, whose tools carry
+    /// Swift's libraries; with CONFIG=debug, a debug build whose tools load the toolchain's):
+    /// for the few checks that look at how a build links.
     public static let testBuildDir: URL = {
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var dir = exe.deletingLastPathComponent()
@@ -29,7 +30,7 @@ public enum Tools {
     }()
 
     /// Whether the tool in `dir` loads the toolchain's Swift libraries (a plain `swift
-    /// build`), rather than carrying them (make build's `--static-swift-stdlib`).
+    /// build`), rather than carrying them (make build's, linked by Package.swift's staticSwift).
     public static func loadsSwiftLibraries(_ dir: URL, tool: String = "vfs-encrypt") throws -> Bool {
         try run("readelf", ["-d", dir.appendingPathComponent(tool).path]).out.contains("libswiftCore.so")
     }
