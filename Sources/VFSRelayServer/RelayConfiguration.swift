@@ -201,3 +201,15 @@ public struct UsageLimits: Sendable, Equatable {
 
     public init() {}
 }
+
+extension RelayConfiguration {
+    /// When a transfer or share link asked to expire at `asked` (nil: the default lifetime)
+    /// expires: in the future and within the longest lifetime, else a 400 saying so.
+    func expiry(asked: Date?, now: Date) throws -> Date {
+        let expires = asked ?? now.addingTimeInterval(transferLifetime)
+        guard expires > now, expires <= now.addingTimeInterval(maxTransferLifetime) else {
+            throw RelayError.badRequest("expires must be in the future and at most \(Int(maxTransferLifetime / 86400)) days away")
+        }
+        return expires
+    }
+}

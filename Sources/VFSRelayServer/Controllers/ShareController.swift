@@ -29,10 +29,7 @@ struct ShareController {
         let body = try await request.decodeJSON(ShareCreate.self, context: context)
         let now = Date()
         let configuration = services.configuration
-        let expires = body.expires ?? now.addingTimeInterval(configuration.transferLifetime)
-        guard expires > now, expires <= now.addingTimeInterval(configuration.maxTransferLifetime) else {
-            throw RelayError.badRequest("expires must be in the future and at most \(Int(configuration.maxTransferLifetime / 86400)) days away")
-        }
+        let expires = try configuration.expiry(asked: body.expires, now: now)
         if let downloads = body.downloads, !(1...Self.maxDownloads).contains(downloads) {
             throw RelayError.badRequest("downloads must be from 1 to \(Self.maxDownloads)")
         }

@@ -27,10 +27,7 @@ struct TransferController {
         let body = try await request.decodeJSON(TransferCreate.self, context: context)
         let now = Date()
         let configuration = services.configuration
-        let expires = body.expires ?? now.addingTimeInterval(configuration.transferLifetime)
-        guard expires > now, expires <= now.addingTimeInterval(configuration.maxTransferLifetime) else {
-            throw RelayError.badRequest("expires must be in the future and at most \(Int(configuration.maxTransferLifetime / 86400)) days away")
-        }
+        let expires = try configuration.expiry(asked: body.expires, now: now)
         // With S3 blobs an upload in progress can't be read back: made once it is whole
         // (the unfinished upload is 409 below, and vfs-push makes it after the upload).
         if body.streaming == true, services.blobs.readsUploadsInProgress, let entry = try await createStreaming(body, sender: identity, expires: expires, now: now) {
