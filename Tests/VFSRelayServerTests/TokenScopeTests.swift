@@ -45,6 +45,10 @@ struct TokenScopeTests {
         "PUT /items/{id}": .forbidden, "DELETE /items/{id}": .forbidden,
         "GET /v1/policy/settings": .allowed, "PUT /v1/policy/settings": .forbidden,
         "GET /v1/events": .forbidden, "HEAD /v1/events": .forbidden,
+        // Share links (issue 51): a send-only server makes, lists and revokes none; the link
+        // itself and the page's script are for whoever holds the link, with no token.
+        "POST /v1/shares": .forbidden, "GET /v1/shares": .forbidden, "DELETE /v1/shares/{id}": .forbidden,
+        "GET /s/{id}": .noToken, "GET /s/assets/share.js": .noToken,
     ]
 
     static func expected(_ route: String) -> Expect? {

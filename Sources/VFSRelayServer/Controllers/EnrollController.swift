@@ -5,7 +5,7 @@ import VFSRelayProtocol
 /// `POST /v1/enroll`: a one-time code becomes a device and its token.
 struct EnrollController {
     let services: RelayServices
-    let store: any EnrolmentRepository & TokenScopeRepository
+    let store: any EnrolmentRepository & SendOnlyMarkRepository
     let throttle: EnrolmentThrottle
 
     func addRoutes(to router: Router<RelayRequestContext>) {

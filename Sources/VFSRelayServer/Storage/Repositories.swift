@@ -487,12 +487,16 @@ public protocol ShareExpiryRepository: Sendable {
 /// a moment, without its mark (a mark whose enrolment failed names no device).
 /// Implemented in Stores/TokenScopeStore.swift.
 public protocol TokenScopeRepository: Sendable {
+    /// Whether `device`'s token is send-only.
+    func isSendOnly(device: String) async throws -> Bool
+}
+
+/// Enrolment's part of the send-only marks (the same table): marked before the device is made.
+public protocol SendOnlyMarkRepository: Sendable {
     /// Marks `device` (an id about to be enrolled) send-only.
     func markSendOnly(device: String, now: Date) async throws
     /// Drops the mark of an id whose enrolment failed.
     func unmarkSendOnly(device: String) async throws
-    /// Whether `device`'s token is send-only.
-    func isSendOnly(device: String) async throws -> Bool
 }
 
 /// Every repository: what the concrete store is, and what the composition root
@@ -541,6 +545,7 @@ public typealias RelayStore = OperatorRepository
     & ShareRepository
     & ShareExpiryRepository
     & TokenScopeRepository
+    & SendOnlyMarkRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.
