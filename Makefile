@@ -20,7 +20,7 @@ CONFIG ?= release
 #   internal declarations visible to other modules (so the optimiser keeps them and
 #   cannot change their signatures); within each module, whole-module optimisation, inlining
 #   and the early releases that once let OpenSSL read freed numbers (issue 42) are as
-#   without it. bench/ measured no difference (docs/speed.md).
+#   without it. Its cost in bench/ is not measured yet (issue 42 is open for it).
 # Swift's standard library and Foundation are linked into every tool by Package.swift (its
 # staticSwift link settings, release only), not by --static-swift-stdlib: that flag changes
 # every compile command and cannot build the tests (Swift Testing has no static library).
