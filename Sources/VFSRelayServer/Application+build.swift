@@ -148,7 +148,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     AdminController(services: services, store: store,
                     items: ItemController(services: services, store: store, base: RelayPaths.items)).addRoutes(to: router)
     let authenticated = router.group().add(middleware: AuthMiddleware(store: store))
-        .add(middleware: TokenScopeMiddleware(store: store))
+        .add(middleware: TokenScopeMiddleware())
         .add(middleware: UsageLimitMiddleware(counts: services.usage, limits: configuration.limits))
     DeviceController(services: services, store: store).addRoutes(to: authenticated)
     ChainController(store: store).addRoutes(to: authenticated)

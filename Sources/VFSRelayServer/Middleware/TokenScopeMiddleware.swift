@@ -10,10 +10,10 @@ import VFSRelayProtocol
 /// cannot slip past.
 struct TokenScopeMiddleware: RouterMiddleware {
     typealias Context = RelayRequestContext
-    let store: any TokenScopeRepository
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let identity = context.identity, try await store.isSendOnly(device: identity.deviceID),
+        // The mark comes with the identity (`authenticate` reads it with the token's row).
+        if let identity = context.identity, identity.sendOnly,
            !SendOnlyScope.allows(request.method, route: context.endpointPath ?? "", parameters: context.parameters, device: identity.deviceID) {
             throw SendOnlyScope.refusal
         }

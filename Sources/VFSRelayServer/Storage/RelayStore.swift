@@ -9,6 +9,9 @@ public struct DeviceIdentity: Sendable, Equatable {
     var orgID: Int64
     public var email: String
     public var isAdmin: Bool
+    /// Enrolled with --send-only (issue 48): its token is held to `SendOnlyScope`. Read with
+    /// the token's row (`authenticate`), so the scope costs no query of its own.
+    var sendOnly = false
 }
 
 /// A user as the admin commands list them.

@@ -481,7 +481,7 @@ public protocol ShareExpiryRepository: Sendable {
     func expireShares(now: Date) async throws -> [String]
 }
 
-/// Which devices' tokens are send-only (issue 48; `TokenScopeMiddleware`): table
+/// Which devices' tokens are send-only (issue 48; `authenticate` reads the same mark with the token's row for `TokenScopeMiddleware`): table
 /// `send_only_devices`, migration `v18-send-only-devices`. Apart from the devices table
 /// so that a device is marked before its enrolment makes it: no device exists, even for
 /// a moment, without its mark (a mark whose enrolment failed names no device).

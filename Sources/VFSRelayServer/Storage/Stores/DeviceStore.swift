@@ -188,7 +188,8 @@ extension SQLRelayStore {
     public func revokedDevice(tokenHash: String) async throws -> DeviceIdentity? {
         try await sql.database.read { db in
             try await db.one("""
-                SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
+                SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role, s.device_id AS send_only_mark FROM devices d
+                JOIN users u ON u.id = d.user_id LEFT JOIN send_only_devices s ON s.device_id = d.id
                 WHERE d.token_hash = \(tokenHash) AND d.invalidated IS NOT NULL
                 """).map(IdentityRow.init(row:))?.identity(admin: false)
         }
@@ -198,7 +199,8 @@ extension SQLRelayStore {
         let database = sql.database
         guard let row = try await database.read({ db in
             try await db.one("""
-                SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role FROM devices d JOIN users u ON u.id = d.user_id
+                SELECT d.id, d.user_id, d.last_seen, u.org_id, u.email, u.role, s.device_id AS send_only_mark FROM devices d
+                JOIN users u ON u.id = d.user_id LEFT JOIN send_only_devices s ON s.device_id = d.id
                 WHERE d.token_hash = \(tokenHash) AND d.invalidated IS NULL
                 """).map(IdentityRow.init(row:))
         }) else { return nil }

@@ -141,10 +141,11 @@ struct CloudRow: Decodable {
 /// from the property's, a dynamic cast per value) was 3.8% of the relay's CPU under wrk
 /// (docs/speed.md). A new property fails to compile until `init(row:)` reads it.
 struct IdentityRow {
-    var id: String, userID: Int64, orgID: Int64, email: String, role: String, lastSeen: Date?
+    var id: String, userID: Int64, orgID: Int64, email: String, role: String, lastSeen: Date?, sendOnly: Bool
 
     init(row: SQLRow) throws {
         id = try row.get("id")
+        sendOnly = try row.get("send_only_mark", as: String?.self) != nil
         userID = try row.get("user_id")
         orgID = try row.get("org_id")
         email = try row.get("email")
@@ -153,7 +154,7 @@ struct IdentityRow {
     }
 
     func identity(admin: Bool) -> DeviceIdentity {
-        DeviceIdentity(deviceID: id, userID: userID, orgID: orgID, email: email, isAdmin: admin)
+        DeviceIdentity(deviceID: id, userID: userID, orgID: orgID, email: email, isAdmin: admin, sendOnly: sendOnly)
     }
 }
 
