@@ -3,6 +3,8 @@ public enum ExitStatus: Int32, Sendable {
     case success = 0
     /// A clean "no": a check that denies, nothing matched.
     case no = 1
+    /// vfs-cloud put: another device's newer version won; this one is kept as a conflict copy.
+    case conflict = 3
     case usage = 64
     /// Bad or corrupt input, failed authentication.
     case dataError = 65

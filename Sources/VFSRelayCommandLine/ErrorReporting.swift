@@ -74,6 +74,7 @@ extension CloudError: ReportableError {
         case .notFound, .noSuchFile, .cannotOpen: return .noInput
         case .conflict, .overQuota, .isAFile, .cloudFileExists, .localFileExists, .cannotCreateFolder: return .cannotCreate
         case .changed: return .temporaryFailure
+        case .keptAsConflicts: return .conflict
         }
     }
 
@@ -84,9 +85,13 @@ extension CloudError: ReportableError {
         case .conflict: return ["choose another name, or see the command's -p or -f"]
         case .overQuota: return ["vfs-cloud du shows what your files use and the quota; remove files with vfs-cloud rm"]
         case .changed: return ["the file changed meanwhile: run the command again"]
-        case .cloudFileExists: return ["use -f to replace it, or choose another cloud name"]
+        case .cloudFileExists: return ["use -f to replace it, or choose another cloud name",
+                                       "to replace only the version you have, get it first (vfs-cloud get) or name it with --base VERSION (vfs-cloud ls --json)"]
         case .localFileExists: return ["use -f to replace it, or choose another name with -o or -C"]
         case .cannotOpen: return ["it was stored before this device was enrolled: run \"vfs-cloud rekey\" on a device that can"]
+        case .keptAsConflicts:
+            return ["both versions are kept: compare them, then keep one with \"vfs-cloud put -f FILE PATH\" or drop a copy with \"vfs-cloud rm COPY\"",
+                    "\"vfs-cloud conflicts\" lists every conflict copy"]
         case .isAFile, .cannotCreateFolder, .noSuchFile: return []
         }
     }

@@ -18,8 +18,12 @@ public struct CloudEntry: Codable, Sendable, Equatable {
     public var sha256: String?
     public var created: Date
     public var updated: Date
+    /// Files only: the file's current version (its head), which a put names as its
+    /// `base` to replace exactly that one. A rekey or a move keeps it; a put makes a new one.
+    public var version: String?
     public init(id: String, name: String, path: String, kind: CloudEntryKind, size: Int64? = nil,
-                sha256: String? = nil, created: Date, updated: Date) {
+                sha256: String? = nil, created: Date, updated: Date, version: String? = nil) {
+        self.version = version
         self.id = id
         self.name = name
         self.path = path
@@ -45,19 +49,54 @@ public struct CloudFolderCreate: Codable, Sendable, Equatable {
 /// `PUT /v1/cloud/{path}`: the file's content is a finished tus upload (`upload`), or
 /// the ciphertext of a transfer this device sent (`transfer`: the cloud file and the
 /// transfer then share one blob through its reference count). Exactly one is given.
+///
+/// What it replaces (issue 50): `base` names the version the put was based on, and the
+/// put is refused (409 `version_conflict`) unless that is still the file's head;
+/// `create: true` refuses it when a file is there. With neither, it replaces whatever
+/// file is there (the last writer wins, as `vfs-cloud put -f` asks).
 public struct CloudPut: Codable, Sendable, Equatable {
     public var upload: String?
     public var transfer: String?
-    public init(upload: String) { self.upload = upload }
+    public var base: String?
+    public var create: Bool?
+
+    /// What a put expects at its path, as `base` and `create` say it.
+    public enum Expectation: Sendable, Equatable {
+        /// Replace whatever file is there (`put -f`).
+        case any
+        /// No file may be there: a new one.
+        case absent
+        /// The file there must still be at this version.
+        case version(String)
+    }
+
+    public var expectation: Expectation { base.map { .version($0) } ?? (create == true ? .absent : .any) }
+
+    public init(upload: String, expecting: Expectation = .any) {
+        self.upload = upload
+        switch expecting {
+        case .any: break
+        case .absent: create = true
+        case .version(let version): base = version
+        }
+    }
     public init(transfer: String) { self.transfer = transfer }
-    enum CodingKeys: String, CodingKey, CaseIterable { case upload, transfer }
+    enum CodingKeys: String, CodingKey, CaseIterable { case upload, transfer, base, create }
     public init(from decoder: Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         upload = try container.decodeIfPresent(String.self, forKey: .upload)
         transfer = try container.decodeIfPresent(String.self, forKey: .transfer)
+        base = try container.decodeIfPresent(String.self, forKey: .base)
+        create = try container.decodeIfPresent(Bool.self, forKey: .create)
         guard (upload == nil) != (transfer == nil) else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "give exactly one of \"upload\" and \"transfer\""))
+        }
+        guard base == nil || create == nil else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\"base\" replaces a version, \"create\" makes a new file: give one"))
+        }
+        if let base, base.isEmpty || base.unicodeScalars.count > 64 {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\"base\" must be a version id (1 to 64 characters)"))
         }
     }
 }

@@ -9,6 +9,9 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     case notFound = "not_found"
     case methodNotAllowed = "method_not_allowed"
     case conflict
+    /// A cloud put named a `base` version that is no longer the file's head, or asked to
+    /// create a file that another device made meanwhile (409): keep this one elsewhere.
+    case versionConflict = "version_conflict"
     case preconditionFailed = "precondition_failed"
     case tooLarge = "too_large"
     case quotaExceeded = "quota_exceeded"

@@ -46,6 +46,10 @@ struct RelayError: Error, Sendable {
         case UploadRefusal.tooManyOpen(let count):
             self = .init(.tooManyRequests, .tooManyRequests,
                          "you have \(count) uploads open, the most a user may; finish or delete one (DELETE /v1/uploads/ID), or wait until one expires")
+        case CloudRefusal.notHead(let path, let head):
+            self = .init(.conflict, .versionConflict, head.map {
+                "\"\(path)\" is at version \($0) now: another device replaced it since the version this put is based on"
+            } ?? "\"\(path)\" holds no file now: another device removed it since the version this put is based on")
         case CloudRefusal.tooManyEntries(let count):
             self = .init(.init(code: 507, reasonPhrase: "Insufficient Storage"), .tooManyEntries,
                          "you hold \(count) cloud files and folders, the most a user may; delete some to make room")

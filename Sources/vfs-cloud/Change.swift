@@ -58,17 +58,20 @@ extension CloudTool {
             let from = try CloudPath.normal(source)
             var to = try CloudPath.normal(destination)
             guard from != "/" else { throw ToolError.usage("the root folder cannot be moved") }
-            try await options.run(retry: retry) { _, client in
+            try await options.run(retry: retry) { session, client in
                 if try await client.cloudLookup(to)?.kind == .folder, to != from {
                     to = CloudPath.join(to, CloudPath.name(from))
                 }
                 if to == from || to.hasPrefix(from + "/") {
                     throw ToolError("cannot move \"\(from)\" into itself (\"\(to)\")", exit: .cannotCreate)
                 }
+                let bases = CloudBases(home: session.home)
                 if force, try await client.cloudLookup(to) != nil {
                     try await client.cloudDelete(to)
+                    bases.forget(to)
                 }
                 _ = try await client.cloudMove(from, to: to)
+                bases.moved(from, to: to)
             }
         }
     }
@@ -93,7 +96,7 @@ extension CloudTool {
         func run() async throws {
             let paths = try self.paths.map(CloudPath.normal)
             if paths.contains("/") { throw ToolError.usage("the root folder cannot be removed") }
-            try await options.run(retry: retry) { _, client in
+            try await options.run(retry: retry) { session, client in
                 for path in paths {
                     let entry: CloudEntry?
                     do {
@@ -108,6 +111,7 @@ extension CloudTool {
                         if !force { try confirm(path) }
                     }
                     try await client.cloudDelete(path)
+                    CloudBases(home: session.home).forget(path)
                 }
             }
         }

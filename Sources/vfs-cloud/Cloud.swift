@@ -27,6 +27,10 @@ struct CloudTool: AsyncVFSCommand {
         only the header on the relay. Revoking a device and rekeying drops its key from every \
         file; copies it already fetched stay out of reach.
 
+        A put never loses another device's write: it replaces the version this device got, \
+        and when another device replaced that meanwhile, both are kept (a conflict copy \
+        beside the newer one; "vfs-cloud conflicts" lists them). -f replaces whatever is there.
+
         Examples:
           vfs-cloud mkdir -p /docs/2026
           vfs-cloud put report.pdf /docs/2026/
@@ -49,7 +53,8 @@ struct CloudTool: AsyncVFSCommand {
         the relay may have carried out before its answer was lost (mkdir, mv, rm) is sent \
         again only when it surely was not.
 
-        Exit status: 0 done; 1 rm -r not confirmed, rekey left files this device cannot open, or put -r left out names the relay can't store or files it can't read (each named, the rest stored); 64 usage; 65 a bad answer or a corrupt \
+        Exit status: 0 done; 1 rm -r not confirmed, rekey left files this device cannot open, or put -r left out names the relay can't store or files it can't read (each named, the rest stored); 3 a put found a newer version \
+        there and was kept as a conflict copy ("vfs-cloud conflicts" lists them); 64 usage; 65 a bad answer or a corrupt \
         file; 66 no such path, or nothing this device can open; 69 relay unreachable (still so after --retry-for), or an \
         age plugin needed for a device key in hardware not on PATH; 73 the \
         name exists (mkdir without -p, mv without -f), the output cannot be written, or the \
@@ -59,7 +64,7 @@ struct CloudTool: AsyncVFSCommand {
         of your verified device chain only: pending ones are left out, with a warning.
         """,
         version: vfsVersion,
-        subcommands: [List.self, MakeFolder.self, Put.self, Get.self, Move.self, Remove.self, Usage.self, Rekey.self])
+        subcommands: [List.self, MakeFolder.self, Put.self, Get.self, Move.self, Remove.self, Usage.self, Rekey.self, Conflicts.self])
 }
 
 /// What every subcommand takes: this device's credentials (the options themselves, not a

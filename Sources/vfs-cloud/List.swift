@@ -26,7 +26,7 @@ extension CloudTool {
         @Flag(name: .short, help: "Long format: kind, plaintext size, modification time, path.") var long = false
         @OptionGroup var sizes: HumanSizeOption
         @Flag(name: .customShort("R"), help: "List folders recursively.") var recursive = false
-        @Flag(help: "Print a JSON array of entries (id, name, path, kind, size, sha256, created, updated).") var json = false
+        @Flag(help: "Print a JSON array of entries (id, name, path, kind, size, sha256, created, updated, and a file's version).") var json = false
         @OptionGroup var retry: RetryOptions
         @OptionGroup var options: CloudOptions
         @Argument(help: ArgumentHelp("The cloud folder or file.", valueName: "path")) var path = "/"

@@ -132,7 +132,7 @@ struct WorkflowTests {
                 let readers = try await session.cloudReaders(client, warn: { _ in })
                 #expect(Set(readers.map(\.name)) == ["laptop", "phone"])
                 let recipients = try session.pinnedRecipients(readers)
-                let uploader = CloudUploader(client: client, home: session.home, recipients: recipients, force: false, report: KeptReport().report)
+                let uploader = CloudUploader(client: client, home: session.home, recipients: recipients, force: false, device: "laptop", report: KeptReport().report)
                 #expect(try await uploader.put([file], to: "/docs", asFolder: true) == 0)
                 let stored = try #require(try await client.cloudLookup("/docs/numbers.txt"))
                 #expect(stored.kind == .file)
@@ -158,7 +158,7 @@ struct WorkflowTests {
                 }
                 #expect(try await client.cloudLookup("/docs/numbers.txt")?.sha256 == stored.sha256)
                 // With force: replaced (a new encryption, so another digest).
-                let forced = CloudUploader(client: client, home: session.home, recipients: recipients, force: true, report: KeptReport().report)
+                let forced = CloudUploader(client: client, home: session.home, recipients: recipients, force: true, device: "laptop", report: KeptReport().report)
                 try await forced.put([file], to: "/docs", asFolder: true)
                 let replaced = try #require(try await client.cloudLookup("/docs/numbers.txt"))
                 #expect(replaced.sha256 != stored.sha256)

@@ -203,6 +203,35 @@ struct CloudTests {
         }
     }
 
+    @Test("PUT with base (issue 50): replaces only that version, else 409 version_conflict naming the head with the upload kept; create refuses a file that is there; base and create together are 400; listings carry the version")
+    func putBasedOnVersion() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let first = try await client.upload(randomBytes(10), token: alice.token)
+            let created = try await client.request(.put, RelayPaths.cloud("/n.txt"), token: alice.token, json: #"{"upload":"\#(first)","create":true}"#)
+            #expect(created.status == .created)
+            let v1 = try #require(try decode(CloudEntry.self, created).version)
+            #expect(try decode([CloudEntry].self, try await client.request(.get, RelayPaths.cloud, token: alice.token)).map(\.version) == [v1])
+            let second = try await client.upload(randomBytes(20), token: alice.token)
+            let taken = try await client.request(.put, RelayPaths.cloud("/n.txt"), token: alice.token, json: #"{"upload":"\#(second)","create":true}"#)
+            #expect(taken.status == .conflict && errorCode(taken) == "version_conflict")
+            let stale = try await client.request(.put, RelayPaths.cloud("/n.txt"), token: alice.token, json: #"{"upload":"\#(second)","base":"other"}"#)
+            #expect(stale.status == .conflict && errorCode(stale) == "version_conflict")
+            #expect((try? decode(RelayErrorBody.self, stale))?.message.contains("is at version \(v1) now") == true)
+            #expect(try await client.request(.put, RelayPaths.cloud("/n.txt"), token: alice.token,
+                                             json: #"{"upload":"\#(second)","base":"\#(v1)","create":true}"#).status == .badRequest)
+            // The refused upload is still there: based on the head, it replaces it.
+            let replaced = try await client.request(.put, RelayPaths.cloud("/n.txt"), token: alice.token, json: #"{"upload":"\#(second)","base":"\#(v1)"}"#)
+            #expect(replaced.status == .created)
+            let v2 = try #require(try decode(CloudEntry.self, replaced).version)
+            #expect(v2 != v1 && fixture.blobFiles().count == 1)
+            // Without base or create, whatever is there is replaced (put -f).
+            let third = try await client.upload(randomBytes(30), token: alice.token)
+            #expect(try await client.request(.put, RelayPaths.cloud("/n.txt"), token: alice.token, json: #"{"upload":"\#(third)"}"#).status == .created)
+        }
+    }
+
     @Test("store: cloudReplaceBlob checks the expected SHA-256; cloudPutTransfer needs a live transfer")
     func storeMethods() async throws {
         let fixture = try RelayFixture()
@@ -225,7 +254,7 @@ struct CloudTests {
             #expect(entry.sha256 == "abc" && entry.size == 5 && released == [current.id])
             #expect(try await store.cloudFile(path: ["f"], user: user) == BlobRef(id: "n2", size: 5, sha256: "abc"))
             await #expect(throws: StoreError.self) {
-                _ = try await store.cloudPutTransfer(path: ["g"], id: "g1", transfer: "none", sender: alice.id, user: user, maxEntries: 100, now: now)
+                _ = try await store.cloudPutTransfer(path: ["g"], id: "g1", transfer: "none", sender: alice.id, user: user, expecting: .any, maxEntries: 100, now: now)
             }
         }
     }

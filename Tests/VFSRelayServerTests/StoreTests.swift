@@ -586,10 +586,10 @@ struct StoreTests {
             try await store.cloudMakeFolder(path: ["docs"], id: "f2", user: user, maxEntries: 100, now: Date())
         }
         let (file, released) = try await store.cloudPut(path: ["docs", "a.age"], id: "c1", upload: try await fixture.finishedUpload(alice),
-                                                        blobID: "b1", user: user, maxEntries: 100, now: Date())
+                                                        blobID: "b1", user: user, device: "dev", expecting: .any, maxEntries: 100, now: Date())
         #expect(file.path == "/docs/a.age" && released.isEmpty)
         let (again, replaced) = try await store.cloudPut(path: ["docs", "a.age"], id: "c2", upload: try await fixture.finishedUpload(alice),
-                                                         blobID: "b2", user: user, maxEntries: 100, now: Date())
+                                                         blobID: "b2", user: user, device: "dev", expecting: .any, maxEntries: 100, now: Date())
         #expect(again.id == "c1" && replaced == ["b1"])
         #expect(try await store.cloudFile(path: ["docs", "a.age"], user: user).id == "b2")
         let (here, children) = try await store.cloudList(path: ["docs"], user: user)
@@ -606,13 +606,68 @@ struct StoreTests {
         #expect(try await store.referenceAudit().isEmpty)
     }
 
+    @Test("cloud versions (issue 50): a put names what it replaces; of 10 puts at once based on the same version exactly one passes, the others are refused notHead and change nothing; create refuses a file that is there; a move and a rekey keep the version, a delete ends it",
+          arguments: Backend.allCases)
+    func cloudVersionCompareAndSet(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example")[0]
+        let user = alice.userID, device = alice.deviceID
+        let (first, _) = try await store.cloudPut(path: ["a.age"], id: "c1", upload: try await fixture.finishedUpload(alice), blobID: "b1",
+                                                  user: user, device: device, expecting: .absent, maxEntries: 100, now: Date())
+        let v1 = try #require(first.version)
+        #expect(try await store.cloudList(path: [], user: user).1.map(\.version) == [v1])
+        #expect(try await store.cloudList(path: ["a.age"], user: user).0.version == v1)
+        let late = try await fixture.finishedUpload(alice)
+        await #expect(throws: CloudRefusal.notHead(path: "/a.age", head: v1)) {
+            try await store.cloudPut(path: ["a.age"], id: "c2", upload: late, blobID: "b2", user: user, device: device,
+                                     expecting: .absent, maxEntries: 100, now: Date())
+        }
+        var uploads = [String]()
+        for _ in 0..<10 { uploads.append(try await fixture.finishedUpload(alice)) }
+        let racing = uploads
+        let refusals = try await attemptAtOnce(10, refused: CloudRefusal.self) { n in
+            _ = try await store.cloudPut(path: ["a.age"], id: "x\(n)", upload: racing[n], blobID: "n\(n)", user: user, device: device,
+                                         expecting: .version(v1), maxEntries: 100, now: Date())
+        }
+        #expect(refusals.filter { $0 == nil }.count == 1)
+        let v2 = try #require(try await store.cloudList(path: [], user: user).1.first?.version)
+        #expect(v2 != v1)
+        #expect(refusals.compactMap { $0 } == Array(repeating: .notHead(path: "/a.age", head: v2), count: 9))
+        // The refused puts changed nothing: one file, its blob the winner's, every reference counted.
+        let winner = try await store.cloudFile(path: ["a.age"], user: user).id
+        #expect(winner.hasPrefix("n") && winner != "b1")
+        #expect(try await fixture.referencesHold())
+        // A move and a rekey keep the version; a put based on it then passes.
+        let moved = try await store.cloudMove(from: ["a.age"], to: ["b.age"], user: user, now: Date())
+        #expect(moved.version == v2)
+        let (rekeyed, _) = try await store.cloudReplaceBlob(path: ["b.age"], expected: try await store.cloudFile(path: ["b.age"], user: user).sha256,
+                                                            with: BlobRef(id: "r1", size: 5, sha256: "abc"), user: user, now: Date())
+        #expect(rekeyed.version == v2)
+        let (third, _) = try await store.cloudPut(path: ["b.age"], id: "c3", upload: late, blobID: "b3", user: user, device: device,
+                                                  expecting: .version(v2), maxEntries: 100, now: Date())
+        let v3 = try #require(third.version)
+        #expect(third.id == first.id && v3 != v2)
+        // Removed: a put based on its last version is refused (no file there), -f's .any is not.
+        _ = try await store.cloudDelete(path: ["b.age"], user: user, now: Date())
+        let after = try await fixture.finishedUpload(alice)
+        await #expect(throws: CloudRefusal.notHead(path: "/b.age", head: nil)) {
+            try await store.cloudPut(path: ["b.age"], id: "c4", upload: after, blobID: "b4", user: user, device: device,
+                                     expecting: .version(v3), maxEntries: 100, now: Date())
+        }
+        let (fresh, _) = try await store.cloudPut(path: ["b.age"], id: "c4", upload: after, blobID: "b4", user: user, device: device,
+                                                  expecting: .any, maxEntries: 100, now: Date())
+        #expect(fresh.version != nil && fresh.version != v3)
+        #expect(try await fixture.referencesHold())
+    }
+
     @Test("cloud entries: a user holds at most maxEntries files and folders, checked as one is added; 20 mkdirs at once never pass it; a replaced file adds none",
           arguments: Backend.allCases)
     func cloudEntryCap(_ backend: Backend) async throws {
         let fixture = try await StoreFixture.make(backend)
         let store = fixture.store, alice = try await fixture.user("alice@acme.example")[0], user = alice.userID
         _ = try await store.cloudPut(path: ["a.age"], id: "c1", upload: try await fixture.finishedUpload(alice), blobID: "b1",
-                                     user: user, maxEntries: 3, now: Date())
+                                     user: user, device: "dev", expecting: .any, maxEntries: 3, now: Date())
         // 20 folders at once under a cap of 3 with one file held: two are made, the others refused.
         let refusals = try await attemptAtOnce(20, refused: CloudRefusal.self) { n in
             _ = try await store.cloudMakeFolder(path: ["d\(n)"], id: "f\(n)", user: user, maxEntries: 3, now: Date())
@@ -624,15 +679,15 @@ struct StoreTests {
         // A new file is refused and its upload kept; replacing a file there adds no entry.
         let upload = try await fixture.finishedUpload(alice)
         await #expect(throws: CloudRefusal.tooManyEntries(3)) {
-            try await store.cloudPut(path: ["b.age"], id: "c2", upload: upload, blobID: "b2", user: user, maxEntries: 3, now: Date())
+            try await store.cloudPut(path: ["b.age"], id: "c2", upload: upload, blobID: "b2", user: user, device: "dev", expecting: .any, maxEntries: 3, now: Date())
         }
         let (replaced, released) = try await store.cloudPut(path: ["a.age"], id: "c3", upload: try await fixture.finishedUpload(alice),
-                                                            blobID: "b3", user: user, maxEntries: 3, now: Date())
+                                                            blobID: "b3", user: user, device: "dev", expecting: .any, maxEntries: 3, now: Date())
         #expect(replaced.id == "c1" && released == ["b1"])
         // A deleted folder frees its place: the kept upload goes in now; Bob counts his own.
         let folder = try #require(held.first { $0.kind == .folder })
         _ = try await store.cloudDelete(path: [folder.name], user: user, now: Date())
-        let (file, _) = try await store.cloudPut(path: ["b.age"], id: "c2", upload: upload, blobID: "b2", user: user, maxEntries: 3, now: Date())
+        let (file, _) = try await store.cloudPut(path: ["b.age"], id: "c2", upload: upload, blobID: "b2", user: user, device: "dev", expecting: .any, maxEntries: 3, now: Date())
         #expect(file.path == "/b.age")
         let bob = try await fixture.user("bob@acme.example")[0]
         _ = try await store.cloudMakeFolder(path: ["d0"], id: "g0", user: bob.userID, maxEntries: 3, now: Date())
@@ -788,7 +843,7 @@ struct StoreTests {
                         // Four names for fourteen files: most puts replace a file holding another blob.
                         attempt("cloud put t\(n)") {
                             _ = try await store.cloudPutTransfer(path: ["f\(n % 4)"], id: "c\(n)", transfer: "t\(n)", sender: sender.deviceID,
-                                                                 user: user, maxEntries: 100, now: Date())
+                                                                 user: user, expecting: .any, maxEntries: 100, now: Date())
                         }
                     }
                     if n % 10 == 5 { attempt("expire") { _ = try await store.expireTransfers(now: Date()) } }
@@ -849,7 +904,7 @@ struct StoreTests {
 
         // The transfer's blob becomes a cloud file too (one more reference), then is rekeyed.
         let (entry, released) = try await store.cloudPutTransfer(path: ["t.age"], id: "c1", transfer: "t1", sender: admin[0].deviceID,
-                                                                 user: admin[0].userID, maxEntries: 100, now: Date())
+                                                                 user: admin[0].userID, expecting: .any, maxEntries: 100, now: Date())
         #expect(entry.path == "/t.age" && released.isEmpty)
         #expect(try await store.referenceAudit().map(\.refs) == [2])
         await #expect(throws: StoreError.preconditionFailed("the file changed: its SHA-256 is \(entry.sha256 ?? "")")) {

@@ -27,7 +27,7 @@ function __vfs-cloud_parse_tokens -S
         case 'mkdir'
             __vfs-cloud_parse_subcommand -r 1 'p' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'put'
-            __vfs-cloud_parse_subcommand -r 1 'r/recursive' 'f/force' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand -r 1 'r/recursive' 'f/force' 'base=' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'get'
             __vfs-cloud_parse_subcommand 1 'o=' 'C=' 'stdout' 'raw' 'r/recursive' 'f/force' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'mv'
@@ -38,6 +38,8 @@ function __vfs-cloud_parse_tokens -S
             __vfs-cloud_parse_subcommand 1 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'rekey'
             __vfs-cloud_parse_subcommand 1 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'conflicts'
+            __vfs-cloud_parse_subcommand 1 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
             __vfs-cloud_parse_subcommand -r 1 'version'
         end
@@ -103,11 +105,12 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional 
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'rm' -d 'Remove cloud files, and folders with -r.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'du' -d 'Show what your cloud files use on the relay, and your quota.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'rekey' -d 'Re-encrypt every cloud file\'s key to your current devices, without uploading the files again.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'conflicts' -d 'List the conflict copies puts kept beside newer versions.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" l' -s 'l' -d 'Long format: kind, plaintext size, modification time, path.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" h human-readable' -s 'h' -l 'human-readable' -d 'Sizes as 1.2 MiB instead of bytes.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" R' -s 'R' -d 'List folders recursively.'
-complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" json' -l 'json' -d 'Print a JSON array of entries (id, name, path, kind, size, sha256, created, updated).'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" json' -l 'json' -d 'Print a JSON array of entries (id, name, path, kind, size, sha256, created, updated, and a file\'s version).'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
@@ -126,7 +129,8 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud mkdir" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" r recursive' -l 'recursive' -s 'r' -d 'Put folders with everything in them.'
-complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" f force' -l 'force' -s 'f' -d 'Replace cloud files that exist.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" f force' -l 'force' -s 'f' -d 'Replace cloud files that exist, whatever version is there.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" base' -l 'base' -d 'Replace the cloud file only if it is still at VERSION (ls --json shows it).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud put" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
@@ -188,4 +192,13 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud rekey" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" json' -l 'json' -d 'Print a JSON array of {path, exists, conflicts: [{path, device, date}]}.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud help" version' -l 'version' -d 'Show the version.'

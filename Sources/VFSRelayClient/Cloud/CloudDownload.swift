@@ -127,6 +127,9 @@ package struct CloudDownload {
         }
         try out.commit(exclusive: !force && target.map { !Self.isSpecial($0) } ?? false)
         unlink(partial)
+        // What this device's next put of the path is based on (the bytes hashed to the
+        // entry's SHA-256, so they are that version's).
+        try CloudBases(home: session.home).record(entry.version, for: path)
     }
 
     static func isSpecial(_ path: String) -> Bool {

@@ -16,12 +16,19 @@ package struct CloudUploader {
     /// The session's home (`$VFS_HOME`), which holds the spools (`CloudUpload.spool`).
     let home: String
     let recipients: [AgeRecipient]
-    /// Replace cloud files that exist.
+    /// Replace cloud files that exist, whatever their version (`put -f`).
     let force: Bool
+    /// The version a single file's put replaces (`put --base`), instead of the one this
+    /// device last got (`CloudBases`).
+    let base: String?
+    /// This device's name, in the name of a conflict copy.
+    let device: String
     let report: ClientReport
 
-    package init(client: RelayClient, home: String, recipients: [AgeRecipient], force: Bool, report: ClientReport) {
-        (self.client, self.home, self.recipients, self.force, self.report) = (client, home, recipients, force, report)
+    package init(client: RelayClient, home: String, recipients: [AgeRecipient], force: Bool, base: String? = nil,
+                 device: String, report: ClientReport) {
+        (self.client, self.home, self.recipients, self.force, self.base, self.device, self.report)
+            = (client, home, recipients, force, base, device, report)
     }
 
     /// Stores `sources` at `destination`: into it when `asFolder` (a folder, made if
@@ -32,6 +39,12 @@ package struct CloudUploader {
     /// with a warning that names it, and the rest goes. Names that are not UTF-8 keep their
     /// bytes as push and wrap keep them (RawName: U+F780 to U+F7FF stand for them, in the
     /// cloud name too). Returns how many were left out.
+    ///
+    /// A file that exists is replaced only when this device got the version there now
+    /// (or `base` names it), or with `force`; else 73 before anything is uploaded. When
+    /// another device replaced it (or made a file there) meanwhile, the relay refuses the
+    /// put and it is kept beside as a conflict copy (`ConflictName`): the others go on,
+    /// and `CloudError.keptAsConflicts` ends the run.
     @discardableResult
     package func put(_ sources: [String], to destination: String, asFolder: Bool) async throws -> Int {
         let tree = CloudTree(client: client)
@@ -46,28 +59,51 @@ package struct CloudUploader {
         // Every name is checked before anything is uploaded (parents come first; what
         // is under a folder that isn't there yet is new).
         var absent = Set<String>()
+        var expected: [String: CloudPut.Expectation] = [:]
+        let bases = CloudBases(home: home)
         if asFolder, destination != "/", try await client.cloudLookup(destination) == nil { absent.insert(destination) }
         for (local, remote) in work {
             let folder = local.hasSuffix("/")
             if absent.contains(CloudPath.parent(remote)) {
-                if folder { absent.insert(remote) }
+                if folder { absent.insert(remote) } else { expected[remote] = force ? .any : .absent }
                 continue
             }
             let existing = try await client.cloudLookup(remote)
             if folder, existing == nil { absent.insert(remote) }
             if folder, existing?.kind == .file { throw CloudError.isAFile(DisplayText.printable(remote)) }
-            if !folder, !force, existing?.kind == .file {
-                throw CloudError.cloudFileExists(remote)
+            guard !folder else { continue }
+            if force {
+                expected[remote] = .any
+            } else if existing?.kind == .file {
+                guard let based = base ?? bases.base(of: remote) else { throw CloudError.cloudFileExists(remote) }
+                expected[remote] = .version(based)
+            } else {
+                expected[remote] = .absent
             }
         }
         if asFolder { try await tree.makeFolders(destination) }
+        var conflicts: [CloudConflict] = []
         for (local, remote) in work {
             if local.hasSuffix("/") {
                 try await tree.makeFolders(remote)
-            } else {
-                try await CloudUpload(local: local, remote: remote, home: home, report: report).run(client: client, recipients: recipients)
+                continue
+            }
+            let expecting = expected[remote] ?? .absent
+            try await CloudUpload(local: local, remote: remote, home: home, report: report).run(client: client, recipients: recipients) { upload in
+                do {
+                    let stored = try await client.cloudPut(remote, CloudPut(upload: upload, expecting: expecting))
+                    // This device now holds the version it made of a file it had got.
+                    if case .version = expecting { try bases.record(stored.version, for: remote) }
+                } catch RelayClientError.rejected(409, RelayErrorCode.versionConflict.rawValue, let message) {
+                    let copy = CloudPath.join(CloudPath.parent(remote), ConflictName.make(CloudPath.name(remote), device: device, at: Date()))
+                    _ = try await client.cloudPut(copy, CloudPut(upload: upload, expecting: .absent))
+                    let conflict = CloudConflict(path: remote, copy: copy, reason: message)
+                    report.warn("\(message); this put is kept as \"\(DisplayText.printable(copy))\"")
+                    conflicts.append(conflict)
+                }
             }
         }
+        if !conflicts.isEmpty { throw CloudError.keptAsConflicts(conflicts, leftOut: skipped.count) }
         return skipped.count
     }
 
@@ -142,7 +178,9 @@ struct CloudUpload {
         return home + "/cloud-outgoing/" + hash
     }
 
-    func run(client: RelayClient, recipients: [AgeRecipient]) async throws {
+    /// Seals and uploads the file, then `store`s the finished upload (its id) in the cloud;
+    /// the spool goes once that is done.
+    func run(client: RelayClient, recipients: [AgeRecipient], store: (String) async throws -> Void) async throws {
         let dir = try spool()
         var state = try? JSONDecoder().decode(State.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/put.json")))
         if state == nil {
@@ -167,10 +205,10 @@ struct CloudUpload {
             // The upload expired: start it again from the sealed copy.
             state!.location = nil
             try save(state!, dir)
-            return try await run(client: client, recipients: recipients)
+            return try await run(client: client, recipients: recipients, store: store)
         }
         let upload = String(state!.location!.split(separator: "/").last ?? "")
-        _ = try await client.cloudPut(remote, CloudPut(upload: upload))
+        try await store(upload)
         for name in ["file.age", "put.json"] { unlink(dir + "/" + name) }
         rmdir(dir)
     }

@@ -96,6 +96,9 @@ package enum CloudError: Error, CustomStringConvertible {
     case noSuchFile(String)
     /// The file was not encrypted to this device.
     case cannotOpen(String)
+    /// Puts another device's newer version won (issue 50): each kept as a conflict copy
+    /// (and `leftOut` names left out, as `put -r` counts them).
+    case keptAsConflicts([CloudConflict], leftOut: Int)
 
     package var description: String {
         switch self {
@@ -107,6 +110,11 @@ package enum CloudError: Error, CustomStringConvertible {
         case .cannotCreateFolder(let path): return "cannot create folder \"\(DisplayText.printable(path))\""
         case .noSuchFile(let path): return "no such file \"\(path)\""
         case .cannotOpen(let path): return "this device cannot open \"\(path)\""
+        case let .keptAsConflicts(conflicts, leftOut):
+            let kept = conflicts.count == 1
+                ? "\"\(DisplayText.printable(conflicts[0].path))\" changed on the relay since this device got it: this put is kept as \"\(DisplayText.printable(conflicts[0].copy))\""
+                : "\(conflicts.count) files changed on the relay since this device got them: these puts are kept as conflict copies (each named above)"
+            return kept + (leftOut > 0 ? "; \(leftOut) left out (each named above)" : "")
         }
     }
 }

@@ -63,16 +63,17 @@ struct CloudController {
         let path = try Self.path(context)
         guard !path.isEmpty else { throw RelayError.conflict("the root is a folder") }
         let body = try await request.decodeJSON(CloudPut.self, context: context)
+        let device = try context.requireIdentity().deviceID
+        let expecting = body.expectation
         let stored: (CloudEntry, [String])
         if let transfer = body.transfer {
-            stored = try await store.cloudPutTransfer(path: path, id: Secrets.id(), transfer: transfer,
-                                                                          sender: context.requireIdentity().deviceID, user: user,
-                                                                          maxEntries: services.configuration.maxCloudEntries, now: Date())
+            stored = try await store.cloudPutTransfer(path: path, id: Secrets.id(), transfer: transfer, sender: device, user: user,
+                                                      expecting: expecting, maxEntries: services.configuration.maxCloudEntries, now: Date())
         } else {
             let upload = body.upload ?? ""
             stored = try await services.adoptUpload(upload, user: user) { blobID in
-                try await store.cloudPut(path: path, id: Secrets.id(), upload: upload, blobID: blobID, user: user,
-                                                    maxEntries: services.configuration.maxCloudEntries, now: Date())
+                try await store.cloudPut(path: path, id: Secrets.id(), upload: upload, blobID: blobID, user: user, device: device,
+                                         expecting: expecting, maxEntries: services.configuration.maxCloudEntries, now: Date())
             }
         }
         let (entry, released) = stored

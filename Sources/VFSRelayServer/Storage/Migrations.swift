@@ -290,6 +290,19 @@ enum RelayMigrations {
         // Issue 48: the devices enrolled with --send-only, whose tokens may only push
         // (TokenScopeMiddleware). Marked before the enrolment makes the device.
         Migration("v18-send-only-devices", ["CREATE TABLE send_only_devices(device_id TEXT PRIMARY KEY, created \(.time) NOT NULL)"]),
+        // Issue 50: the versions of each cloud file, the one without `until` its head. A put
+        // names the version it is based on and is refused when that is no longer the head
+        // (`CloudPut.Expectation`); a rekey or a move keeps the version. A file stored before has no
+        // row: its version is its own id until it is replaced.
+        Migration("v23-cloud-versions", [
+            """
+            CREATE TABLE cloud_versions(
+              id TEXT PRIMARY KEY, user_id \(.integer) NOT NULL REFERENCES users(id), file_id TEXT NOT NULL,
+              path TEXT NOT NULL, device TEXT NOT NULL, since \(.time) NOT NULL, until \(.time))
+            """,
+            "CREATE INDEX cloud_versions_file ON cloud_versions(file_id, until)",
+            "CREATE INDEX cloud_versions_user ON cloud_versions(user_id, path)",
+        ]),
     ]
 
     /// What the migrations were called before they were one list (main up to be4e8fe),

@@ -306,16 +306,18 @@ public protocol CloudRepository: Sendable {
     /// A new entry (here and in the puts, unless it replaces a file) is refused with
     /// `CloudRefusal.tooManyEntries` when the user holds `maxEntries` files and folders.
     func cloudMakeFolder(path: [String], id: String, user: Int64, maxEntries: Int, now: Date) async throws -> CloudEntry
-    /// Puts a finished upload at `path` (replacing a file there); returns the entry and the blob ids to delete.
-    func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, maxEntries: Int,
-                  now: Date) async throws -> (CloudEntry, [String])
+    /// Puts a finished upload at `path` (replacing a file there) as a new version by
+    /// `device`, when `expecting` holds (else `CloudRefusal.notHead`, nothing changed);
+    /// returns the entry and the blob ids to delete.
+    func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, device: String,
+                  expecting: CloudPut.Expectation, maxEntries: Int, now: Date) async throws -> (CloudEntry, [String])
     func cloudMove(from: [String], to: [String], user: Int64, now: Date) async throws -> CloudEntry
     func cloudDelete(path: [String], user: Int64, now: Date) async throws -> [String]
     func cloudFile(path: [String], user: Int64) async throws -> BlobRef
     /// Puts the blob of `transfer` (sent by device `sender`, still held for a target) at
     /// `path` as one more reference to it; returns the entry and the blob ids to delete.
-    func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64, maxEntries: Int,
-                          now: Date) async throws -> (CloudEntry, [String])
+    func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
+                          expecting: CloudPut.Expectation, maxEntries: Int, now: Date) async throws -> (CloudEntry, [String])
     /// Points the file at `path`, whose blob must still have SHA-256 `expected`
     /// (else `preconditionFailed`), to the new blob `blob` (one reference, its file
     /// already in the blob store); returns the entry and the blob ids to delete.

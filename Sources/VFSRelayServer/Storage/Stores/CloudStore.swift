@@ -5,6 +5,10 @@ import VFSRelayProtocol
 enum CloudRefusal: Error, Equatable {
     /// The user holds this many files and folders already, the most they may.
     case tooManyEntries(Int)
+    /// A put's expectation (`CloudPut.Expectation`, checked in its transaction under the
+    /// user's lock) did not hold: the file at `path` is at version
+    /// `head` now (nil: no file there).
+    case notHead(path: String, head: String?)
 }
 
 /// The cloud tree's rules, in the change's transaction.
@@ -46,6 +50,55 @@ enum CloudTree {
         return folder.id
     }
 
+    /// A file's current version: its open row in `cloud_versions`, else (a file stored
+    /// before versions were kept) its own id.
+    static func head(_ db: any SQLConnection, file: String) async throws -> String {
+        try await db.value("SELECT id FROM cloud_versions WHERE file_id = \(file) AND until IS NULL", as: String.self) ?? file
+    }
+
+    /// `entries` (a folder's children) with their files' versions.
+    static func withVersions(_ db: any SQLConnection, _ entries: [CloudEntry], user: Int64, parent: String) async throws -> [CloudEntry] {
+        guard entries.contains(where: { $0.kind == .file }) else { return entries }
+        let rows = try await db.all("""
+            SELECT v.file_id, v.id FROM cloud_versions v JOIN cloud c ON c.id = v.file_id
+            WHERE c.user_id = \(user) AND c.parent = \(parent) AND v.until IS NULL
+            """, as: HeadRow.self)
+        let heads = Dictionary(rows.map { ($0.fileID, $0.id) }, uniquingKeysWith: { first, _ in first })
+        return entries.map { entry in
+            var entry = entry
+            if entry.kind == .file { entry.version = heads[entry.id] ?? entry.id }
+            return entry
+        }
+    }
+
+    struct HeadRow: Decodable { var fileID: String, id: String }
+
+    /// Refuses the put unless `expecting` holds for what is at `name` in `parent` now.
+    static func checkHead(_ db: any SQLConnection, parent: String, name: String, path: [String], user: Int64,
+                          expecting: CloudPut.Expectation) async throws {
+        if expecting == .any { return }
+        var head: String?
+        if let row = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)",
+                                      as: CloudRow.self), row.kind == "file" {
+            head = try await self.head(db, file: row.id)
+        }
+        switch expecting {
+        case .any: return
+        case .absent: if head != nil { throw CloudRefusal.notHead(path: text(path), head: head) }
+        case .version(let base): if head != base { throw CloudRefusal.notHead(path: text(path), head: head) }
+        }
+    }
+
+    /// Makes `version` the file's head (the one it had ends now).
+    static func recordVersion(_ db: any SQLConnection, _ version: String, file: String, path: [String], user: Int64,
+                              device: String, now: Date) async throws {
+        try await db.run("UPDATE cloud_versions SET until = \(now) WHERE file_id = \(file) AND until IS NULL")
+        try await db.run("""
+            INSERT INTO cloud_versions(id, user_id, file_id, path, device, since)
+            VALUES (\(version), \(user), \(file), \(text(path)), \(device), \(now))
+            """)
+    }
+
     static func exists(_ db: any SQLConnection, parent: String, name: String, user: Int64) async throws -> Bool {
         try await db.one("SELECT 1 FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)") != nil
     }
@@ -85,10 +138,13 @@ enum CloudTree {
     }
 
     /// Puts the file `path` holding `blob` (whose reference the caller has counted), in
-    /// place of a file there; returns the entry and the blobs to delete.
+    /// place of a file there, as a new version by `device` when `expecting` holds;
+    /// returns the entry and the blobs to delete.
     static func put(_ db: any SQLConnection, path: [String], parent: String, id: String, blob: BlobRef, user: Int64,
-                    maxEntries: Int, detail: String = "", now: Date) async throws -> (CloudEntry, [String]) {
+                    device: String, expecting: CloudPut.Expectation, maxEntries: Int, detail: String = "",
+                    now: Date) async throws -> (CloudEntry, [String]) {
         let name = path.last ?? ""
+        try await checkHead(db, parent: parent, name: name, path: path, user: user, expecting: expecting)
         let replaced = try await displaceFile(db, parent: parent, name: name, path: path, user: user)
         if replaced == nil { try await checkRoom(db, user: user, maxEntries: maxEntries) }
         let entryID = replaced?.id ?? id, created = replaced?.created ?? now
@@ -96,9 +152,11 @@ enum CloudTree {
             INSERT INTO cloud(id, user_id, parent, name, kind, blob_id, size, sha256, created, updated)
             VALUES (\(entryID), \(user), \(parent), \(name), 'file', \(blob.id), \(blob.size), \(blob.sha256), \(created), \(now))
             """)
+        let version = Secrets.id()
+        try await recordVersion(db, version, file: entryID, path: path, user: user, device: device, now: now)
         try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.put", subject: entryID, detail: detail, now: now)
         return (CloudEntry(id: entryID, name: name, path: text(path), kind: .file, size: blob.size, sha256: blob.sha256,
-                           created: created, updated: now), replaced?.released ?? [])
+                           created: created, updated: now, version: version), replaced?.released ?? [])
     }
 }
 
@@ -107,13 +165,18 @@ extension SQLRelayStore {
     public func cloudList(path: [String], user: Int64) async throws -> (CloudEntry, [CloudEntry]) {
         try await sql.database.read { db in
             let row = try await CloudTree.resolve(db, path, user: user)
-            let here = row?.entry(path: CloudTree.text(path))
+            var here = row?.entry(path: CloudTree.text(path))
                 ?? CloudEntry(id: "", name: "", path: "/", kind: .folder, created: Date(timeIntervalSince1970: 0),
                               updated: Date(timeIntervalSince1970: 0))
-            guard here.kind == .folder else { return (here, []) }
-            let children = try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(row?.id ?? "") ORDER BY name",
+            guard here.kind == .folder else {
+                here.version = try await CloudTree.head(db, file: here.id)
+                return (here, [])
+            }
+            let folder = row?.id ?? ""
+            let children = try await db.all("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(folder) ORDER BY name",
                                             as: CloudRow.self)
-            return (here, children.map { $0.entry(path: CloudTree.text(path + [$0.name])) })
+            return (here, try await CloudTree.withVersions(db, children.map { $0.entry(path: CloudTree.text(path + [$0.name])) },
+                                                           user: user, parent: folder))
         }
     }
 
@@ -135,15 +198,15 @@ extension SQLRelayStore {
         }
     }
 
-    public func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, maxEntries: Int,
-                         now: Date) async throws -> (CloudEntry, [String]) {
+    public func cloudPut(path: [String], id: String, upload: String, blobID: String, user: Int64, device: String,
+                         expecting: CloudPut.Expectation, maxEntries: Int, now: Date) async throws -> (CloudEntry, [String]) {
         try await sql.database.write { db in
             guard !path.isEmpty else { throw StoreError.conflict("the root is a folder") }
             try await CloudTree.lockUser(db, user)
             let parent = try await CloudTree.parentFolder(db, path, user: user)
             let blob = try await StoreRows.consumeUpload(db, id: upload, user: user, blobID: blobID, refs: 1, now: now)
-            return try await CloudTree.put(db, path: path, parent: parent, id: id, blob: blob, user: user,
-                                           maxEntries: maxEntries, now: now)
+            return try await CloudTree.put(db, path: path, parent: parent, id: id, blob: blob, user: user, device: device,
+                                           expecting: expecting, maxEntries: maxEntries, now: now)
         }
     }
 
@@ -169,7 +232,9 @@ extension SQLRelayStore {
                 """, as: CloudRow.self) else { throw StoreError.notFound("no such file or folder \"\(CloudTree.text(from))\"") }
             try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.move", subject: rowID,
                                       detail: CloudTree.text(to), now: now)
-            return moved.entry(path: CloudTree.text(to))
+            var entry = moved.entry(path: CloudTree.text(to))
+            if entry.kind == .file { entry.version = try await CloudTree.head(db, file: rowID) }
+            return entry
         }
     }
 
@@ -189,6 +254,10 @@ extension SQLRelayStore {
             let blobs = rows.compactMap(\.blobID).sorted()
             try await StoreRows.lockBlobs(db, blobs)
             try await db.run("DELETE FROM cloud WHERE id IN \(list: rows.map(\.id))")
+            let files = rows.filter { $0.kind == "file" }.map(\.id)
+            if !files.isEmpty {
+                try await db.run("UPDATE cloud_versions SET until = \(now) WHERE until IS NULL AND file_id IN \(list: files)")
+            }
             var released = [String]()
             for blob in blobs {
                 if try await StoreRows.release(db, blob: blob) { released.append(blob) }
@@ -206,7 +275,7 @@ extension SQLRelayStore {
     }
 
     public func cloudPutTransfer(path: [String], id: String, transfer: String, sender: String, user: Int64,
-                                 maxEntries: Int, now: Date) async throws -> (CloudEntry, [String]) {
+                                 expecting: CloudPut.Expectation, maxEntries: Int, now: Date) async throws -> (CloudEntry, [String]) {
         try await sql.database.write { db in
             guard let name = path.last else { throw StoreError.conflict("the root is a folder") }
             try await CloudTree.lockUser(db, user)
@@ -228,8 +297,8 @@ extension SQLRelayStore {
             // The new reference first: a file there that already holds this blob then
             // releases its own reference without the count reaching 0.
             try await db.run("UPDATE blobs SET refs = refs + 1 WHERE id = \(ref.id)")
-            return try await CloudTree.put(db, path: path, parent: parent, id: id, blob: ref, user: user,
-                                           maxEntries: maxEntries, detail: "transfer \(transfer)", now: now)
+            return try await CloudTree.put(db, path: path, parent: parent, id: id, blob: ref, user: user, device: sender,
+                                           expecting: expecting, maxEntries: maxEntries, detail: "transfer \(transfer)", now: now)
         }
     }
 
@@ -252,7 +321,9 @@ extension SQLRelayStore {
             var released = [String]()
             if let old, try await StoreRows.release(db, blob: old) { released.append(old) }
             try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.rekey", subject: rowID, now: now)
-            return (updated.entry(path: CloudTree.text(path)), released)
+            var entry = updated.entry(path: CloudTree.text(path))
+            entry.version = try await CloudTree.head(db, file: rowID)
+            return (entry, released)
         }
     }
 }

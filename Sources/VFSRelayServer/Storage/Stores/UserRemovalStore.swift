@@ -40,6 +40,7 @@ extension SQLRelayStore {
             released += try await StoreRows.releaseShares(db, "user_id = \(id)", now: now)
             try await db.run("DELETE FROM shares WHERE user_id = \(id)")
             try await db.run("DELETE FROM cloud WHERE user_id = \(id)")
+            try await db.run("DELETE FROM cloud_versions WHERE user_id = \(id)")
             let uploads = try await db.values("DELETE FROM uploads WHERE user_id = \(id) RETURNING id", as: String.self)
             if !deviceIDs.isEmpty {
                 try await db.run("DELETE FROM outbox WHERE device_id IN \(list: deviceIDs)")
