@@ -19,3 +19,19 @@ extension RelayClient {
         _ = try await send(.DELETE, RelayPaths.share(id))
     }
 }
+
+/// File requests (`vfs-share request`): made for this user's receiving devices, listed
+/// with what each took, revoked.
+extension RelayClient {
+    public func createFileRequest(_ body: FileRequestCreate) async throws -> FileRequest {
+        try await call(.POST, RelayPaths.fileRequests, body: body, as: FileRequest.self)
+    }
+
+    public func fileRequests() async throws -> [FileRequest] {
+        try await call(.GET, RelayPaths.fileRequests, as: [FileRequest].self)
+    }
+
+    public func revokeFileRequest(_ id: String) async throws {
+        _ = try await send(.DELETE, RelayPaths.fileRequest(id))
+    }
+}

@@ -21,6 +21,8 @@ extension TransferError: ReportableError {
         case .interruptedBeforeSealed, .uploadLost: return .no
         case .resumeIncomplete(_, _, let cause): return cause.map { ($0 as? ReportableError)?.exitStatus ?? .no } ?? .no
         case .cloudCopyNotKept(_, _, let error): return error.exitStatus
+        case .externalRefused: return .permissionDenied
+        case .externalNotPlaced: return .cannotCreate
         }
     }
 
@@ -41,6 +43,8 @@ extension TransferError: ReportableError {
         case .cloudCopyNotKept: return ["vfs-cloud ls shows the cloud folders; vfs-cloud mkdir -p makes one"]
         case .loggedOutReenrolled: return ["start vfs-fetch --watch again to watch for the new device"]
         case .notSigned, .noPendingPush, .withdrawn: return []
+        case .externalRefused: return ["fetch it without that option: vfs-fetch ID -C DIR (it is placed as a plain file)"]
+        case .externalNotPlaced: return ["move the file that is there, or fetch into another folder with -C DIR"]
         case .refused:
             return ["the relay will never take it for these targets (a person disabled or removed, a device revoked): vfs-device users and vfs-device list show who and what can receive; an operator lets a disabled person back in with vfs-relay user enable"]
         case .loggedOutByRelay:

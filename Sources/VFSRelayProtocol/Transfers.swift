@@ -132,8 +132,13 @@ public struct InboxEntry: Codable, Sendable, Equatable {
     public var created: Date
     public var expires: Date
     public var status: TransferStatus
+    /// Set for an external transfer: a file sent in through one of the receiving user's
+    /// file requests by someone without a device (`sender` is then the request's id and
+    /// `senderUser` the receiving user). It carries no signature; absent from relays before
+    /// file requests.
+    public var external: ExternalOrigin?
     public init(id: String, sender: String, senderUser: String? = nil, size: Int64, sha256: String, created: Date, expires: Date,
-                status: TransferStatus) {
+                status: TransferStatus, external: ExternalOrigin? = nil) {
         self.id = id
         self.sender = sender
         self.senderUser = senderUser
@@ -142,5 +147,6 @@ public struct InboxEntry: Codable, Sendable, Equatable {
         self.created = created
         self.expires = expires
         self.status = status
+        self.external = external
     }
 }

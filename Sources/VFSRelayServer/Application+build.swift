@@ -156,7 +156,8 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     AdminLoginCodeController(services: services, store: store).addRoutes(to: authenticated)
     GroupController(store: store).addRoutes(to: authenticated)
     OrgGroupController(store: store).addRoutes(to: authenticated)
-    UploadController(services: services, store: store).addRoutes(discovery: router, to: authenticated)
+    let uploads = UploadController(services: services, store: store)
+    uploads.addRoutes(discovery: router, to: authenticated)
     TransferController(services: services, store: store,
                        follower: UploadFollower(store: store, hub: hub, recheck: configuration.watchInterval)).addRoutes(to: authenticated)
     EventController(services: services, store: store).addRoutes(to: authenticated)
@@ -165,6 +166,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
     ItemController(services: services, store: store, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
     PolicySettingsController(store: store).addRoutes(to: authenticated)
     ShareController(services: services, store: store).addRoutes(public: router, to: authenticated)
+    FileRequestController(services: services, store: store, uploads: uploads).addRoutes(public: router, to: authenticated)
     // Last: it wraps only the not-found answer, and knows every route by now.
     router.addMiddleware {
         MethodNotAllowedMiddleware(routes: RouteMethods(router.routes.map { ($0.path.description, $0.method.rawValue) }))

@@ -43,7 +43,14 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         sender sends nothing for --idle-wait seconds (60) in the inbox for a later fetch \
         (exit 75 once the others are done; its partial download resumes then). --all and \
         --decline remove what is left in $VFS_HOME/incoming of transfers no longer in the \
-        inbox (declined, cancelled, expired, abandoned). --stdout writes the content of a \
+        inbox (declined, cancelled, expired, abandoned). An external transfer (a file sent in \
+        through your file request, vfs-share request, by someone without a device) is an \
+        age file, not a bundle, and no device signed it: the listing marks it "external, \
+        unsigned", and fetching it says so on stderr, decrypts it with this device's \
+        identity (age authenticates all of it before anything is placed) and writes it \
+        into DIR under the name its sender gave (one file name; otherwise external-ID), \
+        never over an existing file (73); --verified-only and --for APP refuse it (77: \
+        it has no sender to verify, and no group or file types for the policy). --stdout writes the content of a \
         one-file transfer once all of it checked (the sender's signature comes at the end: it is \
         read through once, then again from the kept download to stdout); --raw writes the ciphertext \
         as downloaded (an age file: age -d -i KEY | bsdtar -x opens it) without \
@@ -216,8 +223,9 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
         let (rows, user) = try await inbox.listing(from: from)
         if json { return try JSONOutput.print(rows) }
         Listing.print(["ID", "FROM", "SIZE", "SENT", "EXPIRES"], rows.map { row in
-            let from = row.user == user ? row.from : "\(row.from) of \(row.user ?? "?")"
-            let mark = !row.verified ? " (unverified)" : row.confirmed ? "" : row.pinned ? " (pinned, not confirmed)" : " (not pinned, not confirmed)"
+            let from = row.user == user || row.external != nil ? row.from : "\(row.from) of \(row.user ?? "?")"
+            let mark = row.external != nil ? " (external, unsigned)" : !row.verified ? " (unverified)" : row.confirmed ? ""
+                : row.pinned ? " (pinned, not confirmed)" : " (not pinned, not confirmed)"
             return [row.id, DisplayText.printable(from + mark), Listing.size(row.size, human: sizes.human),
                     DateText.iso8601(row.created), DateText.iso8601(row.expires)]
         })

@@ -45,10 +45,16 @@ struct ShareTool: AsyncVFSCommand {
         your devices' event stream. The link's ciphertext counts against your quota until it \
         is revoked or expires.
 
+        "vfs-share request" does the other way: a link through which someone without a \
+        device sends you a file (age -r … FILE | curl -T - LINK, or the link's page in a \
+        browser), delivered to your devices' inboxes as an external transfer (see \
+        vfs-share request --help).
+
         Examples:
           vfs-share report.pdf
           vfs-share --expires 3d --downloads 1 contract.pdf
           vfs-share --passphrase photos/
+          vfs-share request --uploads 1
           vfs-share list
           vfs-share revoke 3f2a
 
@@ -58,7 +64,7 @@ struct ShareTool: AsyncVFSCommand {
         temporary (429, 503, 507, still so after --retry-for); 77 a revoked token.
         """,
         version: vfsVersion,
-        subcommands: [Send.self, List.self, Revoke.self],
+        subcommands: [Send.self, Request.self, List.self, Revoke.self],
         defaultSubcommand: Send.self)
 }
 
@@ -134,24 +140,34 @@ extension ShareTool {
 
     struct List: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List your links with each download (time, bytes, client address).",
+            commandName: "list", abstract: "List your links with each download, and your file requests with each file sent in.",
             discussion: """
             Every link of yours the relay still knows, oldest first: its id, size, expiry, \
             downloads so far (of the most allowed) and state (live, revoked, expired, used), \
-            then one indented line per download. The key is not shown: it was never on the relay.
+            then one indented line per download. The key is not shown: it was never on the relay. \
+            Then every file request ("request ID"), with its files taken (of the most \
+            allowed) and state, and one indented line per file (time, bytes, address, the \
+            name its sender gave, the transfer it became). --json prints the links; \
+            --requests only the requests (with --json, as JSON).
 
             Example:
               vfs-share list --json | jq '.[] | select(.downloads | length > 0) | .id'
             """)
         @Flag(help: "Print a JSON array of links (id, size, created, expires, maxDownloads, downloads: [{at, size, address}], revoked).")
         var json = false
+        @Flag(help: "Only the file requests; with --json an array of them (id, recipients, devices, created, expires, maxUploads, uploads: [{transfer, at, size, address, name}], revoked).")
+        var requests = false
         @OptionGroup var retry: RetryOptions
         @OptionGroup var options: ShareOptions
 
         func run() async throws {
             let session = try options.session(retry: try retry.policy(quiet: true))
-            let shares = try await session.withClient { try await $0.shares() }
-            if json { return try JSONOutput.print(shares) }
+            let (shares, filed) = try await session.withClient { client -> ([Share], [FileRequest]) in
+                var shares = [Share]()
+                if !requests { shares = try await client.shares() }
+                return (shares, try await client.fileRequests())
+            }
+            if json { return requests ? try JSONOutput.print(filed) : try JSONOutput.print(shares) }
             let now = Date()
             for share in shares {
                 let state = share.revoked != nil ? "revoked" : share.expires <= now ? "expired" : share.isLive(at: now) ? "live" : "used"
@@ -161,32 +177,50 @@ extension ShareTool {
                     print("  \(DateText.iso8601(download.at))  \(download.size) bytes  \(DisplayText.printable(download.address))")
                 }
             }
+            for request in filed {
+                let state = request.revoked != nil ? "revoked" : request.expires <= now ? "expired" : request.isLive(at: now) ? "live" : "used"
+                let count = "\(request.uploads.count)" + (request.maxUploads.map { "/\($0)" } ?? "")
+                print("request \(request.id)  until \(DateText.iso8601(request.expires))  \(count) files  \(state)")
+                for upload in request.uploads {
+                    let name = upload.name.map { "  \"\(DisplayText.printable($0))\"" } ?? ""
+                    print("  \(DateText.iso8601(upload.at))  \(upload.size) bytes  \(DisplayText.printable(upload.address))\(name)  transfer \(upload.transfer)")
+                }
+            }
         }
     }
 
     struct Revoke: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
-            commandName: "revoke", abstract: "Revoke a link: its next GET is 410 and the relay deletes its ciphertext.",
+            commandName: "revoke", abstract: "Revoke a link (its next GET is 410, its ciphertext deleted) or a file request (it takes nothing more).",
             discussion: """
-            ID is a link's id (vfs-share list), or any unique beginning of one.
+            ID is a link's or a file request's id (vfs-share list), or any unique beginning \
+            of one. A revoked request answers 410; the files it took stay in your inbox.
 
             Example:
               vfs-share revoke 3f2a
             """)
         @OptionGroup var retry: RetryOptions
         @OptionGroup var options: ShareOptions
-        @Argument(help: ArgumentHelp("The link's id or a unique beginning of it.", valueName: "id")) var id: String
+        @Argument(help: ArgumentHelp("The link's or request's id, or a unique beginning of it.", valueName: "id")) var id: String
 
         func run() async throws {
             let session = try options.session(retry: try retry.policy(quiet: true))
             try await session.withClient { client in
-                let matches = try await client.shares().map(\.id).filter { $0.hasPrefix(id.lowercased()) }
-                guard matches.count == 1 else {
-                    throw ToolError(matches.isEmpty ? "no link \"\(DisplayText.printable(id))\"" : "\"\(DisplayText.printable(id))\" is the beginning of \(matches.count) links",
-                                    exit: matches.isEmpty ? .noInput : .usage)
+                let links = try await client.shares().map(\.id).filter { $0.hasPrefix(id.lowercased()) }
+                let requests = try await client.fileRequests().map(\.id).filter { $0.hasPrefix(id.lowercased()) }
+                guard links.count + requests.count == 1 else {
+                    let count = links.count + requests.count
+                    throw ToolError(count == 0 ? "no link or file request \"\(DisplayText.printable(id))\""
+                                        : "\"\(DisplayText.printable(id))\" is the beginning of \(count) links and requests",
+                                    exit: count == 0 ? .noInput : .usage)
                 }
-                try await client.revokeShare(matches[0])
-                Diagnostics.info("revoked \(matches[0])")
+                if let link = links.first {
+                    try await client.revokeShare(link)
+                    Diagnostics.info("revoked \(link)")
+                } else {
+                    try await client.revokeFileRequest(requests[0])
+                    Diagnostics.info("revoked request \(requests[0])")
+                }
             }
         }
     }

@@ -159,19 +159,115 @@ struct ShareToolsTests {
         let locked = try Tools.run("vfs-share", [secret, "--passphrase", "--work-factor", "12", "-q"],
                                    environment: setup.laptop.environment.merging(["VFS_PASSPHRASE": "correct horse battery"]) { $1 })
         #expect(locked.status == 0, "\(locked.stderr)")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("tools/share-browser.py")
         let run = try AdminBrowserTests.runBrowser(environment: [
             "LINK": url, "SIZE": String(size), "SHA256": try sha256(big),
             "PASS_LINK": String(locked.out.split(separator: "\n").first ?? ""), "PASSPHRASE": "correct horse battery",
             "PASS_SHA256": try sha256(secret), "VECTORS": Self.vectors.path, "WORK": work.path,
-        ], work: work, timeout: 900, script: script)
+        ], work: work, timeout: 900, script: Self.browserScript)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("all checks held"))
         // The page's download was counted and logged like any other.
         let after = jsonArray(try setup.laptop.run("vfs-share", ["list", "--json"]))
         #expect((after.first?["downloads"] as? [[String: Any]])?.count == 1)
     }
+
+    @Test("vfs-share request --uploads 2: the printed command (age -r RECIPIENT FILE | curl -T - LINK) sends a file that vfs-fetch receives byte for byte, marked external and unsigned; not age, a passphrase file and a file to two recipients are 415; a third file is 410; list and revoke see the request")
+    func requestTakesAgeFiles() throws {
+        let setup = try Setup()
+        let laptop = setup.laptop
+        let made = try laptop.run("vfs-share", ["request", "--uploads", "2", "--expires", "2d"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let lines = made.out.split(separator: "\n").map(String.init)
+        try #require(lines.count == 2, "\(made.out)")
+        let (link, command) = (lines[0], lines[1])
+        #expect(link.hasPrefix("http://127.0.0.1:\(setup.relay.port)/r/"))
+        // The link gives the recipients (age -R's file): the laptop's, the one in the command.
+        let recipients = try Tools.run("curl", ["-fsS", link])
+        #expect(recipients.status == 0)
+        let recipient = recipients.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(recipient.hasPrefix("age1") && !recipient.contains("\n"))
+        #expect(command == "age -r \(recipient) FILE | curl -T - \(link)")
+
+        let folder = setup.scratch.path("")
+        func status(_ script: String) throws -> String {
+            try bash(script + " -s -o /dev/null -w '%{http_code}'", in: folder).out
+        }
+        // Refused with 415, nothing counted: not age, a passphrase (scrypt), two recipients.
+        let original = testBytes(200_000, seed: 21)
+        let report = try setup.scratch.write("report.pdf", original)
+        #expect(try status("curl -T '\(report)' '\(link)'") == "415")
+        let locked = try Tools.run("vfs-encrypt", ["-p", "--work-factor", "10", "-o", setup.scratch.path("locked.age"), report],
+                                   environment: ["VFS_PASSPHRASE": "correct horse"])
+        #expect(locked.status == 0, "\(locked.stderr)")
+        #expect(try status("curl -T locked.age '\(link)'") == "415")
+        let other = try Tools.run("age-keygen", [])
+        let otherRecipient = try #require(other.stderr.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(try status("age -r \(recipient) -r \(otherRecipient) '\(report)' | curl -T - '\(link)'") == "415")
+
+        // The printed command, FILE filled in; then one named by the link's path.
+        let sent = try bash(command.replacingOccurrences(of: "FILE", with: "'\(report)'"), in: folder)
+        #expect(sent.status == 0 && sent.out.hasPrefix("received:"), "\(sent.out) \(sent.stderr)")
+        let second = testBytes(70_000, seed: 22)
+        let notes = try setup.scratch.write("notes.bin", second)
+        #expect(try status("age -r \(recipient) '\(notes)' | curl -T - '\(link)/notes.bin'") == "201")
+        #expect(try status("age -r \(recipient) '\(notes)' | curl -T - '\(link)'") == "410")
+
+        // The inbox lists both as external; vfs-fetch says so and places them.
+        let inbox = try laptop.run("vfs-fetch", [])
+        #expect(inbox.status == 0 && inbox.out.components(separatedBy: "(external, unsigned)").count == 3, "\(inbox.out)")
+        let out = setup.scratch.path("inbox")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let fetched = try laptop.run("vfs-fetch", ["--all", "-C", out])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(fetched.stderr.components(separatedBy: "is external: sent in through your file request").count == 3, "\(fetched.stderr)")
+        let placed = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(placed.count == 2 && placed.contains("notes.bin") && placed.contains { $0.hasPrefix("external-") }, "\(placed)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/notes.bin")) == second)
+        let unnamed = try #require(placed.first { $0.hasPrefix("external-") })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/" + unnamed)) == original)
+        #expect(try laptop.run("vfs-fetch", ["--json"]).out.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+
+        // The owner sees the request and both files; revoke works on it.
+        let list = try laptop.run("vfs-share", ["list"])
+        #expect(list.status == 0 && list.out.contains("2/2 files  used") && list.out.contains("\"notes.bin\""), "\(list.out)")
+        let requests = jsonArray(try laptop.run("vfs-share", ["list", "--requests", "--json"]))
+        #expect(requests.count == 1 && (requests.first?["uploads"] as? [[String: Any]])?.count == 2)
+        let id = try #require(requests.first?["id"] as? String)
+        #expect(try laptop.run("vfs-share", ["revoke", String(id.prefix(8))]).status == 0)
+        let revoked = jsonArray(try laptop.run("vfs-share", ["list", "--requests", "--json"]))
+        #expect(revoked.first?["revoked"] != nil)
+    }
+
+    @Test("a file request in headless chromium: the page lists the recipients, what its script encrypts its own decryption opens, and the file it encrypts and sends is what vfs-fetch receives, byte for byte")
+    func requestPage() throws {
+        let setup = try Setup()
+        let work = setup.scratch.url.appendingPathComponent("browser-request")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let made = try setup.laptop.run("vfs-share", ["request", "--uploads", "1"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let link = String(made.out.split(separator: "\n").first ?? "")
+        let recipients = try Tools.run("curl", ["-fsS", link]).out
+        // A key of age-keygen's, for the page's own round trip.
+        let key = try Tools.run("age-keygen", [])
+        let identity = try #require(key.out.split(separator: "\n").first { $0.hasPrefix("AGE-SECRET-KEY-1") }.map(String.init))
+        let recipient = try #require(key.stderr.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let original = testBytes(1_500_000, seed: 31)
+        let file = try setup.scratch.write("from the page.bin", original)
+        let run = try AdminBrowserTests.runBrowser(environment: [
+            "REQUEST_LINK": link, "REQUEST_RECIPIENTS": recipients, "UPLOAD_FILE": file,
+            "KEY_IDENTITY": identity, "KEY_RECIPIENT": recipient, "WORK": work.path,
+        ], work: work, timeout: 600, script: Self.browserScript)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("all checks held"))
+        let out = setup.scratch.path("from-browser")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let fetched = try setup.laptop.run("vfs-fetch", ["--all", "-C", out])
+        #expect(fetched.status == 0 && fetched.stderr.contains("is external"), "\(fetched.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/from the page.bin")) == original)
+    }
+
+    static let browserScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("tools/share-browser.py")
 
     /// age's own test vectors (CCTV), read in place from ../shared/testdata/cctv-age as the
     /// conformance tests read them.

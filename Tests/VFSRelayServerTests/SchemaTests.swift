@@ -186,19 +186,22 @@ struct SchemaTests {
     }
 
     /// `rows` of a database from before v16-chain-checkpoints as they read after it: each
-    /// device_chains row gains `checkpoint` (0: no stored statement was a checkpoint), and
-    /// the tables made since the dumps are there, empty.
+    /// device_chains row gains `checkpoint` (0: no stored statement was a checkpoint), each
+    /// transfers row `request_id` and `external_name` (null: none was external), and the
+    /// tables made since the dumps are there, empty.
     static func withCheckpointColumn(_ rows: [String: [String]], _ value: String) -> [String: [String]] {
         var rows = rows
         rows["device_chains"] = rows["device_chains"]?.map { $0 + " checkpoint=\(value)" }
+        // v20-file-requests: a transfer's file request and the name its sender gave, none for the old ones.
+        rows["transfers"] = rows["transfers"]?.map { $0 + " request_id=null external_name=null" }
         for table in tablesSinceDumps { rows[table] = rows[table] ?? [] }
         return rows
     }
 
     /// The migrations of the list made after the newest dump in Tests/relay-schema (each
     /// runs on every dump), in order, and the tables they make.
-    static let sinceDumps = ["v16-chain-checkpoints", "v17-shares", "v18-send-only-devices", "v23-cloud-versions"]
-    static let tablesSinceDumps = ["shares", "share_downloads", "send_only_devices", "cloud_versions"]
+    static let sinceDumps = ["v16-chain-checkpoints", "v17-shares", "v18-send-only-devices", "v20-file-requests", "v23-cloud-versions"]
+    static let tablesSinceDumps = ["shares", "share_downloads", "send_only_devices", "file_requests", "file_request_uploads", "cloud_versions"]
 
     @Test("a SQLite relay made by main at b255526 (v1-tables…v15-blob-indexes) opens: every row kept, only the migrations since run (v16-chain-checkpoints: device_chains.checkpoint, 0 on every stored statement), the schema a fresh one gets, and its chain reads whole")
     func sqliteBeforeCheckpoints() async throws {

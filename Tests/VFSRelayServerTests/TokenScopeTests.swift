@@ -49,6 +49,9 @@ struct TokenScopeTests {
         // itself and the page's script are for whoever holds the link, with no token.
         "POST /v1/shares": .forbidden, "GET /v1/shares": .forbidden, "DELETE /v1/shares/{id}": .forbidden,
         "GET /s/{id}": .noToken, "GET /s/assets/share.js": .noToken,
+        // File requests (issue 51, item 4): likewise; whoever holds the link sends with no token.
+        "POST /v1/requests": .forbidden, "GET /v1/requests": .forbidden, "DELETE /v1/requests/{id}": .forbidden,
+        "GET /r/{id}": .noToken, "PUT /r/{id}": .noToken, "PUT /r/{id}/{name}": .noToken,
     ]
 
     static func expected(_ route: String) -> Expect? {

@@ -22,13 +22,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-# A process group of our own: chromedriver and chromium inherit it, so the test can kill
-# whatever is left with one signal.
-os.setpgid(0, 0)
-WORK = os.environ["WORK"]
-with open(os.path.join(WORK, "pgid"), "w") as f:
-    f.write(str(os.getpgrp()))
-os.environ["SE_OFFLINE"] = "true"  # selenium must not look for a driver on the network
+from browser_setup import WORK, Failed, check
 
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import NoAlertPresentException, WebDriverException  # noqa: E402
@@ -41,16 +35,6 @@ ADMIN = RELAY + "/admin/"
 SHOTS = os.path.join(WORK, "screenshots")
 os.makedirs(SHOTS, exist_ok=True)
 drivers = []
-
-
-class Failed(Exception):
-    pass
-
-
-def check(condition, what):
-    if not condition:
-        raise Failed(what)
-    print("ok:", what, flush=True)
 
 
 def browser(name):

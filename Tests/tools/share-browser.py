@@ -18,6 +18,10 @@ X25519 (and Diffie-Hellman), RFC 7914's scrypt, and every age vector (CCTV) that
 armored or post-quantum: each that must decrypt gives its payload's SHA-256, each other
 fails. Then end to end: the link's file downloaded and decrypted by the page equals the
 original, byte for byte; the link, used, is the page's 410; the passphrase link likewise.
+With REQUEST_LINK (a file request's link), instead: its page lists REQUEST_RECIPIENTS
+(space-separated), what the page's script encrypts to KEY_RECIPIENT its own decryption
+opens with KEY_IDENTITY (age-keygen's), and the page encrypts UPLOAD_FILE and sends it
+(the test then fetches it with vfs-fetch).
 Prints one line per step and exits 0 when every check held, 1 at the first that did not."""
 import base64
 import hashlib
@@ -26,11 +30,7 @@ import sys
 import time
 import zlib
 
-os.setpgid(0, 0)
-WORK = os.environ["WORK"]
-with open(os.path.join(WORK, "pgid"), "w") as f:
-    f.write(str(os.getpgrp()))
-os.environ["SE_OFFLINE"] = "true"
+from browser_setup import WORK, Failed, check
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
@@ -40,16 +40,6 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 DOWNLOADS = os.path.join(WORK, "downloads")
 os.makedirs(DOWNLOADS, exist_ok=True)
 drivers = []
-
-
-class Failed(Exception):
-    pass
-
-
-def check(condition, what):
-    if not condition:
-        raise Failed(what)
-    print("ok:", what, flush=True)
 
 
 def browser():
@@ -190,7 +180,44 @@ def save(driver, passphrase=None):
     return downloaded(before)
 
 
+def request_page(driver):
+    """A file request's page: it lists the recipients, encrypts the chosen file in the page
+    to them and sends it; the test then fetches it with vfs-fetch and compares."""
+    link = os.environ["REQUEST_LINK"]
+    recipients = os.environ["REQUEST_RECIPIENTS"].split()
+    driver.get(link)
+    root = driver.find_element(By.ID, "request")
+    listed = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#recipients code")]
+    check(listed == recipients, "the request's page lists its recipients (%s)" % listed)
+    check(root.get_attribute("data-state") == "ready", "the request page's script runs under its CSP")
+    # The page's encryption, opened again in the page with a key age-keygen made: the age
+    # header and STREAM it writes are what its own decryption (tested on age's vectors) reads.
+    roundtrip = run(driver, HELPERS + """
+        const secret = VfsAge.parseIdentity(args[0]), recipient = args[1];
+        const plain = new Uint8Array(150000);  // getRandomValues fills at most 64 KiB at once
+        for (let o = 0; o < plain.length; o += 65536) crypto.getRandomValues(plain.subarray(o, o + 65536));
+        const pieces = [];
+        await VfsAge.encryptStream(plain.length, async (o, n) => plain.subarray(o, o + n), [recipient], (p) => { pieces.push(p); });
+        const bytes = new Uint8Array(await new Blob(pieces).arrayBuffer());
+        let offset = 0;
+        const reader = { read: async () => offset >= bytes.length ? { done: true }
+            : { value: bytes.subarray(offset, offset += 5000), done: false } };
+        const parts = [];
+        await VfsAge.decryptStream(reader, { identity: secret }, (c) => { parts.push(c); });
+        const back = new Uint8Array(await new Blob(parts).arrayBuffer());
+        return { same: hex(back) === hex(plain), stanzas: VfsAge.parseHeader(bytes).stanzas.map((s) => s.type) };""",
+        os.environ["KEY_IDENTITY"], os.environ["KEY_RECIPIENT"])
+    check(roundtrip.get("same") is True and roundtrip.get("stanzas") == ["X25519"],
+          "what the page encrypts, the page's decryption opens (%s)" % roundtrip)
+    driver.find_element(By.ID, "file").send_keys(os.environ["UPLOAD_FILE"])
+    driver.find_element(By.ID, "upload").click()
+    WebDriverWait(driver, 600, poll_frequency=0.5).until(lambda d: root.get_attribute("data-state") in ("done", "error"))
+    check(root.get_attribute("data-state") == "done", "encrypted and sent from the page: " + driver.find_element(By.ID, "status").text)
+
+
 def main():
+    if "REQUEST_LINK" in os.environ:
+        return request_page(browser())
     driver = browser()
     link = os.environ["LINK"]
     driver.get(link)

@@ -24,8 +24,10 @@ function __vfs-share_parse_tokens -S
         switch $unparsed_tokens[1]
         case 'send'
             __vfs-share_parse_subcommand -r 1 'expires=' 'downloads=' 'p/passphrase' 'passphrase-file=' 'passphrase-fd=' 'work-factor=' 'json' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'request'
+            __vfs-share_parse_subcommand 0 'expires=' 'uploads=' 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'list'
-            __vfs-share_parse_subcommand 0 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-share_parse_subcommand 0 'json' 'requests' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'revoke'
             __vfs-share_parse_subcommand 1 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
@@ -86,8 +88,9 @@ complete -c 'vfs-share' -f
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_positional "vfs-share" -eq 1' -fa 'send' -d 'Share files and folders: print a link and a command for a terminal.'
-complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_positional "vfs-share" -eq 1' -fa 'list' -d 'List your links with each download (time, bytes, client address).'
-complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_positional "vfs-share" -eq 1' -fa 'revoke' -d 'Revoke a link: its next GET is 410 and the relay deletes its ciphertext.'
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_positional "vfs-share" -eq 1' -fa 'request' -d 'Ask someone without a device for a file: print a link and the command that sends one.'
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_positional "vfs-share" -eq 1' -fa 'list' -d 'List your links with each download, and your file requests with each file sent in.'
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_positional "vfs-share" -eq 1' -fa 'revoke' -d 'Revoke a link (its next GET is 410, its ciphertext deleted) or a file request (it takes nothing more).'
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_positional "vfs-share" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share send" expires' -l 'expires' -d 'The link stops working after DURATION (3d, 12h; the relay\'s default is 7d).' -rfka ''
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share send" downloads' -l 'downloads' -d 'The link allows N downloads, then answers 410.' -rfka ''
@@ -106,7 +109,19 @@ complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_op
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_positional "vfs-share send" -ge 1' -F
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share send" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share send" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" expires' -l 'expires' -d 'The link takes files until DURATION has passed (3d, 12h; the relay\'s default is 7d).' -rfka ''
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" uploads' -l 'uploads' -d 'The link takes N files, then answers 410.' -rfka ''
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" json' -l 'json' -d 'Print JSON (id, url, command, recipients, expires, uploads).'
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share request" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share list" json' -l 'json' -d 'Print a JSON array of links (id, size, created, expires, maxDownloads, downloads: [{at, size, address}], revoked).'
+complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share list" requests' -l 'requests' -d 'Only the file requests; with --json an array of them (id, recipients, devices, created, expires, maxUploads, uploads: [{transfer, at, size, address, name}], revoked).'
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share list" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share list" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-share' -n '__vfs-share_should_offer_completions_for_flags_or_options "vfs-share list" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF

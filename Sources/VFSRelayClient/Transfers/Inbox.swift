@@ -17,6 +17,9 @@ package struct InboxListing: Encodable {
     /// The sender's user is this device's own, or another whose root this device pinned
     /// (`pinned`) and confirmed with the safety code (vfs-device verify --confirm).
     package var pinned: Bool, confirmed: Bool
+    /// An external transfer's file request (sent in by someone without a device, signed
+    /// by nobody); absent otherwise.
+    package var external: String?
 }
 
 /// The transfers sent to this device, as the relay's inbox keeps them.
@@ -31,7 +34,8 @@ package struct Inbox {
 
     /// The inbox, only `from` USER's transfers when given.
     package func entries(from user: String?) async throws -> [InboxEntry] {
-        try await client.inbox().filter { entry in user.map { entry.senderUser == $0 } ?? true }
+        // An external transfer is from nobody the relay knows, whoever its senderUser names.
+        try await client.inbox().filter { entry in user.map { entry.senderUser == $0 && entry.external == nil } ?? true }
     }
 
     /// The inbox's entries for unique beginnings of their ids.
@@ -86,6 +90,11 @@ package struct Inbox {
         let pins = try PinStore(home: session.home)
         let relayNames = Dictionary(trust.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let rows = inbox.map { entry in
+            if let external = entry.external {
+                return InboxListing(id: entry.id, sender: entry.sender, from: "someone without a device, via request \(external.request.prefix(8))",
+                                    user: nil, verified: false, size: entry.size, sha256: entry.sha256, created: entry.created,
+                                    expires: entry.expires, status: entry.status, pinned: false, confirmed: false, external: external.request)
+            }
             let user = entry.senderUser ?? trust.user
             let device = chains[user]?.signer(entry.sender)
             let name = device.map { $0.sendOnly ? $0.name + " (send-only)" : $0.name }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import VFSCore
 import VFSRelayProtocol
 
@@ -43,6 +46,11 @@ package enum TransferError: Error, CustomStringConvertible {
     /// The relay logged the watched device out, but its user's verified device chain does
     /// not remove it (or could not be read: `reason`): nothing was erased.
     case loggedOutByRelay(name: String, device: String, reason: String?)
+    /// An external transfer (a file sent in through a file request) that this fetch does
+    /// not take: `why` names the option.
+    case externalRefused(transfer: String, why: String)
+    /// An external transfer's file could not be placed at `path` (it exists: EEXIST).
+    case externalNotPlaced(path: String, errno: Int32)
 
     package var description: String {
         switch self {
@@ -69,6 +77,11 @@ package enum TransferError: Error, CustomStringConvertible {
         case let .loggedOutReenrolled(name, device, newName, newDevice):
             return "device \"\(DisplayText.printable(name))\" (\(device)) was logged out; this machine "
                 + "is enrolled again as \"\(DisplayText.printable(newName))\" (\(newDevice)): nothing was erased"
+        case let .externalRefused(transfer, why):
+            return "transfer \(transfer) is external (sent in through your file request, signed by no device): \(why)"
+        case let .externalNotPlaced(path, code):
+            return code == EEXIST ? "\"\(DisplayText.printable(path))\" already exists: the external transfer was not placed"
+                : "cannot write \"\(DisplayText.printable(path))\": \(String(cString: strerror(code)))"
         case let .loggedOutByRelay(name, device, reason):
             return "device \"\(DisplayText.printable(name))\" (\(device)) was logged out by the relay, but none of your devices "
                 + "removed it from your device chain\(reason.map { " (\($0))" } ?? ""): its keys and files were kept"

@@ -187,8 +187,8 @@ struct UploadController {
             // A deferred upload's reservation is given back however the PATCH ends.
             let end: Int64
             do {
-                end = try await append(request, to: current.id, offset: offset, allowed: allowed, length: length, created: current.created,
-                                       checksum: checksum)
+                end = try await append(PatchBody(base: request.body, hash: checksum), to: current.id, offset: offset, allowed: allowed,
+                                       length: length, created: current.created, checksum: checksum)
             } catch {
                 if length == nil { try? await store.releaseReservation(id: current.id) }
                 throw error
@@ -224,8 +224,8 @@ struct UploadController {
     /// it 507, what arrived before is kept). The new offset. With `checksum` the bytes
     /// count only once the whole body arrived and matched it: a mismatch is 460, and a
     /// body cut short or refused (413, 507) leaves the upload at `offset`.
-    func append(_ request: Request, to id: String, offset: Int64, allowed: Int64, length: Int64?, created: Date,
-                checksum: BodyHash?) async throws -> Int64 {
+    func append<Body: AsyncSequence & Sendable>(_ body: Body, to id: String, offset: Int64, allowed: Int64, length: Int64?, created: Date,
+                                                checksum: BodyHash?) async throws -> Int64 where Body.Element == ByteBuffer {
         let store = self.store
         let configuration = services.configuration
         let room = services.configuration.diskRoom
@@ -233,7 +233,6 @@ struct UploadController {
         let limit = min(allowed, offset.addingReportingOverflow(room).overflow ? Int64.max : offset + room)
         do {
             let accept: (@Sendable () async throws -> Void)? = checksum.map { hash in { @Sendable in try hash.check() } }
-            let body = PatchBody(base: request.body, hash: checksum)
             return try await services.blobs.append(body, upload: id, offset: offset, limit: limit, accept: accept) { position in
                 try await store.setUploadOffset(id: id, offset: position, sha256: nil)
                 try await store.touchUpload(id: id, expires: configuration.uploadExpiry(created: created, now: Date()))
@@ -248,6 +247,53 @@ struct UploadController {
             throw RelayError(.contentTooLarge, .tooLarge, "the upload would pass the size cap (\(limit) bytes)",
                              headers: [.tusMaxSize: "\(services.configuration.maxUploadSize)"])
         }
+    }
+
+    /// A whole body in one request, no tus (a file request's PUT): an upload of `user`
+    /// with no length declared, written up to the size cap, the quota and the disk's
+    /// reserve (413, 507 past them), finished at the body's end. Its id; on any failure
+    /// (the body's own refusal too) the upload is gone.
+    func receiveWhole<Body: AsyncSequence & Sendable>(_ body: Body, user: Int64, device: String, org: Int64) async throws -> String
+        where Body.Element == ByteBuffer {
+        let configuration = services.configuration
+        try services.checkDiskRoom(for: 0)
+        let now = Date()
+        let record = UploadRecord(id: Secrets.id(), userID: user, deviceID: device, length: nil, offset: 0, metadata: "", created: now,
+                                  expires: configuration.uploadExpiry(created: now, now: now))
+        try await services.blobs.createUpload(record.id)
+        do {
+            try await store.createUpload(record, limits: UploadLimits(quota: configuration.userQuota, openUploads: configuration.maxOpenUploads))
+        } catch {
+            await services.blobs.deleteUpload(record.id)
+            throw error
+        }
+        do {
+            let allowed = try await store.reserveDeferred(id: record.id, offset: 0, cap: configuration.maxUploadSize, quota: configuration.userQuota)
+            let end: Int64
+            do {
+                end = try await append(body, to: record.id, offset: 0, allowed: allowed, length: nil, created: now, checksum: nil)
+            } catch {
+                try? await store.releaseReservation(id: record.id)
+                throw error
+            }
+            try await store.releaseReservation(id: record.id)
+            try await store.setUploadLength(id: record.id, length: end, quota: configuration.userQuota)
+            try await store.setUploadOffset(id: record.id, offset: end, sha256: await services.blobs.digest(upload: record.id, length: end))
+            services.metrics.uploadBytes.increment(by: end)
+            services.metrics.uploadsFinished.increment()
+            try await store.audit(org: org, actor: device, action: "upload.create", subject: record.id, detail: "\(end) bytes, in one request",
+                                  now: Date())
+            return record.id
+        } catch {
+            await discard(record.id, user: user)
+            throw error
+        }
+    }
+
+    /// Removes an upload `receiveWhole` made that nothing took.
+    func discard(_ id: String, user: Int64) async {
+        await services.blobs.deleteUpload(id)
+        try? await services.freeing { try await store.deleteUpload(id: id, user: user) }
     }
 
     /// Refuses (413) an upload of `length` bytes past the size cap, or past the quota

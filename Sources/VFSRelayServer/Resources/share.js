@@ -1,6 +1,7 @@
 // The share link's page (issue 51): decrypts an age file in the browser with the key
-// from the URL's fragment, which the browser never sends. The relay serves this script
-// itself (no CDN, no inline script: its CSP allows only 'self').
+// from the URL's fragment, which the browser never sends; and a file request's page,
+// which encrypts a file to the request's X25519 recipients and sends it. The relay serves
+// this script itself (no CDN, no inline script: its CSP allows only 'self').
 // WebCrypto gives X25519, HKDF, HMAC and SHA-256; ChaCha20-Poly1305 and scrypt are here.
 "use strict";
 
@@ -269,31 +270,38 @@ const VfsAge = (() => {
     }
     return chk;
   }
-  /// The 32 bytes of an `AGE-SECRET-KEY-1…` identity.
-  function parseIdentity(text) {
+  /// The 32 bytes of a bech32 string of `hrp` (`what` names it in errors, `kind` what it must be).
+  function bech32Bytes(text, hrp, what, kind) {
     const s = text.trim().toLowerCase();
     const sep = s.lastIndexOf("1");
-    const hrp = s.slice(0, sep);
-    if (hrp !== "age-secret-key-") throw new Error("the link's key is not an age identity (AGE-SECRET-KEY-1…)");
+    if (s.slice(0, sep) !== hrp) throw new Error(what + " is not " + kind);
     const data = [];
     for (const c of s.slice(sep + 1)) {
       const v = BECH32.indexOf(c);
-      if (v < 0) throw new Error("the link's key is not valid bech32");
+      if (v < 0) throw new Error(what + " is not valid bech32");
       data.push(v);
     }
     const expand = [];
     for (const c of hrp) expand.push(c.charCodeAt(0) >> 5);
     expand.push(0);
     for (const c of hrp) expand.push(c.charCodeAt(0) & 31);
-    if (bech32Polymod(expand.concat(data)) !== 1) throw new Error("the link's key has a wrong checksum: was it copied whole?");
+    if (bech32Polymod(expand.concat(data)) !== 1) throw new Error(what + " has a wrong checksum: was it copied whole?");
     let acc = 0, bits = 0;
     const out = [];
     for (const v of data.slice(0, -6)) {
       acc = (acc << 5) | v; bits += 5;
       if (bits >= 8) { bits -= 8; out.push((acc >>> bits) & 0xff); }
     }
-    if (out.length !== 32) throw new Error("the link's key is not 32 bytes");
+    if (out.length !== 32) throw new Error(what + " is not 32 bytes");
     return new Uint8Array(out);
+  }
+  /// The 32 bytes of an `AGE-SECRET-KEY-1…` identity.
+  function parseIdentity(text) {
+    return bech32Bytes(text, "age-secret-key-", "the link's key", "an age identity (AGE-SECRET-KEY-1…)");
+  }
+  /// The 32 bytes of an `age1…` X25519 recipient.
+  function parseRecipient(text) {
+    return bech32Bytes(text, "age", "recipient " + text, "an X25519 age recipient (age1…)");
   }
 
   // ---- the age header (age-encryption.org/v1), parsed as strictly as age parses it ----
@@ -427,46 +435,64 @@ const VfsAge = (() => {
     }
   }
 
-  return { b64encode, chacha20, poly1305, seal, open, hkdf, scrypt, x25519, x25519Public, parseIdentity, parseHeader, decryptStream };
+  // ---- encryption: an age file to X25519 recipients (a file request's page) ----
+  function random(length) {
+    return crypto.getRandomValues(new Uint8Array(length));
+  }
+  /// The age header (age-encryption.org/v1) sealing `key` (16 bytes) to each recipient's
+  /// public key: one X25519 stanza each, with a fresh ephemeral share, and the header's MAC.
+  async function header(key, recipients) {
+    let text = "age-encryption.org/v1\n";
+    for (const pub of recipients) {
+      const ephemeral = random(32);
+      const share = await x25519Public(ephemeral);
+      const shared = await x25519(ephemeral, pub);
+      if (shared.every((b) => b === 0)) throw new Error("a recipient's key is not a valid X25519 point");
+      const salt = new Uint8Array(64); salt.set(share); salt.set(pub, 32);
+      const wrap = await hkdf(shared, salt, "age-encryption.org/v1/X25519");
+      text += "-> X25519 " + b64encode(share) + "\n" + b64encode(seal(wrap, ZERO12, key)) + "\n";
+    }
+    text += "---";
+    const mac = await hmac(await hkdf(key, new Uint8Array(0), "header"), enc.encode(text));
+    return enc.encode(text + " " + b64encode(mac) + "\n");
+  }
+  /// Encrypts `size` bytes read by `read(offset, length)` (a Promise of a Uint8Array) to
+  /// `recipients` (age1… strings) as an age file, passing each piece (the header, the
+  /// nonce, each sealed 64 KiB chunk of the STREAM) to `onPiece` in order.
+  async function encryptStream(size, read, recipients, onPiece) {
+    const keys = recipients.map(parseRecipient);
+    if (!keys.length) throw new Error("no recipients");
+    const key = random(16);
+    await onPiece(await header(key, keys));
+    const nonce = random(16);
+    await onPiece(nonce);
+    const payloadKey = await hkdf(key, nonce, "payload");
+    const chunks = Math.max(1, Math.ceil(size / CHUNK));
+    const chunkNonce = new Uint8Array(12);
+    for (let n = 0; n < chunks; n++) {
+      const start = n * CHUNK;
+      const plain = await read(start, Math.min(CHUNK, size - start));
+      let c = n;
+      for (let i = 10; i >= 0; i--) { chunkNonce[i] = c % 256; c = Math.floor(c / 256); }
+      chunkNonce[11] = n === chunks - 1 ? 1 : 0;
+      await onPiece(seal(payloadKey, chunkNonce, plain));
+    }
+  }
+
+  return { b64encode, chacha20, poly1305, seal, open, hkdf, scrypt, x25519, x25519Public, parseIdentity, parseRecipient, parseHeader,
+           decryptStream, encryptStream };
 })();
 
-// ---- the page ----
-(function page() {
-  if (typeof document === "undefined") return;
-  const root = document.getElementById("share");
-  if (!root) return;
+// ---- the pages: one button each, what it does said in #status ----
+/// Runs `work(say)` on a click of `button`, the button held meanwhile; `root`'s data-state
+/// is "ready", then "done" or "error" (the error said), which the tests wait for.
+function onButton(root, button, work) {
   const status = document.getElementById("status");
-  const button = document.getElementById("download");
-  const passphrase = document.getElementById("passphrase");
-  const key = location.hash.slice(1);
-  if (key) passphrase.closest("p").hidden = true;
-  function say(text) { status.textContent = text; }
+  const say = (text) => { status.textContent = text; };
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
-      const secret = key ? { identity: VfsAge.parseIdentity(decodeURIComponent(key)) } : { passphrase: passphrase.value };
-      say("downloading…");
-      const response = await fetch(location.pathname, { headers: { Accept: "application/octet-stream" }, cache: "no-store" });
-      if (response.status === 410) throw new Error("this link was revoked, has expired or has had all its downloads");
-      if (!response.ok) throw new Error("the relay answered " + response.status);
-      const total = Number(response.headers.get("Content-Length")) || 0;
-      const parts = [];
-      let got = 0;
-      const reader = response.body.getReader();
-      const counting = { read: async () => { const r = await reader.read(); if (r.value) { got += r.value.length; say("decrypting… " + (total ? Math.floor(100 * got / total) + "%" : got + " bytes")); } return r; } };
-      await VfsAge.decryptStream(counting, secret, (chunk) => { parts.push(chunk); });
-      const blob = new Blob(parts, { type: "application/octet-stream" });
-      // The relay knows no file name (it is not sent); a bundle of several files is a tar archive.
-      const first = parts[0] || new Uint8Array(0);
-      const tar = first.length >= 262 && new TextDecoder().decode(first.subarray(257, 262)) === "ustar";
-      const link = document.createElement("a");
-      link.href = URL.createObjectURL(blob);
-      link.download = tar ? "shared-files.tar" : "shared-file";
-      link.id = "save";
-      link.textContent = "Save " + link.download;
-      document.getElementById("saved").replaceChildren(link);
-      link.click();
-      say("decrypted: " + blob.size + " bytes");
+      await work(say);
       root.dataset.state = "done";
     } catch (error) {
       say("error: " + error.message);
@@ -475,4 +501,72 @@ const VfsAge = (() => {
     }
   });
   root.dataset.state = "ready";
+}
+
+// ---- a share link's page ----
+(function page() {
+  if (typeof document === "undefined") return;
+  const root = document.getElementById("share");
+  if (!root) return;
+  const passphrase = document.getElementById("passphrase");
+  const key = location.hash.slice(1);
+  if (key) passphrase.closest("p").hidden = true;
+  onButton(root, document.getElementById("download"), async (say) => {
+    const secret = key ? { identity: VfsAge.parseIdentity(decodeURIComponent(key)) } : { passphrase: passphrase.value };
+    say("downloading…");
+    const response = await fetch(location.pathname, { headers: { Accept: "application/octet-stream" }, cache: "no-store" });
+    if (response.status === 410) throw new Error("this link was revoked, has expired or has had all its downloads");
+    if (!response.ok) throw new Error("the relay answered " + response.status);
+    const total = Number(response.headers.get("Content-Length")) || 0;
+    const parts = [];
+    let got = 0;
+    const reader = response.body.getReader();
+    const counting = { read: async () => { const r = await reader.read(); if (r.value) { got += r.value.length; say("decrypting… " + (total ? Math.floor(100 * got / total) + "%" : got + " bytes")); } return r; } };
+    await VfsAge.decryptStream(counting, secret, (chunk) => { parts.push(chunk); });
+    const blob = new Blob(parts, { type: "application/octet-stream" });
+    // The relay knows no file name (it is not sent); a bundle of several files is a tar archive.
+    const first = parts[0] || new Uint8Array(0);
+    const tar = first.length >= 262 && new TextDecoder().decode(first.subarray(257, 262)) === "ustar";
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = tar ? "shared-files.tar" : "shared-file";
+    link.id = "save";
+    link.textContent = "Save " + link.download;
+    document.getElementById("saved").replaceChildren(link);
+    link.click();
+    say("decrypted: " + blob.size + " bytes");
+  });
+})();
+
+// ---- a file request's page ----
+(function requestPage() {
+  if (typeof document === "undefined") return;
+  const root = document.getElementById("request");
+  if (!root) return;
+  const input = document.getElementById("file");
+  const recipients = root.dataset.recipients.split(" ").filter(Boolean);
+  onButton(root, document.getElementById("upload"), async (say) => {
+    const file = input.files[0];
+    if (!file) throw new Error("choose a file first");
+    // The ciphertext is gathered into one Blob and sent with one PUT: a browser streams
+    // a request's body only over HTTP/2, which a relay behind no proxy does not speak.
+    const pieces = [];
+    let done = 0;
+    await VfsAge.encryptStream(file.size, async (offset, length) => {
+      done = offset + length;
+      say("encrypting… " + (file.size ? Math.floor(100 * done / file.size) : 100) + "%");
+      return new Uint8Array(await file.slice(offset, offset + length).arrayBuffer());
+    }, recipients, (piece) => { pieces.push(piece); });
+    const body = new Blob(pieces, { type: "application/octet-stream" });
+    say("sending " + body.size + " bytes…");
+    const response = await fetch(location.pathname.replace(/\/$/, "") + "/" + encodeURIComponent(file.name),
+                                 { method: "PUT", body, cache: "no-store" });
+    if (response.status === 410) throw new Error("this link no longer takes files");
+    if (!response.ok) {
+      let message = "";
+      try { message = (await response.json()).message; } catch (ignored) { message = ""; }
+      throw new Error("the relay answered " + response.status + (message ? ": " + message : ""));
+    }
+    say("sent: " + file.name + ", " + body.size + " bytes encrypted to " + recipients.length + " recipient(s)");
+  });
 })();

@@ -290,6 +290,28 @@ enum RelayMigrations {
         // Issue 48: the devices enrolled with --send-only, whose tokens may only push
         // (TokenScopeMiddleware). Marked before the enrolment makes the device.
         Migration("v18-send-only-devices", ["CREATE TABLE send_only_devices(device_id TEXT PRIMARY KEY, created \(.time) NOT NULL)"]),
+        // Issue 51, item 4: file requests. A request names the devices that receive what is
+        // sent in and their X25519 recipients (the stanzas an age file sent in must count);
+        // `uploads` is counted in the statement that accepts one, so a limit holds however
+        // many send at once. Each file accepted is an external transfer (`request_id`, the
+        // sender's `external_name`), logged for the owner.
+        Migration("v20-file-requests", [
+            """
+            CREATE TABLE file_requests(
+              id TEXT PRIMARY KEY, user_id \(.integer) NOT NULL, device_id TEXT NOT NULL, org_id \(.integer) NOT NULL,
+              devices TEXT NOT NULL, recipients TEXT NOT NULL, created \(.time) NOT NULL, expires \(.time) NOT NULL,
+              max_uploads \(.integer), uploads \(.integer) NOT NULL DEFAULT 0, revoked \(.time))
+            """,
+            "CREATE INDEX file_requests_user ON file_requests(user_id)",
+            """
+            CREATE TABLE file_request_uploads(
+              request_id TEXT NOT NULL REFERENCES file_requests(id) ON DELETE CASCADE, transfer_id TEXT NOT NULL,
+              at \(.time) NOT NULL, size \(.integer) NOT NULL, address TEXT NOT NULL, name TEXT)
+            """,
+            "CREATE INDEX file_request_uploads_request ON file_request_uploads(request_id)",
+            "ALTER TABLE transfers ADD COLUMN request_id TEXT",
+            "ALTER TABLE transfers ADD COLUMN external_name TEXT",
+        ]),
         // Issue 50: the versions of each cloud file, the one without `until` its head. A put
         // names the version it is based on and is refused when that is no longer the head
         // (`CloudPut.Expectation`); a rekey or a move keeps the version. A file stored before has no

@@ -477,6 +477,29 @@ public protocol ShareRepository: Sendable {
     func revokeShare(id: String, user: Int64, now: Date) async throws -> [String]
 }
 
+/// File requests (issue 51, item 4): a link through which someone without a device sends
+/// an age file in, delivered to the requester's devices as an external transfer.
+/// Implemented in Stores/FileRequestStore.swift.
+public protocol FileRequestRepository: Sendable {
+    /// A new request of `owner`'s user for `devices` (each a live, receiving device of the
+    /// user, with `recipients` its recipient, in order).
+    func createFileRequest(id: String, owner: DeviceIdentity, devices: [String], recipients: [String], expires: Date,
+                           maxUploads: Int?, now: Date) async throws -> FileRequest
+    /// The user's requests, oldest first, each with the files it accepted.
+    func fileRequests(user: Int64) async throws -> [FileRequest]
+    /// Any request by id (no owner: whoever holds the link asks); `notFound` for none.
+    func publicFileRequest(id: String, now: Date) async throws -> PublicFileRequest
+    /// Counts one file if the request takes one now, in one statement (of uploads at once,
+    /// exactly as many as its limit are accepted), and makes the finished upload `upload`
+    /// of its user the blob `blobID` of an external transfer to its devices still live,
+    /// logged with `address` and `name`. The transfer's id; nil when the request took no
+    /// file (revoked, expired, used up, or none of its devices live).
+    func deliverExternal(request: String, upload: String, blobID: String, name: String?, address: String,
+                         expires: Date, now: Date) async throws -> String?
+    /// Revokes the user's request (again: nothing changes).
+    func revokeFileRequest(id: String, user: Int64, now: Date) async throws
+}
+
 /// The sweep's part of share links.
 public protocol ShareExpiryRepository: Sendable {
     /// Links past their expiry give up their blob reference; returns the blob ids to delete.
@@ -546,6 +569,7 @@ public typealias RelayStore = OperatorRepository
     & EnrolmentThrottleRepository
     & ShareRepository
     & ShareExpiryRepository
+    & FileRequestRepository
     & TokenScopeRepository
     & SendOnlyMarkRepository
 

@@ -70,7 +70,10 @@ struct UserRow: Decodable {
 struct TransferRow: Decodable {
     var id: String, senderDevice: String, senderUser: Int64, blobID: String, size: Int64, sha256: String
     var created: Date, expires: Date, uploadID: String?
+    /// An external transfer's file request and the name its sender gave (file requests).
+    var requestID: String?, externalName: String?
     var blob: BlobRef { BlobRef(id: blobID, size: size, sha256: sha256) }
+    var external: ExternalOrigin? { requestID.map { ExternalOrigin(request: $0, name: externalName) } }
 }
 
 /// A waiting copy in a device's inbox, beside its transfer's row.

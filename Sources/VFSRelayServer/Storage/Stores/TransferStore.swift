@@ -120,7 +120,7 @@ extension SQLRelayStore {
                 let transfer = try row.decode(TransferRow.self), copy = try row.decode(InboxRow.self)
                 return InboxEntry(id: transfer.id, sender: transfer.senderDevice, senderUser: copy.senderEmail, size: transfer.size,
                                   sha256: transfer.sha256, created: transfer.created, expires: transfer.expires,
-                                  status: StoreRows.copyStatus(copy.status, transfer: transfer))
+                                  status: StoreRows.copyStatus(copy.status, transfer: transfer), external: transfer.external)
             }
         }
     }

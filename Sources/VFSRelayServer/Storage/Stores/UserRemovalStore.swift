@@ -39,6 +39,7 @@ extension SQLRelayStore {
             for blob in waiting + files where try await StoreRows.release(db, blob: blob) { released.append(blob) }
             released += try await StoreRows.releaseShares(db, "user_id = \(id)", now: now)
             try await db.run("DELETE FROM shares WHERE user_id = \(id)")
+            try await db.run("DELETE FROM file_requests WHERE user_id = \(id)")
             try await db.run("DELETE FROM cloud WHERE user_id = \(id)")
             try await db.run("DELETE FROM cloud_versions WHERE user_id = \(id)")
             let uploads = try await db.values("DELETE FROM uploads WHERE user_id = \(id) RETURNING id", as: String.self)
