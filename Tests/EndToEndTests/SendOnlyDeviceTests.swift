@@ -33,6 +33,13 @@ struct SendOnlyDeviceTests {
         return (row?["status"] as? String, row?["fingerprint"] as? String)
     }
 
+    /// The state `vfs-relay devices` shows for a machine's device (its line's last column).
+    func operatorState(_ fleet: Fleet, of machine: Machine) throws -> String? {
+        let listed = try fleet.admin.run(["devices"])
+        ok(listed, "vfs-relay devices")
+        return listed.out.split(separator: "\n").first { $0.contains(machine.id) }.map { String($0.split(separator: "\t").last ?? "") }
+    }
+
     @Test("a send-only server, approved as such, pushes nightly to two people's devices; they verify it as SERVER of USER (send-only); cloud put, rekey, group and --to pushes by others never add a stanza for it, a push to it is refused (77), and it signs nothing in the chain")
     func nightlyPushes() throws {
         let fleet = try Fleet()
@@ -45,6 +52,7 @@ struct SendOnlyDeviceTests {
         let pending = try status(laptop, of: "server")
         #expect(pending.status == "pending")
         #expect(pending.fingerprint != nil && pending.fingerprint != fingerprint)
+        #expect(try operatorState(fleet, of: server) == "pending")
         // Approved as a reader with its fingerprint: refused (77), and told why.
         let asReader = try laptop.run("vfs-device", ["approve", "server", "--fingerprint", fingerprint])
         #expect(asReader.status == 77)
@@ -60,6 +68,9 @@ struct SendOnlyDeviceTests {
         #expect(approved.status == "send-only")
         #expect(approved.fingerprint == fingerprint)
         #expect(try status(fleet.phone, of: "server").status == "send-only")
+        // The operator sees it approved, and send-only (the readers stay plain active).
+        #expect(try operatorState(fleet, of: server) == "active (send-only)")
+        #expect(try operatorState(fleet, of: laptop) == "active")
 
         // Three nights: each push to bob (his desktop) and alice (--cc-me: her readers,
         // laptop, phone, tablet) has four stanzas, none of them the server's.
