@@ -34,6 +34,10 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     case clientClosed = "client_closed"
     /// A share link that was revoked, expired or used all its downloads (410).
     case gone
+    /// A transfer the sender's organisation retains (`vfs-relay org set --min-retention`,
+    /// 403): no device may cancel it before it is delivered or the retention ends; the
+    /// relay's operator may remove it (`vfs-relay transfers rm`).
+    case retained
     case internalError = "internal"
 }
 

@@ -41,6 +41,9 @@ struct RelayError: Error, Sendable {
             case .invalid(let message): self = .badRequest(message)
             case .preconditionFailed(let message): self = .init(.preconditionFailed, .preconditionFailed, message)
             }
+        case RetentionRefusal.retained(let until):
+            self = .init(.forbidden, .retained,
+                         "your organisation retains this transfer until it is delivered or until \(ISO8601DateFormatter().string(from: until)); no device may cancel it before (the relay's operator may remove it)")
         case UploadRefusal.quota(let used, let quota):
             self = .init(.contentTooLarge, .quotaExceeded, "this upload would pass the quota of \(quota) bytes (\(used) in use)")
         case UploadRefusal.tooManyOpen(let count):

@@ -159,7 +159,18 @@ extension PushTool {
     struct Cancel: AsyncVFSCommand {
         static let configuration = CommandConfiguration(
             abstract: "Withdraw a transfer: copies not yet fetched expire and the relay deletes the ciphertext.",
-            discussion: "An ID may be any unique beginning of one.\n\nExample:\n  vfs-push cancel 3f9c0d")
+            discussion: """
+            An ID may be any unique beginning of one. Under its organisation's minimum \
+            retention (vfs-relay org set --min-retention) a transfer a copy of which still waits \
+            cannot be cancelled before the retention ends: the relay refuses (403 retained) and \
+            this exits 77; the relay's operator may remove it (vfs-relay transfers rm).
+
+            Exit status: 0 cancelled; 64 usage; 66 no such transfer; 69 relay unreachable; 77 \
+            retained by the organisation, a send-only device's token, or a revoked token.
+
+            Example:
+              vfs-push cancel 3f9c0d
+            """)
         @Argument(help: ArgumentHelp("The transfer's id (vfs-push outbox lists them).", valueName: "id")) var reference: String
         @OptionGroup var options: PushOptions
 

@@ -12,7 +12,7 @@ struct Devices: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List devices: user, id, name, platform, state.",
-            discussion: "State: active (in its user's device chain), pending (enrolled, but no device of its user approved it yet: vfs-device approve on an approved device; read from the chain the relay stores, whose signatures the clients check, not this command), or logged out.")
+            discussion: "State: active (in its user's device chain), active (send-only) (in its user's device chain as a send-only device: it signs its own pushes, is never a recipient, and its token only sends; vfs-device enroll --send-only), pending (enrolled, but no device of its user approved it yet: vfs-device approve on an approved device; read from the chain the relay stores, whose signatures the clients check, not this command), or logged out.")
 
         @OptionGroup var data: DataOptions
         @Flag(help: "Print JSON.") var json = false
@@ -25,26 +25,34 @@ struct Devices: AsyncParsableCommand {
                 (user == nil || entry.user == user) && (!active || entry.device.invalidated == nil)
             }
             if json { return try JSONOutput.print(devices) }
-            var approved: [String: Set<String>] = [:]
+            var approved: [String: [String: Bool]] = [:]
             for user in try await store.users() where devices.contains(where: { $0.user == user.email }) {
                 approved[user.email] = Self.approved(try await store.chain(user: user.id))
             }
             for entry in devices {
                 let device = entry.device
-                let state = device.invalidated != nil ? "logged out" : approved[entry.user]?.contains(device.id) == true ? "active" : "pending"
+                let state = switch (device.invalidated, approved[entry.user]?[device.id]) {
+                case (.some, _): "logged out"
+                case (nil, true?): "active (send-only)"
+                case (nil, false?): "active"
+                case (nil, nil): "pending"
+                }
                 print("\(entry.user)\t\(device.id)\t\(DisplayText.printable(device.name))\t\(DisplayText.printable(device.platform))\t\(state)")
             }
         }
 
-        /// The devices a stored chain (base64 statements, in order) adds and has not removed.
-        static func approved(_ statements: [String]) -> Set<String> {
-            var ids = Set<String>()
+        /// The devices a stored chain (base64 statements, in order) adds and has not
+        /// removed, each with whether it is send-only (added by kind 4, or restated so by a
+        /// checkpoint with roles).
+        static func approved(_ statements: [String]) -> [String: Bool] {
+            var ids: [String: Bool] = [:]
             for text in statements {
                 guard let bytes = Data(base64Encoded: text), let statement = try? DeviceChain.Statement.decode(Array(bytes)) else { continue }
                 switch statement.action {
-                case .add(let entry): ids.insert(entry.id)
-                case .remove(let id): ids.remove(id)
-                case .checkpoint(let checkpoint): ids = Set(checkpoint.devices.map(\.id))
+                case .add(let entry): ids[entry.id] = entry.sendOnly
+                case .remove(let id): ids[id] = nil
+                case .checkpoint(let checkpoint):
+                    ids = Dictionary(checkpoint.devices.map { ($0.id, $0.sendOnly) }, uniquingKeysWith: { first, _ in first })
                 }
             }
             return ids

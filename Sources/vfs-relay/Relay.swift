@@ -30,12 +30,12 @@ struct Relay: AsyncVFSCommand {
         folder and file names are metadata it does see.
 
         Exit status: 0 success; 1 unblock: the address was not blocked; 64 usage; 65 the name already exists; 66 no such \
-        organisation or user, or no relay database in DIR; 69 cannot listen, or the \
+        organisation, user or transfer, or no relay database in DIR; 69 cannot listen, or the \
         PostgreSQL database does not answer; 73 the backup file cannot be created, or copy's \
         target database is not empty; 74 read or write error; 75 another sweep is running; \
         77 login-code for a user who is not an administrator.
         """,
         version: vfsVersion,
         subcommands: [Serve.self, Init.self, Org.self, User.self, OrgGroupCommand.self, Invite.self, LoginCode.self, Alert.self, Users.self, Devices.self,
-                      Stats.self, GC.self, Backup.self, Migrate.self, Copy.self, CopyBlobs.self, Unblock.self])
+                      Transfers.self, Stats.self, GC.self, Backup.self, Migrate.self, Copy.self, CopyBlobs.self, Unblock.self])
 }

@@ -33,6 +33,13 @@ struct SendOnlyDeviceTests {
         return (row?["status"] as? String, row?["fingerprint"] as? String)
     }
 
+    /// The state `vfs-relay devices` shows for a machine's device (its line's last column).
+    func operatorState(_ fleet: Fleet, of machine: Machine) throws -> String? {
+        let listed = try fleet.admin.run(["devices"])
+        ok(listed, "vfs-relay devices")
+        return listed.out.split(separator: "\n").first { $0.contains(machine.id) }.map { String($0.split(separator: "\t").last ?? "") }
+    }
+
     @Test("a send-only server, approved as such, pushes nightly to two people's devices; they verify it as SERVER of USER (send-only); cloud put, rekey, group and --to pushes by others never add a stanza for it, a push to it is refused (77), and it signs nothing in the chain")
     func nightlyPushes() throws {
         let fleet = try Fleet()
@@ -45,6 +52,7 @@ struct SendOnlyDeviceTests {
         let pending = try status(laptop, of: "server")
         #expect(pending.status == "pending")
         #expect(pending.fingerprint != nil && pending.fingerprint != fingerprint)
+        #expect(try operatorState(fleet, of: server) == "pending")
         // Approved as a reader with its fingerprint: refused (77), and told why.
         let asReader = try laptop.run("vfs-device", ["approve", "server", "--fingerprint", fingerprint])
         #expect(asReader.status == 77)
@@ -60,6 +68,9 @@ struct SendOnlyDeviceTests {
         #expect(approved.status == "send-only")
         #expect(approved.fingerprint == fingerprint)
         #expect(try status(fleet.phone, of: "server").status == "send-only")
+        // The operator sees it approved, and send-only (the readers stay plain active).
+        #expect(try operatorState(fleet, of: server) == "active (send-only)")
+        #expect(try operatorState(fleet, of: laptop) == "active")
 
         // Three nights: each push to bob (his desktop) and alice (--cc-me: her readers,
         // laptop, phone, tablet) has four stanzas, none of them the server's.
@@ -147,5 +158,61 @@ struct SendOnlyDeviceTests {
         ok(try laptop.run("vfs-device", ["revoke", "-y", "server"]), "revoke the server")
         let gone = try status(fleet.phone, of: "server").status
         #expect(gone == nil || gone == "revoked")
+    }
+
+    /// The ids of the transfers a machine sent (vfs-push outbox --json), newest last.
+    func sentIDs(_ machine: Machine) throws -> [String] {
+        let run = try machine.run("vfs-push", ["outbox", "--json"])
+        ok(run, "outbox")
+        return jsonArray(run).compactMap { $0["id"] as? String }
+    }
+
+    @Test("under vfs-relay org set --min-retention 30d no device cancels a push that still waits, the send-only server's own included (77, one line that says why); vfs-relay transfers rm removes it before its time and the audit log shows it")
+    func retainedPushes() throws {
+        let fleet = try Fleet()
+        let server = try Machine("server", in: fleet.scratch)
+        try server.enroll(port: fleet.relay.port, code: try fleet.admin.invite("alice@acme.example"), arguments: ["--send-only"])
+        ok(try fleet.laptop.run("vfs-device", ["approve", "server", "--send-only", "--fingerprint", try server.fingerprint()]), "approve")
+
+        // The setting, and what it refuses: a number without a unit, an unknown organisation.
+        let set = try fleet.admin.run(["org", "set", "acme", "--min-retention", "30d"])
+        ok(set, "org set")
+        #expect(set.stderr.contains("acme: transfers are kept until delivered or 30d"), "\(set.stderr)")
+        let bare = try fleet.admin.run(["org", "set", "acme", "--min-retention", "30"])
+        #expect(bare.status == 64 && bare.stderr.contains("has no unit"), "\(bare.stderr)")
+        #expect(try fleet.admin.run(["org", "set", "acme"]).status == 64)
+        #expect(try fleet.admin.run(["org", "set", "nowhere", "--min-retention", "30d"]).status == 66)
+
+        let dump = try fleet.scratch.write("dump.sql", Data("night 1\n".utf8))
+        ok(try server.run("vfs-push", ["--to", "bob@acme.example", dump]), "server push")
+        let pushed = try #require(try sentIDs(server).last)
+        // Its own token may not cancel (the send-only scope), nor may the laptop's its own push.
+        let byServer = try server.run("vfs-push", ["cancel", pushed])
+        #expect(byServer.status == 77, "\(byServer.stderr)")
+        ok(try fleet.laptop.run("vfs-push", ["-d", "phone", dump]), "laptop push")
+        let own = try #require(try sentIDs(fleet.laptop).last)
+        let byLaptop = try fleet.laptop.run("vfs-push", ["cancel", own])
+        #expect(byLaptop.status == 77, "\(byLaptop.stderr)")
+        #expect(byLaptop.stderr.hasPrefix("vfs-push: error: the relay refused: your organisation retains this transfer until it is delivered or until 20"),
+                "\(byLaptop.stderr)")
+        #expect(byLaptop.stderr.contains("(403 retained)"), "\(byLaptop.stderr)")
+        #expect(byLaptop.stderr.contains("vfs-relay transfers rm"), "\(byLaptop.stderr)")
+        #expect(inboxIDs(fleet.desktop).contains(pushed) && inboxIDs(fleet.phone).contains(own))
+
+        // The operator removes the server's push: gone from bob's inbox, and audited.
+        let removed = try fleet.admin.run(["transfers", "rm", pushed])
+        ok(removed, "transfers rm")
+        #expect(removed.stderr.contains("removed transfer \(pushed) (1 waiting copy cancelled; it was retained until 20"), "\(removed.stderr)")
+        #expect(!inboxIDs(fleet.desktop).contains(pushed))
+        #expect(inboxIDs(fleet.phone).contains(own))
+        let audit = try Tools.run("sqlite3", [fleet.data.appendingPathComponent("relay.sqlite").path,
+                                             "SELECT actor || ' ' || action || ' ' || subject FROM audit WHERE action IN ('transfer.remove', 'org.min-retention') ORDER BY id"])
+        #expect(audit.out == "operator org.min-retention organisation\noperator transfer.remove \(pushed)\n", "\(audit.out)")
+        #expect(try fleet.admin.run(["transfers", "rm", "3f9c"]).status == 64)
+        #expect(try fleet.admin.run(["transfers", "rm", String(repeating: "0", count: 32)]).status == 66)
+    }
+
+    func inboxIDs(_ machine: Machine) -> [String] {
+        ((try? jsonArray(machine.run("vfs-fetch", ["--json"]))) ?? []).compactMap { $0["id"] as? String }
     }
 }

@@ -33,6 +33,8 @@ function __vfs-relay_parse_tokens -S
                 __vfs-relay_parse_subcommand 1 'data=' 'database=' 'blobs=' 's3-credentials=' 'version' 'h/help'
             case 'list'
                 __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 's3-credentials=' 'json' 'version' 'h/help'
+            case 'set'
+                __vfs-relay_parse_subcommand 1 'data=' 'database=' 'blobs=' 's3-credentials=' 'min-retention=' 'version' 'h/help'
             end
         case 'user'
             __vfs-relay_parse_subcommand 0 'version' 'h/help'
@@ -84,6 +86,12 @@ function __vfs-relay_parse_tokens -S
             case 'list'
                 __vfs-relay_parse_subcommand 0 'data=' 'database=' 'blobs=' 's3-credentials=' 'json' 'user=' 'active' 'version' 'h/help'
             case 'revoke'
+                __vfs-relay_parse_subcommand 1 'data=' 'database=' 'blobs=' 's3-credentials=' 'version' 'h/help'
+            end
+        case 'transfers'
+            __vfs-relay_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'rm'
                 __vfs-relay_parse_subcommand 1 'data=' 'database=' 'blobs=' 's3-credentials=' 'version' 'h/help'
             end
         case 'stats'
@@ -167,6 +175,7 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional 
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'alert' -d 'Send an alert event to every device of a user.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'users' -d 'List users: email, organisation, role, devices.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'devices' -d 'List devices: user, id, name, platform, state; or revoke one.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'transfers' -d 'The operator\'s hand on transfers: remove one, retained or not.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'stats' -d 'Print counts: organisations, users, devices, blobs, transfers.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'gc' -d 'Expire transfers and uploads, recount blob references, delete orphan blobs (what serve runs on a timer).'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay" -eq 1' -fa 'backup' -d 'Write an online, consistent copy of the relay database (the blob folder is copied separately).'
@@ -219,6 +228,7 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay org" -eq 1' -fa 'add' -d 'Add an organisation (to a relay made by `vfs-relay init` or `serve`).'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay org" -eq 1' -fa 'list' -d 'List organisations: name, users.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay org" -eq 1' -fa 'set' -d 'Set an organisation\'s settings: its minimum retention of transfers.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org add" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_RELAY_DATA, else $VFS_HOME/relay).' -rfa '(__vfs-relay_complete_directories)'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org add" database' -l 'database' -d 'A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org add" blobs' -l 'blobs' -d 'Where blob and upload files live (default: the data folder); with several relays, a folder they all mount, or an S3-compatible bucket: s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION.' -rfa '(__vfs-relay_complete_directories)'
@@ -232,6 +242,13 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org list" json' -l 'json' -d 'Print JSON.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org list" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org set" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_RELAY_DATA, else $VFS_HOME/relay).' -rfa '(__vfs-relay_complete_directories)'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org set" database' -l 'database' -d 'A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org set" blobs' -l 'blobs' -d 'Where blob and upload files live (default: the data folder); with several relays, a folder they all mount, or an S3-compatible bucket: s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION.' -rfa '(__vfs-relay_complete_directories)'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org set" s3-credentials' -l 's3-credentials' -d 'With --blobs s3://…: a file holding the S3 access key as the AWS tools write it (aws_access_key_id = …, aws_secret_access_key = …); default: $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY.' -rF
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org set" min-retention' -l 'min-retention' -d 'Keep every transfer until delivered or this long (30d), or none.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org set" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay org set" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay user" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay user" -eq 1' -fa 'add' -d 'Add a user to an organisation and print a one-time enrolment code for their first device.'
@@ -385,6 +402,15 @@ complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_op
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay devices revoke" s3-credentials' -l 's3-credentials' -d 'With --blobs s3://…: a file holding the S3 access key as the AWS tools write it (aws_access_key_id = …, aws_secret_access_key = …); default: $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY.' -rF
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay devices revoke" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay devices revoke" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay transfers" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay transfers" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_positional "vfs-relay transfers" -eq 1' -fa 'rm' -d 'Remove a transfer: its copies still waiting are cancelled and its ciphertext deleted, even before its organisation\'s minimum retention ends.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay transfers rm" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_RELAY_DATA, else $VFS_HOME/relay).' -rfa '(__vfs-relay_complete_directories)'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay transfers rm" database' -l 'database' -d 'A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.' -rfka ''
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay transfers rm" blobs' -l 'blobs' -d 'Where blob and upload files live (default: the data folder); with several relays, a folder they all mount, or an S3-compatible bucket: s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION.' -rfa '(__vfs-relay_complete_directories)'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay transfers rm" s3-credentials' -l 's3-credentials' -d 'With --blobs s3://…: a file holding the S3 access key as the AWS tools write it (aws_access_key_id = …, aws_secret_access_key = …); default: $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY.' -rF
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay transfers rm" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay transfers rm" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay stats" data' -l 'data' -d 'The relay\'s data folder (default: $VFS_RELAY_DATA, else $VFS_HOME/relay).' -rfa '(__vfs-relay_complete_directories)'
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay stats" database' -l 'database' -d 'A PostgreSQL database (postgres://USER@HOST[:PORT]/DB, or ?host=/socket/folder) instead of DIR/relay.sqlite: several relays can share it.' -rfka ''
 complete -c 'vfs-relay' -n '__vfs-relay_should_offer_completions_for_flags_or_options "vfs-relay stats" blobs' -l 'blobs' -d 'Where blob and upload files live (default: the data folder); with several relays, a folder they all mount, or an S3-compatible bucket: s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION.' -rfa '(__vfs-relay_complete_directories)'

@@ -290,6 +290,16 @@ enum RelayMigrations {
         // Issue 48: the devices enrolled with --send-only, whose tokens may only push
         // (TokenScopeMiddleware). Marked before the enrolment makes the device.
         Migration("v18-send-only-devices", ["CREATE TABLE send_only_devices(device_id TEXT PRIMARY KEY, created \(.time) NOT NULL)"]),
+        // Issue 48, item 4: an organisation's minimum retention (`vfs-relay org set
+        // --min-retention`), and each transfer's, fixed when it is made: until then (or
+        // until no copy waits) no device may cancel it, and it does not expire.
+        Migration("v19-min-retention", [
+            "CREATE TABLE org_retention(org_id \(.integer) PRIMARY KEY REFERENCES organisations(id), seconds \(.integer) NOT NULL)",
+            """
+            CREATE TABLE retained_transfers(
+              transfer_id TEXT PRIMARY KEY REFERENCES transfers(id) ON DELETE CASCADE, retain_until \(.time) NOT NULL)
+            """,
+        ]),
         // Issue 51, item 4: file requests. A request names the devices that receive what is
         // sent in and their X25519 recipients (the stanzas an age file sent in must count);
         // `uploads` is counted in the statement that accepts one, so a limit holds however

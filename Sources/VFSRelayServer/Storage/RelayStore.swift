@@ -168,6 +168,12 @@ public enum LimitRefusal: Error, Equatable {
     case openInvites(limit: Int)
 }
 
+/// A device's cancel of a transfer its organisation retains until `until` (issue 48,
+/// item 4): answered 403 `retained`.
+public enum RetentionRefusal: Error, Equatable {
+    case retained(until: Date)
+}
+
 public enum StoreError: Error, Equatable {
     case notFound(String)
     case conflict(String)

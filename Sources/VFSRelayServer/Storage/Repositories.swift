@@ -524,6 +524,38 @@ public protocol SendOnlyMarkRepository: Sendable {
     func unmarkSendOnly(device: String) async throws
 }
 
+/// An organisation's minimum retention (issue 48, item 4; `vfs-relay org set
+/// --min-retention`): table `org_retention`, migration `v19-min-retention`. A transfer made
+/// under it is kept (table `retained_transfers`) until it is delivered or the retention
+/// ends: its sender's cancel is refused (`RetentionRefusal`), and it expires no earlier.
+/// Implemented in Stores/RetentionStore.swift (and so is the one below).
+public protocol RetentionSettingRepository: Sendable {
+    /// The retention in seconds, nil when none is set.
+    func minRetention(org: Int64) async throws -> Int64?
+    /// Sets it (nil: none) for transfers made from now on, with an audit entry
+    /// `org.min-retention` by `operator`.
+    func setMinRetention(org: Int64, seconds: Int64?, now: Date) async throws
+}
+
+/// The operator's removal of a transfer (`vfs-relay transfers rm`), retained or not.
+public protocol TransferRemovalRepository: Sendable {
+    /// Cancels its waiting copies whatever its retention, with an audit entry
+    /// `transfer.remove` by `operator` in the sender's organisation.
+    func removeTransfer(id: String, now: Date) async throws -> RemovedTransfer
+}
+
+/// What the operator's removal of a transfer did.
+public struct RemovedTransfer: Sendable, Equatable {
+    /// Blob ids no longer referenced (to delete), and the upload removed with a transfer
+    /// that still uploaded (its file to delete).
+    public var released: [String]
+    public var upload: String?
+    /// The copies that were waiting (now `cancelled`).
+    public var cancelled: Int
+    /// When its retention would have ended; nil when it had none (or it had passed).
+    public var retainedUntil: Date?
+}
+
 /// Every repository: what the concrete store is, and what the composition root
 /// (`buildRouter`, `buildRelay`) and the operator's commands hold.
 public typealias RelayStore = OperatorRepository
@@ -572,6 +604,8 @@ public typealias RelayStore = OperatorRepository
     & FileRequestRepository
     & TokenScopeRepository
     & SendOnlyMarkRepository
+    & RetentionSettingRepository
+    & TransferRemovalRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.

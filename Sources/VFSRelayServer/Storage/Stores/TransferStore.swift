@@ -89,10 +89,13 @@ extension SQLRelayStore {
             let targets = try await StoreRows.targets(db, devices: devices, groups: groups, users: users, sender: sender)
             let blob = try await StoreRows.consumeUpload(db, id: upload, user: sender.userID, blobID: blobID,
                                                          refs: targets.count, now: now)
+            let until = try await StoreRows.retention(db, org: sender.orgID, now: now)
+            let kept = until.map { max(expires, $0) } ?? expires
             try await db.run("""
                 INSERT INTO transfers(id, sender_device, sender_user, blob_id, size, sha256, created, expires)
-                VALUES (\(id), \(sender.deviceID), \(sender.userID), \(blob.id), \(blob.size), \(blob.sha256), \(now), \(expires))
+                VALUES (\(id), \(sender.deviceID), \(sender.userID), \(blob.id), \(blob.size), \(blob.sha256), \(now), \(kept))
                 """)
+            try await StoreRows.retain(db, transfer: id, until: until)
             for target in targets {
                 try await db.run("""
                     INSERT INTO outbox(transfer_id, device_id, status, updated) VALUES (\(id), \(target), 'unattended', \(now))
@@ -169,10 +172,13 @@ extension SQLRelayStore {
             guard try await db.one("SELECT id FROM transfers WHERE upload_id = \(upload)") == nil else {
                 throw StoreError.conflict("upload \"\(upload)\" already is a transfer")
             }
+            let until = try await StoreRows.retention(db, org: sender.orgID, now: now)
+            let kept = until.map { max(expires, $0) } ?? expires
             try await db.run("""
                 INSERT INTO transfers(id, sender_device, sender_user, blob_id, size, sha256, created, expires, upload_id)
-                VALUES (\(id), \(sender.deviceID), \(sender.userID), '', 0, '', \(now), \(expires), \(upload))
+                VALUES (\(id), \(sender.deviceID), \(sender.userID), '', 0, '', \(now), \(kept), \(upload))
                 """)
+            try await StoreRows.retain(db, transfer: id, until: until)
             for target in targets {
                 try await db.run("""
                     INSERT INTO outbox(transfer_id, device_id, status, updated) VALUES (\(id), \(target), 'unattended', \(now))
@@ -281,28 +287,50 @@ extension SQLRelayStore {
         // A transfer still uploading has no blob yet ('', which no row has): its copies hold
         // no reference, its upload goes with it (its bytes and quota freed at once), and
         // its readers are told it went.
-        let (released, upload, removed) = try await sql.database.write { db -> ([String], String?, String?) in
+        let (cancelled, upload) = try await sql.database.write { db -> (StoreRows.Cancelled, String?) in
             guard let row = try await db.one("SELECT * FROM transfers WHERE id = \(id) AND sender_device = \(sender)", as: TransferRow.self)
             else { throw StoreError.notFound("no transfer \"\(id)\"") }
-            let blob = row.blobID
-            try await StoreRows.lockBlobs(db, [blob])
-            let waiting = try await db.all("""
-                UPDATE outbox SET status = 'cancelled', updated = \(now)
-                WHERE transfer_id = \(id) AND status IN \(StoreRows.waiting) RETURNING device_id
-                """)
-            var released = [String]()
-            for _ in waiting {
-                if try await StoreRows.release(db, blob: blob) { released.append(blob) }
+            try await StoreRows.lockBlobs(db, [row.blobID])
+            // Retained (issue 48, item 4): not while a copy of what was sent whole waits. A
+            // transfer still uploading is not whole yet: its sender may still withdraw it.
+            if !row.blobID.isEmpty, let until = try await StoreRows.retainedUntil(db, transfer: id, now: now),
+               try await db.one("SELECT transfer_id FROM outbox WHERE transfer_id = \(id) AND status IN \(StoreRows.waiting)") != nil {
+                throw RetentionRefusal.retained(until: until)
             }
-            let upload = row.uploadID
-            var removed: String?
-            if blob.isEmpty, let upload {
-                removed = try await db.value("DELETE FROM uploads WHERE id = \(upload) RETURNING id", as: String.self)
-            }
+            let cancelled = try await StoreRows.cancelWaiting(db, row, now: now)
             try await StoreRows.audit(db, org: nil, actor: sender, action: "transfer.cancel", subject: id, now: now)
-            return (released, upload, removed)
+            return (cancelled, row.uploadID)
         }
         if let upload { await sql.notify([StoreRows.uploadChannel(upload)]) }
-        return (released, removed)
+        return (cancelled.released, cancelled.upload)
+    }
+}
+
+extension StoreRows {
+    /// What cancelling a transfer's waiting copies did.
+    struct Cancelled: Sendable {
+        /// Blob ids no longer referenced, the upload removed with a transfer still
+        /// uploading, and how many copies were waiting.
+        var released: [String], upload: String?, copies: Int
+    }
+
+    /// A transfer's waiting copies `cancelled`, each giving its blob reference back, and
+    /// the upload of one still uploading removed: the sender's cancel and the operator's
+    /// removal (`vfs-relay transfers rm`) both. The caller holds the blob's lock.
+    static func cancelWaiting(_ db: any SQLConnection, _ row: TransferRow, now: Date) async throws -> Cancelled {
+        let blob = row.blobID
+        let waiting = try await db.all("""
+            UPDATE outbox SET status = 'cancelled', updated = \(now)
+            WHERE transfer_id = \(row.id) AND status IN \(StoreRows.waiting) RETURNING device_id
+            """)
+        var released = [String]()
+        for _ in waiting {
+            if try await StoreRows.release(db, blob: blob) { released.append(blob) }
+        }
+        var removed: String?
+        if blob.isEmpty, let upload = row.uploadID {
+            removed = try await db.value("DELETE FROM uploads WHERE id = \(upload) RETURNING id", as: String.self)
+        }
+        return Cancelled(released: released, upload: removed, copies: waiting.count)
     }
 }

@@ -47,7 +47,11 @@ extension SQLRelayStore {
                 try await db.run("DELETE FROM outbox WHERE device_id IN \(list: deviceIDs)")
                 try await db.run("DELETE FROM group_members WHERE device_id IN \(list: deviceIDs)")
             }
-            // What they sent and nobody else still waits for.
+            // What they sent and nobody else still waits for (its retention row first).
+            try await db.run("""
+                DELETE FROM retained_transfers WHERE transfer_id IN (SELECT t.id FROM transfers t WHERE t.sender_user = \(id)
+                AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id))
+                """)
             try await db.run("""
                 DELETE FROM transfers WHERE sender_user = \(id)
                 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.transfer_id = transfers.id)
