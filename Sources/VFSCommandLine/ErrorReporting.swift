@@ -303,6 +303,26 @@ extension DeviceChainError: ReportableError {
     }
 }
 
+extension EscrowError: ReportableError {
+    /// Too few shares, or a split asked of the wrong size, is usage (64); a share that is
+    /// not one, or shares that do not belong together or rebuild nothing, are bad data (65).
+    package var exitStatus: ExitStatus {
+        switch self {
+        case .emptySecret, .secretTooLarge, .badCounts, .tooFew: return .usage
+        case .invalidShare, .mixedSplits, .inconsistent, .duplicate, .checksum: return .dataError
+        }
+    }
+
+    package var hints: [String] {
+        switch self {
+        case .tooFew(_, let needed): return ["give \(needed) different shares of the same split; fewer reveal nothing of the secret"]
+        case .mixedSplits: return ["every share names its split on its \"split:\" line: give shares with the same one"]
+        case .secretTooLarge: return ["split a key instead: encrypt the file with vfs-encrypt to a new identity and escrow that identity"]
+        default: return []
+        }
+    }
+}
+
 extension BundleSignatureError: ReportableError {
     public var exitStatus: ExitStatus {
         switch self {

@@ -111,6 +111,8 @@ extension DeviceChain {
         var live: [String: DeviceEntry] = [:]
         /// Live send-only devices: never signers of the chain, never counted as its last device.
         var senders: [String: DeviceEntry] = [:]
+        /// The live recovery key: signs new readers' adds only, never counted as a device.
+        var recovery: DeviceEntry?
         var previousHash = [UInt8](repeating: 0, count: DeviceChain.hashCount)
         var root: DeviceEntry?
         var rootTimestamp: Int64 = 0
@@ -134,7 +136,7 @@ extension DeviceChain {
             Verified(user: user, rootKey: root?.signingKey ?? [], devices: live,
                      head: Head(sequence: next == 0 ? 0 : next - 1, hash: previousHash),
                      first: first, root: root, rootTimestamp: rootTimestamp,
-                     segmentStatements: segmentStatements, segmentBytes: segmentBytes, senders: senders)
+                     segmentStatements: segmentStatements, segmentBytes: segmentBytes, senders: senders, recovery: recovery)
         }
 
         func verified(refusing error: DeviceChainError) -> Verified {
@@ -171,13 +173,17 @@ extension DeviceChain {
                 throw DeviceChainError.signerNotLive(index: index, signer: statement.signer)
             }
             guard !signer.sendOnly else { throw DeviceChainError.sendOnlySigner(index: index, signer: statement.signer) }
+            guard !signer.recovery else { throw DeviceChainError.recoverySigner(index: index, signer: statement.signer) }
             guard primitives.verifyEd25519(statement.signature, statement.signedMessage, signer.signingKey) else {
                 throw DeviceChainError.badSignature(index: index)
             }
-            guard !checkpoint.root.sendOnly else {
-                throw DeviceChainError.checkpointMismatch(index: index, reason: "restates a send-only root")
+            guard !checkpoint.root.sendOnly, !checkpoint.root.recovery else {
+                throw DeviceChainError.checkpointMismatch(index: index, reason: "restates a send-only or recovery root")
             }
-            live = Dictionary(uniqueKeysWithValues: checkpoint.devices.filter { !$0.sendOnly }.map { ($0.id, $0) })
+            let recoveries = checkpoint.devices.filter(\.recovery)
+            guard recoveries.count <= 1 else { throw DeviceChainError.checkpointMismatch(index: index, reason: "restates two recovery keys") }
+            recovery = recoveries.first
+            live = Dictionary(uniqueKeysWithValues: checkpoint.devices.filter { !$0.sendOnly && !$0.recovery }.map { ($0.id, $0) })
             senders = Dictionary(uniqueKeysWithValues: checkpoint.devices.filter(\.sendOnly).map { ($0.id, $0) })
             root = checkpoint.root
             rootTimestamp = checkpoint.rootTimestamp
@@ -211,30 +217,47 @@ extension DeviceChain {
                 guard case .add(let device) = statement.action, device.id == statement.signer else {
                     throw DeviceChainError.badRoot(reason: "the first statement must add the device that signs it")
                 }
-                guard !device.sendOnly else { throw DeviceChainError.badRoot(reason: "a send-only device cannot start a chain") }
+                guard !device.sendOnly, !device.recovery else { throw DeviceChainError.badRoot(reason: "a send-only device or a recovery key cannot start a chain") }
                 signerKey = device.signingKey
             } else {
                 // A send-only device signs its own pushes, never a statement: an intruder on
                 // a server cannot add a reader of their own (issue 48).
                 if senders[statement.signer] != nil { throw DeviceChainError.sendOnlySigner(index: index, signer: statement.signer) }
-                guard let signer = live[statement.signer] else { throw DeviceChainError.signerNotLive(index: index, signer: statement.signer) }
-                signerKey = signer.signingKey
+                // The recovery key approves a new reader, and does nothing else: it cannot
+                // remove a device, add a send-only device or another recovery key, or
+                // checkpoint (issue 49). A revoked one is not live (signerNotLive).
+                if let recovery, recovery.id == statement.signer {
+                    guard case .add(let device) = statement.action, !device.sendOnly, !device.recovery else {
+                        throw DeviceChainError.recoverySigner(index: index, signer: statement.signer)
+                    }
+                    signerKey = recovery.signingKey
+                } else {
+                    guard let signer = live[statement.signer] else { throw DeviceChainError.signerNotLive(index: index, signer: statement.signer) }
+                    signerKey = signer.signingKey
+                }
             }
             guard primitives.verifyEd25519(statement.signature, statement.signedMessage, signerKey) else {
                 throw DeviceChainError.badSignature(index: index)
             }
             switch statement.action {
             case .add(let device):
-                guard live[device.id] == nil, senders[device.id] == nil else {
+                guard live[device.id] == nil, senders[device.id] == nil, recovery?.id != device.id else {
                     throw DeviceChainError.duplicate(index: index, reason: "device \(device.id) is already in the chain")
                 }
                 guard !live.values.contains(where: { $0.signingKey == device.signingKey }),
-                      !senders.values.contains(where: { $0.signingKey == device.signingKey }) else {
+                      !senders.values.contains(where: { $0.signingKey == device.signingKey }),
+                      recovery?.signingKey != device.signingKey else {
                     throw DeviceChainError.duplicate(index: index, reason: "its signing key is already another live device's")
                 }
-                if device.sendOnly { senders[device.id] = device } else { live[device.id] = device }
+                // A new recovery key replaces the live one: one statement, so there is
+                // never a moment with two, nor with none (docs/device-chain.md).
+                if device.recovery { recovery = device } else if device.sendOnly { senders[device.id] = device } else { live[device.id] = device }
                 if next == 0 { (root, rootTimestamp) = (device, statement.timestamp) }
             case .remove(let id):
+                if recovery?.id == id {
+                    recovery = nil
+                    break
+                }
                 if senders[id] != nil {
                     senders[id] = nil
                     break
@@ -247,8 +270,9 @@ extension DeviceChain {
                 guard checkpoint.root == root, checkpoint.rootTimestamp == rootTimestamp else {
                     throw DeviceChainError.checkpointMismatch(index: index, reason: "restates another root")
                 }
-                guard checkpoint.devices == (Array(live.values) + Array(senders.values)).sorted(by: { $0.id < $1.id }) else {
-                    throw DeviceChainError.checkpointMismatch(index: index, reason: "does not restate the live devices (\(live.count + senders.count)) as they are")
+                let state = Array(live.values) + Array(senders.values) + (recovery.map { [$0] } ?? [])
+                guard checkpoint.devices == state.sorted(by: { $0.id < $1.id }) else {
+                    throw DeviceChainError.checkpointMismatch(index: index, reason: "does not restate the live devices (\(state.count)) as they are")
                 }
             }
             if statement.isCheckpoint {

@@ -63,19 +63,24 @@ package enum DeviceChain {
     /// Statement kinds (the second byte of the canonical bytes). A send-only device
     /// (issue 48) is added by its own kind, and a checkpoint restating one has its own
     /// kind too, so that a verifier from before them refuses both (unknown kind) rather
-    /// than taking a send-only device for a reader.
+    /// than taking a send-only device for a reader. A recovery key (issue 49) is added by
+    /// kind 6 and restated in a kind 5 checkpoint with role 2, which a verifier from
+    /// before it refuses as well (unknown kind, unknown role).
     enum Kind {
         static let add: UInt8 = 1
         static let remove: UInt8 = 2
         static let checkpoint: UInt8 = 3
         static let addSendOnly: UInt8 = 4
         static let checkpointWithRoles: UInt8 = 5
+        /// Issue 49: a recovery key joins (and replaces the live one, if any).
+        static let addRecovery: UInt8 = 6
         static func isCheckpoint(_ kind: UInt8) -> Bool { kind == checkpoint || kind == checkpointWithRoles }
     }
 
     public enum Action: Equatable, Sendable {
-        /// A device joins: a reader (kind 1), or a send-only device (kind 4,
-        /// `DeviceEntry.sendOnly`) that signs its own pushes and is never a recipient.
+        /// A device joins: a reader (kind 1), a send-only device (kind 4,
+        /// `DeviceEntry.sendOnly`) that signs its own pushes and is never a recipient, or
+        /// the recovery key (kind 6, `DeviceEntry.recovery`), which replaces the live one.
         case add(DeviceEntry)
         case remove(deviceId: String)
         /// Restates the verifier's whole state at that point; changes nothing.
@@ -100,7 +105,10 @@ package enum DeviceChain {
             self.root = root; self.rootTimestamp = rootTimestamp
             self.devices = devices.sorted { $0.id < $1.id }
         }
-        /// Whether it restates a send-only device (kind 5, each device's role after it).
+        /// Whether it restates a send-only device or a recovery key (kind 5, each
+        /// device's role after it).
+        public var hasRoles: Bool { devices.contains { $0.sendOnly || $0.recovery } }
+        /// Whether it restates a send-only device.
         public var hasSendOnly: Bool { devices.contains { $0.sendOnly } }
     }
 
@@ -114,9 +122,15 @@ package enum DeviceChain {
         /// chain statement), and no client encrypts to it. Its recipient is kept (what the
         /// relay lists and the fingerprint covers), never used.
         public var sendOnly: Bool
-        public init(id: String, name: String, recipient: String, signingKey: [UInt8], sendOnly: Bool = false) {
-            self.id = id; self.name = name; self.recipient = recipient; self.signingKey = signingKey; self.sendOnly = sendOnly
+        /// The user's recovery key (issue 49): a recipient of cloud files (never of a
+        /// push), and the signer of one kind of statement only, the add of a new reader.
+        public var recovery: Bool
+        public init(id: String, name: String, recipient: String, signingKey: [UInt8], sendOnly: Bool = false, recovery: Bool = false) {
+            self.id = id; self.name = name; self.recipient = recipient; self.signingKey = signingKey
+            self.sendOnly = sendOnly; self.recovery = recovery
         }
+        /// The role byte of a kind 5 checkpoint: 0 a reader, 1 send-only, 2 the recovery key.
+        var role: UInt8 { recovery ? 2 : sendOnly ? 1 : 0 }
     }
 
     /// The last statement of a chain: what a client pins.
@@ -148,10 +162,10 @@ package enum DeviceChain {
             var out = CanonicalWriter()
             out.byte(DeviceChain.statementVersion)
             switch action {
-            case .add(let device): out.byte(device.sendOnly ? Kind.addSendOnly : Kind.add)
+            case .add(let device): out.byte(device.recovery ? Kind.addRecovery : device.sendOnly ? Kind.addSendOnly : Kind.add)
             case .remove: out.byte(Kind.remove)
             case .checkpoint(let checkpoint):
-                out.byte(checkpoint.hasSendOnly ? Kind.checkpointWithRoles : Kind.checkpoint)
+                out.byte(checkpoint.hasRoles ? Kind.checkpointWithRoles : Kind.checkpoint)
             }
             out.field(Array(user.utf8))
             out.uint64(sequence)
@@ -168,11 +182,11 @@ package enum DeviceChain {
                 out.device(checkpoint.root)
                 precondition(checkpoint.devices.count <= Int(UInt16.max))
                 out.byte(UInt8(checkpoint.devices.count >> 8)); out.byte(UInt8(checkpoint.devices.count & 0xff))
-                // Kind 5: each device's role after it (0 a reader, 1 send-only).
-                let roles = checkpoint.hasSendOnly
+                // Kind 5: each device's role after it (0 a reader, 1 send-only, 2 the recovery key).
+                let roles = checkpoint.hasRoles
                 for device in checkpoint.devices {
                     out.device(device)
-                    if roles { out.byte(device.sendOnly ? 1 : 0) }
+                    if roles { out.byte(device.role) }
                 }
             }
             return out.bytes
@@ -212,6 +226,10 @@ package enum DeviceChain {
                 var device = try reader.device()
                 device.sendOnly = true
                 action = .add(device)
+            case Kind.addRecovery:
+                var device = try reader.device()
+                device.recovery = true
+                action = .add(device)
             case Kind.remove:
                 action = .remove(deviceId: try reader.deviceId())
             case Kind.checkpoint, Kind.checkpointWithRoles:
@@ -227,6 +245,7 @@ package enum DeviceChain {
                         switch try reader.byte() {
                         case 0: break
                         case 1: device.sendOnly = true
+                        case 2: device.recovery = true
                         case let role: throw DeviceChainError.malformed(index: nil, reason: "a device of unknown role \(role) in a checkpoint")
                         }
                     }
@@ -237,9 +256,10 @@ package enum DeviceChain {
                     devices.append(device)
                 }
                 let checkpoint = Checkpoint(root: root, rootTimestamp: rootTimestamp, devices: devices)
-                // One encoding per state: roles only where a device is send-only (kind 3 otherwise).
-                guard roles == checkpoint.hasSendOnly else {
-                    throw DeviceChainError.malformed(index: nil, reason: "a checkpoint with roles and no send-only device")
+                // One encoding per state: roles only where a device is send-only or the
+                // recovery key (kind 3 otherwise).
+                guard roles == checkpoint.hasRoles else {
+                    throw DeviceChainError.malformed(index: nil, reason: "a checkpoint with roles and no send-only device or recovery key")
                 }
                 action = .checkpoint(checkpoint)
             default:
@@ -278,12 +298,16 @@ package enum DeviceChain {
         /// a chain statement, and are never a recipient. Apart from `devices` so that no
         /// code choosing readers from `devices` can take one in.
         public var senders: [String: DeviceEntry] = [:]
+        /// The live recovery key (issue 49), at most one: a recipient of the user's cloud
+        /// files, never of a push, and the signer of new readers' adds only. Apart from
+        /// `devices` and `senders` for the same reason as they are apart.
+        public var recovery: DeviceEntry? = nil
         /// How many statements verified: those from `first` to `head`.
         public var count: Int { Int(head.sequence - first) + 1 }
 
         /// The checkpoint that restates this state; nil before the root.
         public var checkpoint: Checkpoint? {
-            root.map { Checkpoint(root: $0, rootTimestamp: rootTimestamp, devices: Array(devices.values) + Array(senders.values)) }
+            root.map { Checkpoint(root: $0, rootTimestamp: rootTimestamp, devices: Array(devices.values) + Array(senders.values) + (recovery.map { [$0] } ?? [])) }
         }
 
         /// A live device that may sign a bundle: a reader or a send-only device.
@@ -408,6 +432,8 @@ package enum DeviceChainError: Error, Equatable, Sendable, CustomStringConvertib
     case sendOnlySigner(index: Int, signer: String)
     /// A send-only device taken as a recipient: nothing is ever encrypted to one (issue 48).
     case sendOnlyRecipient(device: String, user: String)
+    /// A statement signed by the recovery key that is not the add of a reader (issue 49).
+    case recoverySigner(index: Int, signer: String)
 
     public var description: String {
         func at(_ index: Int?) -> String { index.map { "statement \($0): " } ?? "" }
@@ -432,6 +458,8 @@ package enum DeviceChainError: Error, Equatable, Sendable, CustomStringConvertib
             return "device chain: \(at(index))is signed by device \(signer), a send-only device, which signs no statement"
         case let .sendOnlyRecipient(device, user):
             return "device chain: \"\(device)\" of \(user) is a send-only device: nothing is encrypted to it"
+        case let .recoverySigner(index, signer):
+            return "device chain: \(at(index))is signed by \(signer), the recovery key, which signs only the add of a new device"
         }
     }
 }

@@ -174,7 +174,8 @@ extension RelaySession {
                         signer: String? = nil, client: RelayClient) async throws -> DeviceTrust {
         var trust = trust
         let now = Int64(Date().timeIntervalSince1970)
-        if !action.isCheckpoint, let verified = trust.verified, verified.needsCheckpoint,
+        // The recovery key signs no checkpoint (issue 49): its one add goes without.
+        if !action.isCheckpoint, let verified = trust.verified, verified.needsCheckpoint, signer == nil || signer != verified.recovery?.id,
            let checkpoint = try DeviceChain.Statement.checkpoint(of: verified, timestamp: now, signer: signer ?? config.device, key: key) {
             if checkpoint.encoded.count <= DeviceChain.maxCheckpointBytes {
                 trust = try await post(checkpoint, to: trust, client: client)
@@ -265,6 +266,9 @@ package enum ChainAcceptance: Sendable {
     case fingerprint(String)
     /// A terminal: the devices are listed on stderr, and this answers yes or no.
     case ask(@Sendable (UnseenChain) -> Bool)
+    /// `vfs-device recover` (issue 49): the chain's live recovery key has this signing key,
+    /// the one the person typed in.
+    case recoveryKey([UInt8])
 }
 
 /// A chain of this device's user that it has never seen: who is in it, for a person to
@@ -284,9 +288,12 @@ package struct UnseenChain: Error, CustomStringConvertible, Sendable {
     package var devices: [Listed]
     /// A fingerprint given that is none of them.
     package var mismatch: String? = nil
+    /// The signing key of its live recovery key, if it has one.
+    package var recoveryKey: [UInt8]?
 
     package init(_ verified: DeviceChain.Verified, statements: [DeviceChain.Statement]) {
         user = verified.user
+        recoveryKey = verified.recovery?.signingKey
         var added: [String: Date] = [:], order: [String] = []
         var root: Listed?
         for statement in statements {
@@ -338,6 +345,8 @@ extension RelaySession {
             }
         case .ask(let answer):
             guard answer(unseen) else { throw unseen }
+        case .recoveryKey(let key):
+            guard unseen.recoveryKey == key else { throw unseen }
         }
     }
 }

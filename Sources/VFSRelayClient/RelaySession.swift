@@ -90,13 +90,25 @@ extension RelaySession {
         return try devices.map { try AgeRecipient($0.recipient) }
     }
 
-    /// Every device of the user that is not revoked and is in the verified device chain:
-    /// who a cloud file is encrypted to. Pending devices are left out, each named by
-    /// `warn`; `.pending` when no device is left.
+    /// Who a cloud file is encrypted to (put, rekey): every device of the user that is not
+    /// revoked and is in the verified device chain, checked against the pins, and the
+    /// user's recovery key if the chain has one (issue 49; never a push's recipient).
+    /// Pending devices are left out, each named by `warn`; `.pending` when no device is left.
+    package func cloudRecipients(_ client: RelayClient, warn: (String) -> Void) async throws -> [AgeRecipient] {
+        let (trust, readers) = try await liveReaders(client, warn: warn)
+        return try pinnedRecipients(readers) + (trust.verified?.recovery.map { [try AgeRecipient($0.recipient)] } ?? [])
+    }
+
+    /// The devices of cloudRecipients, without the recovery key: who receives what a file
+    /// request takes in (vfs-share request).
     package func cloudReaders(_ client: RelayClient, warn: (String) -> Void) async throws -> [Device] {
+        try await liveReaders(client, warn: warn).readers
+    }
+
+    private func liveReaders(_ client: RelayClient, warn: (String) -> Void) async throws -> (trust: DeviceTrust, readers: [Device]) {
         let trust = try await deviceTrust(client)
         let readers = trust.leavingOutPending(trust.devices, warn: warn)
         guard !readers.isEmpty else { throw RelayClientError.pending(devices: trust.devices.map(\.name)) }
-        return readers
+        return (trust, readers)
     }
 }

@@ -89,7 +89,7 @@ extension CloudTool {
         func run() async throws {
             let destination = try CloudPath.normal(paths.last!)
             try await options.run(retry: retry, quiet: progressOptions.quiet) { session, client in
-                let recipients = try session.pinnedRecipients(try await session.cloudReaders(client, warn: { Diagnostics.warn($0) }))
+                let recipients = try await session.cloudRecipients(client, warn: { Diagnostics.warn($0) })
                 let left = try await CloudUploader(client: client, home: session.home, recipients: recipients, force: force, base: base,
                                                    device: session.config.name, report: .terminal(quiet: progressOptions.quiet))
                     .put(Array(paths.dropLast()), to: destination, asFolder: paths.last!.hasSuffix("/") || destination == "/" || paths.count > 2)

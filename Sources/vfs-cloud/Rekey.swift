@@ -17,7 +17,8 @@ extension CloudTool {
             discussion: """
             For each file this device can open, rekey reads the file's age header, unwraps the \
             file key with this device's identity and writes a new header wrapping the same key \
-            for every active device (keys checked against the pins), with a new header MAC. The \
+            for every active device (keys checked against the pins) and your recovery key, if \
+            you made one (vfs-device recovery-key), with a new header MAC. The \
             relay puts it in front of the unchanged payload: only the header travels. Run it \
             after enrolling a device, so it can read the existing files, and after revoking one, \
             so its key is dropped from every file. Copies a revoked device already fetched are \
@@ -38,7 +39,7 @@ extension CloudTool {
                 guard let identity = session.credentials.identity else {
                     throw RelayClientError.missingCredential(what: "identity", place: "this run")
                 }
-                let recipients = try session.pinnedRecipients(try await session.cloudReaders(client, warn: { Diagnostics.warn($0) }))
+                let recipients = try await session.cloudRecipients(client, warn: { Diagnostics.warn($0) })
                 return try await CloudRekey(client: client, identity: identity, recipients: recipients, report: .terminal(quiet: false)).rekey(root)
             }
             if skipped > 0 {

@@ -28,12 +28,18 @@ struct DeviceTool: AsyncVFSCommand {
         vfs-push refuses a device whose recipient changed until "vfs-device trust \
         NAME" accepts the new one.
 
+        When every device is lost: "vfs-device recovery-key", made beforehand on an \
+        approved device and written on paper, lets "vfs-device recover" approve a new \
+        machine (with an enrolment code from the operator) and read every cloud file.
+
         Examples:
           vfs-device enroll http://127.0.0.1:8787 K7QM-2WXD-PA9F-H3TN --name laptop
           vfs-device list --json | jq '.[].name'
           vfs-device group create home laptop phone tablet
           vfs-device approve phone --fingerprint ABCDE-FGHIJ-KLMNO-PQRST-UVWXY
           vfs-device revoke phone
+          vfs-device recovery-key
+          vfs-device recover https://relay.example K7QM-2WXD-PA9F-H3TN --name laptop
           vfs-device status || echo "relay down or device revoked"
 
         Exit status: 0 success; 1 a revoke not confirmed; 64 usage (also a name or id \
@@ -46,10 +52,12 @@ struct DeviceTool: AsyncVFSCommand {
         with a code that differs; a device chain that does not verify or does not extend \
         the one verified last, or another user's whose root is not the one pinned; \
         your own device chain, which this device has never seen, not taken with \
-        --accept-chain or a yes on a terminal (enroll and list).
+        --accept-chain or a yes on a terminal (enroll and list), or not holding the \
+        recovery key given (recover). recover: 65 a mistyped recovery key (nothing \
+        sent).
         """,
         version: vfsVersion,
-        subcommands: [Enroll.self, InviteCommand.self, List.self, Approve.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self, FingerprintCommand.self, Verify.self,
+        subcommands: [Enroll.self, RecoveryKeyCommand.self, Recover.self, InviteCommand.self, List.self, Approve.self, Rename.self, Revoke.self, GroupCommand.self, Status.self, Trust.self, FingerprintCommand.self, Verify.self,
                       Users.self, AdminLink.self])
 }
 

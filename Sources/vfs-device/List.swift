@@ -77,7 +77,7 @@ extension DeviceTool {
                 }
             }
             let pins = try PinStore(home: session.home)
-            let rows = devices.map { device -> DeviceListing in
+            var rows = devices.map { device -> DeviceListing in
                 var status = device.invalidated != nil ? "revoked" : trust.isApproved(device) ? "active"
                     : trust.isSendOnly(device) ? "send-only" : "pending"
                 if let pin = pins.devices[device.id], pin.recipient != device.recipient { status = "key-changed" }
@@ -86,6 +86,14 @@ extension DeviceTool {
                                      status: status, thisDevice: device.id == session.config.device,
                                      fingerprint: DeviceTrust.fingerprint(device, sendOnly: trust.isSendOnly(device)), root: device.id == rootID)
             }
+            // The recovery key (issue 49): in the chain, not a device the relay lists.
+            let recovery = trust.verified?.recovery.map { entry in
+                DeviceListing(id: entry.id, name: entry.name, platform: "-", recipient: entry.recipient,
+                              created: Date(timeIntervalSince1970: TimeInterval(trust.statements.last { $0.action == .add(entry) }?.timestamp ?? 0)),
+                              lastSeen: nil, invalidated: nil, status: "recovery", thisDevice: false,
+                              fingerprint: Fingerprint.device(signingKey: entry.signingKey, recipient: entry.recipient), root: false)
+            }
+            rows += recovery.map { [$0] } ?? []
             if json { return try JSONOutput.print(rows) }
             Listing.print(["NAME", "PLATFORM", "FINGERPRINT", "LAST SEEN", "STATUS"], rows.map { row in
                 // The name and platform are what the relay (or another device) says.
@@ -141,6 +149,9 @@ extension DeviceTool {
             let (session, key, _) = try options.signingSession()
             try await session.withClient { client in
                 let trust = try await session.deviceTrust(client)
+                if let recovery = trust.verified?.recovery, name == recovery.name || name == recovery.id {
+                    return try await revokeRecoveryKey(recovery, trust: trust, session: session, key: key, client: client)
+                }
                 let device = try RelaySession.device(name, in: try await client.devices())
                 let shown = "\"\(DisplayText.printable(device.name))\" (\(device.id))"
                 if !yes && Terminal.stdinIsTerminal {
@@ -160,6 +171,23 @@ extension DeviceTool {
                 Diagnostics.info("revoked \(shown)")
                 Diagnostics.hint("run \"vfs-cloud rekey\" so its key is dropped from your cloud files")
             }
+        }
+
+        /// The recovery key (issue 49) has no token: it leaves the chain, and that is all.
+        func revokeRecoveryKey(_ recovery: DeviceChain.DeviceEntry, trust: DeviceTrust, session: RelaySession,
+                               key: Ed25519.SigningKey, client: RelayClient) async throws {
+            guard trust.verified?.devices[session.config.device] != nil else {
+                throw ToolError("this device is not approved, so it cannot remove your recovery key", exit: .permissionDenied,
+                                hints: ["revoke it from one of your approved devices"])
+            }
+            if !yes && Terminal.stdinIsTerminal {
+                guard DeviceTool.confirm("revoke your recovery key? It approves nothing from now on.") else {
+                    throw ToolError("the recovery key was not revoked", exit: .no)
+                }
+            }
+            _ = try await session.append(.remove(deviceId: recovery.id), to: trust, key: key, client: client)
+            Diagnostics.info("revoked the recovery key (\(recovery.id))")
+            Diagnostics.hint("run \"vfs-cloud rekey\" so it is dropped from your cloud files, and \"vfs-device recovery-key\" for a new one")
         }
     }
 }

@@ -155,4 +155,49 @@ enum KeychainHelp {
     gives it to this user's processes only. When the timeout ends, or on lock, \
     the key is wiped from memory and the socket removed.
     """
+
+    static let escrow = """
+    Break-glass escrow for an organisation: a secret (a recovery key, a passphrase, \
+    a small key file, at most 4096 bytes) is split with Shamir's secret sharing over \
+    GF(2^8) (the AES field, x^8+x^4+x^3+x+1, as HashiCorp Vault and SLIP-0039 use it) \
+    into N shares, each age-encrypted to one officer; any K of them rebuild it \
+    exactly, and fewer reveal nothing of it (every secret fits them equally well). \
+    The keychain itself is not used: escrow needs no passcode.
+
+    A share, once decrypted, is five lines of text: "vfs-escrow-share v1", the \
+    split's random id ("split:"), "share: I of N", "threshold: K" and the share's \
+    bytes in base64 ("value:"). What is shared is the secret followed by 16 bytes \
+    of its SHA-256, so join refuses shares that were altered or come from another \
+    split, instead of printing a wrong secret; the checksum is inside the shared \
+    bytes, so a single officer cannot test guesses of the secret against it.
+
+    Examples:
+      vfs-keychain escrow split --shares 3 --threshold 2 -o key \\
+          --to "$(cat a.pub)" --to "$(cat b.pub)" --to "$(cat c.pub)" key.txt
+      vfs-keychain escrow join -i b.key -i c.key key-2.age key-3.age
+
+    Exit status: 0 success; 64 usage (not one --to per share, the same recipient \
+    twice, a threshold out of range, an empty or too large secret, fewer shares \
+    than the threshold, an encrypted share without -i); 65 a file is not a share, \
+    shares of different splits, a share given twice, or shares that do not rebuild \
+    the secret (checksum); 66 a file does not exist; 73 a share file already exists \
+    or cannot be written; 77 no identity given opens a share.
+    """
+
+    static let escrowSplit = """
+    The secret is read byte for byte from FILE or standard input (a terminal is \
+    refused: pipe it in). One --to per share, in order: share I is encrypted to \
+    the I-th --to, and written to PREFIX-I.age (mode 0600; -a for ASCII armor, to \
+    print on paper). No file is written if any of them exists. The coefficients \
+    come from OpenSSL's CSPRNG, fresh for every split, so two splits of one secret \
+    never mix.
+    """
+
+    static let escrowJoin = """
+    Each SHARE is an age file holding a share, opened with the -i identities \
+    (every officer can give theirs), or a share already decrypted (vfs-decrypt -i \
+    OFFICER.key SHARE.age). The shares may come in any order; K of them are used, \
+    the others must belong to the same split. The secret is written byte for byte \
+    to stdout, or to -o PATH; a binary secret is not written to a terminal.
+    """
 }

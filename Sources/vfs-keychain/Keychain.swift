@@ -16,7 +16,7 @@ struct Keychain: VFSCommand {
         version: vfsVersion,
         subcommands: [InitKeychain.self, SetSecret.self, GetSecret.self, DeleteSecret.self, ListSecrets.self, ImportSecrets.self,
                       Generate.self, Edit.self, MoveSecret.self, CopySecret.self, FindSecrets.self, ExportSecrets.self,
-                      ChangePasscode.self, Recover.self, Questions.self, CrashProbe.self, IdentityGroup.self, Unlock.self, Lock.self, Status.self, AgentServe.self])
+                      ChangePasscode.self, Recover.self, Questions.self, CrashProbe.self, IdentityGroup.self, EscrowGroup.self, Unlock.self, Lock.self, Status.self, AgentServe.self])
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 

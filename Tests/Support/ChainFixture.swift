@@ -5,6 +5,7 @@ package struct ChainFixture {
     package struct TestDevice {
         package let entry: DeviceChain.DeviceEntry
         package let key: Ed25519.SigningKey
+        package init(entry: DeviceChain.DeviceEntry, key: Ed25519.SigningKey) { (self.entry, self.key) = (entry, key) }
     }
 
     package let user: String

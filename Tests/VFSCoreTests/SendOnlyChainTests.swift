@@ -81,12 +81,12 @@ struct SendOnlyChainTests {
         // A send-only root.
         var rooted = ChainFixture()
         try rooted.append(.add(server.entry), by: server)
-        #expect(throws: DeviceChainError.badRoot(reason: "a send-only device cannot start a chain")) {
+        #expect(throws: DeviceChainError.badRoot(reason: "a send-only device or a recovery key cannot start a chain")) {
             try DeviceChain.verify(rooted.statements, user: rooted.user)
         }
     }
 
-    @Test("a checkpoint restating a send-only device is kind 5, each device's role after it; it verifies walked past and as a pinned client's start; kind 5 without one, or a role other than 0 or 1, is malformed; restating it as a reader is refused")
+    @Test("a checkpoint restating a send-only device is kind 5, each device's role after it; it verifies walked past and as a pinned client's start; kind 5 without one (or a recovery key), or a role other than 0, 1 or 2, is malformed; restating it as a reader is refused")
     func checkpoints() throws {
         var chain = ChainFixture()
         let one = try ChainFixture.device(1), two = try ChainFixture.device(2)
@@ -117,16 +117,16 @@ struct SendOnlyChainTests {
         #expect(lie.body[1] == 3)
         let prefix = try DeviceChain.verifyPrefix(Array(chain.statements[..<3]) + [lie], user: chain.user)
         if case .checkpointMismatch(index: 3, _)? = prefix.refusedTail {} else { Issue.record("\(String(describing: prefix.refusedTail))") }
-        // Kind 5 with every role 0, and a role of 2: malformed.
+        // Kind 5 with every role 0, and a role of 3: malformed.
         var bytes = statement.encoded
         let roles = Self.roleOffsets(statement)
         for offset in roles { bytes[offset] = 0 }
-        #expect(throws: DeviceChainError.malformed(index: nil, reason: "a checkpoint with roles and no send-only device")) {
+        #expect(throws: DeviceChainError.malformed(index: nil, reason: "a checkpoint with roles and no send-only device or recovery key")) {
             try DeviceChain.Statement.decode(bytes)
         }
         bytes = statement.encoded
-        bytes[roles[0]] = 2
-        #expect(throws: DeviceChainError.malformed(index: nil, reason: "a device of unknown role 2 in a checkpoint")) {
+        bytes[roles[0]] = 3
+        #expect(throws: DeviceChainError.malformed(index: nil, reason: "a device of unknown role 3 in a checkpoint")) {
             try DeviceChain.Statement.decode(bytes)
         }
         // A signer that is send-only in the checkpoint a pinned client starts from.

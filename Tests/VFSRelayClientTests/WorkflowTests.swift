@@ -129,9 +129,8 @@ struct WorkflowTests {
             let file = try relay.folder.write("numbers.txt", plain)
             let session = laptop.session
             try await session.withClient { client in
-                let readers = try await session.cloudReaders(client, warn: { _ in })
-                #expect(Set(readers.map(\.name)) == ["laptop", "phone"])
-                let recipients = try session.pinnedRecipients(readers)
+                let recipients = try await session.cloudRecipients(client, warn: { _ in })
+                #expect(recipients.count == 2, "laptop and phone")
                 let uploader = CloudUploader(client: client, home: session.home, recipients: recipients, force: false, device: "laptop", report: KeptReport().report)
                 #expect(try await uploader.put([file], to: "/docs", asFolder: true) == 0)
                 let stored = try #require(try await client.cloudLookup("/docs/numbers.txt"))

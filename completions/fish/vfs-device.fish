@@ -24,6 +24,10 @@ function __vfs-device_parse_tokens -S
         switch $unparsed_tokens[1]
         case 'enroll'
             __vfs-device_parse_subcommand 2 'name=' 'platform=' 'force' 'cacert=' 'insecure-http' 'recipient=' 'accept-chain=' 'send-only' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'recovery-key'
+            __vfs-device_parse_subcommand 0 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'recover'
+            __vfs-device_parse_subcommand 2 'name=' 'platform=' 'recovery-key-file=' 'cacert=' 'insecure-http' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'invite'
             __vfs-device_parse_subcommand 0 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'list'
@@ -118,6 +122,8 @@ complete -c 'vfs-device' -f
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'enroll' -d 'Enrol this machine with a relay using a one-time code.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'recovery-key' -d 'Make your recovery key: printed once, to write down; it reads your cloud files and approves a new device.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'recover' -d 'Enrol this machine with an enrolment code and approve it with your recovery key, when every device is lost.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'invite' -d 'Print a one-time code that enrols another device of yours.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'list' -d 'List your devices: name, platform, fingerprint, last seen, status (pending: not approved yet).'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_positional "vfs-device" -eq 1' -fa 'approve' -d 'Approve a pending device into your device chain, after comparing its fingerprint.'
@@ -146,6 +152,25 @@ complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device enroll" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recovery-key" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recovery-key" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recovery-key" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recovery-key" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recovery-key" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recovery-key" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recovery-key" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" name' -l 'name' -d 'This device\'s name.' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" platform' -l 'platform' -d 'The platform shown in listings.' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" recovery-key-file' -l 'recovery-key-file' -d 'Read the recovery key from FILE instead of the terminal.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" cacert' -l 'cacert' -d 'Trust the CA certificates in this PEM file for the https:// relay (kept for later commands).' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" insecure-http' -l 'insecure-http' -d 'Allow plain http:// to a relay beyond this machine (a network trusted end to end).'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device recover" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
 complete -c 'vfs-device' -n '__vfs-device_should_offer_completions_for_flags_or_options "vfs-device invite" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''

@@ -68,6 +68,14 @@ function __vfs-keychain_parse_tokens -S
             case 'delete'
                 __vfs-keychain_parse_subcommand 1 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
             end
+        case 'escrow'
+            __vfs-keychain_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'split'
+                __vfs-keychain_parse_subcommand 1 'shares=' 'threshold=' 'to=+' 'o/output=' 'a/armor' 'version' 'h/help'
+            case 'join'
+                __vfs-keychain_parse_subcommand -r 1 'i/identity=+' 'j=+' 'o/output=' 'version' 'h/help'
+            end
         case 'unlock'
             __vfs-keychain_parse_subcommand 0 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'lock'
@@ -147,6 +155,7 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_posit
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'recover' -d 'Answer the recovery questions and set a new passcode.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'questions' -d 'Set, change or remove the recovery questions; the master key is replaced.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'identity' -d 'Keep age identities in the keychain, for vfs-decrypt -K and vfs-encrypt -K.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'escrow' -d 'Split a secret into shares for several officers, any K of whom rebuild it (Shamir, break-glass).'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'unlock' -d 'Start the agent: keep the keychain unlocked for this user until lock or the timeout.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'lock' -d 'Stop the agent: the key is wiped from memory. Exit 0 even if it was not running.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain" -eq 1' -fa 'status' -d 'Say whether the keychain is unlocked, and for how long: exit 0 unlocked, 1 locked, 66 no keychain.'
@@ -278,6 +287,24 @@ complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain identity delete" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain escrow" -eq 1' -fa 'split' -d 'Split FILE (or stdin) into N shares, each age-encrypted to one --to, any K of which rebuild it.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain escrow" -eq 1' -fa 'join' -d 'Rebuild the secret from K shares (age files opened with -i, or shares already decrypted).'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow split" shares' -l 'shares' -d 'How many shares to write (2-255).' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow split" threshold' -l 'threshold' -d 'How many shares rebuild the secret (2-N).' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow split"' -l 'to' -d 'The recipient of the next share (age1…, age1pq1…, an ssh-ed25519/ssh-rsa public key): one --to per share, in order.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow split" o output' -s 'o' -l 'output' -d 'Write the shares as PREFIX-1.age … PREFIX-N.age.' -rF
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow split" a armor' -l 'armor' -s 'a' -d 'Write PEM-armored (ASCII) output.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain escrow split" -eq 1' -F
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow split" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow split" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow join"' -s 'i' -l 'identity' -d 'Use the identities in PATH: an age identity file (passphrase-protected too, plugin stubs AGE-PLUGIN-NAME-1… too), or an OpenSSH ssh-ed25519/ssh-rsa private key (\'-\' for stdin). Repeatable.' -rF
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow join"' -s 'j' -d 'Use plugin NAME\'s identity without data (age-plugin-NAME on PATH). Repeatable.' -rfka ''
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow join" o output' -s 'o' -l 'output' -d 'Write the secret to PATH (mode 0600) instead of stdout.' -rF
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_positional "vfs-keychain escrow join" -ge 1' -F
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow join" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain escrow join" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" timeout' -l 'timeout' -d 'How long to stay unlocked: 90s, 30m, 12h, 7d, with a unit.' -rfka ''
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
 complete -c 'vfs-keychain' -n '__vfs-keychain_should_offer_completions_for_flags_or_options "vfs-keychain unlock" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''

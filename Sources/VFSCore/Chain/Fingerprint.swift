@@ -20,18 +20,24 @@ package enum Fingerprint {
         input.raw(Array((sendOnly ? "vfs send-only device fingerprint v1\0" : "vfs device fingerprint v1\0").utf8))
         input.field64(signingKey)
         input.field64(Array(recipient.utf8))
-        let digest = SHA256.hash(input.bytes)
+        let characters = base32(SHA256.hash(input.bytes), count: 25)
+        return stride(from: 0, to: 25, by: 5).map { String(decoding: characters[$0..<$0 + 5], as: UTF8.self) }.joined(separator: "-")
+    }
+
+    /// The first `count` RFC 4648 base32 characters of `bytes` (the bits past the last
+    /// byte are zero): fingerprints and recovery keys.
+    static func base32(_ bytes: [UInt8], count: Int) -> [UInt8] {
         var characters: [UInt8] = []
         var buffer = 0, bits = 0
-        for byte in digest where characters.count < 25 {
+        for byte in bytes + [0] where characters.count < count {
             buffer = buffer << 8 | Int(byte); bits += 8
-            while bits >= 5 && characters.count < 25 {
+            while bits >= 5 && characters.count < count {
                 bits -= 5
                 characters.append(alphabet[(buffer >> bits) & 31])
             }
             buffer &= (1 << bits) - 1
         }
-        return stride(from: 0, to: 25, by: 5).map { String(decoding: characters[$0..<$0 + 5], as: UTF8.self) }.joined(separator: "-")
+        return characters
     }
 
     /// A fingerprint as typed, normalised for comparison: uppercase, without spaces or
