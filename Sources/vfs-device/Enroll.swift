@@ -105,11 +105,7 @@ extension DeviceTool {
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
-            try RelayClient.validate(url: url, from: "the enrolment URL", insecureHTTP: insecureHTTP)
-            if let cacert {
-                guard url.lowercased().hasPrefix("https:") else { throw ToolError.usage("--cacert is for an https:// relay") }
-                try RelayClient.checkCAFile(cacert)
-            }
+            try DeviceTool.checkEnrolmentURL(url, cacert: cacert, insecureHTTP: insecureHTTP)
             let acceptance = try DeviceTool.acceptance(acceptChain)
             let place = try options.place
             // A plugin's stub in --identity-file is the device's key (checked before the code is spent).
@@ -216,6 +212,18 @@ extension DeviceTool {
             let config = try? DeviceConfig.load(home: try VFSPaths.current.home)
             print(Fingerprint.device(signingKey: key.publicKey, recipient: try credentials.recipient(config: config),
                                      sendOnly: config?.sendOnly == true))
+        }
+    }
+}
+
+extension DeviceTool {
+    /// The enrolment URL and --cacert of enroll and recover, checked before anything is
+    /// read or sent (a wrong one must not spend the one-time code).
+    static func checkEnrolmentURL(_ url: String, cacert: String?, insecureHTTP: Bool) throws {
+        try RelayClient.validate(url: url, from: "the enrolment URL", insecureHTTP: insecureHTTP)
+        if let cacert {
+            guard url.lowercased().hasPrefix("https:") else { throw ToolError.usage("--cacert is for an https:// relay") }
+            try RelayClient.checkCAFile(cacert)
         }
     }
 }

@@ -99,11 +99,7 @@ extension DeviceTool {
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {
-            try RelayClient.validate(url: url, from: "the enrolment URL", insecureHTTP: insecureHTTP)
-            if let cacert {
-                guard url.lowercased().hasPrefix("https:") else { throw ToolError.usage("--cacert is for an https:// relay") }
-                try RelayClient.checkCAFile(cacert)
-            }
+            try DeviceTool.checkEnrolmentURL(url, cacert: cacert, insecureHTTP: insecureHTTP)
             // The key first: a mistyped character is caught before the code is spent.
             let recovery = try readRecoveryKey()
             let signer = (id: try recovery.deviceID(), key: try recovery.signingKey())
