@@ -49,9 +49,11 @@ struct PackagingTests {
     /// by the names its binary's NEEDED entries give (docs/tools.md, "What each tool
     /// links"). Every tool is named: a tool added to Package.swift fails until it is here.
     /// libarchive (and through it libxml2 and ICU) only where a bundle is made or opened;
-    /// zlib comes with the relay client's HTTP (NIO); SQLite with the relay.
+    /// zlib comes with the relay client's HTTP (NIO); SQLite with the relay. Under make
+    /// sanitize every tool also needs the sanitizer runtime's libresolv (its dn_expand
+    /// interceptor), and nothing else.
     static let linkMap: [String: Set<String>] = {
-        let base: Set<String> = ["libcrypto", "libm", "libstdc++", "libgcc_s", "libc"]
+        let base = Set(["libcrypto", "libm", "libstdc++", "libgcc_s", "libc"] + (Tools.sanitizer == nil ? [] : ["libresolv"]))
         let archive: Set<String> = ["libarchive"], http: Set<String> = ["libz"]
         return [
             "vfs-encrypt": base, "vfs-decrypt": base, "vfs-keygen": base, "vfs-keychain": base, "vfs-shred": base,

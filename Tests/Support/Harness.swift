@@ -38,7 +38,11 @@ public enum Tools {
     /// Whether the tools' resident memory means what the tests' memory bounds assume: not
     /// under make sanitize (scripts/sanitize.sh sets VFS_SANITIZER), whose shadow memory,
     /// redzones and quarantine multiply it. Those tests still run there and check the rest.
-    public static let memoryBoundsHold = ProcessInfo.processInfo.environment["VFS_SANITIZER"] == nil
+    public static let memoryBoundsHold = sanitizer == nil
+
+    /// The sanitizer the tools were built with under make sanitize ("address", "thread"),
+    /// from VFS_SANITIZER; nil for make test's release build.
+    public static let sanitizer = ProcessInfo.processInfo.environment["VFS_SANITIZER"]
 
     /// A child that exits without reading its stdin must not kill the test runner.
     public static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
