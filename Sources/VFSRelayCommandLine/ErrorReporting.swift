@@ -134,6 +134,8 @@ extension RelayClientError: ReportableError {
             switch status {
             case 507 where code == RelayErrorCode.tooManyEntries.rawValue:
                 return ["vfs-cloud rm removes what is no longer needed (vfs-cloud ls -R shows it all); the relay's operator sets the cap"]
+            case 403 where code == RelayErrorCode.linkPolicy.rawValue:
+                return ["the relay's operator sets what links may do (vfs-relay org set --links, --link-max-expiry, --link-max-downloads, --link-max-size)"]
             case 403 where code == RelayErrorCode.retained.rawValue:
                 return ["your organisation keeps what its devices send (vfs-relay org set --min-retention); ask the relay's operator to remove it (vfs-relay transfers rm ID)"]
             case 401: return ["this device's token is not accepted: it may have been revoked; vfs-device status tells, vfs-device enroll enrols again"]

@@ -38,6 +38,10 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     /// 403): no device may cancel it before it is delivered or the retention ends; the
     /// relay's operator may remove it (`vfs-relay transfers rm`).
     case retained
+    /// A share link or file request the organisation's link settings refuse (403: links
+    /// are off, or the expiry, the downloads or the size is past the operator's limit;
+    /// `vfs-relay org set --links`, `GET /v1/link-policy`).
+    case linkPolicy = "link_policy"
     case internalError = "internal"
 }
 

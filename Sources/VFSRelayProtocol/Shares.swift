@@ -79,3 +79,31 @@ public struct Share: Codable, Sendable, Equatable {
         revoked == nil && expires > now && (maxDownloads.map { downloads.count < $0 } ?? true)
     }
 }
+
+/// What an organisation allows its users' share links and file requests (issue 51,
+/// item 5; `vfs-relay org set --links …`), as `GET /v1/link-policy` tells a device before it
+/// uploads. A link past a limit is refused (403 `link_policy`); one that names no expiry
+/// or download limit gets the organisation's longest.
+public struct LinkPolicy: Codable, Sendable, Equatable {
+    /// Whether the users may make new links and file requests at all.
+    public var allowed: Bool
+    /// The longest a link or file request may live, in seconds; nil: the relay's longest.
+    public var maxExpiry: Int64?
+    /// The most downloads a link may allow; nil: no limit.
+    public var maxDownloads: Int?
+    /// The largest file a link may hold or a file request may take, in bytes; nil: the
+    /// relay's upload size cap.
+    public var maxSize: Int64?
+
+    public init(allowed: Bool = true, maxExpiry: Int64? = nil, maxDownloads: Int? = nil, maxSize: Int64? = nil) {
+        (self.allowed, self.maxExpiry, self.maxDownloads, self.maxSize) = (allowed, maxExpiry, maxDownloads, maxSize)
+    }
+
+    /// The organisations that set nothing: links allowed, the relay's own limits.
+    public static let open = LinkPolicy()
+}
+
+extension RelayPaths {
+    /// `GET`: the device's organisation's `LinkPolicy`.
+    public static let linkPolicy = "/v1/link-policy"
+}

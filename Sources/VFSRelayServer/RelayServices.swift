@@ -42,8 +42,10 @@ struct RelayServices: Sendable {
 
     /// Makes a finished upload of `user` a blob: moves its file into the blob folder
     /// under a new id, then lets `record` create the rows (the store consumes the
-    /// upload). If `record` fails, the file goes back and the upload stays usable.
-    func adoptUpload<T: Sendable>(_ id: String, user: Int64, record: (String) async throws -> T) async throws -> T {
+    /// upload). If `record` fails, the file goes back and the upload stays usable. `check`
+    /// may refuse the finished upload's length first (the upload then stays as it was).
+    func adoptUpload<T: Sendable>(_ id: String, user: Int64, check: (Int64) throws -> Void = { _ in },
+                                  record: (String) async throws -> T) async throws -> T {
         guard !id.isEmpty, id.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(id)\"") }
         _ = try await uploads.upload(id: id, user: user)
         // The upload's writer lock (across instances on PostgreSQL): no PATCH writes it while it moves.
@@ -54,6 +56,7 @@ struct RelayServices: Sendable {
             guard let length = upload.length, upload.offset == length else {
                 throw RelayError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length.map { "\($0) bytes" } ?? "a length not yet declared"))")
             }
+            try check(length)
             if upload.sha256 == nil {
                 // Every byte landed but the digest was never recorded (a stop or a crash in
                 // between, or a PATCH that ran past the length): work it out now.

@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import VFSCommandLine
 import VFSCore
+import VFSRelayProtocol
 
 struct Org: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage organisations.", subcommands: [Add.self, List.self, Settings.self])
+        abstract: "Manage organisations.", subcommands: [Add.self, List.self, Settings.self, Show.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List organisations: name, users.")
@@ -37,10 +38,10 @@ struct Org: AsyncParsableCommand {
 }
 
 extension Org {
-    struct Settings: AsyncParsableCommand {
+    struct Settings: AsyncParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
-            abstract: "Set an organisation's settings: its minimum retention of transfers.",
+            abstract: "Set an organisation's settings: its minimum retention of transfers, and what share links may do.",
             discussion: """
             --min-retention DURATION (30d, 12h; a unit is required; up to 3650d): every \
             transfer a device of the organisation makes from then on is kept until it is \
@@ -51,38 +52,140 @@ extension Org {
             transfer.remove). --min-retention none ends it for transfers made from then on. \
             Each change is an audit entry org.min-retention.
 
-            Example:
+            Share links and file requests (vfs-share): --links off refuses new ones (403 \
+            link_policy; vfs-share exits 77); those made before keep working until they \
+            expire or are revoked, which an administrator does on the admin page's Links \
+            screen. --link-max-expiry DURATION is the longest a link or request may live (one \
+            asked for longer is refused; one that asks nothing gets the shorter of it and the \
+            relay's default), --link-max-downloads N the most downloads a link may allow (a \
+            link that names none gets N), --link-max-size SIZE (512M, 2G) the largest file a \
+            link may hold or a request may take. `none` lifts a limit; options not given \
+            keep their value. Each change is an audit entry org.links, and so is each link \
+            made (share.create, request.create) and revoked.
+
+            Examples:
               vfs-relay org set acme --min-retention 30d
+              vfs-relay org set acme --link-max-expiry 7d --link-max-downloads 10 --link-max-size 2G
+              vfs-relay org set acme --links off
             """)
 
         @OptionGroup var data: DataOptions
         @Argument(help: "The organisation's name.") var name: String
         @Option(help: ArgumentHelp("Keep every transfer until delivered or this long (30d), or none.", valueName: "duration"))
         var minRetention: String?
+        @Option(help: ArgumentHelp("Whether users may make share links and file requests.", valueName: "on|off"))
+        var links: String?
+        @Option(help: ArgumentHelp("The longest a link or file request may live (7d), or none.", valueName: "duration"))
+        var linkMaxExpiry: String?
+        @Option(help: ArgumentHelp("The most downloads a link may allow, or none.", valueName: "n"))
+        var linkMaxDownloads: String?
+        @Option(help: ArgumentHelp("The largest file a link may hold or a request take (2G), or none.", valueName: "size"))
+        var linkMaxSize: String?
 
         /// The longest retention: ten years.
         static let longest = 3650 * 86400
 
+        func check() throws {
+            guard minRetention != nil || links != nil || linkMaxExpiry != nil || linkMaxDownloads != nil || linkMaxSize != nil else {
+                throw ToolError.usage("nothing to set", hints: ["give --min-retention DURATION, --links on|off, --link-max-expiry, --link-max-downloads or --link-max-size"])
+            }
+            if let links, links != "on", links != "off" { throw ToolError.usage("--links takes on or off, not \"\(links)\"") }
+            _ = try limits(LinkPolicy.open)
+            if let minRetention, minRetention != "none" { _ = try Self.duration(minRetention, option: "--min-retention", longest: Self.longest) }
+        }
+
+        /// A duration option's seconds, within 1 s and `longest`.
+        static func duration(_ text: String, option: String, longest: Int) throws -> Int64 {
+            let parsed: Int
+            do { parsed = try DurationText.seconds(text) } catch let error as DurationText.ParseError {
+                throw ToolError.usage("\(option): \(error.description)", hints: ["give a duration such as 30d or 12h, or none"])
+            }
+            guard parsed > 0, parsed <= longest else {
+                throw ToolError.usage("\(option) \"\(text)\" is out of range", hints: ["give 1s to \(longest / 86400)d, or none"])
+            }
+            return Int64(parsed)
+        }
+
+        /// `current` with the link options given applied.
+        func limits(_ current: LinkPolicy) throws -> LinkPolicy {
+            var policy = current
+            if let links { policy.allowed = links == "on" }
+            if let linkMaxExpiry {
+                policy.maxExpiry = linkMaxExpiry == "none" ? nil : try Self.duration(linkMaxExpiry, option: "--link-max-expiry", longest: Self.longest)
+            }
+            if let linkMaxDownloads {
+                if linkMaxDownloads == "none" { policy.maxDownloads = nil } else {
+                    guard let count = Int(linkMaxDownloads), count >= 1, count <= 1_000_000 else {
+                        throw ToolError.usage("--link-max-downloads takes 1 to 1000000 or none, not \"\(linkMaxDownloads)\"")
+                    }
+                    policy.maxDownloads = count
+                }
+            }
+            if let linkMaxSize {
+                if linkMaxSize == "none" { policy.maxSize = nil } else {
+                    let bytes: Int64
+                    do { bytes = try SizeText.bytes(linkMaxSize) } catch let error as SizeText.ParseError {
+                        throw ToolError.usage("--link-max-size: \(error.description)")
+                    }
+                    guard bytes >= 1 else { throw ToolError.usage("--link-max-size must be at least 1 byte") }
+                    policy.maxSize = bytes
+                }
+            }
+            return policy
+        }
+
         func run() async throws {
-            guard let minRetention else {
-                throw ToolError.usage("nothing to set", hints: ["give --min-retention DURATION (30d) or --min-retention none"])
-            }
-            var seconds: Int64?
-            if minRetention != "none" {
-                let parsed: Int
-                do { parsed = try DurationText.seconds(minRetention) } catch let error as DurationText.ParseError {
-                    throw ToolError.usage(error.description, hints: ["give a duration such as 30d or 12h, or none"])
-                }
-                guard parsed > 0, parsed <= Self.longest else {
-                    throw ToolError.usage("retention \"\(minRetention)\" is out of range", hints: ["give 1s to 3650d, or none"])
-                }
-                seconds = Int64(parsed)
-            }
             let (store, _) = try await data.open()
             let org = try await store.organisationID(name: name)
-            try await store.setMinRetention(org: org, seconds: seconds, now: Date())
-            data.report(seconds.map { "\(name): transfers are kept until delivered or \(DurationText.format(seconds: Int($0)))" }
-                        ?? "\(name): no minimum retention")
+            let now = Date()
+            if let minRetention {
+                let seconds = minRetention == "none" ? nil : try Self.duration(minRetention, option: "--min-retention", longest: Self.longest)
+                try await store.setMinRetention(org: org, seconds: seconds, now: now)
+                data.report(seconds.map { "\(name): transfers are kept until delivered or \(DurationText.format(seconds: Int($0)))" }
+                            ?? "\(name): no minimum retention")
+            }
+            if links != nil || linkMaxExpiry != nil || linkMaxDownloads != nil || linkMaxSize != nil {
+                let policy = try limits(try await store.linkPolicy(org: org))
+                try await store.setLinkPolicy(org: org, policy: policy, now: now)
+                data.report("\(name): \(Show.describe(policy))")
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show an organisation's settings: its minimum retention and what share links may do.",
+            discussion: """
+            With --json: {"name", "minRetention" (seconds or null), "links": {"allowed", \
+            "maxExpiry" (seconds), "maxDownloads", "maxSize" (bytes)}}, a limit null when none is set.
+            """)
+
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The organisation's name.") var name: String
+        @Flag(help: "Print JSON.") var json = false
+
+        struct Report: Encodable {
+            var name: String
+            var minRetention: Int64?
+            var links: LinkPolicy
+        }
+
+        /// A policy as `org set` and `org show` print it.
+        static func describe(_ policy: LinkPolicy) -> String {
+            guard policy.allowed else { return "share links and file requests off" }
+            let expiry = policy.maxExpiry.map { "expire within \(DurationText.format(seconds: Int($0)))" } ?? "expire within the relay's longest"
+            let downloads = policy.maxDownloads.map { "allow \($0) download\($0 == 1 ? "" : "s") at most" } ?? "any number of downloads"
+            let size = policy.maxSize.map { "hold \(Listing.size($0, human: true)) at most" } ?? "up to the relay's upload cap"
+            return "share links and file requests on: \(expiry), \(downloads), \(size)"
+        }
+
+        func run() async throws {
+            let (store, _) = try await data.open()
+            let org = try await store.organisationID(name: name)
+            let report = Report(name: name, minRetention: try await store.minRetention(org: org), links: try await store.linkPolicy(org: org))
+            if json { return try JSONOutput.print(report) }
+            print("minimum retention: " + (report.minRetention.map { DurationText.format(seconds: Int($0)) } ?? "none"))
+            print(Self.describe(report.links))
         }
     }
 }

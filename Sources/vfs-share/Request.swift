@@ -71,6 +71,7 @@ extension ShareTool {
             let session = try options.session(retry: try retry.policy(quiet: true))
             let lifetime = try expires.map { try DurationText.seconds($0) }
             let made = try await session.withClient { client in
+                try await client.linkPolicy().check(what: "file requests", expires: lifetime, downloads: nil, size: nil)
                 // Every approved, live device of this user (no send-only one), pinned.
                 let readers = try await session.cloudReaders(client, warn: { Diagnostics.warn($0) })
                 var devices = [String](), recipients = [String]()

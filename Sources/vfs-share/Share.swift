@@ -45,6 +45,12 @@ struct ShareTool: AsyncVFSCommand {
         your devices' event stream. The link's ciphertext counts against your quota until it \
         is revoked or expires.
 
+        Your organisation's operator may limit links (vfs-relay org set --links): a link \
+        past its longest expiry, its most downloads or its size cap, or any link when links \
+        are off, is refused before anything is uploaded (exit 77, the limit in the \
+        message); without --expires or --downloads a link gets the organisation's longest \
+        and most. An administrator may revoke any link of the organisation.
+
         "vfs-share request" does the other way: a link through which someone without a \
         device sends you a file (age -r … FILE | curl -T - LINK, or the link's page in a \
         browser), delivered to your devices' inboxes as an external transfer (see \
@@ -113,12 +119,16 @@ extension ShareTool {
 
         func run() async throws {
             let session = try options.session(retry: try retry.policy(quiet: progressOptions.quiet))
+            let lifetime = try expires.map { try DurationText.seconds($0) }
+            // What the organisation allows, before anything is sealed or sent.
+            let policy = try await session.withClient { try await $0.linkPolicy() }
+            try policy.check(what: "share links", expires: lifetime, downloads: downloads, size: nil)
             let identity = passphrase.passphrase ? nil : try X25519Identity.generate()
             let recipient: Recipient = try identity.map { $0.recipient } ?? passphrase.recipient()
             var sealed = try ShareSeal(paths: paths, home: session.home, warn: { Diagnostics.warn($0) })
             defer { sealed.remove() }
             try sealed.seal(to: recipient)
-            let lifetime = try expires.map { try DurationText.seconds($0) }
+            try policy.check(what: "share links", expires: nil, downloads: nil, size: try FileSize.of(sealed.file))
             let share = try await session.withClient { client in
                 try await sealed.upload(client: client, report: .terminal(quiet: progressOptions.quiet),
                                         request: { ShareCreate(upload: $0, expires: lifetime.map { Date().addingTimeInterval(TimeInterval($0)) },

@@ -273,4 +273,60 @@ struct ShareToolsTests {
     /// conformance tests read them.
     static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/testdata/cctv-age")
+
+    @Test("vfs-relay org set --links: vfs-share refuses a link past the organisation's limits before it uploads (77, one line and a hint); a link that names none gets them; --links off refuses links and requests; org show prints them; bad settings are 64")
+    func organisationLinkSettings() throws {
+        let setup = try Setup()
+        let laptop = setup.laptop
+        let admin = RelayAdmin(data: setup.data)
+        let set = try admin.run(["org", "set", "acme", "--link-max-expiry", "2d", "--link-max-downloads", "3", "--link-max-size", "100K"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stderr.contains("acme: share links and file requests on: expire within 2d, allow 3 downloads at most, hold 100"), "\(set.stderr)")
+        let shown = try admin.run(["org", "show", "acme", "--json"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.out.utf8)) as? [String: Any])
+        let links = try #require(object["links"] as? [String: Any])
+        #expect(links["allowed"] as? Bool == true && links["maxExpiry"] as? Int == 172_800 && links["maxDownloads"] as? Int == 3
+                && links["maxSize"] as? Int == 102_400, "\(shown.out)")
+        #expect(object["minRetention"] is NSNull || object["minRetention"] == nil)
+        for bad in [["--links", "maybe"], ["--link-max-expiry", "2"], ["--link-max-downloads", "0"], ["--link-max-size", "lots"], []] {
+            let refused = try admin.run(["org", "set", "acme"] + bad)
+            #expect(refused.status == 64, "\(bad): \(refused.stderr)")
+        }
+        #expect(try admin.run(["org", "show", "nowhere"]).status == 66)
+
+        let small = try setup.scratch.write("small.txt", Data("small\n".utf8))
+        let big = try setup.scratch.write("big.bin", testBytes(200_000, seed: 4))
+        func refusedBeforeUpload(_ arguments: [String], saying text: String) throws {
+            let answer = try laptop.run("vfs-share", arguments)
+            #expect(answer.status == 77, "\(arguments): \(answer.stderr)")
+            let lines = answer.stderr.split(separator: "\n")
+            #expect(lines.first?.hasPrefix("vfs-share: error: ") == true && lines.first?.contains(text) == true, "\(answer.stderr)")
+            #expect(answer.stderr.contains("vfs-relay org set --links"), "\(answer.stderr)")
+            #expect(answer.out.isEmpty)
+        }
+        try refusedBeforeUpload([small, "--expires", "3d"], saying: "expire within 2 day(s) at most")
+        try refusedBeforeUpload([small, "--downloads", "4"], saying: "3 download(s) at most")
+        try refusedBeforeUpload([big], saying: "hold 102400 bytes at most")
+        // Nothing was uploaded or made: no link, no upload left on the relay.
+        #expect(jsonArray(try laptop.run("vfs-share", ["list", "--json"])).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.data.path + "/uploads").filter { !$0.hasPrefix(".") }.isEmpty)
+
+        // Within the limits, a link that names none gets them.
+        let made = try laptop.run("vfs-share", [small, "--json"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let link = try #require(try JSONSerialization.jsonObject(with: Data(made.out.utf8)) as? [String: Any])
+        #expect(link["downloads"] as? Int == 3, "\(made.out)")
+
+        // Off: neither links nor requests; the link made before still answers.
+        #expect(try admin.run(["org", "set", "acme", "--links", "off"]).status == 0)
+        try refusedBeforeUpload([small], saying: "does not allow share links")
+        let request = try laptop.run("vfs-share", ["request"])
+        #expect(request.status == 77 && request.stderr.contains("does not allow file requests"), "\(request.stderr)")
+        let url = try #require(link["url"] as? String)
+        let stillThere = try bash("curl -s -o /dev/null -w '%{http_code}' '\(url.split(separator: "#")[0])'", in: setup.scratch.url.path)
+        #expect(stillThere.out == "200")
+        let off = try admin.run(["org", "show", "acme"])
+        #expect(off.out.contains("share links and file requests off"), "\(off.out)")
+    }
 }

@@ -47,7 +47,7 @@ struct TokenScopeTests {
         "GET /v1/events": .forbidden, "HEAD /v1/events": .forbidden,
         // Share links (issue 51): a send-only server makes, lists and revokes none; the link
         // itself and the page's script are for whoever holds the link, with no token.
-        "POST /v1/shares": .forbidden, "GET /v1/shares": .forbidden, "DELETE /v1/shares/{id}": .forbidden,
+        "POST /v1/shares": .forbidden, "GET /v1/shares": .forbidden, "DELETE /v1/shares/{id}": .forbidden, "GET /v1/link-policy": .forbidden,
         "GET /s/{id}": .noToken, "GET /s/assets/share.js": .noToken,
         // File requests (issue 51, item 4): likewise; whoever holds the link sends with no token.
         "POST /v1/requests": .forbidden, "GET /v1/requests": .forbidden, "DELETE /v1/requests/{id}": .forbidden,

@@ -10,10 +10,10 @@ import VFSRelayProtocol
 /// `/v1/items`; every POST needs the session's CSRF token (see `AdminAuth`).
 struct AdminController {
     let services: RelayServices
-    let store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository
+    let store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository & LinkAdminRepository
     let items: ItemController
 
-    init(services: RelayServices, store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository,
+    init(services: RelayServices, store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository & LinkAdminRepository,
          items: ItemController) {
         self.services = services
         self.store = store
@@ -50,6 +50,8 @@ struct AdminController {
         group.post("groups/:name/members", use: addOrgGroupMember)
         group.post("groups/:name/members/remove", use: removeOrgGroupMember)
         group.get("transfers", use: transfers)
+        group.get("links", use: links)
+        group.post("links/:id/revoke", use: revokeLink)
         group.get("audit", use: audit)
     }
 
@@ -352,6 +354,33 @@ struct AdminController {
         return AdminPages.response(AdminPages.transfers(try await store.organisationTransfers(org: org),
                                                         members: try await store.organisationMembers(org: org),
                                                         signedIn: signedIn))
+    }
+
+    /// The organisation's share links and file requests, each with a button that revokes it.
+    @Sendable func links(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let signedIn = try await self.signedIn(request)
+        let org = signedIn.session.orgID
+        let notice = Self.query(request)["revoked"].map { "Revoked \($0)." }
+        return AdminPages.response(AdminPages.links(try await store.organisationLinks(org: org, now: Date()),
+                                                    members: try await store.organisationMembers(org: org),
+                                                    signedIn: signedIn, notice: notice))
+    }
+
+    /// The same revocation as the owner's `DELETE /v1/shares/{id}` (a link's blob released
+    /// at once; the next GET is 410), audited with the administrator's address.
+    @Sendable func revokeLink(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        let (signedIn, _) = try await self.signedInForm(request)
+        let id = try pathID(context)
+        let released: [String]
+        do {
+            released = try await services.freeing {
+                try await store.adminRevokeLink(id: id, org: signedIn.session.orgID, actor: signedIn.session.email, now: Date())
+            }
+        } catch StoreError.notFound(let text) {
+            throw AdminPageError.notFound(text)
+        }
+        await services.deleteBlobs(released)
+        return AdminPages.redirect("/admin/links?revoked=" + id)
     }
 
     @Sendable func audit(_ request: Request, context: RelayRequestContext) async throws -> Response {

@@ -102,6 +102,35 @@ extension AdminPages {
             """)
     }
 
+    /// The organisation's share links and file requests: who made each, its size, times and
+    /// use, and a revoke button for each one still live.
+    static func links(_ links: [LinkOverview], members: [OrganisationMember], signedIn: SignedIn, notice: String?) -> HTML {
+        let names = Dictionary(members.flatMap(\.devices).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let rows = links.map { link -> HTML in
+            let use = "\(link.used)" + (link.limit.map { " of \($0)" } ?? "")
+            let action: HTML = link.state == "live" ? """
+                <form class="inline" method="post" action="/admin/links/\(link.id)/revoke">\(csrfField(signedIn))\
+                <button type="submit" class="danger" aria-label="Revoke \(link.kind.rawValue) \(link.id)">Revoke</button></form>
+                """ : ""
+            return """
+                <tr><th scope="row"><code>\(link.id)</code></th><td>\(link.kind.rawValue)</td>\
+                <td>\(link.owner) (\(names[link.device] ?? link.device))</td><td>\(bytes(link.size))</td>\
+                <td>\(time(link.created))</td><td>\(time(link.expires))</td><td>\(use)</td><td>\(link.state)</td><td>\(action)</td></tr>
+                """
+        }
+        return layout("Links", signedIn, current: "/admin/links", """
+            \(Self.notice(notice))
+            <p>Share links and file requests made by the organisation's users. The relay holds ciphertext only; a link's key \
+            is in its fragment, which never reaches the relay. Revoking one makes its next use answer 410 and releases what it holds. \
+            What links may do is set with <code>vfs-relay org set --links</code>.</p>
+            <table id="links"><caption>Links and file requests: \(links.count)</caption>
+            <thead><tr><th scope="col">Id</th><th scope="col">Kind</th><th scope="col">Made by</th><th scope="col">Size</th>\
+            <th scope="col">Made</th><th scope="col">Expires</th><th scope="col">Downloads or files</th><th scope="col">State</th>\
+            <th scope="col"><span class="hidden">Actions</span></th></tr></thead>
+            <tbody>\(rows)</tbody></table>
+            """)
+    }
+
     /// An audit detail as a person reads it: an item's JSON keeps its times as seconds
     /// since 1970 (what the store writes); `created`, `updated` and `expires` are shown as
     /// dates. Anything else is shown as it is.

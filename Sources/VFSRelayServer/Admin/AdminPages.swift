@@ -9,7 +9,8 @@ import VFSRelayProtocol
 enum AdminPages {
     static let sections: [(path: String, title: String)] = [
         ("/admin/items", "Approved apps"), ("/admin/devices", "Devices and groups"),
-        ("/admin/groups", "Groups of people"), ("/admin/transfers", "Outbox"), ("/admin/audit", "Audit log"),
+        ("/admin/groups", "Groups of people"), ("/admin/transfers", "Outbox"), ("/admin/links", "Links"),
+        ("/admin/audit", "Audit log"),
     ]
 
     /// The headers of every admin answer: a CSP that allows only the relay's own

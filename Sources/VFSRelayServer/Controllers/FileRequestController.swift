@@ -13,7 +13,7 @@ import VFSRelayProtocol
 /// (one per line, an `age -R` file) or, to a browser, the page that encrypts in the page.
 struct FileRequestController {
     let services: RelayServices
-    let store: any FileRequestRepository
+    let store: any FileRequestRepository & LinkPolicyRepository
     /// Writes what is sent in as an upload of the requester.
     let uploads: UploadController
 
@@ -35,7 +35,9 @@ struct FileRequestController {
         let identity = try context.requireIdentity()
         let body = try await request.decodeJSON(FileRequestCreate.self, context: context)
         let now = Date()
-        let expires = try services.configuration.expiry(asked: body.expires, now: now)
+        let rules = LinkRules(policy: try await store.linkPolicy(org: identity.orgID), configuration: services.configuration)
+        try rules.checkAllowed("file requests")
+        let expires = try rules.expiry(asked: body.expires, now: now)
         if let uploads = body.uploads, !(1...Self.maxUploads).contains(uploads) {
             throw RelayError.badRequest("uploads must be from 1 to \(Self.maxUploads)")
         }
@@ -76,7 +78,8 @@ struct FileRequestController {
         let filed = try await store.publicFileRequest(id: id, now: Date())
         guard filed.live else { throw Self.gone(id) }
         let body = AgeHeaderGate(base: PatchBody(base: request.body, hash: nil), check: AgeHeaderCheck(recipients: filed.recipients.count))
-        let upload = try await uploads.receiveWhole(body, user: filed.userID, device: filed.deviceID, org: filed.orgID)
+        let rules = LinkRules(policy: try await store.linkPolicy(org: filed.orgID), configuration: services.configuration)
+        let upload = try await uploads.receiveWhole(body, user: filed.userID, device: filed.deviceID, org: filed.orgID, cap: rules.sizeCap)
         let transfer: String
         do {
             transfer = try await services.adoptUpload(upload, user: filed.userID) { blobID in

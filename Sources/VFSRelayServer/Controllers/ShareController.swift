@@ -8,10 +8,11 @@ import VFSRelayProtocol
 /// `GET /v1/shares` lists the user's links with their downloads, `DELETE
 /// /v1/shares/{id}` revokes one (its blob released at once). `GET /s/{id}`, without a
 /// token, serves the ciphertext with Range to whoever holds the link, each GET counted
-/// in the statement that lets it through: revoked, expired or used up is 410.
+/// in the statement that lets it through: revoked, expired or used up is 410. `GET
+/// /v1/link-policy` tells a device what its organisation allows (`LinkRules`).
 struct ShareController {
     let services: RelayServices
-    let store: any ShareRepository
+    let store: any ShareRepository & LinkPolicyRepository
 
     /// The most downloads a link may allow.
     static let maxDownloads = 1_000_000
@@ -22,20 +23,27 @@ struct ShareController {
         group.post(RouterPath(RelayPaths.shares), use: create)
         group.get(RouterPath(RelayPaths.shares), use: list)
         group.delete(RouterPath(RelayPaths.shares + "/:id"), use: revoke)
+        group.get(RouterPath(RelayPaths.linkPolicy), use: linkPolicy)
+    }
+
+    @Sendable func linkPolicy(_ request: Request, context: RelayRequestContext) async throws -> Response {
+        try jsonResponse(try await store.linkPolicy(org: context.requireIdentity().orgID))
     }
 
     @Sendable func create(_ request: Request, context: RelayRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
         let body = try await request.decodeJSON(ShareCreate.self, context: context)
         let now = Date()
-        let configuration = services.configuration
-        let expires = try configuration.expiry(asked: body.expires, now: now)
+        let rules = LinkRules(policy: try await store.linkPolicy(org: identity.orgID), configuration: services.configuration)
+        try rules.checkAllowed("share links")
         if let downloads = body.downloads, !(1...Self.maxDownloads).contains(downloads) {
             throw RelayError.badRequest("downloads must be from 1 to \(Self.maxDownloads)")
         }
-        let share = try await services.adoptUpload(body.upload, user: identity.userID) { blobID in
+        let expires = try rules.expiry(asked: body.expires, now: now)
+        let downloads = try rules.downloads(asked: body.downloads)
+        let share = try await services.adoptUpload(body.upload, user: identity.userID, check: rules.checkSize) { blobID in
             try await store.createShare(id: Secrets.id(), upload: body.upload, blobID: blobID, owner: identity, expires: expires,
-                                        maxDownloads: body.downloads, now: now)
+                                        maxDownloads: downloads, now: now)
         }
         return try jsonResponse(share, status: .created, headers: [.location: RelayPaths.shareLink(share.id)])
     }

@@ -253,7 +253,7 @@ struct UploadController {
     /// with no length declared, written up to the size cap, the quota and the disk's
     /// reserve (413, 507 past them), finished at the body's end. Its id; on any failure
     /// (the body's own refusal too) the upload is gone.
-    func receiveWhole<Body: AsyncSequence & Sendable>(_ body: Body, user: Int64, device: String, org: Int64) async throws -> String
+    func receiveWhole<Body: AsyncSequence & Sendable>(_ body: Body, user: Int64, device: String, org: Int64, cap: Int64) async throws -> String
         where Body.Element == ByteBuffer {
         let configuration = services.configuration
         try services.checkDiskRoom(for: 0)
@@ -268,7 +268,8 @@ struct UploadController {
             throw error
         }
         do {
-            let allowed = try await store.reserveDeferred(id: record.id, offset: 0, cap: configuration.maxUploadSize, quota: configuration.userQuota)
+            let allowed = try await store.reserveDeferred(id: record.id, offset: 0, cap: min(cap, configuration.maxUploadSize),
+                                                         quota: configuration.userQuota)
             let end: Int64
             do {
                 end = try await append(body, to: record.id, offset: 0, allowed: allowed, length: nil, created: now, checksum: nil)

@@ -335,6 +335,15 @@ enum RelayMigrations {
             "CREATE INDEX cloud_versions_file ON cloud_versions(file_id, until)",
             "CREATE INDEX cloud_versions_user ON cloud_versions(user_id, path)",
         ]),
+        // Issue 51, item 5: what an organisation allows its users' share links and file
+        // requests (`vfs-relay org set --links`); no row: links allowed, the relay's limits.
+        Migration("v24-link-settings", [
+            """
+            CREATE TABLE org_link_settings(
+              org_id \(.integer) PRIMARY KEY REFERENCES organisations(id), allowed \(.integer) NOT NULL,
+              max_expiry \(.integer), max_downloads \(.integer), max_size \(.integer))
+            """,
+        ]),
     ]
 
     /// What the migrations were called before they were one list (main up to be4e8fe),

@@ -537,6 +537,30 @@ public protocol RetentionSettingRepository: Sendable {
     func setMinRetention(org: Int64, seconds: Int64?, now: Date) async throws
 }
 
+/// What an organisation allows its users' share links and file requests (issue 51, item 5;
+/// table `org_link_settings`, migration `v24-link-settings`), as the link routes read it.
+/// Implemented in Stores/LinkPolicyStore.swift (and so are the two below).
+public protocol LinkPolicyRepository: Sendable {
+    /// The organisation's settings; `LinkPolicy.open` when it sets none.
+    func linkPolicy(org: Int64) async throws -> LinkPolicy
+}
+
+/// The operator's side of it (`vfs-relay org set --links …`).
+public protocol LinkPolicySettingRepository: Sendable {
+    /// Replaces the settings, with an audit entry `org.links` by `operator`.
+    func setLinkPolicy(org: Int64, policy: LinkPolicy, now: Date) async throws
+}
+
+/// The organisation's links and file requests on the admin page, and their revocation
+/// by an administrator.
+public protocol LinkAdminRepository: Sendable {
+    /// Every link and file request the organisation's users made, newest first.
+    func organisationLinks(org: Int64, now: Date) async throws -> [LinkOverview]
+    /// Revokes the organisation's link or file request `id` (an audit entry by `actor`);
+    /// returns the blobs released with it.
+    func adminRevokeLink(id: String, org: Int64, actor: String, now: Date) async throws -> [String]
+}
+
 /// The operator's removal of a transfer (`vfs-relay transfers rm`), retained or not.
 public protocol TransferRemovalRepository: Sendable {
     /// Cancels its waiting copies whatever its retention, with an audit entry
@@ -606,6 +630,9 @@ public typealias RelayStore = OperatorRepository
     & SendOnlyMarkRepository
     & RetentionSettingRepository
     & TransferRemovalRepository
+    & LinkPolicyRepository
+    & LinkPolicySettingRepository
+    & LinkAdminRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.
