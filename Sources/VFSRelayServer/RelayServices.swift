@@ -43,7 +43,11 @@ struct RelayServices: Sendable {
     /// Makes a finished upload of `user` a blob: moves its file into the blob folder
     /// under a new id, then lets `record` create the rows (the store consumes the
     /// upload). If `record` fails, the file goes back and the upload stays usable.
-    func adoptUpload<T: Sendable>(_ id: String, user: Int64, record: (String) async throws -> T) async throws -> T {
+    /// `needsDigest`: the blob's rows list its SHA-256 (a cloud file, a share, a file
+    /// request's transfer), worked out now if the upload deferred it; a transfer's is
+    /// worked out when a client asks (`DeferredDigest`).
+    func adoptUpload<T: Sendable>(_ id: String, user: Int64, needsDigest: Bool = true,
+                                  record: (String) async throws -> T) async throws -> T {
         guard !id.isEmpty, id.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(id)\"") }
         _ = try await uploads.upload(id: id, user: user)
         // The upload's writer lock (across instances on PostgreSQL): no PATCH writes it while it moves.
@@ -57,12 +61,21 @@ struct RelayServices: Sendable {
             if upload.sha256 == nil {
                 // Every byte landed but the digest was never recorded (a stop or a crash in
                 // between, or a PATCH that ran past the length): work it out now.
+                try await uploads.setUploadOffset(id: id, offset: length, sha256: await finishedDigest(upload, length: length))
+            }
+            if needsDigest, try await uploads.upload(id: id, user: user).sha256 == "" {
                 try await uploads.setUploadOffset(id: id, offset: length, sha256: await blobs.digest(upload: id, length: length))
             }
             return try await adoptLocked(id, record: record)
         }
         guard let adopted else { throw RelayError.conflict("upload \"\(id)\" is busy") }
         return adopted
+    }
+
+    /// The SHA-256 recorded for a finished upload: "" for one whose digest is deferred
+    /// (`UploadRecord.defersDigest`), else its digest.
+    func finishedDigest(_ upload: UploadRecord, length: Int64) async throws -> String {
+        upload.defersDigest ? "" : try await blobs.digest(upload: upload.id, length: length)
     }
 
     /// `adoptUpload`'s move, for a caller that holds the upload's writer lock and knows it finished.
