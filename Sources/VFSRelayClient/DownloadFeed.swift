@@ -184,7 +184,9 @@ package final class DownloadFeed: ByteSource, @unchecked Sendable {
     func readerFailed() {
         // The reader read to the end, so the file holds exactly the bytes it read (the
         // download never writes past the size). Unreadable now: the reader's own error stands.
-        guard digest == .onFailure, ended, let actual = try? RangeDownloader.sha256(ofFile: path) else { return }
+        // No SHA-256 listed (the relay deferred it): the reader's own error stands.
+        guard digest == .onFailure, ended, !condition.withLock({ transfer.sha256.isEmpty }),
+              let actual = try? RangeDownloader.sha256(ofFile: path) else { return }
         try? check(actual)
     }
 

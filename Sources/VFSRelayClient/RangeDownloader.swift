@@ -51,12 +51,17 @@ package struct RangeDownloader: Sendable {
         /// Names it in errors (a transfer id, a cloud path).
         var label: String
         var size: Int64
+        /// Empty while it is unknown (a transfer still uploading, or one whose digest was
+        /// deferred, `DeferredDigest`): no `If-Range` then (a transfer's bytes never change).
         var sha256: String
-        init(route: String, label: String, size: Int64, sha256: String) {
+        /// An upload followed as it runs: no end known, `size` is only the most taken.
+        var follows: Bool
+        init(route: String, label: String, size: Int64, sha256: String, follows: Bool = false) {
             self.route = route
             self.label = label
             self.size = size
             self.sha256 = sha256
+            self.follows = follows
         }
     }
 
@@ -104,7 +109,7 @@ package struct RangeDownloader: Sendable {
         defer { close(fd) }
         // Following an upload (`follow`): no ETag to resume against yet, and no end known;
         // the target's size is then only the most that is taken.
-        let following = transfer.sha256.isEmpty
+        let following = transfer.follows
         var have = Int64(lseek(fd, 0, SEEK_END))
         if have > transfer.size {
             if following { throw Self.refuse(transfer, path: path, client: client) }
@@ -115,7 +120,7 @@ package struct RangeDownloader: Sendable {
         feed?.advance(to: have)
         if have == transfer.size && !following { return }
         var headers: [(String, String)] = []
-        if have > 0 { headers = [("Range", "bytes=\(have)-")] + (following ? [] : [("If-Range", "\"\(transfer.sha256)\"")]) }
+        if have > 0 { headers = [("Range", "bytes=\(have)-")] + (transfer.sha256.isEmpty ? [] : [("If-Range", "\"\(transfer.sha256)\"")]) }
         let response = try await client.execute(client.request(.GET, transfer.route, headers: headers),
                                                 timeout: .hours(24))
         if response.status.code >= 400 {
@@ -212,7 +217,7 @@ package struct RangeDownloader: Sendable {
                    progress: (@Sendable (Int64) -> Void)?) async throws -> InboxEntry {
         let route = RelayPaths.transferContent(transfer.id)
         // No size and no SHA-256 yet: the body's end is the end, within the limit.
-        let target = Target(route: route, label: transfer.id, size: followLimit, sha256: "")
+        let target = Target(route: route, label: transfer.id, size: followLimit, sha256: "", follows: true)
         var failures = 0
         while true {
             do {
@@ -225,7 +230,8 @@ package struct RangeDownloader: Sendable {
                 try await client.retry.pause(after: error, failure: failures, quick: retries, quickBackoff: backoff, .idempotent)
                 continue
             }
-            guard let entry = try await client.inbox().first(where: { $0.id == transfer.id }) else {
+            // A feed's reader checks every byte end to end: it does without the relay's digest.
+            guard let entry = try await client.inbox(digests: feed == nil).first(where: { $0.id == transfer.id }) else {
                 throw RelayClientError.abandoned(transfer: transfer.id)
             }
             guard entry.status != .uploading else {

@@ -35,11 +35,13 @@ public struct TusUploader: Sendable {
     static let tus = ("Tus-Resumable", TusProtocol.version)
 
     /// Creates an upload of `length` bytes, or (nil) of a length declared later; returns
-    /// its path (`/v1/uploads/ID`).
-    public func create(length: Int64?) async throws -> String {
+    /// its path (`/v1/uploads/ID`). `deferDigest`: the relay does not hash it as it
+    /// arrives (`DeferredDigest`; for a transfer, whose receivers check it end to end).
+    public func create(length: Int64?, deferDigest: Bool = false) async throws -> String {
         let declared = length.map { ("Upload-Length", "\($0)") } ?? ("Upload-Defer-Length", "1")
+        let metadata = deferDigest ? [("Upload-Metadata", DeferredDigest.metadata)] : []
         let (response, _) = try await client.exchange(.once) {
-            client.request(.POST, RelayPaths.uploads, headers: [Self.tus, declared, ("Content-Length", "0")])
+            client.request(.POST, RelayPaths.uploads, headers: [Self.tus, declared, ("Content-Length", "0")] + metadata)
         }
         guard let location = response.headers.first(name: "Location"), location.hasPrefix(RelayPaths.uploads + "/") else {
             throw RelayClientError.badAnswer(url: client.baseURL + RelayPaths.uploads, reason: "no Location for the new upload")

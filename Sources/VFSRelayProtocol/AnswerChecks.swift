@@ -46,8 +46,9 @@ extension InboxEntry: CheckedAnswer {
     public func checkAnswer() throws {
         try RelayIdentifiers.checkID(id, "transfer id")
         try RelayIdentifiers.checkID(sender, "sender device id")
-        // Still uploading: no SHA-256 yet (the whole is checked against the one listed once it ended).
-        if !(status == .uploading && sha256.isEmpty) { try RelayIdentifiers.checkSHA256(sha256, "SHA-256 of transfer \(id)") }
+        // Still uploading, or its digest deferred (`DeferredDigest`, a listing that did without
+        // it): no SHA-256 (the whole is checked end to end, or listed again with it).
+        if !sha256.isEmpty { try RelayIdentifiers.checkSHA256(sha256, "SHA-256 of transfer \(id)") }
         try RelayIdentifiers.checkSize(size, "size of transfer \(id)")
     }
 }
@@ -55,8 +56,9 @@ extension InboxEntry: CheckedAnswer {
 extension OutboxEntry: CheckedAnswer {
     public func checkAnswer() throws {
         try RelayIdentifiers.checkID(id, "transfer id")
-        // A transfer whose upload never ended (it still runs, or it was abandoned) has none.
-        if !(sha256.isEmpty && size == 0) {
+        // A transfer whose upload never ended (it still runs, or it was abandoned) has none,
+        // nor one whose upload deferred it (`DeferredDigest`).
+        if !sha256.isEmpty {
             try RelayIdentifiers.checkSHA256(sha256, "SHA-256 of transfer \(id)")
         }
         try RelayIdentifiers.checkSize(size, "size of transfer \(id)")

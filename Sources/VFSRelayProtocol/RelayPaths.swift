@@ -42,3 +42,29 @@ public enum TusProtocol {
     public static let extensions = "creation,creation-defer-length,termination,expiration,checksum"
     public static let offsetContentType = "application/offset+octet-stream"
 }
+
+/// The relay's SHA-256 of an upload is worked out only when a client needs it (issue 46).
+///
+/// An upload created with `Upload-Metadata: vfs-sha256 ZGVmZXJyZWQ=` (the key `vfs-sha256`,
+/// the value "deferred" in base64) is not hashed as it arrives: its transfers are listed
+/// with `"sha256": ""` until a client asks for the digest. A listing of the inbox sent with
+/// `VFS-SHA256: optional` leaves them so; one without it (every client before issue 46) has
+/// the relay work out the digest of each finished transfer it lists that has none (reading
+/// the blob once) and keep it.
+public enum DeferredDigest {
+    /// The `Upload-Metadata` pair of an upload whose digest is deferred.
+    public static let metadataKey = "vfs-sha256"
+    public static let metadataValue = "ZGVmZXJyZWQ="
+    public static var metadata: String { "\(metadataKey) \(metadataValue)" }
+    /// The request header of a listing whose client does without the relay's digest.
+    public static let header = "VFS-SHA256"
+    public static let optional = "optional"
+
+    /// Whether tus `Upload-Metadata` (comma-separated `key base64value` pairs) defers the digest.
+    public static func isDeferred(metadata: String) -> Bool {
+        metadata.split(separator: ",").contains { pair in
+            let parts = pair.split(separator: " ", omittingEmptySubsequences: true)
+            return parts.count == 2 && parts[0] == metadataKey && parts[1] == metadataValue
+        }
+    }
+}

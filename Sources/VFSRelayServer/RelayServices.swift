@@ -44,7 +44,10 @@ struct RelayServices: Sendable {
     /// under a new id, then lets `record` create the rows (the store consumes the
     /// upload). If `record` fails, the file goes back and the upload stays usable. `check`
     /// may refuse the finished upload's length first (the upload then stays as it was).
-    func adoptUpload<T: Sendable>(_ id: String, user: Int64, check: (Int64) throws -> Void = { _ in },
+    /// `needsDigest`: the blob's rows list its SHA-256 (a cloud file, a share, a file
+    /// request's transfer), worked out now if the upload deferred it; a transfer's is
+    /// worked out when a client asks (`DeferredDigest`).
+    func adoptUpload<T: Sendable>(_ id: String, user: Int64, needsDigest: Bool = true, check: (Int64) throws -> Void = { _ in },
                                   record: (String) async throws -> T) async throws -> T {
         guard !id.isEmpty, id.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(id)\"") }
         _ = try await uploads.upload(id: id, user: user)
@@ -60,12 +63,21 @@ struct RelayServices: Sendable {
             if upload.sha256 == nil {
                 // Every byte landed but the digest was never recorded (a stop or a crash in
                 // between, or a PATCH that ran past the length): work it out now.
+                try await uploads.setUploadOffset(id: id, offset: length, sha256: await finishedDigest(upload, length: length))
+            }
+            if needsDigest, try await uploads.upload(id: id, user: user).sha256 == "" {
                 try await uploads.setUploadOffset(id: id, offset: length, sha256: await blobs.digest(upload: id, length: length))
             }
             return try await adoptLocked(id, record: record)
         }
         guard let adopted else { throw RelayError.conflict("upload \"\(id)\" is busy") }
         return adopted
+    }
+
+    /// The SHA-256 recorded for a finished upload: "" for one whose digest is deferred
+    /// (`UploadRecord.defersDigest`), else its digest.
+    func finishedDigest(_ upload: UploadRecord, length: Int64) async throws -> String {
+        upload.defersDigest ? "" : try await blobs.digest(upload: upload.id, length: length)
     }
 
     /// `adoptUpload`'s move, for a caller that holds the upload's writer lock and knows it finished.

@@ -96,6 +96,14 @@ package struct TransferReceiver {
             let downloader = self.downloader
             var whole = entry
             if entry.status == .uploading { whole = try await downloader.follow(entry, to: part, progress: update) }
+            // --raw checks the ciphertext against the listed SHA-256 alone: one the relay
+            // deferred (`DeferredDigest`) is asked for.
+            if whole.sha256.isEmpty {
+                guard let listed = try await client.inbox().first(where: { $0.id == entry.id }) else {
+                    throw RelayClientError.noSuchTransfer(entry.id)
+                }
+                whole = listed
+            }
             try await downloader.download(whole, to: part, progress: update)
         } catch RelayClientError.rejected(404, _, _) {
             bar?.finish()

@@ -196,7 +196,8 @@ struct FetchTool: AsyncVFSCommand, CheckedCommand {
             if !all && ids.isEmpty { return try await listInbox(inbox) }
             // What earlier runs left of transfers that went meanwhile goes first.
             if all { try await inbox.removeStaleDownloads() }
-            var wanted = all ? try await inbox.entries(from: from) : try await inbox.entries(ids, from: from)
+            // Each transfer is checked end to end (--raw asks the relay for the SHA-256 it lacks).
+            var wanted = all ? try await inbox.entries(from: from, digests: false) : try await inbox.entries(ids, from: from, digests: false)
             // Complete transfers first: one still uploading is read as it arrives, and its
             // sender may have stopped (until the relay expires it or the sender resumes).
             if all { wanted = wanted.filter { $0.status != .uploading } + wanted.filter { $0.status == .uploading } }

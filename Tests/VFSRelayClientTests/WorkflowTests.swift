@@ -74,11 +74,16 @@ struct WorkflowTests {
             // The spool is removed once the transfer exists.
             #expect(PushSpool.pending(home: laptop.home).isEmpty)
             let receiver = phone.session
-            let inbox = try await receiver.withClient { try await $0.inbox() }
+            // The push deferred the relay's SHA-256 (issue 46): none in its outbox entry, nor in a
+            // listing that does without it; a listing that asks for it (a client before issue 46) gets it.
+            #expect(sent.sha256.isEmpty)
+            let inbox = try await receiver.withClient { try await $0.inbox(digests: false) }
             let entry = try #require(inbox.first)
-            #expect(inbox.count == 1 && entry.id == sent.id && entry.sender == laptop.session.config.device)
+            #expect(inbox.count == 1 && entry.id == sent.id && entry.sender == laptop.session.config.device && entry.sha256.isEmpty)
+            let asked = try await receiver.withClient { try await $0.inbox() }
+            #expect(asked.map(\.id) == [sent.id] && asked.first?.sha256.count == 64)
             // The relay holds ciphertext: random bytes do not shrink, and age adds its header and tags.
-            #expect(entry.size > Int64(content.count) && entry.sha256 == sent.sha256)
+            #expect(entry.size > Int64(content.count))
             let out = relay.folder.path("out")
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             var options = ReceiveOptions(report: KeptReport().report, authorize: { _, _, _ in }, reportMarks: { _, _ in })

@@ -107,9 +107,11 @@ struct TestClient: Sendable {
     }
 
     /// Uploads `content` with tus (create, then one PATCH); returns the upload id.
-    func upload(_ content: [UInt8], token: String) async throws -> String {
-        let created = try await request(.post, RelayPaths.uploads, token: token,
-                                        headers: [HTTPField.Name("Tus-Resumable")!: "1.0.0", HTTPField.Name("Upload-Length")!: "\(content.count)"])
+    /// `metadata`: its `Upload-Metadata`.
+    func upload(_ content: [UInt8], token: String, metadata: String? = nil) async throws -> String {
+        var headers: HTTPFields = [HTTPField.Name("Tus-Resumable")!: "1.0.0", HTTPField.Name("Upload-Length")!: "\(content.count)"]
+        if let metadata { headers[HTTPField.Name("Upload-Metadata")!] = metadata }
+        let created = try await request(.post, RelayPaths.uploads, token: token, headers: headers)
         #expect(created.status == .created)
         let location = try #require(created.headers[.location])
         let id = String(location.split(separator: "/").last!)

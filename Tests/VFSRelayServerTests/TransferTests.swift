@@ -106,6 +106,65 @@ struct TransferTests {
         }
     }
 
+    @Test("an upload that deferred its SHA-256 (issue 46): not hashed as it arrived; listed without it to a client that does without it; an old client's listing (no VFS-SHA256) gets it worked out and kept; its old flow (If-Range with the listed SHA-256) resumes; the ETag is the blob's id until then and still validates")
+    func deferredDigest() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let tablet = try await client.device(of: "alice@acme.example", name: "tablet")
+            let optional: HTTPFields = [HTTPField.Name(DeferredDigest.header)!: DeferredDigest.optional]
+            let content = randomBytes(300_000), sha256 = sha256Hex(content)
+            // An upload without the metadata is hashed as it arrives (its hash kept); one with it is not.
+            let hashed = try await client.upload(randomBytes(1000), token: laptop.token)
+            #expect(fixture.blobs.hashes.entry(hashed, atMost: .max)?.offset == 1000)
+            let upload = try await client.upload(content, token: laptop.token, metadata: "name bmFtZQ==," + DeferredDigest.metadata)
+            #expect(fixture.blobs.hashes.entry(upload, atMost: .max) == nil)
+            let made = try decode(OutboxEntry.self, try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                                            json: #"{"upload":"\#(upload)","devices":["\#(phone.id)","\#(tablet.id)"]}"#))
+            #expect(made.sha256 == "" && made.size == 300_000)
+            try made.checkAnswer()
+            let listed = try decode([InboxEntry].self, try await client.request(.get, RelayPaths.inbox, token: phone.token, headers: optional))
+            #expect(listed.map(\.sha256) == [""])
+            try listed.checkAnswer()
+            // Before the digest: the ETag is the blob's id, and a resume against it is 206.
+            let uri = RelayPaths.transferContent(made.id)
+            let first = try await client.request(.get, uri, token: phone.token, headers: [.range: "bytes=0-9"])
+            #expect(first.status == .partialContent && bodyBytes(first) == Array(content[0..<10]))
+            let etag = try #require(first.headers[.eTag])
+            #expect(etag.count > 2 && etag != "\"\(sha256)\"")
+            let resumed = try await client.request(.get, uri, token: phone.token, headers: [.range: "bytes=10-19", .ifRange: etag])
+            #expect(resumed.status == .partialContent && bodyBytes(resumed) == Array(content[10..<20]))
+
+            // A client before issue 46 sends no VFS-SHA256: the digest is worked out, for every listing after it too.
+            let old = try decode([InboxEntry].self, try await client.request(.get, RelayPaths.inbox, token: tablet.token))
+            #expect(old.map(\.sha256) == [sha256])
+            try old.checkAnswer()
+            #expect(try decode([InboxEntry].self, try await client.request(.get, RelayPaths.inbox, token: phone.token,
+                                                                            headers: optional)).map(\.sha256) == [sha256])
+            #expect(try decode([OutboxEntry].self, try await client.request(.get, RelayPaths.outbox, token: laptop.token)).map(\.sha256)
+                    == [sha256])
+            // Its resume: Range with If-Range the listed SHA-256, now also the ETag.
+            let oldResume = try await client.request(.get, uri, token: tablet.token,
+                                                     headers: [.range: "bytes=100000-", .ifRange: "\"\(sha256)\""])
+            #expect(oldResume.status == .partialContent && bodyBytes(oldResume) == Array(content[100_000...]))
+            #expect(oldResume.headers[.eTag] == "\"\(sha256)\"")
+            // The ETag the blob had before still names it; another one is stale: all of it.
+            #expect(try await client.request(.get, uri, token: phone.token, headers: [.range: "bytes=0-9", .ifRange: etag]).status
+                    == .partialContent)
+            let stale = try await client.request(.get, uri, token: phone.token, headers: [.range: "bytes=0-9", .ifRange: "\"old\""])
+            #expect(stale.status == .ok && bodyBytes(stale) == content)
+
+            // A share made of such an upload lists its digest from the start (worked out as it became a blob).
+            let other = randomBytes(5000)
+            let shared = try await client.upload(other, token: laptop.token, metadata: DeferredDigest.metadata)
+            let share = try await client.request(.post, RelayPaths.shares, token: laptop.token, json: #"{"upload":"\#(shared)"}"#)
+            #expect(share.status == .created)
+            let link = try #require(share.headers[.location])
+            #expect(try await client.request(.get, link).headers[.eTag] == "\"\(sha256Hex(other))\"")
+        }
+    }
+
     @Test("a blob of several download chunks: whole and ranged GETs across chunk edges are byte-identical")
     func chunkedRanges() async throws {
         let fixture = try RelayFixture()

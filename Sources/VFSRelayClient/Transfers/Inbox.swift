@@ -32,15 +32,16 @@ package struct Inbox {
         self.client = client
     }
 
-    /// The inbox, only `from` USER's transfers when given.
-    package func entries(from user: String?) async throws -> [InboxEntry] {
+    /// The inbox, only `from` USER's transfers when given; without `digests` a transfer
+    /// whose upload deferred its SHA-256 may list none (`RelayClient.inbox`).
+    package func entries(from user: String?, digests: Bool = true) async throws -> [InboxEntry] {
         // An external transfer is from nobody the relay knows, whoever its senderUser names.
-        try await client.inbox().filter { entry in user.map { entry.senderUser == $0 && entry.external == nil } ?? true }
+        try await client.inbox(digests: digests).filter { entry in user.map { entry.senderUser == $0 && entry.external == nil } ?? true }
     }
 
     /// The inbox's entries for unique beginnings of their ids.
-    package func entries(_ references: [String], from user: String?) async throws -> [InboxEntry] {
-        let inbox = try await entries(from: user)
+    package func entries(_ references: [String], from user: String?, digests: Bool = true) async throws -> [InboxEntry] {
+        let inbox = try await entries(from: user, digests: digests)
         return try references.map { reference in
             let id = try RelaySession.uniqueID(reference, among: inbox.map(\.id))
             return inbox.first { $0.id == id }!

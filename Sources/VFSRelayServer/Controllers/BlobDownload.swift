@@ -7,7 +7,8 @@ import VFSRelayProtocol
 /// Serves a blob with HTTP Range (RFC 9110 §14, `HeaderNumbers.rangeAnswer`: one
 /// satisfiable range is 206; a set of several is answered with the whole blob, 200, as a
 /// server may ignore Range; another unit is ignored; none satisfiable, or no valid range,
-/// 416) and a strong ETag (its SHA-256), so downloads resume and stream in chunks.
+/// 416) and a strong ETag (its SHA-256, or its id while its digest is deferred: a blob's
+/// bytes never change under its id), so downloads resume and stream in chunks.
 struct BlobDownload {
     let blobs: any BlobStore
     let sent: Counter
@@ -18,14 +19,14 @@ struct BlobDownload {
     static let chunk = 256 * 1024
 
     func response(_ blob: BlobRef, request: Request) async throws -> Response {
-        let etag = "\"\(blob.sha256)\""
+        let etag = blob.etag
         var headers: HTTPFields = [
             .contentType: "application/octet-stream", .eTag: etag, .acceptRanges: "bytes", .cacheControl: "private, no-store",
         ]
         var range: Range<Int64> = 0..<blob.size
         var status = HTTPResponse.Status.ok
         // If-Range with another ETag: the client's partial copy is stale, send it all.
-        let ifRangeMatches = request.headers[.ifRange].map { $0 == etag } ?? true
+        let ifRangeMatches = request.headers[.ifRange].map { blob.validates($0) } ?? true
         if let header = request.headers[.range], ifRangeMatches {
             switch HeaderNumbers.rangeAnswer(header, size: blob.size) {
             case .ranges(let ranges) where ranges.count == 1:
@@ -152,5 +153,16 @@ extension BlobDownload {
     static func resumes(_ spec: HeaderNumbers.ByteRangeSpec) -> Int64? {
         guard case .from(let first, let last) = spec, (last ?? .max) >= .max - 1 else { return nil }
         return first
+    }
+}
+
+extension BlobRef {
+    /// The strong ETag of a blob: its SHA-256, or its id while the digest is deferred.
+    var etag: String { "\"\(sha256.isEmpty ? id : sha256)\"" }
+
+    /// Whether `If-Range` names this blob: its ETag, its id (the ETag it had before its
+    /// digest was worked out) or its SHA-256.
+    func validates(_ ifRange: String) -> Bool {
+        ifRange == "\"\(id)\"" || (!sha256.isEmpty && ifRange == "\"\(sha256)\"")
     }
 }

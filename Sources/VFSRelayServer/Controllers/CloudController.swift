@@ -9,7 +9,7 @@ import VFSRelayProtocol
 /// ciphertext.
 struct CloudController {
     let services: RelayServices
-    let store: any CloudRepository & UsageRepository
+    let store: any CloudRepository & UsageRepository & SentDigestRepository & DigestRecordRepository
 
     func addRoutes(to group: RouterGroup<RelayRequestContext>) {
         for path in [RelayPaths.cloud, RelayPaths.cloud + "/**"] {
@@ -67,6 +67,10 @@ struct CloudController {
         let expecting = body.expectation
         let stored: (CloudEntry, [String])
         if let transfer = body.transfer {
+            // A cloud file lists its SHA-256: one its transfer deferred (`DeferredDigest`) is worked out first.
+            if let blob = try await store.undigestedBlob(transfer: transfer, sender: device) {
+                try await store.recordDigest(blob: blob.id, sha256: try await services.blobs.digest(blob: blob))
+            }
             stored = try await store.cloudPutTransfer(path: path, id: Secrets.id(), transfer: transfer, sender: device, user: user,
                                                       expecting: expecting, maxEntries: services.configuration.maxCloudEntries, now: Date())
         } else {

@@ -88,7 +88,7 @@ struct ShareController {
     /// The bytes `BlobDownload` answers `request` with, for the owner's log: the range
     /// asked for when it is one satisfiable range (as `If-Range` allows), else the whole.
     static func answered(_ request: Request, blob: BlobRef) -> Int64 {
-        guard let header = request.headers[.range], request.headers[.ifRange].map({ $0 == "\"\(blob.sha256)\"" }) ?? true,
+        guard let header = request.headers[.range], request.headers[.ifRange].map({ blob.validates($0) }) ?? true,
               case .ranges(let ranges) = HeaderNumbers.rangeAnswer(header, size: blob.size), ranges.count == 1 else { return blob.size }
         return Int64(ranges[0].count)
     }

@@ -8,7 +8,7 @@ import VFSRelayProtocol
 /// same organisation, one outbox row per device; the sender's quota holds it.
 struct TransferController {
     let services: RelayServices
-    let store: any TransferRepository & UploadWriterRepository & StreamingRepository
+    let store: any TransferRepository & UploadWriterRepository & StreamingRepository & InboxDigestRepository & DigestRecordRepository
     /// Reads a transfer's content while its upload still runs.
     let follower: UploadFollower
 
@@ -33,7 +33,7 @@ struct TransferController {
         if body.streaming == true, services.blobs.readsUploadsInProgress, let entry = try await createStreaming(body, sender: identity, expires: expires, now: now) {
             return try jsonResponse(entry, status: .created)
         }
-        let entry = try await services.adoptUpload(body.upload, user: identity.userID) { blobID in
+        let entry = try await services.adoptUpload(body.upload, user: identity.userID, needsDigest: false) { blobID in
             try await store.createTransfer(
                 id: Secrets.id(), upload: body.upload, blobID: blobID, sender: identity, devices: body.devices,
                 groups: body.groups, users: body.users, expires: expires, now: now)
@@ -56,7 +56,7 @@ struct TransferController {
                     guard current.offset == length, try await store.streamingTransfer(upload: upload.id) != nil else { return }
                     if current.sha256 == nil {
                         try await store.setUploadOffset(id: upload.id, offset: length,
-                                                        sha256: await services.blobs.digest(upload: upload.id, length: length))
+                                                        sha256: await services.finishedDigest(current, length: length))
                     }
                     try await services.completeStreaming(upload: upload.id)
                 }
@@ -76,8 +76,25 @@ struct TransferController {
         }
     }
 
+    static let digestHeader = HTTPField.Name(DeferredDigest.header)!
+
+    /// A client that does not say it does without the listed SHA-256 (`DeferredDigest`;
+    /// every client before issue 46) gets it for each finished transfer: the digests
+    /// deferred are worked out now, from the blob, and kept.
     @Sendable func inbox(_ request: Request, context: RelayRequestContext) async throws -> Response {
-        try jsonResponse(try await store.inbox(device: context.requireIdentity().deviceID))
+        let device = try context.requireIdentity().deviceID
+        if request.headers[Self.digestHeader]?.lowercased() != DeferredDigest.optional {
+            for blob in try await store.undigestedBlobs(device: device) {
+                let digest: String
+                do {
+                    digest = try await services.blobs.digest(blob: blob)
+                } catch BlobStoreError.missing {
+                    continue  // released meanwhile: its copy no longer waits here
+                }
+                try await store.recordDigest(blob: blob.id, sha256: digest)
+            }
+        }
+        return try jsonResponse(try await store.inbox(device: device))
     }
 
     @Sendable func outbox(_ request: Request, context: RelayRequestContext) async throws -> Response {

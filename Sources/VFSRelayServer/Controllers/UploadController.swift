@@ -188,7 +188,7 @@ struct UploadController {
             let end: Int64
             do {
                 end = try await append(PatchBody(base: request.body, hash: checksum), to: current.id, offset: offset, allowed: allowed,
-                                       length: length, created: current.created, checksum: checksum)
+                                       length: length, created: current.created, checksum: checksum, hashing: !current.defersDigest)
             } catch {
                 if length == nil { try? await store.releaseReservation(id: current.id) }
                 throw error
@@ -205,9 +205,9 @@ struct UploadController {
             services.metrics.uploadBytes.increment(by: end - offset)
             if end == length {
                 services.metrics.uploadsFinished.increment()
-                // Hashed as the bytes were written (read again only where this instance did not write them).
-                let digest = try await services.blobs.digest(upload: id, length: end)
-                try await store.setUploadOffset(id: id, offset: end, sha256: digest)
+                // Hashed as the bytes were written (read again only where this instance did not
+                // write them); none for an upload that deferred its digest.
+                try await store.setUploadOffset(id: id, offset: end, sha256: try await services.finishedDigest(current, length: end))
                 // A transfer made while it uploaded gets its blob now (its readers read on).
                 try await services.completeStreaming(upload: id)
             }
@@ -224,8 +224,9 @@ struct UploadController {
     /// it 507, what arrived before is kept). The new offset. With `checksum` the bytes
     /// count only once the whole body arrived and matched it: a mismatch is 460, and a
     /// body cut short or refused (413, 507) leaves the upload at `offset`.
+    /// `hashing`: the bytes are hashed as they are written (not for an upload that deferred its digest).
     func append<Body: AsyncSequence & Sendable>(_ body: Body, to id: String, offset: Int64, allowed: Int64, length: Int64?, created: Date,
-                                                checksum: BodyHash?) async throws -> Int64 where Body.Element == ByteBuffer {
+                                                checksum: BodyHash?, hashing: Bool = true) async throws -> Int64 where Body.Element == ByteBuffer {
         let store = self.store
         let configuration = services.configuration
         let room = services.configuration.diskRoom
@@ -233,7 +234,7 @@ struct UploadController {
         let limit = min(allowed, offset.addingReportingOverflow(room).overflow ? Int64.max : offset + room)
         do {
             let accept: (@Sendable () async throws -> Void)? = checksum.map { hash in { @Sendable in try hash.check() } }
-            return try await services.blobs.append(body, upload: id, offset: offset, limit: limit, accept: accept) { position in
+            return try await services.blobs.append(body, upload: id, offset: offset, limit: limit, hashing: hashing, accept: accept) { position in
                 try await store.setUploadOffset(id: id, offset: position, sha256: nil)
                 try await store.touchUpload(id: id, expires: configuration.uploadExpiry(created: created, now: Date()))
             }

@@ -14,14 +14,16 @@ public protocol BlobStore: Sendable {
     /// Writes a request body at `offset`; calls `progress` with the new offset after
     /// each durable step (the file is synced first, in the background while the body
     /// goes on arriving), and returns the final offset once it is synced.
-    /// Stops with `BlobStoreError.tooLong` past `limit`. The bytes are hashed as they
-    /// are written, so that `digest` of the recorded offset reads nothing again.
+    /// Stops with `BlobStoreError.tooLong` past `limit`. With `hashing` the bytes are
+    /// hashed as they are written, so that `digest` of the recorded offset reads nothing
+    /// again; without it (an upload whose digest is deferred, `DeferredDigest`) nothing
+    /// is hashed, and a `digest` reads the bytes.
     ///
     /// With `accept` the body's bytes are provisional (tus's checksum extension): nothing
     /// is recorded while they arrive; once the body ended, `accept` is asked (it throws to
     /// refuse them), and only then are they recorded, at once. A body that fails, passes
     /// `limit` or is refused leaves the upload as it was, at `offset`.
-    func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+    func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64, hashing: Bool,
                                                 accept: (@Sendable () async throws -> Void)?,
                                                 progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer
@@ -64,11 +66,32 @@ public protocol BlobStore: Sendable {
 }
 
 extension BlobStore {
-    /// `append` whose bytes count as they are recorded (no `accept`).
+    /// `append` whose bytes count as they are recorded (no `accept`), hashed as they are written.
     public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
                                                        progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer {
-        try await append(body, upload: upload, offset: offset, limit: limit, accept: nil, progress: progress)
+        try await append(body, upload: upload, offset: offset, limit: limit, hashing: true, accept: nil, progress: progress)
+    }
+
+    /// `append`, hashed as the bytes are written.
+    public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+                                                       accept: (@Sendable () async throws -> Void)?,
+                                                       progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
+        where Body.Element == ByteBuffer {
+        try await append(body, upload: upload, offset: offset, limit: limit, hashing: true, accept: accept, progress: progress)
+    }
+
+    /// The SHA-256 of a blob, as lowercase hex, read whole (a digest deferred until a
+    /// client asked for it, `DeferredDigest`).
+    func digest(blob: BlobRef) async throws -> String {
+        var hash = SHA256()
+        var count: Int64 = 0
+        try await read(blob: blob.id, range: 0..<blob.size, chunk: 1 << 20) { chunk in
+            chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+            count += Int64(chunk.readableBytes)
+        }
+        guard count == blob.size else { throw BlobStoreError.io("blob \(blob.id) holds \(count) bytes, not \(blob.size)") }
+        return Secrets.hex(hash.finalize())
     }
 
     public var readsUploadsInProgress: Bool { true }
@@ -130,7 +153,7 @@ public struct FileBlobStore: BlobStore {
     /// How many bytes are written between two recorded offsets.
     static let checkpoint: Int64 = 8 << 20
 
-    public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+    public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64, hashing: Bool,
                                                        accept: (@Sendable () async throws -> Void)?,
                                                        progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer {
@@ -138,9 +161,10 @@ public struct FileBlobStore: BlobStore {
         guard fd >= 0 else { throw BlobStoreError.missing(upload) }
         defer { close(fd) }
         // The hash of the bytes before `offset` (all recorded), continued with each byte
-        // written, on its own task beside this one (`BackgroundHasher`).
-        let hasher = BackgroundHasher(continuing: try hashed(upload, fd: fd, to: offset))
-        defer { hasher.close() }
+        // written, on its own task beside this one (`BackgroundHasher`); none when the
+        // upload's digest is deferred.
+        let hasher = hashing ? BackgroundHasher(continuing: try hashed(upload, fd: fd, to: offset)) : nil
+        defer { hasher?.close() }
         let hashes = self.hashes
         hashes.prune { access(uploadPath($0), F_OK) == 0 }
         var position = offset
@@ -152,12 +176,12 @@ public struct FileBlobStore: BlobStore {
         let idle = FlushState()
         func flush(to target: Int64) {
             idle.busy()
-            let mark = hasher.mark()
+            let mark = hasher?.mark()
             flushing = Task.detached {
                 defer { idle.done() }
                 guard fdatasync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
                 try await progress(target)
-                hashes.keep(upload, offset: target, hash: await mark.value())
+                if let mark { hashes.keep(upload, offset: target, hash: await mark.value()) }
             }
             flushed = target
         }
@@ -172,7 +196,7 @@ public struct FileBlobStore: BlobStore {
                     try await flushing?.value
                     flush(to: position)
                 }
-                await hasher.keepUp()
+                await hasher?.keepUp()
             }
         } catch {
             // Provisional bytes that did not all arrive are not the upload's.
@@ -184,18 +208,18 @@ public struct FileBlobStore: BlobStore {
             // arrived: the client resumes from there. The record is made outside this
             // (perhaps cancelled) task so that cancellation cannot skip it.
             _ = await flushing?.result
-            let whole = await hasher.finish()
+            let whole = await hasher?.finish()
             if position != offset, fdatasync(fd) == 0 {
                 let final = position
                 _ = await Task {
                     try await progress(final)
-                    hashes.keep(upload, offset: final, hash: whole)
+                    if let whole { hashes.keep(upload, offset: final, hash: whole) }
                 }.result
             }
             throw error
         }
         try await flushing?.value
-        let whole = await hasher.finish()
+        let whole = await hasher?.finish()
         if let accept {
             do {
                 try await accept()
@@ -207,17 +231,17 @@ public struct FileBlobStore: BlobStore {
         if position != flushed {
             guard fdatasync(fd) == 0 else { throw BlobStoreError.io("fsync: \(String(cString: strerror(errno)))") }
             try await progress(position)
-            hashes.keep(upload, offset: position, hash: whole)
+            if let whole { hashes.keep(upload, offset: position, hash: whole) }
         }
         return position
     }
 
     /// Writes the first `count` bytes of `buffer` at `position`, handing exactly the bytes
-    /// written to `hasher`.
-    private func writeAll(_ fd: Int32, _ buffer: ByteBuffer, count: Int, at position: inout Int64, hasher: BackgroundHasher) throws {
+    /// written to `hasher` (if any).
+    private func writeAll(_ fd: Int32, _ buffer: ByteBuffer, count: Int, at position: inout Int64, hasher: BackgroundHasher?) throws {
         guard count > 0 else { return }
         var done = 0
-        defer { if done > 0 { hasher.update(buffer.getSlice(at: buffer.readerIndex, length: done)!) } }
+        defer { if done > 0, let hasher { hasher.update(buffer.getSlice(at: buffer.readerIndex, length: done)!) } }
         try buffer.withUnsafeReadableBytes { raw in
             while done < count {
                 let n = pwrite(fd, raw.baseAddress! + done, count - done, off_t(position))

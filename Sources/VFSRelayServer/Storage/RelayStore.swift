@@ -66,8 +66,13 @@ public struct UploadRecord: Sendable, Equatable {
     var metadata: String
     public var created: Date
     public var expires: Date
-    /// The SHA-256 of the whole content, set when the last byte arrived.
+    /// The SHA-256 of the whole content, set when the last byte arrived; "" then for an
+    /// upload whose digest is deferred (`defersDigest`).
     public var sha256: String?
+
+    /// Created with `DeferredDigest`'s metadata: not hashed as it arrives, its digest
+    /// worked out only when a client asks for it.
+    var defersDigest: Bool { DeferredDigest.isDeferred(metadata: metadata) }
 }
 
 /// One part of an upload kept as an S3 multipart upload.

@@ -279,6 +279,25 @@ extension TransferRepository {
     }
 }
 
+/// Transfers whose SHA-256 was deferred (`DeferredDigest`): the ones a device's inbox
+/// lists without it. Implemented in Stores/TransferStore.swift (and so are the two below).
+public protocol InboxDigestRepository: Sendable {
+    /// The blobs of finished transfers waiting for this device that have no SHA-256 yet.
+    func undigestedBlobs(device: String) async throws -> [BlobRef]
+}
+
+/// A transfer kept as a cloud file (`vfs-push --cloud`), which lists its SHA-256.
+public protocol SentDigestRepository: Sendable {
+    /// The blob of a transfer this device sent if it is held and has no SHA-256 yet.
+    func undigestedBlob(transfer: String, sender: String) async throws -> BlobRef?
+}
+
+/// A deferred SHA-256, once worked out.
+public protocol DigestRecordRepository: Sendable {
+    /// Records a blob's SHA-256 in its row and its transfers' (only where there is none).
+    func recordDigest(blob: String, sha256: String) async throws
+}
+
 /// A streaming transfer's upload: which transfer it is.
 /// Implemented in Stores/TransferStore.swift (and so are the two below).
 public protocol StreamingRepository: Sendable {
@@ -604,6 +623,9 @@ public typealias RelayStore = OperatorRepository
     & MultipartRepository
     & UploadListingRepository
     & TransferRepository
+    & InboxDigestRepository
+    & SentDigestRepository
+    & DigestRecordRepository
     & StreamingRepository
     & StreamStateRepository
     & StreamingCompletionRepository

@@ -233,7 +233,7 @@ public struct S3BlobStore: BlobStore {
         }
         return tail
     }
-    public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64,
+    public func append<Body: AsyncSequence & Sendable>(_ body: Body, upload: String, offset: Int64, limit: Int64, hashing: Bool,
                                                        accept: (@Sendable () async throws -> Void)?,
                                                        progress: @escaping @Sendable (Int64) async throws -> Void) async throws -> Int64
         where Body.Element == ByteBuffer {
@@ -250,8 +250,9 @@ public struct S3BlobStore: BlobStore {
         var pending = try await tail(upload, state)
         var position = offset
         let partSize = uploadPartSize
-        // The hash of the bytes before `offset` if this instance kept it, continued with each byte taken.
-        var hash = hashes.entry(upload, atMost: offset).flatMap { $0.offset == offset ? $0.hash : nil }
+        // The hash of the bytes before `offset` if this instance kept it, continued with each
+        // byte taken; none when the upload's digest is deferred.
+        var hash = hashing ? hashes.entry(upload, atMost: offset).flatMap { $0.offset == offset ? $0.hash : nil } : nil
         let hashes = self.hashes
         if hashes.wantsPrune, let known = try? await records.uploadIDs() {
             hashes.prune { known.contains($0) }

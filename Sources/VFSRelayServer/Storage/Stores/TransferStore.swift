@@ -196,6 +196,33 @@ extension SQLRelayStore {
         return entry
     }
 
+    public func undigestedBlobs(device: String) async throws -> [BlobRef] {
+        try await sql.database.read { db in
+            try await db.all("""
+                SELECT DISTINCT b.id, b.size, b.sha256 FROM outbox o JOIN transfers t ON t.id = o.transfer_id
+                JOIN blobs b ON b.id = t.blob_id
+                WHERE o.device_id = \(device) AND o.status IN \(StoreRows.waiting) AND t.sha256 = '' AND t.upload_id IS NULL
+                ORDER BY b.id
+                """, as: BlobRow.self).map(\.ref)
+        }
+    }
+
+    public func undigestedBlob(transfer: String, sender: String) async throws -> BlobRef? {
+        try await sql.database.read { db in
+            try await db.one("""
+                SELECT b.id, b.size, b.sha256 FROM transfers t JOIN blobs b ON b.id = t.blob_id
+                WHERE t.id = \(transfer) AND t.sender_device = \(sender) AND b.sha256 = ''
+                """, as: BlobRow.self)?.ref
+        }
+    }
+
+    public func recordDigest(blob: String, sha256: String) async throws {
+        try await sql.database.write { db in
+            try await db.run("UPDATE blobs SET sha256 = \(sha256) WHERE id = \(blob) AND sha256 = ''")
+            try await db.run("UPDATE transfers SET sha256 = \(sha256) WHERE blob_id = \(blob) AND sha256 = ''")
+        }
+    }
+
     public func streamingTransfer(upload: String) async throws -> String? {
         try await sql.database.read { db in
             try await db.value("SELECT id FROM transfers WHERE upload_id = \(upload)", as: String.self)
