@@ -24,7 +24,8 @@ install -d "$doc" "$root/lib/systemd/system" "$root/usr/lib/systemd/user"
 install -m 0644 "$here/debian/README.Debian" "$doc/README.Debian"
 gzip -9nc "$here/../README.md" > "$doc/README.md.gz"
 install -m 0644 "$here/systemd/vfs-relay.service" "$here/systemd/vfs-shred@.service" \
-  "$here/systemd/vfs-shred@.timer" "$root/lib/systemd/system/"
+  "$here/systemd/vfs-shred@.timer" "$here/systemd/vfs-push-send@.service" "$here/systemd/vfs-push-send@.timer" \
+  "$root/lib/systemd/system/"
 install -m 0644 "$here/systemd/vfs-fetch.service" "$root/usr/lib/systemd/user/"
 
 # Depends: dpkg-shlibdeps maps each library the binaries load to its package. It wants a

@@ -4,10 +4,10 @@ import VFSCore
 /// Where vfs-device, vfs-push and vfs-fetch find this device's relay token and
 /// identity: the keychain (unlocked by its agent, else the passcode), or two files.
 public struct RelayCredentialOptions: ParsableArguments {
-    @Option(name: .customLong("token-file"), help: ArgumentHelp("Keep the device's relay token in PATH instead of the keychain.", valueName: "path"), completion: .file())
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Keep the device's relay token in PATH (mode 0600) instead of the keychain (in a systemd unit: the credential vfs-token in $CREDENTIALS_DIRECTORY when this is not given).", valueName: "path"), completion: .file())
     public var tokenFile: String?
 
-    @Option(name: .customLong("identity-file"), help: ArgumentHelp("Keep the device's age identity in PATH instead of the keychain.", valueName: "path"), completion: .file())
+    @Option(name: .customLong("identity-file"), help: ArgumentHelp("Keep the device's age identity in PATH instead of the keychain, its signing key in PATH.ed25519, both mode 0600 (in a systemd unit: the credentials vfs-identity and vfs-identity.ed25519).", valueName: "path"), completion: .file())
     public var identityFile: String?
 
     @Option(help: ArgumentHelp("Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).", valueName: "seconds"))
@@ -24,6 +24,14 @@ public struct RelayCredentialOptions: ParsableArguments {
     }
 
     public init() {}
+
+    /// The token and identity files: the options', else the systemd credentials in
+    /// `$CREDENTIALS_DIRECTORY` (`CredentialFiles`), each checked to be its owner's alone.
+    public var credentialFiles: (token: String?, identity: String?) {
+        get throws {
+            try CredentialFiles.resolve(token: tokenFile, identity: identityFile, directory: CredentialFiles.directory)
+        }
+    }
 
     /// The keychain file these tools use.
     public var keychainPath: String { get throws { try VFSPaths.current.keychain } }

@@ -7,8 +7,9 @@ extension RelayCredentialOptions {
     /// (to decrypt) or its signing key (to sign what it sends) when asked for; its
     /// clients try again after temporary failures as `retry` says (`--retry-for`).
     public func session(identity: Bool = false, signingKey: Bool = false, retry: RetryPolicy = .none) throws -> RelaySession {
+        let files = try credentialFiles
         var session = try RelaySession.open(home: VFSPaths.current.home, place: CredentialPlace(
-            tokenFile: tokenFile, identityFile: identityFile,
+            tokenFile: files.token, identityFile: files.identity,
             keychainPath: try keychainPath, passcode: passcodeReader), identity: identity, signingKey: signingKey,
             timeout: try relayTimeout)
         session.retry = retry

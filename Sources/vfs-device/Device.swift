@@ -70,7 +70,8 @@ typealias DeviceOptions = RelayCredentialOptions
 extension RelayCredentialOptions {
     var place: CredentialPlace {
         get throws {
-            CredentialPlace(tokenFile: tokenFile, identityFile: identityFile, keychainPath: try keychainPath, passcode: passcodeReader)
+            let files = try credentialFiles
+            return CredentialPlace(tokenFile: files.token, identityFile: files.identity, keychainPath: try keychainPath, passcode: passcodeReader)
         }
     }
 

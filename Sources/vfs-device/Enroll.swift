@@ -50,7 +50,10 @@ extension DeviceTool {
             ever encrypts to it (no cloud file, rekey, group push or --to its user), and \
             it cannot approve or remove devices. Its fingerprint covers the role; an \
             approved device runs "vfs-device approve NAME --send-only". It cannot be a \
-            user's first device.
+            user's first device. With --token-file and --identity-file it needs no \
+            keychain and no passcode, at enrolment or after (a cron job, or a systemd \
+            unit's $CREDENTIALS_DIRECTORY: docs/send-from-a-server.md); the files are \
+            written 0600, and one its group or others may read is refused (77).
 
             Plain http:// is refused (exit 64, nothing sent) for a relay beyond this \
             machine: the code and the token would cross the network in clear; \

@@ -100,8 +100,19 @@ struct PushTool: AsyncVFSCommand {
         age plugin of a target's key in hardware (age1NAME1…) not on PATH; 73 too large for the \
         relay or the quota; 75 temporary (429, 503, 507, still so after --retry-for); 77 a changed device key, a pending \
         device, a device chain that does not verify, a person's changed chain root, an \
-        unverified person with --verified-only, a revoked token, or a wrong \
-        keychain passcode.
+        unverified person with --verified-only, a revoked token, a wrong \
+        keychain passcode, or a token or key file (--token-file, --identity-file, \
+        $CREDENTIALS_DIRECTORY) that others may read.
+
+        From a systemd unit (a server's nightly push, as a send-only device: \
+        docs/send-from-a-server.md), the token and keys come as credentials: \
+        LoadCredential=vfs-token:FILE, vfs-identity:FILE and vfs-identity.ed25519:FILE \
+        (the files --token-file and --identity-file made at enrolment) put them in \
+        $CREDENTIALS_DIRECTORY, where this reads them when no --token-file or \
+        --identity-file is given; no keychain is opened, no passcode asked. These files, \
+        like those --token-file and --identity-file name, must be their owner's alone \
+        (0600, or the 0400 systemd makes): one its group or others may read is refused \
+        (77). packaging/systemd/vfs-push-send@.service is an example.
         """,
         version: vfsVersion,
         subcommands: [Send.self, Outbox.self, Wait.self, Cancel.self, Resume.self],

@@ -222,6 +222,7 @@ struct PackagingInstallTests {
         }
         for path in ["/lib/systemd/system/vfs-relay.service", "/lib/systemd/system/vfs-shred@.service",
                      "/lib/systemd/system/vfs-shred@.timer", "/usr/lib/systemd/user/vfs-fetch.service",
+                     "/lib/systemd/system/vfs-push-send@.service", "/lib/systemd/system/vfs-push-send@.timer",
                      "/usr/share/doc/vfs/README.Debian", "/usr/share/man/man7/vfs.7.gz"] {
             #expect(paths.contains(path), "the package lacks \(path)")
         }
@@ -291,7 +292,8 @@ struct PackagingInstallTests {
             #expect(try Tools.run("cp", ["-an", from, throwaway + to]).status == 0)
         }
         let units = ["lib/systemd/system/vfs-relay.service", "lib/systemd/system/vfs-shred@.service",
-                     "lib/systemd/system/vfs-shred@.timer"].map { throwaway + "/" + $0 }
+                     "lib/systemd/system/vfs-shred@.timer", "lib/systemd/system/vfs-push-send@.service",
+                     "lib/systemd/system/vfs-push-send@.timer"].map { throwaway + "/" + $0 }
         let verify = try Tools.run("systemd-analyze", ["verify", "--root=" + throwaway, "--man=no"] + units)
         #expect(verify.status == 0 && verify.stderr.isEmpty && verify.out.isEmpty, "systemd-analyze verify: \(verify.out) \(verify.stderr)")
         // A user unit cannot be verified under --root: a copy naming the installed binaries.

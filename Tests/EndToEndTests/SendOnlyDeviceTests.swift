@@ -33,6 +33,12 @@ struct SendOnlyDeviceTests {
         return (row?["status"] as? String, row?["fingerprint"] as? String)
     }
 
+    /// `vfs-fetch --all -v` of `machine` into `folder` (made first): its run, and the folder.
+    func fetchAll(_ machine: Machine, into folder: String) throws -> (run: Run, folder: String) {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return (try machine.run("vfs-fetch", ["--all", "-v", "--no-backup", "-C", folder]), folder)
+    }
+
     /// The state `vfs-relay devices` shows for a machine's device (its line's last column).
     func operatorState(_ fleet: Fleet, of machine: Machine) throws -> String? {
         let listed = try fleet.admin.run(["devices"])
@@ -82,17 +88,13 @@ struct SendOnlyDeviceTests {
             #expect(Self.newStanzas(fleet, since: before) == [4], "night \(night)")
         }
         // Receivers verify them as the server of alice's, send-only.
-        let out = fleet.scratch.path("phone-out")
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let fetched = try fleet.phone.run("vfs-fetch", ["--all", "-v", "--no-backup", "-C", out])
+        let (fetched, out) = try fetchAll(fleet.phone, into: fleet.scratch.path("phone-out"))
         ok(fetched, "phone fetch")
         #expect(fetched.stderr.contains("is from \"server\" of alice@acme.example (send-only) (verified)"), "\(fetched.stderr)")
         for night in 1...3 {
             #expect(try String(contentsOfFile: out + "/dump-\(night).sql", encoding: .utf8) == "night \(night)\n")
         }
-        let bobOut = fleet.scratch.path("desktop-out")
-        try FileManager.default.createDirectory(atPath: bobOut, withIntermediateDirectories: true)
-        let bob = try fleet.desktop.run("vfs-fetch", ["--all", "-v", "--no-backup", "-C", bobOut])
+        let (bob, bobOut) = try fetchAll(fleet.desktop, into: fleet.scratch.path("desktop-out"))
         ok(bob, "desktop fetch")
         #expect(bob.stderr.contains("is from \"server\" of alice@acme.example (send-only) (pinned, not confirmed)"), "\(bob.stderr)")
         #expect(try String(contentsOfFile: bobOut + "/dump-3.sql", encoding: .utf8) == "night 3\n")
@@ -214,5 +216,95 @@ struct SendOnlyDeviceTests {
 
     func inboxIDs(_ machine: Machine) -> [String] {
         ((try? jsonArray(machine.run("vfs-fetch", ["--json"]))) ?? []).compactMap { $0["id"] as? String }
+    }
+
+    @Test("cron without a passcode: a send-only server with no keychain at all enrols, is approved, pushes three nights to two people and lists its receipts with its token and keys in 0600 files; then the same from a systemd unit's $CREDENTIALS_DIRECTORY (0700, 0400 copies); a token or key file others may read is refused (77, one line), before anything is sent")
+    func cronWithoutKeychain() throws {
+        let fleet = try Fleet()
+        let server = try Machine("server", in: fleet.scratch)
+        try FileManager.default.removeItem(atPath: server.keychainPath)
+        let etc = fleet.scratch.path("etc-vfs-send")
+        try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let files = ["--token-file", etc + "/token", "--identity-file", etc + "/identity"]
+        // As cron or systemd runs it: no keychain, no passcode, no terminal.
+        func cron(_ tool: String, _ arguments: [String], credentials folder: String? = nil) throws -> Run {
+            var environment = server.environment
+            environment["VFS_PASSCODE"] = nil
+            if let folder { environment["CREDENTIALS_DIRECTORY"] = folder }
+            return try Tools.run(tool, arguments, environment: environment)
+        }
+        func trimmed(_ run: Run) -> String { run.out.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let laptopPrint = trimmed(try fleet.laptop.run("vfs-device", ["fingerprint"]))
+        let enrolled = try cron("vfs-device", ["enroll", "http://127.0.0.1:\(fleet.relay.port)", try fleet.admin.invite("alice@acme.example"),
+                                               "--name", "server", "--send-only", "--accept-chain", laptopPrint] + files)
+        ok(enrolled, "enroll")
+        for name in ["token", "identity", "identity.ed25519"] {
+            #expect(try FileManager.default.attributesOfItem(atPath: etc + "/" + name)[.posixPermissions] as? Int == 0o600, "\(name)")
+        }
+        let fingerprint = try cron("vfs-device", ["fingerprint"] + files)
+        ok(fingerprint, "fingerprint")
+        ok(try fleet.laptop.run("vfs-device", ["approve", "server", "--send-only", "--fingerprint", trimmed(fingerprint)]), "approve")
+
+        // Three nights, each to bob and to alice's three readers: four stanzas, none the server's.
+        for night in 1...3 {
+            let before = Set(fleet.storedFiles())
+            let dump = try fleet.scratch.write("cron-\(night).sql", Data("night \(night)\n".utf8))
+            ok(try cron("vfs-push", ["-q", "--to", "bob@acme.example", "--cc-me", dump] + files), "night \(night)")
+            #expect(Self.newStanzas(fleet, since: before) == [4], "night \(night)")
+        }
+        let (bob, bobOut) = try fetchAll(fleet.desktop, into: fleet.scratch.path("desktop-out"))
+        ok(bob, "bob's fetch")
+        #expect(bob.stderr.contains("is from \"server\" of alice@acme.example (send-only)"), "\(bob.stderr)")
+        #expect(try String(contentsOfFile: bobOut + "/cron-3.sql", encoding: .utf8) == "night 3\n")
+        // Its receipts: the three pushes, each delivered to bob's desktop.
+        func receipts(_ run: Run) -> [[String]] {
+            jsonArray(run).map { (($0["recipients"] as? [[String: Any]]) ?? []).filter { $0["user"] as? String == "bob@acme.example" }
+                .compactMap { $0["status"] as? String } }
+        }
+        let outbox = try cron("vfs-push", ["outbox", "--json"] + files)
+        ok(outbox, "outbox")
+        #expect(receipts(outbox) == Array(repeating: ["delivered"], count: 3), "\(outbox.out)")
+
+        // A systemd unit: LoadCredential= hands over 0400 copies in a 0700 folder of the run's own.
+        let credentials = fleet.scratch.path("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        for (file, name) in [("token", "vfs-token"), ("identity", "vfs-identity"), ("identity.ed25519", "vfs-identity.ed25519")] {
+            try FileManager.default.copyItem(atPath: etc + "/" + file, toPath: credentials + "/" + name)
+            try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: credentials + "/" + name)
+        }
+        let unitDump = try fleet.scratch.write("unit.sql", Data("from the unit\n".utf8))
+        var before = Set(fleet.storedFiles())
+        ok(try cron("vfs-push", ["-q", "--to", "bob@acme.example", unitDump], credentials: credentials), "push from the unit")
+        #expect(Self.newStanzas(fleet, since: before) == [1])
+        ok(try cron("vfs-push", ["outbox", "--json"], credentials: credentials), "outbox from the unit")
+        let (unitFetch, unitOut) = try fetchAll(fleet.desktop, into: fleet.scratch.path("desktop-unit"))
+        ok(unitFetch, "bob's fetch of the unit's push")
+        #expect(unitFetch.stderr.contains("is from \"server\" of alice@acme.example (send-only) (pinned, not confirmed)"), "\(unitFetch.stderr)")
+        #expect(try String(contentsOfFile: unitOut + "/unit.sql", encoding: .utf8) == "from the unit\n")
+        // Without the folder or the files there is nothing to push with (no keychain): 66.
+        #expect(try cron("vfs-push", ["--to", "bob@acme.example", unitDump]).status == 66)
+
+        // A token or key file its group or others may read: refused, one line naming it, nothing sent.
+        let laterDump = try fleet.scratch.write("later.sql", Data("not sent\n".utf8))
+        for (folder, name, arguments) in [(etc, "identity.ed25519", files), (etc, "token", files), (etc, "identity", files),
+                                          (credentials, "vfs-token", []), (credentials, "vfs-identity.ed25519", [])] {
+            let path = folder + "/" + name
+            let kept = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+            before = Set(fleet.storedFiles())
+            let refused = try cron("vfs-push", ["--to", "bob@acme.example", laterDump] + arguments,
+                                   credentials: arguments.isEmpty ? credentials : nil)
+            #expect(refused.status == 77, "\(name): \(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("vfs-push: error: \"\(path)\" may be read by others (mode 0644); a device's token and keys must be its owner's alone\n"),
+                    "\(refused.stderr)")
+            #expect(fleet.storedFiles().filter { !before.contains($0) }.isEmpty, "\(name)")
+            try FileManager.default.setAttributes([.posixPermissions: kept], ofItemAtPath: path)
+        }
+        // 0640 (a group's) is refused too; 0600 again is taken.
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: etc + "/token")
+        #expect(try cron("vfs-device", ["status"] + files).status == 77)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: etc + "/token")
+        ok(try cron("vfs-push", ["-q", "--to", "bob@acme.example", laterDump] + files), "0600 is taken")
+        #expect(!FileManager.default.fileExists(atPath: server.keychainPath))
     }
 }

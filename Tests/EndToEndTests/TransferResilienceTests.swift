@@ -278,6 +278,7 @@ struct TransferResilienceTests {
 
         // A token the relay never issued is refused without a word about revocation.
         let tokenFile = try fleet.scratch.write("bogus-token", Data("not-a-token\n".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)  // the relay's refusal, not the mode's
         let other = try fleet.tablet.run("vfs-device", ["status", "--token-file", tokenFile])
         #expect(other.status == 77)
         #expect(try fleet.tablet.keychainEntries().count == 3, "token, identity and signing key")
