@@ -62,6 +62,27 @@ extension RelayClient {
         try await call(.PUT, Self.cloudRoute(path, base: RelayPaths.cloudHeader), body: body, as: CloudEntry.self)
     }
 
+    /// The versions of the file at `path` now (from before a move too) and of what was at
+    /// that path before, newest first (issue 50).
+    public func cloudLog(_ path: String) async throws -> [CloudVersion] {
+        try await call(.GET, Self.cloudRoute(path, base: RelayPaths.cloudLog), as: [CloudVersion].self)
+    }
+
+    /// The removed files, each by its last version, newest removal first.
+    public func cloudTrash() async throws -> [CloudVersion] {
+        try await call(.GET, RelayPaths.cloudTrash, as: [CloudVersion].self)
+    }
+
+    /// Puts the file at `path` (a folder's tree with `recursive`) back as it was at a time.
+    public func cloudRestore(_ path: String, _ body: CloudRestore) async throws -> CloudRestored {
+        try await call(.POST, Self.cloudRoute(path, base: RelayPaths.cloudRestore), body: body, as: CloudRestored.self)
+    }
+
+    /// The route of one version's content (`CloudVersion.id`; GET, with Range).
+    static func cloudVersionRoute(_ id: String) -> String {
+        RelayPaths.cloudVersion + "/" + percentEscaped(id, keeping: "._-~")
+    }
+
     public func cloudUsage() async throws -> CloudUsage {
         try await call(.GET, RelayPaths.cloudUsage, as: CloudUsage.self)
     }

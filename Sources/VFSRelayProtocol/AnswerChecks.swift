@@ -81,3 +81,15 @@ extension Device: CheckedAnswer {
 extension EnrollResponse: CheckedAnswer {
     public func checkAnswer() throws { try device.checkAnswer() }
 }
+
+extension CloudVersion: CheckedAnswer {
+    public func checkAnswer() throws {
+        try RelayIdentifiers.checkID(id, "cloud version id")
+        if let sha256 { try RelayIdentifiers.checkSHA256(sha256, "SHA-256 of a cloud version") }
+        if let size { try RelayIdentifiers.checkSize(size, "size of a cloud version") }
+    }
+}
+
+extension CloudRestored: CheckedAnswer {
+    public func checkAnswer() throws { try restored.checkAnswer() }
+}

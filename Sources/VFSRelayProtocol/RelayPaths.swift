@@ -11,6 +11,12 @@ public enum RelayPaths {
     public static let cloud = "/v1/cloud"
     public static let cloudHeader = "/v1/cloud-header"
     public static let cloudUsage = "/v1/cloud-usage"
+    /// A cloud path's versions (`/v1/cloud-log/{path}`), one version's content
+    /// (`/v1/cloud-version/{id}`), the removed files, a restore (`/v1/cloud-restore/{path}`).
+    public static let cloudLog = "/v1/cloud-log"
+    public static let cloudVersion = "/v1/cloud-version"
+    public static let cloudTrash = "/v1/cloud-trash"
+    public static let cloudRestore = "/v1/cloud-restore"
     public static let items = "/v1/items"
     /// The file-vault seed's paths, kept as aliases of `/v1/items`.
     public static let legacyItems = "/items"

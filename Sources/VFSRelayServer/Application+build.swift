@@ -162,6 +162,7 @@ public func buildRouter(store: any RelayStore, blobs: any BlobStore, hub: EventH
                        follower: UploadFollower(store: store, hub: hub, recheck: configuration.watchInterval)).addRoutes(to: authenticated)
     EventController(services: services, store: store).addRoutes(to: authenticated)
     CloudController(services: services, store: store).addRoutes(to: authenticated)
+    CloudHistoryController(services: services, store: store).addRoutes(to: authenticated)
     ItemController(services: services, store: store, base: RelayPaths.items).addRoutes(to: authenticated)
     ItemController(services: services, store: store, base: RelayPaths.legacyItems).addRoutes(to: authenticated)
     PolicySettingsController(store: store).addRoutes(to: authenticated)

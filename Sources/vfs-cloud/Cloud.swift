@@ -64,7 +64,7 @@ struct CloudTool: AsyncVFSCommand {
         of your verified device chain only: pending ones are left out, with a warning.
         """,
         version: vfsVersion,
-        subcommands: [List.self, MakeFolder.self, Put.self, Get.self, Move.self, Remove.self, Usage.self, Rekey.self, Conflicts.self])
+        subcommands: [List.self, MakeFolder.self, Put.self, Get.self, Move.self, Remove.self, Usage.self, Rekey.self, Conflicts.self, Log.self, Trash.self, Restore.self])
 }
 
 /// What every subcommand takes: this device's credentials (the options themselves, not a

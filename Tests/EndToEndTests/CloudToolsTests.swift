@@ -103,17 +103,19 @@ struct CloudToolsTests {
         #expect(quota.status == 73)
         #expect(quota.stderr.contains("quota"), "\(quota.stderr)")
 
-        // rm: a folder needs -r, and -f without a terminal; references are released: no orphan blob.
-        #expect(blobFiles(fleet).count == 4)
+        // rm: a folder needs -r, and -f without a terminal. The removed files' versions keep
+        // their blobs (issue 50): the four files' and that of the report mv -f replaced.
+        #expect(blobFiles(fleet).count == 5)
         #expect(try laptop.run("vfs-cloud", ["rm", "/archive/2026"]).status == 64)
         let unconfirmed = try laptop.run("vfs-cloud", ["rm", "-r", "/archive/2026"])
         #expect(unconfirmed.status == 64 && unconfirmed.stderr.contains("-f"))
         ok(try laptop.run("vfs-cloud", ["rm", "/archive/2026/report.pdf"]))
-        #expect(blobFiles(fleet).count == 3)
+        #expect(blobFiles(fleet).count == 5)
         #expect(try laptop.run("vfs-cloud", ["rm", "/archive/2026/report.pdf"]).status == 66)
         ok(try laptop.run("vfs-cloud", ["rm", "-f", "/archive/2026/report.pdf"]))
         ok(try laptop.run("vfs-cloud", ["rm", "-r", "-f", "/archive", "/docs"]))
-        #expect(blobFiles(fleet).isEmpty)
+        #expect(blobFiles(fleet).count == 5)
+        #expect(jsonArray(try laptop.run("vfs-cloud", ["trash", "--json"])).count == 5)
         #expect(try laptop.run("vfs-cloud", ["ls", "-R", "/"]).out.isEmpty)
     }
 
@@ -276,7 +278,8 @@ struct CloudToolsTests {
         ok(try fleet.tablet.run("vfs-unwrap", ["-K", "vfs-device", "-C", unwrapped, bundle]), "unwrap on the tablet")
         #expect(try String(contentsOfFile: unwrapped + "/memo.txt", encoding: .utf8) == "kept and sent")
         ok(try fleet.laptop.run("vfs-cloud", ["rm", "/backup/memo.vfs"]))
-        #expect(blobFiles(fleet).isEmpty)
+        // Its version keeps the blob (issue 50).
+        #expect(blobFiles(fleet).count == 1)
         // A missing cloud folder: the transfer goes, the copy is refused with a clear message.
         let missing = try fleet.laptop.run("vfs-push", ["-d", "phone", "--cloud", "/none/memo.vfs", memo])
         #expect(missing.status == 66)

@@ -366,10 +366,12 @@ final class EventStream {
 /// A relay data folder with an organisation, users and enrolment codes, made by the CLI.
 struct RelayAdmin {
     let data: URL
+    /// More options of every command (`--database URL` of a relay on PostgreSQL).
+    var options: [String] = []
 
     @discardableResult
     func run(_ arguments: [String]) throws -> Run {
-        try Tools.run("vfs-relay", arguments + ["--data", data.path])
+        try Tools.run("vfs-relay", arguments + ["--data", data.path] + options)
     }
 
     /// Adds a user (and the organisation if new); returns an enrolment code.

@@ -121,13 +121,16 @@ final class Fleet: @unchecked Sendable {
     var relay: RelayProcess
     let laptop: Machine, phone: Machine, tablet: Machine, desktop: Machine
 
-    init(relayArguments: [String] = []) throws {
+    /// `database`: a PostgreSQL URL the relay and its operator's commands use (else the
+    /// data folder's SQLite).
+    init(relayArguments: [String] = [], database: String? = nil) throws {
         scratch = try TestFolder()
         data = scratch.url.appendingPathComponent("data")
-        admin = RelayAdmin(data: data)
+        let onDatabase = database.map { ["--database", $0] } ?? []
+        admin = RelayAdmin(data: data, options: onDatabase)
         let alice = try admin.addUser("alice@acme.example", org: "acme")
         let bob = try admin.addUser("bob@acme.example", org: "acme")
-        relay = try RelayProcess(data: data, arguments: relayArguments)
+        relay = try RelayProcess(data: data, arguments: relayArguments + onDatabase)
         laptop = try Machine("laptop", in: scratch)
         phone = try Machine("phone", in: scratch)
         tablet = try Machine("tablet", in: scratch)

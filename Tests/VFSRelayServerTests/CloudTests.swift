@@ -8,7 +8,7 @@ import VFSRelayProtocol
 
 @Suite("cloud tree")
 struct CloudTests {
-    @Test("mkdir, put, list, get with Range, move, replace, recursive delete releasing references; per user")
+    @Test("mkdir, put, list, get with Range, move, replace, recursive delete, the versions keeping their blobs (issue 50); per user")
     func tree() async throws {
         let fixture = try RelayFixture()
         try await fixture.test { client in
@@ -45,11 +45,11 @@ struct CloudTests {
             #expect(try await client.request(.patch, RelayPaths.cloud("/photos"), token: bob.token, json: #"{"to":"/x"}"#).status == .notFound)
             #expect(try await client.request(.put, RelayPaths.cloud("/b.age"), token: bob.token, json: #"{"upload":"\#(upload)"}"#).status == .notFound)
 
-            // Replace the file: the old blob goes.
+            // Replace the file: the old blob stays, held by the version it was (issue 50).
             let second = try await client.upload(randomBytes(10), token: alice.token)
             #expect(try await client.request(.put, RelayPaths.cloud("/photos/2026/a b.age"), token: alice.token,
                                              json: #"{"upload":"\#(second)"}"#).status == .created)
-            #expect(fixture.blobFiles().count == 1)
+            #expect(fixture.blobFiles().count == 2)
 
             // Moves: rename a folder, refuse moving into itself or onto an existing name.
             let moved = try await client.request(.patch, RelayPaths.cloud("/photos/2026"), token: alice.token, json: #"{"to":"/archive-2026"}"#)
@@ -81,8 +81,10 @@ struct CloudTests {
                                              json: #"{"upload":"\#(third)"}"#).status == .created)
 
             #expect(try await client.request(.delete, RelayPaths.cloud("/archive-2026"), token: alice.token).status == .noContent)
-            #expect(fixture.blobFiles().isEmpty)
-            #expect(try await fixture.store.referenceAudit().isEmpty)
+            // The removed files' versions hold the three blobs, each reference counted.
+            #expect(fixture.blobFiles().count == 3)
+            let audit = try await fixture.store.referenceAudit()
+            #expect(audit.count == 3 && audit.allSatisfy { $0.refs == $0.live })
             // The root is listed (GET, and so HEAD) but never deleted: 405, with Allow naming them.
             let deleteRoot = try await client.request(.delete, RelayPaths.cloud("/"), token: alice.token)
             #expect(deleteRoot.status == .methodNotAllowed)
@@ -129,7 +131,8 @@ struct CloudTests {
             #expect(entry.sha256 == sha256Hex(expected) && entry.size == Int64(expected.count))
             #expect(bodyBytes(try await client.request(.get, RelayPaths.cloud("/f.age"), token: alice.token)) == expected)
             #expect(fixture.blobFiles().count == 1 && fixture.blobFiles() != blobsBefore)
-            #expect(try await fixture.store.referenceAudit().map(\.refs) == [1])
+            // The file and its version (the head's row follows the new header) hold it.
+            #expect(try await fixture.store.referenceAudit().map(\.refs) == [2])
             // The usage route counts it.
             let usage = try decode(CloudUsage.self, try await client.request(.get, RelayPaths.cloudUsage, token: alice.token))
             #expect(usage.files == 1 && usage.folders == 0 && usage.bytes == Int64(expected.count) && usage.used >= usage.bytes)
@@ -159,14 +162,16 @@ struct CloudTests {
             #expect(put.status == .created)
             #expect(try decode(CloudEntry.self, put).sha256 == sha256Hex(content))
             #expect(fixture.blobFiles().count == 1)
-            #expect(try await fixture.store.referenceAudit().map(\.refs) == [2])
+            // The copy waiting, the file and its version (issue 50).
+            #expect(try await fixture.store.referenceAudit().map(\.refs) == [3])
             // The phone fetches it: the cloud file keeps the blob.
             #expect(try await client.request(.post, RelayPaths.transferAck(transfer.id), token: phone.token).status == .noContent)
-            #expect(try await fixture.store.referenceAudit().map(\.refs) == [1])
+            #expect(try await fixture.store.referenceAudit().map(\.refs) == [2])
             #expect(bodyBytes(try await client.request(.get, RelayPaths.cloud("/kept"), token: laptop.token)) == content)
             #expect(try await client.request(.delete, RelayPaths.cloud("/kept"), token: laptop.token).status == .noContent)
-            #expect(fixture.blobFiles().isEmpty)
-            #expect(try await fixture.store.referenceAudit().isEmpty)
+            // The removed file's version keeps it.
+            #expect(fixture.blobFiles().count == 1)
+            #expect(try await fixture.store.referenceAudit().map(\.refs) == [1])
         }
     }
 
@@ -225,10 +230,69 @@ struct CloudTests {
             let replaced = try await client.request(.put, RelayPaths.cloud("/n.txt"), token: alice.token, json: #"{"upload":"\#(second)","base":"\#(v1)"}"#)
             #expect(replaced.status == .created)
             let v2 = try #require(try decode(CloudEntry.self, replaced).version)
-            #expect(v2 != v1 && fixture.blobFiles().count == 1)
+            #expect(v2 != v1 && fixture.blobFiles().count == 2)
             // Without base or create, whatever is there is replaced (put -f).
             let third = try await client.upload(randomBytes(30), token: alice.token)
             #expect(try await client.request(.put, RelayPaths.cloud("/n.txt"), token: alice.token, json: #"{"upload":"\#(third)"}"#).status == .created)
+        }
+    }
+
+    @Test("history routes (issue 50): cloud-log lists a file's versions, cloud-version serves one's bytes with Range, cloud-trash the removed files, cloud-restore puts a tree back; per user; bad bodies 400, a future time 400, nothing then 404")
+    func historyRoutes() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            let alice = try await client.user("alice@acme.example", org: "acme")
+            let bob = try await client.user("bob@acme.example", org: "acme")
+            #expect(try await client.request(.post, RelayPaths.cloud("/d"), token: alice.token, json: #"{"kind":"folder"}"#).status == .created)
+            let first = randomBytes(3000), second = randomBytes(4000)
+            func put(_ path: String, _ content: [UInt8]) async throws {
+                let upload = try await client.upload(content, token: alice.token)
+                #expect(try await client.request(.put, RelayPaths.cloud(path), token: alice.token, json: #"{"upload":"\#(upload)"}"#).status == .created)
+            }
+            try await put("/d/f", first)
+            try await put("/d/g", first)
+            let t1 = Date()
+            try await put("/d/f", second)
+            #expect(try await client.request(.delete, RelayPaths.cloud("/d/g"), token: alice.token).status == .noContent)
+
+            let log = try decode([CloudVersion].self, try await client.request(.get, RelayPaths.cloudLog + "/d/f", token: alice.token))
+            #expect(log.count == 2 && log[0].until == nil && log[1].until != nil && log.allSatisfy { $0.device == alice.id })
+            #expect(log.map(\.sha256) == [sha256Hex(second), sha256Hex(first)])
+            let old = RelayPaths.cloudVersion + "/" + log[1].id
+            #expect(bodyBytes(try await client.request(.get, old, token: alice.token)) == first)
+            let part = try await client.request(.get, old, token: alice.token, headers: [.range: "bytes=10-19"])
+            #expect(part.status == .partialContent && bodyBytes(part) == Array(first[10..<20]))
+            #expect(try await client.request(.get, old, token: bob.token).status == .notFound)
+            #expect(try await client.request(.get, RelayPaths.cloudLog + "/d/f", token: bob.token).status == .notFound)
+            #expect(try await client.request(.get, RelayPaths.cloudLog + "/d/none", token: alice.token).status == .notFound)
+            let trash = try decode([CloudVersion].self, try await client.request(.get, RelayPaths.cloudTrash, token: alice.token))
+            #expect(trash.map(\.path) == ["/d/g"])
+            #expect(try decode([CloudVersion].self, try await client.request(.get, RelayPaths.cloudTrash, token: bob.token)).isEmpty)
+
+            let restoreRoute = RelayPaths.cloudRestore + "/d"
+            func at(_ date: Date) -> String { PreciseTime.text(date) }
+            #expect(try await client.request(.post, restoreRoute, token: alice.token, json: #"{"at":"\#(at(t1))","other":1}"#).status == .badRequest)
+            #expect(try await client.request(.post, restoreRoute, token: alice.token, json: #"{"recursive":true}"#).status == .badRequest)
+            #expect(try await client.request(.post, restoreRoute, token: alice.token,
+                                             json: #"{"at":"\#(at(Date().addingTimeInterval(3600)))","recursive":true}"#).status == .badRequest)
+            #expect(try await client.request(.post, restoreRoute, token: bob.token, json: #"{"at":"\#(at(t1))","recursive":true}"#).status == .notFound)
+            #expect(try await client.request(.post, restoreRoute, token: alice.token, json: #"{"at":"\#(at(t1))"}"#).status == .conflict)
+            #expect(try await client.request(.post, restoreRoute, token: alice.token,
+                                             json: #"{"at":"2000-01-01T00:00:00Z","recursive":true}"#).status == .notFound)
+            // The log's times are to the microsecond: its own since restores that version.
+            let restored = try await client.request(.post, restoreRoute, token: alice.token, json: #"{"at":"\#(at(t1))","recursive":true}"#)
+            #expect(restored.status == .ok)
+            let done = try decode(CloudRestored.self, restored)
+            #expect(done.restored.map(\.path) == ["/d/f", "/d/g"] && done.removed.isEmpty)
+            #expect(bodyBytes(try await client.request(.get, RelayPaths.cloud("/d/f"), token: alice.token)) == first)
+            #expect(bodyBytes(try await client.request(.get, RelayPaths.cloud("/d/g"), token: alice.token)) == first)
+            let single = try await client.request(.post, RelayPaths.cloudRestore + "/d/f", token: alice.token,
+                                                  json: #"{"at":"\#(at(log[0].since))"}"#)
+            #expect(try decode(CloudRestored.self, single).restored.map(\.sha256) == [sha256Hex(second)])
+            #expect(try await client.request(.get, RelayPaths.cloudTrash, token: alice.token).status == .ok)
+            let audit = try await fixture.store.referenceAudit()
+            // f's two uploads and g's one.
+            #expect(audit.count == 3 && audit.allSatisfy { $0.refs == $0.live })
         }
     }
 

@@ -575,7 +575,7 @@ struct StoreTests {
         #expect(try await store.itemsRevision(org: admin.orgID) == revision + 3)
     }
 
-    @Test("cloud: folders, files, replace, move, recursive delete release their blobs", arguments: Backend.allCases)
+    @Test("cloud: folders, files, replace, move, recursive delete; the replaced and removed files' versions keep their blobs (issue 50)", arguments: Backend.allCases)
     func cloud(_ backend: Backend) async throws {
         let fixture = try await StoreFixture.make(backend)
         let store = fixture.store
@@ -590,7 +590,7 @@ struct StoreTests {
         #expect(file.path == "/docs/a.age" && released.isEmpty)
         let (again, replaced) = try await store.cloudPut(path: ["docs", "a.age"], id: "c2", upload: try await fixture.finishedUpload(alice),
                                                          blobID: "b2", user: user, device: "dev", expecting: .any, maxEntries: 100, now: Date())
-        #expect(again.id == "c1" && replaced == ["b1"])
+        #expect(again.id == "c1" && replaced.isEmpty)
         #expect(try await store.cloudFile(path: ["docs", "a.age"], user: user).id == "b2")
         let (here, children) = try await store.cloudList(path: ["docs"], user: user)
         #expect(here.kind == .folder && children.map(\.name) == ["a.age"])
@@ -601,9 +601,10 @@ struct StoreTests {
         #expect(moved.path == "/papers")
         #expect(try await store.cloudFile(path: ["papers", "a.age"], user: user).id == "b2")
         #expect(try await store.usage(user: user) == 10)
-        #expect(try await store.cloudDelete(path: ["papers"], user: user, now: Date()) == ["b2"])
+        #expect(try await store.cloudDelete(path: ["papers"], user: user, now: Date()).isEmpty)
         #expect(try await store.cloudList(path: [], user: user).1.isEmpty)
-        #expect(try await store.referenceAudit().isEmpty)
+        #expect(try await store.referenceAudit().map(\.id) == ["b1", "b2"])
+        #expect(try await fixture.referencesHold())
     }
 
     @Test("cloud versions (issue 50): a put names what it replaces; of 10 puts at once based on the same version exactly one passes, the others are refused notHead and change nothing; create refuses a file that is there; a move and a rekey keep the version, a delete ends it",
@@ -661,6 +662,90 @@ struct StoreTests {
         #expect(try await fixture.referencesHold())
     }
 
+    @Test("cloud history (issue 50): a replaced, moved or removed file keeps its versions, each holding its blob; the log, the trash and a restore of the tree as it was read them; a file stored before versions were kept keeps its content too; every reference counted",
+          arguments: Backend.allCases)
+    func cloudHistory(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example")[0]
+        let user = alice.userID, device = alice.deviceID
+        func put(_ path: [String], _ blob: String, expecting: CloudPut.Expectation = .any) async throws -> (CloudEntry, [String]) {
+            try await store.cloudPut(path: path, id: Secrets.id(), upload: try await fixture.finishedUpload(alice), blobID: blob, user: user,
+                                     device: device, expecting: expecting, maxEntries: 100, now: Date())
+        }
+        _ = try await store.cloudMakeFolder(path: ["p"], id: Secrets.id(), user: user, maxEntries: 100, now: Date())
+        let (a1, _) = try await put(["p", "a"], "a1")
+        _ = try await put(["p", "b"], "b1")
+        // A file stored before versions were kept: no row in cloud_versions.
+        let (old, _) = try await put(["p", "old"], "o1")
+        try await #require(store as? any SQLRelayStore).sql.database.write { db in
+            try await db.run("DELETE FROM cloud_versions WHERE file_id = \(old.id)")
+            try await db.run("UPDATE blobs SET refs = refs - 1 WHERE id = 'o1'")
+        }
+        #expect(try await fixture.referencesHold())
+        let t1 = Date()
+
+        // Replaced, removed, moved: nothing released, every blob still referenced.
+        let (a2, released) = try await put(["p", "a"], "a2", expecting: .version(try #require(a1.version)))
+        #expect(released.isEmpty && a2.version != a1.version && a2.id == a1.id)
+        #expect(try await store.cloudDelete(path: ["p", "b"], user: user, now: Date()).isEmpty)
+        #expect(try await store.cloudDelete(path: ["p", "old"], user: user, now: Date()).isEmpty)
+        _ = try await store.cloudMove(from: ["p", "a"], to: ["p", "c"], user: user, now: Date())
+        #expect(try await fixture.referencesHold())
+        #expect(Set(try await store.referenceAudit().map(\.id)) == ["a1", "a2", "b1", "o1"])
+        let t2 = Date()
+
+        // The log of the moved file: its row under the new path, then its two versions at the old one.
+        let logC = try await store.cloudLog(path: ["p", "c"], user: user)
+        #expect(logC.map(\.path) == ["/p/c", "/p/a", "/p/a"])
+        #expect(logC.map(\.version) == [a2.version, a2.version, a1.version].compactMap { $0 })
+        #expect(logC.allSatisfy { $0.device == device } && logC.first?.until == nil && logC.dropFirst().allSatisfy { $0.until != nil })
+        // What was at /p/a (nothing is there now).
+        #expect(try await store.cloudLog(path: ["p", "a"], user: user).map(\.version) == [a2.version, a1.version].compactMap { $0 })
+        await #expect(throws: StoreError.self) { try await store.cloudLog(path: ["p", "never"], user: user) }
+        let trash = try await store.cloudTrash(user: user)
+        #expect(trash.map(\.path).sorted() == ["/p/b", "/p/old"])
+        #expect(trash.first { $0.path == "/p/old" }?.version == old.id)
+        let first = try #require(logC.last)
+        #expect(try await store.cloudVersionBlob(id: first.id, user: user).id == "a1")
+        await #expect(throws: StoreError.self) { try await store.cloudVersionBlob(id: "none", user: user) }
+        let bob = try await fixture.user("bob@acme.example")[0]
+        await #expect(throws: StoreError.self) { try await store.cloudVersionBlob(id: first.id, user: bob.userID) }
+        await #expect(throws: StoreError.self) { try await store.cloudLog(path: ["p", "c"], user: bob.userID) }
+        #expect(try await store.cloudTrash(user: bob.userID).isEmpty)
+
+        // The tree at t1: /p/a (its first version), /p/b and /p/old back, /p/c gone.
+        func restore(_ path: [String], at time: Date, recursive: Bool = true) async throws -> CloudRestored {
+            try await store.cloudRestore(path: path, at: time, recursive: recursive, user: user, device: device, maxEntries: 100, now: Date()).0
+        }
+        let back = try await restore(["p"], at: t1)
+        #expect(back.restored.map(\.path) == ["/p/a", "/p/b", "/p/old"] && back.removed == ["/p/c"])
+        #expect(back.restored.first?.version == a1.version)
+        #expect(try await store.cloudFile(path: ["p", "a"], user: user).id == "a1")
+        #expect(try await store.cloudFile(path: ["p", "b"], user: user).id == "b1")
+        #expect(try await store.cloudFile(path: ["p", "old"], user: user).id == "o1")
+        #expect(try await store.cloudList(path: ["p"], user: user).1.map(\.name) == ["a", "b", "old"])
+        #expect(try await fixture.referencesHold())
+        // Again: nothing to change. A folder without recursive, a time with nothing there: refused.
+        let again = try await restore(["p"], at: t1)
+        #expect(again.restored.isEmpty && again.removed.isEmpty)
+        await #expect(throws: StoreError.self) { try await restore(["p"], at: t1, recursive: false) }
+        await #expect(throws: StoreError.self) { try await restore(["p"], at: Date(timeIntervalSince1970: 1)) }
+        // The tree at t2 (c, the second version), then one file alone back at t1.
+        let second = try await restore(["p"], at: t2)
+        #expect(second.restored.map(\.path) == ["/p/c"] && second.removed == ["/p/a", "/p/b", "/p/old"])
+        #expect(try await store.cloudFile(path: ["p", "c"], user: user).id == "a2")
+        let single = try await restore(["p", "b"], at: t1, recursive: false)
+        #expect(single.restored.map(\.path) == ["/p/b"] && single.removed.isEmpty)
+        #expect(try await store.cloudList(path: ["p"], user: user).1.map(\.name) == ["b", "c"])
+        #expect(try await fixture.referencesHold())
+
+        // Removing the user releases every version's blob.
+        let removed = try await store.removeUser(email: "alice@acme.example", now: Date())
+        #expect(Set(removed.blobs) == ["a1", "a2", "b1", "o1"])
+        #expect(try await store.referenceAudit().isEmpty)
+    }
+
     @Test("cloud entries: a user holds at most maxEntries files and folders, checked as one is added; 20 mkdirs at once never pass it; a replaced file adds none",
           arguments: Backend.allCases)
     func cloudEntryCap(_ backend: Backend) async throws {
@@ -683,7 +768,7 @@ struct StoreTests {
         }
         let (replaced, released) = try await store.cloudPut(path: ["a.age"], id: "c3", upload: try await fixture.finishedUpload(alice),
                                                             blobID: "b3", user: user, device: "dev", expecting: .any, maxEntries: 3, now: Date())
-        #expect(replaced.id == "c1" && released == ["b1"])
+        #expect(replaced.id == "c1" && released.isEmpty)
         // A deleted folder frees its place: the kept upload goes in now; Bob counts his own.
         let folder = try #require(held.first { $0.kind == .folder })
         _ = try await store.cloudDelete(path: [folder.name], user: user, now: Date())
@@ -906,7 +991,8 @@ struct StoreTests {
         let (entry, released) = try await store.cloudPutTransfer(path: ["t.age"], id: "c1", transfer: "t1", sender: admin[0].deviceID,
                                                                  user: admin[0].userID, expecting: .any, maxEntries: 100, now: Date())
         #expect(entry.path == "/t.age" && released.isEmpty)
-        #expect(try await store.referenceAudit().map(\.refs) == [2])
+        // The copy waiting, the file and its version (issue 50).
+        #expect(try await store.referenceAudit().map(\.refs) == [3])
         await #expect(throws: StoreError.preconditionFailed("the file changed: its SHA-256 is \(entry.sha256 ?? "")")) {
             try await store.cloudReplaceBlob(path: ["t.age"], expected: "0", with: BlobRef(id: "b2", size: 5, sha256: "b"),
                                              user: admin[0].userID, now: Date())

@@ -39,6 +39,9 @@ struct TokenScopeTests {
         "GET /v1/cloud": .forbidden, "GET /v1/cloud/**": .forbidden, "POST /v1/cloud/**": .forbidden,
         "PUT /v1/cloud/**": .forbidden, "PATCH /v1/cloud/**": .forbidden, "DELETE /v1/cloud/**": .forbidden,
         "PUT /v1/cloud-header/**": .forbidden, "GET /v1/cloud-usage": .forbidden,
+        // The cloud's history (issue 50): versions, trash and restore are the cloud's too.
+        "GET /v1/cloud-log/**": .forbidden, "GET /v1/cloud-version/{id}": .forbidden, "GET /v1/cloud-trash": .forbidden,
+        "POST /v1/cloud-restore": .forbidden, "POST /v1/cloud-restore/**": .forbidden,
         "GET /v1/items": .forbidden, "POST /v1/items": .forbidden, "GET /v1/items/{id}": .forbidden,
         "PUT /v1/items/{id}": .forbidden, "DELETE /v1/items/{id}": .forbidden,
         "GET /items": .forbidden, "POST /items": .forbidden, "GET /items/{id}": .forbidden,

@@ -29,7 +29,7 @@ function __vfs-cloud_parse_tokens -S
         case 'put'
             __vfs-cloud_parse_subcommand -r 1 'r/recursive' 'f/force' 'base=' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'get'
-            __vfs-cloud_parse_subcommand 1 'o=' 'C=' 'stdout' 'raw' 'r/recursive' 'f/force' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+            __vfs-cloud_parse_subcommand 1 'o=' 'C=' 'stdout' 'raw' 'r/recursive' 'f/force' 'at=' 'version-id=' 'q/quiet' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'mv'
             __vfs-cloud_parse_subcommand 2 'f' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'rm'
@@ -40,6 +40,12 @@ function __vfs-cloud_parse_tokens -S
             __vfs-cloud_parse_subcommand 1 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'conflicts'
             __vfs-cloud_parse_subcommand 1 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'log'
+            __vfs-cloud_parse_subcommand 1 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'trash'
+            __vfs-cloud_parse_subcommand 0 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
+        case 'restore'
+            __vfs-cloud_parse_subcommand 1 'at=' 'r/recursive' 'json' 'retry-for=' 'token-file=' 'identity-file=' 'timeout=' 'passcode-file=' 'passcode-fd=' 'version' 'h/help'
         case 'help'
             __vfs-cloud_parse_subcommand -r 1 'version'
         end
@@ -106,6 +112,9 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional 
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'du' -d 'Show what your cloud files use on the relay, and your quota.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'rekey' -d 'Re-encrypt every cloud file\'s key to your current devices, without uploading the files again.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'conflicts' -d 'List the conflict copies puts kept beside newer versions.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'log' -d 'List the versions of a cloud file, newest first.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'trash' -d 'List the cloud files that were removed, newest removal first.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'restore' -d 'Put a cloud file (a folder\'s tree with -r) back as it was at a time.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_positional "vfs-cloud" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" l' -s 'l' -d 'Long format: kind, plaintext size, modification time, path.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud ls" h human-readable' -s 'h' -l 'human-readable' -d 'Sizes as 1.2 MiB instead of bytes.'
@@ -147,6 +156,8 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" raw' -l 'raw' -d 'Write the ciphertext as stored, without decrypting.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" r recursive' -l 'recursive' -s 'r' -d 'Get a folder with everything in it.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" f force' -l 'force' -s 'f' -d 'Replace files that exist.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" at' -l 'at' -d 'Get the version the file had at this time.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" version-id' -l 'version-id' -d 'Get this version of the file (vfs-cloud log lists them).' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" q quiet' -l 'quiet' -s 'q' -d 'No progress bar.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud get" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH (mode 0600) instead of the keychain (in a systemd unit: the credential vfs-token in $CREDENTIALS_DIRECTORY when this is not given).' -rF
@@ -201,4 +212,33 @@ complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_op
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" version' -l 'version' -d 'Show the version.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud conflicts" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud log" json' -l 'json' -d 'Print a JSON array of {id, version, path, size, sha256, device, since, until}.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud log" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud log" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud log" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud log" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud log" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud log" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud log" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud log" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud trash" json' -l 'json' -d 'Print a JSON array of {id, version, path, size, sha256, device, since, until}.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud trash" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud trash" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud trash" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud trash" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud trash" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud trash" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud trash" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud trash" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" at' -l 'at' -d 'The time to go back to.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" r recursive' -l 'recursive' -s 'r' -d 'Restore a folder\'s whole tree.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" json' -l 'json' -d 'Print JSON: {restored: [entries], removed: [paths]}.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" retry-for' -l 'retry-for' -d 'Try again after a temporary failure (the relay down or restarting, its disk full, busy) for up to DURATION, with growing waits (30s, 5m, 1h; 0: never). Default 5m, or $VFS_RETRY_FOR.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" token-file' -l 'token-file' -d 'Keep the device\'s relay token in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" identity-file' -l 'identity-file' -d 'Keep the device\'s age identity in PATH instead of the keychain.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" timeout' -l 'timeout' -d 'Give up on a relay that does not connect, or answer a request, within SECONDS (default 10 to connect, 60 an answer).' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" passcode-file' -l 'passcode-file' -d 'Read the keychain passcode from the first line of PATH.' -rF
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" passcode-fd' -l 'passcode-fd' -d 'Read the keychain passcode from file descriptor N.' -rfka ''
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" version' -l 'version' -d 'Show the version.'
+complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud restore" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'vfs-cloud' -n '__vfs-cloud_should_offer_completions_for_flags_or_options "vfs-cloud help" version' -l 'version' -d 'Show the version.'

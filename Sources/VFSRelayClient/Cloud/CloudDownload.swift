@@ -75,8 +75,10 @@ package struct CloudDownload {
         }
     }
 
-    /// One file: to `target`, or standard output when nil.
-    package func download(_ entry: CloudEntry, to target: String?) async throws {
+    /// One file: to `target`, or standard output when nil. `version` downloads that kept
+    /// version of it (`CloudVersion.id`) instead of the current one, and records no base
+    /// for the next put (the device did not get the head).
+    package func download(_ entry: CloudEntry, to target: String?, version: String? = nil) async throws {
         let path = entry.path
         guard let size = entry.size, let sha256 = entry.sha256 else { throw RelayClientError.badAnswer(url: path, reason: "no size or digest") }
         if let target { try Self.refuseExisting(target, force: force) }
@@ -84,7 +86,8 @@ package struct CloudDownload {
         let incoming = session.home + "/cloud-incoming"
         try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let partial = incoming + "/" + sha256 + ".age"
-        let download = RangeDownloader.Target(route: RelayClient.cloudRoute(path), label: path, size: size, sha256: sha256)
+        let route = version.map(RelayClient.cloudVersionRoute) ?? RelayClient.cloudRoute(path)
+        let download = RangeDownloader.Target(route: route, label: path, size: size, sha256: sha256)
         // The reader follows the download (DownloadFeed): it decrypts as bytes arrive,
         // age authenticating each 64 KiB chunk before it is written, and hashes the
         // ciphertext, ending only once the whole matched the relay's SHA-256.
@@ -129,7 +132,7 @@ package struct CloudDownload {
         unlink(partial)
         // What this device's next put of the path is based on (the bytes hashed to the
         // entry's SHA-256, so they are that version's).
-        try CloudBases(home: session.home).record(entry.version, for: path)
+        if version == nil { try CloudBases(home: session.home).record(entry.version, for: path) }
     }
 
     static func isSpecial(_ path: String) -> Bool {

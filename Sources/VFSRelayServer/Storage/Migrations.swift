@@ -344,6 +344,25 @@ enum RelayMigrations {
               max_expiry \(.integer), max_downloads \(.integer), max_size \(.integer))
             """,
         ]),
+        // Issue 50, item 2: the history of each cloud file. A row of `cloud_versions` says
+        // that from `since` until `until` (NULL: still, the head) the file `file_id` was at
+        // `path` holding `version` (the content id a put's `base` names; `id` is the row's
+        // own) in the blob `blob_id`, of which the row holds one reference while it is
+        // kept. A move adds rows under the new paths with the same version; a rekey points
+        // the head row at the new blob; a removal or a replacement ends the rows, keeping
+        // their references (item 3's retention releases them). v23's rows were their own
+        // versions, without a blob: a head of theirs gets its file's blob when it is next
+        // replaced, moved, removed or rekeyed (`CloudTree.holdHead`).
+        Migration("v25-cloud-history", [
+            "ALTER TABLE cloud_versions ADD COLUMN version TEXT NOT NULL DEFAULT ''",
+            "UPDATE cloud_versions SET version = id",
+            "ALTER TABLE cloud_versions ADD COLUMN blob_id TEXT",
+            "ALTER TABLE cloud_versions ADD COLUMN size \(.integer)",
+            "ALTER TABLE cloud_versions ADD COLUMN sha256 TEXT",
+            "CREATE INDEX cloud_versions_version ON cloud_versions(user_id, version)",
+            "CREATE INDEX cloud_versions_blob ON cloud_versions(blob_id)",
+            "CREATE INDEX cloud_versions_since ON cloud_versions(user_id, since)",
+        ]),
     ]
 
     /// What the migrations were called before they were one list (main up to be4e8fe),

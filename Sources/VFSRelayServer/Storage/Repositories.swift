@@ -344,6 +344,23 @@ public protocol CloudRepository: Sendable {
                           now: Date) async throws -> (CloudEntry, [String])
 }
 
+/// Each user's cloud history (issue 50): the versions a replaced, moved or removed file
+/// keeps, and a file or a tree put back as it was. Implemented in Stores/CloudHistoryStore.swift.
+public protocol CloudHistoryRepository: Sendable {
+    /// The versions of the file at `path` now and of what was at `path` before, newest
+    /// first; `notFound` when there is none.
+    func cloudLog(path: [String], user: Int64) async throws -> [CloudVersion]
+    /// The blob a version row (`CloudVersion.id`) of the user holds, or `notFound`.
+    func cloudVersionBlob(id: String, user: Int64) async throws -> BlobRef
+    /// Each removed file's last version, newest removal first.
+    func cloudTrash(user: Int64) async throws -> [CloudVersion]
+    /// Puts the file at `path` back as it was at `time` (with `recursive` the tree under
+    /// it: files not there then are removed, keeping their versions) as new versions by
+    /// `device`; returns what changed and the blob ids to delete.
+    func cloudRestore(path: [String], at time: Date, recursive: Bool, user: Int64, device: String, maxEntries: Int,
+                      now: Date) async throws -> (CloudRestored, [String])
+}
+
 /// Each organisation's policy items, listed, read and changed (by a device or the admin page).
 /// Implemented in Stores/ItemStore.swift (and so are the three below).
 public protocol ItemRepository: Sendable {
@@ -630,6 +647,7 @@ public typealias RelayStore = OperatorRepository
     & StreamStateRepository
     & StreamingCompletionRepository
     & CloudRepository
+    & CloudHistoryRepository
     & ItemRepository
     & ItemRevisionRepository
     & PolicyGraceRepository

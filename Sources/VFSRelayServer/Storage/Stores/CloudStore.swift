@@ -53,17 +53,17 @@ enum CloudTree {
     /// A file's current version: its open row in `cloud_versions`, else (a file stored
     /// before versions were kept) its own id.
     static func head(_ db: any SQLConnection, file: String) async throws -> String {
-        try await db.value("SELECT id FROM cloud_versions WHERE file_id = \(file) AND until IS NULL", as: String.self) ?? file
+        try await db.value("SELECT version FROM cloud_versions WHERE file_id = \(file) AND until IS NULL", as: String.self) ?? file
     }
 
     /// `entries` (a folder's children) with their files' versions.
     static func withVersions(_ db: any SQLConnection, _ entries: [CloudEntry], user: Int64, parent: String) async throws -> [CloudEntry] {
         guard entries.contains(where: { $0.kind == .file }) else { return entries }
         let rows = try await db.all("""
-            SELECT v.file_id, v.id FROM cloud_versions v JOIN cloud c ON c.id = v.file_id
+            SELECT v.file_id, v.version FROM cloud_versions v JOIN cloud c ON c.id = v.file_id
             WHERE c.user_id = \(user) AND c.parent = \(parent) AND v.until IS NULL
             """, as: HeadRow.self)
-        let heads = Dictionary(rows.map { ($0.fileID, $0.id) }, uniquingKeysWith: { first, _ in first })
+        let heads = Dictionary(rows.map { ($0.fileID, $0.version) }, uniquingKeysWith: { first, _ in first })
         return entries.map { entry in
             var entry = entry
             if entry.kind == .file { entry.version = heads[entry.id] ?? entry.id }
@@ -71,7 +71,7 @@ enum CloudTree {
         }
     }
 
-    struct HeadRow: Decodable { var fileID: String, id: String }
+    struct HeadRow: Decodable { var fileID: String, version: String }
 
     /// Refuses the put unless `expecting` holds for what is at `name` in `parent` now.
     static func checkHead(_ db: any SQLConnection, parent: String, name: String, path: [String], user: Int64,
@@ -89,14 +89,40 @@ enum CloudTree {
         }
     }
 
-    /// Makes `version` the file's head (the one it had ends now).
+    /// Makes `version`, held in `blob`, the file's head at `path` (the row it had ends
+    /// now, keeping its blob reference). The new row holds one more reference to `blob`,
+    /// counted here: the caller holds the blob's lock (or made it in this transaction).
     static func recordVersion(_ db: any SQLConnection, _ version: String, file: String, path: [String], user: Int64,
-                              device: String, now: Date) async throws {
+                              device: String, blob: BlobRef, now: Date) async throws {
         try await db.run("UPDATE cloud_versions SET until = \(now) WHERE file_id = \(file) AND until IS NULL")
+        try await db.run("UPDATE blobs SET refs = refs + 1 WHERE id = \(blob.id)")
         try await db.run("""
-            INSERT INTO cloud_versions(id, user_id, file_id, path, device, since)
-            VALUES (\(version), \(user), \(file), \(text(path)), \(device), \(now))
+            INSERT INTO cloud_versions(id, version, user_id, file_id, path, device, blob_id, size, sha256, since)
+            VALUES (\(Secrets.id()), \(version), \(user), \(file), \(text(path)), \(device), \(blob.id), \(blob.size),
+                    \(blob.sha256), \(now))
             """)
+    }
+
+    /// Makes sure the file `row` at `path` has a head row holding its blob, before the file
+    /// is replaced, moved, removed or rekeyed: a file stored before versions were kept (no
+    /// row, or v23's row without a blob) gets one, with one more reference to its blob
+    /// (whose lock the caller holds), so its content is kept as a version too.
+    static func holdHead(_ db: any SQLConnection, _ row: CloudRow, path: [String], user: Int64) async throws {
+        guard row.kind == "file", let blob = try? row.blob else { return }
+        let open = try await db.one("SELECT * FROM cloud_versions WHERE file_id = \(row.id) AND until IS NULL", as: CloudVersionRow.self)
+        if open?.blobID != nil { return }
+        try await db.run("UPDATE blobs SET refs = refs + 1 WHERE id = \(blob.id)")
+        if let open {
+            try await db.run("""
+                UPDATE cloud_versions SET blob_id = \(blob.id), size = \(blob.size), sha256 = \(blob.sha256) WHERE id = \(open.id)
+                """)
+        } else {
+            try await db.run("""
+                INSERT INTO cloud_versions(id, version, user_id, file_id, path, device, blob_id, size, sha256, since)
+                VALUES (\(Secrets.id()), \(row.id), \(user), \(row.id), \(text(path)), '', \(blob.id), \(blob.size),
+                        \(blob.sha256), \(row.updated))
+                """)
+        }
     }
 
     static func exists(_ db: any SQLConnection, parent: String, name: String, user: Int64) async throws -> Bool {
@@ -118,8 +144,9 @@ enum CloudTree {
     }
 
     /// Removes the file `name` in `parent` to put another in its place (a folder there is a
-    /// conflict) and releases its blob reference; nil when nothing is there. The caller
-    /// keeps the returned id and creation time; `released` are the blobs to delete.
+    /// conflict) and releases its own blob reference (its versions keep theirs); nil when
+    /// nothing is there. The caller keeps the returned id and creation time; `released`
+    /// are the blobs to delete.
     static func displaceFile(_ db: any SQLConnection, parent: String, name: String, path: [String],
                              user: Int64) async throws -> (id: String, created: Date, released: [String])? {
         guard let existing = try await db.one("SELECT * FROM cloud WHERE user_id = \(user) AND parent = \(parent) AND name = \(name)",
@@ -131,6 +158,7 @@ enum CloudTree {
         }
         let id = existing.id, old = existing.blobID
         if let old { try await StoreRows.lockBlobs(db, [old]) }
+        try await holdHead(db, existing, path: path, user: user)
         try await db.run("DELETE FROM cloud WHERE id = \(id)")
         var released = [String]()
         if let old, try await StoreRows.release(db, blob: old) { released.append(old) }
@@ -153,7 +181,7 @@ enum CloudTree {
             VALUES (\(entryID), \(user), \(parent), \(name), 'file', \(blob.id), \(blob.size), \(blob.sha256), \(created), \(now))
             """)
         let version = Secrets.id()
-        try await recordVersion(db, version, file: entryID, path: path, user: user, device: device, now: now)
+        try await recordVersion(db, version, file: entryID, path: path, user: user, device: device, blob: blob, now: now)
         try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.put", subject: entryID, detail: detail, now: now)
         return (CloudEntry(id: entryID, name: name, path: text(path), kind: .file, size: blob.size, sha256: blob.sha256,
                            created: created, updated: now, version: version), replaced?.released ?? [])
@@ -227,9 +255,24 @@ extension SQLRelayStore {
             if try await CloudTree.exists(db, parent: parent, name: name, user: user) {
                 throw StoreError.conflict("\"\(CloudTree.text(to))\" already exists")
             }
+            // The files moved, their blobs locked (the store's lock order) before any row
+            // changes: each file's head gets a row under its new path (one more reference).
+            let files = try await CloudTree.files(db, at: row, path: from, user: user)
+            try await StoreRows.lockBlobs(db, Array(Set(files.values.compactMap(\.blobID))).sorted())
+            for (at, file) in files { try await CloudTree.holdHead(db, file, path: CloudTree.names(at), user: user) }
+            let heads = files.isEmpty ? [] : try await db.all("""
+                SELECT * FROM cloud_versions WHERE until IS NULL AND file_id IN \(list: files.values.map(\.id))
+                """, as: CloudVersionRow.self)
             guard let moved = try await db.one("""
                 UPDATE cloud SET parent = \(parent), name = \(name), updated = \(now) WHERE id = \(rowID) RETURNING *
                 """, as: CloudRow.self) else { throw StoreError.notFound("no such file or folder \"\(CloudTree.text(from))\"") }
+            let paths = Dictionary(files.map { ($0.value.id, $0.key) }, uniquingKeysWith: { first, _ in first })
+            for head in heads {
+                guard let old = paths[head.fileID], let blob = head.blob else { continue }
+                let new = to + CloudTree.names(old).dropFirst(from.count)
+                try await CloudTree.recordVersion(db, head.version, file: head.fileID, path: new, user: user, device: head.device,
+                                                  blob: blob, now: now)
+            }
             try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.move", subject: rowID,
                                       detail: CloudTree.text(to), now: now)
             var entry = moved.entry(path: CloudTree.text(to))
@@ -252,7 +295,11 @@ extension SQLRelayStore {
                 next += 1
             }
             let blobs = rows.compactMap(\.blobID).sorted()
-            try await StoreRows.lockBlobs(db, blobs)
+            try await StoreRows.lockBlobs(db, Array(Set(blobs)).sorted())
+            // Each file keeps its versions (and their blobs): the removed file's last one is in the trash.
+            for (at, file) in try await CloudTree.files(db, at: row, path: path, user: user) {
+                try await CloudTree.holdHead(db, file, path: CloudTree.names(at), user: user)
+            }
             try await db.run("DELETE FROM cloud WHERE id IN \(list: rows.map(\.id))")
             let files = rows.filter { $0.kind == "file" }.map(\.id)
             if !files.isEmpty {
@@ -311,15 +358,26 @@ extension SQLRelayStore {
             guard current == expected else { throw StoreError.preconditionFailed("the file changed: its SHA-256 is \(current)") }
             let rowID = row.id, old = row.blobID
             if let old { try await StoreRows.lockBlobs(db, [old]) }
+            // The head's version row follows the new header (the version stays): it
+            // releases its reference to the old blob and holds one to the new.
+            try await CloudTree.holdHead(db, row, path: path, user: user)
+            let head = try await db.one("SELECT * FROM cloud_versions WHERE file_id = \(rowID) AND until IS NULL", as: CloudVersionRow.self)
             try await db.run("""
-                INSERT INTO blobs(id, size, sha256, refs, created) VALUES (\(blob.id), \(blob.size), \(blob.sha256), 1, \(now))
+                INSERT INTO blobs(id, size, sha256, refs, created)
+                VALUES (\(blob.id), \(blob.size), \(blob.sha256), \(head == nil ? 1 : 2), \(now))
                 """)
+            if let head {
+                try await db.run("""
+                    UPDATE cloud_versions SET blob_id = \(blob.id), size = \(blob.size), sha256 = \(blob.sha256) WHERE id = \(head.id)
+                    """)
+            }
             guard let updated = try await db.one("""
                 UPDATE cloud SET blob_id = \(blob.id), size = \(blob.size), sha256 = \(blob.sha256), updated = \(now)
                 WHERE id = \(rowID) RETURNING *
                 """, as: CloudRow.self) else { throw StoreError.notFound("no such file \"\(CloudTree.text(path))\"") }
             var released = [String]()
             if let old, try await StoreRows.release(db, blob: old) { released.append(old) }
+            if let held = head?.blobID, try await StoreRows.release(db, blob: held) { released.append(held) }
             try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.rekey", subject: rowID, now: now)
             var entry = updated.entry(path: CloudTree.text(path))
             entry.version = try await CloudTree.head(db, file: rowID)

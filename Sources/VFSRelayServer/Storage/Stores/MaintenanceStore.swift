@@ -2,12 +2,14 @@ import Foundation
 
 extension StoreRows {
     /// Each blob row with its reference count and the references that are live: waiting
-    /// copies of its transfers, cloud files and share links not yet released.
+    /// copies of its transfers, cloud files, the cloud versions kept (issue 50) and share
+    /// links not yet released.
     static let referenceCounts: SQL = """
         SELECT b.id, b.refs,
           (SELECT COUNT(*) FROM outbox o JOIN transfers t ON t.id = o.transfer_id
              WHERE t.blob_id = b.id AND o.status IN \(waiting))
           + (SELECT COUNT(*) FROM cloud c WHERE c.blob_id = b.id)
+          + (SELECT COUNT(*) FROM cloud_versions v WHERE v.blob_id = b.id)
           + (SELECT COUNT(*) FROM shares s WHERE s.blob_id = b.id AND s.released IS NULL) AS live
         FROM blobs b ORDER BY b.id
         """
@@ -30,6 +32,7 @@ extension SQLRelayStore {
                     AND transfer_id IN (SELECT id FROM transfers WHERE blob_id = \(blob))
                     """)
                 try await db.run("DELETE FROM cloud WHERE blob_id = \(blob)")
+                try await db.run("DELETE FROM cloud_versions WHERE blob_id = \(blob)")
                 try await db.run("UPDATE shares SET released = \(now) WHERE blob_id = \(blob) AND released IS NULL")
                 try await db.run("DELETE FROM blobs WHERE id = \(blob)")
                 report.orphanRows += 1

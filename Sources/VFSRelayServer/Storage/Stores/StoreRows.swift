@@ -122,7 +122,7 @@ struct BlobRow: Decodable {
 }
 
 struct CloudRow: Decodable {
-    var id: String, name: String, kind: String, blobID: String?, size: Int64?, sha256: String?, created: Date, updated: Date
+    var id: String, parent: String, name: String, kind: String, blobID: String?, size: Int64?, sha256: String?, created: Date, updated: Date
 
     /// A file's content (a folder has none).
     var blob: BlobRef {

@@ -33,10 +33,13 @@ extension SQLRelayStore {
                 WHERE o.device_id IN \(list: deviceIDs) AND o.status IN ('unattended', 'initiated')
                 """, as: String.self)
             let files = try await db.values("SELECT blob_id FROM cloud WHERE user_id = \(id) AND blob_id IS NOT NULL", as: String.self)
+            // The versions kept of them (issue 50), each one reference.
+            let versions = try await db.values("SELECT blob_id FROM cloud_versions WHERE user_id = \(id) AND blob_id IS NOT NULL",
+                                               as: String.self)
             // The store's lock order: blob rows first, by id.
-            try await StoreRows.lockBlobs(db, Array(Set(waiting + files)).sorted())
+            try await StoreRows.lockBlobs(db, Array(Set(waiting + files + versions)).sorted())
             var released = [String]()
-            for blob in waiting + files where try await StoreRows.release(db, blob: blob) { released.append(blob) }
+            for blob in waiting + files + versions where try await StoreRows.release(db, blob: blob) { released.append(blob) }
             released += try await StoreRows.releaseShares(db, "user_id = \(id)", now: now)
             try await db.run("DELETE FROM shares WHERE user_id = \(id)")
             try await db.run("DELETE FROM file_requests WHERE user_id = \(id)")

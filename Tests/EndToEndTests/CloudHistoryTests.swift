@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import VFSTestSupport
+
+/// Issue 50, item 2: a replaced, moved or removed cloud file keeps its versions; log, get
+/// --at/--version, trash and restore -r --at reach them, through the release tools, on
+/// SQLite and PostgreSQL.
+@Suite("vfs-cloud versions end to end", .serialized)
+struct CloudHistoryTests {
+    func ok(_ run: Run, _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(run.status == 0, "\(what): \(run.stderr)", sourceLocation: sourceLocation)
+    }
+
+    /// Every file and folder under `folder`, by its path inside it: a file's bytes, nil for a folder.
+    func tree(_ folder: String) -> [String: Data?] {
+        var out = [String: Data?]()
+        guard let walk = FileManager.default.enumerator(atPath: folder) else { return out }
+        while let name = walk.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder) else { continue }
+            out[name] = isFolder.boolValue ? .some(nil) : FileManager.default.contents(atPath: folder + "/" + name)
+        }
+        return out
+    }
+
+    @Test("restore -r --at T gives back, byte for byte, the tree as it was at each of three times after edits, moves and removals, in any order; log lists versions with device and time, get --at and --version-id the old bytes, trash the removed files",
+          arguments: [false, true])
+    func restoreTree(_ postgres: Bool) throws {
+        let fleet = try Fleet(database: postgres ? try PostgresCluster.start().newDatabase() : nil)
+        let laptop = fleet.laptop, phone = fleet.phone
+        var snapshots = 0
+        /// The cloud's /proj as get -r brings it down.
+        func cloudTree() throws -> [String: Data?] {
+            snapshots += 1
+            let out = fleet.scratch.path("snapshot-\(snapshots)")
+            ok(try laptop.run("vfs-cloud", ["get", "-r", "/proj", "-o", out]), "get -r")
+            return tree(out)
+        }
+        func at(_ date: Date) -> String { "@\(date.timeIntervalSince1970)" }
+        func put(_ machine: Machine, _ name: String, _ text: String, _ path: String) throws {
+            ok(try machine.run("vfs-cloud", ["put", "-f", try fleet.scratch.write(name, text), path]), "put \(path)")
+        }
+        try FileManager.default.createDirectory(atPath: fleet.scratch.path("proj/sub"), withIntermediateDirectories: true)
+        _ = try fleet.scratch.write("proj/a.txt", "a, first")
+        _ = try fleet.scratch.write("proj/sub/b.txt", "b, first")
+        _ = try fleet.scratch.write("proj/c.txt", testBytes(70_000, seed: 5))
+        ok(try laptop.run("vfs-cloud", ["put", "-r", fleet.scratch.path("proj"), "/"]), "put -r")
+        let tree1 = try cloudTree()
+        #expect(tree1.keys.sorted() == ["a.txt", "c.txt", "sub", "sub/b.txt"])
+        let t1 = Date()
+
+        // Edits (one by the phone), a move, a removal, a new file.
+        try put(phone, "a2", "a, second", "/proj/a.txt")
+        ok(try laptop.run("vfs-cloud", ["mv", "/proj/sub", "/proj/moved"]))
+        ok(try laptop.run("vfs-cloud", ["rm", "/proj/c.txt"]))
+        try put(laptop, "d1", "d, new", "/proj/d.txt")
+        let tree2 = try cloudTree()
+        #expect(tree2.keys.sorted() == ["a.txt", "d.txt", "moved", "moved/b.txt"])
+        let t2 = Date()
+
+        // More: an edit of the moved file, a file moved into a new folder, a removal.
+        try put(laptop, "b2", "b, second", "/proj/moved/b.txt")
+        ok(try laptop.run("vfs-cloud", ["mkdir", "/proj/new"]))
+        ok(try laptop.run("vfs-cloud", ["mv", "/proj/a.txt", "/proj/new/a.txt"]))
+        ok(try laptop.run("vfs-cloud", ["rm", "/proj/d.txt"]))
+        let tree3 = try cloudTree()
+        #expect(tree3.keys.sorted() == ["moved", "moved/b.txt", "new", "new/a.txt"])
+        let t3 = Date()
+
+        // Then everything goes, and something else comes.
+        ok(try laptop.run("vfs-cloud", ["rm", "-r", "-f", "/proj"]))
+        ok(try laptop.run("vfs-cloud", ["mkdir", "/proj"]))
+        try put(laptop, "e1", "e, after", "/proj/e.txt")
+
+        // The trash holds what was removed; log and get reach every version.
+        let trash = try laptop.run("vfs-cloud", ["trash", "--json"])
+        ok(trash, "trash")
+        let removed = jsonArray(trash)
+        #expect(Set(removed.compactMap { $0["path"] as? String }) == ["/proj/c.txt", "/proj/d.txt", "/proj/new/a.txt", "/proj/moved/b.txt"],
+                "\(removed)")
+        // Each by its last version: a.txt's the phone put (the laptop only moved it).
+        for entry in removed {
+            #expect(entry["until"] is String && entry["device"] as? String == (entry["path"] as? String == "/proj/new/a.txt" ? phone.id : laptop.id),
+                    "\(entry)")
+        }
+        #expect(try laptop.run("vfs-cloud", ["trash"]).out.contains("/proj/c.txt"))
+        #expect(try laptop.run("vfs-cloud", ["get", "/proj/a.txt", "--at", at(t1), "--stdout"]).out == "a, first")
+        #expect(try laptop.run("vfs-cloud", ["get", "/proj/a.txt", "--at", at(t2), "--stdout"]).out == "a, second")
+        #expect(try laptop.run("vfs-cloud", ["get", "/proj/a.txt", "--at", at(t3), "--stdout"]).status == 66)
+        #expect(try laptop.run("vfs-cloud", ["get", "/proj/c.txt", "--at", at(t1), "--stdout"]).stdout == Data(testBytes(70_000, seed: 5)))
+        let log = try laptop.run("vfs-cloud", ["log", "--json", "/proj/moved/b.txt"])
+        ok(log, "log")
+        let versions = jsonArray(log)
+        #expect(versions.count == 2 && versions.allSatisfy { $0["until"] is String && $0["since"] is String })
+        #expect(versions.allSatisfy { $0["device"] as? String == laptop.id })
+        let first = try #require(versions.last?["version"] as? String)
+        #expect(try laptop.run("vfs-cloud", ["get", "/proj/moved/b.txt", "--version-id", first, "--stdout"]).out == "b, first")
+        let aLog = try laptop.run("vfs-cloud", ["log", "/proj/a.txt"])
+        #expect(aLog.out.split(separator: "\n").count == 2 && aLog.out.contains("\tphone\t") && aLog.out.contains("\tlaptop\t"), "\(aLog.out)")
+        #expect(try laptop.run("vfs-cloud", ["log", "/proj/none"]).status == 66)
+        #expect(try laptop.run("vfs-cloud", ["get", "/proj/x", "--version-id", "none", "--stdout"]).status == 66)
+        // An old version's get records no base: a put without -f still refuses to replace.
+        let kept = fleet.scratch.path("kept.txt")
+        ok(try phone.run("vfs-cloud", ["get", "/proj/e.txt", "--at", "@\(Date().timeIntervalSince1970)", "-o", kept]))
+        #expect(try phone.run("vfs-cloud", ["put", kept, "/proj/e.txt"]).status == 73)
+
+        // Each time, in any order, restores exactly its tree (files, their bytes, folders).
+        for (time, expected) in [(t1, tree1), (t3, tree3), (t2, tree2), (t1, tree1)] {
+            ok(try laptop.run("vfs-cloud", ["restore", "-r", "/proj", "--at", at(time)]), "restore at \(time)")
+            #expect(try cloudTree() == expected)
+        }
+        // Nothing changed since: a restore to the same time changes nothing, says nothing.
+        let again = try laptop.run("vfs-cloud", ["restore", "-r", "/proj", "--at", at(t1)])
+        ok(again)
+        #expect(again.out.isEmpty)
+        // A single file; a folder without -r; a bad time; a time with nothing there.
+        let single = try laptop.run("vfs-cloud", ["restore", "/proj/a.txt", "--at", at(t2)])
+        #expect(single.out == "restored /proj/a.txt\n", "\(single.stderr)")
+        #expect(try laptop.run("vfs-cloud", ["get", "/proj/a.txt", "--stdout"]).out == "a, second")
+        #expect(try laptop.run("vfs-cloud", ["restore", "/proj", "--at", at(t1)]).status == 64)
+        #expect(try laptop.run("vfs-cloud", ["restore", "/proj", "--at", "yesterday"]).status == 64)
+        #expect(try laptop.run("vfs-cloud", ["restore", "/nothing", "--at", at(t1)]).status == 66)
+        // The trash is empty of what came back; bob sees none of it.
+        #expect(try fleet.desktop.run("vfs-cloud", ["trash", "--json"]).out.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        #expect(try fleet.desktop.run("vfs-cloud", ["log", "/proj/a.txt"]).status == 66)
+    }
+}
