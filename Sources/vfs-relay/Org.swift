@@ -65,7 +65,8 @@ extension Org {
 
             Examples:
               vfs-relay org set acme --min-retention 30d
-              vfs-relay org set acme --link-max-expiry 7d --link-max-downloads 10 --link-max-size 2G
+              vfs-relay org set acme --link-max-expiry 7d --link-max-downloads 10
+              vfs-relay org set acme --link-max-size 2G
               vfs-relay org set acme --links off
             """)
 
