@@ -18,11 +18,34 @@ public enum OtherUser {
         try lock.withLock {
             let folder = try self.folder ?? makeFolder()
             let copy = folder + "/" + name
-            if copied.insert(name).inserted {
-                try FileManager.default.copyItem(atPath: Tools.binDir.appendingPathComponent(name).path, toPath: copy)
-                chmod(copy, 0o755)
+            if !copied.contains(name) {
+                try copyClosedOnExec(Tools.binDir.appendingPathComponent(name).path, to: copy)
+                copied.insert(name)
             }
             return copy
+        }
+    }
+
+    /// Copies `source` to `target` (0755) through a descriptor opened close-on-exec, under a
+    /// temporary name renamed at the end: a process another test forks meanwhile does not keep
+    /// the copy open for writing, which would make running it fail with ETXTBSY ("Text file busy").
+    private static func copyClosedOnExec(_ source: String, to target: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: source))
+        let partial = target + ".partial"
+        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw Unreachable(message: "can't write \(partial): errno \(errno)") }
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0 { if errno == EINTR { continue }; return false }
+                offset += count
+            }
+            return true
+        }
+        close(fd)
+        guard written, chmod(partial, 0o755) == 0, rename(partial, target) == 0 else {
+            throw Unreachable(message: "can't copy \(source) to \(target): errno \(errno)")
         }
     }
 
