@@ -60,12 +60,15 @@ struct RelayServices: Sendable {
                 throw RelayError.conflict("upload \"\(id)\" is not finished (\(upload.offset) of \(upload.length.map { "\($0) bytes" } ?? "a length not yet declared"))")
             }
             try check(length)
-            if upload.sha256 == nil {
+            var digest = upload.sha256
+            if digest == nil {
                 // Every byte landed but the digest was never recorded (a stop or a crash in
                 // between, or a PATCH that ran past the length): work it out now.
-                try await uploads.setUploadOffset(id: id, offset: length, sha256: await finishedDigest(upload, length: length))
+                let worked = try await finishedDigest(upload, length: length)
+                try await uploads.setUploadOffset(id: id, offset: length, sha256: worked)
+                digest = worked
             }
-            if needsDigest, try await uploads.upload(id: id, user: user).sha256 == "" {
+            if needsDigest, digest == "" {
                 try await uploads.setUploadOffset(id: id, offset: length, sha256: await blobs.digest(upload: id, length: length))
             }
             return try await adoptLocked(id, record: record)

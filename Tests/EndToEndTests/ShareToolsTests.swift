@@ -128,7 +128,7 @@ struct ShareToolsTests {
         #expect(opened.status == 0 && opened.stdout == original, "\(opened.stderr)")
     }
 
-    @Test("the link in headless chromium: the page (our script under the relay's CSP) passes RFC 8439, RFC 7748, RFC 7914 and age's own vectors, then decrypts a 100 MiB file shared with --downloads 1 byte for byte; used, the page is 410; a passphrase link opens too")
+    @Test("the link in headless chromium: the page (our script under the relay's CSP) passes RFC 8439, RFC 7748, RFC 7914 and age's own vectors, then streams a 100 MiB file shared with --downloads 1 to disk as it decrypts, byte for byte; used, the page is 410; a passphrase link opens in memory where there is no service worker; a changed chunk fails the download and leaves no file")
     func browserPage() throws {
         let setup = try Setup()
         let work = setup.scratch.url.appendingPathComponent("browser")
@@ -159,10 +159,29 @@ struct ShareToolsTests {
         let locked = try Tools.run("vfs-share", [secret, "--passphrase", "--work-factor", "12", "-q"],
                                    environment: setup.laptop.environment.merging(["VFS_PASSPHRASE": "correct horse battery"]) { $1 })
         #expect(locked.status == 0, "\(locked.stderr)")
+
+        // A link whose stored ciphertext the relay (or its disk) changed: a byte of its last
+        // chunk, so the page has streamed most of it to the download before it finds out.
+        let blobs = setup.data.appendingPathComponent("blobs").path
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: blobs))
+        let victim = try setup.scratch.write("victim.bin", testBytes(3 << 20, seed: 51))
+        let tampered = try setup.laptop.run("vfs-share", [victim, "-q"])
+        #expect(tampered.status == 0, "\(tampered.stderr)")
+        let added = try FileManager.default.contentsOfDirectory(atPath: blobs).filter { !before.contains($0) && !$0.hasPrefix(".") }
+        let blob = try #require(added.count == 1 ? added.first : nil, "\(added)")
+        let handle = try #require(FileHandle(forUpdatingAtPath: blobs + "/" + blob))
+        let end = try handle.seekToEnd()
+        try handle.seek(toOffset: end - 100)
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: end - 100)
+        try handle.write(contentsOf: [byte ^ 1])
+        try handle.close()
+
         let run = try AdminBrowserTests.runBrowser(environment: [
             "LINK": url, "SIZE": String(size), "SHA256": try sha256(big),
             "PASS_LINK": String(locked.out.split(separator: "\n").first ?? ""), "PASSPHRASE": "correct horse battery",
             "PASS_SHA256": try sha256(secret), "VECTORS": Self.vectors.path, "WORK": work.path,
+            "TAMPERED_LINK": String(tampered.out.split(separator: "\n").first ?? ""),
         ], work: work, timeout: 900, script: Self.browserScript)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("all checks held"))

@@ -51,7 +51,7 @@ struct TokenScopeTests {
         // Share links (issue 51): a send-only server makes, lists and revokes none; the link
         // itself and the page's script are for whoever holds the link, with no token.
         "POST /v1/shares": .forbidden, "GET /v1/shares": .forbidden, "DELETE /v1/shares/{id}": .forbidden, "GET /v1/link-policy": .forbidden,
-        "GET /s/{id}": .noToken, "GET /s/assets/share.js": .noToken,
+        "GET /s/{id}": .noToken, "GET /s/assets/share.js": .noToken, "GET /s/assets/saved/{id}": .noToken,
         // File requests (issue 51, item 4): likewise; whoever holds the link sends with no token.
         "POST /v1/requests": .forbidden, "GET /v1/requests": .forbidden, "DELETE /v1/requests/{id}": .forbidden,
         "GET /r/{id}": .noToken, "PUT /r/{id}": .noToken, "PUT /r/{id}/{name}": .noToken,

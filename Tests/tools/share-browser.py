@@ -17,7 +17,10 @@ First the page's cryptography against published vectors, in the page the relay s
 X25519 (and Diffie-Hellman), RFC 7914's scrypt, and every age vector (CCTV) that is not
 armored or post-quantum: each that must decrypt gives its payload's SHA-256, each other
 fails. Then end to end: the link's file downloaded and decrypted by the page equals the
-original, byte for byte; the link, used, is the page's 410; the passphrase link likewise.
+original, byte for byte, written to the download folder while the page still decrypts (the
+page's service worker streams it); the link, used, is the page's 410; the passphrase link,
+in a page with no service worker, saved from memory; and TAMPERED_LINK, a link whose stored
+ciphertext was changed near its end, fails in the page and leaves no file.
 With REQUEST_LINK (a file request's link), instead: its page lists REQUEST_RECIPIENTS
 (space-separated), what the page's script encrypts to KEY_RECIPIENT its own decryption
 opens with KEY_IDENTITY (age-keygen's), and the page encrypts UPLOAD_FILE and sends it
@@ -166,7 +169,12 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def save(driver, passphrase=None):
+def save(driver, passphrase=None, saving="stream", outcome="done"):
+    """Clicks the page's button and waits for the page to finish: the saved file's path
+    (outcome "done"), or the status it said (outcome "error"). `saving` is how the page
+    must save: "stream" (its service worker hands the browser the plaintext as it is
+    decrypted) or "memory" (a Blob saved at the end). Returns (result, whether a partial
+    download was seen in DOWNLOADS while the page was still decrypting)."""
     before = set(os.listdir(DOWNLOADS))
     root = driver.find_element(By.ID, "share")
     check(root.get_attribute("data-state") == "ready", "the page's script runs under its CSP")
@@ -175,9 +183,31 @@ def save(driver, passphrase=None):
     else:
         check(not driver.find_element(By.ID, "passphrase").is_displayed(), "a link with its key asks for no passphrase")
     driver.find_element(By.ID, "download").click()
-    WebDriverWait(driver, 600, poll_frequency=0.5).until(lambda d: root.get_attribute("data-state") in ("done", "error"))
-    check(root.get_attribute("data-state") == "done", "decrypted in the page: " + driver.find_element(By.ID, "status").text)
-    return downloaded(before)
+    partial_seen = False
+    deadline = time.time() + 600
+    while root.get_attribute("data-state") not in ("done", "error"):
+        if any(n.endswith(".crdownload") for n in os.listdir(DOWNLOADS)):
+            partial_seen = True
+        if time.time() > deadline:
+            raise Failed("the page did not finish")
+        time.sleep(0.05)
+    status = driver.find_element(By.ID, "status").text
+    check(root.get_attribute("data-state") == outcome, "the page ends %s: %s" % (outcome, status))
+    check(root.get_attribute("data-saving") == saving, "the page saves by %s (%s)" % (saving, root.get_attribute("data-saving")))
+    if outcome == "error":
+        return status, partial_seen
+    return downloaded(before), partial_seen
+
+
+def settled(before, timeout=120):
+    """DOWNLOADS once no download is in progress: the names not in `before`."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        names = set(os.listdir(DOWNLOADS))
+        if not any(n.endswith(".crdownload") for n in names):
+            return names - before
+        time.sleep(0.2)
+    raise Failed("a partial download stayed in the download folder: %s" % sorted(os.listdir(DOWNLOADS)))
 
 
 def request_page(driver):
@@ -226,16 +256,34 @@ def main():
     rfc_vectors(driver)
     age_vectors(driver)
     started = time.time()
-    path = save(driver)
+    path, partial_seen = save(driver)
     check(sha256(path) == os.environ["SHA256"], "the file the page saved is the original, byte for byte (%d bytes in %.1f s)"
           % (os.path.getsize(path), time.time() - started))
+    check(partial_seen, "the download was written as the page decrypted (a partial file while it still ran), not at the end")
     os.remove(path)
     driver.get("about:blank")  # the same URL again would only move to its fragment
     driver.get(link)
     check(driver.find_elements(By.ID, "share-gone"), "its one download used, the link is the page's 410")
+
+    # A browser without service workers (as on a relay over plain HTTP): the page gathers
+    # the file in memory and saves it at the end.
+    hidden = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                    {"source": "delete Navigator.prototype.serviceWorker;"})
     driver.get(os.environ["PASS_LINK"])
-    path = save(driver, passphrase=os.environ["PASSPHRASE"])
+    path, _ = save(driver, passphrase=os.environ["PASSPHRASE"], saving="memory")
     check(sha256(path) == os.environ["PASS_SHA256"], "the passphrase link's file, decrypted in the page, is the original")
+    os.remove(path)
+    driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hidden["identifier"]})
+
+    # Ciphertext changed near its end: the download, streamed most of the way, fails, and
+    # nothing is left in the download folder, under the file's name or any other.
+    before = set(os.listdir(DOWNLOADS))
+    driver.get("about:blank")
+    driver.get(os.environ["TAMPERED_LINK"])
+    status, _ = save(driver, outcome="error")
+    check("does not authenticate" in status, "the page says a chunk did not authenticate (%s)" % status)
+    left = settled(before)
+    check(not left, "a download that failed its check leaves no file (%s)" % sorted(left))
 
 
 try:

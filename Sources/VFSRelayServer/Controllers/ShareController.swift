@@ -20,6 +20,7 @@ struct ShareController {
     func addRoutes(public router: Router<RelayRequestContext>, to group: RouterGroup<RelayRequestContext>) {
         router.getAndHead(RouterPath(RelayPaths.shareLinks + "/:id"), use: content)
         router.get(RouterPath(SharePage.scriptPath)) { _, _ in SharePage.script() }
+        router.get(RouterPath(SharePage.savedPath)) { _, _ in SharePage.notSaved() }
         group.post(RouterPath(RelayPaths.shares), use: create)
         group.get(RouterPath(RelayPaths.shares), use: list)
         group.delete(RouterPath(RelayPaths.shares + "/:id"), use: revoke)

@@ -9,6 +9,9 @@ import VFSRelayProtocol
 /// page with the key from the URL's fragment, which the browser never sends.
 enum SharePage {
     static let scriptPath = RelayPaths.shareLinks + "/assets/share.js"
+    /// Where the page's service worker (the same script) answers with the stream the page
+    /// decrypts, as a download; the relay's own answer is for a browser the worker missed.
+    static let savedPath = RelayPaths.shareLinks + "/assets/saved/:id"
 
     /// Scripts, fetches and styles from the relay alone; no frames, no forms, no referrer.
     static let securityHeaders: HTTPFields = [
@@ -61,6 +64,13 @@ enum SharePage {
         var headers = securityHeaders
         headers[.contentType] = "text/html; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page.markup)))
+    }
+
+    /// `GET /s/assets/saved/ID` reaching the relay: the page's service worker did not take
+    /// the download (stopped, or bypassed). 204 leaves the page where it is, still able to
+    /// say so (it waits for the worker to start the download, and gives up with an error).
+    static func notSaved() -> Response {
+        Response(status: .noContent, headers: securityHeaders)
     }
 
     static func script() -> Response {

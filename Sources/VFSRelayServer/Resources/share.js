@@ -503,6 +503,106 @@ function onButton(root, button, work) {
   root.dataset.state = "ready";
 }
 
+// ---- saving: the plaintext streamed to the browser's download, or gathered in a Blob ----
+// The script's own address, read while it runs: the service worker is this same file,
+// registered for the folder `assets/saved/` beside it, which nothing on the relay serves.
+const SCRIPT = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : "";
+
+/// The active service worker that turns a stream this page hands it into a download (the
+/// part of this file below, run as a worker), or null where there is none: a page over
+/// plain HTTP other than localhost, a browser without service workers or with them off.
+async function saveWorker() {
+  if (!SCRIPT || !("serviceWorker" in navigator) || !window.isSecureContext || typeof ReadableStream === "undefined") return null;
+  try {
+    const registration = await navigator.serviceWorker.register(SCRIPT, { scope: new URL("saved/", SCRIPT).pathname });
+    const worker = registration.installing || registration.waiting || registration.active;
+    if (worker && worker.state !== "activated") {
+      await new Promise((resolve, reject) => {
+        const look = () => {
+          if (worker.state === "activated") resolve();
+          else if (worker.state === "redundant") reject(new Error("the service worker did not start"));
+        };
+        worker.addEventListener("statechange", look);
+        look();
+      });
+    }
+    return registration.active;
+  } catch (error) {
+    return null;
+  }
+}
+
+/// A download the browser writes to disk as the page produces it: `write(chunk)` waits
+/// while the browser is behind (at most 16 chunks, 1 MiB, wait in memory), `close()`
+/// finishes it, `fail(error)` makes the browser drop it as a failed download, never
+/// keeping it under its name. `name` is the file's name.
+async function streamedDownload(worker, name) {
+  let controller = null, wake = null, cancelled = null;
+  const stream = new ReadableStream({
+    start(c) { controller = c; },
+    pull() { if (wake) { const w = wake; wake = null; w(); } },
+    cancel() {
+      cancelled = new Error("the download was cancelled in the browser");
+      if (wake) { const w = wake; wake = null; w(); }
+    },
+  }, new CountQueuingStrategy({ highWaterMark: 16 }));
+  const id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const channel = new MessageChannel();
+  const heard = (what) => new Promise((resolve) => {
+    channel.port1.addEventListener("message", (event) => { if (event.data === what) resolve(); });
+  });
+  const taken = heard("taken"), started = heard("started");
+  channel.port1.start();
+  let timer;
+  const late = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error("the browser did not start the download; try again, or another browser")), 30000);
+  });
+  try {
+    worker.postMessage({ id, name, stream }, [channel.port2, stream]);
+    await Promise.race([taken, late]);
+    // A navigation, not a link with `download` (the browser sends those past the worker):
+    // the worker's answer is an attachment, so the page stays. Should the worker not
+    // answer it, the relay's own answer to `saved/ID` is 204, which leaves the page as it is.
+    location.assign(new URL("saved/" + id, SCRIPT).href);
+    await Promise.race([started, late]);
+  } catch (error) {
+    controller.error(error);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  // A worker the browser finds idle may be stopped; a message now and then keeps it.
+  const alive = setInterval(() => worker.postMessage({ ping: true }), 10000);
+  return {
+    async write(chunk) {
+      if (cancelled) throw cancelled;
+      controller.enqueue(chunk);
+      while (controller.desiredSize <= 0 && !cancelled) await new Promise((resolve) => { wake = resolve; });
+      if (cancelled) throw cancelled;
+    },
+    close() { clearInterval(alive); controller.close(); },
+    fail(error) { clearInterval(alive); if (!cancelled) controller.error(error); },
+  };
+}
+
+/// A download of the chunks gathered in memory (where no service worker can stream).
+function blobDownload(name) {
+  const parts = [];
+  return {
+    write(chunk) { parts.push(chunk); },
+    close() {
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob(parts, { type: "application/octet-stream" }));
+      link.download = name;
+      link.id = "save";
+      link.textContent = "Save " + name;
+      document.getElementById("saved").replaceChildren(link);
+      link.click();
+    },
+    fail() { parts.length = 0; },
+  };
+}
+
 // ---- a share link's page ----
 (function page() {
   if (typeof document === "undefined") return;
@@ -511,6 +611,7 @@ function onButton(root, button, work) {
   const passphrase = document.getElementById("passphrase");
   const key = location.hash.slice(1);
   if (key) passphrase.closest("p").hidden = true;
+  const worker = saveWorker();
   onButton(root, document.getElementById("download"), async (say) => {
     const secret = key ? { identity: VfsAge.parseIdentity(decodeURIComponent(key)) } : { passphrase: passphrase.value };
     say("downloading…");
@@ -518,23 +619,65 @@ function onButton(root, button, work) {
     if (response.status === 410) throw new Error("this link was revoked, has expired or has had all its downloads");
     if (!response.ok) throw new Error("the relay answered " + response.status);
     const total = Number(response.headers.get("Content-Length")) || 0;
-    const parts = [];
-    let got = 0;
+    let got = 0, saved = 0;
     const reader = response.body.getReader();
     const counting = { read: async () => { const r = await reader.read(); if (r.value) { got += r.value.length; say("decrypting… " + (total ? Math.floor(100 * got / total) + "%" : got + " bytes")); } return r; } };
-    await VfsAge.decryptStream(counting, secret, (chunk) => { parts.push(chunk); });
-    const blob = new Blob(parts, { type: "application/octet-stream" });
-    // The relay knows no file name (it is not sent); a bundle of several files is a tar archive.
-    const first = parts[0] || new Uint8Array(0);
-    const tar = first.length >= 262 && new TextDecoder().decode(first.subarray(257, 262)) === "ustar";
-    const link = document.createElement("a");
-    link.href = URL.createObjectURL(blob);
-    link.download = tar ? "shared-files.tar" : "shared-file";
-    link.id = "save";
-    link.textContent = "Save " + link.download;
-    document.getElementById("saved").replaceChildren(link);
-    link.click();
-    say("decrypted: " + blob.size + " bytes");
+    // The download starts with the first authenticated chunk: a wrong key or passphrase
+    // is said here and starts none. The relay knows no file name (it is not sent); a
+    // bundle of several files is a tar archive.
+    let sink = null;
+    const streaming = await worker;
+    try {
+      await VfsAge.decryptStream(counting, secret, async (chunk) => {
+        if (!sink) {
+          const tar = chunk.length >= 262 && new TextDecoder().decode(chunk.subarray(257, 262)) === "ustar";
+          const name = tar ? "shared-files.tar" : "shared-file";
+          sink = streaming ? await streamedDownload(streaming, name) : blobDownload(name);
+          root.dataset.saving = streaming ? "stream" : "memory";
+        }
+        saved += chunk.length;
+        await sink.write(chunk);
+      });
+    } catch (error) {
+      if (sink) sink.fail(error);
+      reader.cancel().catch(() => {});
+      throw error;
+    }
+    sink.close();
+    say("decrypted: " + saved + " bytes");
+  });
+})();
+
+// ---- the service worker (this file, run as one): a stream a page hands it becomes the
+// response to the download of `saved/ID`, and so a file the browser writes as it comes ----
+(function saveWorkerScope() {
+  if (typeof ServiceWorkerGlobalScope === "undefined" || !(self instanceof ServiceWorkerGlobalScope)) return;
+  const waiting = new Map();
+  self.addEventListener("install", () => { self.skipWaiting(); });
+  self.addEventListener("activate", (event) => { event.waitUntil(self.clients.claim()); });
+  self.addEventListener("message", (event) => {
+    const { id, name, stream } = event.data || {};
+    if (typeof id !== "string" || !(stream instanceof ReadableStream)) return;
+    if (!event.ports[0]) return;
+    waiting.set(id, { name: String(name || "shared-file"), stream, port: event.ports[0] });
+    event.ports[0].postMessage("taken");
+  });
+  self.addEventListener("fetch", (event) => {
+    const match = /\/saved\/([0-9a-f]{32})$/.exec(new URL(event.request.url).pathname);
+    if (!match) return;
+    const item = waiting.get(match[1]);
+    waiting.delete(match[1]);
+    if (!item) {
+      event.respondWith(new Response("this download was already taken\n", { status: 404, headers: { "Content-Type": "text/plain" } }));
+      return;
+    }
+    item.port.postMessage("started");
+    event.respondWith(new Response(item.stream, { headers: {
+      "Content-Type": "application/octet-stream",
+      "Content-Disposition": "attachment; filename=\"" + item.name.replace(/[^A-Za-z0-9._-]/g, "_") + "\"",
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "no-store",
+    } }));
   });
 })();
 
