@@ -190,6 +190,39 @@ struct ShareToolsTests {
         #expect((after.first?["downloads"] as? [[String: Any]])?.count == 1)
     }
 
+    @Test("a counted download carries VFS-Resume: with it and a Range the rest comes (206) without counting, after the link is used up; without it, with a wrong one or after a revoke, 410")
+    func resumeCountedDownload() throws {
+        let setup = try Setup()
+        let file = try setup.scratch.write("notes.bin", testBytes(300_000, seed: 52))
+        let made = try setup.laptop.run("vfs-share", [file, "--downloads", "1", "-q"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let link = String(made.out.split(separator: "\n").first?.split(separator: "#").first ?? "")
+        let folder = setup.scratch.path("")
+        // The one download, cut short after 1000 bytes (curl asks for only those).
+        let first = try bash("curl -sS -D head1 -o part1 -r 0-999 '\(link)'", in: folder)
+        #expect(first.status == 0, "\(first.stderr)")
+        let head = try String(contentsOfFile: folder + "/head1", encoding: .utf8)
+        let token = try #require(head.split(whereSeparator: \.isNewline).first { $0.lowercased().hasPrefix("vfs-resume: ") }.map { String($0.dropFirst(12)) },
+                                 "\(head)")
+        #expect(token.count == 64)
+        func status(_ arguments: String) throws -> String {
+            try bash("curl -s -o rest -w '%{http_code}' \(arguments) '\(link)'", in: folder).out
+        }
+        #expect(try status("") == "410", "used up: a new download is refused")
+        #expect(try status("-H 'VFS-Resume: \(String(repeating: "0", count: 64))' -r 1000-") == "410", "a wrong token")
+        #expect(try status("-H 'VFS-Resume: \(token)' -r 1000-") == "206")
+        // The two parts are the link's ciphertext: it opens with the key.
+        let key = String(made.out.split(separator: "\n").first?.split(separator: "#").last ?? "")
+        let opened = try bash("cat part1 rest | age -d -i <(echo '\(key)') > back && cmp back '\(file)'", in: folder)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        // Still one download, logged once.
+        let listed = jsonArray(try setup.laptop.run("vfs-share", ["list", "--json"]))
+        #expect((listed.first?["downloads"] as? [[String: Any]])?.count == 1, "\(listed)")
+        let id = try #require(listed.first?["id"] as? String)
+        #expect(try setup.laptop.run("vfs-share", ["revoke", id]).status == 0)
+        #expect(try status("-H 'VFS-Resume: \(token)' -r 1000-") == "410", "revoked: the token no longer continues it")
+    }
+
     @Test("vfs-share request --uploads 2: the printed command (age -r RECIPIENT FILE | curl -T - LINK) sends a file that vfs-fetch receives byte for byte, marked external and unsigned; not age, a passphrase file and a file to two recipients are 415; a third file is 410; list and revoke see the request")
     func requestTakesAgeFiles() throws {
         let setup = try Setup()

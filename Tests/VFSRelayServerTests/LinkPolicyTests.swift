@@ -33,7 +33,7 @@ struct LinkPolicyTests {
         let upload = try await fixture.finishedUpload(alice[0], length: 10)
         _ = try await store.createShare(id: "s1", upload: upload, blobID: "b1", owner: alice[0], expires: now.addingTimeInterval(3600),
                                         maxDownloads: 2, now: now)
-        #expect(try await store.countShareDownload(id: "s1", size: { $0.size }, address: "a", now: now).admitted)
+        #expect(try await store.countShareDownload(id: "s1", size: { $0.size }, address: "a", resume: nil, now: now).admitted)
         _ = try await store.createFileRequest(id: "r1", owner: alice[0], devices: [alice[1].deviceID], recipients: [try #require(
             try await store.devices(user: alice[0].userID).first { $0.id == alice[1].deviceID }?.recipient)],
                                               expires: now.addingTimeInterval(60), maxUploads: nil, now: now.addingTimeInterval(1))
@@ -54,7 +54,7 @@ struct LinkPolicyTests {
         #expect(try await store.adminRevokeLink(id: "s1", org: org, actor: "ann@acme.example", now: Date()) == ["b1"])
         #expect(try await store.adminRevokeLink(id: "s1", org: org, actor: "ann@acme.example", now: Date()).isEmpty)
         #expect(try await store.adminRevokeLink(id: "r1", org: org, actor: "ann@acme.example", now: Date()).isEmpty)
-        #expect(try await !store.countShareDownload(id: "s1", size: { $0.size }, address: "a", now: Date()).admitted)
+        #expect(try await !store.countShareDownload(id: "s1", size: { $0.size }, address: "a", resume: nil, now: Date()).admitted)
         #expect(try await !store.publicFileRequest(id: "r1", now: Date()).live)
         links = try await store.organisationLinks(org: org, now: Date())
         #expect(links.map(\.state) == ["revoked", "revoked"])

@@ -23,7 +23,7 @@ struct ShareTests {
         let admitted = try await withThrowingTaskGroup(of: Bool.self) { group in
             for n in 0..<20 {
                 group.addTask {
-                    try await store.countShareDownload(id: "s1", size: { $0.size }, address: "192.0.2.\(n)", now: Date()).admitted
+                    try await store.countShareDownload(id: "s1", size: { $0.size }, address: "192.0.2.\(n)", resume: nil, now: Date()).admitted
                 }
             }
             return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
@@ -49,18 +49,50 @@ struct ShareTests {
         _ = try await store.createShare(id: "s2", upload: second, blobID: "b2", owner: alice[0], expires: now.addingTimeInterval(60),
                                         maxDownloads: nil, now: now)
         for _ in 0..<3 {
-            #expect(try await store.countShareDownload(id: "s2", size: { $0.size }, address: "a", now: now).admitted)
+            #expect(try await store.countShareDownload(id: "s2", size: { $0.size }, address: "a", resume: nil, now: now).admitted)
         }
         #expect(try await store.expireShares(now: now.addingTimeInterval(30)).isEmpty)
         #expect(try await fixture.referencesHold())
         #expect(try await store.expireShares(now: now.addingTimeInterval(61)) == ["b2"])
-        #expect(try await !store.countShareDownload(id: "s2", size: { $0.size }, address: "a", now: now.addingTimeInterval(62)).admitted)
+        #expect(try await !store.countShareDownload(id: "s2", size: { $0.size }, address: "a", resume: nil, now: now.addingTimeInterval(62)).admitted)
         #expect(try await store.referenceAudit().isEmpty)
         // Another user's link is not found for them; an unknown one is not found.
         let bob = try await fixture.user("bob@acme.example")
         await #expect(throws: StoreError.self) { try await store.revokeShare(id: "s2", user: bob[0].userID, now: Date()) }
         await #expect(throws: StoreError.self) { try await store.publicShare(id: "nope", now: Date()) }
         #expect(try await store.shares(user: bob[0].userID).isEmpty)
+    }
+
+    @Test("a counted download goes on with its token's hash, not counted again, after the link is used up: not with another hash, after 24 h, or once revoked or expired", arguments: Backend.allCases)
+    func resumedDownload(_ backend: Backend) async throws {
+        let fixture = try await StoreFixture.make(backend)
+        let store = fixture.store
+        let alice = try await fixture.user("alice@acme.example")
+        let now = Date()
+        let day: TimeInterval = 24 * 3600
+        for (id, blob) in [("r1", "rb1"), ("r2", "rb2")] {
+            let upload = try await fixture.finishedUpload(alice[0], length: 10)
+            _ = try await store.createShare(id: id, upload: upload, blobID: blob, owner: alice[0], expires: now.addingTimeInterval(3 * day),
+                                            maxDownloads: 1, now: now)
+            #expect(try await store.countShareDownload(id: id, size: { $0.size }, address: "a", resume: "hash-" + id, now: now).admitted)
+            #expect(try await !store.countShareDownload(id: id, size: { $0.size }, address: "a", resume: "other", now: now).admitted)
+        }
+        let later = now.addingTimeInterval(day - 60)
+        #expect(try await store.resumeShareDownload(id: "r1", resume: "hash-r1", within: day, now: later).admitted)
+        #expect(try await store.resumeShareDownload(id: "r1", resume: "hash-r1", within: day, now: later).admitted, "again")
+        #expect(try await !store.resumeShareDownload(id: "r1", resume: "hash-r2", within: day, now: later).admitted, "another link's")
+        #expect(try await !store.resumeShareDownload(id: "r1", resume: "other", within: day, now: later).admitted, "refused one's")
+        #expect(try await !store.resumeShareDownload(id: "r1", resume: "hash-r1", within: day, now: now.addingTimeInterval(day + 1)).admitted)
+        // Not counted or logged again.
+        let listed = try await store.shares(user: alice[0].userID)
+        #expect(listed.map(\.downloads.count) == [1, 1])
+        _ = try await store.revokeShare(id: "r2", user: alice[0].userID, now: later)
+        #expect(try await !store.resumeShareDownload(id: "r2", resume: "hash-r2", within: day, now: later).admitted, "revoked")
+        #expect(try await store.expireShares(now: now.addingTimeInterval(3 * day + 1)) == ["rb1"])
+        #expect(try await !store.resumeShareDownload(id: "r1", resume: "hash-r1", within: 4 * day, now: now.addingTimeInterval(3 * day + 2)).admitted,
+                "expired")
+        await #expect(throws: StoreError.self) { try await store.resumeShareDownload(id: "nope", resume: "x", within: day, now: now) }
+        #expect(try await store.referenceAudit().isEmpty)
     }
 
     @Test("a removed user's links go with their blobs; gc counts a live link's reference")

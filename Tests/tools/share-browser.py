@@ -18,7 +18,8 @@ X25519 (and Diffie-Hellman), RFC 7914's scrypt, and every age vector (CCTV) that
 armored or post-quantum: each that must decrypt gives its payload's SHA-256, each other
 fails. Then end to end: the link's file downloaded and decrypted by the page equals the
 original, byte for byte, written to the download folder while the page still decrypts (the
-page's service worker streams it); the link, used, is the page's 410; the passphrase link,
+page's service worker streams it), its connection broken once after 20 MiB (the page carries
+on with the relay's VFS-Resume token); the link, used, is the page's 410; the passphrase link,
 in a page with no service worker, saved from memory; and TAMPERED_LINK, a link whose stored
 ciphertext was changed near its end, fails in the page and leaves no file.
 With REQUEST_LINK (a file request's link), instead: its page lists REQUEST_RECIPIENTS
@@ -245,11 +246,46 @@ def request_page(driver):
     check(root.get_attribute("data-state") == "done", "encrypted and sent from the page: " + driver.find_element(By.ID, "status").text)
 
 
+# The first counted download's body breaks after 20 MiB, as a dropped connection would
+# (the fetch's reader rejects with a TypeError); the page must carry on with the relay's
+# VFS-Resume token and a Range, without counting another download.
+BREAK_ONCE = """
+(() => {
+  const original = window.fetch;
+  let broken = false;
+  window.fetch = async function (input, init) {
+    const response = await original.call(this, input, init);
+    const headers = (init && init.headers) || {};
+    if (broken || headers["VFS-Resume"] || !String(input).startsWith("/s/") || response.status !== 200) return response;
+    broken = true;
+    const reader = response.body.getReader();
+    let passed = 0;
+    const body = new ReadableStream({
+      async pull(controller) {
+        if (passed >= 20 << 20) {
+          reader.cancel();
+          controller.error(new TypeError("network error: the test broke the connection"));
+          return;
+        }
+        const { value, done } = await reader.read();
+        if (done) { controller.close(); return; }
+        passed += value.length;
+        controller.enqueue(value);
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+  window.brokenOnce = () => broken;
+})();
+"""
+
+
 def main():
     if "REQUEST_LINK" in os.environ:
         return request_page(browser())
     driver = browser()
     link = os.environ["LINK"]
+    breaking = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": BREAK_ONCE})
     driver.get(link)
     check(driver.find_element(By.ID, "size").text == os.environ["SIZE"], "the page shows the size")
     check(driver.find_element(By.ID, "expires").text != "", "the page shows the expiry")
@@ -260,6 +296,9 @@ def main():
     check(sha256(path) == os.environ["SHA256"], "the file the page saved is the original, byte for byte (%d bytes in %.1f s)"
           % (os.path.getsize(path), time.time() - started))
     check(partial_seen, "the download was written as the page decrypted (a partial file while it still ran), not at the end")
+    check(driver.execute_script("return window.brokenOnce()") is True,
+          "its connection broke after 20 MiB, and the page carried on from there (VFS-Resume)")
+    driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": breaking["identifier"]})
     os.remove(path)
     driver.get("about:blank")  # the same URL again would only move to its fragment
     driver.get(link)

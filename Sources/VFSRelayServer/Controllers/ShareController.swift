@@ -72,15 +72,31 @@ struct ShareController {
             guard share.live else { throw Self.gone(id) }
             return try await download.response(share.blob, request: request)
         }
+        if let token = request.headers[Self.resumeHeader] {
+            // A download counted before, continued (with Range) after its connection broke.
+            let share = try await store.resumeShareDownload(id: id, resume: Secrets.hash(token), within: Self.resumeWithin, now: now)
+            guard share.admitted else { throw Self.gone(id) }
+            return try await download.response(share.blob, request: request)
+        }
+        let token = Secrets.token()
         let share = try await store.countShareDownload(id: id, size: { Self.answered(request, blob: $0) },
-                                                       address: context.remoteAddress, now: now)
+                                                       address: context.remoteAddress, resume: Secrets.hash(token), now: now)
         guard share.admitted else {
             services.metrics.shareDownloadsRefused.increment()
             throw Self.gone(id)
         }
         services.metrics.shareDownloads.increment()
-        return try await download.response(share.blob, request: request)
+        var response = try await download.response(share.blob, request: request)
+        response.headers[Self.resumeHeader] = token
+        return response
     }
+
+    /// The header of a counted download's answer that continues it: sent back with a
+    /// Range, it gets the rest without counting again, even once the link is used up,
+    /// within `resumeWithin` and while the link is neither revoked nor expired. Only whoever
+    /// made the download has it (it is not in the link).
+    static let resumeHeader = HTTPField.Name("VFS-Resume")!
+    static let resumeWithin: TimeInterval = 24 * 3600
 
     static func gone(_ id: String) -> RelayError {
         RelayError(.gone, .gone, "link \"\(Validate.shown(id))\" was revoked, has expired or has had all its downloads")

@@ -363,6 +363,9 @@ enum RelayMigrations {
             "CREATE INDEX cloud_versions_blob ON cloud_versions(blob_id)",
             "CREATE INDEX cloud_versions_since ON cloud_versions(user_id, since)",
         ]),
+        // A counted download of a share link can be continued (`VFS-Resume`): the hash of
+        // the token its answer carried, so a download cut short is not one lost.
+        Migration("v27-share-resume", ["ALTER TABLE share_downloads ADD COLUMN resume TEXT"]),
     ]
 
     /// What the migrations were called before they were one list (main up to be4e8fe),

@@ -507,8 +507,13 @@ public protocol ShareRepository: Sendable {
     /// Counts one download if the link allows one now, in one statement (of requests at
     /// once, exactly as many as its limit get through), logging it with `size(blob)` bytes
     /// and `address` and storing a `share` event for its user's live devices. `admitted`
-    /// says whether it was counted.
-    func countShareDownload(id: String, size: (BlobRef) -> Int64, address: String, now: Date) async throws -> PublicShare
+    /// says whether it was counted. `resume`: the hash of the token that continues this
+    /// download (`resumeShareDownload`).
+    func countShareDownload(id: String, size: (BlobRef) -> Int64, address: String, resume: String?, now: Date) async throws -> PublicShare
+    /// A download counted before, continued with its token's hash `resume`: `admitted`
+    /// when the link is neither revoked nor expired and the download was counted less than
+    /// `within` ago. It is not counted or logged again.
+    func resumeShareDownload(id: String, resume: String, within: TimeInterval, now: Date) async throws -> PublicShare
     /// Revokes the user's link (again: nothing changes); returns the blob ids to delete.
     func revokeShare(id: String, user: Int64, now: Date) async throws -> [String]
 }

@@ -57,7 +57,8 @@ extension SQLRelayStore {
         }
     }
 
-    public func countShareDownload(id: String, size: (BlobRef) -> Int64, address: String, now: Date) async throws -> PublicShare {
+    public func countShareDownload(id: String, size: (BlobRef) -> Int64, address: String, resume: String? = nil,
+                                   now: Date) async throws -> PublicShare {
         let sql = self.sql
         let (share, devices) = try await sql.database.write { db -> (PublicShare, [String]) in
             // The check and the count in one statement: of many GETs at once, exactly as
@@ -75,7 +76,7 @@ extension SQLRelayStore {
             }
             let bytes = size(row.blob)
             try await db.run("""
-                INSERT INTO share_downloads(share_id, at, size, address) VALUES (\(id), \(now), \(bytes), \(address))
+                INSERT INTO share_downloads(share_id, at, size, address, resume) VALUES (\(id), \(now), \(bytes), \(address), \(resume))
                 """)
             let devices = try await db.values("""
                 SELECT id FROM devices WHERE user_id = \(row.userID) AND invalidated IS NULL ORDER BY id
@@ -89,6 +90,22 @@ extension SQLRelayStore {
         }
         await sql.notify(devices)
         return share
+    }
+
+    public func resumeShareDownload(id: String, resume: String, within: TimeInterval, now: Date) async throws -> PublicShare {
+        try await sql.database.read { db in
+            guard let row = try await db.one("SELECT * FROM shares WHERE id = \(id)", as: ShareRow.self) else {
+                throw StoreError.notFound("no link \"\(Validate.shown(id))\"")
+            }
+            var share = PublicShare(row, now: now)
+            guard row.revoked == nil, row.released == nil, row.expires > now,
+                  try await db.value("""
+                      SELECT COUNT(*) FROM share_downloads
+                      WHERE share_id = \(id) AND resume = \(resume) AND at > \(now.addingTimeInterval(-within))
+                      """, as: Int64.self) == 1 else { return share }
+            share.admitted = true
+            return share
+        }
     }
 
     public func revokeShare(id: String, user: Int64, now: Date) async throws -> [String] {
