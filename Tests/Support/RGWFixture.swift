@@ -62,10 +62,11 @@ public final class RGWFixture: Sendable {
         try "\(getpid())".write(toFile: "\(folder)/owner.pid", atomically: true, encoding: .utf8)
     }
 
-    /// A new, empty bucket (made with curl, not with the code under test).
-    public func newBucket() throws -> String {
+    /// A new, empty bucket (made with curl, not with the code under test); with
+    /// `objectLock`, made with S3 Object Lock enabled (and so versioned).
+    public func newBucket(objectLock: Bool = false) throws -> String {
         let name = "vfs-\(getpid())-\(counter.withLock { n in n += 1; return n })"
-        try Self.script(["bucket", folder, name])
+        try Self.script(["bucket", folder, name] + (objectLock ? ["lock"] : []))
         return name
     }
 
@@ -80,10 +81,27 @@ public final class RGWFixture: Sendable {
         return entries.compactMap { $0["name"] as? String }.filter { $0.hasPrefix(prefix) }.sorted()
     }
 
+    /// Copies object `key` of `bucket` to `path` with curl; false when the bucket has no
+    /// current object by that name (a deleted one, whose versions a versioned bucket keeps).
+    public func download(bucket: String, key: String, to path: String) -> Bool {
+        (try? Self.run(curl + ["-o", path, "\(endpoint)/\(bucket)/\(key)"])) != nil
+    }
+
+    /// The S3 Object Lock retention of object `key` of `bucket` (GetObjectRetention's XML:
+    /// its Mode and RetainUntilDate), read with curl; nil for an object not locked.
+    public func retention(bucket: String, key: String) -> String? {
+        try? Self.run(curl + ["\(endpoint)/\(bucket)/\(key)?retention="])
+    }
+
+    /// curl signing as the gateway's user.
+    var curl: [String] {
+        ["/usr/bin/curl", "-sf", "--aws-sigv4", "aws:amz:\(region):s3", "--user", "\(accessKey):\(secretKey)",
+         "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"]
+    }
+
     /// Multipart uploads in progress in `bucket`, as `KEY UPLOADID` lines, read with curl.
     public func multipartUploads(bucket: String) throws -> String {
-        try Self.run(["/usr/bin/curl", "-sf", "--aws-sigv4", "aws:amz:\(region):s3", "--user", "\(accessKey):\(secretKey)",
-                      "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "\(endpoint)/\(bucket)?uploads="])
+        try Self.run(curl + ["\(endpoint)/\(bucket)?uploads="])
     }
 
     /// Kills the daemons and removes the folder; idempotent.
