@@ -93,6 +93,22 @@ public final class RGWFixture: Sendable {
         try? Self.run(curl + ["\(endpoint)/\(bucket)/\(key)?retention="])
     }
 
+    /// How many versions and delete markers of object `key` `bucket` keeps (ListObjectVersions,
+    /// read with curl), once `settled` holds of the count (RGW's index of a versioned bucket
+    /// may show a write or a delete a moment late), else as it is after 30 seconds.
+    public func versions(bucket: String, key: String, until settled: (Int) -> Bool) throws -> Int {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            let listing = try Self.run(curl + ["\(endpoint)/\(bucket)?versions="])
+            guard !listing.contains("<IsTruncated>true</IsTruncated>") else {
+                throw Failure(description: "bucket \(bucket) has more than 1000 versions")
+            }
+            let count = listing.components(separatedBy: "<Key>\(key)</Key>").count - 1
+            if settled(count) || Date() > deadline { return count }
+            usleep(200_000)
+        }
+    }
+
     /// curl signing as the gateway's user.
     var curl: [String] {
         ["/usr/bin/curl", "-sf", "--aws-sigv4", "aws:amz:\(region):s3", "--user", "\(accessKey):\(secretKey)",

@@ -72,6 +72,45 @@ struct S3BlobStoreTests {
         }
     }
 
+    @Test("Object Lock (issue 48): in a bucket with it, the relay's own deletion of a blob (its release once delivered, the sweep's) leaves no version of it: of one written unlocked (no retention set), and of one locked whose retention has passed")
+    func objectLockRelease() async throws {
+        let lockedBucket = try gateway.newBucket(objectLock: true)
+        let location = try S3BlobLocation.parse("s3://\(lockedBucket)/relay/two?endpoint=\(gateway.endpoint)&region=\(gateway.region)").get()
+        let settings = ObjectStoreSettings(location: location, credentials: self.settings.credentials)
+        let fixture = try RelayFixture(objectStore: settings)
+        let served = try #require(fixture.served as? S3BlobStore)
+        let s3 = settings.client
+        // No retention, then one of 8 seconds: long enough to lock the copy, short enough to wait out.
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let org = try await fixture.store.organisationID(name: "acme")
+            for (seed, seconds) in [(11, nil), (12, 8)] as [(Int, Int64?)] {
+                try await fixture.store.setMinRetention(org: org, seconds: seconds, now: Date())
+                let upload = try await client.upload(Self.content(1000, seed: seed), token: laptop.token)
+                let sent = try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                    json: #"{"upload":"\#(upload)","devices":["\#(phone.id)"]}"#)
+                #expect(sent.status == .created)
+            }
+        }
+        var locks: [(blob: String, until: Date?)] = []
+        for blob in try await fixture.store.referenceAudit().map(\.id) {
+            #expect(try await Self.versions(s3, served.key(blob)) { $0.count == 1 }.count == 1)
+            locks.append((blob, try await s3.retention(of: served.key(blob))?.until))
+        }
+        #expect(locks.count == 2 && locks.filter { $0.until == nil }.count == 1, "\(locks)")
+        let until = try #require(locks.compactMap(\.until).first)
+        #expect(until > Date() && until < Date().addingTimeInterval(60), "\(until)")
+        // Once its date has passed, no version of either stays.
+        while Date() <= until.addingTimeInterval(1) { try await Task.sleep(for: .milliseconds(200)) }
+        for (blob, _) in locks {
+            await served.deleteBlob(blob)
+            let left = try await Self.versions(s3, served.key(blob)) { $0.isEmpty }
+            #expect(left.isEmpty, "\(blob): \(left)")
+            #expect(try await s3.size(served.key(blob)) == nil)
+        }
+    }
+
     /// The version ids of `key` once `settled` holds of them (RGW's bucket index of a
     /// versioned bucket may show a write or a delete a moment late), else as they are
     /// after 60 seconds.
