@@ -263,8 +263,79 @@ public struct S3Client: Sendable {
     }
 
     /// Deletes `key`; a key that is not there is no error (S3 answers 204 either way).
-    public func delete(_ key: String) async throws {
-        _ = try await send(.DELETE, key: key, expect: [200, 204, 404]).body.collect(upTo: 1 << 20)
+    /// In a versioned bucket (as every bucket with Object Lock is) that only adds a delete
+    /// marker and keeps the versions: then the marker's version id (`x-amz-version-id`;
+    /// "" when the store does not name it), else nil.
+    @discardableResult
+    public func delete(_ key: String) async throws -> String? {
+        let response = try await send(.DELETE, key: key, expect: [200, 204, 404])
+        _ = try await response.body.collect(upTo: 1 << 20)
+        guard response.headers.first(name: "x-amz-delete-marker") == "true" else { return nil }
+        return response.headers.first(name: "x-amz-version-id") ?? ""
+    }
+
+    /// Deletes one version of `key` (in a versioned bucket, as every bucket with Object Lock
+    /// is). A version locked in governance mode is refused (403 AccessDenied) unless
+    /// `bypassingGovernance` sends `x-amz-bypass-governance-retention: true` (which the key
+    /// must be allowed to).
+    public func delete(_ key: String, version: String, bypassingGovernance: Bool = false) async throws {
+        _ = try await send(.DELETE, key: key, query: [("versionId", version)],
+                           headers: bypassingGovernance ? [("x-amz-bypass-governance-retention", "true")] : [],
+                           expect: [200, 204, 404]).body.collect(upTo: 1 << 20)
+    }
+
+    /// The version ids of `key` (its versions and delete markers; ListObjectVersions), in
+    /// a versioned bucket.
+    public func versions(of key: String) async throws -> [String] {
+        var versions: [String] = []
+        var marker: (key: String, version: String)?
+        repeat {
+            var query = [("prefix", key), ("versions", "")]
+            if let marker { query += [("key-marker", marker.key), ("version-id-marker", marker.version)] }
+            let text = try await text(send(.GET, key: nil, query: query))
+            for entry in XMLText.elements("Version", in: text) + XMLText.elements("DeleteMarker", in: text)
+            where XMLText.values("Key", in: entry).first == key {
+                if let id = XMLText.values("VersionId", in: entry).first { versions.append(id) }
+            }
+            let truncated = XMLText.values("IsTruncated", in: text).first == "true"
+            marker = truncated ? (XMLText.values("NextKeyMarker", in: text).first ?? "", XMLText.values("NextVersionIdMarker", in: text).first ?? "") : nil
+        } while marker != nil
+        return versions
+    }
+
+    /// Whether the bucket has S3 Object Lock enabled (GetObjectLockConfiguration); a store
+    /// without the feature, or a bucket without it, answers otherwise.
+    public func objectLockEnabled() async throws -> Bool {
+        let response = try await send(.GET, key: nil, query: [("object-lock", "")], expect: [200, 400, 403, 404, 405, 501])
+        let text = try await text(response)
+        return response.status.code == 200 && XMLText.values("ObjectLockEnabled", in: text).first == "Enabled"
+    }
+
+    /// The Object Lock retention of `key` (GetObjectRetention): its mode and date, or nil
+    /// for an object not locked (or a bucket without Object Lock).
+    public func retention(of key: String) async throws -> (mode: String, until: Date)? {
+        let response = try await send(.GET, key: key, query: [("retention", "")], expect: [200, 400, 404])
+        let text = try await text(response)
+        guard response.status.code == 200, let mode = XMLText.values("Mode", in: text).first,
+              let until = XMLText.values("RetainUntilDate", in: text).first.flatMap(XMLText.date) else { return nil }
+        return (mode, until)
+    }
+
+    /// Locks `key` in governance mode until `until` (PutObjectRetention, with the
+    /// Content-MD5 S3 asks of it): for a copy, whose lock headers Ceph RGW ignores.
+    public func lockGovernance(_ key: String, until: Date) async throws {
+        let document = "<Retention xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Mode>GOVERNANCE</Mode><RetainUntilDate>"
+            + XMLText.timestamp(until) + "</RetainUntilDate></Retention>"
+        let md5 = Data(Insecure.MD5.hash(data: Array(document.utf8))).base64EncodedString()
+        _ = try await text(send(.PUT, key: key, query: [("retention", "")], headers: [("Content-MD5", md5)],
+                                body: ByteBuffer(string: document)))
+    }
+
+    /// The headers that write an object locked in governance mode until `until` (S3
+    /// Object Lock): only a delete that bypasses governance, by a key allowed to, removes
+    /// it before then.
+    public static func governanceLock(until: Date) -> [(String, String)] {
+        [("x-amz-object-lock-mode", "GOVERNANCE"), ("x-amz-object-lock-retain-until-date", XMLText.timestamp(until))]
     }
 
     /// Every object whose key starts with `prefix`, page by page (ListObjectsV2).
@@ -297,9 +368,10 @@ public struct S3Client: Sendable {
         _ = try await text(send(.GET, key: nil, query: [("list-type", "2"), ("max-keys", "1")], deadline: deadline))
     }
 
-    /// Starts a multipart upload of `key`; returns its upload id.
-    public func createMultipartUpload(_ key: String) async throws -> String {
-        let text = try await text(send(.POST, key: key, query: [("uploads", "")]))
+    /// Starts a multipart upload of `key` (the object it makes has `headers`, such as a
+    /// lock); returns its upload id.
+    public func createMultipartUpload(_ key: String, headers: [(String, String)] = []) async throws -> String {
+        let text = try await text(send(.POST, key: key, query: [("uploads", "")], headers: headers))
         guard let id = XMLText.values("UploadId", in: text).first, !id.isEmpty else {
             throw S3Error.invalidResponse("no UploadId: \(text.prefix(200))")
         }
@@ -318,14 +390,16 @@ public struct S3Client: Sendable {
 
     /// Copies the object `source` of the bucket to `key`, inside the store (no byte passes
     /// through the relay): one CopyObject up to S3's 5 GiB limit, else a multipart upload
-    /// of parts copied by range (UploadPartCopy), aborted if anything fails.
-    public func copy(_ source: String, to key: String, size: Int64, partSize: Int64 = 1 << 30) async throws {
+    /// of parts copied by range (UploadPartCopy), aborted if anything fails. The copy has
+    /// `headers` (a lock: `governanceLock(until:)`).
+    public func copy(_ source: String, to key: String, size: Int64, partSize: Int64 = 1 << 30,
+                     headers: [(String, String)] = []) async throws {
         let from = [("x-amz-copy-source", SignatureV4.escapedPath("/\(bucket)/\(source)"))]
         guard size > Self.largestCopy else {
-            try Self.checkAnswer(try await text(send(.PUT, key: key, headers: from)), key: key)
+            try Self.checkAnswer(try await text(send(.PUT, key: key, headers: from + headers)), key: key)
             return
         }
-        let uploadID = try await createMultipartUpload(key)
+        let uploadID = try await createMultipartUpload(key, headers: headers)
         do {
             var parts: [(number: Int, etag: String)] = []
             var start: Int64 = 0
@@ -441,6 +515,15 @@ enum XMLText {
 
     static func escaped(_ text: String) -> String {
         text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
+    }
+
+    /// `2026-11-27T03:40:22Z`: a time as S3 headers take it (whole seconds, rounded up).
+    static func timestamp(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.up))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// `2026-11-27T03:40:22.494Z` (fractions ignored).

@@ -46,8 +46,10 @@ struct RelayServices: Sendable {
     /// may refuse the finished upload's length first (the upload then stays as it was).
     /// `needsDigest`: the blob's rows list its SHA-256 (a cloud file, a share, a file
     /// request's transfer), worked out now if the upload deferred it; a transfer's is
-    /// worked out when a client asks (`DeferredDigest`).
-    func adoptUpload<T: Sendable>(_ id: String, user: Int64, needsDigest: Bool = true, check: (Int64) throws -> Void = { _ in },
+    /// worked out when a client asks (`DeferredDigest`). `lockedUntil`: the blob is kept
+    /// from deletion until then where the store can (`BlobStore.adopt(upload:as:lockedUntil:)`).
+    func adoptUpload<T: Sendable>(_ id: String, user: Int64, needsDigest: Bool = true, lockedUntil: Date? = nil,
+                                  check: (Int64) throws -> Void = { _ in },
                                   record: (String) async throws -> T) async throws -> T {
         guard !id.isEmpty, id.utf8.count <= 64 else { throw RelayError.notFound("no upload \"\(id)\"") }
         _ = try await uploads.upload(id: id, user: user)
@@ -71,7 +73,7 @@ struct RelayServices: Sendable {
             if needsDigest, digest == "" {
                 try await uploads.setUploadOffset(id: id, offset: length, sha256: await blobs.digest(upload: id, length: length))
             }
-            return try await adoptLocked(id, record: record)
+            return try await adoptLocked(id, lockedUntil: lockedUntil, record: record)
         }
         guard let adopted else { throw RelayError.conflict("upload \"\(id)\" is busy") }
         return adopted
@@ -84,9 +86,9 @@ struct RelayServices: Sendable {
     }
 
     /// `adoptUpload`'s move, for a caller that holds the upload's writer lock and knows it finished.
-    func adoptLocked<T: Sendable>(_ id: String, record: (String) async throws -> T) async throws -> T {
+    func adoptLocked<T: Sendable>(_ id: String, lockedUntil: Date? = nil, record: (String) async throws -> T) async throws -> T {
         let blobID = Secrets.id()
-        try await blobs.adopt(upload: id, as: blobID)
+        try await blobs.adopt(upload: id, as: blobID, lockedUntil: lockedUntil)
         let recorded: T
         do {
             recorded = try await record(blobID)

@@ -16,7 +16,8 @@ struct Transfers: AsyncParsableCommand {
             What no device may do under `vfs-relay org set --min-retention` (issue 48): the \
             operator's removal, recorded in the audit log as transfer.remove (actor operator, \
             the copies it cancelled, the retention it cut short). Delivered copies stay \
-            delivered. The id is the whole one (vfs-push outbox on \
+            delivered. A blob locked by S3 Object Lock (governance mode) is deleted with \
+            x-amz-bypass-governance-retention, which the relay's key must be allowed. The id is the whole one (vfs-push outbox on \
             the sender, or the admin page's outbox, shows it).
 
             Exit status: 0 removed; 64 usage; 66 no such transfer, or no relay database.
@@ -34,7 +35,7 @@ struct Transfers: AsyncParsableCommand {
             }
             let (store, blobs) = try await data.open()
             let removed = try await store.removeTransfer(id: id, now: Date())
-            for blob in removed.released { await blobs.deleteBlob(blob) }
+            for blob in removed.released { await blobs.deleteLockedBlob(blob) }
             if let upload = removed.upload { await blobs.deleteUpload(upload) }
             let retained = removed.retainedUntil.map { "; it was retained until \(DateText.iso8601($0))" } ?? ""
             data.report("removed transfer \(id) (\(removed.cancelled) waiting cop\(removed.cancelled == 1 ? "y" : "ies") cancelled\(retained))")

@@ -366,7 +366,7 @@ final class EventStream {
 /// A relay data folder with an organisation, users and enrolment codes, made by the CLI.
 struct RelayAdmin {
     let data: URL
-    /// More options of every command (`--database URL` of a relay on PostgreSQL).
+    /// More options of every command (`--database URL` of a relay on PostgreSQL, `--blobs s3://…`).
     var options: [String] = []
 
     @discardableResult

@@ -46,9 +46,54 @@ struct SendOnlyDeviceTests {
         return listed.out.split(separator: "\n").first { $0.contains(machine.id) }.map { String($0.split(separator: "\t").last ?? "") }
     }
 
-    @Test("a send-only server, approved as such, pushes nightly to two people's devices; they verify it as SERVER of USER (send-only); cloud put, rekey, group and --to pushes by others never add a stanza for it, a push to it is refused (77), and it signs nothing in the chain")
-    func nightlyPushes() throws {
-        let fleet = try Fleet()
+    /// Where the relay keeps its data: SQLite and a blob folder, or PostgreSQL and a bucket
+    /// of Ceph's RADOS Gateway made with S3 Object Lock (under a minimum retention of 30 days).
+    enum Store: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgresS3
+        var testDescription: String { self == .sqlite ? "SQLite, blob folder" : "PostgreSQL, S3 on RGW with Object Lock" }
+
+        /// A fleet on it, and a query of its database (sqlite3 or psql): the rows, one a line.
+        func fleet() throws -> (Fleet, query: (String) throws -> [String]) {
+            guard self == .postgresS3 else {
+                let fleet = try Fleet()
+                return (fleet, { sql in
+                    let run = try Tools.run("sqlite3", [fleet.data.appendingPathComponent("relay.sqlite").path, sql])
+                    guard run.status == 0 else { throw HarnessError("sqlite3: \(run.stderr)") }
+                    return run.out.split(separator: "\n").map(String.init)
+                })
+            }
+            let gateway = try RGWFixture.start()
+            let bucket = try gateway.newBucket(objectLock: true)
+            let credentials = gateway.folder + "/s3-credentials-\(bucket)"
+            try Data("[default]\naws_access_key_id = \(gateway.accessKey)\naws_secret_access_key = \(gateway.secretKey)\n".utf8)
+                .write(to: URL(fileURLWithPath: credentials))
+            let cluster = try PostgresCluster.start()
+            let database = try cluster.createDatabase()
+            let fleet = try Fleet(database: cluster.url(database: database),
+                                  storeArguments: ["--blobs", "s3://\(bucket)/relay?endpoint=\(gateway.endpoint)&region=\(gateway.region)",
+                                                   "--s3-credentials", credentials],
+                                  bucket: (gateway, bucket))
+            return (fleet, { sql in try cluster.psql(database, sql).split(separator: "\n").map(String.init) })
+        }
+    }
+
+    /// With a locked bucket: each of `blobs` (copies `storedFiles` made) is locked in
+    /// governance mode for the 30 days of the organisation's retention.
+    static func expectLocked(_ fleet: Fleet, _ blobs: [URL], _ what: String) {
+        guard fleet.bucket != nil else { return }
+        let days = [-1.0, 1.0].map { ISO8601DateFormatter().string(from: Date().addingTimeInterval(30 * 86400 + $0 * 3600)).prefix(10) }
+        for blob in blobs {
+            let retention = fleet.retention(of: blob) ?? ""
+            #expect(retention.contains("<Mode>GOVERNANCE</Mode>"), "\(what): \(blob.lastPathComponent) \(retention)")
+            #expect(days.contains { retention.contains("<RetainUntilDate>\($0)") }, "\(what): \(retention)")
+        }
+    }
+
+    @Test("a send-only server, approved as such, pushes nightly to two people's devices; they verify it as SERVER of USER (send-only); cloud put, rekey, group and --to pushes by others never add a stanza for it, a push to it is refused (77), and it signs nothing in the chain; on PostgreSQL with S3 blobs, each push's blob is locked (Object Lock, governance)",
+          arguments: Store.allCases)
+    func nightlyPushes(_ store: Store) throws {
+        let (fleet, _) = try store.fleet()
+        if fleet.bucket != nil { ok(try fleet.admin.run(["org", "set", "acme", "--min-retention", "30d"]), "org set") }
         let laptop = fleet.laptop
         let server = try Machine("server", in: fleet.scratch)
         try server.enroll(port: fleet.relay.port, code: try fleet.admin.invite("alice@acme.example"), arguments: ["--send-only"])
@@ -86,6 +131,7 @@ struct SendOnlyDeviceTests {
             let push = try server.run("vfs-push", ["--to", "bob@acme.example", "--cc-me", dump])
             ok(push, "night \(night)")
             #expect(Self.newStanzas(fleet, since: before) == [4], "night \(night)")
+            Self.expectLocked(fleet, fleet.storedFiles().filter { !before.contains($0) && Self.stanzas($0) != nil }, "night \(night)")
         }
         // Receivers verify them as the server of alice's, send-only.
         let (fetched, out) = try fetchAll(fleet.phone, into: fleet.scratch.path("phone-out"))
@@ -169,9 +215,10 @@ struct SendOnlyDeviceTests {
         return jsonArray(run).compactMap { $0["id"] as? String }
     }
 
-    @Test("under vfs-relay org set --min-retention 30d no device cancels a push that still waits, the send-only server's own included (77, one line that says why); vfs-relay transfers rm removes it before its time and the audit log shows it")
-    func retainedPushes() throws {
-        let fleet = try Fleet()
+    @Test("under vfs-relay org set --min-retention 30d no device cancels a push that still waits, the send-only server's own included (77, one line that says why); vfs-relay transfers rm removes it before its time and the audit log shows it; on PostgreSQL with S3 blobs in a bucket with Object Lock, the removal leaves no version of its blob, and the other push's stays locked",
+          arguments: Store.allCases)
+    func retainedPushes(_ store: Store) throws {
+        let (fleet, query) = try store.fleet()
         let server = try Machine("server", in: fleet.scratch)
         try server.enroll(port: fleet.relay.port, code: try fleet.admin.invite("alice@acme.example"), arguments: ["--send-only"])
         ok(try fleet.laptop.run("vfs-device", ["approve", "server", "--send-only", "--fingerprint", try server.fingerprint()]), "approve")
@@ -202,14 +249,22 @@ struct SendOnlyDeviceTests {
         #expect(inboxIDs(fleet.desktop).contains(pushed) && inboxIDs(fleet.phone).contains(own))
 
         // The operator removes the server's push: gone from bob's inbox, and audited.
+        let blobs = try [pushed, own].map { try #require(try query("SELECT blob_id FROM transfers WHERE id = '\($0)'").first) }
         let removed = try fleet.admin.run(["transfers", "rm", pushed])
         ok(removed, "transfers rm")
         #expect(removed.stderr.contains("removed transfer \(pushed) (1 waiting copy cancelled; it was retained until 20"), "\(removed.stderr)")
         #expect(!inboxIDs(fleet.desktop).contains(pushed))
         #expect(inboxIDs(fleet.phone).contains(own))
-        let audit = try Tools.run("sqlite3", [fleet.data.appendingPathComponent("relay.sqlite").path,
-                                             "SELECT actor || ' ' || action || ' ' || subject FROM audit WHERE action IN ('transfer.remove', 'org.min-retention') ORDER BY id"])
-        #expect(audit.out == "operator org.min-retention organisation\noperator transfer.remove \(pushed)\n", "\(audit.out)")
+        let audit = try query("SELECT actor || ' ' || action || ' ' || subject FROM audit WHERE action IN ('transfer.remove', 'org.min-retention') ORDER BY id")
+        #expect(audit == ["operator org.min-retention organisation", "operator transfer.remove \(pushed)"], "\(audit)")
+        if let bucket = fleet.bucket {
+            // The removed push's blob is gone, every version (its lock bypassed); the other's stays, locked.
+            let removedKey = "relay/blobs/\(blobs[0])", keptKey = "relay/blobs/\(blobs[1])"
+            let left = try bucket.gateway.versions(bucket: bucket.name, key: removedKey) { $0 == 0 }
+            #expect(left == 0, "\(removedKey)")
+            #expect(try bucket.gateway.versions(bucket: bucket.name, key: keptKey) { $0 == 1 } == 1, "\(keptKey)")
+            #expect(bucket.gateway.retention(bucket: bucket.name, key: keptKey)?.contains("<Mode>GOVERNANCE</Mode>") == true)
+        }
         #expect(try fleet.admin.run(["transfers", "rm", "3f9c"]).status == 64)
         #expect(try fleet.admin.run(["transfers", "rm", String(repeating: "0", count: 32)]).status == 66)
     }

@@ -120,17 +120,22 @@ final class Fleet: @unchecked Sendable {
     let admin: RelayAdmin
     var relay: RelayProcess
     let laptop: Machine, phone: Machine, tablet: Machine, desktop: Machine
+    /// The bucket of Ceph's RADOS Gateway the blobs are in (`storeArguments` name it), if not the data folder.
+    let bucket: (gateway: RGWFixture, name: String)?
 
     /// `database`: a PostgreSQL URL the relay and its operator's commands use (else the
-    /// data folder's SQLite).
-    init(relayArguments: [String] = [], database: String? = nil) throws {
+    /// data folder's SQLite). `storeArguments` (`--blobs s3://…`) go to the relay and to
+    /// every admin command too; `bucket` is the bucket they name, if any.
+    init(relayArguments: [String] = [], database: String? = nil, storeArguments: [String] = [],
+         bucket: (gateway: RGWFixture, name: String)? = nil) throws {
         scratch = try TestFolder()
         data = scratch.url.appendingPathComponent("data")
-        let onDatabase = database.map { ["--database", $0] } ?? []
-        admin = RelayAdmin(data: data, options: onDatabase)
+        self.bucket = bucket
+        let onStore = (database.map { ["--database", $0] } ?? []) + storeArguments
+        admin = RelayAdmin(data: data, options: onStore)
         let alice = try admin.addUser("alice@acme.example", org: "acme")
         let bob = try admin.addUser("bob@acme.example", org: "acme")
-        relay = try RelayProcess(data: data, arguments: relayArguments + onDatabase)
+        relay = try RelayProcess(data: data, arguments: relayArguments + onStore)
         laptop = try Machine("laptop", in: scratch)
         phone = try Machine("phone", in: scratch)
         tablet = try Machine("tablet", in: scratch)
@@ -149,8 +154,24 @@ final class Fleet: @unchecked Sendable {
 
     deinit { relay.stop() }
 
-    /// Every file under the relay's data folder except the database: the stored blobs and uploads.
-    func storedFiles() -> [URL] { relayStoredFiles(in: data) }
+    /// Every file under the relay's data folder except the database: the stored blobs and
+    /// uploads; with a bucket, a copy of each of its current objects (kept once copied).
+    func storedFiles() -> [URL] {
+        guard let bucket else { return relayStoredFiles(in: data) }
+        let copies = scratch.url.appendingPathComponent("objects")
+        try? FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
+        return Set((try? bucket.gateway.objectKeys(bucket: bucket.name)) ?? []).sorted().compactMap { key in
+            let copy = copies.appendingPathComponent(key.replacingOccurrences(of: "/", with: "%"))
+            if FileManager.default.fileExists(atPath: copy.path) { return copy }
+            return bucket.gateway.download(bucket: bucket.name, key: key, to: copy.path) ? copy : nil
+        }
+    }
+
+    /// The S3 Object Lock retention (GetObjectRetention's XML) of the object `storedFiles`
+    /// copied to `copy`; nil without a bucket, or for an object not locked.
+    func retention(of copy: URL) -> String? {
+        bucket.flatMap { $0.gateway.retention(bucket: $0.name, key: copy.lastPathComponent.replacingOccurrences(of: "%", with: "/")) }
+    }
 
     /// Runs SQL on the relay's database (sqlite3), for tests that play a lying relay.
     func sql(_ statement: String) throws {

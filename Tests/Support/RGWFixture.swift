@@ -62,10 +62,11 @@ public final class RGWFixture: Sendable {
         try "\(getpid())".write(toFile: "\(folder)/owner.pid", atomically: true, encoding: .utf8)
     }
 
-    /// A new, empty bucket (made with curl, not with the code under test).
-    public func newBucket() throws -> String {
+    /// A new, empty bucket (made with curl, not with the code under test); with
+    /// `objectLock`, made with S3 Object Lock enabled (and so versioned).
+    public func newBucket(objectLock: Bool = false) throws -> String {
         let name = "vfs-\(getpid())-\(counter.withLock { n in n += 1; return n })"
-        try Self.script(["bucket", folder, name])
+        try Self.script(["bucket", folder, name] + (objectLock ? ["lock"] : []))
         return name
     }
 
@@ -80,10 +81,43 @@ public final class RGWFixture: Sendable {
         return entries.compactMap { $0["name"] as? String }.filter { $0.hasPrefix(prefix) }.sorted()
     }
 
+    /// Copies object `key` of `bucket` to `path` with curl; false when the bucket has no
+    /// current object by that name (a deleted one, whose versions a versioned bucket keeps).
+    public func download(bucket: String, key: String, to path: String) -> Bool {
+        (try? Self.run(curl + ["-o", path, "\(endpoint)/\(bucket)/\(key)"])) != nil
+    }
+
+    /// The S3 Object Lock retention of object `key` of `bucket` (GetObjectRetention's XML:
+    /// its Mode and RetainUntilDate), read with curl; nil for an object not locked.
+    public func retention(bucket: String, key: String) -> String? {
+        try? Self.run(curl + ["\(endpoint)/\(bucket)/\(key)?retention="])
+    }
+
+    /// How many versions and delete markers of object `key` `bucket` keeps (ListObjectVersions,
+    /// read with curl), once `settled` holds of the count (RGW's index of a versioned bucket
+    /// may show a write or a delete a moment late), else as it is after 30 seconds.
+    public func versions(bucket: String, key: String, until settled: (Int) -> Bool) throws -> Int {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            let listing = try Self.run(curl + ["\(endpoint)/\(bucket)?versions="])
+            guard !listing.contains("<IsTruncated>true</IsTruncated>") else {
+                throw Failure(description: "bucket \(bucket) has more than 1000 versions")
+            }
+            let count = listing.components(separatedBy: "<Key>\(key)</Key>").count - 1
+            if settled(count) || Date() > deadline { return count }
+            usleep(200_000)
+        }
+    }
+
+    /// curl signing as the gateway's user.
+    var curl: [String] {
+        ["/usr/bin/curl", "-sf", "--aws-sigv4", "aws:amz:\(region):s3", "--user", "\(accessKey):\(secretKey)",
+         "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"]
+    }
+
     /// Multipart uploads in progress in `bucket`, as `KEY UPLOADID` lines, read with curl.
     public func multipartUploads(bucket: String) throws -> String {
-        try Self.run(["/usr/bin/curl", "-sf", "--aws-sigv4", "aws:amz:\(region):s3", "--user", "\(accessKey):\(secretKey)",
-                      "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "\(endpoint)/\(bucket)?uploads="])
+        try Self.run(curl + ["\(endpoint)/\(bucket)?uploads="])
     }
 
     /// Kills the daemons and removes the folder; idempotent.

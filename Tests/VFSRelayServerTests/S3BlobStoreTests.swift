@@ -17,6 +17,112 @@ struct S3BlobStoreTests {
     /// Where the stores record uploads in progress (a relay's SQLite database).
     let records: SQLiteRelayStore
 
+    @Test("Object Lock (issue 48): under a minimum retention the blob is written locked in governance mode where the bucket has Object Lock, and a plain DELETE, a DELETE of its version and the relay's own deletion all leave it; the operator's removal deletes it (bypassing governance); in a bucket without Object Lock it is written unlocked, and deleted all the same")
+    func objectLock() async throws {
+        let lockedBucket = try gateway.newBucket(objectLock: true)
+        let location = try S3BlobLocation.parse("s3://\(lockedBucket)/relay/one?endpoint=\(gateway.endpoint)&region=\(gateway.region)").get()
+        let locked = ObjectStoreSettings(location: location, credentials: settings.credentials)
+        for (settings, hasLock) in [(locked, true), (self.settings, false)] {
+            let fixture = try RelayFixture(objectStore: settings)
+            let served = try #require(fixture.served as? S3BlobStore)
+            let id = try await fixture.test { client in
+                let laptop = try await client.user("alice@acme.example", org: "acme")
+                let phone = try await client.device(of: "alice@acme.example", name: "phone")
+                try await fixture.store.setMinRetention(org: try await fixture.store.organisationID(name: "acme"), seconds: 3600, now: Date())
+                let upload = try await client.upload(Self.content(1000, seed: 9), token: laptop.token)
+                let sent = try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                    json: #"{"upload":"\#(upload)","devices":["\#(phone.id)"]}"#)
+                #expect(sent.status == .created)
+                let id = try decode(OutboxEntry.self, sent).id
+                #expect(try await client.request(.delete, RelayPaths.transfer(id), token: laptop.token).status == .forbidden)
+                return id
+            }
+            let blob = try #require(try await fixture.store.referenceAudit().first?.id)
+            let s3 = settings.client, key = served.key(blob)
+            let written = try await Self.versions(s3, key) { $0.count == 1 }
+            #expect(written.count == 1, "\(written)")
+            let version = try #require(written.first)
+            if hasLock {
+                let retention = try #require(try await s3.retention(of: key))
+                #expect(retention.mode == "GOVERNANCE")
+                #expect(abs(retention.until.timeIntervalSinceNow - 3600) < 300, "\(retention.until)")
+                // A plain DELETE only adds a delete marker: the locked version stays.
+                let marker = try await s3.delete(key)
+                #expect(marker != nil)
+                let marked = try await Self.versions(s3, key) { $0.count == 2 }
+                #expect(marked.contains(version) && marked.count == 2, "\(marked)")
+                // Its version's DELETE is refused by the store before the date (403 AccessDenied).
+                await #expect(throws: S3Error.self) { try await s3.delete(key, version: version) }
+                // The relay's own deletion (the sweep's, a user's removal) leaves it too, the
+                // current object again (its marker removed), for the sweep to find later.
+                await served.deleteBlob(blob)
+                let kept = try await Self.versions(s3, key) { $0 == [version] }
+                #expect(kept == [version])
+                #expect(try await s3.size(key) == 1000)
+            } else {
+                #expect(try await s3.retention(of: key) == nil)
+            }
+            // The operator's removal deletes it, every version.
+            let removed = try await fixture.store.removeTransfer(id: id, now: Date())
+            #expect(removed.released == [blob])
+            for released in removed.released { await served.deleteLockedBlob(released) }
+            let gone = try await Self.versions(s3, key) { $0.isEmpty }
+            #expect(gone.isEmpty, "\(gone)")
+            #expect(try await s3.size(key) == nil)
+        }
+    }
+
+    @Test("Object Lock (issue 48): in a bucket with it, the relay's own deletion of a blob (its release once delivered, the sweep's) leaves no version of it: of one written unlocked (no retention set), and of one locked whose retention has passed")
+    func objectLockRelease() async throws {
+        let lockedBucket = try gateway.newBucket(objectLock: true)
+        let location = try S3BlobLocation.parse("s3://\(lockedBucket)/relay/two?endpoint=\(gateway.endpoint)&region=\(gateway.region)").get()
+        let settings = ObjectStoreSettings(location: location, credentials: self.settings.credentials)
+        let fixture = try RelayFixture(objectStore: settings)
+        let served = try #require(fixture.served as? S3BlobStore)
+        let s3 = settings.client
+        // No retention, then one of 8 seconds: long enough to lock the copy, short enough to wait out.
+        try await fixture.test { client in
+            let laptop = try await client.user("alice@acme.example", org: "acme")
+            let phone = try await client.device(of: "alice@acme.example", name: "phone")
+            let org = try await fixture.store.organisationID(name: "acme")
+            for (seed, seconds) in [(11, nil), (12, 8)] as [(Int, Int64?)] {
+                try await fixture.store.setMinRetention(org: org, seconds: seconds, now: Date())
+                let upload = try await client.upload(Self.content(1000, seed: seed), token: laptop.token)
+                let sent = try await client.request(.post, RelayPaths.transfers, token: laptop.token,
+                                                    json: #"{"upload":"\#(upload)","devices":["\#(phone.id)"]}"#)
+                #expect(sent.status == .created)
+            }
+        }
+        var locks: [(blob: String, until: Date?)] = []
+        for blob in try await fixture.store.referenceAudit().map(\.id) {
+            #expect(try await Self.versions(s3, served.key(blob)) { $0.count == 1 }.count == 1)
+            locks.append((blob, try await s3.retention(of: served.key(blob))?.until))
+        }
+        #expect(locks.count == 2 && locks.filter { $0.until == nil }.count == 1, "\(locks)")
+        let until = try #require(locks.compactMap(\.until).first)
+        #expect(until > Date() && until < Date().addingTimeInterval(60), "\(until)")
+        // Once its date has passed, no version of either stays.
+        while Date() <= until.addingTimeInterval(1) { try await Task.sleep(for: .milliseconds(200)) }
+        for (blob, _) in locks {
+            await served.deleteBlob(blob)
+            let left = try await Self.versions(s3, served.key(blob)) { $0.isEmpty }
+            #expect(left.isEmpty, "\(blob): \(left)")
+            #expect(try await s3.size(served.key(blob)) == nil)
+        }
+    }
+
+    /// The version ids of `key` once `settled` holds of them (RGW's bucket index of a
+    /// versioned bucket may show a write or a delete a moment late), else as they are
+    /// after 60 seconds.
+    static func versions(_ s3: S3Client, _ key: String, until settled: (Set<String>) -> Bool) async throws -> Set<String> {
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            let listed = Set(try await s3.versions(of: key))
+            if settled(listed) || Date() > deadline { return listed }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
     init() throws {
         gateway = try RGWFixture.start()
         bucket = try gateway.newBucket()

@@ -8,7 +8,9 @@
 #   rgw-fixture.sh start [PARENT]   prints shell assignments: S3_ENDPOINT S3_ACCESS_KEY
 #                                   S3_SECRET_KEY S3_REGION RGW_FIXTURE_DIR CEPH_CONF
 #   rgw-fixture.sh stop DIR         kills the daemons started in DIR and removes it
-#   rgw-fixture.sh bucket DIR NAME  creates a bucket (with curl, not the code under test)
+#   rgw-fixture.sh bucket DIR NAME [lock]
+#                                   creates a bucket (with curl, not the code under test);
+#                                   "lock": with S3 Object Lock enabled (so versioned)
 #
 # A start that fails kills what it started, prints the log tails and exits 1.
 # Waits are for conditions, each with a generous deadline (DEADLINE seconds, 120 by default).
@@ -192,11 +194,14 @@ case ${1:-} in
     kill_all "$2"
     rm -rf "$2" ;;
   bucket)
-    [ -f "${2:-}/env" ] && [ -n "${3:-}" ] || die "usage: rgw-fixture.sh bucket DIR NAME"
+    [ -f "${2:-}/env" ] && [ -n "${3:-}" ] || die "usage: rgw-fixture.sh bucket DIR NAME [lock]"
     # shellcheck disable=SC1091
     . "$2/env"
+    # "lock": a bucket with S3 Object Lock enabled (versioned; issue 48's retention).
+    lock=()
+    [ "${4:-}" = lock ] && lock=(-H 'x-amz-bucket-object-lock-enabled: true')
     curl -sf --aws-sigv4 "aws:amz:$S3_REGION:s3" --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" \
-      -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' -X PUT "$S3_ENDPOINT/$3" -o /dev/null \
+      -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "${lock[@]}" -X PUT "$S3_ENDPOINT/$3" -o /dev/null \
       || die "cannot create bucket $3" ;;
-  *) die "usage: rgw-fixture.sh start [PARENT] | stop DIR | bucket DIR NAME" ;;
+  *) die "usage: rgw-fixture.sh start [PARENT] | stop DIR | bucket DIR NAME [lock]" ;;
 esac

@@ -8,7 +8,7 @@ import VFSRelayProtocol
 /// same organisation, one outbox row per device; the sender's quota holds it.
 struct TransferController {
     let services: RelayServices
-    let store: any TransferRepository & UploadWriterRepository & StreamingRepository & InboxDigestRepository & DigestRecordRepository
+    let store: any TransferRepository & UploadWriterRepository & StreamingRepository & InboxDigestRepository & DigestRecordRepository & RetentionLookupRepository
     /// Reads a transfer's content while its upload still runs.
     let follower: UploadFollower
 
@@ -33,7 +33,10 @@ struct TransferController {
         if body.streaming == true, services.blobs.readsUploadsInProgress, let entry = try await createStreaming(body, sender: identity, expires: expires, now: now) {
             return try jsonResponse(entry, status: .created)
         }
-        let entry = try await services.adoptUpload(body.upload, user: identity.userID, needsDigest: false) { blobID in
+        // Under the organisation's minimum retention the blob is locked as long, where the
+        // store can (the database keeps the transfer as long in any case).
+        let lockedUntil = try await store.minRetention(org: identity.orgID).map { now.addingTimeInterval(TimeInterval($0)) }
+        let entry = try await services.adoptUpload(body.upload, user: identity.userID, needsDigest: false, lockedUntil: lockedUntil) { blobID in
             try await store.createTransfer(
                 id: Secrets.id(), upload: body.upload, blobID: blobID, sender: identity, devices: body.devices,
                 groups: body.groups, users: body.users, expires: expires, now: now)

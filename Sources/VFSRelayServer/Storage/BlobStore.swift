@@ -35,9 +35,15 @@ public protocol BlobStore: Sendable {
     /// `deleteUpload` (after the database recorded the blob), so a process killed in
     /// between leaves the upload whole for a retry, and the blob an orphan for gc.
     func adopt(upload: String, as blob: String) async throws
+    /// `adopt`, with the blob kept from deletion until `lockedUntil` where the store can
+    /// (issue 48: S3 Object Lock in governance mode, where the bucket has it).
+    func adopt(upload: String, as blob: String, lockedUntil: Date?) async throws
     /// Takes the blob away again (the database refused it); the upload is untouched.
     func unadopt(blob: String, upload: String) async
     func deleteBlob(_ id: String) async
+    /// The operator's deletion (`vfs-relay transfers rm`): also of a blob still locked
+    /// (S3: `x-amz-bypass-governance-retention`).
+    func deleteLockedBlob(_ id: String) async
     /// A check of whether a blob exists that the sweep may call while the database is
     /// locked (so it does no I/O of its own that could wait: a folder checks the file, an
     /// object store answers from one listing made before).
@@ -97,6 +103,9 @@ extension BlobStore {
     public var readsUploadsInProgress: Bool { true }
     /// Files on the relay's own disk: nothing to ask first.
     public func probe(blob: String) async throws {}
+    /// A folder locks nothing: the relay's database alone keeps a retained transfer.
+    public func adopt(upload: String, as blob: String, lockedUntil: Date?) async throws { try await adopt(upload: upload, as: blob) }
+    public func deleteLockedBlob(_ id: String) async { await deleteBlob(id) }
 }
 
 /// Whether a background sync of an upload is running.

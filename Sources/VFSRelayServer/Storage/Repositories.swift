@@ -571,11 +571,16 @@ public protocol SendOnlyMarkRepository: Sendable {
 /// ends: its sender's cancel is refused (`RetentionRefusal`), and it expires no earlier.
 /// Implemented in Stores/RetentionStore.swift (and so is the one below).
 public protocol RetentionSettingRepository: Sendable {
-    /// The retention in seconds, nil when none is set.
-    func minRetention(org: Int64) async throws -> Int64?
     /// Sets it (nil: none) for transfers made from now on, with an audit entry
     /// `org.min-retention` by `operator`.
     func setMinRetention(org: Int64, seconds: Int64?, now: Date) async throws
+}
+
+/// What the transfers' controller reads of it: how long the blob of a transfer made now
+/// is locked where the blob store can (S3 Object Lock).
+public protocol RetentionLookupRepository: Sendable {
+    /// The retention in seconds, nil when none is set.
+    func minRetention(org: Int64) async throws -> Int64?
 }
 
 /// What an organisation allows its users' share links and file requests (issue 51, item 5;
@@ -674,6 +679,7 @@ public typealias RelayStore = OperatorRepository
     & TokenScopeRepository
     & SendOnlyMarkRepository
     & RetentionSettingRepository
+    & RetentionLookupRepository
     & TransferRemovalRepository
     & LinkPolicyRepository
     & LinkPolicySettingRepository

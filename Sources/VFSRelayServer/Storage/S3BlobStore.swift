@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import VFSObjectStore
 #if canImport(Glibc)
@@ -164,6 +165,8 @@ public struct S3BlobStore: BlobStore {
     /// recorded when a PATCH ends (the parts can't be read back before the upload is whole,
     /// so a PATCH that finds none at its offset leaves the digest to one read at the end).
     let hashes: UploadHashes
+    /// Whether the bucket has Object Lock, once asked (`versioned()`).
+    let objectLock = NIOLockedValueBox<Bool?>(nil)
 
     /// `hashesPruneAt`: how many kept upload hashes make it look for uploads that are
     /// gone (`UploadHashes.prune`, against the database's uploads).
@@ -370,7 +373,7 @@ public struct S3BlobStore: BlobStore {
             }
         }
         try await records.setAssembled(upload: upload)
-        try? await client.delete(tailKey(upload))
+        await remove(tailKey(upload))
     }
 
     public func digest(upload: String, length: Int64) async throws -> String {
@@ -397,8 +400,8 @@ public struct S3BlobStore: BlobStore {
         for multipart in (try? await client.multipartUploads(prefix: key)) ?? [] where multipart.key == key {
             try? await client.abortMultipartUpload(key, uploadID: multipart.uploadID)
         }
-        try? await client.delete(key)
-        try? await client.delete(tailKey(id))
+        await remove(key)
+        await remove(tailKey(id))
     }
 
     /// Uploads with an object, a tail or a multipart upload begun before `date`.
@@ -416,12 +419,56 @@ public struct S3BlobStore: BlobStore {
 
     /// The upload's whole object is copied (inside the store) as the blob's; it stays until `deleteUpload`.
     public func adopt(upload: String, as blob: String) async throws {
+        try await adopt(upload: upload, as: blob, lockedUntil: nil)
+    }
+
+    /// `adopt`, the copy locked in governance mode until `lockedUntil` where the bucket has
+    /// Object Lock (issue 48, docs/relay.md "Minimum retention"); elsewhere not locked.
+    public func adopt(upload: String, as blob: String, lockedUntil: Date?) async throws {
         let state = try await records.multipartState(upload: upload)
         try await assemble(upload, length: state.offset)
         guard let size = try await s3("cannot read upload \(upload)", { try await client.size(uploadKey(upload)) }) else {
             throw BlobStoreError.missing(upload)
         }
-        try await s3("cannot store blob \(blob)") { try await client.copy(uploadKey(upload), to: key(blob), size: size) }
+        var lock: [(String, String)] = []
+        if let lockedUntil, try await versioned() { lock = S3Client.governanceLock(until: lockedUntil) }
+        try await s3("cannot store blob \(blob)") { try await client.copy(uploadKey(upload), to: key(blob), size: size, headers: lock) }
+        // AWS locks the copy by its headers; Ceph RGW (16) ignores them on a copy and takes
+        // the lock as a retention of its own.
+        if let lockedUntil, !lock.isEmpty {
+            try await s3("cannot lock blob \(blob)") { try await client.lockGovernance(key(blob), until: lockedUntil) }
+        }
+    }
+
+    /// Whether the bucket has Object Lock (and so keeps versions), asked once.
+    func versioned() async throws -> Bool {
+        if let known = objectLock.withLockedValue({ $0 }) { return known }
+        let enabled = try await s3("cannot read the bucket's Object Lock configuration") { try await client.objectLockEnabled() }
+        objectLock.withLockedValue { $0 = enabled }
+        return enabled
+    }
+
+    /// Deletes `key`: one DELETE, and in a versioned bucket (as every bucket with Object
+    /// Lock is: the DELETE answers with a delete marker, or the bucket has Object Lock)
+    /// every version of it too, those still locked only when `bypassingGovernance` (else
+    /// they stay, and so does the data). The marker the DELETE made is named by its answer
+    /// (a listing made at once may not show it yet on Ceph RGW) and removed last; a DELETE
+    /// of a key whose latest version is a marker already makes none (RGW), hence the
+    /// bucket's word. A version still locked is the current object again, which the sweep
+    /// finds an orphan and deletes once its date has passed.
+    func remove(_ key: String, bypassingGovernance: Bool = false) async {
+        let marker = try? await client.delete(key)  // flattened: the marker it made, else nil
+        if marker == nil {
+            guard (try? await versioned()) == true else { return }
+        }
+        var versions = (try? await client.versions(of: key)) ?? []
+        if let made = marker, !made.isEmpty {
+            versions.removeAll { $0 == made }
+            versions.append(made)
+        }
+        for version in versions {
+            try? await client.delete(key, version: version, bypassingGovernance: bypassingGovernance)
+        }
     }
 
     /// Writes the object of `blob` from `next` (each call a part, the last one shorter
@@ -462,7 +509,9 @@ public struct S3BlobStore: BlobStore {
     }
 
     /// A failed delete leaves an orphan object, which the next sweep finds and deletes.
-    public func deleteBlob(_ id: String) async { try? await client.delete(key(id)) }
+    public func deleteBlob(_ id: String) async { await remove(key(id)) }
+
+    public func deleteLockedBlob(_ id: String) async { await remove(key(id), bypassingGovernance: true) }
 
     public func blobs(olderThan date: Date) async throws -> Set<String> {
         try await s3("cannot list the blobs") {
