@@ -363,6 +363,14 @@ enum RelayMigrations {
             "CREATE INDEX cloud_versions_blob ON cloud_versions(blob_id)",
             "CREATE INDEX cloud_versions_since ON cloud_versions(user_id, since)",
         ]),
+        // Issue 50, item 3: which earlier cloud versions an organisation keeps (`vfs-relay
+        // org set --cloud-versions`, `CloudVersionPolicy`'s text); no row: staggered. The
+        // sweep drops the ended rows of `cloud_versions` the policy no longer keeps (the
+        // index finds them), each giving up its blob reference.
+        Migration("v26-cloud-retention", [
+            "CREATE TABLE org_cloud_retention(org_id \(.integer) PRIMARY KEY REFERENCES organisations(id), policy TEXT NOT NULL)",
+            "CREATE INDEX cloud_versions_ended ON cloud_versions(user_id, until)",
+        ]),
     ]
 
     /// What the migrations were called before they were one list (main up to be4e8fe),

@@ -597,6 +597,24 @@ public protocol LinkAdminRepository: Sendable {
     func adminRevokeLink(id: String, org: Int64, actor: String, now: Date) async throws -> [String]
 }
 
+/// Which earlier cloud versions an organisation keeps (issue 50, item 3; `vfs-relay org set
+/// --cloud-versions`): table `org_cloud_retention`, migration `v26-cloud-retention`.
+/// Implemented in Stores/CloudRetentionStore.swift (and so is the one below).
+public protocol CloudRetentionSettingRepository: Sendable {
+    /// The organisation's policy; `.staggered` when it sets none.
+    func cloudVersionPolicy(org: Int64) async throws -> CloudVersionPolicy
+    /// Sets it, with an audit entry `org.cloud-versions` by `operator`; the next sweep applies it.
+    func setCloudVersionPolicy(org: Int64, policy: CloudVersionPolicy, now: Date) async throws
+}
+
+/// The sweep's part of the cloud's history.
+public protocol CloudRetentionRepository: Sendable {
+    /// Drops every earlier version (an ended row of `cloud_versions`) its user's
+    /// organisation's policy no longer keeps at `now`, each giving up its blob reference;
+    /// returns how many were dropped and the blob ids to delete.
+    func pruneCloudVersions(now: Date) async throws -> (dropped: Int, released: [String])
+}
+
 /// The operator's removal of a transfer (`vfs-relay transfers rm`), retained or not.
 public protocol TransferRemovalRepository: Sendable {
     /// Cancels its waiting copies whatever its retention, with an audit entry
@@ -673,6 +691,8 @@ public typealias RelayStore = OperatorRepository
     & LinkPolicyRepository
     & LinkPolicySettingRepository
     & LinkAdminRepository
+    & CloudRetentionSettingRepository
+    & CloudRetentionRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.
