@@ -361,6 +361,19 @@ public protocol CloudHistoryRepository: Sendable {
                       now: Date) async throws -> (CloudRestored, [String])
 }
 
+/// A rekey's reach into the cloud's history (issue 50, item 4): the earlier versions whose
+/// content is kept, and a new age header for one. Implemented in Stores/CloudHistoryStore.swift.
+public protocol CloudVersionRekeyRepository: Sendable {
+    /// Every earlier version (ended row) of the user whose content is kept, newest first.
+    func cloudKeptVersions(user: Int64) async throws -> [CloudVersion]
+    /// Puts `blob` (the version's content under a new header, whose row this makes) in
+    /// place of the blob of the earlier version `id` whose SHA-256 is `expected` (else
+    /// `preconditionFailed`), for every earlier version of the user that holds that blob;
+    /// returns those versions and the blob ids to delete.
+    func cloudReplaceVersionBlob(id: String, expected: String, with blob: BlobRef, user: Int64,
+                                 now: Date) async throws -> ([CloudVersion], [String])
+}
+
 /// Each organisation's policy items, listed, read and changed (by a device or the admin page).
 /// Implemented in Stores/ItemStore.swift (and so are the three below).
 public protocol ItemRepository: Sendable {
@@ -666,6 +679,7 @@ public typealias RelayStore = OperatorRepository
     & StreamingCompletionRepository
     & CloudRepository
     & CloudHistoryRepository
+    & CloudVersionRekeyRepository
     & ItemRepository
     & ItemRevisionRepository
     & PolicyGraceRepository
