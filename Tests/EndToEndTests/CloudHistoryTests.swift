@@ -189,4 +189,31 @@ struct CloudHistoryTests {
         #expect(try later.allSatisfy { try !phoneOpens($0.ciphertext) })
     }
 
+    @Test("vfs-relay org set --cloud-versions: staggered until set; days:N, all, none and 0 set and shown (text and --json); anything else is 64 with one line and a hint, an unknown organisation 66")
+    func organisationVersionPolicy() throws {
+        let folder = try TestFolder()
+        let admin = RelayAdmin(data: folder.url.appendingPathComponent("data"))
+        _ = try admin.addUser("alice@acme.example", org: "acme")
+        func shown() throws -> String? {
+            let show = try admin.run(["org", "show", "acme", "--json"])
+            #expect(show.status == 0, "\(show.stderr)")
+            return try (JSONSerialization.jsonObject(with: Data(show.out.utf8)) as? [String: Any])?["cloudVersions"] as? String
+        }
+        #expect(try shown() == "staggered")
+        #expect(try admin.run(["org", "show", "acme"]).out.contains("cloud versions kept: staggered (every version for a day, the newest of each day for 30 days, of each week for a year)"))
+        for (given, stored) in [("days:90", "days:90"), ("all", "all"), ("0", "none"), ("days:1", "days:1"), ("none", "none"), ("staggered", "staggered")] {
+            let set = try admin.run(["org", "set", "acme", "--cloud-versions", given])
+            #expect(set.status == 0, "\(given): \(set.stderr)")
+            #expect(try shown() == stored, "\(given)")
+        }
+        #expect(try admin.run(["org", "show", "acme"]).out.contains("cloud versions kept: staggered"))
+        for bad in ["days:0", "days:3651", "days:x", "weekly", ""] {
+            let refused = try admin.run(["org", "set", "acme", "--cloud-versions", bad])
+            let lines = refused.stderr.split(separator: "\n")
+            #expect(refused.status == 64 && lines.count == 2 && lines.first?.contains("--cloud-versions takes") == true
+                    && lines.last?.hasPrefix("vfs-relay: hint: ") == true, "\(bad): \(refused.stderr)")
+        }
+        #expect(try shown() == "staggered")
+        #expect(try admin.run(["org", "set", "nowhere", "--cloud-versions", "all"]).status == 66)
+    }
 }
