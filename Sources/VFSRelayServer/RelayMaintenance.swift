@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
 
 /// The sweeper's work, which `vfs-relay gc` also runs: expire transfers and uploads, drop
@@ -9,11 +10,14 @@ public struct RelayMaintenance: Sendable {
     let store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository & CloudRetentionRepository
     let blobs: any BlobStore
     let configuration: RelayConfiguration
+    /// The gauges of the cloud versions kept, in the served registry (`serve --metrics`).
+    let metrics: RelayMetrics
 
     public init(store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository & CloudRetentionRepository, blobs: any BlobStore, configuration: RelayConfiguration) {
         self.store = store
         self.blobs = blobs
         self.configuration = configuration
+        metrics = RelayMetrics(registry: configuration.metrics ?? PrometheusCollectorRegistry())
     }
 
     /// One sweep, unless another process (another relay instance on the same database,
@@ -43,6 +47,9 @@ public struct RelayMaintenance: Sendable {
         // The cloud versions the organisations' policies no longer keep (issue 50).
         let versions = try await store.pruneCloudVersions(now: now)
         for blob in versions.released { await blobs.deleteBlob(blob) }
+        let kept = try await store.cloudVersionTotals()
+        metrics.cloudVersions.set(Double(kept.versions))
+        metrics.cloudVersionBytes.set(Double(kept.bytes))
         // Idle past the expiry (`--upload-idle-expiry`) or their whole lifetime; one being
         // written now is not idle.
         let uploads = try await store.removeExpiredUploads(now: now, sparing: store.uploadsBeingWritten())

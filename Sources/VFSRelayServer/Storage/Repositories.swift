@@ -620,12 +620,23 @@ public protocol CloudRetentionSettingRepository: Sendable {
     func setCloudVersionPolicy(org: Int64, policy: CloudVersionPolicy, now: Date) async throws
 }
 
+/// Each user's cloud history in numbers, for the admin page's Devices screen (issue 50).
+/// Implemented in Stores/CloudRetentionStore.swift.
+public protocol CloudHistorySummaryRepository: Sendable {
+    /// For each user of the organisation (by id) who has an earlier version kept: how
+    /// many, the bytes only they hold, and the removed files in the trash.
+    func cloudHistorySummaries(org: Int64) async throws -> [Int64: CloudHistorySummary]
+}
+
 /// The sweep's part of the cloud's history.
 public protocol CloudRetentionRepository: Sendable {
     /// Drops every earlier version (an ended row of `cloud_versions`) its user's
     /// organisation's policy no longer keeps at `now`, each giving up its blob reference;
     /// returns how many were dropped and the blob ids to delete.
     func pruneCloudVersions(now: Date) async throws -> (dropped: Int, released: [String])
+    /// The earlier versions kept (ended rows holding a blob), and the bytes of the blobs
+    /// that only such rows hold (no cloud file does), over every user: `/metrics`' gauges.
+    func cloudVersionTotals() async throws -> (versions: Int, bytes: Int64)
 }
 
 /// The operator's removal of a transfer (`vfs-relay transfers rm`), retained or not.
@@ -707,6 +718,7 @@ public typealias RelayStore = OperatorRepository
     & LinkAdminRepository
     & CloudRetentionSettingRepository
     & CloudRetentionRepository
+    & CloudHistorySummaryRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.

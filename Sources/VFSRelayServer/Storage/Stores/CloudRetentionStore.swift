@@ -70,4 +70,38 @@ extension SQLRelayStore {
         }
         return (dropped, released)
     }
+
+    public func cloudVersionTotals() async throws -> (versions: Int, bytes: Int64) {
+        try await sql.database.read { db in
+            let versions = try await db.value("SELECT COUNT(*) FROM cloud_versions WHERE until IS NOT NULL AND blob_id IS NOT NULL",
+                                              as: Int.self) ?? 0
+            let bytes = try await db.value("""
+                SELECT COALESCE(SUM(b.size), 0) FROM blobs b
+                WHERE EXISTS (SELECT 1 FROM cloud_versions v WHERE v.blob_id = b.id AND v.until IS NOT NULL)
+                AND NOT EXISTS (SELECT 1 FROM cloud c WHERE c.blob_id = b.id)
+                """, as: Int64.self) ?? 0
+            return (versions, bytes)
+        }
+    }
+
+    public func cloudHistorySummaries(org: Int64) async throws -> [Int64: CloudHistorySummary] {
+        try await sql.database.read { db in
+            var summaries = [Int64: CloudHistorySummary]()
+            for user in try await db.values("SELECT id FROM users WHERE org_id = \(org) ORDER BY id", as: Int64.self) {
+                let versions = try await db.value("""
+                    SELECT COUNT(*) FROM cloud_versions WHERE user_id = \(user) AND until IS NOT NULL AND blob_id IS NOT NULL
+                    """, as: Int.self) ?? 0
+                guard versions > 0 else { continue }
+                let bytes = try await db.value("SELECT \(StoreRows.versionOnlyBytes(user: user))", as: Int64.self) ?? 0
+                // As the trash lists them: each removed file's last row.
+                let trash = try await db.value("""
+                    SELECT COUNT(*) FROM cloud_versions v WHERE v.user_id = \(user) AND v.until IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM cloud c WHERE c.id = v.file_id)
+                    AND NOT EXISTS (SELECT 1 FROM cloud_versions w WHERE w.file_id = v.file_id AND (w.until IS NULL OR w.until > v.until))
+                    """, as: Int.self) ?? 0
+                summaries[user] = CloudHistorySummary(versions: versions, bytes: bytes, trash: trash)
+            }
+            return summaries
+        }
+    }
 }
