@@ -89,8 +89,28 @@ extension RelayClient {
 
     /// The first `count` bytes of a cloud file (its age header, for a rekey).
     func cloudPrefix(_ path: String, count: Int64) async throws -> [UInt8] {
-        let response = try await execute(request(.GET, Self.cloudRoute(path), headers: [("Range", "bytes=0-\(count - 1)")]),
-                                         timeout: .seconds(120))
+        try await prefix(Self.cloudRoute(path), count: count)
+    }
+
+    /// The first `count` bytes of an earlier version's content (`CloudVersion.id`).
+    func cloudVersionPrefix(_ id: String, count: Int64) async throws -> [UInt8] {
+        try await prefix(Self.cloudVersionRoute(id), count: count)
+    }
+
+    func prefix(_ route: String, count: Int64) async throws -> [UInt8] {
+        let response = try await execute(request(.GET, route, headers: [("Range", "bytes=0-\(count - 1)")]), timeout: .seconds(120))
         return try await collect(response, limit: Int(count) + 1)
+    }
+
+    /// Every earlier version whose content the relay keeps, newest first (issue 50: what a
+    /// rekey covers besides the files).
+    func cloudKeptVersions() async throws -> [CloudVersion] {
+        try await call(.GET, RelayPaths.cloudVersions, as: [CloudVersion].self)
+    }
+
+    /// A new age header for an earlier version; answers every earlier version now on the
+    /// new blob (those that shared its old one too).
+    func cloudReplaceVersionHeader(_ id: String, _ body: CloudHeaderReplace) async throws -> [CloudVersion] {
+        try await call(.PUT, RelayPaths.cloudVersionHeader + "/" + Self.percentEscaped(id, keeping: "._-~"), body: body, as: [CloudVersion].self)
     }
 }

@@ -130,7 +130,8 @@ public struct CloudUsage: Codable, Sendable, Equatable {
     public var folders: Int
     /// Bytes of ciphertext in cloud files.
     public var bytes: Int64
-    /// Bytes the user holds on the relay in all (uploads, live transfers, cloud files).
+    /// Bytes the user holds on the relay in all (uploads, live transfers, cloud files, the
+    /// blobs only earlier versions of their files hold, share links).
     public var used: Int64
     /// The relay's per-user quota.
     public var quota: Int64

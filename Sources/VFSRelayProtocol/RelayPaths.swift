@@ -17,6 +17,10 @@ public enum RelayPaths {
     public static let cloudVersion = "/v1/cloud-version"
     public static let cloudTrash = "/v1/cloud-trash"
     public static let cloudRestore = "/v1/cloud-restore"
+    /// Every earlier version whose content is kept (`GET`), and the age header of one
+    /// (`PUT /v1/cloud-version-header/{id}`): a rekey's reach into the history (issue 50).
+    public static let cloudVersions = "/v1/cloud-versions"
+    public static let cloudVersionHeader = "/v1/cloud-version-header"
     public static let items = "/v1/items"
     /// The file-vault seed's paths, kept as aliases of `/v1/items`.
     public static let legacyItems = "/items"

@@ -1,18 +1,23 @@
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
 
-/// The sweeper's work, which `vfs-relay gc` also runs: expire transfers and uploads,
-/// recount blob references from the live rows, delete what nobody uses.
+/// The sweeper's work, which `vfs-relay gc` also runs: expire transfers and uploads, drop
+/// the cloud versions their organisation's policy no longer keeps, recount blob
+/// references from the live rows, delete what nobody uses.
 public struct RelayMaintenance: Sendable {
-    let store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository
+    let store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository & CloudRetentionRepository
     let blobs: any BlobStore
     let configuration: RelayConfiguration
+    /// The gauges of the cloud versions kept, in the served registry (`serve --metrics`).
+    let metrics: RelayMetrics
 
-    public init(store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository, blobs: any BlobStore, configuration: RelayConfiguration) {
+    public init(store: any MaintenanceRepository & UploadListingRepository & ShareExpiryRepository & CloudRetentionRepository, blobs: any BlobStore, configuration: RelayConfiguration) {
         self.store = store
         self.blobs = blobs
         self.configuration = configuration
+        metrics = RelayMetrics(registry: configuration.metrics ?? PrometheusCollectorRegistry())
     }
 
     /// One sweep, unless another process (another relay instance on the same database,
@@ -39,6 +44,12 @@ public struct RelayMaintenance: Sendable {
         let expired = try await store.expireTransfers(now: now)
         for blob in expired { await blobs.deleteBlob(blob) }
         for blob in try await store.expireShares(now: now) { await blobs.deleteBlob(blob) }
+        // The cloud versions the organisations' policies no longer keep (issue 50).
+        let versions = try await store.pruneCloudVersions(now: now)
+        for blob in versions.released { await blobs.deleteBlob(blob) }
+        let kept = try await store.cloudVersionTotals()
+        metrics.cloudVersions.set(Double(kept.versions))
+        metrics.cloudVersionBytes.set(Double(kept.bytes))
         // Idle past the expiry (`--upload-idle-expiry`) or their whole lifetime; one being
         // written now is not idle.
         let uploads = try await store.removeExpiredUploads(now: now, sparing: store.uploadsBeingWritten())
@@ -58,7 +69,8 @@ public struct RelayMaintenance: Sendable {
             files: blobs.blobs(olderThan: settled), fileExists: { !rowsBefore.contains($0) || exists($0) },
             eventsBefore: now.addingTimeInterval(-configuration.eventRetention), now: now)
         for blob in delete { await blobs.deleteBlob(blob) }
-        report.releasedBlobs += expired.count
+        report.releasedBlobs += expired.count + versions.released.count
+        report.droppedVersions = versions.dropped
         report.expiredUploads = uploads.count
         report.orphanFiles += orphanUploads
         return report

@@ -19,12 +19,15 @@ extension CloudTool {
             file key with this device's identity and writes a new header wrapping the same key \
             for every active device (keys checked against the pins) and your recovery key, if \
             you made one (vfs-device recovery-key), with a new header MAC. The \
-            relay puts it in front of the unchanged payload: only the header travels. Run it \
-            after enrolling a device, so it can read the existing files, and after revoking one, \
-            so its key is dropped from every file. Copies a revoked device already fetched are \
-            out of reach: rekeying cannot take them back.
+            relay puts it in front of the unchanged payload: only the header travels. The \
+            earlier versions the relay keeps of those paths (vfs-cloud log, trash) are rekeyed \
+            the same way, each stored content once. Run it after enrolling a device, so it can \
+            read the existing files, and after revoking one, so its key is dropped from every \
+            file and every version kept. Copies a revoked device already fetched are out of \
+            reach: rekeying cannot take them back.
 
-            Files this device cannot open are left as they are, with a warning (exit 1).
+            Files and versions this device cannot open are left as they are, with a warning \
+            (exit 1).
 
             Example:
               vfs-device revoke old-phone && vfs-cloud rekey

@@ -39,6 +39,7 @@ struct GC: AsyncParsableCommand {
             orphan rows \(report.orphanRows)
             fixed reference counts \(report.fixedReferenceCounts)
             pruned events \(report.prunedEvents)
+            dropped cloud versions \(report.droppedVersions)
             """)
     }
 }

@@ -41,7 +41,7 @@ extension Org {
     struct Settings: AsyncParsableCommand, CheckedCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
-            abstract: "Set an organisation's settings: its minimum retention of transfers, and what share links may do.",
+            abstract: "Set an organisation's settings: its minimum retention of transfers, what share links may do, which cloud versions are kept.",
             discussion: """
             --min-retention DURATION (30d, 12h; a unit is required; up to 3650d): every \
             transfer a device of the organisation makes from then on is kept until it is \
@@ -63,11 +63,25 @@ extension Org {
             keep their value. Each change is an audit entry org.links, and so is each link \
             made (share.create, request.create) and revoked.
 
+            --cloud-versions POLICY: which earlier versions of its users' cloud files (vfs-cloud \
+            log, get --version-id, restore, trash) the relay keeps. A version's age counts from \
+            when it stopped being the head (replaced, moved or removed: a removed file's last \
+            version, in the trash, ages like any other); the head is always kept. staggered \
+            (the default): every version younger than a day; of those younger than 30 days, the \
+            newest of each UTC day; of those younger than 365 days, the newest of each week \
+            (Monday to Sunday, UTC); none older. all: every version, forever. days:N (1 to \
+            3650): every version younger than N days. none (or 0): no earlier version and no \
+            trash. The relay's sweep (serve's timer, or gc) drops the others, and a blob nothing \
+            else holds goes with them; the quota counts the blobs only kept versions hold, so a \
+            shorter policy frees room at the next sweep. Each change is an audit entry \
+            org.cloud-versions.
+
             Examples:
               vfs-relay org set acme --min-retention 30d
               vfs-relay org set acme --link-max-expiry 7d --link-max-downloads 10
               vfs-relay org set acme --link-max-size 2G
               vfs-relay org set acme --links off
+              vfs-relay org set acme --cloud-versions days:90
             """)
 
         @OptionGroup var data: DataOptions
@@ -82,17 +96,32 @@ extension Org {
         var linkMaxDownloads: String?
         @Option(help: ArgumentHelp("The largest file a link may hold or a request take (2G), or none.", valueName: "size"))
         var linkMaxSize: String?
+        @Option(help: ArgumentHelp("Which earlier cloud versions to keep: staggered (the default), all, days:N or none.",
+                                   valueName: "policy"))
+        var cloudVersions: String?
 
         /// The longest retention: ten years.
         static let longest = 3650 * 86400
 
         func check() throws {
-            guard minRetention != nil || links != nil || linkMaxExpiry != nil || linkMaxDownloads != nil || linkMaxSize != nil else {
-                throw ToolError.usage("nothing to set", hints: ["give --min-retention DURATION, --links on|off, --link-max-expiry, --link-max-downloads or --link-max-size"])
+            guard minRetention != nil || links != nil || linkMaxExpiry != nil || linkMaxDownloads != nil || linkMaxSize != nil
+                    || cloudVersions != nil else {
+                throw ToolError.usage("nothing to set", hints: ["give --min-retention DURATION, --links on|off, --link-max-expiry, --link-max-downloads, --link-max-size or --cloud-versions POLICY"])
             }
+            _ = try versionPolicy()
             if let links, links != "on", links != "off" { throw ToolError.usage("--links takes on or off, not \"\(links)\"") }
             _ = try limits(LinkPolicy.open)
             if let minRetention, minRetention != "none" { _ = try Self.duration(minRetention, option: "--min-retention", longest: Self.longest) }
+        }
+
+        /// --cloud-versions as a policy, nil when not given.
+        func versionPolicy() throws -> CloudVersionPolicy? {
+            guard let cloudVersions else { return nil }
+            guard let policy = CloudVersionPolicy(text: cloudVersions) else {
+                throw ToolError.usage("--cloud-versions takes staggered, all, days:N or none, not \"\(cloudVersions)\"",
+                                      hints: ["N is a whole number of days from 1 to \(CloudVersionPolicy.longestDays), as in days:90"])
+            }
+            return policy
         }
 
         /// A duration option's seconds, within 1 s and `longest`.
@@ -150,15 +179,20 @@ extension Org {
                 try await store.setLinkPolicy(org: org, policy: policy, now: now)
                 data.report("\(name): \(Show.describe(policy))")
             }
+            if let policy = try versionPolicy() {
+                try await store.setCloudVersionPolicy(org: org, policy: policy, now: now)
+                data.report("\(name): cloud versions kept: \(policy.summary)")
+            }
         }
     }
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show an organisation's settings: its minimum retention and what share links may do.",
+            abstract: "Show an organisation's settings: its minimum retention, what share links may do, which cloud versions are kept.",
             discussion: """
             With --json: {"name", "minRetention" (seconds or null), "links": {"allowed", \
-            "maxExpiry" (seconds), "maxDownloads", "maxSize" (bytes)}}, a limit null when none is set.
+            "maxExpiry" (seconds), "maxDownloads", "maxSize" (bytes)}, "cloudVersions" \
+            (staggered, all, none or days:N)}, a limit null when none is set.
             """)
 
         @OptionGroup var data: DataOptions
@@ -169,6 +203,7 @@ extension Org {
             var name: String
             var minRetention: Int64?
             var links: LinkPolicy
+            var cloudVersions: CloudVersionPolicy
         }
 
         /// A policy as `org set` and `org show` print it.
@@ -183,10 +218,12 @@ extension Org {
         func run() async throws {
             let (store, _) = try await data.open()
             let org = try await store.organisationID(name: name)
-            let report = Report(name: name, minRetention: try await store.minRetention(org: org), links: try await store.linkPolicy(org: org))
+            let report = Report(name: name, minRetention: try await store.minRetention(org: org), links: try await store.linkPolicy(org: org),
+                                cloudVersions: try await store.cloudVersionPolicy(org: org))
             if json { return try JSONOutput.print(report) }
             print("minimum retention: " + (report.minRetention.map { DurationText.format(seconds: Int($0)) } ?? "none"))
             print(Self.describe(report.links))
+            print("cloud versions kept: " + report.cloudVersions.summary)
         }
     }
 }

@@ -124,4 +124,96 @@ struct CloudHistoryTests {
         #expect(try fleet.desktop.run("vfs-cloud", ["trash", "--json"]).out.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
         #expect(try fleet.desktop.run("vfs-cloud", ["log", "/proj/a.txt"]).status == 66)
     }
+
+    @Test("rekey covers the history (issue 50, item 4): once the phone is removed from the chain and the laptop rekeys, no kept version (replaced, moved, removed) fetched with get --raw --version-id opens with the phone's identity (each did before), nor does a version written since; each blob is rewritten once and the old ones are released; get --version-id still gives every version's bytes",
+          arguments: [false, true])
+    func rekeyHistory(_ postgres: Bool) throws {
+        let fleet = try Fleet(database: postgres ? try PostgresCluster.start().newDatabase() : nil)
+        let laptop = fleet.laptop
+        func blobFiles(_ fleet: Fleet) -> [URL] {
+            fleet.storedFiles().filter { $0.deletingLastPathComponent().lastPathComponent == "blobs" }
+        }
+        func put(_ text: String, _ path: String) throws {
+            ok(try laptop.run("vfs-cloud", ["put", "-f", try fleet.scratch.write("in-\(text)", text), path]), "put \(path)")
+        }
+        try put("notes one", "/notes.txt")
+        try put("notes two", "/notes.txt")
+        try put("notes three", "/notes.txt")
+        ok(try laptop.run("vfs-cloud", ["mv", "/notes.txt", "/kept.txt"]))
+        try put("gone", "/gone.txt")
+        ok(try laptop.run("vfs-cloud", ["rm", "/gone.txt"]))
+        let phoneKey = fleet.scratch.path("phone-key.txt")
+        try fleet.phone.exportIdentity(to: phoneKey)
+        var fetched = 0
+        /// Each kept version of `path` as get --raw --version-id fetches it, with what the laptop decrypts it to.
+        func versions(_ path: String) throws -> [(ciphertext: String, text: String)] {
+            try jsonArray(try laptop.run("vfs-cloud", ["log", path, "--json"])).map { entry in
+                let id = try #require(entry["version"] as? String)
+                fetched += 1
+                let raw = fleet.scratch.path("raw-\(fetched).age"), plain = fleet.scratch.path("plain-\(fetched).txt")
+                ok(try laptop.run("vfs-cloud", ["get", path, "--version-id", id, "--raw", "-o", raw]), "get --raw \(id)")
+                ok(try laptop.run("vfs-cloud", ["get", path, "--version-id", id, "-o", plain]), "get \(id)")
+                return (raw, String(decoding: try Data(contentsOf: URL(fileURLWithPath: plain)), as: UTF8.self))
+            }
+        }
+        func phoneOpens(_ file: String) throws -> Bool {
+            fetched += 1
+            return try Tools.run("vfs-decrypt", ["-i", phoneKey, "-o", fleet.scratch.path("phone-\(fetched)"), file]).status == 0
+        }
+        // The file's rows (its head, the row at its old path, its two earlier contents), the removed file's.
+        let texts = ["notes three", "notes three", "notes two", "notes one", "gone"]
+        let before = try versions("/kept.txt") + versions("/gone.txt")
+        #expect(before.map(\.text) == texts)
+        #expect(try before.allSatisfy { try phoneOpens($0.ciphertext) })
+        let blobsBefore = Set(blobFiles(fleet))
+        #expect(blobsBefore.count == 4)
+
+        ok(try laptop.run("vfs-device", ["revoke", "phone"]))
+        let rekey = try laptop.run("vfs-cloud", ["rekey"])
+        ok(rekey, "rekey")
+        #expect(rekey.stderr.contains("rekeyed 1 file and 3 earlier versions for "), "\(rekey.stderr)")
+        // (a) Every version kept: the same bytes for the laptop, nothing for the phone's key.
+        let after = try versions("/kept.txt") + versions("/gone.txt")
+        #expect(after.map(\.text) == texts)
+        #expect(try after.allSatisfy { try !phoneOpens($0.ciphertext) })
+        // Each of the four blobs rewritten once (the moved head's two rows share the new one), the old ones gone.
+        let blobsAfter = Set(blobFiles(fleet))
+        #expect(blobsAfter.count == 4 && blobsAfter.isDisjoint(with: blobsBefore))
+        #expect(try blobsAfter.allSatisfy { try !phoneOpens($0.path) })
+
+        // (b) A version written after the removal, replaced since: the phone's key does not open it.
+        try put("notes four", "/kept.txt")
+        try put("notes five", "/kept.txt")
+        let later = try versions("/kept.txt")
+        #expect(later.prefix(2).map(\.text) == ["notes five", "notes four"])
+        #expect(try later.allSatisfy { try !phoneOpens($0.ciphertext) })
+    }
+
+    @Test("vfs-relay org set --cloud-versions: staggered until set; days:N, all, none and 0 set and shown (text and --json); anything else is 64 with one line and a hint, an unknown organisation 66")
+    func organisationVersionPolicy() throws {
+        let folder = try TestFolder()
+        let admin = RelayAdmin(data: folder.url.appendingPathComponent("data"))
+        _ = try admin.addUser("alice@acme.example", org: "acme")
+        func shown() throws -> String? {
+            let show = try admin.run(["org", "show", "acme", "--json"])
+            #expect(show.status == 0, "\(show.stderr)")
+            return try (JSONSerialization.jsonObject(with: Data(show.out.utf8)) as? [String: Any])?["cloudVersions"] as? String
+        }
+        #expect(try shown() == "staggered")
+        #expect(try admin.run(["org", "show", "acme"]).out.contains("cloud versions kept: staggered (every version for a day, the newest of each day for 30 days, of each week for a year)"))
+        for (given, stored) in [("days:90", "days:90"), ("all", "all"), ("0", "none"), ("days:1", "days:1"), ("none", "none"), ("staggered", "staggered")] {
+            let set = try admin.run(["org", "set", "acme", "--cloud-versions", given])
+            #expect(set.status == 0, "\(given): \(set.stderr)")
+            #expect(try shown() == stored, "\(given)")
+        }
+        #expect(try admin.run(["org", "show", "acme"]).out.contains("cloud versions kept: staggered"))
+        for bad in ["days:0", "days:3651", "days:x", "weekly", ""] {
+            let refused = try admin.run(["org", "set", "acme", "--cloud-versions", bad])
+            let lines = refused.stderr.split(separator: "\n")
+            #expect(refused.status == 64 && lines.count == 2 && lines.first?.contains("--cloud-versions takes") == true
+                    && lines.last?.hasPrefix("vfs-relay: hint: ") == true, "\(bad): \(refused.stderr)")
+        }
+        #expect(try shown() == "staggered")
+        #expect(try admin.run(["org", "set", "nowhere", "--cloud-versions", "all"]).status == 66)
+    }
 }

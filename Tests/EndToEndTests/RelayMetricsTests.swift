@@ -118,4 +118,26 @@ struct RelayMetricsTests {
         #expect(Self.value(scrape.text, "vfs_relay_internal_errors_total") == 0)
         #expect(setup.relay.stop() == 0)
     }
+
+    @Test("the sweep sets the gauges of the earlier cloud versions kept and the bytes only they hold (issue 50)")
+    func cloudVersionGauges() throws {
+        let fleet = try Fleet(relayArguments: ["--metrics", "--sweep-interval", "1"])
+        for n in 0..<3 {
+            let file = try fleet.scratch.write("v\(n).bin", testBytes(1000 + n * 100, seed: UInt64(n + 1)))
+            let put = try fleet.laptop.run("vfs-cloud", ["put", "-f", file, "/notes.bin"])
+            #expect(put.status == 0, "\(put.stderr)")
+        }
+        let log = jsonArray(try fleet.laptop.run("vfs-cloud", ["log", "/notes.bin", "--json"]))
+        let earlier = log.filter { $0["until"] is String }.compactMap { $0["size"] as? Int }
+        #expect(earlier.count == 2)
+        var text = ""
+        for _ in 0..<100 {
+            text = try RelayClient(port: fleet.relay.port).request("GET", "/metrics").text
+            if Self.value(text, "vfs_relay_cloud_versions ") == 2 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(Self.value(text, "vfs_relay_cloud_versions ") == 2, "\(text.split(separator: "\n").filter { $0.contains("cloud") })")
+        #expect(Self.value(text, "vfs_relay_cloud_version_bytes ") == Double(earlier.reduce(0, +)))
+        #expect(text.contains("# TYPE vfs_relay_cloud_versions gauge") && text.contains("# TYPE vfs_relay_cloud_version_bytes gauge"))
+    }
 }

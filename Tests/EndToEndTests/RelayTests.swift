@@ -328,7 +328,7 @@ struct RelayTests {
         // A second pass finds nothing left to fix: counts equal live rows, files match rows.
         let second = try JSONSerialization.jsonObject(with: try setup.admin.run(["gc", "--grace", "0", "--json"]).stdout) as? [String: Int]
         #expect(second == ["releasedBlobs": 0, "expiredUploads": 0, "orphanFiles": 0, "orphanRows": 0,
-                           "fixedReferenceCounts": 0, "prunedEvents": 0])
+                           "fixedReferenceCounts": 0, "prunedEvents": 0, "droppedVersions": 0])
         let stats = try JSONSerialization.jsonObject(with: try setup.admin.run(["stats", "--json"]).stdout) as? [String: Any]
         let files = try FileManager.default.contentsOfDirectory(atPath: setup.relay.data.appendingPathComponent("blobs").path)
         #expect(stats?["blobs"] as? Int == files.count)

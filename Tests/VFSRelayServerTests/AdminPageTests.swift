@@ -382,6 +382,28 @@ struct AdminPageTests {
             #expect(audit.allSatisfy { $0.actor == "ann@acme.example" })
         }
     }
+
+    @Test("the Devices screen shows each user's cloud history (issue 50): the earlier versions kept, the bytes only they hold, the removed files in the trash")
+    func cloudHistory() async throws {
+        let fixture = try RelayFixture()
+        try await fixture.test { client in
+            _ = try await client.user("ann@acme.example", org: "acme", admin: true)
+            let max = try await client.user("max@acme.example", org: "acme", device: "phone")
+            for (path, size) in [("/a.age", 100), ("/a.age", 200), ("/a.age", 300), ("/b.age", 50)] {
+                let upload = try await client.upload(randomBytes(size), token: max.token)
+                let put = try await client.request(.put, RelayPaths.cloud(path), token: max.token, json: #"{"upload":"\#(upload)"}"#)
+                #expect(put.status == .created)
+            }
+            #expect(try await client.request(.delete, RelayPaths.cloud("/b.age"), token: max.token).status == .noContent)
+            var browser = AdminBrowser(client)
+            try await browser.signIn(try await fixture.loginCode(for: "ann@acme.example"))
+            let rows = text(try await browser.get("/admin/devices")).components(separatedBy: "<tr>")
+            let maxRow = try #require(rows.first { $0.contains(">max@acme.example</th>") })
+            #expect(maxRow.contains("<td>3 earlier versions (\(AdminPages.bytes(350))), 1 in the trash</td>"), "\(maxRow)")
+            let annRow = try #require(rows.first { $0.contains(">ann@acme.example</th>") })
+            #expect(annRow.contains("<td>no earlier versions</td>"), "\(annRow)")
+        }
+    }
 }
 
 @Suite("admin store")

@@ -200,8 +200,8 @@ struct SchemaTests {
 
     /// The migrations of the list made after the newest dump in Tests/relay-schema (each
     /// runs on every dump), in order, and the tables they make.
-    static let sinceDumps = ["v16-chain-checkpoints", "v17-shares", "v18-send-only-devices", "v19-min-retention", "v20-file-requests", "v23-cloud-versions", "v24-link-settings", "v25-cloud-history", "v27-share-resume"]
-    static let tablesSinceDumps = ["shares", "share_downloads", "send_only_devices", "org_retention", "retained_transfers", "file_requests", "file_request_uploads", "cloud_versions", "org_link_settings"]
+    static let sinceDumps = ["v16-chain-checkpoints", "v17-shares", "v18-send-only-devices", "v19-min-retention", "v20-file-requests", "v23-cloud-versions", "v24-link-settings", "v25-cloud-history", "v26-cloud-retention", "v27-share-resume"]
+    static let tablesSinceDumps = ["shares", "share_downloads", "send_only_devices", "org_retention", "retained_transfers", "file_requests", "file_request_uploads", "cloud_versions", "org_link_settings", "org_cloud_retention"]
 
     @Test("a SQLite relay made by main at b255526 (v1-tables…v15-blob-indexes) opens: every row kept, only the migrations since run (v16-chain-checkpoints: device_chains.checkpoint, 0 on every stored statement), the schema a fresh one gets, and its chain reads whole")
     func sqliteBeforeCheckpoints() async throws {

@@ -600,7 +600,8 @@ struct StoreTests {
         let moved = try await store.cloudMove(from: ["docs"], to: ["papers"], user: user, now: Date())
         #expect(moved.path == "/papers")
         #expect(try await store.cloudFile(path: ["papers", "a.age"], user: user).id == "b2")
-        #expect(try await store.usage(user: user) == 10)
+        // The file's 10 bytes, and the 10 of the version it replaced (b1, which only that version holds).
+        #expect(try await store.usage(user: user) == 20)
         #expect(try await store.cloudDelete(path: ["papers"], user: user, now: Date()).isEmpty)
         #expect(try await store.cloudList(path: [], user: user).1.isEmpty)
         #expect(try await store.referenceAudit().map(\.id) == ["b1", "b2"])

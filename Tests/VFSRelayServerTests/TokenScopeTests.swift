@@ -42,6 +42,7 @@ struct TokenScopeTests {
         // The cloud's history (issue 50): versions, trash and restore are the cloud's too.
         "GET /v1/cloud-log/**": .forbidden, "GET /v1/cloud-version/{id}": .forbidden, "GET /v1/cloud-trash": .forbidden,
         "POST /v1/cloud-restore": .forbidden, "POST /v1/cloud-restore/**": .forbidden,
+        "GET /v1/cloud-versions": .forbidden, "PUT /v1/cloud-version-header/{id}": .forbidden,
         "GET /v1/items": .forbidden, "POST /v1/items": .forbidden, "GET /v1/items/{id}": .forbidden,
         "PUT /v1/items/{id}": .forbidden, "DELETE /v1/items/{id}": .forbidden,
         "GET /items": .forbidden, "POST /items": .forbidden, "GET /items/{id}": .forbidden,

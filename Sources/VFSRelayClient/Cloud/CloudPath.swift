@@ -88,9 +88,16 @@ package struct CloudTree {
     /// A cloud file's age header, from its first bytes (more of them when the header
     /// is longer than the first read).
     package func header(_ path: String, size: Int64, first: Int64 = 64 << 10) async throws -> AgeDecryptor {
+        try await Self.header(size: size, first: first) { [client] in try await client.cloudPrefix(path, count: $0) }
+    }
+
+    /// An age header from the first bytes `read` gives (more of them when the header is
+    /// longer than the first read).
+    static func header(size: Int64, first: Int64 = 64 << 10,
+                       read: (Int64) async throws -> [UInt8]) async throws -> AgeDecryptor {
         var count = min(size, first)
         while true {
-            let prefix = try await client.cloudPrefix(path, count: count)
+            let prefix = try await read(count)
             do {
                 return try AgeDecryptor(source: MemorySource(prefix), armored: false)
             } catch AgeError.header(let reason) where reason.contains("end of file") && count < size && count < 4 << 20 {

@@ -10,10 +10,10 @@ import VFSRelayProtocol
 /// `/v1/items`; every POST needs the session's CSRF token (see `AdminAuth`).
 struct AdminController {
     let services: RelayServices
-    let store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository & LinkAdminRepository
+    let store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository & LinkAdminRepository & CloudHistorySummaryRepository
     let items: ItemController
 
-    init(services: RelayServices, store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository & LinkAdminRepository,
+    init(services: RelayServices, store: any AdminWebRepository & ItemRepository & OrgGroupRepository & DeviceLogoutRepository & AuditRepository & LinkAdminRepository & CloudHistorySummaryRepository,
          items: ItemController) {
         self.services = services
         self.store = store
@@ -252,7 +252,8 @@ struct AdminController {
         let members = try await store.organisationMembers(org: signedIn.session.orgID)
         let query = Self.query(request)
         let notice = query["revoked"].map { "Revoked \($0)." }
-        return AdminPages.response(AdminPages.devices(members, signedIn: signedIn, notice: notice))
+        let history = try await store.cloudHistorySummaries(org: signedIn.session.orgID)
+        return AdminPages.response(AdminPages.devices(members, history: history, signedIn: signedIn, notice: notice))
     }
 
     /// A live device of the organisation and its owner.

@@ -3,16 +3,21 @@ import VFSRelayProtocol
 
 /// The organisation's screens: devices and groups, the outbox, the audit log.
 extension AdminPages {
-    static func devices(_ members: [OrganisationMember], signedIn: SignedIn, notice: String?) -> HTML {
+    /// `history`: each user's cloud versions and trash (issue 50), by user id.
+    static func devices(_ members: [OrganisationMember], history: [Int64: CloudHistorySummary], signedIn: SignedIn,
+                        notice: String?) -> HTML {
         let names = Dictionary(members.flatMap(\.devices).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let users = members.map { member -> HTML in
             let groups = member.groups.map { group -> HTML in
                 "<li>\(group.name): \(group.members.map { names[$0] ?? $0 }.joined(separator: ", "))</li>"
             }
+            let cloud = history[member.id].map { kept in
+                "\(kept.versions) earlier version\(kept.versions == 1 ? "" : "s") (\(bytes(kept.bytes))), \(kept.trash) in the trash"
+            } ?? "no earlier versions"
             return """
                 <tr><th scope="row">\(member.email)</th><td>\(member.role)</td>\
                 <td>\(member.devices.filter { $0.invalidated == nil }.count)</td>\
-                <td>\(groups.isEmpty ? "none" : "<ul>\(groups)</ul>" as HTML)</td></tr>
+                <td>\(groups.isEmpty ? "none" : "<ul>\(groups)</ul>" as HTML)</td><td>\(cloud)</td></tr>
                 """
         }
         let devices = members.flatMap { member in member.devices.map { (member.email, $0) } }.map { email, device -> HTML in
@@ -32,7 +37,8 @@ extension AdminPages {
             <th scope="col">Enrolled</th><th scope="col">Last seen</th><th scope="col">State</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
             <tbody>\(devices)</tbody></table>
             <table id="users"><caption>Users and their device groups</caption>
-            <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">Active devices</th><th scope="col">Groups</th></tr></thead>
+            <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">Active devices</th><th scope="col">Groups</th>\
+            <th scope="col">Cloud versions kept</th></tr></thead>
             <tbody>\(users)</tbody></table>
             """)
     }

@@ -110,34 +110,48 @@ struct CloudController {
         let user = try context.requireIdentity().userID
         let path = try Self.path(context)
         let body = try await request.decodeJSON(CloudHeaderReplace.self, context: context)
-        guard let header = Data(base64Encoded: body.header).map({ [UInt8]($0) }), Self.looksLikeAgeHeader(header) else {
-            throw RelayError.badRequest("\"header\" is not a base64 age header (version line to MAC line)")
-        }
+        let header = try Self.header(body)
         let blob = try await store.cloudFile(path: path, user: user)
-        guard blob.sha256 == body.sha256 else {
-            throw RelayError(.preconditionFailed, .preconditionFailed, "the file changed: its SHA-256 is \(blob.sha256)")
-        }
-        guard body.length > 0, body.length <= min(blob.size, Int64(Self.maxHeader)) else {
-            throw RelayError.badRequest("\"length\" must be the old header's length, 1 to \(min(blob.size, Int64(Self.maxHeader))) bytes")
-        }
-        var old = [UInt8]()
-        try await services.blobs.read(blob: blob.id, range: 0..<body.length, chunk: 64 * 1024) { old += $0.readableBytesView }
-        guard Self.looksLikeAgeHeader(old) else {
-            throw RelayError.badRequest("the file's first \(body.length) bytes are not an age header")
-        }
-        // A rekey writes a whole new copy of the file: it must fit above the disk reserve.
-        try services.checkDiskRoom(for: blob.size - body.length + Int64(header.count))
-        let newID = Secrets.id()
-        let made = try await services.blobs.rewrite(blob: blob.id, replacing: body.length, with: header, as: newID)
+        let made = try await Self.rewrite(blob, header: header, body: body, services: services, what: "file")
         do {
-            let (entry, released) = try await store.cloudReplaceBlob(
-                path: path, expected: blob.sha256, with: BlobRef(id: newID, size: made.size, sha256: made.sha256), user: user, now: Date())
+            let (entry, released) = try await store.cloudReplaceBlob(path: path, expected: blob.sha256, with: made, user: user, now: Date())
             await services.deleteBlobs(released)
             return try jsonResponse(entry)
         } catch {
-            await services.blobs.deleteBlob(newID)
+            await services.blobs.deleteBlob(made.id)
             throw error
         }
+    }
+
+    /// A rekey's new header, or 400.
+    static func header(_ body: CloudHeaderReplace) throws -> [UInt8] {
+        guard let header = Data(base64Encoded: body.header).map({ [UInt8]($0) }), looksLikeAgeHeader(header) else {
+            throw RelayError.badRequest("\"header\" is not a base64 age header (version line to MAC line)")
+        }
+        return header
+    }
+
+    /// `blob` written again as a new blob with `header` in place of its first `body.length`
+    /// bytes (an age header's), when its SHA-256 is still `body.sha256` (412 names the
+    /// `what` that changed). The caller records the new blob, or deletes it.
+    static func rewrite(_ blob: BlobRef, header: [UInt8], body: CloudHeaderReplace, services: RelayServices,
+                        what: String) async throws -> BlobRef {
+        guard blob.sha256 == body.sha256 else {
+            throw RelayError(.preconditionFailed, .preconditionFailed, "the \(what) changed: its SHA-256 is \(blob.sha256)")
+        }
+        guard body.length > 0, body.length <= min(blob.size, Int64(maxHeader)) else {
+            throw RelayError.badRequest("\"length\" must be the old header's length, 1 to \(min(blob.size, Int64(maxHeader))) bytes")
+        }
+        var old = [UInt8]()
+        try await services.blobs.read(blob: blob.id, range: 0..<body.length, chunk: 64 * 1024) { old += $0.readableBytesView }
+        guard looksLikeAgeHeader(old) else {
+            throw RelayError.badRequest("the \(what)'s first \(body.length) bytes are not an age header")
+        }
+        // A rekey writes a whole new copy of the content: it must fit above the disk reserve.
+        try services.checkDiskRoom(for: blob.size - body.length + Int64(header.count))
+        let newID = Secrets.id()
+        let made = try await services.blobs.rewrite(blob: blob.id, replacing: body.length, with: header, as: newID)
+        return BlobRef(id: newID, size: made.size, sha256: made.sha256)
     }
 
     /// The largest header accepted (age's own limit in VFSCore).

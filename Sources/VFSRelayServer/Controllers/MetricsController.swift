@@ -48,6 +48,9 @@ struct RelayMetrics: Sendable {
     /// and one whose first request did not come in time.
     let connectionsOverAddressCap: Counter
     let connectionsWithoutRequest: Counter
+    /// The earlier cloud versions kept and the bytes only they hold, as of the last sweep (issue 50).
+    let cloudVersions: Gauge
+    let cloudVersionBytes: Gauge
     private let registry: PrometheusCollectorRegistry
     /// The request counter and answer-time histogram of each (method, route, status) seen,
     /// made in the registry once: its `make…` checks the name and labels and takes its own
@@ -83,6 +86,10 @@ struct RelayMetrics: Sendable {
                                "Connections closed before any answer: past the cap of one address (address_cap), or without a request in time (first_request_timeout).")
         connectionsOverAddressCap = registry.makeCounter(descriptor: closed, labels: [("reason", "address_cap")])
         connectionsWithoutRequest = registry.makeCounter(descriptor: closed, labels: [("reason", "first_request_timeout")])
+        cloudVersions = registry.makeGauge(descriptor: Self.name("cloud_versions", unit: "",
+                                                                 "Earlier versions of cloud files kept, as of the last sweep."))
+        cloudVersionBytes = registry.makeGauge(descriptor: Self.name("cloud_version", unit: "bytes",
+                                                                     "Bytes of the blobs only earlier cloud versions hold, as of the last sweep."))
     }
 
     /// `vfs_relay_` + `metric` + `_unit`, with its `# HELP` text.

@@ -15,6 +15,14 @@ public struct AdminSession: Decodable, Sendable, Equatable {
 }
 
 /// A user of an organisation with their devices (logged-out ones too) and device groups.
+/// A user's cloud history in numbers (issue 50): the earlier versions kept, the bytes of
+/// the blobs only they hold (what the quota counts for them), the removed files in the trash.
+public struct CloudHistorySummary: Sendable, Equatable {
+    public var versions: Int
+    public var bytes: Int64
+    public var trash: Int
+}
+
 public struct OrganisationMember: Sendable, Equatable {
     public var id: Int64
     public var email: String

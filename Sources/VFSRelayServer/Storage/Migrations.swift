@@ -363,6 +363,14 @@ enum RelayMigrations {
             "CREATE INDEX cloud_versions_blob ON cloud_versions(blob_id)",
             "CREATE INDEX cloud_versions_since ON cloud_versions(user_id, since)",
         ]),
+        // Issue 50, item 3: which earlier cloud versions an organisation keeps (`vfs-relay
+        // org set --cloud-versions`, `CloudVersionPolicy`'s text); no row: staggered. The
+        // sweep drops the ended rows of `cloud_versions` the policy no longer keeps (the
+        // index finds them), each giving up its blob reference.
+        Migration("v26-cloud-retention", [
+            "CREATE TABLE org_cloud_retention(org_id \(.integer) PRIMARY KEY REFERENCES organisations(id), policy TEXT NOT NULL)",
+            "CREATE INDEX cloud_versions_ended ON cloud_versions(user_id, until)",
+        ]),
         // A counted download of a share link can be continued (`VFS-Resume`): the hash of
         // the token its answer carried, so a download cut short is not one lost.
         Migration("v27-share-resume", ["ALTER TABLE share_downloads ADD COLUMN resume TEXT"]),

@@ -162,6 +162,9 @@ public struct GarbageReport: Codable, Sendable, Equatable {
     public var orphanRows = 0
     public var fixedReferenceCounts = 0
     public var prunedEvents = 0
+    /// Earlier cloud versions dropped by the organisations' policies (their blobs released
+    /// with them when nothing else holds them are in `releasedBlobs`).
+    public var droppedVersions = 0
     public init() {}
 }
 

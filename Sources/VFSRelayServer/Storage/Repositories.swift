@@ -361,6 +361,19 @@ public protocol CloudHistoryRepository: Sendable {
                       now: Date) async throws -> (CloudRestored, [String])
 }
 
+/// A rekey's reach into the cloud's history (issue 50, item 4): the earlier versions whose
+/// content is kept, and a new age header for one. Implemented in Stores/CloudHistoryStore.swift.
+public protocol CloudVersionRekeyRepository: Sendable {
+    /// Every earlier version (ended row) of the user whose content is kept, newest first.
+    func cloudKeptVersions(user: Int64) async throws -> [CloudVersion]
+    /// Puts `blob` (the version's content under a new header, whose row this makes) in
+    /// place of the blob of the earlier version `id` whose SHA-256 is `expected` (else
+    /// `preconditionFailed`), for every earlier version of the user that holds that blob;
+    /// returns those versions and the blob ids to delete.
+    func cloudReplaceVersionBlob(id: String, expected: String, with blob: BlobRef, user: Int64,
+                                 now: Date) async throws -> ([CloudVersion], [String])
+}
+
 /// Each organisation's policy items, listed, read and changed (by a device or the admin page).
 /// Implemented in Stores/ItemStore.swift (and so are the three below).
 public protocol ItemRepository: Sendable {
@@ -607,6 +620,35 @@ public protocol LinkAdminRepository: Sendable {
     func adminRevokeLink(id: String, org: Int64, actor: String, now: Date) async throws -> [String]
 }
 
+/// Which earlier cloud versions an organisation keeps (issue 50, item 3; `vfs-relay org set
+/// --cloud-versions`): table `org_cloud_retention`, migration `v26-cloud-retention`.
+/// Implemented in Stores/CloudRetentionStore.swift (and so is the one below).
+public protocol CloudRetentionSettingRepository: Sendable {
+    /// The organisation's policy; `.staggered` when it sets none.
+    func cloudVersionPolicy(org: Int64) async throws -> CloudVersionPolicy
+    /// Sets it, with an audit entry `org.cloud-versions` by `operator`; the next sweep applies it.
+    func setCloudVersionPolicy(org: Int64, policy: CloudVersionPolicy, now: Date) async throws
+}
+
+/// Each user's cloud history in numbers, for the admin page's Devices screen (issue 50).
+/// Implemented in Stores/CloudRetentionStore.swift.
+public protocol CloudHistorySummaryRepository: Sendable {
+    /// For each user of the organisation (by id) who has an earlier version kept: how
+    /// many, the bytes only they hold, and the removed files in the trash.
+    func cloudHistorySummaries(org: Int64) async throws -> [Int64: CloudHistorySummary]
+}
+
+/// The sweep's part of the cloud's history.
+public protocol CloudRetentionRepository: Sendable {
+    /// Drops every earlier version (an ended row of `cloud_versions`) its user's
+    /// organisation's policy no longer keeps at `now`, each giving up its blob reference;
+    /// returns how many were dropped and the blob ids to delete.
+    func pruneCloudVersions(now: Date) async throws -> (dropped: Int, released: [String])
+    /// The earlier versions kept (ended rows holding a blob), and the bytes of the blobs
+    /// that only such rows hold (no cloud file does), over every user: `/metrics`' gauges.
+    func cloudVersionTotals() async throws -> (versions: Int, bytes: Int64)
+}
+
 /// The operator's removal of a transfer (`vfs-relay transfers rm`), retained or not.
 public protocol TransferRemovalRepository: Sendable {
     /// Cancels its waiting copies whatever its retention, with an audit entry
@@ -658,6 +700,7 @@ public typealias RelayStore = OperatorRepository
     & StreamingCompletionRepository
     & CloudRepository
     & CloudHistoryRepository
+    & CloudVersionRekeyRepository
     & ItemRepository
     & ItemRevisionRepository
     & PolicyGraceRepository
@@ -684,6 +727,9 @@ public typealias RelayStore = OperatorRepository
     & LinkPolicyRepository
     & LinkPolicySettingRepository
     & LinkAdminRepository
+    & CloudRetentionSettingRepository
+    & CloudRetentionRepository
+    & CloudHistorySummaryRepository
 
 extension MaintenanceRepository {
     /// Uploads past their expiry, every one.

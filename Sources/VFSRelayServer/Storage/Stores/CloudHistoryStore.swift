@@ -193,4 +193,46 @@ extension SQLRelayStore {
             return (result, released)
         }
     }
+
+    public func cloudKeptVersions(user: Int64) async throws -> [CloudVersion] {
+        try await sql.database.read { db in
+            try await db.all("""
+                SELECT * FROM cloud_versions WHERE user_id = \(user) AND until IS NOT NULL AND blob_id IS NOT NULL
+                ORDER BY until DESC, id
+                """, as: CloudVersionRow.self).map(\.record)
+        }
+    }
+
+    public func cloudReplaceVersionBlob(id: String, expected: String, with blob: BlobRef, user: Int64,
+                                        now: Date) async throws -> ([CloudVersion], [String]) {
+        try await sql.database.write { db in
+            try await CloudTree.lockUser(db, user)
+            guard let row = try await db.one("""
+                SELECT * FROM cloud_versions WHERE user_id = \(user) AND id = \(id) AND until IS NOT NULL
+                """, as: CloudVersionRow.self), let old = row.blob else {
+                throw StoreError.notFound("no earlier version \"\(id)\" whose content is kept")
+            }
+            guard old.sha256 == expected else { throw StoreError.preconditionFailed("the version changed: its SHA-256 is \(old.sha256)") }
+            try await StoreRows.lockBlobs(db, [old.id])
+            // Every earlier version of the user holding that blob (a move's rows, say) moves
+            // to the new one, so each blob is rewritten once; a head keeps its file's.
+            let holders = try await db.values("""
+                SELECT id FROM cloud_versions WHERE user_id = \(user) AND blob_id = \(old.id) AND until IS NOT NULL ORDER BY id
+                """, as: String.self)
+            try await db.run("""
+                INSERT INTO blobs(id, size, sha256, refs, created)
+                VALUES (\(blob.id), \(blob.size), \(blob.sha256), \(Int64(holders.count)), \(now))
+                """)
+            try await db.run("""
+                UPDATE cloud_versions SET blob_id = \(blob.id), size = \(blob.size), sha256 = \(blob.sha256)
+                WHERE user_id = \(user) AND blob_id = \(old.id) AND until IS NOT NULL
+                """)
+            var released = [String]()
+            for _ in holders where try await StoreRows.release(db, blob: old.id) { released.append(old.id) }
+            try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.rekey-version", subject: id, now: now)
+            let moved = try await db.all("SELECT * FROM cloud_versions WHERE id IN \(list: holders) ORDER BY until DESC, id",
+                                         as: CloudVersionRow.self)
+            return (moved.map(\.record), released)
+        }
+    }
 }

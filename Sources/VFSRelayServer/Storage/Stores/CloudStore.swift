@@ -358,17 +358,24 @@ extension SQLRelayStore {
             guard current == expected else { throw StoreError.preconditionFailed("the file changed: its SHA-256 is \(current)") }
             let rowID = row.id, old = row.blobID
             if let old { try await StoreRows.lockBlobs(db, [old]) }
-            // The head's version row follows the new header (the version stays): it
-            // releases its reference to the old blob and holds one to the new.
+            // The head's version row follows the new header (the version stays), and so do
+            // the file's earlier rows on the same blob (a move's row at the old path): each
+            // releases its reference to the old blob and holds one to the new, which is
+            // then the only copy of that content the file's history keeps.
             try await CloudTree.holdHead(db, row, path: path, user: user)
             let head = try await db.one("SELECT * FROM cloud_versions WHERE file_id = \(rowID) AND until IS NULL", as: CloudVersionRow.self)
+            let earlier = old == nil ? [] : try await db.all("""
+                SELECT * FROM cloud_versions WHERE file_id = \(rowID) AND blob_id = \(old) AND until IS NOT NULL
+                """, as: CloudVersionRow.self)
+            let following = (head.map { [$0] } ?? []) + earlier
             try await db.run("""
                 INSERT INTO blobs(id, size, sha256, refs, created)
-                VALUES (\(blob.id), \(blob.size), \(blob.sha256), \(head == nil ? 1 : 2), \(now))
+                VALUES (\(blob.id), \(blob.size), \(blob.sha256), \(Int64(1 + following.count)), \(now))
                 """)
-            if let head {
+            if !following.isEmpty {
                 try await db.run("""
-                    UPDATE cloud_versions SET blob_id = \(blob.id), size = \(blob.size), sha256 = \(blob.sha256) WHERE id = \(head.id)
+                    UPDATE cloud_versions SET blob_id = \(blob.id), size = \(blob.size), sha256 = \(blob.sha256)
+                    WHERE id IN \(list: following.map(\.id))
                     """)
             }
             guard let updated = try await db.one("""
@@ -377,7 +384,7 @@ extension SQLRelayStore {
                 """, as: CloudRow.self) else { throw StoreError.notFound("no such file \"\(CloudTree.text(path))\"") }
             var released = [String]()
             if let old, try await StoreRows.release(db, blob: old) { released.append(old) }
-            if let held = head?.blobID, try await StoreRows.release(db, blob: held) { released.append(held) }
+            for held in following.compactMap(\.blobID) where try await StoreRows.release(db, blob: held) { released.append(held) }
             try await StoreRows.audit(db, org: nil, actor: "user:\(user)", action: "cloud.rekey", subject: rowID, now: now)
             var entry = updated.entry(path: CloudTree.text(path))
             entry.version = try await CloudTree.head(db, file: rowID)

@@ -20,7 +20,8 @@ enum UploadRefusal: Error, Equatable {
 
 extension StoreRows {
     /// Bytes the user holds: uploads (their length, or their offset while it is deferred),
-    /// transfers with a copy still waiting, cloud files and share links that hold their blob.
+    /// transfers with a copy still waiting, cloud files, the blobs only the user's earlier
+    /// cloud versions hold (each once, issue 50) and share links that hold their blob.
     static func usage(_ db: any SQLConnection, user: Int64) async throws -> Int64 {
         try await db.value("""
             SELECT
@@ -29,8 +30,19 @@ extension StoreRows {
             + (SELECT COALESCE(SUM(t.size), 0) FROM transfers t WHERE t.sender_user = \(user) AND EXISTS
                  (SELECT 1 FROM outbox o WHERE o.transfer_id = t.id AND o.status IN \(waiting)))
             + (SELECT COALESCE(SUM(size), 0) FROM cloud WHERE user_id = \(user) AND kind = 'file')
+            + \(versionOnlyBytes(user: user))
             + (SELECT COALESCE(SUM(size), 0) FROM shares WHERE user_id = \(user) AND released IS NULL)
             """, as: Int64.self) ?? 0
+    }
+
+    /// The bytes of the blobs only the user's earlier cloud versions hold, each once (a blob
+    /// one of the user's cloud files holds counts as the file's), as a scalar subquery.
+    static func versionOnlyBytes(user: Int64) -> SQL {
+        """
+        (SELECT COALESCE(SUM(size), 0) FROM (SELECT DISTINCT v.blob_id, v.size FROM cloud_versions v
+           WHERE v.user_id = \(user) AND v.blob_id IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM cloud c WHERE c.user_id = \(user) AND c.blob_id = v.blob_id)) kept)
+        """
     }
 
     /// What changes a user's uploads runs one at a time per user (the user row's lock on
