@@ -87,11 +87,13 @@ extension SQLRelayStore {
     public func cloudHistorySummaries(org: Int64) async throws -> [Int64: CloudHistorySummary] {
         try await sql.database.read { db in
             var summaries = [Int64: CloudHistorySummary]()
-            for user in try await db.values("SELECT id FROM users WHERE org_id = \(org) ORDER BY id", as: Int64.self) {
-                let versions = try await db.value("""
-                    SELECT COUNT(*) FROM cloud_versions WHERE user_id = \(user) AND until IS NOT NULL AND blob_id IS NOT NULL
-                    """, as: Int.self) ?? 0
-                guard versions > 0 else { continue }
+            // The users with earlier versions kept, and how many, in one query for the organisation.
+            for row in try await db.all("""
+                SELECT v.user_id AS user_id, COUNT(*) AS versions FROM cloud_versions v JOIN users u ON u.id = v.user_id
+                WHERE u.org_id = \(org) AND v.until IS NOT NULL AND v.blob_id IS NOT NULL GROUP BY v.user_id
+                """) {
+                let user = try row.get("user_id", as: Int64.self)
+                let versions = Int(try row.get("versions", as: Int64.self))
                 let bytes = try await db.value("SELECT \(StoreRows.versionOnlyBytes(user: user))", as: Int64.self) ?? 0
                 // As the trash lists them: each removed file's last row.
                 let trash = try await db.value("""
