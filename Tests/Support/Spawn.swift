@@ -8,7 +8,7 @@ import Glibc
 /// other descriptor of this process, and
 /// waits for it with waitpid (not Foundation's Process, whose wait can hang in a test
 /// process busy on every thread). Returns the output and whether it exited with 0.
-func spawnAndWait(_ argv: [String], output: String) throws -> (text: String, succeeded: Bool, status: Int32) {
+package func spawnAndWait(_ argv: [String], output: String) throws -> (text: String, succeeded: Bool, status: Int32) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -37,6 +37,6 @@ func spawnAndWait(_ argv: [String], output: String) throws -> (text: String, suc
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
 private func closeFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
 
-struct SpawnFailure: Error, CustomStringConvertible {
-    let description: String
+package struct SpawnFailure: Error, CustomStringConvertible {
+    package let description: String
 }
