@@ -12,6 +12,15 @@ public protocol VFSCommand: ParsableCommand {
     static func rewrite(_ arguments: [String]) -> [String]
 }
 
+/// What every tool does first, in a process of its own (not when a test runs a command
+/// in process): no secrets in a crash (`ProcessHardening`), and libcrypto's global state
+/// kept until the process is gone, so a thread still ending while it exits does not free
+/// into state OpenSSL's exit handler already freed (`CryptoLibrary`).
+func startProcess() {
+    ProcessHardening.apply()
+    CryptoLibrary.keepUntilExit()
+}
+
 extension VFSCommand {
     public static func rewrite(_ arguments: [String]) -> [String] { arguments }
 }
@@ -37,7 +46,7 @@ extension VFSCommand {
     /// Parses `arguments` (the process's when nil), checks and runs the command;
     /// throws whatever ends the run, for `report`.
     public static func execute(_ arguments: [String]? = nil) throws {
-        if arguments == nil { ProcessHardening.apply() }
+        if arguments == nil { startProcess() }
         Diagnostics.tool = toolName
         AgePlugin.host = PluginHost.forTools(environment: VFSPaths.current.environment)
         let given = arguments ?? Array(CommandLine.arguments.dropFirst())
@@ -61,7 +70,7 @@ extension AsyncVFSCommand {
     /// Parses `arguments` (the process's when nil), checks and runs the command;
     /// throws whatever ends the run, for `report`.
     public static func execute(_ arguments: [String]? = nil) async throws {
-        if arguments == nil { ProcessHardening.apply() }
+        if arguments == nil { startProcess() }
         Diagnostics.tool = toolName
         AgePlugin.host = PluginHost.forTools(environment: VFSPaths.current.environment)
         let given = arguments ?? Array(CommandLine.arguments.dropFirst())

@@ -2,15 +2,31 @@ import VFSCore
 
 /// Runs blocking work (the sealing: libarchive, zstd and age; a decryption that reads a
 /// download as it grows) on a thread of its own.
+///
+/// The thread lets go of the work, and so of everything it captured, before the caller
+/// resumes: the last reference is the caller's, and nothing is left for the thread to
+/// free after the caller went on (and perhaps exited), such as a download's SHA-256
+/// context (`CryptoLibrary` says why that crashed).
 package func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+    let pending = PendingWork(work)
+    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
         DetachedThread.start(stackSize: 8 << 20) {
-            do {
-                continuation.resume(returning: try work())
-            } catch {
-                continuation.resume(throwing: error)
-            }
+            continuation.resume(with: pending.run())
         }
+    }
+}
+
+/// Work handed to a thread, run once and dropped before its result is handed back.
+final class PendingWork<T>: @unchecked Sendable {
+    // Sendable: `work` is set at init and taken once, by the one thread that runs it.
+    private var work: (@Sendable () throws -> T)?
+
+    init(_ work: @escaping @Sendable () throws -> T) { self.work = work }
+
+    /// Runs the work; this object's hold on it (and on its captures) ends before this returns.
+    func run() -> Result<T, Error> {
+        guard let work = work.take() else { preconditionFailure("PendingWork ran twice") }
+        return Result { try work() }
     }
 }
 
