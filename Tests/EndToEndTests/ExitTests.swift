@@ -7,7 +7,7 @@ import VFSTestSupport
 /// while it exited; under load, an LD_PRELOAD probe saw it free a SHA-256 context on
 /// another thread after its exit had begun). OpenSSL used to free its global state in an
 /// atexit handler; every tool now asks it not to (`CryptoLibrary.keepUntilExit`), and
-/// `onThread` releases its work before the caller resumes.
+/// `onThread` lets go of its work before the caller resumes.
 @Suite("exit with a thread still ending")
 struct ExitTests {
     static let straggler = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -129,6 +129,5 @@ struct ExitTests {
         #expect(raw.status == 0, "get --raw: \(raw.stderr)")
         #expect(raw.stdout.starts(with: Data("age-encryption.org/v1\n".utf8)))
         expectWhole(log, "vfs-cloud", "vfs-cloud get --raw")
-
     }
 }
