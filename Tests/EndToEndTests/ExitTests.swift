@@ -42,7 +42,7 @@ struct ExitTests {
 
     /// What the library wrote for one process: the digest contexts held back until its
     /// exit, and libcrypto's state then.
-    struct Report: Equatable {
+    struct Report {
         var program: String
         var held: Int
         var initialised: Int

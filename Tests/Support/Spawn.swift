@@ -37,6 +37,6 @@ package func spawnAndWait(_ argv: [String], output: String) throws -> (text: Str
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
 private func closeFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
 
-package struct SpawnFailure: Error, CustomStringConvertible {
-    package let description: String
+struct SpawnFailure: Error, CustomStringConvertible {
+    let description: String
 }
